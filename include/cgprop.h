@@ -1,0 +1,680 @@
+/**
+ * @file cgprop.h
+ * @brief cgprop: correct inclusive costs for call graphs with recursion.
+ *
+ * This is the one stable public header of cgprop. Whatever is not declared
+ * here is not part of the API.
+ *
+ * A ::cgprop_graph holds functions (nodes) and calls (edges), each with a cost
+ * vector of K metrics. Separate calls run cycle detection
+ * (cgprop_graph_find_cycles()), gprof-style collapsing (cgprop_graph_collapse()),
+ * gprof2dot's linear per-root propagation (cgprop_graph_propagate()) and
+ * KCachegrind's recursive/non-recursive split (cgprop_graph_split()). Results are
+ * read back through iterators (cgprop_iter_new()), point look-ups
+ * (cgprop_graph_get_row()) or a bulk copy (cgprop_iter_copy_rows()).
+ *
+ * @par Thread safety
+ * The library has no global state. Distinct graphs may be used from different
+ * threads at the same time. One graph, together with its iterators, must not be
+ * used from two threads at once, not even for reads: read calls may build
+ * cached indexes and write the graph's error message. Guard a shared graph with
+ * your own lock.
+ *
+ * @par Errors
+ * Every function that can fail returns an @c int status: ::CGPROP_OK (0),
+ * a positive non-error status (::CGPROP_DONE), or a negative error code. On
+ * error the graph is unchanged and cgprop_graph_errmsg() says why. The library
+ * never prints, aborts or exits.
+ *
+ * @par Strings
+ * Strings come in as pointer + length (no NUL needed) and are copied. Strings
+ * going out are borrowed, NUL-terminated, and valid until the graph is freed.
+ */
+#ifndef CGPROP_H
+#define CGPROP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** @defgroup version Version
+ *  Compile-time and run-time version numbers.
+ *  @{ */
+
+/** Major version: incremented on incompatible API or ABI changes. */
+#define CGPROP_VERSION_MAJOR 0
+/** Minor version: incremented when API is added. Before 1.0 the ABI may change with it. */
+#define CGPROP_VERSION_MINOR 1
+/** Patch version: incremented for fixes that change no API. */
+#define CGPROP_VERSION_PATCH 0
+/** The version as one number: MAJOR*10000 + MINOR*100 + PATCH. */
+#define CGPROP_VERSION_NUMBER 100
+
+/** @} */
+
+/** @defgroup export Export and linkage macros
+ *  Symbol visibility and C++ linkage.
+ *  @{ */
+
+#ifndef CGPROP_API
+#  if defined(_WIN32) || defined(__CYGWIN__)
+#    if defined(CGPROP_STATIC)
+#      define CGPROP_API
+#    elif defined(CGPROP_BUILDING)
+#      define CGPROP_API __declspec(dllexport)
+#    else
+#      define CGPROP_API __declspec(dllimport)
+#    endif
+#  elif defined(__GNUC__) && __GNUC__ >= 4
+/** Marks an exported function. Define it yourself (e.g. empty) before including this header to override. */
+#    define CGPROP_API __attribute__((visibility("default")))
+#  else
+#    define CGPROP_API
+#  endif
+#endif
+
+#ifndef CGPROP_DEPRECATED
+#  if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 5))
+/** Marks a deprecated function; the argument says what to use instead. */
+#    define CGPROP_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#  else
+#    define CGPROP_DEPRECATED(msg)
+#  endif
+#endif
+
+#ifdef __cplusplus
+/** Opens an extern "C" block when compiled as C++. */
+#  define CGPROP_BEGIN_DECLS extern "C" {
+/** Closes the block opened by ::CGPROP_BEGIN_DECLS. */
+#  define CGPROP_END_DECLS }
+#else
+#  define CGPROP_BEGIN_DECLS
+#  define CGPROP_END_DECLS
+#endif
+
+/** @} */
+
+CGPROP_BEGIN_DECLS
+
+/** @addtogroup version
+ *  @{ */
+
+/**
+ * The library's version as ::CGPROP_VERSION_NUMBER would give it.
+ * Compare with the header's macro to catch a header/library mismatch.
+ * @since 0.1
+ */
+CGPROP_API uint32_t cgprop_version(void);
+
+/**
+ * The library's version as a static string, e.g. "0.1.0".
+ * @since 0.1
+ */
+CGPROP_API const char *cgprop_version_string(void);
+
+/** @} */
+
+/** @defgroup errors Status codes and error messages
+ *  @{ */
+
+/** Status codes returned by cgprop functions. */
+enum cgprop_status {
+    CGPROP_OK = 0,         /**< Success. */
+    CGPROP_DONE = 1,       /**< An iterator has no more rows (not an error). */
+    CGPROP_ENOMEM = -1,    /**< An allocation failed; the graph is unchanged and still valid. */
+    CGPROP_EINVAL = -2,    /**< A bad argument: NULL handle, id out of range, wrong size, bad option. */
+    CGPROP_ENOTFOUND = -3, /**< No such key or call. */
+    CGPROP_ESTATE = -4,    /**< Call out of order: a stale iterator or result, or a missing analysis. */
+    CGPROP_EOVERFLOW = -5, /**< A cost or count sum would overflow uint64_t; nothing was added. */
+    CGPROP_EFORMAT = -6    /**< Malformed input (readers, recorder event order). */
+};
+
+/**
+ * Static text for a status code; never NULL. Use it where there is no graph
+ * to ask (constructors).
+ * @param code a ::cgprop_status value.
+ * @since 0.1
+ */
+CGPROP_API const char *cgprop_strerror(int code);
+
+/** @} */
+
+/** @defgroup memory Memory allocation
+ *  @{ */
+
+/**
+ * A caller-supplied allocator, copied into each graph at creation. Every
+ * allocation the graph makes (its iterators and results included) goes
+ * through it. All three functions must be set.
+ */
+typedef struct cgprop_allocator {
+    /** Like malloc(size); returns NULL on failure. */
+    void *(*malloc_fn)(void *user, size_t size);
+    /** Like realloc(ptr, size); returns NULL on failure, leaving @p ptr valid. */
+    void *(*realloc_fn)(void *user, void *ptr, size_t size);
+    /** Like free(ptr); never called with NULL. */
+    void (*free_fn)(void *user, void *ptr);
+    /** Passed as the first argument of each function. */
+    void *user;
+} cgprop_allocator;
+
+/** @} */
+
+/** @defgroup graph Building a graph
+ *  @{ */
+
+/** Opaque call graph handle. */
+typedef struct cgprop_graph cgprop_graph;
+
+/** Largest number of metrics per graph. */
+#define CGPROP_MAX_METRICS 64
+
+/**
+ * Activation classes for per-class costs (DESIGN §1). The level of an
+ * activation of f is the number of activations of f strictly below it on the
+ * call stack.
+ */
+enum cgprop_level {
+    CGPROP_LEVEL_0 = 0,    /**< Non-recursive activation (level 0). */
+    CGPROP_LEVEL_1 = 1,    /**< First-level recursive activation (level 1). */
+    CGPROP_LEVEL_DEEP = 2, /**< Level 2 or deeper. */
+    CGPROP_LEVEL_REC = 3   /**< Level 1 or deeper, lumped: the input cannot tell 1 from 2+. */
+};
+
+/**
+ * Create an empty graph with @p nmetrics named metrics.
+ * @param alloc allocator to use, copied; NULL for malloc/realloc/free.
+ * @param names @p nmetrics metric names (e.g. "Ir"), each non-empty.
+ * @param name_lens their lengths in bytes; NULL means every name is NUL-terminated.
+ * @param nmetrics K, 1 ≤ K ≤ ::CGPROP_MAX_METRICS.
+ * @param[out] out the new graph, or NULL on error.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument), ::CGPROP_ENOMEM.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names,
+                                const size_t *name_lens, size_t nmetrics, cgprop_graph **out);
+
+/**
+ * Free a graph with everything it owns (results, cached indexes). Iterators
+ * are owned by the caller and must be freed separately, before or after.
+ * @param g the graph; NULL is a no-op.
+ * @since 0.1
+ */
+CGPROP_API void cgprop_graph_free(cgprop_graph *g);
+
+/**
+ * The message of the last error on @p g, or "" if the last call succeeded.
+ * Borrowed; valid until the next call on @p g. Returns a static text for NULL.
+ * @since 0.1
+ */
+CGPROP_API const char *cgprop_graph_errmsg(const cgprop_graph *g);
+
+/**
+ * Number of metrics K.
+ * @return K, or 0 if @p g is NULL.
+ * @since 0.1
+ */
+CGPROP_API size_t cgprop_graph_metric_count(const cgprop_graph *g);
+
+/**
+ * Name of metric @p k. Borrowed, NUL-terminated, valid until the graph is freed.
+ * @param g the graph.
+ * @param k metric index, 0 ≤ k < K.
+ * @param[out] len_out if not NULL, receives the length.
+ * @return the name, or NULL for a bad argument.
+ * @since 0.1
+ */
+CGPROP_API const char *cgprop_graph_metric_name(const cgprop_graph *g, uint32_t k, size_t *len_out);
+
+/**
+ * Index of the metric named @p name.
+ * @param g the graph.
+ * @param name the name (no NUL needed).
+ * @param len its length.
+ * @param[out] out the metric index.
+ * @return ::CGPROP_OK, ::CGPROP_ENOTFOUND, ::CGPROP_EINVAL.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_find_metric(cgprop_graph *g, const char *name, size_t len, uint32_t *out);
+
+/**
+ * Add a function by key, or return the id it already has. Ids are dense:
+ * 0, 1, 2, … in order of first addition.
+ * @param g the graph.
+ * @param key the profiler's identity for the function (any bytes, may be empty).
+ * @param len the key's length in bytes.
+ * @param[out] out the function's id.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (2^32−1 functions).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_add_node(cgprop_graph *g, const char *key, size_t len, uint32_t *out);
+
+/**
+ * Look a function up by key.
+ * @param g the graph.
+ * @param key the key.
+ * @param len its length.
+ * @param[out] out its id.
+ * @return ::CGPROP_OK, ::CGPROP_ENOTFOUND, ::CGPROP_EINVAL.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_find_node(cgprop_graph *g, const char *key, size_t len, uint32_t *out);
+
+/**
+ * The key of function @p node. Borrowed, NUL-terminated (a key holding NUL
+ * bytes is still returned whole through @p len_out), valid until the graph is freed.
+ * @param g the graph.
+ * @param node a function id.
+ * @param[out] len_out if not NULL, receives the length.
+ * @return the key, or NULL for a bad argument.
+ * @since 0.1
+ */
+CGPROP_API const char *cgprop_graph_node_key(const cgprop_graph *g, uint32_t node, size_t *len_out);
+
+/**
+ * Number of functions.
+ * @return the count, or 0 if @p g is NULL.
+ * @since 0.1
+ */
+CGPROP_API size_t cgprop_graph_node_count(const cgprop_graph *g);
+
+/**
+ * Number of distinct calls (caller, callee) pairs.
+ * @return the count, or 0 if @p g is NULL.
+ * @since 0.1
+ */
+CGPROP_API size_t cgprop_graph_edge_count(const cgprop_graph *g);
+
+/**
+ * Add self cost to a function, activation class unknown. Figures of the
+ * split that need this function's class are then flagged inexact.
+ * @param g the graph.
+ * @param node the function.
+ * @param costs K values added to its self cost.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_EOVERFLOW (nothing added).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_add_self(cgprop_graph *g, uint32_t node, const uint64_t *costs);
+
+/**
+ * Add self cost to a function for activations of one class.
+ * @param g the graph.
+ * @param node the function.
+ * @param level the class of the activations, a ::cgprop_level.
+ * @param costs K values added to its self cost and to S_n (level 0) or S_r (any other level).
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_EOVERFLOW (nothing added).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_add_self_class(cgprop_graph *g, uint32_t node, uint32_t level,
+                                           const uint64_t *costs);
+
+/**
+ * Add calls from @p caller to @p callee, activation classes unknown. A pair
+ * added again accumulates into the same call. Self-calls are allowed.
+ * @param g the graph.
+ * @param caller calling function.
+ * @param callee called function.
+ * @param count number of calls (0 when unknown, as for sampled stacks).
+ * @param costs K inclusive costs of these calls, or NULL when the input has
+ *        none (gprof arcs). A call with costs from no addition has no cost.
+ * @param[out] out if not NULL, receives the call's id (dense, in order of first addition).
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (nothing added).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_add_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t count,
+                                     const uint64_t *costs, uint32_t *out);
+
+/**
+ * Add calls between activations of known classes. Also adds to the call's
+ * plain count and cost, exactly as cgprop_graph_add_edge() would.
+ * @param g the graph.
+ * @param caller calling function.
+ * @param callee called function.
+ * @param caller_level class of the calling activations: ::CGPROP_LEVEL_0, or any
+ *        other ::cgprop_level for "recursive" (the split keeps caller level ≥ 1 as one class).
+ * @param callee_level class of the called activations, a ::cgprop_level.
+ * @param count number of calls.
+ * @param costs K inclusive costs; NULL is not allowed here.
+ * @param[out] out if not NULL, receives the call's id.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (nothing added).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_add_edge_class(cgprop_graph *g, uint32_t caller, uint32_t callee,
+                                           uint32_t caller_level, uint32_t callee_level, uint64_t count,
+                                           const uint64_t *costs, uint32_t *out);
+
+/**
+ * Add spontaneous entries: activations of @p node with no caller (the first
+ * frame of a stack, an enter on an empty recorder stack). They are level-0
+ * activations and act as calls from an invisible "<spontaneous>" caller.
+ * @param g the graph.
+ * @param node the function.
+ * @param count number of such activations (may be 0 when unknown).
+ * @param costs K inclusive costs of these activations.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_EOVERFLOW (nothing added).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_add_spontaneous(cgprop_graph *g, uint32_t node, uint64_t count,
+                                            const uint64_t *costs);
+
+/**
+ * Add one sampled stack: the library derives self cost (leaf frame), call
+ * costs (each adjacent pair, once per occurrence), the spontaneous entry of
+ * the first frame, and the exact activation class of every frame.
+ * Calls derived from stacks carry count 0.
+ * @param g the graph.
+ * @param frames function ids, root first, leaf last.
+ * @param depth number of frames, ≥ 1.
+ * @param weights K weights of the sample.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (nothing added).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth,
+                                      const uint64_t *weights);
+
+/**
+ * Look a call up by its pair.
+ * @param g the graph.
+ * @param caller calling function.
+ * @param callee called function.
+ * @param[out] out the call's id.
+ * @return ::CGPROP_OK, ::CGPROP_ENOTFOUND, ::CGPROP_EINVAL.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_find_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out);
+
+/**
+ * The generation counter: incremented by every successful mutation. Results
+ * and iterators remember the generation they were made at and fail with
+ * ::CGPROP_ESTATE once it has moved on.
+ * @return the generation, or 0 if @p g is NULL.
+ * @since 0.1
+ */
+CGPROP_API uint64_t cgprop_graph_generation(const cgprop_graph *g);
+
+/** @} */
+
+/** @defgroup analysis Analyses
+ *  Each analysis stores its result in the graph; a mutation discards it.
+ *  @{ */
+
+/** Share weights for propagation (DESIGN §3). */
+enum cgprop_share {
+    CGPROP_SHARE_AUTO = 0,  /**< By cost if any call has a cost, else by count. */
+    CGPROP_SHARE_COUNT = 1, /**< By call count (gprof). */
+    CGPROP_SHARE_COST = 2   /**< By call cost, metric by metric (gprof2dot on callgrind data). */
+};
+
+/**
+ * Find recursion cycles: strongly connected components with two or more
+ * functions (iterative, linear time). Cycle ids are dense and ordered by
+ * their smallest member id. A function with only a self-call is flagged
+ * self-recursive, not a cycle.
+ * @param g the graph.
+ * @param[out] ncycles_out if not NULL, receives the number of cycles.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_find_cycles(cgprop_graph *g, size_t *ncycles_out);
+
+/**
+ * gprof-style collapse: each cycle becomes one vertex; totals by the
+ * Graham–Kessler–McKusick recurrence; per call the propagated self and child
+ * parts; members' own (not inclusive) gprof figures. Needs cgprop_graph_find_cycles().
+ * @param g the graph.
+ * @param share a ::cgprop_share.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_ESTATE (cycles not found
+ *         for the current generation).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_collapse(cgprop_graph *g, uint32_t share);
+
+/**
+ * gprof2dot's linear per-root propagation: a total for every function
+ * (cycle members included) and every call. Uses the share chosen for
+ * cgprop_graph_collapse(), which must have run first.
+ * @param g the graph.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_ESTATE.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_propagate(cgprop_graph *g);
+
+/**
+ * KCachegrind's recursive/non-recursive split (DESIGN §5) from the per-class
+ * costs in the graph. Figures that the input cannot give exactly are flagged.
+ * @param g the graph.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_split(cgprop_graph *g);
+
+/** @} */
+
+/** @defgroup iterate Reading results
+ *  Iterators, point look-ups and bulk copies. Each iterator kind yields one
+ *  row type; the row size passed in must equal that type's size.
+ *  @{ */
+
+/** Opaque iterator handle. */
+typedef struct cgprop_iter cgprop_iter;
+
+/** Row flags (bits of the @c flags fields). */
+enum cgprop_flag {
+    CGPROP_F_IN_CYCLE = 1u << 0,        /**< Function is a member of a cycle. */
+    CGPROP_F_SELF_RECURSIVE = 1u << 1,  /**< Function calls itself directly. */
+    CGPROP_F_SPONTANEOUS = 1u << 2,     /**< Function has spontaneous entries. */
+    CGPROP_F_NO_CALLERS = 1u << 3,      /**< Function has no caller at all. */
+    CGPROP_F_HAS_COST = 1u << 4,        /**< Call has a measured cost. */
+    CGPROP_F_SELF_CALL = 1u << 5,       /**< Call is a self-call f→f. */
+    CGPROP_F_INTRA_CYCLE = 1u << 6,     /**< Call joins two members of the same cycle. */
+    CGPROP_F_ENTRY_ASSUMED = 1u << 7,   /**< Cycle (or member of one) whose entry had to be assumed. */
+    CGPROP_F_NOT_INCLUSIVE = 1u << 8,   /**< The gprof figure of a cycle member: not an inclusive cost. */
+    CGPROP_F_NO_TOTAL = 1u << 9,        /**< Call got no propagated total (intra-cycle edge in no DAG). */
+    CGPROP_F_ROOT = 1u << 10,           /**< Vertex with no external caller and no spontaneous weight. */
+    CGPROP_F_ESTIMATE = 1u << 11        /**< The figure is a heuristic estimate, not exact. */
+};
+
+/** Inexact bits of split rows (the @c inexact fields): one bit per figure. */
+enum cgprop_inexact {
+    CGPROP_X_S_N = 1u << 0,  /**< S_n not exact. */
+    CGPROP_X_S_R = 1u << 1,  /**< S_r not exact. */
+    CGPROP_X_C_N = 1u << 2,  /**< C_n not exact. */
+    CGPROP_X_C_R = 1u << 3,  /**< C_r not exact. */
+    CGPROP_X_D = 1u << 4,    /**< D not exact. */
+    CGPROP_X_C_NN = 1u << 5, /**< C_nn not exact. */
+    CGPROP_X_C_NR = 1u << 6, /**< C_nr not exact. */
+    CGPROP_X_C_ND = 1u << 7, /**< C_nd not exact. */
+    CGPROP_X_C_RN = 1u << 8, /**< C_rn not exact. */
+    CGPROP_X_C_RR = 1u << 9, /**< C_rr not exact. */
+    CGPROP_X_C_RD = 1u << 10 /**< C_rd not exact. */
+};
+
+/** "No cycle" value of cycle id fields. */
+#define CGPROP_NONE 0xFFFFFFFFu
+
+/** Iterator kinds for cgprop_iter_new(); each names its row type. */
+enum cgprop_iter_kind {
+    CGPROP_ITER_NODES = 1,       /**< All functions; ::cgprop_node_row. */
+    CGPROP_ITER_EDGES = 2,       /**< All calls; ::cgprop_edge_row. */
+    CGPROP_ITER_CALLERS = 3,     /**< Calls into function @c arg; ::cgprop_edge_row. */
+    CGPROP_ITER_CALLEES = 4,     /**< Calls out of function @c arg; ::cgprop_edge_row. */
+    CGPROP_ITER_CYCLES = 5,      /**< Cycles (needs find_cycles, collapse for totals); ::cgprop_cycle_row. */
+    CGPROP_ITER_MEMBERS = 6,     /**< Members of cycle @c arg, by id; ::cgprop_member_row. */
+    CGPROP_ITER_TOTALS = 7,      /**< Per-function totals (needs propagate); ::cgprop_total_row. */
+    CGPROP_ITER_EDGE_TOTALS = 8, /**< Per-call totals (needs propagate); ::cgprop_edge_total_row. */
+    CGPROP_ITER_SPLIT = 9,       /**< Per-function split (needs split); ::cgprop_split_row. */
+    CGPROP_ITER_EDGE_SPLIT = 10  /**< Per-call split (needs split); ::cgprop_edge_split_row. */
+};
+
+/** A function as built: ::CGPROP_ITER_NODES. Costs are those of the iterator's metric. */
+typedef struct cgprop_node_row {
+    uint32_t id;          /**< Function id. */
+    uint32_t flags;       /**< ::cgprop_flag bits known without analysis (SELF_RECURSIVE, SPONTANEOUS, NO_CALLERS). */
+    uint64_t self;        /**< Self cost S. */
+    uint64_t spont_count; /**< Spontaneous activations. */
+    uint64_t spont_cost;  /**< Inclusive cost of spontaneous activations. */
+    uint64_t calls_in;    /**< Σ counts of calls into it, self-calls included (gprof's "called"). */
+} cgprop_node_row;
+
+/** A call as built: ::CGPROP_ITER_EDGES, ::CGPROP_ITER_CALLERS, ::CGPROP_ITER_CALLEES. */
+typedef struct cgprop_edge_row {
+    uint32_t id;     /**< Call id. */
+    uint32_t caller; /**< Calling function. */
+    uint32_t callee; /**< Called function. */
+    uint32_t flags;  /**< ::cgprop_flag bits (HAS_COST, SELF_CALL). */
+    uint64_t count;  /**< Call count. */
+    uint64_t cost;   /**< Inclusive cost, 0 without ::CGPROP_F_HAS_COST. */
+} cgprop_edge_row;
+
+/** A cycle: ::CGPROP_ITER_CYCLES. */
+typedef struct cgprop_cycle_row {
+    uint32_t id;       /**< Cycle id (dense, ordered by smallest member id). */
+    uint32_t nmembers; /**< Number of member functions. */
+    uint32_t flags;    /**< ::CGPROP_F_ENTRY_ASSUMED, ::CGPROP_F_ROOT (after collapse/propagate). */
+    uint32_t first;    /**< Smallest member id. */
+    uint64_t self;     /**< Σ members' self costs. */
+    double total;      /**< T(Z) from cgprop_graph_collapse(); 0 before it. */
+} cgprop_cycle_row;
+
+/** A cycle member: ::CGPROP_ITER_MEMBERS. */
+typedef struct cgprop_member_row {
+    uint32_t cycle; /**< Cycle id. */
+    uint32_t node;  /**< Member function id. */
+} cgprop_member_row;
+
+/** Propagated figures of a function: ::CGPROP_ITER_TOTALS. */
+typedef struct cgprop_total_row {
+    uint32_t id;        /**< Function id. */
+    uint32_t flags;     /**< IN_CYCLE, SELF_RECURSIVE, ENTRY_ASSUMED, ROOT, ESTIMATE (members' totals are estimates). */
+    uint32_t cycle;     /**< Cycle id or ::CGPROP_NONE. */
+    uint32_t reserved;  /**< Always 0. */
+    double total;       /**< Per-root total (§4): own total for members, T for others. */
+    double vertex_total; /**< T(H(f)) of the collapsed DAG (§3): the cycle's total for members. */
+    double gprof_self;  /**< gprof figure, self part: S(f). */
+    double gprof_child; /**< gprof figure, child part: shares of out-of-cycle callees (not inclusive for members). */
+    double spont_share; /**< Share of the total that entered spontaneously (goes to no caller). */
+} cgprop_total_row;
+
+/** Propagated figures of a call: ::CGPROP_ITER_EDGE_TOTALS. */
+typedef struct cgprop_edge_total_row {
+    uint32_t id;        /**< Call id. */
+    uint32_t caller;    /**< Calling function. */
+    uint32_t callee;    /**< Called function. */
+    uint32_t flags;     /**< SELF_CALL, INTRA_CYCLE, NO_TOTAL, ESTIMATE. */
+    double total;       /**< Propagated total of the call (§3 share for external, §4 for intra-cycle). */
+    double gprof_self;  /**< gprof's self part propagated along the call (0 inside a cycle). */
+    double gprof_child; /**< gprof's child part propagated along the call (0 inside a cycle). */
+    double share;       /**< w/W: fraction of the callee (vertex) total given to this call. */
+} cgprop_edge_total_row;
+
+/** Split figures of a function: ::CGPROP_ITER_SPLIT. */
+typedef struct cgprop_split_row {
+    uint32_t id;      /**< Function id. */
+    uint32_t inexact; /**< ::cgprop_inexact bits: figures that are not exact. */
+    uint64_t S_n;     /**< Self cost in level-0 activations. */
+    uint64_t S_r;     /**< Self cost in level ≥ 1 activations. */
+    uint64_t C_n;     /**< Inclusive cost of level-0 activations: the true inclusive cost. */
+    uint64_t C_r;     /**< Inclusive cost of level-1 activations. */
+    double D;         /**< Drawing size C_n − Σ_g C_xr(f,g). */
+    double heuristic; /**< The §4 total (needs propagate; else 0), to compare with C_n. */
+} cgprop_split_row;
+
+/** Split figures of a call: ::CGPROP_ITER_EDGE_SPLIT. */
+typedef struct cgprop_edge_split_row {
+    uint32_t id;      /**< Call id. */
+    uint32_t caller;  /**< Calling function. */
+    uint32_t callee;  /**< Called function. */
+    uint32_t inexact; /**< ::cgprop_inexact bits. */
+    uint64_t C_nn;    /**< Level-0 caller → level-0 callee. */
+    uint64_t C_nr;    /**< Level-0 caller → level-1 callee. */
+    uint64_t C_nd;    /**< Level-0 caller → level ≥ 2 callee. */
+    uint64_t C_rn;    /**< Level ≥ 1 caller → level-0 callee. */
+    uint64_t C_rr;    /**< Level ≥ 1 caller → level-1 callee. */
+    uint64_t C_rd;    /**< Level ≥ 1 caller → level ≥ 2 callee. */
+} cgprop_edge_split_row;
+
+/**
+ * Create an iterator. It is valid while the graph is not mutated (and, for
+ * analysis kinds, the analysis is not re-run); after that cgprop_iter_next()
+ * returns ::CGPROP_ESTATE.
+ * @param g the graph.
+ * @param kind a ::cgprop_iter_kind.
+ * @param metric metric index for cost fields (ignored by MEMBERS).
+ * @param arg function id for CALLERS/CALLEES, cycle id for MEMBERS, else 0.
+ * @param[out] out the iterator; free it with cgprop_iter_free().
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_ESTATE (the analysis
+ *         this kind needs has not run on the current graph).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_iter_new(cgprop_graph *g, uint32_t kind, uint32_t metric, uint32_t arg,
+                               cgprop_iter **out);
+
+/**
+ * Fill the next row.
+ * @param it the iterator.
+ * @param row a row of the iterator kind's type.
+ * @param row_size sizeof that type.
+ * @return ::CGPROP_OK (row filled), ::CGPROP_DONE, ::CGPROP_EINVAL, ::CGPROP_ESTATE.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_iter_next(cgprop_iter *it, void *row, size_t row_size);
+
+/**
+ * Copy up to @p cap next rows into @p dst in one call (for FFI callers).
+ * @param it the iterator.
+ * @param dst array of @p cap rows of the kind's type.
+ * @param row_size sizeof that type.
+ * @param cap capacity of @p dst in rows.
+ * @param[out] n_out rows copied; fewer than @p cap only at the end.
+ * @return ::CGPROP_OK (rows copied, possibly 0), ::CGPROP_DONE (nothing left), ::CGPROP_EINVAL, ::CGPROP_ESTATE.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_iter_copy_rows(cgprop_iter *it, void *dst, size_t row_size, size_t cap, size_t *n_out);
+
+/**
+ * Number of rows the iterator yields in all (from its start).
+ * @return the count, or 0 if @p it is NULL.
+ * @since 0.1
+ */
+CGPROP_API size_t cgprop_iter_count(const cgprop_iter *it);
+
+/**
+ * Free an iterator.
+ * @param it the iterator; NULL is a no-op.
+ * @since 0.1
+ */
+CGPROP_API void cgprop_iter_free(cgprop_iter *it);
+
+/**
+ * Point look-up: fill the row for id @p id as the iterator of @p kind would.
+ * For CALLERS/CALLEES/MEMBERS use EDGES or NODES instead (EINVAL).
+ * @param g the graph.
+ * @param kind a ::cgprop_iter_kind.
+ * @param metric metric index.
+ * @param id function id (NODES, TOTALS, SPLIT), call id (EDGES, EDGE_TOTALS, EDGE_SPLIT) or cycle id (CYCLES).
+ * @param row the row to fill.
+ * @param row_size sizeof the row type.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ESTATE.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_get_row(cgprop_graph *g, uint32_t kind, uint32_t metric, uint32_t id, void *row,
+                                    size_t row_size);
+
+/**
+ * The cycle a function belongs to (needs cgprop_graph_find_cycles()).
+ * @param g the graph.
+ * @param node the function.
+ * @param[out] out cycle id, or ::CGPROP_NONE.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ESTATE.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_node_cycle(cgprop_graph *g, uint32_t node, uint32_t *out);
+
+/** @} */
+
+/* ==== recorder (owner: recorder helper) ==== */
+
+/* ==== end recorder ==== */
+
+CGPROP_END_DECLS
+
+#endif /* CGPROP_H */

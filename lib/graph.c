@@ -1,0 +1,626 @@
+/* The graph store: functions, calls, their costs, and the bookkeeping that
+ * lets analyses and iterators detect staleness. No analysis logic lives here. */
+#include "graph.h"
+
+#include "analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- version and status text ---- */
+
+#define CGPROP_STR2(x) #x
+#define CGPROP_STR(x) CGPROP_STR2(x)
+
+uint32_t cgprop_version(void) { return CGPROP_VERSION_NUMBER; }
+
+const char *cgprop_version_string(void)
+{
+    return CGPROP_STR(CGPROP_VERSION_MAJOR) "." CGPROP_STR(CGPROP_VERSION_MINOR) "." CGPROP_STR(
+        CGPROP_VERSION_PATCH);
+}
+
+const char *cgprop_strerror(int code)
+{
+    switch (code) {
+    case CGPROP_OK: return "success";
+    case CGPROP_DONE: return "no more rows";
+    case CGPROP_ENOMEM: return "out of memory";
+    case CGPROP_EINVAL: return "invalid argument";
+    case CGPROP_ENOTFOUND: return "not found";
+    case CGPROP_ESTATE: return "call out of order or stale result";
+    case CGPROP_EOVERFLOW: return "value would overflow";
+    case CGPROP_EFORMAT: return "malformed input";
+    default: return "unknown status code";
+    }
+}
+
+/* ---- errors and allocation ---- */
+
+int cgprop__err(cgprop_graph *g, int code, const char *fmt, ...)
+{
+    if (g) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(g->err, sizeof g->err, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int cgprop__ok(cgprop_graph *g)
+{
+    g->err[0] = '\0';
+    return CGPROP_OK;
+}
+
+const char *cgprop_graph_errmsg(const cgprop_graph *g)
+{
+    return g ? g->err : "invalid argument: graph is NULL";
+}
+
+static void *std_malloc(void *user, size_t size) { (void)user; return malloc(size); }
+static void *std_realloc(void *user, void *p, size_t size) { (void)user; return realloc(p, size); }
+static void std_free(void *user, void *p) { (void)user; free(p); }
+
+void *cgprop__alloc(const cgprop_graph *g, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    size_t bytes = n * size;
+    return g->a.malloc_fn(g->a.user, bytes ? bytes : 1);
+}
+
+void *cgprop__calloc(const cgprop_graph *g, size_t n, size_t size)
+{
+    void *p = cgprop__alloc(g, n, size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+void *cgprop__realloc(const cgprop_graph *g, void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    size_t bytes = n * size;
+    if (!p) return g->a.malloc_fn(g->a.user, bytes ? bytes : 1);
+    return g->a.realloc_fn(g->a.user, p, bytes ? bytes : 1);
+}
+
+void cgprop__free(const cgprop_graph *g, void *p)
+{
+    if (p) g->a.free_fn(g->a.user, p);
+}
+
+/* ---- hashing ---- */
+
+static uint64_t hash_bytes(const char *p, size_t len)
+{
+    /* FNV-1a, then a final mix so the low bits used for the table index are good. */
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 1099511628211ull;
+    }
+    h ^= h >> 32;
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+static uint64_t hash_pair(uint32_t a, uint32_t b)
+{
+    uint64_t h = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+
+/* ---- creation ---- */
+
+int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names, const size_t *name_lens,
+                     size_t nmetrics, cgprop_graph **out)
+{
+    if (out) *out = NULL;
+    if (!out || !names || nmetrics < 1 || nmetrics > CGPROP_MAX_METRICS) return CGPROP_EINVAL;
+    if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn)) return CGPROP_EINVAL;
+    for (size_t k = 0; k < nmetrics; k++) {
+        if (!names[k]) return CGPROP_EINVAL;
+        size_t len = name_lens ? name_lens[k] : strlen(names[k]);
+        if (len == 0) return CGPROP_EINVAL;
+    }
+
+    cgprop_allocator a = {std_malloc, std_realloc, std_free, NULL};
+    if (alloc) a = *alloc;
+    cgprop_graph *g = a.malloc_fn(a.user, sizeof *g);
+    if (!g) return CGPROP_ENOMEM;
+    memset(g, 0, sizeof *g);
+    g->a = a;
+    g->K = (uint32_t)nmetrics;
+    g->mname = cgprop__calloc(g, nmetrics, sizeof *g->mname);
+    g->mlen = cgprop__calloc(g, nmetrics, sizeof *g->mlen);
+    if (!g->mname || !g->mlen) goto nomem;
+    for (size_t k = 0; k < nmetrics; k++) {
+        size_t len = name_lens ? name_lens[k] : strlen(names[k]);
+        if (len == SIZE_MAX) goto nomem;
+        g->mname[k] = cgprop__alloc(g, len + 1, 1);
+        if (!g->mname[k]) goto nomem;
+        memcpy(g->mname[k], names[k], len);
+        g->mname[k][len] = '\0';
+        g->mlen[k] = len;
+    }
+    *out = g;
+    return CGPROP_OK;
+nomem:
+    cgprop_graph_free(g);
+    return CGPROP_ENOMEM;
+}
+
+void cgprop_graph_free(cgprop_graph *g)
+{
+    if (!g) return;
+    cgprop__cycles_free(g);
+    cgprop__collapse_free(g);
+    cgprop__propagate_free(g);
+    cgprop__split_free(g);
+    cgprop__stacks_free(g);
+    if (g->mname)
+        for (uint32_t k = 0; k < g->K; k++) cgprop__free(g, g->mname[k]);
+    void *arrays[] = {g->mname, g->mlen, g->key_off, g->key_len, g->keys, g->nhash, g->self, g->self_n,
+                      g->self_r, g->spont_cnt, g->spont_cost, g->calls_in, g->nflags, g->ecaller, g->ecallee,
+                      g->ecount, g->ecost, g->eflags, g->ecls, g->ecls_cnt, g->ehash, g->adj.out_off,
+                      g->adj.out_e, g->adj.in_off, g->adj.in_e};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cgprop__free(g, arrays[i]);
+    g->a.free_fn(g->a.user, g);
+}
+
+/* ---- metrics ---- */
+
+size_t cgprop_graph_metric_count(const cgprop_graph *g) { return g ? g->K : 0; }
+
+const char *cgprop_graph_metric_name(const cgprop_graph *g, uint32_t k, size_t *len_out)
+{
+    if (len_out) *len_out = 0;
+    if (!g || k >= g->K) return NULL;
+    if (len_out) *len_out = g->mlen[k];
+    return g->mname[k];
+}
+
+int cgprop_graph_find_metric(cgprop_graph *g, const char *name, size_t len, uint32_t *out)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!out || (!name && len)) return cgprop__err(g, CGPROP_EINVAL, "find_metric: NULL argument");
+    for (uint32_t k = 0; k < g->K; k++)
+        if (g->mlen[k] == len && memcmp(g->mname[k], name, len) == 0) {
+            *out = k;
+            return cgprop__ok(g);
+        }
+    return cgprop__err(g, CGPROP_ENOTFOUND, "no metric named '%.*s'", (int)(len > 200 ? 200 : len), name);
+}
+
+/* ---- functions ---- */
+
+/* Grow every per-node array to hold ncap nodes. Each array is reallocated on
+ * its own; ncap only moves once all succeeded, so a failure leaves a graph
+ * whose arrays are merely larger than needed. */
+static int grow_nodes(cgprop_graph *g)
+{
+    if (g->nn < g->ncap) return CGPROP_OK;
+    if (g->ncap >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
+    uint64_t want = g->ncap ? (uint64_t)g->ncap * 2 : 64;
+    if (want > UINT32_MAX - 1) want = UINT32_MAX - 1;
+    size_t n = (size_t)want, K = g->K;
+#define GROW(field, count)                                                          \
+    do {                                                                            \
+        void *p_ = cgprop__realloc(g, g->field, (count), sizeof *g->field);         \
+        if (!p_) return CGPROP_ENOMEM;                                              \
+        g->field = p_;                                                              \
+    } while (0)
+    GROW(key_off, n);
+    GROW(key_len, n);
+    GROW(self, n * K);
+    GROW(self_n, n * K);
+    GROW(self_r, n * K);
+    GROW(spont_cnt, n);
+    GROW(spont_cost, n * K);
+    GROW(calls_in, n);
+    GROW(nflags, n);
+#undef GROW
+    g->ncap = (uint32_t)n;
+    return CGPROP_OK;
+}
+
+/* Rehash into a table twice the size (or the first table). Atomic: the old
+ * table stays until the new one is complete. */
+static int grow_table(cgprop_graph *g, uint32_t **tab, uint32_t *cap, uint32_t count, bool edges)
+{
+    /* Capacity stays a power of two that fits in 32 bits; past 2^31 slots the
+     * table fills beyond half rather than grow. */
+    if (*cap >= 0x80000000u) return count + 1u < *cap ? CGPROP_OK : CGPROP_EOVERFLOW;
+    uint32_t ncap = *cap ? *cap * 2 : 128;
+    uint32_t *t = cgprop__calloc(g, ncap, sizeof *t);
+    if (!t) return CGPROP_ENOMEM;
+    uint64_t mask = ncap - 1;
+    for (uint32_t id = 0; id < count; id++) {
+        uint64_t h = edges ? hash_pair(g->ecaller[id], g->ecallee[id])
+                           : hash_bytes(g->keys + g->key_off[id], g->key_len[id]);
+        uint64_t i = h & mask;
+        while (t[i]) i = (i + 1) & mask;
+        t[i] = id + 1;
+    }
+    cgprop__free(g, *tab);
+    *tab = t;
+    *cap = ncap;
+    return CGPROP_OK;
+}
+
+static int node_lookup(const cgprop_graph *g, const char *key, size_t len, uint64_t h, uint32_t *out)
+{
+    if (!g->nhash_cap) return 0;
+    uint64_t mask = g->nhash_cap - 1;
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+        uint32_t v = g->nhash[i];
+        if (!v) return 0;
+        uint32_t id = v - 1;
+        if (g->key_len[id] == len && memcmp(g->keys + g->key_off[id], key, len) == 0) {
+            *out = id;
+            return 1;
+        }
+    }
+}
+
+int cgprop_graph_add_node(cgprop_graph *g, const char *key, size_t len, uint32_t *out)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!out || (!key && len)) return cgprop__err(g, CGPROP_EINVAL, "add_node: NULL argument");
+    if (len > UINT32_MAX - 1)
+        return cgprop__err(g, CGPROP_EINVAL, "add_node: key of %zu bytes is longer than 4 GiB", len);
+    if (!key) key = "";
+    uint64_t h = hash_bytes(key, len);
+    if (node_lookup(g, key, len, h, out)) return cgprop__ok(g);
+    if (g->nn >= UINT32_MAX - 1) return cgprop__err(g, CGPROP_EOVERFLOW, "add_node: too many functions");
+
+    int rc = grow_nodes(g);
+    if (rc) return cgprop__err(g, rc, "add_node: out of memory growing the function table");
+    /* Keep the table at most half full so probes stay short. */
+    if ((uint64_t)(g->nn + 1) * 2 > g->nhash_cap) {
+        rc = grow_table(g, &g->nhash, &g->nhash_cap, g->nn, false);
+        if (rc) return cgprop__err(g, rc, "add_node: out of memory growing the key index");
+    }
+    if (g->keys_len + len + 1 > g->keys_cap || !g->keys) {
+        size_t want = g->keys_cap ? g->keys_cap : 4096;
+        while (want < g->keys_len + len + 1) {
+            if (want > SIZE_MAX / 2) return cgprop__err(g, CGPROP_ENOMEM, "add_node: key store too large");
+            want *= 2;
+        }
+        char *p = cgprop__realloc(g, g->keys, want, 1);
+        if (!p) return cgprop__err(g, CGPROP_ENOMEM, "add_node: out of memory storing the key");
+        g->keys = p;
+        g->keys_cap = want;
+    }
+
+    uint32_t id = g->nn;
+    memcpy(g->keys + g->keys_len, key, len);
+    g->keys[g->keys_len + len] = '\0';
+    g->key_off[id] = g->keys_len;
+    g->key_len[id] = (uint32_t)len;
+    g->keys_len += len + 1;
+    size_t K = g->K;
+    memset(g->self + id * K, 0, K * sizeof *g->self);
+    memset(g->self_n + id * K, 0, K * sizeof *g->self_n);
+    memset(g->self_r + id * K, 0, K * sizeof *g->self_r);
+    memset(g->spont_cost + id * K, 0, K * sizeof *g->spont_cost);
+    g->spont_cnt[id] = 0;
+    g->calls_in[id] = 0;
+    g->nflags[id] = 0;
+    uint64_t mask = g->nhash_cap - 1;
+    uint64_t i = h & mask;
+    while (g->nhash[i]) i = (i + 1) & mask;
+    g->nhash[i] = id + 1;
+    g->nn++;
+    cgprop__mutated(g);
+    *out = id;
+    return cgprop__ok(g);
+}
+
+int cgprop_graph_find_node(cgprop_graph *g, const char *key, size_t len, uint32_t *out)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!out || (!key && len)) return cgprop__err(g, CGPROP_EINVAL, "find_node: NULL argument");
+    if (!key) key = "";
+    if (len <= UINT32_MAX && node_lookup(g, key, len, hash_bytes(key, len), out)) return cgprop__ok(g);
+    return cgprop__err(g, CGPROP_ENOTFOUND, "no function with key '%.*s'", (int)(len > 200 ? 200 : len), key);
+}
+
+const char *cgprop_graph_node_key(const cgprop_graph *g, uint32_t node, size_t *len_out)
+{
+    if (len_out) *len_out = 0;
+    if (!g || node >= g->nn) return NULL;
+    if (len_out) *len_out = g->key_len[node];
+    return g->keys + g->key_off[node];
+}
+
+size_t cgprop_graph_node_count(const cgprop_graph *g) { return g ? g->nn : 0; }
+size_t cgprop_graph_edge_count(const cgprop_graph *g) { return g ? g->ne : 0; }
+uint64_t cgprop_graph_generation(const cgprop_graph *g) { return g ? g->gen : 0; }
+
+static int check_node(cgprop_graph *g, uint32_t node, const char *what)
+{
+    if (node >= g->nn)
+        return cgprop__err(g, CGPROP_EINVAL, "%s: function id %u out of range (%u functions)", what, node, g->nn);
+    return CGPROP_OK;
+}
+
+int cgprop_graph_add_self(cgprop_graph *g, uint32_t node, const uint64_t *costs)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!costs) return cgprop__err(g, CGPROP_EINVAL, "add_self: costs is NULL");
+    int rc = check_node(g, node, "add_self");
+    if (rc) return rc;
+    uint64_t *s = g->self + (size_t)node * g->K;
+    if (!cgprop__can_add(s, costs, g->K))
+        return cgprop__err(g, CGPROP_EOVERFLOW, "add_self: self cost of function %u would overflow", node);
+    cgprop__add(s, costs, g->K);
+    for (uint32_t k = 0; k < g->K; k++)
+        if (costs[k]) g->nflags[node] |= CGPROP__NF_SELF_UNCLASSIFIED;
+    cgprop__mutated(g);
+    return cgprop__ok(g);
+}
+
+static bool valid_level(uint32_t level) { return level <= CGPROP_LEVEL_REC; }
+
+int cgprop_graph_add_self_class(cgprop_graph *g, uint32_t node, uint32_t level, const uint64_t *costs)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!costs) return cgprop__err(g, CGPROP_EINVAL, "add_self_class: costs is NULL");
+    if (!valid_level(level)) return cgprop__err(g, CGPROP_EINVAL, "add_self_class: bad level %u", level);
+    int rc = check_node(g, node, "add_self_class");
+    if (rc) return rc;
+    uint64_t *s = g->self + (size_t)node * g->K;
+    /* S = S_n + S_r + unclassified, so a sum that fits in S fits in either part. */
+    if (!cgprop__can_add(s, costs, g->K))
+        return cgprop__err(g, CGPROP_EOVERFLOW, "add_self_class: self cost of function %u would overflow",
+                           node);
+    uint64_t *part = (level == CGPROP_LEVEL_0 ? g->self_n : g->self_r) + (size_t)node * g->K;
+    cgprop__add(s, costs, g->K);
+    cgprop__add(part, costs, g->K);
+    g->has_classes = true;
+    cgprop__mutated(g);
+    return cgprop__ok(g);
+}
+
+int cgprop_graph_add_spontaneous(cgprop_graph *g, uint32_t node, uint64_t count, const uint64_t *costs)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!costs) return cgprop__err(g, CGPROP_EINVAL, "add_spontaneous: costs is NULL");
+    int rc = check_node(g, node, "add_spontaneous");
+    if (rc) return rc;
+    uint64_t *s = g->spont_cost + (size_t)node * g->K;
+    if (g->spont_cnt[node] > UINT64_MAX - count || !cgprop__can_add(s, costs, g->K))
+        return cgprop__err(g, CGPROP_EOVERFLOW, "add_spontaneous: function %u would overflow", node);
+    g->spont_cnt[node] += count;
+    cgprop__add(s, costs, g->K);
+    g->nflags[node] |= CGPROP__NF_SPONT;
+    cgprop__mutated(g);
+    return cgprop__ok(g);
+}
+
+/* ---- calls ---- */
+
+uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee)
+{
+    if (!g->ehash_cap) return UINT32_MAX;
+    uint64_t mask = g->ehash_cap - 1;
+    for (uint64_t i = hash_pair(caller, callee) & mask;; i = (i + 1) & mask) {
+        uint32_t v = g->ehash[i];
+        if (!v) return UINT32_MAX;
+        if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) return v - 1;
+    }
+}
+
+static int grow_edges(cgprop_graph *g)
+{
+    if (g->ne < g->ecap) return CGPROP_OK;
+    if (g->ecap >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
+    uint64_t want = g->ecap ? (uint64_t)g->ecap * 2 : 64;
+    if (want > UINT32_MAX - 1) want = UINT32_MAX - 1;
+    size_t n = (size_t)want, K = g->K;
+#define GROW(field, count)                                                          \
+    do {                                                                            \
+        void *p_ = cgprop__realloc(g, g->field, (count), sizeof *g->field);         \
+        if (!p_) return CGPROP_ENOMEM;                                              \
+        g->field = p_;                                                              \
+    } while (0)
+    GROW(ecaller, n);
+    GROW(ecallee, n);
+    GROW(ecount, n);
+    GROW(ecost, n * K);
+    GROW(eflags, n);
+    if (g->ecls) {
+        GROW(ecls, n * CGPROP__NCLS * K);
+        GROW(ecls_cnt, n * CGPROP__NCLS);
+    }
+#undef GROW
+    g->ecap = (uint32_t)n;
+    return CGPROP_OK;
+}
+
+int cgprop__ensure_classes(cgprop_graph *g)
+{
+    if (g->ecls) return CGPROP_OK;
+    /* The buckets track the edge capacity, so make sure there is one. */
+    int rc = grow_edges(g);
+    if (rc) return rc;
+    uint64_t *cls = cgprop__calloc(g, g->ecap, (size_t)CGPROP__NCLS * g->K * sizeof(uint64_t));
+    uint64_t *cnt = cgprop__calloc(g, g->ecap, CGPROP__NCLS * sizeof(uint64_t));
+    if (!cls || !cnt) {
+        cgprop__free(g, cls);
+        cgprop__free(g, cnt);
+        return CGPROP_ENOMEM;
+    }
+    g->ecls = cls;
+    g->ecls_cnt = cnt;
+    return CGPROP_OK;
+}
+
+int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
+{
+    uint32_t e = cgprop__edge_lookup(g, caller, callee);
+    if (e != UINT32_MAX) {
+        *out = e;
+        return CGPROP_OK;
+    }
+    if (g->ne >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
+    int rc = grow_edges(g);
+    if (rc) return rc;
+    if ((uint64_t)(g->ne + 1) * 2 > g->ehash_cap) {
+        rc = grow_table(g, &g->ehash, &g->ehash_cap, g->ne, true);
+        if (rc) return rc;
+    }
+    e = g->ne;
+    size_t K = g->K;
+    g->ecaller[e] = caller;
+    g->ecallee[e] = callee;
+    g->ecount[e] = 0;
+    memset(g->ecost + (size_t)e * K, 0, K * sizeof *g->ecost);
+    g->eflags[e] = 0;
+    if (g->ecls) {
+        memset(g->ecls + (size_t)e * CGPROP__NCLS * K, 0, CGPROP__NCLS * K * sizeof *g->ecls);
+        memset(g->ecls_cnt + (size_t)e * CGPROP__NCLS, 0, CGPROP__NCLS * sizeof *g->ecls_cnt);
+    }
+    uint64_t mask = g->ehash_cap - 1;
+    uint64_t i = hash_pair(caller, callee) & mask;
+    while (g->ehash[i]) i = (i + 1) & mask;
+    g->ehash[i] = e + 1;
+    g->ne++;
+    if (caller == callee) g->nflags[caller] |= CGPROP__NF_SELF_CALL;
+    /* A new edge changes the shape even if no cost follows. */
+    cgprop__mutated(g);
+    *out = e;
+    return CGPROP_OK;
+}
+
+static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint32_t callee, uint64_t count,
+                       const uint64_t *costs, int cls, uint32_t *out)
+{
+    int rc = check_node(g, caller, what);
+    if (rc) return rc;
+    rc = check_node(g, callee, what);
+    if (rc) return rc;
+    uint32_t e = cgprop__edge_lookup(g, caller, callee);
+    size_t K = g->K;
+    /* Overflow first, so a refused addition leaves no trace. The class
+     * buckets never exceed the plain sums, so checking those suffices. */
+    if (e != UINT32_MAX) {
+        if (g->ecount[e] > UINT64_MAX - count || (costs && !cgprop__can_add(g->ecost + (size_t)e * K, costs, g->K)))
+            return cgprop__err(g, CGPROP_EOVERFLOW, "%s: call %u -> %u would overflow", what, caller, callee);
+    }
+    if (g->calls_in[callee] > UINT64_MAX - count)
+        return cgprop__err(g, CGPROP_EOVERFLOW, "%s: calls into function %u would overflow", what, callee);
+    if (cls >= 0) {
+        rc = cgprop__ensure_classes(g);
+        if (rc) return cgprop__err(g, rc, "%s: out of memory", what);
+    }
+    if (e == UINT32_MAX) {
+        rc = cgprop__edge_get_or_add(g, caller, callee, &e);
+        if (rc) return cgprop__err(g, rc, "%s: %s adding call %u -> %u", what,
+                                   rc == CGPROP_ENOMEM ? "out of memory" : "too many calls", caller, callee);
+    }
+    g->ecount[e] += count;
+    g->calls_in[callee] += count;
+    if (costs) {
+        cgprop__add(g->ecost + (size_t)e * K, costs, g->K);
+        g->eflags[e] |= CGPROP__EF_HAS_COST;
+        g->any_cost = true;
+        if (cls < 0) {
+            for (size_t k = 0; k < K; k++)
+                if (costs[k]) g->eflags[e] |= CGPROP__EF_UNCLASSIFIED;
+        }
+    }
+    if (cls >= 0) {
+        cgprop__add(g->ecls + ((size_t)e * CGPROP__NCLS + (size_t)cls) * K, costs, g->K);
+        g->ecls_cnt[(size_t)e * CGPROP__NCLS + (size_t)cls] += count;
+        if ((cls & 3) == CGPROP_LEVEL_REC) g->eflags[e] |= CGPROP__EF_LUMPED;
+        g->has_classes = true;
+    }
+    cgprop__mutated(g);
+    if (out) *out = e;
+    return cgprop__ok(g);
+}
+
+int cgprop_graph_add_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t count,
+                          const uint64_t *costs, uint32_t *out)
+{
+    if (!g) return CGPROP_EINVAL;
+    return edge_common(g, "add_edge", caller, callee, count, costs, -1, out);
+}
+
+int cgprop_graph_add_edge_class(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t caller_level,
+                                uint32_t callee_level, uint64_t count, const uint64_t *costs, uint32_t *out)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!costs) return cgprop__err(g, CGPROP_EINVAL, "add_edge_class: costs is NULL");
+    if (!valid_level(caller_level) || !valid_level(callee_level))
+        return cgprop__err(g, CGPROP_EINVAL, "add_edge_class: bad level (caller %u, callee %u)", caller_level,
+                           callee_level);
+    int cls = (int)cgprop__cls(caller_level == CGPROP_LEVEL_0 ? 0u : 1u, callee_level);
+    return edge_common(g, "add_edge_class", caller, callee, count, costs, cls, out);
+}
+
+int cgprop_graph_find_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!out) return cgprop__err(g, CGPROP_EINVAL, "find_edge: out is NULL");
+    int rc = check_node(g, caller, "find_edge");
+    if (!rc) rc = check_node(g, callee, "find_edge");
+    if (rc) return rc;
+    uint32_t e = cgprop__edge_lookup(g, caller, callee);
+    if (e == UINT32_MAX) return cgprop__err(g, CGPROP_ENOTFOUND, "no call %u -> %u", caller, callee);
+    *out = e;
+    return cgprop__ok(g);
+}
+
+/* ---- adjacency ---- */
+
+const cgprop__adj *cgprop__get_adj(cgprop_graph *g)
+{
+    if (g->adj_valid && g->adj.gen == g->gen) return &g->adj;
+    size_t nn = g->nn, ne = g->ne;
+    uint32_t *oo = cgprop__alloc(g, nn + 1, sizeof *oo), *io = cgprop__alloc(g, nn + 1, sizeof *io);
+    uint32_t *oe = cgprop__alloc(g, ne, sizeof *oe), *ie = cgprop__alloc(g, ne, sizeof *ie);
+    if (!oo || !io || !oe || !ie) {
+        cgprop__free(g, oo);
+        cgprop__free(g, io);
+        cgprop__free(g, oe);
+        cgprop__free(g, ie);
+        cgprop__err(g, CGPROP_ENOMEM, "out of memory building the adjacency index");
+        return NULL;
+    }
+    memset(oo, 0, (nn + 1) * sizeof *oo);
+    memset(io, 0, (nn + 1) * sizeof *io);
+    for (size_t e = 0; e < ne; e++) {
+        oo[g->ecaller[e] + 1]++;
+        io[g->ecallee[e] + 1]++;
+    }
+    for (size_t v = 0; v < nn; v++) {
+        oo[v + 1] += oo[v];
+        io[v + 1] += io[v];
+    }
+    /* Fill by ascending edge id, using the offsets as cursors, then shift back. */
+    for (size_t e = 0; e < ne; e++) {
+        oe[oo[g->ecaller[e]]++] = (uint32_t)e;
+        ie[io[g->ecallee[e]]++] = (uint32_t)e;
+    }
+    for (size_t v = nn; v > 0; v--) {
+        oo[v] = oo[v - 1];
+        io[v] = io[v - 1];
+    }
+    oo[0] = io[0] = 0;
+    cgprop__free(g, g->adj.out_off);
+    cgprop__free(g, g->adj.out_e);
+    cgprop__free(g, g->adj.in_off);
+    cgprop__free(g, g->adj.in_e);
+    g->adj.out_off = oo;
+    g->adj.out_e = oe;
+    g->adj.in_off = io;
+    g->adj.in_e = ie;
+    g->adj.gen = g->gen;
+    g->adj_valid = true;
+    return &g->adj;
+}
