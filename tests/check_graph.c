@@ -1,0 +1,870 @@
+/* Graph building: metrics, functions by key, self costs, calls, per-class
+ * costs, spontaneous entries, overflow, bad ids and the generation counter.
+ * Every expected value below is worked out by hand from the calls made; the
+ * only figures read back from the library are the ones under test. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgprop.h"
+
+static const char *const metric_names[3] = {"Ir", "ns", "samples"};
+
+static cgprop_graph *new_graph(size_t k)
+{
+    cgprop_graph *g = NULL;
+    ck_assert_uint_le(k, 3);
+    ck_assert_int_eq(cgprop_graph_new(NULL, metric_names, NULL, k, &g), CGPROP_OK);
+    ck_assert_ptr_nonnull(g);
+    return g;
+}
+
+static uint32_t add(cgprop_graph *g, const char *key)
+{
+    uint32_t id = 0xDEADBEEFu;
+    ck_assert_int_eq(cgprop_graph_add_node(g, key, strlen(key), &id), CGPROP_OK);
+    return id;
+}
+
+static cgprop_node_row node_row(cgprop_graph *g, uint32_t metric, uint32_t id)
+{
+    cgprop_node_row r;
+    memset(&r, 0xA5, sizeof r);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, metric, id, &r, sizeof r), CGPROP_OK);
+    ck_assert_uint_eq(r.id, id);
+    return r;
+}
+
+static cgprop_edge_row edge_row(cgprop_graph *g, uint32_t metric, uint32_t id)
+{
+    cgprop_edge_row r;
+    memset(&r, 0xA5, sizeof r);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, metric, id, &r, sizeof r), CGPROP_OK);
+    ck_assert_uint_eq(r.id, id);
+    return r;
+}
+
+static void assert_errmsg_set(const cgprop_graph *g)
+{
+    const char *m = cgprop_graph_errmsg(g);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_msg(m[0] != '\0', "expected an error message on the graph");
+}
+
+static void assert_errmsg_clear(const cgprop_graph *g)
+{
+    const char *m = cgprop_graph_errmsg(g);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_str_eq(m, "");
+}
+
+/* ---- metrics ---- */
+
+START_TEST(test_metrics_nul_terminated)
+{
+    cgprop_graph *g = new_graph(3);
+    size_t len = 99;
+    uint32_t k = 99;
+
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 3);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, &len), "Ir");
+    ck_assert_uint_eq(len, 2);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "ns");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 2, &len), "samples");
+    ck_assert_uint_eq(len, 7);
+    ck_assert_ptr_null(cgprop_graph_metric_name(g, 3, &len));
+
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "ns", 2, &k), CGPROP_OK);
+    ck_assert_uint_eq(k, 1);
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "samples", 7, &k), CGPROP_OK);
+    ck_assert_uint_eq(k, 2);
+    /* Length, not NUL, ends the name. */
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "Irq", 2, &k), CGPROP_OK);
+    ck_assert_uint_eq(k, 0);
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "sam", 3, &k), CGPROP_ENOTFOUND);
+    assert_errmsg_set(g);
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "Irq", 3, &k), CGPROP_ENOTFOUND);
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "", 0, &k), CGPROP_ENOTFOUND);
+
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 0);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_metrics_with_lengths)
+{
+    /* Names cut out of one buffer, none NUL-terminated where it ends. */
+    char buf[] = "cyclesXinstrYZ";
+    const char *names[2];
+    size_t lens[2] = {6, 5};
+    cgprop_graph *g = NULL;
+    size_t len = 0;
+    uint32_t k = 99;
+    const char *n0, *n1;
+
+    names[0] = buf;
+    names[1] = buf + 7;
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, lens, 2, &g), CGPROP_OK);
+    /* The library copied the names: clobber the buffer. */
+    memset(buf, 'Q', sizeof buf - 1);
+
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    n0 = cgprop_graph_metric_name(g, 0, &len);
+    ck_assert_uint_eq(len, 6);
+    ck_assert_str_eq(n0, "cycles");
+    n1 = cgprop_graph_metric_name(g, 1, &len);
+    ck_assert_uint_eq(len, 5);
+    ck_assert_str_eq(n1, "instr");
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "instr", 5, &k), CGPROP_OK);
+    ck_assert_uint_eq(k, 1);
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "cyclesX", 7, &k), CGPROP_ENOTFOUND);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_metric_count_limits)
+{
+    const char *names[CGPROP_MAX_METRICS + 1];
+    char store[CGPROP_MAX_METRICS + 1][8];
+    cgprop_graph *g = (cgprop_graph *)&g; /* must be reset to NULL on error */
+    size_t i;
+    uint32_t k = 0;
+
+    for (i = 0; i <= CGPROP_MAX_METRICS; i++) {
+        snprintf(store[i], sizeof store[i], "m%zu", i);
+        names[i] = store[i];
+    }
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 0, &g), CGPROP_EINVAL);
+    ck_assert_ptr_null(g);
+    g = (cgprop_graph *)&g;
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, CGPROP_MAX_METRICS + 1, &g), CGPROP_EINVAL);
+    ck_assert_ptr_null(g);
+
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, CGPROP_MAX_METRICS, &g), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), CGPROP_MAX_METRICS);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 63, NULL), "m63");
+    ck_assert_int_eq(cgprop_graph_find_metric(g, "m17", 3, &k), CGPROP_OK);
+    ck_assert_uint_eq(k, 17);
+    cgprop_graph_free(g);
+
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 1, &g), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 1);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_metric_empty_name_rejected)
+{
+    const char *names[2] = {"Ir", ""};
+    const char *names2[2] = {"Ir", "ns"};
+    size_t lens[2] = {2, 0};
+    cgprop_graph *g = (cgprop_graph *)&g;
+
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 2, &g), CGPROP_EINVAL);
+    ck_assert_ptr_null(g);
+    g = (cgprop_graph *)&g;
+    ck_assert_int_eq(cgprop_graph_new(NULL, names2, lens, 2, &g), CGPROP_EINVAL);
+    ck_assert_ptr_null(g);
+}
+END_TEST
+
+/* ---- functions ---- */
+
+START_TEST(test_add_node_same_key_same_id)
+{
+    cgprop_graph *g = new_graph(1);
+    uint32_t id = 99;
+    size_t len = 0;
+    const char *key;
+
+    ck_assert_uint_eq(add(g, "main"), 0);
+    ck_assert_uint_eq(add(g, "foo"), 1);
+    ck_assert_uint_eq(add(g, "main"), 0);
+    ck_assert_uint_eq(add(g, "bar"), 2);
+    ck_assert_uint_eq(add(g, "foo"), 1);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+    /* The key ends at len, not at a NUL. */
+    ck_assert_int_eq(cgprop_graph_add_node(g, "mainXYZ", 4, &id), CGPROP_OK);
+    ck_assert_uint_eq(id, 0);
+    ck_assert_int_eq(cgprop_graph_add_node(g, "ma", 2, &id), CGPROP_OK);
+    ck_assert_uint_eq(id, 3);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 4);
+
+    ck_assert_int_eq(cgprop_graph_find_node(g, "foo", 3, &id), CGPROP_OK);
+    ck_assert_uint_eq(id, 1);
+    ck_assert_int_eq(cgprop_graph_find_node(g, "barn", 3, &id), CGPROP_OK);
+    ck_assert_uint_eq(id, 2);
+    ck_assert_int_eq(cgprop_graph_find_node(g, "baz", 3, &id), CGPROP_ENOTFOUND);
+    assert_errmsg_set(g);
+    ck_assert_int_eq(cgprop_graph_find_node(g, "m", 1, &id), CGPROP_ENOTFOUND);
+    ck_assert_int_eq(cgprop_graph_find_node(g, "", 0, &id), CGPROP_ENOTFOUND);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 4); /* find never adds */
+
+    key = cgprop_graph_node_key(g, 1, &len);
+    ck_assert_uint_eq(len, 3);
+    ck_assert_str_eq(key, "foo");
+    key = cgprop_graph_node_key(g, 3, NULL);
+    ck_assert_str_eq(key, "ma");
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_keys_with_nul_and_empty)
+{
+    cgprop_graph *g = new_graph(1);
+    static const struct {
+        const char *p;
+        size_t n;
+    } keys[] = {
+        {"a\0b", 3}, {"a", 1}, {"a\0c", 3}, {"", 0}, {"a\0", 2}, {"\0", 1}, {"\0\0", 2}, {"b", 1},
+    };
+    const size_t nk = sizeof keys / sizeof keys[0];
+    uint32_t id;
+    size_t i;
+
+    for (i = 0; i < nk; i++) {
+        ck_assert_int_eq(cgprop_graph_add_node(g, keys[i].p, keys[i].n, &id), CGPROP_OK);
+        ck_assert_uint_eq(id, i);
+    }
+    ck_assert_uint_eq(cgprop_graph_node_count(g), nk);
+    for (i = 0; i < nk; i++) {
+        size_t len = 12345;
+        const char *k = cgprop_graph_node_key(g, (uint32_t)i, &len);
+        ck_assert_ptr_nonnull(k);
+        ck_assert_uint_eq(len, keys[i].n);
+        ck_assert_int_eq(memcmp(k, keys[i].p, len), 0);
+        ck_assert_int_eq(k[len], '\0');
+        ck_assert_int_eq(cgprop_graph_find_node(g, keys[i].p, keys[i].n, &id), CGPROP_OK);
+        ck_assert_uint_eq(id, i);
+        ck_assert_int_eq(cgprop_graph_add_node(g, keys[i].p, keys[i].n, &id), CGPROP_OK);
+        ck_assert_uint_eq(id, i);
+    }
+    ck_assert_uint_eq(cgprop_graph_node_count(g), nk);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_key_is_copied)
+{
+    cgprop_graph *g = new_graph(1);
+    char buf[8] = "alpha";
+    uint32_t id = 99;
+
+    ck_assert_int_eq(cgprop_graph_add_node(g, buf, 5, &id), CGPROP_OK);
+    ck_assert_uint_eq(id, 0);
+    memcpy(buf, "omega", 5);
+    ck_assert_str_eq(cgprop_graph_node_key(g, 0, NULL), "alpha");
+    ck_assert_int_eq(cgprop_graph_find_node(g, "alpha", 5, &id), CGPROP_OK);
+    ck_assert_uint_eq(id, 0);
+    ck_assert_int_eq(cgprop_graph_find_node(g, buf, 5, &id), CGPROP_ENOTFOUND);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- self costs ---- */
+
+START_TEST(test_add_self_accumulates)
+{
+    cgprop_graph *g = new_graph(2);
+    uint32_t a = add(g, "a"), b = add(g, "b");
+    const uint64_t c1[2] = {3, 5}, c2[2] = {10, 0}, c3[2] = {0, 7};
+    cgprop_node_row r;
+
+    ck_assert_int_eq(cgprop_graph_add_self(g, a, c1), CGPROP_OK);
+    assert_errmsg_clear(g);
+    ck_assert_int_eq(cgprop_graph_add_self(g, a, c2), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, b, c3), CGPROP_OK);
+
+    r = node_row(g, 0, a);
+    ck_assert_uint_eq(r.self, 13);
+    r = node_row(g, 1, a);
+    ck_assert_uint_eq(r.self, 5);
+    r = node_row(g, 0, b);
+    ck_assert_uint_eq(r.self, 0);
+    r = node_row(g, 1, b);
+    ck_assert_uint_eq(r.self, 7);
+    /* Self cost is neither a call nor a spontaneous entry. */
+    ck_assert_uint_eq(r.calls_in, 0);
+    ck_assert_uint_eq(r.spont_count, 0);
+    ck_assert_uint_eq(r.spont_cost, 0);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- calls ---- */
+
+START_TEST(test_add_edge_accumulates)
+{
+    cgprop_graph *g = new_graph(2);
+    uint32_t a = add(g, "a"), b = add(g, "b"), c = add(g, "c"), d = add(g, "d");
+    const uint64_t ab1[2] = {10, 20}, ab2[2] = {1, 2}, bb[2] = {7, 8}, ac[2] = {4, 6};
+    uint32_t e = 99;
+    cgprop_edge_row r;
+    cgprop_node_row n;
+
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 2, ab1, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 0);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 1, NULL, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 1);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 3, ab2, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 0);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, b, b, 4, bb, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 2);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, c, a, 0, NULL, NULL), CGPROP_OK); /* out is optional */
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 4);
+
+    /* c->a has no costs, count 0: no HAS_COST, cost 0. */
+    r = edge_row(g, 0, 3);
+    ck_assert_uint_eq(r.caller, c);
+    ck_assert_uint_eq(r.callee, a);
+    ck_assert_uint_eq(r.count, 0);
+    ck_assert_uint_eq(r.cost, 0);
+    ck_assert_uint_eq(r.flags, 0);
+
+    /* a->c without costs so far. */
+    r = edge_row(g, 1, 1);
+    ck_assert_uint_eq(r.count, 1);
+    ck_assert_uint_eq(r.cost, 0);
+    ck_assert_uint_eq(r.flags & CGPROP_F_HAS_COST, 0);
+    /* Mixing: costs arrive later for the same pair. */
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 1, ac, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 1);
+    r = edge_row(g, 1, 1);
+    ck_assert_uint_eq(r.count, 2);
+    ck_assert_uint_eq(r.cost, 6);
+    ck_assert_uint_eq(r.flags, CGPROP_F_HAS_COST);
+    /* ... and a costless addition after costly ones keeps cost and flag. */
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, NULL, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 0);
+    r = edge_row(g, 0, 0);
+    ck_assert_uint_eq(r.caller, a);
+    ck_assert_uint_eq(r.callee, b);
+    ck_assert_uint_eq(r.count, 6);
+    ck_assert_uint_eq(r.cost, 11);
+    ck_assert_uint_eq(r.flags, CGPROP_F_HAS_COST);
+    r = edge_row(g, 1, 0);
+    ck_assert_uint_eq(r.cost, 22);
+
+    r = edge_row(g, 0, 2);
+    ck_assert_uint_eq(r.caller, b);
+    ck_assert_uint_eq(r.callee, b);
+    ck_assert_uint_eq(r.count, 4);
+    ck_assert_uint_eq(r.cost, 7);
+    ck_assert_uint_eq(r.flags, CGPROP_F_HAS_COST | CGPROP_F_SELF_CALL);
+
+    ck_assert_int_eq(cgprop_graph_find_edge(g, a, b, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 0);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, b, b, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 2);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, b, a, &e), CGPROP_ENOTFOUND);
+    assert_errmsg_set(g);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 4);
+
+    /* calls_in: a <- c (0); b <- a (6) + b (4); c <- a (2); d none. */
+    n = node_row(g, 0, a);
+    ck_assert_uint_eq(n.calls_in, 0);
+    ck_assert_uint_eq(n.flags, 0); /* a has a caller (c), even with count 0 */
+    n = node_row(g, 0, b);
+    ck_assert_uint_eq(n.calls_in, 10);
+    ck_assert_uint_eq(n.flags, CGPROP_F_SELF_RECURSIVE);
+    n = node_row(g, 1, c);
+    ck_assert_uint_eq(n.calls_in, 2);
+    ck_assert_uint_eq(n.flags, 0);
+    n = node_row(g, 0, d);
+    ck_assert_uint_eq(n.calls_in, 0);
+    ck_assert_uint_eq(n.flags, CGPROP_F_NO_CALLERS);
+    /* Calls carry no self cost. */
+    ck_assert_uint_eq(n.self, 0);
+    ck_assert_uint_eq(node_row(g, 0, b).self, 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_zero_cost_vector_is_a_cost)
+{
+    cgprop_graph *g = new_graph(1);
+    uint32_t a = add(g, "a"), b = add(g, "b");
+    const uint64_t zero[1] = {0};
+    cgprop_edge_row r;
+
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 0, zero, NULL), CGPROP_OK);
+    r = edge_row(g, 0, 0);
+    ck_assert_uint_eq(r.flags, CGPROP_F_HAS_COST);
+    ck_assert_uint_eq(r.cost, 0);
+    ck_assert_uint_eq(r.count, 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- per-class costs ---- */
+
+START_TEST(test_classes_add_to_plain_figures)
+{
+    cgprop_graph *g = new_graph(1);
+    uint32_t a = add(g, "a"), b = add(g, "b");
+    const uint64_t ten[1] = {10}, five[1] = {5}, one[1] = {1}, thirty[1] = {30}, twenty[1] = {20};
+    uint32_t e = 99;
+    cgprop_edge_row r;
+    cgprop_node_row n;
+
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, a, CGPROP_LEVEL_0, ten), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, a, CGPROP_LEVEL_1, ten), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, a, CGPROP_LEVEL_DEEP, five), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, a, CGPROP_LEVEL_REC, one), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, a, one), CGPROP_OK);
+    ck_assert_uint_eq(node_row(g, 0, a).self, 27);
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, a, 4, ten), CGPROP_EINVAL);
+    assert_errmsg_set(g);
+    ck_assert_uint_eq(node_row(g, 0, a).self, 27);
+
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, b, CGPROP_LEVEL_0, CGPROP_LEVEL_0, 2, thirty, &e),
+                     CGPROP_OK);
+    ck_assert_uint_eq(e, 0);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, b, CGPROP_LEVEL_1, CGPROP_LEVEL_1, 1, twenty, &e),
+                     CGPROP_OK);
+    ck_assert_uint_eq(e, 0);
+    /* Caller "level >= 1" may be given as any non-zero level. */
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, b, CGPROP_LEVEL_REC, CGPROP_LEVEL_REC, 1, five, NULL),
+                     CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, b, CGPROP_LEVEL_DEEP, CGPROP_LEVEL_DEEP, 0, one, NULL),
+                     CGPROP_OK);
+    /* Plain additions to the same pair mix with classified ones. */
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, NULL, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 0);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, b, b, CGPROP_LEVEL_0, CGPROP_LEVEL_1, 3, ten, &e),
+                     CGPROP_OK);
+    ck_assert_uint_eq(e, 1);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 2);
+
+    r = edge_row(g, 0, 0);
+    ck_assert_uint_eq(r.count, 5);
+    ck_assert_uint_eq(r.cost, 56);
+    ck_assert_uint_eq(r.flags, CGPROP_F_HAS_COST);
+    r = edge_row(g, 0, 1);
+    ck_assert_uint_eq(r.count, 3);
+    ck_assert_uint_eq(r.cost, 10);
+    ck_assert_uint_eq(r.flags, CGPROP_F_HAS_COST | CGPROP_F_SELF_CALL);
+
+    n = node_row(g, 0, b);
+    ck_assert_uint_eq(n.calls_in, 8);
+    ck_assert_uint_eq(n.flags, CGPROP_F_SELF_RECURSIVE);
+
+    /* Bad classes and NULL costs are refused and change nothing. */
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, b, 4, CGPROP_LEVEL_0, 1, one, NULL), CGPROP_EINVAL);
+    assert_errmsg_set(g);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, b, CGPROP_LEVEL_0, 4, 1, one, NULL), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, b, CGPROP_LEVEL_0, CGPROP_LEVEL_0, 1, NULL, NULL),
+                     CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, b, a, CGPROP_LEVEL_0, CGPROP_LEVEL_0, 1, NULL, NULL),
+                     CGPROP_EINVAL);
+    r = edge_row(g, 0, 0);
+    ck_assert_uint_eq(r.count, 5);
+    ck_assert_uint_eq(r.cost, 56);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 2);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, b, a, &e), CGPROP_ENOTFOUND);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- spontaneous entries ---- */
+
+START_TEST(test_spontaneous)
+{
+    cgprop_graph *g = new_graph(2);
+    uint32_t a = add(g, "a"), b = add(g, "b"), c = add(g, "c");
+    const uint64_t s[2] = {50, 7}, zero[2] = {0, 0};
+    cgprop_node_row n;
+
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(g, a, 3, s), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(g, a, 3, s), CGPROP_OK);
+    /* An entry of weight 0 and unknown count still marks the function. */
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(g, b, 0, zero), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, NULL, NULL), CGPROP_OK);
+
+    n = node_row(g, 0, a);
+    ck_assert_uint_eq(n.spont_count, 6);
+    ck_assert_uint_eq(n.spont_cost, 100);
+    ck_assert_uint_ne(n.flags & CGPROP_F_SPONTANEOUS, 0);
+    ck_assert_uint_eq(n.flags & CGPROP_F_SELF_RECURSIVE, 0);
+    /* Spontaneous entries are not calls and not self cost. */
+    ck_assert_uint_eq(n.calls_in, 0);
+    ck_assert_uint_eq(n.self, 0);
+    n = node_row(g, 1, a);
+    ck_assert_uint_eq(n.spont_count, 6);
+    ck_assert_uint_eq(n.spont_cost, 14);
+
+    n = node_row(g, 0, b);
+    ck_assert_uint_eq(n.spont_count, 0);
+    ck_assert_uint_eq(n.spont_cost, 0);
+    ck_assert_uint_eq(n.flags, CGPROP_F_SPONTANEOUS); /* has a caller: a */
+    ck_assert_uint_eq(n.calls_in, 1);
+
+    n = node_row(g, 0, c);
+    ck_assert_uint_eq(n.flags, CGPROP_F_NO_CALLERS);
+    ck_assert_uint_eq(n.spont_count, 0);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 1);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- overflow: refused, nothing changed ---- */
+
+START_TEST(test_overflow_self)
+{
+    cgprop_graph *g = new_graph(3);
+    uint32_t a = add(g, "a");
+    const uint64_t base[3] = {10, UINT64_MAX - 5, 20};
+    const uint64_t mid[3] = {1, 6, 1};             /* overflows metric 1 of 3 */
+    const uint64_t last[3] = {1, 0, UINT64_MAX};   /* overflows metric 2, the last */
+    const uint64_t fits[3] = {1, 5, 1};
+    const uint64_t one1[3] = {0, 1, 0};
+    uint64_t gen;
+    cgprop_node_row r0, r1, r2;
+
+    ck_assert_int_eq(cgprop_graph_add_self(g, a, base), CGPROP_OK);
+    gen = cgprop_graph_generation(g);
+
+    ck_assert_int_eq(cgprop_graph_add_self(g, a, mid), CGPROP_EOVERFLOW);
+    assert_errmsg_set(g);
+    ck_assert_int_eq(cgprop_graph_add_self(g, a, last), CGPROP_EOVERFLOW);
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, a, CGPROP_LEVEL_0, mid), CGPROP_EOVERFLOW);
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, a, CGPROP_LEVEL_1, last), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    r0 = node_row(g, 0, a);
+    r1 = node_row(g, 1, a);
+    r2 = node_row(g, 2, a);
+    ck_assert_uint_eq(r0.self, 10);
+    ck_assert_uint_eq(r1.self, UINT64_MAX - 5);
+    ck_assert_uint_eq(r2.self, 20);
+
+    /* Up to exactly UINT64_MAX is fine. */
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, a, CGPROP_LEVEL_0, fits), CGPROP_OK);
+    assert_errmsg_clear(g);
+    ck_assert_uint_eq(node_row(g, 0, a).self, 11);
+    ck_assert_uint_eq(node_row(g, 1, a).self, UINT64_MAX);
+    ck_assert_uint_eq(node_row(g, 2, a).self, 21);
+    ck_assert_int_eq(cgprop_graph_add_self(g, a, one1), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(node_row(g, 0, a).self, 11);
+    ck_assert_uint_eq(node_row(g, 1, a).self, UINT64_MAX);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_overflow_edge)
+{
+    cgprop_graph *g = new_graph(3);
+    uint32_t a = add(g, "a"), b = add(g, "b"), c = add(g, "c");
+    const uint64_t ones[3] = {1, 1, 1}, zeros[3] = {0, 0, 0};
+    const uint64_t big0[3] = {UINT64_MAX, 5, 0};
+    const uint64_t bump0[3] = {1, 0, 0}, bump2[3] = {0, 0, UINT64_MAX};
+    uint64_t gen;
+    uint32_t e = 99;
+    cgprop_edge_row r;
+
+    /* Count overflow. */
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, UINT64_MAX, ones, &e), CGPROP_OK);
+    gen = cgprop_graph_generation(g);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, ones, &e), CGPROP_EOVERFLOW);
+    assert_errmsg_set(g);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, NULL, NULL), CGPROP_EOVERFLOW);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, b, CGPROP_LEVEL_0, CGPROP_LEVEL_0, 1, ones, NULL),
+                     CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    r = edge_row(g, 0, 0);
+    ck_assert_uint_eq(r.count, UINT64_MAX);
+    ck_assert_uint_eq(r.cost, 1);
+    ck_assert_uint_eq(edge_row(g, 2, 0).cost, 1);
+    ck_assert_uint_eq(node_row(g, 0, b).calls_in, UINT64_MAX);
+
+    /* Cost overflow in the first and in the last metric: count unchanged too. */
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 1, big0, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 1);
+    gen = cgprop_graph_generation(g);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 1, bump0, NULL), CGPROP_EOVERFLOW);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, c, CGPROP_LEVEL_1, CGPROP_LEVEL_1, 1, bump0, NULL),
+                     CGPROP_EOVERFLOW);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 1, bump2, NULL), CGPROP_OK);
+    gen = cgprop_graph_generation(g);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 1, bump2, NULL), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    r = edge_row(g, 0, 1);
+    ck_assert_uint_eq(r.count, 2);
+    ck_assert_uint_eq(r.cost, UINT64_MAX);
+    ck_assert_uint_eq(edge_row(g, 1, 1).cost, 5);
+    ck_assert_uint_eq(edge_row(g, 2, 1).cost, UINT64_MAX);
+    ck_assert_uint_eq(node_row(g, 0, c).calls_in, 2);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 0, zeros, NULL), CGPROP_OK);
+
+    /* calls_in is a sum of counts too: a second caller that would push b's
+     * Σ over UINT64_MAX is refused, and the new call is not created. */
+    gen = cgprop_graph_generation(g);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, c, b, 1, ones, &e), CGPROP_EOVERFLOW);
+    assert_errmsg_set(g);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 2);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, c, b, &e), CGPROP_ENOTFOUND);
+    ck_assert_uint_eq(node_row(g, 0, b).calls_in, UINT64_MAX);
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    /* Count 0 from a new caller is fine. */
+    ck_assert_int_eq(cgprop_graph_add_edge(g, c, b, 0, ones, &e), CGPROP_OK);
+    ck_assert_uint_eq(e, 2);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_overflow_spontaneous)
+{
+    cgprop_graph *g = new_graph(2);
+    uint32_t a = add(g, "a");
+    const uint64_t small[2] = {3, 4}, big1[2] = {0, UINT64_MAX - 4}, one1[2] = {0, 1};
+    uint64_t gen;
+    cgprop_node_row r;
+
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(g, a, UINT64_MAX, small), CGPROP_OK);
+    gen = cgprop_graph_generation(g);
+    /* Count overflow: costs not added either. */
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(g, a, 1, small), CGPROP_EOVERFLOW);
+    assert_errmsg_set(g);
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    r = node_row(g, 0, a);
+    ck_assert_uint_eq(r.spont_count, UINT64_MAX);
+    ck_assert_uint_eq(r.spont_cost, 3);
+    ck_assert_uint_eq(node_row(g, 1, a).spont_cost, 4);
+
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(g, a, 0, big1), CGPROP_OK);
+    ck_assert_uint_eq(node_row(g, 1, a).spont_cost, UINT64_MAX);
+    gen = cgprop_graph_generation(g);
+    /* Cost overflow in the last metric: count (0 here, fits) and metric 0 unchanged. */
+    {
+        const uint64_t four1[2] = {0, 4}, c[2] = {9, 1};
+        cgprop_graph *g2 = new_graph(2);
+        uint32_t x = add(g2, "x");
+        ck_assert_int_eq(cgprop_graph_add_spontaneous(g2, x, 5, big1), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_add_spontaneous(g2, x, 5, four1), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_add_spontaneous(g2, x, 5, c), CGPROP_EOVERFLOW);
+        r = node_row(g2, 0, x);
+        ck_assert_uint_eq(r.spont_count, 10);
+        ck_assert_uint_eq(r.spont_cost, 0);
+        ck_assert_uint_eq(node_row(g2, 1, x).spont_cost, UINT64_MAX);
+        cgprop_graph_free(g2);
+    }
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(g, a, 0, one1), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- ids out of range ---- */
+
+START_TEST(test_ids_out_of_range)
+{
+    cgprop_graph *g = new_graph(1);
+    uint32_t a = add(g, "a"), b = add(g, "b");
+    const uint64_t one[1] = {1};
+    const uint32_t bad[3] = {2, 1000, UINT32_MAX};
+    uint32_t e = 77;
+    uint64_t gen;
+    size_t i;
+    cgprop_node_row nr;
+    cgprop_edge_row er;
+
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, one, NULL), CGPROP_OK);
+    gen = cgprop_graph_generation(g);
+    for (i = 0; i < 3; i++) {
+        uint32_t x = bad[i];
+        ck_assert_int_eq(cgprop_graph_add_self(g, x, one), CGPROP_EINVAL);
+        assert_errmsg_set(g);
+        ck_assert_int_eq(cgprop_graph_add_self_class(g, x, CGPROP_LEVEL_0, one), CGPROP_EINVAL);
+        assert_errmsg_set(g);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, a, x, 1, one, &e), CGPROP_EINVAL);
+        assert_errmsg_set(g);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, x, a, 1, NULL, &e), CGPROP_EINVAL);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, x, x, 1, NULL, &e), CGPROP_EINVAL);
+        ck_assert_int_eq(cgprop_graph_add_edge_class(g, x, b, CGPROP_LEVEL_0, CGPROP_LEVEL_0, 1, one, &e),
+                         CGPROP_EINVAL);
+        ck_assert_int_eq(cgprop_graph_add_edge_class(g, a, x, CGPROP_LEVEL_0, CGPROP_LEVEL_0, 1, one, &e),
+                         CGPROP_EINVAL);
+        ck_assert_int_eq(cgprop_graph_add_spontaneous(g, x, 1, one), CGPROP_EINVAL);
+        assert_errmsg_set(g);
+        ck_assert_int_eq(cgprop_graph_find_edge(g, a, x, &e), CGPROP_EINVAL);
+        ck_assert_int_eq(cgprop_graph_find_edge(g, x, b, &e), CGPROP_EINVAL);
+        assert_errmsg_set(g);
+        ck_assert_ptr_null(cgprop_graph_node_key(g, x, NULL));
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, x, &nr, sizeof nr), CGPROP_EINVAL);
+        assert_errmsg_set(g);
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, x - 1, &er, sizeof er), CGPROP_EINVAL);
+    }
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 1);
+    ck_assert_uint_eq(node_row(g, 0, a).self, 0);
+    ck_assert_uint_eq(node_row(g, 0, b).calls_in, 1);
+    ck_assert_uint_eq(node_row(g, 0, b).spont_count, 0);
+    er = edge_row(g, 0, 0);
+    ck_assert_uint_eq(er.count, 1);
+    ck_assert_uint_eq(er.cost, 1);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- generation ---- */
+
+START_TEST(test_generation)
+{
+    cgprop_graph *g = new_graph(1);
+    const uint64_t one[1] = {1}, max[1] = {UINT64_MAX};
+    uint64_t prev, now;
+    uint32_t a, b, id;
+
+#define BUMPED(call)                                                                                     \
+    do {                                                                                                 \
+        prev = cgprop_graph_generation(g);                                                               \
+        ck_assert_int_eq((call), CGPROP_OK);                                                             \
+        now = cgprop_graph_generation(g);                                                                \
+        ck_assert_msg(now > prev, "%s did not bump the generation (%llu -> %llu)", #call,                \
+                      (unsigned long long)prev, (unsigned long long)now);                                \
+    } while (0)
+#define UNCHANGED(call, code)                                                                            \
+    do {                                                                                                 \
+        prev = cgprop_graph_generation(g);                                                               \
+        ck_assert_int_eq((call), (code));                                                                \
+        ck_assert_msg(cgprop_graph_generation(g) == prev, "%s moved the generation", #call);             \
+    } while (0)
+
+    BUMPED(cgprop_graph_add_node(g, "a", 1, &a));
+    BUMPED(cgprop_graph_add_node(g, "b", 1, &b));
+    BUMPED(cgprop_graph_add_self(g, a, one));
+    BUMPED(cgprop_graph_add_self_class(g, a, CGPROP_LEVEL_1, one));
+    BUMPED(cgprop_graph_add_edge(g, a, b, 1, NULL, NULL));
+    BUMPED(cgprop_graph_add_edge(g, a, b, 1, one, NULL)); /* existing pair */
+    BUMPED(cgprop_graph_add_edge_class(g, b, b, CGPROP_LEVEL_0, CGPROP_LEVEL_1, 1, one, NULL));
+    BUMPED(cgprop_graph_add_spontaneous(g, a, 1, one));
+
+    /* Reads and failures leave it alone. */
+    UNCHANGED(cgprop_graph_find_node(g, "a", 1, &id), CGPROP_OK);
+    UNCHANGED(cgprop_graph_find_node(g, "zz", 2, &id), CGPROP_ENOTFOUND);
+    UNCHANGED(cgprop_graph_find_edge(g, a, b, &id), CGPROP_OK);
+    UNCHANGED(cgprop_graph_find_edge(g, b, a, &id), CGPROP_ENOTFOUND);
+    UNCHANGED(cgprop_graph_add_self(g, 9, one), CGPROP_EINVAL);
+    UNCHANGED(cgprop_graph_add_self(g, a, NULL), CGPROP_EINVAL);
+    UNCHANGED(cgprop_graph_add_edge(g, a, 9, 1, one, NULL), CGPROP_EINVAL);
+    UNCHANGED(cgprop_graph_add_spontaneous(g, 9, 1, one), CGPROP_EINVAL);
+    UNCHANGED(cgprop_graph_add_self_class(g, a, 7, one), CGPROP_EINVAL);
+    UNCHANGED(cgprop_graph_add_node(g, "c", 1, NULL), CGPROP_EINVAL);
+    BUMPED(cgprop_graph_add_self(g, b, max));
+    UNCHANGED(cgprop_graph_add_self(g, b, one), CGPROP_EOVERFLOW);
+    BUMPED(cgprop_graph_add_edge(g, b, a, UINT64_MAX, NULL, NULL));
+    UNCHANGED(cgprop_graph_add_edge(g, b, a, 1, NULL, NULL), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+#undef BUMPED
+#undef UNCHANGED
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- many functions and calls: growth keeps ids stable ---- */
+
+#define MANY 200000u
+
+START_TEST(test_many_nodes_and_edges)
+{
+    cgprop_graph *g = new_graph(1);
+    char key[32];
+    uint32_t i, id, e;
+    const uint64_t one[1] = {1};
+
+    for (i = 0; i < MANY; i++) {
+        int n = snprintf(key, sizeof key, "fn_%u", i);
+        ck_assert_int_eq(cgprop_graph_add_node(g, key, (size_t)n, &id), CGPROP_OK);
+        ck_assert_uint_eq(id, i);
+        if (i % 1000 == 999) { /* re-adding an early key mid-growth */
+            n = snprintf(key, sizeof key, "fn_%u", i / 7);
+            ck_assert_int_eq(cgprop_graph_add_node(g, key, (size_t)n, &id), CGPROP_OK);
+            ck_assert_uint_eq(id, i / 7);
+        }
+    }
+    ck_assert_uint_eq(cgprop_graph_node_count(g), MANY);
+    for (i = 0; i < MANY; i++) {
+        size_t len = 0;
+        const char *k;
+        int n = snprintf(key, sizeof key, "fn_%u", i);
+        ck_assert_int_eq(cgprop_graph_find_node(g, key, (size_t)n, &id), CGPROP_OK);
+        ck_assert_uint_eq(id, i);
+        k = cgprop_graph_node_key(g, i, &len);
+        ck_assert_uint_eq(len, (size_t)n);
+        ck_assert_str_eq(k, key);
+    }
+    ck_assert_int_eq(cgprop_graph_find_node(g, "fn_200000", 9, &id), CGPROP_ENOTFOUND);
+
+    /* Calls i -> (7i + 1) mod MANY: distinct pairs, ids dense. */
+    for (i = 0; i < MANY; i++) {
+        ck_assert_int_eq(cgprop_graph_add_edge(g, i, (uint32_t)((7ull * i + 1) % MANY), 1, one, &e), CGPROP_OK);
+        ck_assert_uint_eq(e, i);
+    }
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), MANY);
+    for (i = 0; i < MANY; i += 3) {
+        uint32_t callee = (uint32_t)((7ull * i + 1) % MANY);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, i, callee, 2, NULL, &e), CGPROP_OK);
+        ck_assert_uint_eq(e, i);
+        ck_assert_int_eq(cgprop_graph_find_edge(g, i, callee, &e), CGPROP_OK);
+        ck_assert_uint_eq(e, i);
+    }
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), MANY);
+    for (i = 0; i < MANY; i += 997) {
+        cgprop_edge_row r = edge_row(g, 0, i);
+        ck_assert_uint_eq(r.caller, i);
+        ck_assert_uint_eq(r.callee, (uint32_t)((7ull * i + 1) % MANY));
+        ck_assert_uint_eq(r.count, i % 3 == 0 ? 3 : 1);
+        ck_assert_uint_eq(r.cost, 1);
+    }
+    /* gcd(7, 200000) = 1, so i -> 7i + 1 is a bijection: everyone is called once. */
+    for (i = 0; i < MANY; i += 1009) {
+        cgprop_node_row r = node_row(g, 0, (uint32_t)((7ull * i + 1) % MANY));
+        ck_assert_uint_eq(r.flags & CGPROP_F_NO_CALLERS, 0);
+        ck_assert_uint_eq(r.calls_in, i % 3 == 0 ? 3 : 1);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+
+static Suite *graph_suite(void)
+{
+    Suite *s = suite_create("graph");
+    TCase *tc = tcase_create("core");
+
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_metrics_nul_terminated);
+    tcase_add_test(tc, test_metrics_with_lengths);
+    tcase_add_test(tc, test_metric_count_limits);
+    tcase_add_test(tc, test_metric_empty_name_rejected);
+    tcase_add_test(tc, test_add_node_same_key_same_id);
+    tcase_add_test(tc, test_keys_with_nul_and_empty);
+    tcase_add_test(tc, test_key_is_copied);
+    tcase_add_test(tc, test_add_self_accumulates);
+    tcase_add_test(tc, test_add_edge_accumulates);
+    tcase_add_test(tc, test_zero_cost_vector_is_a_cost);
+    tcase_add_test(tc, test_classes_add_to_plain_figures);
+    tcase_add_test(tc, test_spontaneous);
+    tcase_add_test(tc, test_overflow_self);
+    tcase_add_test(tc, test_overflow_edge);
+    tcase_add_test(tc, test_overflow_spontaneous);
+    tcase_add_test(tc, test_ids_out_of_range);
+    tcase_add_test(tc, test_generation);
+    tcase_add_test(tc, test_many_nodes_and_edges);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(graph_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
