@@ -1,0 +1,351 @@
+/* KCachegrind's recursive / non-recursive split (DESIGN §5), computed from
+ * the per-class costs in the store. docs/SPLIT.md explains every figure and
+ * the choices made where the input cannot tell a class. */
+#include "graph.h"
+
+#include "analysis.h"
+
+#include <string.h>
+
+/* Per-call figures, in this order, K values each. */
+enum { E_NN, E_NR, E_ND, E_RN, E_RR, E_RD, E_FIG };
+/* Per-function figures, K values each. */
+enum { N_SN, N_SR, N_CN, N_CR, N_FIG };
+
+typedef struct split_res {
+    uint64_t gen;
+    uint32_t nn, ne, K;
+    uint64_t *node; /* nn * N_FIG * K */
+    double *D;      /* nn * K */
+    uint32_t *nx;   /* nn * K: inexact bits (overflow makes them per metric) */
+    uint64_t *edge; /* ne * E_FIG * K */
+    uint32_t *ex;   /* ne: inexact bits */
+} split_res;
+
+static void res_free(const cgprop_graph *g, split_res *r)
+{
+    if (!r) return;
+    cgprop__free(g, r->node);
+    cgprop__free(g, r->D);
+    cgprop__free(g, r->nx);
+    cgprop__free(g, r->edge);
+    cgprop__free(g, r->ex);
+    cgprop__free(g, r);
+}
+
+void cgprop__split_free(cgprop_graph *g)
+{
+    res_free(g, g->res_split);
+    g->res_split = NULL;
+}
+
+bool cgprop__split_current(const cgprop_graph *g)
+{
+    const split_res *r = g->res_split;
+    return r && r->gen == g->gen;
+}
+
+void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_split_row *row)
+{
+    const split_res *r = g->res_split;
+    const uint64_t *v = r->node + (size_t)node * N_FIG * r->K;
+    memset(row, 0, sizeof *row);
+    row->id = node;
+    row->inexact = r->nx[(size_t)node * r->K + k];
+    row->S_n = v[N_SN * r->K + k];
+    row->S_r = v[N_SR * r->K + k];
+    row->C_n = v[N_CN * r->K + k];
+    row->C_r = v[N_CR * r->K + k];
+    row->D = r->D[(size_t)node * r->K + k];
+    double h;
+    if (cgprop__propagate_total(g, node, k, &h)) row->heuristic = h;
+}
+
+void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_split_row *row)
+{
+    const split_res *r = g->res_split;
+    const uint64_t *v = r->edge + (size_t)edge * E_FIG * r->K;
+    memset(row, 0, sizeof *row);
+    row->id = edge;
+    row->caller = g->ecaller[edge];
+    row->callee = g->ecallee[edge];
+    row->inexact = r->ex[edge];
+    row->C_nn = v[E_NN * r->K + k];
+    row->C_nr = v[E_NR * r->K + k];
+    row->C_nd = v[E_ND * r->K + k];
+    row->C_rn = v[E_RN * r->K + k];
+    row->C_rr = v[E_RR * r->K + k];
+    row->C_rd = v[E_RD * r->K + k];
+}
+
+/* ---- which functions can recurse ---- */
+
+/* Strongly connected components by an iterative Tarjan; comp[v] is the
+ * component id. Only needed when some cost came without a class. */
+static int scc(cgprop_graph *g, uint32_t *comp, uint32_t *csize)
+{
+    const cgprop__adj *adj = cgprop__get_adj(g);
+    if (!adj) return CGPROP_ENOMEM;
+    uint32_t nn = g->nn;
+    uint32_t *idx = cgprop__alloc(g, nn, sizeof *idx), *low = cgprop__alloc(g, nn, sizeof *low);
+    uint32_t *stk = cgprop__alloc(g, nn, sizeof *stk), *cs = cgprop__alloc(g, nn, sizeof *cs);
+    uint32_t *cur = cgprop__alloc(g, nn, sizeof *cur);
+    bool *on = cgprop__calloc(g, nn, sizeof *on);
+    int rc = CGPROP_OK;
+    if (!idx || !low || !stk || !cs || !cur || !on) {
+        rc = CGPROP_ENOMEM;
+        goto out;
+    }
+    for (uint32_t v = 0; v < nn; v++) idx[v] = UINT32_MAX;
+    uint32_t next = 0, ncomp = 0, sp = 0;
+    for (uint32_t root = 0; root < nn; root++) {
+        if (idx[root] != UINT32_MAX) continue;
+        uint32_t depth = 0;
+        cs[depth++] = root;
+        idx[root] = low[root] = next++;
+        cur[root] = adj->out_off[root];
+        stk[sp++] = root;
+        on[root] = true;
+        while (depth) {
+            uint32_t v = cs[depth - 1];
+            if (cur[v] < adj->out_off[v + 1]) {
+                uint32_t w = g->ecallee[adj->out_e[cur[v]++]];
+                if (idx[w] == UINT32_MAX) {
+                    idx[w] = low[w] = next++;
+                    cur[w] = adj->out_off[w];
+                    stk[sp++] = w;
+                    on[w] = true;
+                    cs[depth++] = w;
+                } else if (on[w] && idx[w] < low[v]) {
+                    low[v] = idx[w];
+                }
+                continue;
+            }
+            depth--;
+            if (depth && low[v] < low[cs[depth - 1]]) low[cs[depth - 1]] = low[v];
+            if (low[v] == idx[v]) {
+                uint32_t n = 0, w;
+                do {
+                    w = stk[--sp];
+                    on[w] = false;
+                    comp[w] = ncomp;
+                    n++;
+                } while (w != v);
+                csize[ncomp++] = n;
+            }
+        }
+    }
+out:
+    cgprop__free(g, idx);
+    cgprop__free(g, low);
+    cgprop__free(g, stk);
+    cgprop__free(g, cs);
+    cgprop__free(g, cur);
+    cgprop__free(g, on);
+    return rc;
+}
+
+/* ---- the analysis ---- */
+
+/* Per-function facts gathered from the calls (metric independent). */
+enum {
+    T_IN_XN_BAD = 1u << 0,   /* some C_xn into it is not exact */
+    T_IN_XR_BAD = 1u << 1,   /* some C_xr into it is not exact */
+    T_OUT_N_BAD = 1u << 2,   /* some call out of its level-0 activations is not exact */
+    T_OUT_XR_BAD = 1u << 3,  /* some C_xr out of it is not exact */
+    T_IN_LEVEL0 = 1u << 4    /* some other function may call its level-0 activations */
+};
+
+static bool sat_add(uint64_t *a, uint64_t b)
+{
+    if (*a > UINT64_MAX - b) {
+        *a = UINT64_MAX;
+        return false;
+    }
+    *a += b;
+    return true;
+}
+
+/* Whether class bucket c of call e holds anything, in any metric. */
+static bool bucket_used(const cgprop_graph *g, uint32_t e, uint32_t c)
+{
+    if (!g->ecls) return false;
+    if (g->ecls_cnt[(size_t)e * CGPROP__NCLS + c]) return true;
+    const uint64_t *b = g->ecls + ((size_t)e * CGPROP__NCLS + c) * g->K;
+    for (uint32_t k = 0; k < g->K; k++)
+        if (b[k]) return true;
+    return false;
+}
+
+#define X_EDGE_ALL                                                                                      \
+    (CGPROP_X_C_NN | CGPROP_X_C_NR | CGPROP_X_C_ND | CGPROP_X_C_RN | CGPROP_X_C_RR | CGPROP_X_C_RD)
+
+int cgprop_graph_split(cgprop_graph *g)
+{
+    if (!g) return CGPROP_EINVAL;
+    uint32_t nn = g->nn, ne = g->ne, K = g->K;
+    size_t nk = (size_t)nn * K;
+
+    split_res *r = cgprop__calloc(g, 1, sizeof *r);
+    uint8_t *t = cgprop__calloc(g, nn, 1);
+    uint64_t *out_n = cgprop__calloc(g, nk, sizeof *out_n);   /* Σ calls out of level-0 f */
+    uint64_t *out_xr = cgprop__calloc(g, nk, sizeof *out_xr); /* Σ_g C_xr(f, g) */
+    uint8_t *ovf = cgprop__calloc(g, nk, 1);                  /* bit 0: C_n/D, 1: C_r, 2: out_xr */
+    uint32_t *comp = NULL, *csize = NULL;
+    if (!r || !t || !out_n || !out_xr || !ovf) goto nomem;
+    r->K = K;
+    r->nn = nn;
+    r->ne = ne;
+    r->node = cgprop__calloc(g, nk * N_FIG, sizeof *r->node);
+    r->D = cgprop__calloc(g, nk, sizeof *r->D);
+    r->nx = cgprop__calloc(g, nk, sizeof *r->nx);
+    r->edge = cgprop__calloc(g, (size_t)ne * E_FIG * K, sizeof *r->edge);
+    r->ex = cgprop__calloc(g, ne, sizeof *r->ex);
+    if (!r->node || !r->D || !r->nx || !r->edge || !r->ex) goto nomem;
+
+    /* Costs without a class are placed by what the graph's shape proves
+     * (docs/SPLIT.md): that needs to know which functions can recurse. */
+    bool unclassified = false;
+    for (uint32_t v = 0; v < nn && !unclassified; v++)
+        unclassified = (g->nflags[v] & CGPROP__NF_SELF_UNCLASSIFIED) != 0;
+    for (uint32_t e = 0; e < ne && !unclassified; e++)
+        unclassified = (g->eflags[e] & CGPROP__EF_UNCLASSIFIED) != 0;
+    if (unclassified) {
+        comp = cgprop__alloc(g, nn, sizeof *comp);
+        csize = cgprop__alloc(g, nn, sizeof *csize);
+        if (!comp || !csize || scc(g, comp, csize)) goto nomem;
+    }
+#define RECURSIVE(v) (csize[comp[v]] > 1 || (g->nflags[v] & CGPROP__NF_SELF_CALL))
+
+    /* Calls. */
+    for (uint32_t e = 0; e < ne; e++) {
+        uint32_t f = g->ecaller[e], h = g->ecallee[e], fl = g->eflags[e], x = 0;
+        bool xn_bad = false, xr_bad = false, n_bad = false, level0 = false;
+        /* Where the unclassified part goes: a self-call enters level ≥ 1
+         * (f is active), so it is kept out of C_xn; anything else is placed
+         * as level 0 → level 0, exact when the shape proves it. */
+        bool u_to_nr = f == h;
+        if (!(fl & CGPROP__EF_HAS_COST)) {
+            /* A call without any cost (gprof arcs): its figures are unknown. */
+            x |= X_EDGE_ALL;
+            xn_bad = xr_bad = n_bad = level0 = true;
+        }
+        if (fl & CGPROP__EF_UNCLASSIFIED) {
+            if (f == h) {
+                x |= CGPROP_X_C_NR | CGPROP_X_C_RD;
+                xr_bad = n_bad = true;
+            } else if (comp[f] == comp[h]) {
+                x |= X_EDGE_ALL;
+                xn_bad = xr_bad = n_bad = true;
+                level0 = true;
+            } else {
+                /* h is active below f only through a path h →…→ f, which
+                 * another component rules out: h is at level 0. */
+                level0 = true;
+                if (RECURSIVE(f)) {
+                    x |= CGPROP_X_C_NN | CGPROP_X_C_RN;
+                    n_bad = true;
+                }
+            }
+        }
+        if (bucket_used(g, e, cgprop__cls(0, CGPROP_LEVEL_REC))) {
+            x |= CGPROP_X_C_NR | CGPROP_X_C_ND;
+            xr_bad = true;
+        }
+        if (bucket_used(g, e, cgprop__cls(1, CGPROP_LEVEL_REC))) {
+            x |= CGPROP_X_C_RR | CGPROP_X_C_RD;
+            xr_bad = true;
+        }
+        if (bucket_used(g, e, cgprop__cls(0, 0)) || bucket_used(g, e, cgprop__cls(1, 0))) level0 = true;
+        r->ex[e] = x;
+        if (f != h) {
+            if (xn_bad) t[h] |= T_IN_XN_BAD;
+            if (level0) t[h] |= T_IN_LEVEL0;
+        }
+        if (xr_bad) t[h] |= T_IN_XR_BAD;
+        if (n_bad) t[f] |= T_OUT_N_BAD;
+        if (xr_bad) t[f] |= T_OUT_XR_BAD;
+
+        uint64_t *v = r->edge + (size_t)e * E_FIG * K;
+        for (uint32_t k = 0; k < K; k++) {
+            uint64_t b[CGPROP__NCLS] = {0}, sum = 0;
+            if (g->ecls)
+                for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+                    b[c] = g->ecls[((size_t)e * CGPROP__NCLS + c) * K + k];
+                    sum += b[c]; /* ≤ the call's plain cost */
+                }
+            uint64_t u = g->ecost[(size_t)e * K + k] - sum;
+            uint64_t fig[E_FIG];
+            fig[E_NN] = b[cgprop__cls(0, 0)] + (u_to_nr ? 0 : u);
+            fig[E_NR] = b[cgprop__cls(0, 1)] + b[cgprop__cls(0, 3)] + (u_to_nr ? u : 0);
+            fig[E_ND] = b[cgprop__cls(0, 2)];
+            fig[E_RN] = b[cgprop__cls(1, 0)];
+            fig[E_RR] = b[cgprop__cls(1, 1)] + b[cgprop__cls(1, 3)];
+            fig[E_RD] = b[cgprop__cls(1, 2)];
+            for (int i = 0; i < E_FIG; i++) v[(size_t)i * K + k] = fig[i];
+            size_t fk = (size_t)f * K + k, hk = (size_t)h * K + k;
+            uint64_t *hv = r->node + (size_t)h * N_FIG * K;
+            /* C_n(h) from its callers; replaced below for roots. */
+            if (!sat_add(&hv[N_CN * K + k], fig[E_NN] + fig[E_RN])) ovf[hk] |= 1;
+            if (!sat_add(&hv[N_CR * K + k], fig[E_NR] + fig[E_RR])) ovf[hk] |= 2;
+            if (!sat_add(&out_n[fk], fig[E_NN] + fig[E_NR] + fig[E_ND])) ovf[fk] |= 8;
+            if (!sat_add(&out_xr[fk], fig[E_NR] + fig[E_RR])) ovf[fk] |= 4;
+        }
+    }
+
+    /* Functions. */
+    for (uint32_t f = 0; f < nn; f++) {
+        uint32_t nf = g->nflags[f], tf = t[f], xs = 0;
+        if ((nf & CGPROP__NF_SELF_UNCLASSIFIED) && RECURSIVE(f)) xs = CGPROP_X_S_N | CGPROP_X_S_R;
+        /* Nothing enters its level-0 activations: a root of an aggregated
+         * graph, whose inclusive cost is what it spends and calls. */
+        bool root = !(nf & CGPROP__NF_SPONT) && !(tf & T_IN_LEVEL0);
+        uint64_t *v = r->node + (size_t)f * N_FIG * K;
+        for (uint32_t k = 0; k < K; k++) {
+            size_t fk = (size_t)f * K + k;
+            uint64_t self = g->self[fk], sn = g->self_n[fk], sr = g->self_r[fk];
+            v[N_SN * K + k] = sn + (self - sn - sr);
+            v[N_SR * K + k] = sr;
+            uint32_t x = xs;
+            bool cn_ovf;
+            if (root) {
+                uint64_t c = v[N_SN * K + k];
+                cn_ovf = (ovf[fk] & 8) || !sat_add(&c, out_n[fk]);
+                v[N_CN * K + k] = c;
+                if ((xs & CGPROP_X_S_N) || (tf & T_OUT_N_BAD)) x |= CGPROP_X_C_N;
+            } else {
+                cn_ovf = (ovf[fk] & 1) || !sat_add(&v[N_CN * K + k], g->spont_cost[fk]);
+                if (tf & T_IN_XN_BAD) x |= CGPROP_X_C_N;
+            }
+            if (cn_ovf) x |= CGPROP_X_C_N;
+            if ((tf & T_IN_XR_BAD) || (ovf[fk] & 2)) x |= CGPROP_X_C_R;
+            if ((x & CGPROP_X_C_N) || (tf & T_OUT_XR_BAD) || (ovf[fk] & 4)) x |= CGPROP_X_D;
+            uint64_t cn = v[N_CN * K + k], xr = out_xr[fk];
+            r->D[fk] = cn >= xr ? (double)(cn - xr) : -(double)(xr - cn);
+            r->nx[fk] = x;
+        }
+    }
+#undef RECURSIVE
+
+    cgprop__free(g, t);
+    cgprop__free(g, out_n);
+    cgprop__free(g, out_xr);
+    cgprop__free(g, ovf);
+    cgprop__free(g, comp);
+    cgprop__free(g, csize);
+    r->gen = g->gen;
+    cgprop__split_free(g);
+    g->res_split = r;
+    g->aserial[CGPROP__A_SPLIT]++;
+    return cgprop__ok(g);
+
+nomem:
+    res_free(g, r);
+    cgprop__free(g, t);
+    cgprop__free(g, out_n);
+    cgprop__free(g, out_xr);
+    cgprop__free(g, ovf);
+    cgprop__free(g, comp);
+    cgprop__free(g, csize);
+    return cgprop__err(g, CGPROP_ENOMEM, "split: out of memory");
+}

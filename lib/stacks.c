@@ -1,0 +1,259 @@
+/* Stack ingestion (DESIGN §1 route 2, §5): one sampled stack becomes leaf
+ * self cost, one call cost per adjacent pair and a spontaneous entry of the
+ * root frame, each in the exact activation class read off the stack.
+ *
+ * Perf profiles hold millions of deep stacks, so the per-stack path does no
+ * allocation once the scratch has grown, and consecutive stacks that share a
+ * prefix (folded and perf output is sorted) reuse the call ids found for it. */
+#include "graph.h"
+
+#include "analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MISSING UINT32_MAX
+
+typedef struct stack_scratch {
+    /* Per-function count of frames seen so far in the current stack,
+     * saturating at 2: the split only tells levels 0, 1 and ≥ 2 apart. All
+     * zero between calls. */
+    uint8_t *active;
+    size_t active_cap;
+    /* Per frame of the current stack: level class 0, 1, 2 (= ≥ 2). */
+    uint8_t *lv;
+    /* The previous successful stack and the call id of each of its pairs
+     * (pair i joins frames i and i+1); prev_len 0 when nothing is cached. */
+    uint32_t *prev;
+    uint32_t *eid;
+    size_t cap, prev_len;
+    /* Keys of pairs whose call does not exist yet (rare: only new calls). */
+    uint64_t *keys;
+    size_t keys_cap;
+} stack_scratch;
+
+void cgprop__stacks_free(cgprop_graph *g)
+{
+    stack_scratch *s = g->stack_scratch;
+    if (!s) return;
+    cgprop__free(g, s->active);
+    cgprop__free(g, s->lv);
+    cgprop__free(g, s->prev);
+    cgprop__free(g, s->eid);
+    cgprop__free(g, s->keys);
+    cgprop__free(g, s);
+    g->stack_scratch = NULL;
+}
+
+/* Grow the scratch for a stack of depth frames over nn functions. Each array
+ * moves on its own and capacities only change once all moved, so a failure
+ * leaves a usable (if larger) scratch. */
+static int scratch_reserve(cgprop_graph *g, size_t depth)
+{
+    stack_scratch *s = g->stack_scratch;
+    if (!s) {
+        s = cgprop__calloc(g, 1, sizeof *s);
+        if (!s) return CGPROP_ENOMEM;
+        g->stack_scratch = s;
+    }
+    if (s->active_cap < g->nn) {
+        size_t want = s->active_cap ? s->active_cap : 256;
+        while (want < g->nn) want *= 2;
+        uint8_t *p = cgprop__realloc(g, s->active, want, 1);
+        if (!p) return CGPROP_ENOMEM;
+        memset(p + s->active_cap, 0, want - s->active_cap);
+        s->active = p;
+        s->active_cap = want;
+    }
+    if (s->cap < depth) {
+        size_t want = s->cap ? s->cap : 128;
+        while (want < depth) {
+            if (want > SIZE_MAX / 8) return CGPROP_ENOMEM;
+            want *= 2;
+        }
+        uint8_t *lv = cgprop__realloc(g, s->lv, want, 1);
+        if (!lv) return CGPROP_ENOMEM;
+        s->lv = lv;
+        uint32_t *prev = cgprop__realloc(g, s->prev, want, sizeof *prev);
+        if (!prev) return CGPROP_ENOMEM;
+        s->prev = prev;
+        uint32_t *eid = cgprop__realloc(g, s->eid, want, sizeof *eid);
+        if (!eid) return CGPROP_ENOMEM;
+        s->eid = eid;
+        s->cap = want;
+    }
+    return CGPROP_OK;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A call that does not exist yet starts at 0 and receives m·w from its m
+ * occurrences in this stack; true when that fits for every metric. */
+static bool fits_times(const uint64_t *w, uint32_t K, uint64_t m)
+{
+    for (uint32_t k = 0; k < K; k++)
+        if (w[k] && m > UINT64_MAX / w[k]) return false;
+    return true;
+}
+
+/* Check that the calls still missing can take their occurrences. Sorting is
+ * only needed when a weight is so large that depth − 1 copies could overflow. */
+static int check_missing(cgprop_graph *g, stack_scratch *s, const uint32_t *frames, size_t depth,
+                         const uint64_t *w, size_t nmissing)
+{
+    if (fits_times(w, g->K, (uint64_t)(depth - 1))) return CGPROP_OK;
+    if (s->keys_cap < nmissing) {
+        uint64_t *p = cgprop__realloc(g, s->keys, nmissing, sizeof *p);
+        if (!p) return CGPROP_ENOMEM;
+        s->keys = p;
+        s->keys_cap = nmissing;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i + 1 < depth; i++)
+        if (s->eid[i] == MISSING) s->keys[n++] = (uint64_t)frames[i] << 32 | frames[i + 1];
+    qsort(s->keys, n, sizeof *s->keys, key_cmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && s->keys[j] == s->keys[i]) j++;
+        if (!fits_times(w, g->K, (uint64_t)(j - i))) return CGPROP_EOVERFLOW;
+        i = j;
+    }
+    return CGPROP_OK;
+}
+
+static void sub(uint64_t *dst, const uint64_t *src, uint32_t K)
+{
+    for (uint32_t k = 0; k < K; k++) dst[k] -= src[k];
+}
+
+/* Undo the plain-total additions of tentative_add up to (not including) pair
+ * `upto`; self and spontaneous cost are undone when `self_done`. */
+static void undo(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames, size_t depth,
+                 const uint64_t *w, size_t upto, bool self_done)
+{
+    uint32_t K = g->K;
+    for (size_t i = 0; i < upto; i++)
+        if (s->eid[i] != MISSING) sub(g->ecost + (size_t)s->eid[i] * K, w, K);
+    if (self_done) {
+        sub(g->self + (size_t)frames[depth - 1] * K, w, K);
+        sub(g->spont_cost + (size_t)frames[0] * K, w, K);
+    }
+}
+
+/* Add w to the plain totals that already exist (spontaneous cost of the root,
+ * self cost of the leaf, cost of every existing call, once per occurrence),
+ * checking each addition. On overflow everything added is taken back, so the
+ * graph is as before. Class buckets are not touched here: each stays ≤ its
+ * plain total, so they cannot overflow once the totals did not. */
+static bool tentative_add(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames, size_t depth,
+                          const uint64_t *w)
+{
+    uint32_t K = g->K;
+    uint64_t *sp = g->spont_cost + (size_t)frames[0] * K;
+    uint64_t *se = g->self + (size_t)frames[depth - 1] * K;
+    if (!cgprop__can_add(sp, w, K)) return false;
+    cgprop__add(sp, w, K);
+    if (!cgprop__can_add(se, w, K)) {
+        sub(sp, w, K);
+        return false;
+    }
+    cgprop__add(se, w, K);
+    for (size_t i = 0; i + 1 < depth; i++) {
+        uint32_t e = s->eid[i];
+        if (e == MISSING) continue;
+        uint64_t *c = g->ecost + (size_t)e * K;
+        if (!cgprop__can_add(c, w, K)) {
+            undo(g, s, frames, depth, w, i, true);
+            return false;
+        }
+        cgprop__add(c, w, K);
+    }
+    return true;
+}
+
+int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!frames || !weights) return cgprop__err(g, CGPROP_EINVAL, "add_stack: NULL argument");
+    if (depth < 1) return cgprop__err(g, CGPROP_EINVAL, "add_stack: empty stack");
+    uint32_t nn = g->nn, K = g->K;
+    for (size_t i = 0; i < depth; i++)
+        if (frames[i] >= nn)
+            return cgprop__err(g, CGPROP_EINVAL, "add_stack: frame %zu: function id %u out of range (%u functions)",
+                               i, frames[i], nn);
+
+    /* Allocations that leave no visible trace come first. */
+    int rc = scratch_reserve(g, depth);
+    if (!rc && depth >= 2) rc = cgprop__ensure_classes(g);
+    if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
+    stack_scratch *s = g->stack_scratch;
+
+    /* Level classes, then leave `active` all zero again. */
+    uint8_t *act = s->active, *lv = s->lv;
+    for (size_t i = 0; i < depth; i++) {
+        uint8_t c = act[frames[i]];
+        lv[i] = c;
+        if (c < 2) act[frames[i]] = (uint8_t)(c + 1);
+    }
+    for (size_t i = 0; i < depth; i++) act[frames[i]] = 0;
+
+    /* Call ids: pairs inside the prefix shared with the previous stack are
+     * known; look up the others. */
+    size_t p = 0, lim = s->prev_len < depth ? s->prev_len : depth;
+    while (p < lim && s->prev[p] == frames[p]) p++;
+    size_t nmissing = 0;
+    for (size_t i = p ? p - 1 : 0; i + 1 < depth; i++) {
+        uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
+        s->eid[i] = e;
+        nmissing += e == MISSING;
+    }
+    memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
+    /* Until this stack succeeds the cache may hold MISSING ids. */
+    s->prev_len = 0;
+
+    if (!tentative_add(g, s, frames, depth, weights))
+        return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: a cost would overflow; nothing was added");
+    if (nmissing) {
+        if ((uint64_t)g->ne + nmissing > UINT32_MAX - 1) rc = CGPROP_EOVERFLOW;
+        else rc = check_missing(g, s, frames, depth, weights, nmissing);
+        /* Creating calls can fail half way: the calls made so far stay, with
+         * count 0 and no cost (as add_edge(g, a, b, 0, NULL) leaves them);
+         * no cost of this stack remains anywhere. */
+        for (size_t i = 0; !rc && i + 1 < depth; i++) {
+            uint32_t e;
+            if (s->eid[i] == MISSING) rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
+        }
+        if (rc) {
+            undo(g, s, frames, depth, weights, depth - 1, true);
+            return cgprop__err(g, rc, "add_stack: %s; nothing was added",
+                               rc == CGPROP_ENOMEM ? "out of memory" : "a cost or the number of calls would overflow");
+        }
+        /* check_missing showed these sums fit in the new calls. */
+        for (size_t i = 0; i + 1 < depth; i++) {
+            if (s->eid[i] != MISSING) continue;
+            uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
+            s->eid[i] = e;
+            cgprop__add(g->ecost + (size_t)e * K, weights, K);
+        }
+    }
+
+    /* Nothing can fail from here on. */
+    uint32_t leaf = frames[depth - 1];
+    cgprop__add((lv[depth - 1] ? g->self_r : g->self_n) + (size_t)leaf * K, weights, K);
+    g->nflags[frames[0]] |= CGPROP__NF_SPONT;
+    for (size_t i = 0; i + 1 < depth; i++) {
+        uint32_t e = s->eid[i];
+        uint32_t c = cgprop__cls(lv[i] ? 1u : 0u, lv[i + 1]);
+        cgprop__add(g->ecls + ((size_t)e * CGPROP__NCLS + c) * K, weights, K);
+        g->eflags[e] |= CGPROP__EF_HAS_COST;
+    }
+    if (depth >= 2) g->any_cost = true;
+    g->has_classes = true;
+    s->prev_len = depth;
+    cgprop__mutated(g);
+    return cgprop__ok(g);
+}
