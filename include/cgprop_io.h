@@ -39,7 +39,9 @@ CGPROP_BEGIN_DECLS
 typedef int (*cgprop_write_fn)(void *user, const char *data, size_t len);
 
 /** Status of cgprop_write() when the output callback (or the file) failed. */
-#define CGPROP_EWRITE (-20)
+enum cgprop_write_status {
+    CGPROP_EWRITE = -20 /**< The output callback or file failed. */
+};
 
 /** Output formats for cgprop_write(). */
 enum cgprop_format {

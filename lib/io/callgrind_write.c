@@ -1,0 +1,391 @@
+/* Callgrind writer: the graph's input costs as a callgrind profile, so a
+ * result opens in KCachegrind and reads back into the same graph.
+ *
+ * Keys "object TAB file TAB name" become ob=/fl=/fn=. When the split knows
+ * recursion classes, they are written the way callgrind itself writes them:
+ * level-0 activations as "name", level >= 1 as "name'2" (and, when the input
+ * kept level 1 apart from deeper levels, level >= 2 as "name'3"), so the
+ * callgrind reader folds them back into the same classes. */
+#include "write.h"
+
+#include <string.h>
+
+typedef struct strtab {
+    uint32_t *slot; /* id + 1, 0 = empty */
+    uint32_t cap;   /* power of two */
+    const char **s;
+    size_t *len;
+    uint32_t n, scap;
+} strtab;
+
+static uint64_t hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Id (1-based) of string s, adding it; 0 on allocation failure. */
+static uint32_t intern(cgprop_graph *g, strtab *t, const char *s, size_t n, int *fresh)
+{
+    if ((t->n + 1) * 2 > t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 64;
+        uint32_t *slot = cgprop__calloc(g, cap, sizeof *slot);
+        if (!slot) return 0;
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t j = (uint32_t)hash(t->s[i], t->len[i]) & (cap - 1);
+            while (slot[j]) j = (j + 1) & (cap - 1);
+            slot[j] = i + 1;
+        }
+        cgprop__free(g, t->slot);
+        t->slot = slot;
+        t->cap = cap;
+    }
+    uint32_t j = (uint32_t)hash(s, n) & (t->cap - 1);
+    while (t->slot[j]) {
+        uint32_t i = t->slot[j] - 1;
+        if (t->len[i] == n && memcmp(t->s[i], s, n) == 0) {
+            *fresh = 0;
+            return i + 1;
+        }
+        j = (j + 1) & (t->cap - 1);
+    }
+    if (t->n == t->scap) {
+        uint32_t c = t->scap ? t->scap * 2 : 64;
+        const char **ns = cgprop__realloc(g, (void *)t->s, c, sizeof *ns);
+        if (!ns) return 0;
+        t->s = ns;
+        size_t *nl = cgprop__realloc(g, t->len, c, sizeof *nl);
+        if (!nl) return 0;
+        t->len = nl;
+        t->scap = c;
+    }
+    t->s[t->n] = s;
+    t->len[t->n] = n;
+    t->slot[j] = ++t->n;
+    *fresh = 1;
+    return t->n;
+}
+
+static void strtab_free(cgprop_graph *g, strtab *t)
+{
+    cgprop__free(g, t->slot);
+    cgprop__free(g, (void *)t->s);
+    cgprop__free(g, t->len);
+}
+
+typedef struct cw {
+    cgprop_graph *g;
+    cgprop__wr *w;
+    uint32_t K, nn;
+    int compress;
+    strtab obs, fls;
+    uint32_t *ob, *fl;          /* nn: 1-based string ids */
+    unsigned char *fn_defined;  /* nn * 3: fn name (class 0, '2, '3) already defined */
+    const char **part[3];       /* nn each: object, file, name */
+    size_t *plen[3];
+} cw;
+
+/* Cut "object TAB file TAB name" into its parts; a key without TABs is a name. */
+static void split_key(const char *k, size_t n, const char **p, size_t *l)
+{
+    const char *t1 = memchr(k, '\t', n);
+    const char *t2 = t1 ? memchr(t1 + 1, '\t', n - (size_t)(t1 + 1 - k)) : NULL;
+    if (!t1 || !t2) {
+        p[0] = p[1] = "";
+        l[0] = l[1] = 0;
+        p[2] = k;
+        l[2] = n;
+        return;
+    }
+    p[0] = k;
+    l[0] = (size_t)(t1 - k);
+    p[1] = t1 + 1;
+    l[1] = (size_t)(t2 - t1 - 1);
+    p[2] = t2 + 1;
+    l[2] = n - (size_t)(t2 + 1 - k);
+}
+
+static void put_str(cgprop__wr *w, const char *s, size_t n)
+{
+    if (n == 0)
+        cgprop__wr_puts(w, "???");
+    else
+        cgprop__wr_put(w, s, n);
+}
+
+static void spec(cw *c, const char *key, strtab *t, uint32_t id, const char *s, size_t n, int *defined)
+{
+    (void)t;
+    cgprop__wr_puts(c->w, key);
+    if (!c->compress) {
+        put_str(c->w, s, n);
+    } else if (*defined) {
+        cgprop__wr_printf(c->w, "(%u)", id);
+    } else {
+        cgprop__wr_printf(c->w, "(%u) ", id);
+        put_str(c->w, s, n);
+        *defined = 1;
+    }
+    cgprop__wr_puts(c->w, "\n");
+}
+
+static const char *const suffix[3] = {"", "'2", "'3"};
+
+static void fn_spec(cw *c, const char *key, uint32_t f, int cls)
+{
+    cgprop__wr_puts(c->w, key);
+    unsigned char *d = &c->fn_defined[(size_t)f * 3 + (size_t)cls];
+    if (c->compress && *d) {
+        cgprop__wr_printf(c->w, "(%u)\n", f * 3 + (uint32_t)cls + 1);
+        return;
+    }
+    if (c->compress) cgprop__wr_printf(c->w, "(%u) ", f * 3 + (uint32_t)cls + 1);
+    put_str(c->w, c->part[2][f], c->plen[2][f]);
+    cgprop__wr_puts(c->w, suffix[cls]);
+    cgprop__wr_puts(c->w, "\n");
+    *d = 1;
+}
+
+/* Defined-flags of the ob/fl tables live in the top bit of our own arrays. */
+typedef struct defs {
+    unsigned char *ob, *fl;
+} defs;
+
+static void costs_line(cw *c, const uint64_t *v)
+{
+    cgprop__wr_put(c->w, "0", 1);
+    for (uint32_t k = 0; k < c->K; k++) cgprop__wr_printf(c->w, " %llu", (unsigned long long)v[k]);
+    cgprop__wr_put(c->w, "\n", 1);
+}
+
+static void call(cw *c, defs *d, uint32_t callee, int cls, uint64_t count, const uint64_t *cost)
+{
+    int od = d->ob[c->ob[callee]], fd = d->fl[c->fl[callee]];
+    spec(c, "cob=", &c->obs, c->ob[callee], c->part[0][callee], c->plen[0][callee], &od);
+    spec(c, "cfi=", &c->fls, c->fl[callee], c->part[1][callee], c->plen[1][callee], &fd);
+    d->ob[c->ob[callee]] = (unsigned char)od;
+    d->fl[c->fl[callee]] = (unsigned char)fd;
+    fn_spec(c, "cfn=", callee, cls);
+    cgprop__wr_printf(c->w, "calls=%llu 0\n", (unsigned long long)count);
+    costs_line(c, cost);
+}
+
+static int all_zero(const uint64_t *v, uint32_t K)
+{
+    for (uint32_t k = 0; k < K; k++)
+        if (v[k]) return 0;
+    return 1;
+}
+
+int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
+{
+    cw c;
+    memset(&c, 0, sizeof c);
+    c.g = g;
+    c.w = w;
+    c.K = (uint32_t)cgprop_graph_metric_count(g);
+    c.nn = (uint32_t)cgprop_graph_node_count(g);
+    c.compress = !(o->flags & CGPROP_W_NO_COMPRESSION);
+    uint32_t K = c.K, nn = c.nn;
+    int rc = CGPROP_OK;
+    defs d = {NULL, NULL};
+
+    /* Classes: only from a current split that knows them. */
+    int classes = 0, deep = 0;
+    if (!(o->flags & CGPROP_W_NO_CLASSES)) {
+        cgprop_iter *it = NULL;
+        if (cgprop_iter_new(g, CGPROP_ITER_SPLIT, 0, 0, &it) == CGPROP_OK) {
+            cgprop_split_row s;
+            int lumped = 0;
+            while (cgprop_iter_next(it, &s, sizeof s) == CGPROP_OK) {
+                if ((s.inexact & 0x1fu) != 0x1fu) classes = 1;
+                if (s.inexact & CGPROP_X_C_R) lumped = 1;
+            }
+            deep = classes && !lumped;
+        }
+        cgprop_iter_free(it);
+    }
+
+    size_t n1 = nn ? nn : 1;
+    uint64_t *v = cgprop__alloc(g, (size_t)K * 8, sizeof *v); /* scratch vectors */
+    cgprop_node_row *nr = cgprop__alloc(g, K, sizeof *nr);
+    cgprop_split_row *sr = cgprop__alloc(g, K, sizeof *sr);
+    cgprop_edge_row *er = cgprop__alloc(g, K, sizeof *er);
+    cgprop_edge_split_row *esr = cgprop__alloc(g, K, sizeof *esr);
+    c.ob = cgprop__alloc(g, n1, sizeof *c.ob);
+    c.fl = cgprop__alloc(g, n1, sizeof *c.fl);
+    c.fn_defined = cgprop__calloc(g, n1 * 3, 1);
+    for (int i = 0; i < 3; i++) {
+        c.part[i] = cgprop__alloc(g, n1, sizeof *c.part[i]);
+        c.plen[i] = cgprop__alloc(g, n1, sizeof *c.plen[i]);
+    }
+    if (!v || !nr || !sr || !er || !esr || !c.ob || !c.fl || !c.fn_defined || !c.part[0] || !c.part[1] ||
+        !c.part[2] || !c.plen[0] || !c.plen[1] || !c.plen[2])
+        goto nomem;
+    for (uint32_t f = 0; f < nn; f++) {
+        size_t kl;
+        const char *key = cgprop_graph_node_key(g, f, &kl);
+        const char *p[3];
+        size_t l[3];
+        split_key(key, kl, p, l);
+        for (int i = 0; i < 3; i++) {
+            c.part[i][f] = p[i];
+            c.plen[i][f] = l[i];
+        }
+        int fresh;
+        if (!(c.ob[f] = intern(g, &c.obs, p[0], l[0], &fresh))) goto nomem;
+        if (!(c.fl[f] = intern(g, &c.fls, p[1], l[1], &fresh))) goto nomem;
+    }
+    d.ob = cgprop__calloc(g, (size_t)c.obs.n + 1, 1);
+    d.fl = cgprop__calloc(g, (size_t)c.fls.n + 1, 1);
+    if (!d.ob || !d.fl) goto nomem;
+
+    cgprop__wr_puts(w, "# callgrind format\nversion: 1\ncreator: cgprop ");
+    cgprop__wr_puts(w, cgprop_version_string());
+    cgprop__wr_puts(w, "\npositions: line\nevents:");
+    for (uint32_t k = 0; k < K; k++) {
+        size_t ml;
+        const char *m = cgprop_graph_metric_name(g, k, &ml);
+        cgprop__wr_put(w, " ", 1);
+        /* Event names are single words. */
+        for (size_t i = 0; i < ml; i++) cgprop__wr_put(w, (m[i] == ' ' || m[i] == '\t') ? "_" : &m[i], 1);
+    }
+    cgprop__wr_puts(w, "\n");
+    {
+        uint64_t *tot = v;
+        memset(tot, 0, (size_t)K * sizeof *tot);
+        for (uint32_t f = 0; f < nn; f++) {
+            for (uint32_t k = 0; k < K; k++)
+                if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) goto done;
+            for (uint32_t k = 0; k < K; k++) tot[k] += nr[k].self;
+        }
+        cgprop__wr_puts(w, "summary:");
+        for (uint32_t k = 0; k < K; k++) cgprop__wr_printf(w, " %llu", (unsigned long long)tot[k]);
+        cgprop__wr_puts(w, "\n\n");
+    }
+
+    for (uint32_t f = 0; f < nn && !w->failed; f++) {
+        for (uint32_t k = 0; k < K; k++) {
+            if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) goto done;
+            if (classes && (rc = cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, k, f, &sr[k], sizeof sr[k]))) goto done;
+        }
+        /* Out-edges through the callees iterator (metric 0 gives ids). */
+        cgprop_iter *it = NULL;
+        if ((rc = cgprop_iter_new(g, CGPROP_ITER_CALLEES, 0, f, &it))) goto done;
+        size_t nout = cgprop_iter_count(it);
+        uint32_t *eids = cgprop__alloc(g, nout ? nout : 1, sizeof *eids);
+        if (!eids) {
+            cgprop_iter_free(it);
+            goto nomem;
+        }
+        cgprop_edge_row row;
+        size_t m = 0;
+        while (m < nout && cgprop_iter_next(it, &row, sizeof row) == CGPROP_OK) eids[m++] = row.id;
+        cgprop_iter_free(it);
+
+        /* Gather the calls first: per edge, per block (caller level 0 /
+         * >= 1) and callee class, K costs; then write both blocks. */
+        uint64_t *cc = cgprop__calloc(g, (m ? m : 1) * 6, (size_t)K * sizeof *cc);
+        uint32_t *callee = cgprop__alloc(g, m ? m : 1, sizeof *callee);
+        uint64_t *count = cgprop__alloc(g, m ? m : 1, sizeof *count);
+        int *carrier = cgprop__alloc(g, m ? m : 1, sizeof *carrier);
+        if (!cc || !callee || !count || !carrier) {
+            cgprop__free(g, eids);
+            cgprop__free(g, cc);
+            cgprop__free(g, callee);
+            cgprop__free(g, count);
+            cgprop__free(g, carrier);
+            goto nomem;
+        }
+        for (size_t i = 0; i < m && !rc; i++) {
+            for (uint32_t k = 0; k < K && !rc; k++) {
+                rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGES, k, eids[i], &er[k], sizeof er[k]);
+                if (!rc && classes)
+                    rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGE_SPLIT, k, eids[i], &esr[k], sizeof esr[k]);
+            }
+            if (rc) break;
+            callee[i] = er[0].callee;
+            count[i] = er[0].count;
+            uint64_t *x = cc + i * 6 * K; /* [blk * 3 + cls][k] */
+            for (uint32_t k = 0; k < K; k++) {
+                if (!classes) {
+                    x[k] = er[k].cost;
+                    continue;
+                }
+                const cgprop_edge_split_row *s = &esr[k];
+                uint64_t known = s->C_nn + s->C_nr + s->C_nd + s->C_rn + s->C_rr + s->C_rd;
+                /* What came without a class stays a plain call of the plain caller. */
+                x[0 * K + k] = s->C_nn + (er[k].cost > known ? er[k].cost - known : 0);
+                x[1 * K + k] = deep ? s->C_nr : s->C_nr + s->C_nd;
+                x[2 * K + k] = deep ? s->C_nd : 0;
+                x[3 * K + k] = s->C_rn;
+                x[4 * K + k] = deep ? s->C_rr : s->C_rr + s->C_rd;
+                x[5 * K + k] = deep ? s->C_rd : 0;
+            }
+            /* The whole count rides on the first call written for the edge. */
+            carrier[i] = 0;
+            for (int j = 0; j < 6; j++)
+                if (!all_zero(x + (size_t)j * K, K)) {
+                    carrier[i] = j;
+                    break;
+                }
+        }
+        for (int blk = 0; blk < (classes ? 2 : 1) && !rc && !w->failed; blk++) {
+            uint64_t *self = v;
+            for (uint32_t k = 0; k < K; k++)
+                self[k] = !classes ? nr[k].self : blk == 0 ? nr[k].self - sr[k].S_r : sr[k].S_r;
+            int any = blk == 0 || !all_zero(self, K);
+            for (size_t i = 0; i < m && !any; i++)
+                for (int cl = 0; cl < 3; cl++)
+                    if (carrier[i] == blk * 3 + cl || !all_zero(cc + (i * 6 + (size_t)blk * 3 + (size_t)cl) * K, K))
+                        any = 1;
+            if (!any) continue;
+            int od = d.ob[c.ob[f]], fd = d.fl[c.fl[f]];
+            spec(&c, "ob=", &c.obs, c.ob[f], c.part[0][f], c.plen[0][f], &od);
+            spec(&c, "fl=", &c.fls, c.fl[f], c.part[1][f], c.plen[1][f], &fd);
+            d.ob[c.ob[f]] = (unsigned char)od;
+            d.fl[c.fl[f]] = (unsigned char)fd;
+            fn_spec(&c, "fn=", f, blk);
+            costs_line(&c, self);
+            for (size_t i = 0; i < m; i++)
+                for (int cl = 0; cl < 3; cl++) {
+                    const uint64_t *x = cc + (i * 6 + (size_t)blk * 3 + (size_t)cl) * K;
+                    int carries = carrier[i] == blk * 3 + cl;
+                    if (!carries && all_zero(x, K)) continue;
+                    call(&c, &d, callee[i], cl, carries ? count[i] : 0, x);
+                }
+            cgprop__wr_puts(w, "\n");
+        }
+        cgprop__free(g, cc);
+        cgprop__free(g, callee);
+        cgprop__free(g, count);
+        cgprop__free(g, carrier);
+        if (rc) {
+            cgprop__free(g, eids);
+            goto done;
+        }
+        cgprop__free(g, eids);
+    }
+    goto done;
+nomem:
+    rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+done:
+    cgprop__free(g, v);
+    cgprop__free(g, nr);
+    cgprop__free(g, sr);
+    cgprop__free(g, er);
+    cgprop__free(g, esr);
+    cgprop__free(g, c.ob);
+    cgprop__free(g, c.fl);
+    cgprop__free(g, c.fn_defined);
+    for (int i = 0; i < 3; i++) {
+        cgprop__free(g, (void *)c.part[i]);
+        cgprop__free(g, c.plen[i]);
+    }
+    cgprop__free(g, d.ob);
+    cgprop__free(g, d.fl);
+    strtab_free(g, &c.obs);
+    strtab_free(g, &c.fls);
+    return rc;
+}

@@ -1,0 +1,339 @@
+/* JSON writer: every figure of every metric, so nothing the library knows is
+ * lost on the way out (DESIGN §8). The shape is fixed by issue 6; the extra
+ * keys are documented in docs/TOOL.md. */
+#include "write.h"
+
+#include <string.h>
+
+static const char *const fig_names[] = {"S_n", "S_r", "C_n", "C_r", "D",
+                                        "C_nn", "C_nr", "C_nd", "C_rn", "C_rr", "C_rd"};
+#define FN_BITS 0x1fu  /* S_n .. D */
+#define EDGE_BITS 0x7e0u
+
+typedef struct jrows {
+    cgprop_node_row *node;
+    cgprop_total_row *tot;
+    cgprop_split_row *split;
+    cgprop_edge_row *edge;
+    cgprop_edge_total_row *etot;
+    cgprop_edge_split_row *esplit;
+    cgprop_cycle_row *cyc;
+} jrows;
+
+static void put_u64(cgprop__wr *w, uint64_t x) { cgprop__wr_printf(w, "%llu", (unsigned long long)x); }
+
+static void put_inexact(cgprop__wr *w, uint32_t bits)
+{
+    cgprop__wr_put(w, "[", 1);
+    int first = 1;
+    for (unsigned i = 0; i < sizeof fig_names / sizeof fig_names[0]; i++) {
+        if (!(bits & (1u << i))) continue;
+        if (!first) cgprop__wr_put(w, ",", 1);
+        first = 0;
+        cgprop__wr_printf(w, "\"%s\"", fig_names[i]);
+    }
+    cgprop__wr_put(w, "]", 1);
+}
+
+/* A vector of K numbers read from rows[k] at byte offset @p off. */
+enum { T_U64, T_DBL };
+static void put_vec(cgprop__wr *w, const void *rows, size_t row_size, size_t off, int type, uint32_t K)
+{
+    cgprop__wr_put(w, "[", 1);
+    for (uint32_t k = 0; k < K; k++) {
+        const char *p = (const char *)rows + (size_t)k * row_size + off;
+        if (k) cgprop__wr_put(w, ",", 1);
+        if (type == T_U64) {
+            uint64_t x;
+            memcpy(&x, p, sizeof x);
+            put_u64(w, x);
+        } else {
+            double x;
+            memcpy(&x, p, sizeof x);
+            cgprop__wr_json_double(w, x);
+        }
+    }
+    cgprop__wr_put(w, "]", 1);
+}
+#define VEC(w, rows, type, field, T, K) put_vec(w, rows, sizeof *(rows), offsetof(type, field), T, K)
+
+static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void *rows, size_t row_size)
+{
+    for (uint32_t k = 0; k < K; k++) {
+        int rc = cgprop_graph_get_row(g, kind, k, id, (char *)rows + (size_t)k * row_size, row_size);
+        if (rc != CGPROP_OK) return rc;
+    }
+    return CGPROP_OK;
+}
+
+static void key(cgprop__wr *w, const char *k) { cgprop__wr_printf(w, ",\"%s\":", k); }
+
+static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells)
+{
+    uint32_t nn = (uint32_t)cgprop_graph_node_count(g);
+    cgprop__wr_puts(w, ",\n\"functions\":[");
+    for (uint32_t id = 0; id < nn; id++) {
+        int rc;
+        if ((rc = get_all(g, CGPROP_ITER_NODES, id, K, r->node, sizeof *r->node)) ||
+            (rc = get_all(g, CGPROP_ITER_TOTALS, id, K, r->tot, sizeof *r->tot)))
+            return rc;
+        if (have_split && (rc = get_all(g, CGPROP_ITER_SPLIT, id, K, r->split, sizeof *r->split))) return rc;
+        size_t nlen, klen;
+        const char *name = cgprop__wr_name(g, id, &nlen);
+        const char *kstr = cgprop_graph_node_key(g, id, &klen);
+        cgprop__wr_printf(w, "%s\n{\"id\":%u,\"name\":", id ? "," : "", id);
+        cgprop__wr_json_str(w, name, nlen);
+        cgprop__wr_puts(w, ",\"key\":");
+        cgprop__wr_json_str(w, kstr, klen);
+        key(w, "self");
+        VEC(w, r->node, cgprop_node_row, self, T_U64, K);
+        key(w, "total");
+        VEC(w, r->tot, cgprop_total_row, total, T_DBL, K);
+        key(w, "cycle");
+        if (r->tot[0].cycle == CGPROP_NONE)
+            cgprop__wr_puts(w, "null");
+        else
+            cgprop__wr_printf(w, "%u", r->tot[0].cycle);
+        uint32_t inexact = FN_BITS;
+        if (have_split) {
+            inexact = 0;
+            for (uint32_t k = 0; k < K; k++) inexact |= r->split[k].inexact & FN_BITS;
+            /* The split object only where the input told something exact:
+             * a function whose every figure is inexact gets none. */
+            if (tells && inexact != FN_BITS) {
+                cgprop__wr_puts(w, ",\"split\":{\"S_n\":");
+                VEC(w, r->split, cgprop_split_row, S_n, T_U64, K);
+                cgprop__wr_puts(w, ",\"S_r\":");
+                VEC(w, r->split, cgprop_split_row, S_r, T_U64, K);
+                cgprop__wr_puts(w, ",\"C_n\":");
+                VEC(w, r->split, cgprop_split_row, C_n, T_U64, K);
+                cgprop__wr_puts(w, ",\"C_r\":");
+                VEC(w, r->split, cgprop_split_row, C_r, T_U64, K);
+                cgprop__wr_puts(w, ",\"D\":");
+                VEC(w, r->split, cgprop_split_row, D, T_DBL, K);
+                cgprop__wr_puts(w, "}");
+            }
+        }
+        key(w, "inexact");
+        put_inexact(w, inexact);
+        /* Extras (DESIGN §8). */
+        uint32_t f = r->tot[0].flags | r->node[0].flags;
+        cgprop__wr_printf(w, ",\"estimate\":%s", (f & CGPROP_F_ESTIMATE) ? "true" : "false");
+        cgprop__wr_printf(w, ",\"self_recursive\":%s", (f & CGPROP_F_SELF_RECURSIVE) ? "true" : "false");
+        cgprop__wr_printf(w, ",\"entry_assumed\":%s", (f & CGPROP_F_ENTRY_ASSUMED) ? "true" : "false");
+        cgprop__wr_printf(w, ",\"root\":%s", (f & CGPROP_F_ROOT) ? "true" : "false");
+        key(w, "called");
+        put_u64(w, r->node[0].calls_in);
+        cgprop__wr_puts(w, ",\"spontaneous\":{\"count\":");
+        put_u64(w, r->node[0].spont_count);
+        cgprop__wr_puts(w, ",\"cost\":");
+        VEC(w, r->node, cgprop_node_row, spont_cost, T_U64, K);
+        cgprop__wr_puts(w, ",\"share\":");
+        VEC(w, r->tot, cgprop_total_row, spont_share, T_DBL, K);
+        cgprop__wr_puts(w, "}");
+        key(w, "vertex_total");
+        VEC(w, r->tot, cgprop_total_row, vertex_total, T_DBL, K);
+        cgprop__wr_puts(w, ",\"gprof\":{\"self\":");
+        VEC(w, r->tot, cgprop_total_row, gprof_self, T_DBL, K);
+        cgprop__wr_puts(w, ",\"child\":");
+        VEC(w, r->tot, cgprop_total_row, gprof_child, T_DBL, K);
+        cgprop__wr_printf(w, ",\"inclusive\":%s}", (f & CGPROP_F_NOT_INCLUSIVE) ? "false" : "true");
+        if (have_split) {
+            key(w, "heuristic_minus_exact");
+            cgprop__wr_put(w, "[", 1);
+            for (uint32_t k = 0; k < K; k++) {
+                if (k) cgprop__wr_put(w, ",", 1);
+                if (r->split[k].inexact & CGPROP_X_C_N)
+                    cgprop__wr_puts(w, "null");
+                else
+                    cgprop__wr_json_double(w, r->tot[k].total - (double)r->split[k].C_n);
+            }
+            cgprop__wr_put(w, "]", 1);
+        }
+        cgprop__wr_puts(w, "}");
+        if (w->failed) return CGPROP_OK;
+    }
+    cgprop__wr_puts(w, "]");
+    return CGPROP_OK;
+}
+
+static int write_calls(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split)
+{
+    uint32_t ne = (uint32_t)cgprop_graph_edge_count(g);
+    cgprop__wr_puts(w, ",\n\"calls\":[");
+    for (uint32_t id = 0; id < ne; id++) {
+        int rc;
+        if ((rc = get_all(g, CGPROP_ITER_EDGES, id, K, r->edge, sizeof *r->edge)) ||
+            (rc = get_all(g, CGPROP_ITER_EDGE_TOTALS, id, K, r->etot, sizeof *r->etot)))
+            return rc;
+        if (have_split && (rc = get_all(g, CGPROP_ITER_EDGE_SPLIT, id, K, r->esplit, sizeof *r->esplit)))
+            return rc;
+        const cgprop_edge_row *e = &r->edge[0];
+        cgprop__wr_printf(w, "%s\n{\"id\":%u,\"caller\":%u,\"callee\":%u,\"count\":", id ? "," : "", id, e->caller,
+                          e->callee);
+        put_u64(w, e->count);
+        key(w, "cost");
+        if (e->flags & CGPROP_F_HAS_COST)
+            VEC(w, r->edge, cgprop_edge_row, cost, T_U64, K);
+        else
+            cgprop__wr_puts(w, "null");
+        key(w, "total");
+        VEC(w, r->etot, cgprop_edge_total_row, total, T_DBL, K);
+        uint32_t inexact = EDGE_BITS;
+        if (have_split) {
+            inexact = 0;
+            for (uint32_t k = 0; k < K; k++) inexact |= r->esplit[k].inexact & EDGE_BITS;
+            cgprop__wr_puts(w, ",\"split\":{\"C_nn\":");
+            VEC(w, r->esplit, cgprop_edge_split_row, C_nn, T_U64, K);
+            cgprop__wr_puts(w, ",\"C_nr\":");
+            VEC(w, r->esplit, cgprop_edge_split_row, C_nr, T_U64, K);
+            cgprop__wr_puts(w, ",\"C_nd\":");
+            VEC(w, r->esplit, cgprop_edge_split_row, C_nd, T_U64, K);
+            cgprop__wr_puts(w, ",\"C_rn\":");
+            VEC(w, r->esplit, cgprop_edge_split_row, C_rn, T_U64, K);
+            cgprop__wr_puts(w, ",\"C_rr\":");
+            VEC(w, r->esplit, cgprop_edge_split_row, C_rr, T_U64, K);
+            cgprop__wr_puts(w, ",\"C_rd\":");
+            VEC(w, r->esplit, cgprop_edge_split_row, C_rd, T_U64, K);
+            cgprop__wr_puts(w, "}");
+        }
+        key(w, "inexact");
+        put_inexact(w, inexact);
+        uint32_t f = r->etot[0].flags | e->flags;
+        cgprop__wr_printf(w, ",\"self_call\":%s,\"intra_cycle\":%s,\"no_total\":%s,\"estimate\":%s",
+                          (f & CGPROP_F_SELF_CALL) ? "true" : "false", (f & CGPROP_F_INTRA_CYCLE) ? "true" : "false",
+                          (f & CGPROP_F_NO_TOTAL) ? "true" : "false", (f & CGPROP_F_ESTIMATE) ? "true" : "false");
+        key(w, "share");
+        VEC(w, r->etot, cgprop_edge_total_row, share, T_DBL, K);
+        cgprop__wr_puts(w, ",\"gprof\":{\"self\":");
+        VEC(w, r->etot, cgprop_edge_total_row, gprof_self, T_DBL, K);
+        cgprop__wr_puts(w, ",\"child\":");
+        VEC(w, r->etot, cgprop_edge_total_row, gprof_child, T_DBL, K);
+        cgprop__wr_puts(w, "}}");
+        if (w->failed) return CGPROP_OK;
+    }
+    cgprop__wr_puts(w, "]");
+    return CGPROP_OK;
+}
+
+static int write_cycles(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K)
+{
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_CYCLES, 0, 0, &it);
+    if (rc) return rc;
+    uint32_t nc = (uint32_t)cgprop_iter_count(it);
+    cgprop_iter_free(it);
+    cgprop__wr_puts(w, ",\n\"cycles\":[");
+    for (uint32_t c = 0; c < nc; c++) {
+        if ((rc = get_all(g, CGPROP_ITER_CYCLES, c, K, r->cyc, sizeof *r->cyc))) return rc;
+        cgprop__wr_printf(w, "%s\n{\"id\":%u,\"members\":[", c ? "," : "", c);
+        if ((rc = cgprop_iter_new(g, CGPROP_ITER_MEMBERS, 0, c, &it))) return rc;
+        cgprop_member_row m;
+        int first = 1;
+        while ((rc = cgprop_iter_next(it, &m, sizeof m)) == CGPROP_OK) {
+            cgprop__wr_printf(w, "%s%u", first ? "" : ",", m.node);
+            first = 0;
+        }
+        cgprop_iter_free(it);
+        if (rc < 0) return rc;
+        cgprop__wr_puts(w, "],\"self\":");
+        VEC(w, r->cyc, cgprop_cycle_row, self, T_U64, K);
+        cgprop__wr_puts(w, ",\"total\":");
+        VEC(w, r->cyc, cgprop_cycle_row, total, T_DBL, K);
+        uint32_t f = 0;
+        for (uint32_t k = 0; k < K; k++) f |= r->cyc[k].flags;
+        cgprop__wr_printf(w, ",\"entry_assumed\":%s,\"root\":%s}", (f & CGPROP_F_ENTRY_ASSUMED) ? "true" : "false",
+                          (f & CGPROP_F_ROOT) ? "true" : "false");
+    }
+    cgprop__wr_puts(w, "]");
+    return CGPROP_OK;
+}
+
+/* Does the input tell recursion classes? Yes as soon as one function has a
+ * split figure that is exact; a graph built without classes has none. */
+static int input_tells_classes(cgprop_graph *g, uint32_t nn)
+{
+    for (uint32_t id = 0; id < nn; id++) {
+        cgprop_split_row s;
+        if (cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, 0, id, &s, sizeof s) != CGPROP_OK) return 0;
+        if ((s.inexact & FN_BITS) != FN_BITS) return 1;
+    }
+    return 0;
+}
+
+int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
+{
+    (void)o;
+    uint32_t K = (uint32_t)cgprop_graph_metric_count(g);
+    uint32_t nn = (uint32_t)cgprop_graph_node_count(g);
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_TOTALS, 0, 0, &it);
+    cgprop_iter_free(it);
+    if (rc) return rc;
+    rc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, 0, 0, &it);
+    cgprop_iter_free(it);
+    if (rc && rc != CGPROP_ESTATE) return rc;
+    int have_split = rc == CGPROP_OK;
+    int tells = have_split && input_tells_classes(g, nn);
+
+    jrows r;
+    memset(&r, 0, sizeof r);
+    r.node = cgprop__alloc(g, K, sizeof *r.node);
+    r.tot = cgprop__alloc(g, K, sizeof *r.tot);
+    r.split = cgprop__alloc(g, K, sizeof *r.split);
+    r.edge = cgprop__alloc(g, K, sizeof *r.edge);
+    r.etot = cgprop__alloc(g, K, sizeof *r.etot);
+    r.esplit = cgprop__alloc(g, K, sizeof *r.esplit);
+    r.cyc = cgprop__alloc(g, K, sizeof *r.cyc);
+    uint64_t *sum = cgprop__calloc(g, K, sizeof *sum);
+    unsigned char *ovf = cgprop__calloc(g, K, 1);
+    double *dsum = cgprop__calloc(g, K, sizeof *dsum);
+    if (!r.node || !r.tot || !r.split || !r.edge || !r.etot || !r.esplit || !r.cyc || !sum || !ovf || !dsum) {
+        rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        goto done;
+    }
+
+    cgprop__wr_puts(w, "{\"metrics\":[");
+    for (uint32_t k = 0; k < K; k++) {
+        size_t len;
+        const char *m = cgprop_graph_metric_name(g, k, &len);
+        if (k) cgprop__wr_put(w, ",", 1);
+        cgprop__wr_json_str(w, m, len);
+    }
+    /* The program total is Σ self, exact while it fits in 64 bits. */
+    for (uint32_t id = 0; id < nn; id++) {
+        if ((rc = get_all(g, CGPROP_ITER_NODES, id, K, r.node, sizeof *r.node))) goto done;
+        for (uint32_t k = 0; k < K; k++) {
+            uint64_t s = r.node[k].self;
+            if (sum[k] > UINT64_MAX - s) ovf[k] = 1;
+            sum[k] += s;
+            dsum[k] += (double)s;
+        }
+    }
+    cgprop__wr_puts(w, "],\n\"totals\":[");
+    for (uint32_t k = 0; k < K; k++) {
+        if (k) cgprop__wr_put(w, ",", 1);
+        if (ovf[k])
+            cgprop__wr_json_double(w, dsum[k]);
+        else
+            put_u64(w, sum[k]);
+    }
+    cgprop__wr_put(w, "]", 1);
+    if ((rc = write_functions(g, w, &r, K, have_split, tells))) goto done;
+    if ((rc = write_calls(g, w, &r, K, have_split))) goto done;
+    if ((rc = write_cycles(g, w, &r, K))) goto done;
+    /* TODO(recorder): the clamp count, once the recorder offers a getter. */
+    cgprop__wr_puts(w, ",\n\"clamps\":null}\n");
+done:
+    cgprop__free(g, r.node);
+    cgprop__free(g, r.tot);
+    cgprop__free(g, r.split);
+    cgprop__free(g, r.edge);
+    cgprop__free(g, r.etot);
+    cgprop__free(g, r.esplit);
+    cgprop__free(g, r.cyc);
+    cgprop__free(g, sum);
+    cgprop__free(g, ovf);
+    cgprop__free(g, dsum);
+    return rc;
+}

@@ -1,0 +1,248 @@
+/* Text writer: a flat profile and a gprof-like call graph for one metric.
+ * Totals are the exact C_n wherever the split has it, else the §4 estimate
+ * marked '~' (issue 6's rule for views meant for people). */
+#include "write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct entry {
+    double key;
+    uint32_t id; /* function id, or nn + cycle id for a cycle as a whole */
+} entry;
+
+static int by_total_desc(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    if (x->key > y->key) return -1;
+    if (x->key < y->key) return 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* A cost as a person reads it: exact integers as they are, estimates
+ * rounded and prefixed with '~'. */
+static const char *fig(char *b, size_t n, double x, int how)
+{
+    if (how == CGPROP__SHOW_NONE)
+        snprintf(b, n, "-");
+    else if (how == CGPROP__SHOW_EXACT)
+        snprintf(b, n, "%.0f", x);
+    else
+        snprintf(b, n, "~%.0f", x);
+    return b;
+}
+
+static double pct(const cgprop__view *v, double x) { return v->program > 0 ? 100.0 * x / v->program : 0.0; }
+
+typedef struct tctx {
+    cgprop_graph *g;
+    cgprop__wr *w;
+    cgprop__view *v;
+    uint32_t *index;    /* nn + nc: 1-based display index */
+    uint64_t *selfcalls; /* nn */
+    uint64_t *cyc_ext;   /* nc: calls into the cycle from outside */
+    uint64_t *cyc_intra; /* nc: calls between members */
+} tctx;
+
+static void put_name(tctx *t, uint32_t id, int with_index)
+{
+    size_t len;
+    const char *name = cgprop__wr_name(t->g, id, &len);
+    cgprop__wr_put(t->w, name, len);
+    if (t->v->tot[id].cycle != CGPROP_NONE) cgprop__wr_printf(t->w, " <cycle %u>", t->v->tot[id].cycle + 1);
+    if (with_index) cgprop__wr_printf(t->w, " [%u]", t->index[id]);
+}
+
+/* One parent or child line of the call graph. */
+static void arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
+{
+    cgprop__view *v = t->v;
+    char b1[48], b2[48], b3[48];
+    if (v->etot[e].flags & CGPROP_F_INTRA_CYCLE) {
+        /* gprof prints only the count of calls inside a cycle. */
+        cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu          ", "", "", "", "", "",
+                          (unsigned long long)v->edge[e].count);
+    } else {
+        snprintf(b2, sizeof b2, "%.0f", v->etot[e].gprof_self);
+        snprintf(b3, sizeof b3, "%.0f", v->etot[e].gprof_child);
+        cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu/%-9llu", "", "",
+                          fig(b1, sizeof b1, v->eshown[e], v->ehow[e]), b2, b3,
+                          (unsigned long long)v->edge[e].count, (unsigned long long)denom);
+    }
+    cgprop__wr_puts(t->w, "    ");
+    put_name(t, other, 1);
+    cgprop__wr_puts(t->w, "\n");
+}
+
+static int adj_list(cgprop_graph *g, uint32_t kind, uint32_t f, cgprop_edge_row **rows, size_t *n)
+{
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, kind, 0, f, &it);
+    if (rc) return rc;
+    *n = cgprop_iter_count(it);
+    *rows = cgprop__alloc(g, *n ? *n : 1, sizeof **rows);
+    if (!*rows) {
+        cgprop_iter_free(it);
+        return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    }
+    size_t got = 0;
+    rc = cgprop_iter_copy_rows(it, *rows, sizeof **rows, *n, &got);
+    cgprop_iter_free(it);
+    if (rc < 0) {
+        cgprop__free(g, *rows);
+        *rows = NULL;
+        return rc;
+    }
+    *n = got;
+    return CGPROP_OK;
+}
+
+static uint64_t called_excl_self(tctx *t, uint32_t f) { return t->v->node[f].calls_in - t->selfcalls[f]; }
+
+static int function_entry(tctx *t, uint32_t f)
+{
+    cgprop__view *v = t->v;
+    cgprop__wr *w = t->w;
+    cgprop_edge_row *rows = NULL;
+    size_t n = 0;
+    int rc = adj_list(t->g, CGPROP_ITER_CALLERS, f, &rows, &n);
+    if (rc) return rc;
+    if ((v->node[f].flags & (CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS)) || n == 0)
+        cgprop__wr_printf(w, "%6s %8s %14s %12s %12s %12s              <spontaneous>\n", "", "", "", "", "", "");
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].caller != f) arc_line(t, rows[i].id, rows[i].caller, called_excl_self(t, f));
+    cgprop__free(t->g, rows);
+
+    char b1[48], b2[48], b3[48], b4[64];
+    double tot = v->shown[f];
+    int how = v->how[f];
+    snprintf(b4, sizeof b4, "%llu", (unsigned long long)called_excl_self(t, f));
+    if (t->selfcalls[f])
+        snprintf(b4 + strlen(b4), sizeof b4 - strlen(b4), "+%llu", (unsigned long long)t->selfcalls[f]);
+    char idx[16];
+    snprintf(idx, sizeof idx, "[%u]", t->index[f]);
+    cgprop__wr_printf(w, "%-6s %7.2f%c %14s %12llu %12s %22s    ", idx, pct(v, tot), how == CGPROP__SHOW_EXACT ? ' ' : '~',
+                      fig(b1, sizeof b1, tot, how), (unsigned long long)v->node[f].self,
+                      fig(b2, sizeof b2, tot - (double)v->node[f].self, how), b4);
+    (void)b3;
+    put_name(t, f, 1);
+    cgprop__wr_puts(w, "\n");
+
+    if ((rc = adj_list(t->g, CGPROP_ITER_CALLEES, f, &rows, &n))) return rc;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].callee != f) arc_line(t, rows[i].id, rows[i].callee, called_excl_self(t, rows[i].callee));
+    cgprop__free(t->g, rows);
+    cgprop__wr_puts(w, "-----------------------------------------------\n");
+    return CGPROP_OK;
+}
+
+static int cycle_entry(tctx *t, uint32_t c)
+{
+    cgprop__view *v = t->v;
+    cgprop__wr *w = t->w;
+    uint64_t ext = t->cyc_ext[c], intra = t->cyc_intra[c];
+    int spont = 0;
+    for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++)
+        if (v->node[v->mem[i]].flags & CGPROP_F_SPONTANEOUS) spont = 1;
+    if (spont || ext == 0)
+        cgprop__wr_printf(w, "%6s %8s %14s %12s %12s %12s              <spontaneous>\n", "", "", "", "", "", "");
+    for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++) {
+        cgprop_edge_row *rows = NULL;
+        size_t n = 0;
+        int rc = adj_list(t->g, CGPROP_ITER_CALLERS, v->mem[i], &rows, &n);
+        if (rc) return rc;
+        for (size_t j = 0; j < n; j++)
+            if (v->tot[rows[j].caller].cycle != c) arc_line(t, rows[j].id, rows[j].caller, ext);
+        cgprop__free(t->g, rows);
+    }
+    char b1[48], b2[48], b4[64], idx[16];
+    double tot = v->cyc[c].total;
+    snprintf(idx, sizeof idx, "[%u]", t->index[v->nn + c]);
+    snprintf(b4, sizeof b4, "%llu+%llu", (unsigned long long)ext, (unsigned long long)intra);
+    cgprop__wr_printf(w, "%-6s %7.2f~ %14s %12llu %12s %22s    <cycle %u as a whole> %s\n", idx, pct(v, tot),
+                      fig(b1, sizeof b1, tot, CGPROP__SHOW_ESTIMATE), (unsigned long long)v->cyc[c].self,
+                      fig(b2, sizeof b2, tot - (double)v->cyc[c].self, CGPROP__SHOW_ESTIMATE), b4, c + 1, idx);
+    for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++) {
+        uint32_t m = v->mem[i];
+        char b3[48];
+        snprintf(b3, sizeof b3, "%.0f", v->tot[m].gprof_child);
+        cgprop__wr_printf(w, "%6s %8s %14s %12llu %12s %22llu    ", "", "", "", (unsigned long long)v->node[m].self,
+                          b3, (unsigned long long)called_excl_self(t, m));
+        put_name(t, m, 1);
+        cgprop__wr_puts(w, "\n");
+    }
+    cgprop__wr_puts(w, "-----------------------------------------------\n");
+    return CGPROP_OK;
+}
+
+int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
+{
+    cgprop__view v;
+    int rc = cgprop__view_load(g, o->metric, o->flags, &v);
+    if (rc) return rc;
+    tctx t = {g, w, &v, NULL, NULL, NULL, NULL};
+    size_t nent = (size_t)v.nn + v.nc;
+    entry *ent = cgprop__alloc(g, nent ? nent : 1, sizeof *ent);
+    t.index = cgprop__alloc(g, nent ? nent : 1, sizeof *t.index);
+    t.selfcalls = cgprop__calloc(g, v.nn ? v.nn : 1, sizeof *t.selfcalls);
+    t.cyc_ext = cgprop__calloc(g, v.nc ? v.nc : 1, sizeof *t.cyc_ext);
+    t.cyc_intra = cgprop__calloc(g, v.nc ? v.nc : 1, sizeof *t.cyc_intra);
+    if (!ent || !t.index || !t.selfcalls || !t.cyc_ext || !t.cyc_intra) {
+        rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        goto done;
+    }
+    for (uint32_t e = 0; e < v.ne; e++)
+    {
+        uint32_t cr = v.tot[v.edge[e].caller].cycle, ce = v.tot[v.edge[e].callee].cycle;
+        if (v.edge[e].caller == v.edge[e].callee)
+            t.selfcalls[v.edge[e].caller] += v.edge[e].count;
+        else if (ce != CGPROP_NONE && cr == ce)
+            t.cyc_intra[ce] += v.edge[e].count;
+        else if (ce != CGPROP_NONE)
+            t.cyc_ext[ce] += v.edge[e].count;
+    }
+    for (uint32_t i = 0; i < v.nn; i++) ent[i] = (entry){v.shown[i], i};
+    qsort(ent, v.nn, sizeof *ent, by_total_desc);
+
+    size_t mlen;
+    const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
+    cgprop__wr_printf(w, "Flat profile: metric %s, program total %.0f (sum of self costs)\n", mname, v.program);
+    cgprop__wr_puts(w, "Totals marked '~' are estimates (gprof2dot's per-root heuristic); the others are the exact\n"
+                       "inclusive cost C_n, counted once per stack.\n\n");
+    cgprop__wr_printf(w, "%8s %14s %8s %12s %12s  %-8s  %s\n", "%total", "total", "%self", "self", "called",
+                      "total is", "name");
+    for (size_t i = 0; i < v.nn; i++) {
+        uint32_t f = ent[i].id;
+        char b1[48];
+        cgprop__wr_printf(w, "%8.2f %14s %8.2f %12llu %12llu  %-8s  ", pct(&v, v.shown[f]),
+                          fig(b1, sizeof b1, v.shown[f], v.how[f]), pct(&v, (double)v.node[f].self),
+                          (unsigned long long)v.node[f].self, (unsigned long long)v.node[f].calls_in,
+                          v.how[f] == CGPROP__SHOW_EXACT ? "exact" : "estimate");
+        put_name(&t, f, 0);
+        cgprop__wr_puts(w, "\n");
+    }
+
+    /* Call graph: functions and cycles as a whole, by total. */
+    for (uint32_t c = 0; c < v.nc; c++) ent[v.nn + c] = (entry){v.cyc[c].total, v.nn + c};
+    qsort(ent, nent, sizeof *ent, by_total_desc);
+    for (size_t i = 0; i < nent; i++) t.index[ent[i].id] = (uint32_t)i + 1;
+    cgprop__wr_puts(w, "\n\nCall graph (gprof style)\n"
+                       "Each entry: callers above, the function on the [index] line, callees below.\n"
+                       "Caller/callee lines: the call's total, gprof's self and child parts, calls/called.\n"
+                       "Calls inside a cycle show only their count, as gprof prints them.\n\n");
+    cgprop__wr_printf(w, "%-6s %8s %14s %12s %12s %22s    %s\n", "index", "%total", "total", "self", "children",
+                      "called", "name");
+    for (size_t i = 0; i < nent && !w->failed; i++) {
+        rc = ent[i].id < v.nn ? function_entry(&t, ent[i].id) : cycle_entry(&t, ent[i].id - v.nn);
+        if (rc) goto done;
+    }
+done:
+    cgprop__free(g, ent);
+    cgprop__free(g, t.index);
+    cgprop__free(g, t.selfcalls);
+    cgprop__free(g, t.cyc_ext);
+    cgprop__free(g, t.cyc_intra);
+    cgprop__view_free(g, &v);
+    return rc;
+}

@@ -1,0 +1,347 @@
+/* Writers: dispatch, buffered output, number formatting and the view that
+ * text and DOT share. Results come only through the public iterators, so a
+ * writer can never see a figure an FFI caller could not. */
+#include "write.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cgprop_write_options_init(cgprop_write_options *opts)
+{
+    if (!opts) return;
+    memset(opts, 0, sizeof *opts);
+    opts->metric = 0;
+    opts->flags = 0;
+    opts->node_thres = 0.5;
+    opts->edge_thres = 0.1;
+}
+
+/* ---- buffered output ---- */
+
+static void wr_drain(cgprop__wr *w)
+{
+    if (w->n && !w->failed && w->fn(w->user, w->buf, w->n) != 0) w->failed = 1;
+    w->n = 0;
+}
+
+void cgprop__wr_put(cgprop__wr *w, const char *s, size_t len)
+{
+    if (w->failed) return;
+    while (len) {
+        if (w->n == sizeof w->buf) {
+            wr_drain(w);
+            if (w->failed) return;
+        }
+        size_t room = sizeof w->buf - w->n;
+        size_t c = len < room ? len : room;
+        memcpy(w->buf + w->n, s, c);
+        w->n += c;
+        s += c;
+        len -= c;
+    }
+}
+
+void cgprop__wr_puts(cgprop__wr *w, const char *s) { cgprop__wr_put(w, s, strlen(s)); }
+
+void cgprop__wr_printf(cgprop__wr *w, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        w->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        cgprop__wr_put(w, small, (size_t)n);
+        return;
+    }
+    /* Long lines (names) are rare: format them into a heap buffer. */
+    char *big = cgprop__alloc(w->g, (size_t)n + 1, 1);
+    if (!big) {
+        w->failed = 2;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    cgprop__wr_put(w, big, (size_t)n);
+    cgprop__free(w->g, big);
+}
+
+int cgprop__wr_flush(cgprop__wr *w)
+{
+    wr_drain(w);
+    if (w->failed == 2) return cgprop__err(w->g, CGPROP_ENOMEM, "write: out of memory");
+    if (w->failed) return cgprop__err(w->g, CGPROP_EWRITE, "write: the output callback failed");
+    return CGPROP_OK;
+}
+
+void cgprop__wr_json_double(cgprop__wr *w, double x)
+{
+    if (!isfinite(x)) {
+        cgprop__wr_put(w, "null", 4);
+        return;
+    }
+    /* The shortest of %.15g/%.16g/%.17g that reads back to x: 0.1 stays 0.1. */
+    char b[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, x);
+        if (strtod(b, NULL) == x) break;
+    }
+    cgprop__wr_puts(w, b);
+}
+
+void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    cgprop__wr_put(w, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        cgprop__wr_put(w, s + run, i - run);
+        run = i + 1;
+        char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        if (c == '"' || c == '\\') {
+            e[1] = (char)c;
+            cgprop__wr_put(w, e, 2);
+        } else if (c == '\n') {
+            cgprop__wr_put(w, "\\n", 2);
+        } else if (c == '\t') {
+            cgprop__wr_put(w, "\\t", 2);
+        } else {
+            cgprop__wr_put(w, e, 6);
+        }
+    }
+    cgprop__wr_put(w, s + run, len - run);
+    cgprop__wr_put(w, "\"", 1);
+}
+
+const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len)
+{
+    /* The readers' rule (cgprop_node_display_name): the part after the last TAB. */
+    size_t n = 0;
+    const char *k = cgprop_graph_node_key(g, id, &n);
+    if (!k) {
+        *len = 0;
+        return "";
+    }
+    size_t i = n;
+    while (i > 0 && k[i - 1] != '\t') i--;
+    *len = n - i;
+    return k + i;
+}
+
+/* ---- the view of people's formats ---- */
+
+void cgprop__view_free(cgprop_graph *g, cgprop__view *v)
+{
+    void *p[] = {v->node, v->tot, v->split, v->edge, v->etot, v->esplit, v->cyc,
+                 v->mem_off, v->mem, v->shown, v->how, v->eshown, v->ehow};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+        if (p[i]) cgprop__free(g, p[i]);
+    memset(v, 0, sizeof *v);
+}
+
+/* Copy every row of one iterator kind into @p dst, indexed by the row's id
+ * (rows carry their id as first field). */
+static int load_rows(cgprop_graph *g, uint32_t kind, uint32_t k, uint32_t arg, void *dst, size_t row_size,
+                     size_t n)
+{
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, kind, k, arg, &it);
+    if (rc != CGPROP_OK) return rc;
+    size_t got = 0;
+    rc = cgprop_iter_copy_rows(it, dst, row_size, n, &got);
+    cgprop_iter_free(it);
+    if (rc < 0) return rc;
+    if (got != n) return cgprop__err(g, CGPROP_ESTATE, "write: iterator yielded %zu rows, expected %zu", got, n);
+    return CGPROP_OK;
+}
+
+int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->k = k;
+    size_t nc = 0;
+    v->nn = (uint32_t)cgprop_graph_node_count(g);
+    v->ne = (uint32_t)cgprop_graph_edge_count(g);
+    int rc;
+    cgprop_iter *it = NULL;
+    if ((rc = cgprop_iter_new(g, CGPROP_ITER_CYCLES, k, 0, &it)) != CGPROP_OK) return rc;
+    nc = cgprop_iter_count(it);
+    cgprop_iter_free(it);
+    v->nc = (uint32_t)nc;
+
+    size_t nn = v->nn ? v->nn : 1, ne = v->ne ? v->ne : 1, ncc = nc ? nc : 1;
+    v->node = cgprop__alloc(g, nn, sizeof *v->node);
+    v->tot = cgprop__alloc(g, nn, sizeof *v->tot);
+    v->edge = cgprop__alloc(g, ne, sizeof *v->edge);
+    v->etot = cgprop__alloc(g, ne, sizeof *v->etot);
+    v->cyc = cgprop__alloc(g, ncc, sizeof *v->cyc);
+    v->mem_off = cgprop__alloc(g, nc + 1, sizeof *v->mem_off);
+    v->mem = cgprop__alloc(g, nn, sizeof *v->mem);
+    v->shown = cgprop__alloc(g, nn, sizeof *v->shown);
+    v->how = cgprop__alloc(g, nn, 1);
+    v->eshown = cgprop__alloc(g, ne, sizeof *v->eshown);
+    v->ehow = cgprop__alloc(g, ne, 1);
+    if (!v->node || !v->tot || !v->edge || !v->etot || !v->cyc || !v->mem_off || !v->mem || !v->shown ||
+        !v->how || !v->eshown || !v->ehow)
+        goto nomem;
+
+    if ((rc = load_rows(g, CGPROP_ITER_NODES, k, 0, v->node, sizeof *v->node, v->nn)) ||
+        (rc = load_rows(g, CGPROP_ITER_TOTALS, k, 0, v->tot, sizeof *v->tot, v->nn)) ||
+        (rc = load_rows(g, CGPROP_ITER_EDGES, k, 0, v->edge, sizeof *v->edge, v->ne)) ||
+        (rc = load_rows(g, CGPROP_ITER_EDGE_TOTALS, k, 0, v->etot, sizeof *v->etot, v->ne)) ||
+        (rc = load_rows(g, CGPROP_ITER_CYCLES, k, 0, v->cyc, sizeof *v->cyc, nc)))
+        goto fail;
+
+    uint32_t off = 0;
+    for (uint32_t c = 0; c < v->nc; c++) {
+        v->mem_off[c] = off;
+        uint32_t m = v->cyc[c].nmembers;
+        if (m > v->nn - off) {
+            rc = cgprop__err(g, CGPROP_ESTATE, "write: cycle members exceed the function count");
+            goto fail;
+        }
+        cgprop_member_row *mr = cgprop__alloc(g, m ? m : 1, sizeof *mr);
+        if (!mr) goto nomem;
+        rc = load_rows(g, CGPROP_ITER_MEMBERS, 0, c, mr, sizeof *mr, m);
+        for (uint32_t i = 0; rc == CGPROP_OK && i < m; i++) v->mem[off + i] = mr[i].node;
+        cgprop__free(g, mr);
+        if (rc) goto fail;
+        off += m;
+    }
+    v->mem_off[v->nc] = off;
+
+    /* The split is optional: without it every figure is the heuristic. */
+    if (!(flags & CGPROP_W_HEURISTIC_ONLY)) {
+        rc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, k, 0, &it);
+        cgprop_iter_free(it);
+        if (rc == CGPROP_OK) {
+            v->split = cgprop__alloc(g, nn, sizeof *v->split);
+            v->esplit = cgprop__alloc(g, ne, sizeof *v->esplit);
+            if (!v->split || !v->esplit) goto nomem;
+            if ((rc = load_rows(g, CGPROP_ITER_SPLIT, k, 0, v->split, sizeof *v->split, v->nn)) ||
+                (rc = load_rows(g, CGPROP_ITER_EDGE_SPLIT, k, 0, v->esplit, sizeof *v->esplit, v->ne)))
+                goto fail;
+        } else if (rc != CGPROP_ESTATE) {
+            goto fail;
+        }
+    }
+
+    v->program = 0;
+    for (uint32_t i = 0; i < v->nn; i++) v->program += (double)v->node[i].self;
+    for (uint32_t i = 0; i < v->nn; i++) {
+        if (v->split && !(v->split[i].inexact & CGPROP_X_C_N)) {
+            v->shown[i] = (double)v->split[i].C_n;
+            v->how[i] = CGPROP__SHOW_EXACT;
+        } else {
+            v->shown[i] = v->tot[i].total;
+            v->how[i] = CGPROP__SHOW_ESTIMATE;
+        }
+    }
+    for (uint32_t e = 0; e < v->ne; e++) {
+        uint32_t callee = v->edge[e].callee;
+        /* Exact share of a call in the callee's exact total: the cost of
+         * calls that enter a level-0 activation (C_nn + C_rn). Summed over
+         * callers, plus roots, it is C_n(callee). */
+        if (v->split && v->how[callee] == CGPROP__SHOW_EXACT &&
+            !(v->esplit[e].inexact & (CGPROP_X_C_NN | CGPROP_X_C_RN))) {
+            uint64_t x = v->esplit[e].C_nn + v->esplit[e].C_rn;
+            v->eshown[e] = (double)x;
+            v->ehow[e] = x ? CGPROP__SHOW_EXACT : CGPROP__SHOW_NONE;
+        } else if (v->etot[e].flags & (CGPROP_F_NO_TOTAL | CGPROP_F_SELF_CALL)) {
+            v->eshown[e] = 0;
+            v->ehow[e] = CGPROP__SHOW_NONE;
+        } else {
+            v->eshown[e] = v->etot[e].total;
+            v->ehow[e] = CGPROP__SHOW_ESTIMATE;
+        }
+    }
+    return CGPROP_OK;
+nomem:
+    rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+fail:
+    cgprop__view_free(g, v);
+    return rc;
+}
+
+/* ---- entry points ---- */
+
+int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *opts, cgprop_write_fn write,
+                 void *user)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!write) return cgprop__err(g, CGPROP_EINVAL, "write: the output callback is NULL");
+    cgprop_write_options o;
+    if (opts)
+        o = *opts;
+    else
+        cgprop_write_options_init(&o);
+    if (o.metric >= cgprop_graph_metric_count(g))
+        return cgprop__err(g, CGPROP_EINVAL, "write: metric %u out of range (%zu metrics)", o.metric,
+                           cgprop_graph_metric_count(g));
+    if (!(o.node_thres >= 0 && o.node_thres <= 100) || !(o.edge_thres >= 0 && o.edge_thres <= 100))
+        return cgprop__err(g, CGPROP_EINVAL, "write: thresholds must be percents in [0, 100]");
+    if (format < CGPROP_FORMAT_TEXT || format > CGPROP_FORMAT_CALLGRIND)
+        return cgprop__err(g, CGPROP_EINVAL, "write: unknown format %u", format);
+
+    cgprop__wr *w = cgprop__alloc(g, 1, sizeof *w);
+    if (!w) return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    w->g = g;
+    w->fn = write;
+    w->user = user;
+    w->failed = 0;
+    w->n = 0;
+    int rc;
+    switch (format) {
+    case CGPROP_FORMAT_TEXT: rc = cgprop__write_text(g, &o, w); break;
+    case CGPROP_FORMAT_JSON: rc = cgprop__write_json(g, &o, w); break;
+    case CGPROP_FORMAT_DOT: rc = cgprop__write_dot(g, &o, w); break;
+    default: rc = cgprop__write_callgrind(g, &o, w); break;
+    }
+    if (rc == CGPROP_OK) rc = cgprop__wr_flush(w);
+    cgprop__free(g, w);
+    return rc == CGPROP_OK ? cgprop__ok(g) : rc;
+}
+
+static int file_sink(void *user, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
+}
+
+int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_options *opts, const char *path,
+                      size_t path_len)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!path || !path_len || memchr(path, '\0', path_len))
+        return cgprop__err(g, CGPROP_EINVAL, "write_path: empty path or path with a NUL byte");
+    char *p = cgprop__alloc(g, path_len + 1, 1);
+    if (!p) return cgprop__err(g, CGPROP_ENOMEM, "write_path: out of memory");
+    memcpy(p, path, path_len);
+    p[path_len] = '\0';
+    FILE *f = fopen(p, "wb");
+    if (!f) {
+        int e = errno;
+        cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, strerror(e));
+        cgprop__free(g, p);
+        return CGPROP_EWRITE;
+    }
+    int rc = cgprop_write(g, format, opts, file_sink, f);
+    int e = ferror(f) ? errno : 0;
+    if (fclose(f) != 0 && rc == CGPROP_OK) {
+        e = errno;
+        rc = CGPROP_EWRITE;
+    }
+    if (rc == CGPROP_EWRITE) cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, e ? strerror(e) : "write failed");
+    cgprop__free(g, p);
+    return rc == CGPROP_OK ? cgprop__ok(g) : rc;
+}

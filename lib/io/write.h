@@ -1,0 +1,73 @@
+/* Private: what the four writers share (lib/io/write.c). The writers read
+ * results only through the public iterators; this header holds the output
+ * buffer, number formatting and the "shown figure" rule of people's views. */
+#ifndef CGPROP_IO_WRITE_H
+#define CGPROP_IO_WRITE_H
+
+#include "cgprop_io.h"
+#include "graph.h"
+
+/* Buffered output over the caller's callback. Once the callback fails every
+ * later put is a no-op and ->failed stays set, so writers need not check each
+ * call; they check once at the end. */
+typedef struct cgprop__wr {
+    cgprop_graph *g;
+    cgprop_write_fn fn;
+    void *user;
+    int failed;
+    size_t n;
+    char buf[16384];
+} cgprop__wr;
+
+void cgprop__wr_put(cgprop__wr *w, const char *s, size_t len);
+void cgprop__wr_puts(cgprop__wr *w, const char *s);
+void cgprop__wr_printf(cgprop__wr *w, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Flush; returns CGPROP_OK or CGPROP_EWRITE (message set). */
+int cgprop__wr_flush(cgprop__wr *w);
+/* A double that reads back to the same value, JSON-safe: "null" for NaN/inf. */
+void cgprop__wr_json_double(cgprop__wr *w, double x);
+/* A JSON string literal (bytes > 0x7f passed through; control bytes escaped). */
+void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len);
+
+/* The name a person reads for a function: the readers' display name when
+ * they set one, else the key. */
+const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len);
+
+/* How a figure in a people's view was obtained. */
+enum { CGPROP__SHOW_EXACT = 0, CGPROP__SHOW_ESTIMATE = 1, CGPROP__SHOW_NONE = 2 };
+
+/* Everything text and DOT show for one metric, loaded through the iterators.
+ * Arrays are indexed by id. split/esplit are NULL when the split is not
+ * current (then every figure is the heuristic, marked as an estimate). */
+typedef struct cgprop__view {
+    uint32_t k;
+    uint32_t nn, ne, nc;
+    cgprop_node_row *node;
+    cgprop_total_row *tot;
+    cgprop_split_row *split;
+    cgprop_edge_row *edge;
+    cgprop_edge_total_row *etot;
+    cgprop_edge_split_row *esplit;
+    cgprop_cycle_row *cyc;
+    uint32_t *mem_off; /* nc + 1 */
+    uint32_t *mem;     /* members of cycle c: mem[mem_off[c] .. mem_off[c+1]) */
+    double *shown;     /* nn: the total a person sees */
+    unsigned char *how;  /* nn: CGPROP__SHOW_* */
+    double *eshown;    /* ne */
+    unsigned char *ehow; /* ne */
+    double program;    /* Σ self of metric k */
+} cgprop__view;
+
+int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v);
+void cgprop__view_free(cgprop_graph *g, cgprop__view *v);
+
+int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w);
+int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w);
+int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w);
+int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w);
+
+#endif

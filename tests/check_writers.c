@@ -1,0 +1,663 @@
+/* Writers on hand-built graphs. Expected figures are worked out by hand in
+ * the comments (the notes' A/B/C example and gprof2dot's ABC). JSON output is
+ * parsed by a small independent parser below, so a syntax error fails too. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgprop.h"
+#include "cgprop_io.h"
+
+/* ---- output capture ---- */
+
+typedef struct buf {
+    char *p;
+    size_t n, cap;
+    int fail_after; /* fail the callback once n would exceed this (-1 never) */
+} buf;
+
+static int sink(void *user, const char *data, size_t len)
+{
+    buf *b = user;
+    ck_assert_uint_gt(len, 0);
+    if (b->fail_after >= 0 && b->n + len > (size_t)b->fail_after) return 1;
+    if (b->n + len + 1 > b->cap) {
+        b->cap = (b->n + len + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        ck_assert_ptr_nonnull(b->p);
+    }
+    memcpy(b->p + b->n, data, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+static char *render(cgprop_graph *g, uint32_t format, const cgprop_write_options *o)
+{
+    buf b = {NULL, 0, 0, -1};
+    int rc = cgprop_write(g, format, o, sink, &b);
+    ck_assert_msg(rc == CGPROP_OK, "write: %d %s", rc, cgprop_graph_errmsg(g));
+    ck_assert_ptr_nonnull(b.p);
+    return b.p;
+}
+
+/* ---- a tiny JSON parser (recursive: fine in a test) ---- */
+
+enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+typedef struct jv {
+    int t;
+    double num;
+    int b;
+    char *str;       /* J_STR, decoded */
+    size_t n;        /* children */
+    struct jv *kids; /* J_ARR, J_OBJ */
+    char **keys;     /* J_OBJ */
+} jv;
+
+typedef struct jp {
+    const char *s;
+    int bad;
+} jp;
+
+static void ws(jp *p)
+{
+    while (*p->s == ' ' || *p->s == '\n' || *p->s == '\t' || *p->s == '\r') p->s++;
+}
+
+static int parse(jp *p, jv *v);
+
+static char *pstr(jp *p)
+{
+    if (*p->s != '"') {
+        p->bad = 1;
+        return NULL;
+    }
+    p->s++;
+    char *out = malloc(strlen(p->s) + 1);
+    size_t n = 0;
+    while (*p->s && *p->s != '"') {
+        if ((unsigned char)*p->s < 0x20) {
+            p->bad = 1;
+            break;
+        }
+        if (*p->s == '\\') {
+            p->s++;
+            char c = *p->s++;
+            if (c == 'n') out[n++] = '\n';
+            else if (c == 't') out[n++] = '\t';
+            else if (c == '"' || c == '\\' || c == '/') out[n++] = c;
+            else if (c == 'u') {
+                unsigned x = 0;
+                for (int i = 0; i < 4; i++) {
+                    char h = *p->s++;
+                    x = x * 16 + (unsigned)(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0');
+                }
+                out[n++] = (char)x; /* tests only use x < 0x80 */
+            } else {
+                p->bad = 1;
+                break;
+            }
+        } else {
+            out[n++] = *p->s++;
+        }
+    }
+    if (*p->s != '"') p->bad = 1;
+    else p->s++;
+    out[n] = '\0';
+    return out;
+}
+
+static int parse(jp *p, jv *v)
+{
+    memset(v, 0, sizeof *v);
+    ws(p);
+    if (*p->s == '{' || *p->s == '[') {
+        int obj = *p->s == '{';
+        char close = obj ? '}' : ']';
+        v->t = obj ? J_OBJ : J_ARR;
+        p->s++;
+        ws(p);
+        if (*p->s == close) {
+            p->s++;
+            return 1;
+        }
+        for (;;) {
+            v->kids = realloc(v->kids, (v->n + 1) * sizeof *v->kids);
+            if (obj) {
+                ws(p);
+                v->keys = realloc(v->keys, (v->n + 1) * sizeof *v->keys);
+                v->keys[v->n] = pstr(p);
+                ws(p);
+                if (*p->s++ != ':') p->bad = 1;
+            }
+            parse(p, &v->kids[v->n++]);
+            if (p->bad) return 0;
+            ws(p);
+            if (*p->s == ',') {
+                p->s++;
+                continue;
+            }
+            if (*p->s == close) {
+                p->s++;
+                return 1;
+            }
+            p->bad = 1;
+            return 0;
+        }
+    }
+    if (*p->s == '"') {
+        v->t = J_STR;
+        v->str = pstr(p);
+        return !p->bad;
+    }
+    if (!strncmp(p->s, "null", 4)) {
+        v->t = J_NULL;
+        p->s += 4;
+        return 1;
+    }
+    if (!strncmp(p->s, "true", 4) || !strncmp(p->s, "false", 5)) {
+        v->t = J_BOOL;
+        v->b = *p->s == 't';
+        p->s += v->b ? 4 : 5;
+        return 1;
+    }
+    /* JSON numbers only: no NaN, Infinity, leading '+' or hex. */
+    const char *q = p->s;
+    if (*q == '-') q++;
+    if (*q < '0' || *q > '9') {
+        p->bad = 1;
+        return 0;
+    }
+    char *end;
+    v->t = J_NUM;
+    v->num = strtod(p->s, &end);
+    for (const char *c = p->s; c < end; c++)
+        if (!strchr("0123456789+-.eE", *c)) p->bad = 1;
+    p->s = end;
+    return !p->bad;
+}
+
+static void jfree(jv *v)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        jfree(&v->kids[i]);
+        if (v->keys) free(v->keys[i]);
+    }
+    free(v->kids);
+    free(v->keys);
+    free(v->str);
+}
+
+static jv *get(jv *v, const char *key)
+{
+    ck_assert_int_eq(v->t, J_OBJ);
+    for (size_t i = 0; i < v->n; i++)
+        if (!strcmp(v->keys[i], key)) return &v->kids[i];
+    return NULL;
+}
+
+static jv *at(jv *v, size_t i)
+{
+    ck_assert_int_eq(v->t, J_ARR);
+    ck_assert_uint_lt(i, v->n);
+    return &v->kids[i];
+}
+
+static double num(jv *v)
+{
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(v->t, J_NUM);
+    return v->num;
+}
+
+static void parse_json(const char *s, jv *root)
+{
+    jp p = {s, 0};
+    int ok = parse(&p, root);
+    ws(&p);
+    ck_assert_msg(ok && !p.bad && *p.s == '\0', "JSON does not parse near: %.40s", p.s);
+}
+
+/* ---- graphs ---- */
+
+static cgprop_graph *new_graph(const char *metric)
+{
+    cgprop_graph *g = NULL;
+    const char *names[1] = {metric};
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 1, &g), CGPROP_OK);
+    return g;
+}
+
+static uint32_t node(cgprop_graph *g, const char *key)
+{
+    uint32_t id;
+    ck_assert_int_eq(cgprop_graph_add_node(g, key, strlen(key), &id), CGPROP_OK);
+    return id;
+}
+
+static void analyse(cgprop_graph *g, int split)
+{
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+    if (split) ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+}
+
+/* The notes' example as stacks: A 10 / A;C 10 / A;B 10 / A;B;A 10 / A;B;A;C 10.
+ * A=0, B=1, C=2. */
+static cgprop_graph *notes_graph(void)
+{
+    cgprop_graph *g = new_graph("w");
+    uint32_t A = node(g, "A"), B = node(g, "B"), C = node(g, "C");
+    uint32_t s1[] = {A}, s2[] = {A, C}, s3[] = {A, B}, s4[] = {A, B, A}, s5[] = {A, B, A, C};
+    uint64_t w10 = 10;
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s1, 1, &w10), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s2, 2, &w10), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s3, 2, &w10), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s4, 3, &w10), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s5, 4, &w10), CGPROP_OK);
+    analyse(g, 1);
+    return g;
+}
+
+/* gprof2dot's ABC (reference/gprof2dot.md §6) as an aggregated graph without
+ * classes: main=0, A=1, B=2, C=3. */
+static cgprop_graph *abc_graph(void)
+{
+    cgprop_graph *g = new_graph("Ir");
+    uint32_t M = node(g, "main"), A = node(g, "A"), B = node(g, "B"), C = node(g, "C");
+    uint64_t c50 = 50, c30 = 30, c20 = 20, s20 = 20, s10 = 10;
+    ck_assert_int_eq(cgprop_graph_add_edge(g, M, A, 1, &c50, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, A, &s20), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, A, B, 1, &c30, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, A, C, 2, &c20, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, B, &s10), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, B, A, 1, &c20, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, C, &s20), CGPROP_OK);
+    analyse(g, 1);
+    return g;
+}
+
+static const char *line_with(const char *text, const char *needle)
+{
+    const char *p = strstr(text, needle);
+    ck_assert_msg(p != NULL, "no '%s' in output", needle);
+    return p;
+}
+
+/* ---- tests ---- */
+
+START_TEST(json_notes_example)
+{
+    cgprop_graph *g = notes_graph();
+    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    jv r;
+    parse_json(out, &r);
+    ck_assert_str_eq(at(get(&r, "metrics"), 0)->str, "w");
+    ck_assert_double_eq(num(at(get(&r, "totals"), 0)), 50); /* 20 + 10 + 20 */
+    jv *fs = get(&r, "functions");
+    ck_assert_uint_eq(fs->n, 3);
+    jv *A = at(fs, 0), *B = at(fs, 1), *C = at(fs, 2);
+    ck_assert_str_eq(get(A, "name")->str, "A");
+    ck_assert_str_eq(get(A, "key")->str, "A");
+    ck_assert_double_eq(num(at(get(A, "self"), 0)), 20);
+    /* §4: one entry A (rho 1), DAG A->B: p(B) = S(B) = 10, p(A) = 20 + T(C) 20 + 10 = 50. */
+    ck_assert_double_eq_tol(num(at(get(A, "total"), 0)), 50, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(B, "total"), 0)), 10, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(C, "total"), 0)), 20, 1e-9);
+    ck_assert_double_eq(num(get(A, "cycle")), 0);
+    ck_assert_double_eq(num(get(B, "cycle")), 0);
+    ck_assert_int_eq(get(C, "cycle")->t, J_NULL);
+    /* Split, DESIGN §5. */
+    jv *sa = get(A, "split"), *sb = get(B, "split"), *sc = get(C, "split");
+    ck_assert_ptr_nonnull(sa);
+    ck_assert_double_eq(num(at(get(sa, "S_n"), 0)), 10);
+    ck_assert_double_eq(num(at(get(sa, "S_r"), 0)), 10);
+    ck_assert_double_eq(num(at(get(sa, "C_n"), 0)), 50);
+    ck_assert_double_eq(num(at(get(sa, "C_r"), 0)), 20);
+    ck_assert_double_eq(num(at(get(sa, "D"), 0)), 50);
+    ck_assert_double_eq(num(at(get(sb, "C_n"), 0)), 30);
+    ck_assert_double_eq(num(at(get(sb, "D"), 0)), 10);
+    ck_assert_double_eq(num(at(get(sc, "C_n"), 0)), 20);
+    ck_assert_double_eq(num(at(get(sc, "D"), 0)), 20);
+    ck_assert_uint_eq(get(A, "inexact")->n, 0);
+    ck_assert_uint_eq(get(B, "inexact")->n, 0);
+    /* Calls: find each pair. */
+    jv *cs = get(&r, "calls");
+    int seen = 0;
+    for (size_t i = 0; i < cs->n; i++) {
+        jv *c = at(cs, i);
+        int a = (int)num(get(c, "caller")), b = (int)num(get(c, "callee"));
+        jv *sp = get(c, "split");
+        ck_assert_ptr_nonnull(sp);
+        ck_assert_uint_eq(get(c, "inexact")->n, 0);
+        if (a == 0 && b == 1) { /* A->B: cost 30 from 3 stacks; kept in A's DAG: total p(B) = 10 */
+            ck_assert_double_eq(num(at(get(sp, "C_nn"), 0)), 30);
+            ck_assert_double_eq(num(at(get(c, "cost"), 0)), 30);
+            ck_assert_double_eq_tol(num(at(get(c, "total"), 0)), 10, 1e-9);
+            seen |= 1;
+        } else if (a == 0 && b == 2) { /* A->C */
+            ck_assert_double_eq(num(at(get(sp, "C_nn"), 0)), 10);
+            ck_assert_double_eq(num(at(get(sp, "C_rn"), 0)), 10);
+            ck_assert_double_eq(num(at(get(c, "cost"), 0)), 20);
+            ck_assert_double_eq_tol(num(at(get(c, "total"), 0)), 20, 1e-9);
+            seen |= 2;
+        } else if (a == 1 && b == 0) { /* B->A: into level-1 A only */
+            ck_assert_double_eq(num(at(get(sp, "C_nr"), 0)), 20);
+            ck_assert_double_eq(num(at(get(sp, "C_nn"), 0)), 0);
+            ck_assert_int_eq(get(c, "intra_cycle")->b, 1);
+            seen |= 4;
+        }
+        ck_assert_int_eq(get(c, "count")->t, J_NUM); /* stacks: count 0 */
+    }
+    ck_assert_int_eq(seen, 7);
+    jv *cy = get(&r, "cycles");
+    ck_assert_uint_eq(cy->n, 1);
+    jv *z = at(cy, 0);
+    ck_assert_uint_eq(get(z, "members")->n, 2);
+    ck_assert_double_eq(num(at(get(z, "members"), 0)), 0);
+    ck_assert_double_eq(num(at(get(z, "members"), 1)), 1);
+    ck_assert_double_eq(num(at(get(z, "self"), 0)), 30);
+    ck_assert_double_eq_tol(num(at(get(z, "total"), 0)), 50, 1e-9);
+    ck_assert_int_eq(get(z, "entry_assumed")->b, 0); /* A is the first frame of every stack */
+    ck_assert_int_eq(get(&r, "clamps")->t, J_NULL);
+    jfree(&r);
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(json_no_classes_no_split_object)
+{
+    cgprop_graph *g = abc_graph();
+    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    jv r;
+    parse_json(out, &r);
+    jv *fs = get(&r, "functions");
+    ck_assert_uint_eq(fs->n, 4);
+    ck_assert_double_eq(num(at(get(&r, "totals"), 0)), 50);
+    /* No classes in the input: the recursive A and B have no exact split
+     * figure, so no split object; main and C never recurse, so theirs is exact:
+     * C_n(main) = 0 + 50, C_n(C) = 20. */
+    for (size_t i = 1; i <= 2; i++) {
+        ck_assert_ptr_null(get(at(fs, i), "split"));
+        ck_assert_uint_eq(get(at(fs, i), "inexact")->n, 5);
+    }
+    ck_assert_double_eq(num(at(get(get(at(fs, 0), "split"), "C_n"), 0)), 50);
+    ck_assert_double_eq(num(at(get(get(at(fs, 3), "split"), "C_n"), 0)), 20);
+    ck_assert_uint_eq(get(at(fs, 3), "inexact")->n, 0);
+    /* gprof2dot's numbers: main 100 %, A 100 %, B 20 %, C 40 % of 50. */
+    ck_assert_double_eq_tol(num(at(get(at(fs, 0), "total"), 0)), 50, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(at(fs, 1), "total"), 0)), 50, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(at(fs, 2), "total"), 0)), 10, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(at(fs, 3), "total"), 0)), 20, 1e-9);
+    /* A's own gprof figure: S 20 + C's share 20 = 40, flagged not inclusive. */
+    jv *gp = get(at(fs, 1), "gprof");
+    ck_assert_double_eq_tol(num(at(get(gp, "self"), 0)) + num(at(get(gp, "child"), 0)), 40, 1e-9);
+    ck_assert_int_eq(get(gp, "inclusive")->b, 0);
+    jfree(&r);
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(json_escapes_and_no_nonfinite)
+{
+    cgprop_graph *g = new_graph("a \"b\"");
+    uint32_t f = node(g, "x\"y\\z\n\t\001");
+    uint64_t s = 7;
+    ck_assert_int_eq(cgprop_graph_add_self(g, f, &s), CGPROP_OK);
+    analyse(g, 0);
+    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    ck_assert_ptr_null(strstr(out, "nan"));
+    ck_assert_ptr_null(strstr(out, "inf"));
+    jv r;
+    parse_json(out, &r);
+    ck_assert_str_eq(at(get(&r, "metrics"), 0)->str, "a \"b\"");
+    ck_assert_str_eq(get(at(get(&r, "functions"), 0), "key")->str, "x\"y\\z\n\t\001");
+    /* no split ran: all function figures listed as inexact, no split object */
+    ck_assert_uint_eq(get(at(get(&r, "functions"), 0), "inexact")->n, 5);
+    jfree(&r);
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(text_exact_where_split_says_so)
+{
+    cgprop_graph *g = notes_graph();
+    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    /* Flat profile, sorted by total: A 50 (100 %), B's exact C_n 30 (60 %), C 20. */
+    const char *a = line_with(out, "  100.00             50");
+    const char *b = line_with(out, "   60.00             30");
+    const char *c = line_with(out, "   40.00             20");
+    ck_assert(a < b && b < c);
+    ck_assert_ptr_nonnull(strstr(b, "exact     B"));
+    ck_assert_ptr_nonnull(strstr(out, "<cycle 1 as a whole>"));
+    ck_assert_ptr_nonnull(strstr(out, "B <cycle 1>"));
+    free(out);
+
+    /* Heuristic only: B falls to its §4 total ~10, marked. */
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    o.flags = CGPROP_W_HEURISTIC_ONLY;
+    out = render(g, CGPROP_FORMAT_TEXT, &o);
+    b = line_with(out, "   20.00            ~10");
+    ck_assert_ptr_nonnull(strstr(b, "estimate  B"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(text_estimates_without_classes)
+{
+    cgprop_graph *g = abc_graph();
+    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    /* Cycle members are estimates; main and C (no recursion) are exact. */
+    ck_assert_ptr_nonnull(strstr(out, "   20.00            ~10    20.00           10            1  estimate  B"));
+    ck_assert_ptr_nonnull(strstr(out, "  100.00            ~50    40.00           20            2  estimate  A"));
+    ck_assert_ptr_nonnull(strstr(out, "   40.00             20    40.00           20            2  exact     C"));
+    ck_assert_ptr_nonnull(strstr(out, "  100.00             50     0.00            0            0  exact     main"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(dot_labels_colours_and_pruning)
+{
+    cgprop_graph *g = abc_graph();
+    char *out = render(g, CGPROP_FORMAT_DOT, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "digraph"));
+    /* B: ~20 % total, (20 %) self, 1 call; estimate -> dashed. */
+    const char *b = line_with(out, "label=\"B\\n~20.00%\\n(20.00%)\\n1\xc3\x97\"");
+    (void)b;
+    ck_assert_ptr_nonnull(strstr(out, "subgraph cluster_cycle1"));
+    /* Hottest is saturated red (100 %), coldest towards dark blue. */
+    ck_assert_ptr_nonnull(strstr(out, "n1 [color=\"#ff0000\""));
+    ck_assert_ptr_nonnull(strstr(out, "n0 -> n1"));
+    free(out);
+
+    /* Node threshold 30 %: B (20 %) goes, and with it the calls A->B, B->A. */
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    o.node_thres = 30;
+    out = render(g, CGPROP_FORMAT_DOT, &o);
+    ck_assert_ptr_null(strstr(out, "\n    n2 ["));
+    ck_assert_ptr_null(strstr(out, "n2 ["));
+    ck_assert_ptr_null(strstr(out, "n1 -> n2"));
+    ck_assert_ptr_nonnull(strstr(out, "n1 [")); /* A 100 % stays, inside its cluster */
+    ck_assert_ptr_nonnull(strstr(out, "n3 ["));
+    free(out);
+
+    /* Edge threshold 50 %: A->C (40 %) goes, main->A (100 %) stays. */
+    o.node_thres = 0;
+    o.edge_thres = 50;
+    out = render(g, CGPROP_FORMAT_DOT, &o);
+    ck_assert_ptr_null(strstr(out, "n1 -> n3"));
+    ck_assert_ptr_nonnull(strstr(out, "n0 -> n1"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(dot_exact_node_not_dashed)
+{
+    cgprop_graph *g = notes_graph();
+    char *out = render(g, CGPROP_FORMAT_DOT, NULL);
+    /* B's exact C_n 30 of 50 = 60 %, solid; the call B->A enters only the
+     * recursive A: no exact share of its own, drawn dotted with no figure. */
+    const char *b = line_with(out, "n1 [");
+    ck_assert_ptr_nonnull(strstr(b, "style=\"filled\", label=\"B\\n60.00%\\n(20.00%)\""));
+    const char *ba = line_with(out, "n1 -> n0");
+    ck_assert_ptr_nonnull(strstr(ba, "style=\"dotted\""));
+    /* A->B exact: C_nn(A,B) 30 = 60 %. */
+    const char *ab = line_with(out, "n0 -> n1");
+    ck_assert_ptr_nonnull(strstr(ab, "label=\"60.00%\""));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(callgrind_classes_written_as_names)
+{
+    cgprop_graph *g = notes_graph();
+    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "events: w\n"));
+    ck_assert_ptr_nonnull(strstr(out, "summary: 50\n"));
+    /* A level 0 self 10, A'2 (level 1) self 10; B->A'2 cost 20; A'2->C cost 10. */
+    ck_assert_ptr_nonnull(strstr(out, "fn=(1) A\n0 10\n"));
+    ck_assert_ptr_nonnull(strstr(out, "A'2\n0 10\n"));
+    ck_assert_ptr_nonnull(strstr(out, "calls=0 0\n0 20\n"));
+    free(out);
+
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    o.flags = CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION;
+    out = render(g, CGPROP_FORMAT_CALLGRIND, &o);
+    ck_assert_ptr_null(strstr(out, "'2"));
+    ck_assert_ptr_nonnull(strstr(out, "fn=A\n0 20\n"));
+    ck_assert_ptr_nonnull(strstr(out, "cfn=B\ncalls=0 0\n0 30\n"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(errors)
+{
+    cgprop_graph *g = abc_graph();
+    buf b = {NULL, 0, 0, 100};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, sink, &b), CGPROP_EWRITE);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "callback"));
+    free(b.p);
+    ck_assert_int_eq(cgprop_write(NULL, CGPROP_FORMAT_JSON, NULL, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, NULL, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write(g, 99, NULL, sink, &b), CGPROP_EINVAL);
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    o.metric = 1;
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_TEXT, &o, sink, &b), CGPROP_EINVAL);
+    o.metric = 0;
+    o.node_thres = NAN;
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, &o, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write_path(g, CGPROP_FORMAT_DOT, NULL, "/nonexistent/dir/x.dot", 22), CGPROP_EWRITE);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "/nonexistent/dir/x.dot"));
+    /* A mutation makes the results stale: views need propagate again. */
+    uint32_t id;
+    ck_assert_int_eq(cgprop_graph_add_node(g, "new", 3, &id), CGPROP_OK);
+    buf b2 = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_TEXT, NULL, sink, &b2), CGPROP_ESTATE);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, sink, &b2), CGPROP_ESTATE);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, NULL, sink, &b2), CGPROP_ESTATE);
+    /* callgrind needs no analysis */
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b2), CGPROP_OK);
+    free(b2.p);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* Allocation failure at every point: ENOMEM, nothing leaks (ASan/valgrind
+ * runs check), and the graph still writes afterwards. */
+typedef struct failing {
+    long left;
+} failing;
+static void *f_malloc(void *u, size_t n)
+{
+    failing *f = u;
+    if (f->left == 0) return NULL;
+    if (f->left > 0) f->left--;
+    return malloc(n);
+}
+static void *f_realloc(void *u, void *p, size_t n)
+{
+    failing *f = u;
+    if (f->left == 0) return NULL;
+    if (f->left > 0) f->left--;
+    return realloc(p, n);
+}
+static void f_free(void *u, void *p)
+{
+    (void)u;
+    free(p);
+}
+
+START_TEST(allocation_failures)
+{
+    failing fl = {-1};
+    cgprop_allocator al = {f_malloc, f_realloc, f_free, &fl};
+    cgprop_graph *g = NULL;
+    const char *names[1] = {"w"};
+    ck_assert_int_eq(cgprop_graph_new(&al, names, NULL, 1, &g), CGPROP_OK);
+    uint32_t A, B, C;
+    ck_assert_int_eq(cgprop_graph_add_node(g, "A", 1, &A), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_node(g, "B", 1, &B), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_node(g, "C", 1, &C), CGPROP_OK);
+    uint32_t s4[] = {A, B, A, C}, s2[] = {A, C};
+    uint64_t w = 10;
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s4, 4, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s2, 2, &w), CGPROP_OK);
+    analyse(g, 1);
+    for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
+        int ok = 0;
+        for (long n = 0; n < 10000 && !ok; n++) {
+            buf b = {NULL, 0, 0, -1};
+            fl.left = n;
+            int rc = cgprop_write(g, fmt, NULL, sink, &b);
+            fl.left = -1;
+            free(b.p);
+            if (rc == CGPROP_OK) ok = 1;
+            else ck_assert_msg(rc == CGPROP_ENOMEM, "format %u, failure %ld: %d", fmt, n, rc);
+        }
+        ck_assert(ok);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("writers");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, json_notes_example);
+    tcase_add_test(t, json_no_classes_no_split_object);
+    tcase_add_test(t, json_escapes_and_no_nonfinite);
+    tcase_add_test(t, text_exact_where_split_says_so);
+    tcase_add_test(t, text_estimates_without_classes);
+    tcase_add_test(t, dot_labels_colours_and_pruning);
+    tcase_add_test(t, dot_exact_node_not_dashed);
+    tcase_add_test(t, callgrind_classes_written_as_names);
+    tcase_add_test(t, errors);
+    tcase_add_test(t, allocation_failures);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *r = srunner_create(suite());
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
