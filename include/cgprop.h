@@ -673,6 +673,228 @@ CGPROP_API int cgprop_graph_node_cycle(cgprop_graph *g, uint32_t node, uint32_t 
 
 /* ==== recorder (owner: recorder helper) ==== */
 
+/** @defgroup recorder Event recorder and overhead compensation
+ *  The API an instrumenting profiler calls from its probes (DESIGN §6).
+ *
+ *  A recorder is bound to one graph and used by one thread. Each probe passes
+ *  the K counter readings it took (time, instructions, …) to
+ *  cgprop_recorder_enter() or cgprop_recorder_exit(). The recorder keeps its
+ *  own figures while it runs and writes them into the graph at
+ *  cgprop_recorder_flush(), so probes never touch the graph's hash tables.
+ *  For many threads, give each thread its own graph and recorder and join the
+ *  graphs with cgprop_graph_merge().
+ *
+ *  Errors of recorder calls are reported through the bound graph:
+ *  cgprop_graph_errmsg() of that graph says why. A failed call leaves the
+ *  recorder as it was.
+ *  @{ */
+
+/** Opaque recorder handle. */
+typedef struct cgprop_recorder cgprop_recorder;
+
+/** Compensation routes (the @c mode field of ::cgprop_recorder_options). */
+enum cgprop_comp_mode {
+    CGPROP_COMP_OFF = 0,       /**< No compensation: compensated figures equal the raw ones. */
+    CGPROP_COMP_ONLINE = 1,    /**< On the fly at each exit, as TAU does. */
+    CGPROP_COMP_POSTMORTEM = 2 /**< From the recorded event counts, when figures are read or flushed. */
+};
+
+/** Recorder option bits (the @c flags field of ::cgprop_recorder_options). */
+enum cgprop_recorder_flag {
+    /** On the fly only: floor each activation's compensated inclusive and
+     *  exclusive cost at 0 (TAU's behaviour). Each floor counts as one clamp.
+     *  A clamped run no longer matches the post-mortem route. */
+    CGPROP_REC_CLAMP = 1u << 0
+};
+
+/**
+ * Recorder options. A zero-filled struct means "no compensation". The
+ * per-metric overheads are in counter units; only the first K entries are
+ * read. For each metric, @c delta_i[k] + @c delta_e[k] must not exceed
+ * INT64_MAX.
+ */
+typedef struct cgprop_recorder_options {
+    uint32_t mode;                          /**< A ::cgprop_comp_mode. */
+    uint32_t flags;                         /**< ::cgprop_recorder_flag bits. */
+    uint64_t delta_i[CGPROP_MAX_METRICS];   /**< δ_i per metric: overhead inside an activation's own measured interval. */
+    uint64_t delta_e[CGPROP_MAX_METRICS];   /**< δ_e per metric: overhead outside it, seen only by its ancestors. */
+} cgprop_recorder_options;
+
+/** Figures a recorder keeps (the @c which argument of cgprop_recorder_get()). */
+enum cgprop_recorder_figure_kind {
+    CGPROP_RF_S_N = 0,   /**< Self cost of level-0 activations of the function (S_n). */
+    CGPROP_RF_S_R = 1,   /**< Self cost of level ≥ 1 activations (S_r). */
+    CGPROP_RF_C_N = 2,   /**< Inclusive cost of level-0 activations (C_n). */
+    CGPROP_RF_C_R = 3,   /**< Inclusive cost of level-1 activations (C_r). */
+    CGPROP_RF_SPONT = 4, /**< Inclusive cost of activations entered on an empty stack. */
+    CGPROP_RF_C_NN = 5,  /**< Calls from level-0 caller activations to level-0 callee activations. */
+    CGPROP_RF_C_NR = 6,  /**< Calls from level-0 callers to level-1 callees. */
+    CGPROP_RF_C_ND = 7,  /**< Calls from level-0 callers to level ≥ 2 callees. */
+    CGPROP_RF_C_RN = 8,  /**< Calls from level ≥ 1 callers to level-0 callees. */
+    CGPROP_RF_C_RR = 9,  /**< Calls from level ≥ 1 callers to level-1 callees. */
+    CGPROP_RF_C_RD = 10  /**< Calls from level ≥ 1 callers to level ≥ 2 callees. */
+};
+
+/**
+ * One figure of a recorder, for one metric, with the event counts that
+ * post-mortem compensation uses (compensation.md §1.3).
+ */
+typedef struct cgprop_recorder_figure {
+    uint64_t count;    /**< N: activations (self, inclusive, spontaneous figures) or calls (call figures). */
+    uint64_t nested;   /**< M: activations nested anywhere below those activations (0 for self figures). */
+    uint64_t children; /**< L: direct children of those activations (0 except for self figures). */
+    uint64_t raw;      /**< The measured sum, uncompensated. */
+    int64_t comp;      /**< The compensated sum by the recorder's route (equal to @c raw with ::CGPROP_COMP_OFF). May be negative when δ overshoots. */
+} cgprop_recorder_figure;
+
+/**
+ * Create a recorder bound to @p g. It allocates through the graph's allocator
+ * and must be freed before the graph.
+ * @param g the graph the recorder writes into at flush; its functions are the ids probes pass.
+ * @param opt options, copied; NULL for no compensation.
+ * @param[out] out the new recorder, or NULL on error.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad mode, flag or δ), ::CGPROP_ENOMEM.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_recorder_new(cgprop_graph *g, const cgprop_recorder_options *opt, cgprop_recorder **out);
+
+/**
+ * Free a recorder. Figures not yet flushed are lost; the graph is not touched.
+ * @param r the recorder; NULL is a no-op.
+ * @since 0.1
+ */
+CGPROP_API void cgprop_recorder_free(cgprop_recorder *r);
+
+/**
+ * An activation of @p node begins. Its level is the number of activations of
+ * @p node already open. An enter on an empty stack is a spontaneous entry.
+ * @param r the recorder.
+ * @param node a function id of the bound graph.
+ * @param counters K counter readings; none may be below the previous event's.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (NULL argument, bad id), ::CGPROP_EFORMAT (counters
+ *         ran backwards), ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (stack deeper than 2^32−1).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *counters);
+
+/**
+ * The innermost open activation, which must be of @p node, ends.
+ * @param r the recorder.
+ * @param node the function whose activation ends.
+ * @param counters K counter readings; none may be below the previous event's.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (NULL argument), ::CGPROP_EFORMAT (empty stack, @p node
+ *         is not the innermost open function, counters ran backwards), ::CGPROP_EOVERFLOW (a
+ *         compensated figure left the int64_t range, or a call cost sum the uint64_t range).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_recorder_exit(cgprop_recorder *r, uint32_t node, const uint64_t *counters);
+
+/**
+ * Number of open activations.
+ * @param r the recorder.
+ * @return the depth, or 0 if @p r is NULL.
+ * @since 0.1
+ */
+CGPROP_API size_t cgprop_recorder_depth(const cgprop_recorder *r);
+
+/**
+ * Close every open activation, innermost first, at @p counters, as if each
+ * had exited then. Figures stay in the recorder.
+ * @param r the recorder.
+ * @param counters K readings; may be NULL when no activation is open.
+ * @return as cgprop_recorder_exit(); on error nothing is closed.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_recorder_unwind(cgprop_recorder *r, const uint64_t *counters);
+
+/**
+ * Close open activations as cgprop_recorder_unwind() does, write the figures
+ * into the bound graph and clear them; the recorder can then be used again
+ * (the next event's counters may start anywhere). Self costs go to
+ * cgprop_graph_add_self_class(), call costs and counts to
+ * cgprop_graph_add_edge_class(), spontaneous entries to
+ * cgprop_graph_add_spontaneous(). The compensated figures are written
+ * (the raw ones with ::CGPROP_COMP_OFF); a compensated figure below 0 is
+ * written as 0 and counted (cgprop_recorder_floor_count()).
+ * All or nothing: on error neither the graph nor the recorder's figures change.
+ * @param r the recorder.
+ * @param counters K readings for the open activations; may be NULL when none is open.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_EFORMAT, ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW
+ *         (a graph sum would overflow).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *counters);
+
+/**
+ * Read one figure the recorder holds (since creation or the last flush).
+ * @param r the recorder.
+ * @param which a ::cgprop_recorder_figure_kind.
+ * @param node the function (the caller, for call figures).
+ * @param callee the called function for call figures; ignored otherwise.
+ * @param metric metric index.
+ * @param[out] out the figure.
+ * @param size sizeof(::cgprop_recorder_figure).
+ * @return ::CGPROP_OK (a figure never recorded reads as zeros), ::CGPROP_EINVAL,
+ *         ::CGPROP_EOVERFLOW (the post-mortem figure leaves the int64_t range).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_recorder_get(cgprop_recorder *r, uint32_t which, uint32_t node, uint32_t callee,
+                                   uint32_t metric, cgprop_recorder_figure *out, size_t size);
+
+/**
+ * Number of on-the-fly clamps (::CGPROP_REC_CLAMP) since the recorder was created.
+ * @param r the recorder.
+ * @return the count, or 0 if @p r is NULL.
+ * @since 0.1
+ */
+CGPROP_API uint64_t cgprop_recorder_clamp_count(const cgprop_recorder *r);
+
+/**
+ * Number of negative compensated figures that flushes wrote as 0, since the
+ * recorder was created.
+ * @param r the recorder.
+ * @return the count, or 0 if @p r is NULL.
+ * @since 0.1
+ */
+CGPROP_API uint64_t cgprop_recorder_floor_count(const cgprop_recorder *r);
+
+/**
+ * Estimate δ_i and δ_e per metric by timing null activations through a
+ * scratch recorder, as TAU's null-timer calibration does: an outer activation
+ * wraps @p iterations enter/exit pairs of an empty one; δ_i is the empty
+ * activation's inclusive cost per pair, δ_i + δ_e the outer one's (less one
+ * δ_i) per pair. Three runs are made and the smallest estimate kept.
+ * Round the results into ::cgprop_recorder_options.
+ * @param nmetrics K, 1 ≤ K ≤ ::CGPROP_MAX_METRICS.
+ * @param now the caller's clock: fills K counter readings and returns 0, or
+ *        returns non-zero to abort the calibration. Called on this thread.
+ * @param user passed to @p now.
+ * @param iterations null pairs per run, ≥ 1 (TAU uses 1000).
+ * @param[out] delta_i_out K estimates of δ_i (never below 0).
+ * @param[out] delta_e_out K estimates of δ_e (never below 0).
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument, clock failed or ran backwards), ::CGPROP_ENOMEM.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint64_t *out_counters),
+                                         void *user, uint32_t iterations, double *delta_i_out,
+                                         double *delta_e_out);
+
+/**
+ * Add every function, self cost, spontaneous entry and call of @p src to
+ * @p dst: functions with the same key become one; self costs (per class),
+ * call counts, call costs (per class) and spontaneous entries are summed.
+ * The per-thread graphs of a multi-threaded profiler merge this way.
+ * All or nothing: on error @p dst is unchanged.
+ * @param dst the graph added to.
+ * @param src the graph added; not changed. Must not be @p dst.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (NULL, same graph, metric count or names differ),
+ *         ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (a sum would overflow).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src);
+
+/** @} */
+
 /* ==== end recorder ==== */
 
 CGPROP_END_DECLS

@@ -1,0 +1,122 @@
+/* Merging graphs (per-thread recorder graphs into one), and the rollback
+ * helpers that make merge and recorder flush all-or-nothing. */
+#include "recorder.h"
+
+#include <string.h>
+
+void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0)
+{
+    if (ne0 >= g->ne) return;
+    for (uint32_t e = ne0; e < g->ne; e++)
+        if (g->ecaller[e] == g->ecallee[e]) g->nflags[g->ecaller[e]] &= ~(uint32_t)CGPROP__NF_SELF_CALL;
+    for (uint32_t i = 0; i < g->ehash_cap; i++)
+        if (g->ehash[i] > ne0) g->ehash[i] = 0;
+    g->ne = ne0;
+    cgprop__mutated(g);
+}
+
+void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0)
+{
+    if (nn0 >= g->nn) return;
+    for (uint32_t i = 0; i < g->nhash_cap; i++)
+        if (g->nhash[i] > nn0) g->nhash[i] = 0;
+    g->keys_len = g->key_off[nn0];
+    g->nn = nn0;
+    cgprop__mutated(g);
+}
+
+static int undo(cgprop_graph *g, uint32_t nn0, uint32_t ne0, uint32_t *map, int rc, const char *why)
+{
+    cgprop__rollback_edges(g, ne0);
+    cgprop__rollback_nodes(g, nn0);
+    cgprop__free(g, map);
+    return cgprop__err(g, rc, "merge: %s; nothing merged", why);
+}
+
+int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
+{
+    if (!dst) return CGPROP_EINVAL;
+    if (!src || src == dst) return cgprop__err(dst, CGPROP_EINVAL, "merge: source is NULL or the graph itself");
+    if (src->K != dst->K)
+        return cgprop__err(dst, CGPROP_EINVAL, "merge: %u metrics into %u", src->K, dst->K);
+    const uint32_t K = dst->K;
+    for (uint32_t k = 0; k < K; k++)
+        if (src->mlen[k] != dst->mlen[k] || memcmp(src->mname[k], dst->mname[k], src->mlen[k]) != 0)
+            return cgprop__err(dst, CGPROP_EINVAL, "merge: metric %u is '%s' in the source, '%s' here", k,
+                               src->mname[k], dst->mname[k]);
+
+    /* Phase 1: every function and call exists in dst (undone on failure). */
+    const uint32_t nn0 = dst->nn, ne0 = dst->ne;
+    uint32_t *map = cgprop__alloc(dst, (size_t)src->nn + 1, sizeof *map);
+    if (!map) return cgprop__err(dst, CGPROP_ENOMEM, "merge: out of memory");
+    int rc;
+    if (src->ecls && (rc = cgprop__ensure_classes(dst))) return undo(dst, nn0, ne0, map, rc, "out of memory");
+    for (uint32_t v = 0; v < src->nn; v++)
+        if ((rc = cgprop_graph_add_node(dst, src->keys + src->key_off[v], src->key_len[v], &map[v])))
+            return undo(dst, nn0, ne0, map, rc, "cannot add a function");
+    for (uint32_t e = 0; e < src->ne; e++) {
+        uint32_t id;
+        if ((rc = cgprop__edge_get_or_add(dst, map[src->ecaller[e]], map[src->ecallee[e]], &id)))
+            return undo(dst, nn0, ne0, map, rc, "cannot add a call");
+    }
+
+    /* Phase 2: every sum fits. Keys are unique in both graphs, so each
+     * function and call of dst receives from one of src at most. The parts
+     * (S_n, S_r, class buckets) never exceed the sums checked here. */
+    for (uint32_t v = 0; v < src->nn; v++) {
+        uint32_t u = map[v];
+        if (!cgprop__can_add(dst->self + (size_t)u * K, src->self + (size_t)v * K, K) ||
+            !cgprop__can_add(dst->spont_cost + (size_t)u * K, src->spont_cost + (size_t)v * K, K) ||
+            dst->spont_cnt[u] > UINT64_MAX - src->spont_cnt[v] || dst->calls_in[u] > UINT64_MAX - src->calls_in[v])
+            return undo(dst, nn0, ne0, map, CGPROP_EOVERFLOW, "a function's sum would overflow");
+    }
+    for (uint32_t e = 0; e < src->ne; e++) {
+        uint32_t d = cgprop__edge_lookup(dst, map[src->ecaller[e]], map[src->ecallee[e]]);
+        if (dst->ecount[d] > UINT64_MAX - src->ecount[e] ||
+            !cgprop__can_add(dst->ecost + (size_t)d * K, src->ecost + (size_t)e * K, K))
+            return undo(dst, nn0, ne0, map, CGPROP_EOVERFLOW, "a call's sum would overflow");
+    }
+
+    /* Phase 3: add through the public calls, which can no longer fail. */
+    uint64_t part[CGPROP_MAX_METRICS];
+    for (uint32_t v = 0; v < src->nn && !rc; v++) {
+        uint32_t u = map[v];
+        const uint64_t *s = src->self + (size_t)v * K, *sn = src->self_n + (size_t)v * K,
+                       *sr = src->self_r + (size_t)v * K;
+        if (src->nflags[v] & CGPROP__NF_SELF_UNCLASSIFIED) {
+            for (uint32_t k = 0; k < K; k++) part[k] = s[k] - sn[k] - sr[k];
+            rc = cgprop_graph_add_self(dst, u, part);
+        }
+        if (!rc && src->has_classes) {
+            rc = cgprop_graph_add_self_class(dst, u, CGPROP_LEVEL_0, sn);
+            if (!rc) rc = cgprop_graph_add_self_class(dst, u, CGPROP_LEVEL_1, sr);
+        }
+        if (!rc && (src->nflags[v] & CGPROP__NF_SPONT))
+            rc = cgprop_graph_add_spontaneous(dst, u, src->spont_cnt[v], src->spont_cost + (size_t)v * K);
+    }
+    for (uint32_t e = 0; e < src->ne && !rc; e++) {
+        uint32_t a = map[src->ecaller[e]], b = map[src->ecallee[e]];
+        const uint64_t *cost = src->ecost + (size_t)e * K;
+        uint64_t count = src->ecount[e];
+        bool has_cost = (src->eflags[e] & CGPROP__EF_HAS_COST) != 0;
+        memcpy(part, cost, K * sizeof part[0]);
+        if (src->ecls) {
+            for (uint32_t cls = 0; cls < CGPROP__NCLS && !rc; cls++) {
+                const uint64_t *cc = src->ecls + ((size_t)e * CGPROP__NCLS + cls) * K;
+                uint64_t cn = src->ecls_cnt[(size_t)e * CGPROP__NCLS + cls];
+                bool any = cn != 0;
+                for (uint32_t k = 0; k < K; k++) any = any || cc[k];
+                /* A lumped bucket keeps its flag even when it holds zeros. */
+                if (!any && !((cls & 3) == CGPROP_LEVEL_REC && (src->eflags[e] & CGPROP__EF_LUMPED))) continue;
+                rc = cgprop_graph_add_edge_class(dst, a, b, cls / 4, cls % 4, cn, cc, NULL);
+                count -= cn;
+                for (uint32_t k = 0; k < K; k++) part[k] -= cc[k];
+            }
+        }
+        /* What no class holds was added without class. */
+        if (!rc) rc = cgprop_graph_add_edge(dst, a, b, count, has_cost ? part : NULL, NULL);
+    }
+    cgprop__free(dst, map);
+    if (rc) return rc; /* cannot happen: phase 2 checked every sum */
+    return cgprop__ok(dst);
+}

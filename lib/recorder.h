@@ -1,0 +1,62 @@
+/* Private: helpers shared by the recorder (recorder.c) and graph merging
+ * (merge.c). Both write into a graph in phases (create every node and call
+ * first, check every sum, then add) so a failure can be undone. */
+#ifndef CGPROP_RECORDER_H
+#define CGPROP_RECORDER_H
+
+#include "graph.h"
+
+/* Forget calls with ids >= ne0 (added since ne0 was read). Safe because the
+ * call index is linear probing filled in id order: dropping a suffix of the
+ * insertion order leaves exactly the table the older ids alone would make. */
+void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0);
+
+/* Forget functions with ids >= nn0, after their calls were rolled back. */
+void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0);
+
+/* Checked arithmetic: true on overflow (the result is then unspecified). */
+static inline bool cgprop__add_i64(int64_t a, int64_t b, int64_t *r)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_add_overflow(a, b, r);
+#else
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return true;
+    *r = a + b;
+    return false;
+#endif
+}
+
+static inline bool cgprop__sub_i64(int64_t a, int64_t b, int64_t *r)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_sub_overflow(a, b, r);
+#else
+    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return true;
+    *r = a - b;
+    return false;
+#endif
+}
+
+static inline bool cgprop__add_u64(uint64_t a, uint64_t b, uint64_t *r)
+{
+    *r = a + b;
+    return *r < a;
+}
+
+/* a * b for a, b >= 0. */
+static inline bool cgprop__mul_u64_i64(uint64_t a, int64_t b, int64_t *r)
+{
+    if (a > (uint64_t)INT64_MAX) {
+        *r = 0;
+        return b != 0;
+    }
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_mul_overflow((int64_t)a, b, r);
+#else
+    if (b != 0 && (int64_t)a > INT64_MAX / b) return true;
+    *r = (int64_t)a * b;
+    return false;
+#endif
+}
+
+#endif
