@@ -1,0 +1,126 @@
+#!/bin/sh
+# Tool tests, one case per ctest test: tool_test.sh CASE TOOL DATADIR.
+# Expected figures: tests/data/recur.default.callgrind.out is valgrind output
+# for recur.c; the exact inclusive costs are the measured truth of
+# ../shared/fixtures/recur/truth-toggle-collect.txt (main 53139, fa 7953,
+# fb 7025, fib 32551, leafc 16794) and the program total its summary: line.
+# Exit 77 = skipped (a helper program is missing).
+set -u
+case_=$1 T=$2 D=$3
+REC="$D/recur.default.callgrind.out"
+TMP=${TMPDIR:-/tmp}/cgprop-tool-$$-$case_
+mkdir -p "$TMP" || exit 1
+trap 'rm -rf "$TMP"' EXIT
+die() { echo "FAIL: $*" >&2; exit 1; }
+PY=$(command -v python3 || true)
+
+# A failing run: non-zero exit, nothing on stdout, exactly one stderr line
+# starting with "cgprop: " and containing $2.
+one_line_error() {
+    out=$1 err=$2 rc=$3 want=$4
+    [ "$rc" -ne 0 ] || die "exit status 0 on error"
+    [ ! -s "$out" ] || die "stdout not empty on error"
+    [ "$(wc -l < "$err")" -eq 1 ] || die "stderr is not one line: $(cat "$err")"
+    grep -q "^cgprop: .*$want" "$err" || die "message lacks '$want': $(cat "$err")"
+}
+
+case $case_ in
+help)
+    "$T" --help > "$TMP/o" || die "--help exit $?"
+    grep -q '^usage: cgprop report' "$TMP/o" || die "no usage line"
+    "$T" report --help > "$TMP/o" || die "report --help exit $?"
+    "$T" --version | grep -q '^cgprop [0-9]*\.[0-9]*\.[0-9]*$' || die "--version"
+    ;;
+text)
+    "$T" report "$REC" > "$TMP/o" || die "exit $?"
+    for pair in main:53139 fa:7953 fb:7025 fib:32551 leafc:16794; do
+        n=${pair%%:*} v=${pair#*:}
+        # flat profile row: %total total %self self called "exact" name
+        grep -Eq "^ +[0-9.]+ +$v +[0-9.]+ +[0-9]+ +[0-9]+  exact +$n( <cycle [0-9]+>)?\$" "$TMP/o" \
+            || die "no exact row '$n $v'"
+    done
+    grep -q 'program total 178958' "$TMP/o" || die "program total"
+    grep -q '<cycle 1 as a whole>' "$TMP/o" || die "no cycle entry"
+    # Same output from standard input, and into a file with -o.
+    "$T" report - < "$REC" | tail -n +2 > "$TMP/stdin" || die "stdin exit"
+    tail -n +2 "$TMP/o" | cmp -s - "$TMP/stdin" || die "stdin output differs"
+    "$T" report -o "$TMP/f" "$REC" || die "-o exit"
+    cmp -s "$TMP/o" "$TMP/f" || die "-o output differs"
+    ;;
+heuristic)
+    # --heuristic-only: fb falls to gprof2dot's estimate, marked '~'.
+    "$T" report --heuristic-only "$REC" > "$TMP/o" || die "exit $?"
+    grep -Eq "^ +[0-9.]+ +~[0-9]+ .* estimate +fb <cycle 1>\$" "$TMP/o" || die "fb not an estimate"
+    ! grep -Eq "^ +[0-9.]+ +7025 .* fb" "$TMP/o" || die "fb still exact"
+    ;;
+json)
+    [ -n "$PY" ] || exit 77
+    "$T" report --format json "$REC" > "$TMP/o" || die "exit $?"
+    "$PY" - "$TMP/o" <<'PYEOF' || die "json check"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["metrics"] == ["Ir"], d["metrics"]
+assert d["totals"] == [178958], d["totals"]
+want = {"main": 53139, "fa": 7953, "fb": 7025, "fib": 32551, "leafc": 16794}
+seen = {}
+for f in d["functions"]:
+    if f["name"] in want:
+        assert "C_n" not in f["inexact"], f
+        seen[f["name"]] = f["split"]["C_n"][0]
+assert seen == want, seen
+for c in d["calls"]:
+    assert set(c["split"]) == {"C_nn", "C_nr", "C_nd", "C_rn", "C_rr", "C_rd"}
+ids = {f["id"] for f in d["functions"]}
+for z in d["cycles"]:
+    assert set(z["members"]) <= ids and len(z["members"]) >= 2
+PYEOF
+    ;;
+dot)
+    DOT=$(command -v dot || true)
+    "$T" report --format dot "$REC" > "$TMP/o" || die "exit $?"
+    grep -q 'subgraph cluster_cycle1' "$TMP/o" || die "no cycle cluster"
+    grep -q 'label="fb\\n3.93%' "$TMP/o" || die "fb not at its exact 7025/178958"
+    [ -n "$DOT" ] || exit 77
+    "$DOT" -Tsvg "$TMP/o" > "$TMP/svg" || die "dot rejects the output"
+    grep -q '<svg' "$TMP/svg" || die "no svg"
+    ;;
+roundtrip)
+    [ -n "$PY" ] || exit 77
+    "$T" report --format callgrind -o "$TMP/rt.out" "$REC" || die "write exit $?"
+    "$T" report --format json "$REC" > "$TMP/a.json" || die "json a"
+    "$T" report --format json "$TMP/rt.out" > "$TMP/b.json" || die "json b"
+    "$PY" - "$TMP/a.json" "$TMP/b.json" <<'PYEOF' || die "round trip differs"
+import json, sys
+def load(p):
+    d = json.load(open(p))
+    key = {f["id"]: f["key"] for f in d["functions"]}
+    fs = {f["key"]: (f["self"], f.get("split"), f["inexact"], f["called"]) for f in d["functions"]}
+    cs = {(key[c["caller"]], key[c["callee"]]): (c["count"], c["cost"], c["split"], c["inexact"])
+          for c in d["calls"]}
+    return d["metrics"], d["totals"], fs, cs
+a, b = load(sys.argv[1]), load(sys.argv[2])
+assert len(a[2]) == 248 and len(a[3]) > 300, (len(a[2]), len(a[3]))
+for i, what in enumerate(["metrics", "totals", "functions", "calls"]):
+    if a[i] != b[i]:
+        sys.exit("%s differ" % what)
+PYEOF
+    ;;
+bad_option)
+    "$T" report --bogus "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "unknown option '--bogus'"
+    "$T" report --format xml "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--format"
+    "$T" report --node-thres abc "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--node-thres"
+    "$T" report --metric nosuch "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "no metric 'nosuch'"
+    "$T" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "missing command"
+    "$T" report > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "no input file"
+    ;;
+missing_file)
+    "$T" report "$TMP/nosuch.out" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "nosuch.out"
+    ;;
+malformed)
+    printf 'events: Ir\nfn=a\n1 2\ncalls=abc 3\n' > "$TMP/bad.out"
+    "$T" report --input callgrind "$TMP/bad.out" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "bad.out:4: "
+    ;;
+*) die "unknown case $case_" ;;
+esac
+exit 0
