@@ -130,27 +130,44 @@ static void sub(uint64_t *dst, const uint64_t *src, uint32_t K)
     for (uint32_t k = 0; k < K; k++) dst[k] -= src[k];
 }
 
-/* Undo the plain-total additions of tentative_add up to (not including) pair
- * `upto`; self and spontaneous cost are undone when `self_done`. */
-static void undo(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames, size_t depth,
-                 const uint64_t *w, size_t upto, bool self_done)
+#if defined(__GNUC__)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define PREFETCH_W(p) ((void)0)
+#endif
+/* How many pairs ahead to prefetch: the adds are independent cache misses
+ * into large arrays, so overlapping them is most of the speed. */
+#define AHEAD 8
+
+static uint64_t *bucket_of(const cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e)
 {
-    uint32_t K = g->K;
-    for (size_t i = 0; i < upto; i++)
-        if (s->eid[i] != MISSING) sub(g->ecost + (size_t)s->eid[i] * K, w, K);
-    if (self_done) {
-        sub(g->self + (size_t)frames[depth - 1] * K, w, K);
-        sub(g->spont_cost + (size_t)frames[0] * K, w, K);
-    }
+    uint32_t c = cgprop__cls(s->lv[i] ? 1u : 0u, s->lv[i + 1]);
+    return g->ecls + ((size_t)e * CGPROP__NCLS + c) * g->K;
 }
 
-/* Add w to the plain totals that already exist (spontaneous cost of the root,
- * self cost of the leaf, cost of every existing call, once per occurrence),
- * checking each addition. On overflow everything added is taken back, so the
- * graph is as before. Class buckets are not touched here: each stays ≤ its
- * plain total, so they cannot overflow once the totals did not. */
-static bool tentative_add(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames, size_t depth,
-                          const uint64_t *w)
+/* Undo what add_existing did: the pairs before `upto`, then the root's
+ * spontaneous cost and the leaf's self cost. */
+static void undo(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames, size_t depth,
+                 const uint64_t *w, size_t upto)
+{
+    uint32_t K = g->K;
+    for (size_t i = 0; i < upto; i++) {
+        uint32_t e = s->eid[i];
+        if (e == MISSING) continue;
+        sub(g->ecost + (size_t)e * K, w, K);
+        sub(bucket_of(g, s, i, e), w, K);
+    }
+    sub(g->self + (size_t)frames[depth - 1] * K, w, K);
+    sub(g->spont_cost + (size_t)frames[0] * K, w, K);
+}
+
+/* Add w to everything that already exists: spontaneous cost of the root,
+ * plain self cost of the leaf, cost and class bucket of every existing call,
+ * once per occurrence. Each plain total is checked; a class bucket never
+ * exceeds its plain total, so it cannot overflow once that did not. On
+ * overflow everything added is taken back and the graph is as before. */
+static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames, size_t depth,
+                         const uint64_t *w)
 {
     uint32_t K = g->K;
     uint64_t *sp = g->spont_cost + (size_t)frames[0] * K;
@@ -162,15 +179,22 @@ static bool tentative_add(cgprop_graph *g, const stack_scratch *s, const uint32_
         return false;
     }
     cgprop__add(se, w, K);
-    for (size_t i = 0; i + 1 < depth; i++) {
-        uint32_t e = s->eid[i];
+    const uint32_t *eid = s->eid;
+    size_t npairs = depth - 1;
+    for (size_t i = 0; i < npairs; i++) {
+        if (i + AHEAD < npairs && eid[i + AHEAD] != MISSING) {
+            PREFETCH_W(g->ecost + (size_t)eid[i + AHEAD] * K);
+            PREFETCH_W(bucket_of(g, s, i + AHEAD, eid[i + AHEAD]));
+        }
+        uint32_t e = eid[i];
         if (e == MISSING) continue;
         uint64_t *c = g->ecost + (size_t)e * K;
         if (!cgprop__can_add(c, w, K)) {
-            undo(g, s, frames, depth, w, i, true);
+            undo(g, s, frames, depth, w, i);
             return false;
         }
         cgprop__add(c, w, K);
+        cgprop__add(bucket_of(g, s, i, e), w, K);
     }
     return true;
 }
@@ -215,7 +239,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     /* Until this stack succeeds the cache may hold MISSING ids. */
     s->prev_len = 0;
 
-    if (!tentative_add(g, s, frames, depth, weights))
+    if (!add_existing(g, s, frames, depth, weights))
         return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: a cost would overflow; nothing was added");
     if (nmissing) {
         if ((uint64_t)g->ne + nmissing > UINT32_MAX - 1) rc = CGPROP_EOVERFLOW;
@@ -228,7 +252,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
             if (s->eid[i] == MISSING) rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
         }
         if (rc) {
-            undo(g, s, frames, depth, weights, depth - 1, true);
+            undo(g, s, frames, depth, weights, depth - 1);
             return cgprop__err(g, rc, "add_stack: %s; nothing was added",
                                rc == CGPROP_ENOMEM ? "out of memory" : "a cost or the number of calls would overflow");
         }
@@ -238,6 +262,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
             uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
             s->eid[i] = e;
             cgprop__add(g->ecost + (size_t)e * K, weights, K);
+            cgprop__add(bucket_of(g, s, i, e), weights, K);
         }
     }
 
@@ -245,12 +270,8 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     uint32_t leaf = frames[depth - 1];
     cgprop__add((lv[depth - 1] ? g->self_r : g->self_n) + (size_t)leaf * K, weights, K);
     g->nflags[frames[0]] |= CGPROP__NF_SPONT;
-    for (size_t i = 0; i + 1 < depth; i++) {
-        uint32_t e = s->eid[i];
-        uint32_t c = cgprop__cls(lv[i] ? 1u : 0u, lv[i + 1]);
-        cgprop__add(g->ecls + ((size_t)e * CGPROP__NCLS + c) * K, weights, K);
-        g->eflags[e] |= CGPROP__EF_HAS_COST;
-    }
+    /* Calls of the shared prefix got HAS_COST from the previous stack. */
+    for (size_t i = p ? p - 1 : 0; i + 1 < depth; i++) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
     if (depth >= 2) g->any_cost = true;
     g->has_classes = true;
     s->prev_len = depth;

@@ -181,6 +181,29 @@ START_TEST(notes_example_heuristic)
 }
 END_TEST
 
+START_TEST(drawing_size_negative)
+{
+    /* A;B;C;A;B;A;C (levels A0 B0 C0 A1 B1 A2 C1): A calls level-1 B and
+     * level-1 C inside one level-0 activation, so Σ_g C_xr(A,g) = 2 > C_n(A)
+     * = 1 and the V0.3 rule gives D(A) = −1. It is reported, not clamped. */
+    cgprop_graph *g = new_graph(1);
+    node(g, "A");
+    node(g, "B");
+    node(g, "C");
+    const uint32_t s[] = {A, B, C, A, B, A, C};
+    const uint64_t w[] = {1};
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s, 7, w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row a = srow(g, A, 0);
+    ck_assert_uint_eq(a.C_n, 1);
+    ck_assert_uint_eq(erow(g, A, B, 0).C_rr, 1);
+    ck_assert_uint_eq(erow(g, A, C, 0).C_rr, 1);
+    ck_assert(a.D == -1.0);
+    ck_assert_uint_eq(a.inexact, 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 /* ---- the brute-force oracle ---- */
 
 #define NF 7
@@ -700,6 +723,7 @@ static Suite *split_suite(void)
     tcase_add_test(tc, notes_example_classified);
     tcase_add_test(tc, notes_example_classified_root);
     tcase_add_test(tc, notes_example_heuristic);
+    tcase_add_test(tc, drawing_size_negative);
     tcase_add_loop_test(tc, oracle_random_stacks, 0, 40);
     tcase_add_test(tc, oracle_interleaved_edges);
     tcase_add_test(tc, lumped_flags);
