@@ -16,6 +16,159 @@ CGPROP_BEGIN_DECLS
 
 /* ==== readers (owner: readers helper) ==== */
 
+/** @defgroup readers Readers
+ *  Build a graph from a callgrind file, folded stacks or a recorder event
+ *  trace. Readers never print; malformed input gives ::CGPROP_EFORMAT and a
+ *  ::cgprop_read_error naming the file, the line and the reason.
+ *
+ *  @par Function keys
+ *  A callgrind reader keys functions by object, file and name:
+ *  the key is <tt>object TAB file TAB name</tt> (object or file empty when the
+ *  input names none). With ::CGPROP_KEY_NAME, and for folded stacks, the key
+ *  is the bare name. Readers replace TAB bytes inside names by spaces, so the
+ *  display name is always the part of the key after its last TAB:
+ *  cgprop_node_display_name() applies that rule, for any graph.
+ *  @{ */
+
+/** Input formats (the @c format fields of ::cgprop_read_options and ::cgprop_read_info). */
+enum cgprop_input_format {
+    CGPROP_INPUT_AUTO = 0,      /**< Recognise the format by content. */
+    CGPROP_INPUT_CALLGRIND = 1, /**< Callgrind profile (valgrind --tool=callgrind, KCachegrind). */
+    CGPROP_INPUT_FOLDED = 2,    /**< Folded stacks: "a;b;c 42" lines, one or more weights. */
+    CGPROP_INPUT_EVENTS = 3     /**< The recorder's event trace format. */
+};
+
+/** Function key modes (the @c key_mode field of ::cgprop_read_options). */
+enum cgprop_key_mode {
+    CGPROP_KEY_FULL = 0, /**< Callgrind: object TAB file TAB name (KCachegrind's identity). */
+    CGPROP_KEY_NAME = 1  /**< Bare name: same-named functions of different files merge (gprof2dot). */
+};
+
+/**
+ * Reader options. A fixed layout (frozen for the major version); all zero
+ * means the defaults, which cgprop_read_options_init() also sets.
+ */
+typedef struct cgprop_read_options {
+    uint32_t format;            /**< A ::cgprop_input_format; default ::CGPROP_INPUT_AUTO. */
+    uint32_t key_mode;          /**< A ::cgprop_key_mode; default ::CGPROP_KEY_FULL. */
+    uint32_t no_fold_recursion; /**< Callgrind: non-zero keeps @c fn'N names as separate functions
+                                     (no recursion classes), as gprof2dot does; default 0 folds them. */
+    uint32_t separate_recs;     /**< Callgrind: the @c --separate-recs=N the file was made with;
+                                     0 (default) detects it (docs/READERS.md). 1 withholds the split. */
+} cgprop_read_options;
+
+/** How a reader obtained recursion classes (the @c recursion field of ::cgprop_read_info). */
+enum cgprop_read_recursion {
+    CGPROP_RECS_NONE = 0,     /**< No recursion in the input: every activation is level 0, the split is exact. */
+    CGPROP_RECS_NAMES = 1,    /**< Callgrind @c fn'N names gave the classes; @c separate_recs holds N. */
+    CGPROP_RECS_WITHHELD = 2, /**< Recursion without @c fn'N names (made with --separate-recs=1, or
+                                   forced by the option): costs were added without classes, so the
+                                   split is flagged inexact; only collapsed cycle totals are exact. */
+    CGPROP_RECS_STACKS = 3,   /**< Stacks or an event trace: exact classes from the stacks themselves. */
+    CGPROP_RECS_UNFOLDED = 4  /**< Folding disabled and the input recursive: no classes. */
+};
+
+/** Bits of the @c flags field of ::cgprop_read_info. */
+enum cgprop_read_flag {
+    CGPROP_RI_TOTALS = 1u << 0,          /**< The input stated program totals (callgrind @c totals: or @c summary:). */
+    CGPROP_RI_CALLER_CONTEXTS = 1u << 1, /**< Callgrind names carried --separate-callers contexts (summed). */
+    CGPROP_RI_PLAIN_SELF_CALLS = 1u << 2, /**< Plain @c f->f calls beside @c fn'N names: added without class. */
+    CGPROP_RI_PLAIN_CYCLES = 1u << 3     /**< Cycles among plain names beside @c fn'N names: added without class. */
+};
+
+/** What a reader found, besides the graph. A fixed layout. */
+typedef struct cgprop_read_info {
+    uint32_t format;        /**< The ::cgprop_input_format actually read. */
+    uint32_t recursion;     /**< A ::cgprop_read_recursion. */
+    uint32_t separate_recs; /**< The N used for @c fn'N names (::CGPROP_RECS_NAMES), else 0. */
+    uint32_t flags;         /**< ::cgprop_read_flag bits. */
+    uint64_t parts;         /**< Callgrind parts (dumps, threads) summed into the graph; 0 for other formats. */
+    uint64_t lines;         /**< Lines read. */
+    uint64_t totals[CGPROP_MAX_METRICS]; /**< With ::CGPROP_RI_TOTALS: the stated program total per metric
+                                              (Σ over parts of @c totals:, or @c summary: where a part has none). */
+} cgprop_read_info;
+
+/** Where and why reading failed. A fixed layout; strings are NUL-terminated and truncated to fit. */
+typedef struct cgprop_read_error {
+    uint64_t line;     /**< 1-based line of the error; 0 when it concerns no line (open, allocation). */
+    int32_t code;      /**< The status returned, a ::cgprop_status. */
+    uint32_t reserved; /**< Always 0. */
+    char file[256];    /**< The file name given (or the buffer's name). */
+    char reason[256];  /**< What was wrong. */
+} cgprop_read_error;
+
+/**
+ * Fill @p opts with the defaults (all zero: auto-detect, full keys, fold
+ * recursion names, detect --separate-recs).
+ * @param opts the options to fill; NULL is a no-op.
+ * @since 0.1
+ */
+CGPROP_API void cgprop_read_options_init(cgprop_read_options *opts);
+
+/**
+ * Recognise an input format by content: callgrind (a @c # @c callgrind
+ * @c format, @c version:, @c creator:, @c events: or @c positions: header
+ * line before any cost line), the recorder's event trace (its magic first
+ * line), folded stacks (lines ending in one or more numbers).
+ * @param data the first bytes of the input (a few KiB suffice).
+ * @param len their number.
+ * @return a ::cgprop_input_format, ::CGPROP_INPUT_AUTO when none matches.
+ * @since 0.1
+ */
+CGPROP_API uint32_t cgprop_read_detect(const char *data, size_t len);
+
+/**
+ * Read a whole input held in memory into a new graph.
+ * @param data the bytes (no NUL needed; any bytes are safe).
+ * @param len their number.
+ * @param name a name for messages (e.g. the file name); may be NULL.
+ * @param name_len its length.
+ * @param opts options, or NULL for the defaults.
+ * @param alloc allocator for the graph and the reader's scratch memory; NULL for malloc.
+ * @param[out] out the new graph (free it with cgprop_graph_free()), or NULL on error.
+ * @param[out] info if not NULL, what the reader found (filled on success).
+ * @param[out] err if not NULL, filled on error (and cleared on success).
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument or option), ::CGPROP_EFORMAT (malformed
+ *         input, or an undetectable format), ::CGPROP_EOVERFLOW (a number or a cost sum
+ *         overflows), ::CGPROP_ENOMEM.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t name_len,
+                                  const cgprop_read_options *opts, const cgprop_allocator *alloc,
+                                  cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err);
+
+/**
+ * Read a file into a new graph, as cgprop_read_buffer() does. The path "-"
+ * reads standard input.
+ * @param path the file name (no NUL needed).
+ * @param path_len its length in bytes.
+ * @param opts options, or NULL for the defaults.
+ * @param alloc allocator; NULL for malloc.
+ * @param[out] out the new graph, or NULL on error.
+ * @param[out] info if not NULL, what the reader found.
+ * @param[out] err if not NULL, filled on error.
+ * @return as cgprop_read_buffer(), and ::CGPROP_ENOTFOUND when the file cannot be opened or read
+ *         (the reason says why).
+ * @since 0.1
+ */
+CGPROP_API int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_options *opts,
+                                const cgprop_allocator *alloc, cgprop_graph **out,
+                                cgprop_read_info *info, cgprop_read_error *err);
+
+/**
+ * The name to show for function @p node: the part of its key after the last
+ * TAB (the whole key when it has none). Works on any graph.
+ * @param g the graph.
+ * @param node a function id.
+ * @param[out] len_out if not NULL, receives the length.
+ * @return the name, borrowed and NUL-terminated, valid until the graph is freed;
+ *         NULL for a bad argument.
+ * @since 0.1
+ */
+CGPROP_API const char *cgprop_node_display_name(const cgprop_graph *g, uint32_t node, size_t *len_out);
+
+/** @} */
+
 /* ==== end readers ==== */
 
 /* ==== writers (owner: writers helper) ==== */

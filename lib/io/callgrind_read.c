@@ -1,0 +1,983 @@
+/* Callgrind reader (format: docs/READERS.md and the callgrind format
+ * reference). Two passes, both linear:
+ *  1. parse every line into a "raw" graph whose functions are the names as
+ *     written (fa, fa'2, fa'2'fb'fa ...), keyed by (object, file, name);
+ *  2. decide how the file encodes recursion, then fold raw functions into the
+ *     final graph with their recursion classes.
+ * The raw pass must see the whole file first because one fn'2 anywhere
+ * changes the meaning of every plain self-call. */
+#include "io_util.h"
+#include "analysis.h"
+
+#include <stdio.h>
+
+#define NONE_SID UINT32_MAX
+
+/* Id spaces of name compression. */
+enum { SP_OBJ = 0, SP_FILE = 1, SP_FN = 2 };
+static const char *const space_name[3] = {"object", "file", "function"};
+
+/* What the next line must be. */
+enum { PEND_NONE = 0, PEND_CALL = 1, PEND_JUMP = 2 };
+
+/* Recursion indices above this are taken as part of the name. */
+#define MAX_REC_INDEX 1000000000u
+
+typedef struct cg {
+    const cgprop_read_options *opts;
+    cgprop_read_error *err;
+    const cgprop_allocator *alloc;
+    cgprop_graph *strs; /* interned strings: node id = string id */
+    cgprop_graph *ids;  /* (space, compressed id) -> slot into idsid */
+    cgprop_graph *raw;  /* raw functions and calls; created at the first events: */
+    uint32_t *idsid;
+    size_t idsid_cap;
+    char *scratch;
+    size_t scratch_cap;
+    uint64_t line;
+
+    /* current part */
+    bool part_events;              /* events: seen in this part */
+    bool part_started;             /* anything belonging to a part seen */
+    uint32_t ncols;                /* events in this part */
+    uint32_t colmap[CGPROP_MAX_METRICS];
+    uint32_t npos;
+    uint64_t last[3];
+    uint64_t part_totals[CGPROP_MAX_METRICS];
+    uint64_t part_summary[CGPROP_MAX_METRICS];
+    bool has_totals, has_summary;
+
+    /* whole file */
+    uint32_t K;
+    uint64_t totals[CGPROP_MAX_METRICS];
+    bool any_totals;
+    uint64_t parts;
+
+    /* name state (string ids) */
+    uint32_t ob, fl, fi, fn;
+    uint32_t fn_ob, fn_fl; /* object and file of the current function */
+    uint32_t cob, cfi, cfn;
+    uint32_t cur_raw; /* raw node of the current function, resolved lazily */
+
+    int pending;
+    uint64_t pend_line;
+    uint64_t call_count;
+    uint32_t call_callee;
+    uint64_t costs[CGPROP_MAX_METRICS];
+} cg;
+
+static int fail(cg *c, int code, const char *fmt, const char *arg)
+{
+    return cgprop__read_fail(c->err, code, c->line, fmt, arg);
+}
+
+/* ---- scratch memory (through the strings graph's allocator) ---- */
+
+static int scratch_reserve(cg *c, size_t need)
+{
+    if (need <= c->scratch_cap) return CGPROP_OK;
+    size_t cap = c->scratch_cap ? c->scratch_cap : 256;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "name too long");
+        cap *= 2;
+    }
+    char *p = cgprop__realloc(c->strs, c->scratch, cap, 1);
+    if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+    c->scratch = p;
+    c->scratch_cap = cap;
+    return CGPROP_OK;
+}
+
+/* ---- strings ---- */
+
+static int intern(cg *c, const char *s, size_t n, uint32_t *out)
+{
+    /* Keys show the name after the last TAB, so names must hold none. */
+    if (memchr(s, '\t', n)) {
+        int rc = scratch_reserve(c, n);
+        if (rc) return rc;
+        for (size_t i = 0; i < n; i++) c->scratch[i] = s[i] == '\t' ? ' ' : s[i];
+        s = c->scratch;
+    }
+    int rc = cgprop_graph_add_node(c->strs, s, n, out);
+    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(c->err, rc, c->line, "out of memory");
+    if (rc) return cgprop__read_fail(c->err, rc, c->line, "too many distinct names");
+    return CGPROP_OK;
+}
+
+static const char *str_of(const cg *c, uint32_t sid, size_t *len)
+{
+    return cgprop_graph_node_key(c->strs, sid, len);
+}
+
+static void id_key(char key[5], int space, uint32_t id)
+{
+    key[0] = (char)space;
+    memcpy(key + 1, &id, 4);
+}
+
+static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
+{
+    char key[5];
+    id_key(key, space, id);
+    uint32_t slot;
+    int rc = cgprop_graph_add_node(c->ids, key, sizeof key, &slot);
+    if (rc) return cgprop__read_fail(c->err, rc == CGPROP_ENOMEM ? rc : CGPROP_EFORMAT, c->line,
+                                     "cannot record name id");
+    if (slot >= c->idsid_cap) {
+        size_t cap = c->idsid_cap ? c->idsid_cap * 2 : 256;
+        uint32_t *p = cgprop__realloc(c->strs, c->idsid, cap, sizeof *p);
+        if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+        c->idsid = p;
+        c->idsid_cap = cap;
+    }
+    c->idsid[slot] = sid; /* a redefinition wins, as in KCachegrind */
+    return CGPROP_OK;
+}
+
+static bool id_lookup(cg *c, int space, uint32_t id, uint32_t *sid)
+{
+    char key[5];
+    id_key(key, space, id);
+    uint32_t slot;
+    if (cgprop_graph_find_node(c->ids, key, sizeof key, &slot) != CGPROP_OK) return false;
+    *sid = c->idsid[slot];
+    return true;
+}
+
+/* --compress-mangled names refer to other names: "(3)'2'(5)". Expand each
+ * quote-separated segment that is exactly "(id)" of a defined function. */
+static int expand_mangled(cg *c, const char *s, size_t n, const char **res, size_t *res_len)
+{
+    size_t outlen = 0;
+    size_t i = 0;
+    /* Two rounds: size, then copy. Segments are short; keep it simple. */
+    for (int round = 0; round < 2; round++) {
+        size_t o = 0;
+        i = 0;
+        while (i <= n) {
+            size_t j = i;
+            while (j < n && s[j] != '\'') j++;
+            const char *seg = s + i;
+            size_t seglen = j - i;
+            uint32_t sid;
+            const char *rep = seg;
+            size_t replen = seglen;
+            if (seglen >= 3 && seg[0] == '(' && seg[seglen - 1] == ')') {
+                size_t k = 1;
+                uint64_t id;
+                if (cgprop__parse_u64(seg, seglen - 1, &k, false, &id) == CGPROP__NUM_OK && k == seglen - 1 &&
+                    id <= UINT32_MAX && id_lookup(c, SP_FN, (uint32_t)id, &sid))
+                    rep = str_of(c, sid, &replen);
+            }
+            if (round == 1) memcpy(c->scratch + o, rep, replen);
+            o += replen;
+            if (j < n) {
+                if (round == 1) c->scratch[o] = '\'';
+                o++;
+            }
+            i = j + 1;
+        }
+        if (round == 0) {
+            outlen = o;
+            /* The scratch may hold s itself only if s came from it: it never does here. */
+            int rc = scratch_reserve(c, outlen);
+            if (rc) return rc;
+        }
+    }
+    *res = c->scratch;
+    *res_len = outlen;
+    return CGPROP_OK;
+}
+
+/* Parse the value of a name line: "(id) name", "(id)" or "name". */
+static int parse_name(cg *c, int space, const char *v, size_t n, uint32_t *sid)
+{
+    if (n >= 3 && v[0] == '(' && cgprop__is_digit(v[1])) {
+        size_t i = 1;
+        uint64_t id;
+        int nr = cgprop__parse_u64(v, n, &i, false, &id);
+        if (nr == CGPROP__NUM_OVERFLOW || (nr == CGPROP__NUM_OK && i < n && v[i] == ')' && id > UINT32_MAX))
+            return fail(c, CGPROP_EFORMAT, "%s id too large", space_name[space]);
+        if (nr == CGPROP__NUM_OK && i < n && v[i] == ')') {
+            i++;
+            while (i < n && cgprop__is_space(v[i])) i++;
+            if (i == n) {
+                if (!id_lookup(c, space, (uint32_t)id, sid)) {
+                    char msg[96];
+                    snprintf(msg, sizeof msg, "undefined %s id (%llu)", space_name[space], (unsigned long long)id);
+                    return fail(c, CGPROP_EFORMAT, "%s", msg);
+                }
+                return CGPROP_OK;
+            }
+            const char *name = v + i;
+            size_t len = n - i;
+            int rc;
+            if (space == SP_FN && len >= 3 && name[0] == '(' && cgprop__is_digit(name[1])) {
+                rc = expand_mangled(c, name, len, &name, &len);
+                if (rc) return rc;
+            }
+            rc = intern(c, name, len, sid);
+            if (rc) return rc;
+            return id_define(c, space, (uint32_t)id, *sid);
+        }
+    }
+    return intern(c, v, n, sid);
+}
+
+/* ---- parts and metrics ---- */
+
+static int add_totals(cg *c, uint64_t *dst, const uint64_t *src)
+{
+    for (uint32_t k = 0; k < c->K; k++)
+        if (dst[k] > UINT64_MAX - src[k]) return fail(c, CGPROP_EOVERFLOW, "%s", "program totals overflow");
+    for (uint32_t k = 0; k < c->K; k++) dst[k] += src[k];
+    return CGPROP_OK;
+}
+
+static int end_part(cg *c)
+{
+    if (!c->part_started) return CGPROP_OK;
+    if (c->part_events) {
+        c->parts++;
+        int rc = CGPROP_OK;
+        if (c->has_totals) rc = add_totals(c, c->totals, c->part_totals);
+        else if (c->has_summary) rc = add_totals(c, c->totals, c->part_summary);
+        if (rc) return rc;
+        if (c->has_totals || c->has_summary) c->any_totals = true;
+    }
+    c->part_started = false;
+    c->part_events = false;
+    c->has_totals = c->has_summary = false;
+    memset(c->part_totals, 0, sizeof c->part_totals);
+    memset(c->part_summary, 0, sizeof c->part_summary);
+    c->npos = 1;
+    memset(c->last, 0, sizeof c->last);
+    c->ob = c->fl = c->fi = c->fn = c->fn_ob = c->fn_fl = NONE_SID;
+    c->cob = c->cfi = c->cfn = NONE_SID;
+    c->cur_raw = UINT32_MAX;
+    return CGPROP_OK;
+}
+
+static int parse_events(cg *c, const char *v, size_t n)
+{
+    const char *names[CGPROP_MAX_METRICS];
+    size_t lens[CGPROP_MAX_METRICS];
+    uint32_t cnt = 0;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && cgprop__is_space(v[i])) i++;
+        if (i == n) break;
+        size_t j = i;
+        while (j < n && !cgprop__is_space(v[j])) j++;
+        if (cnt == CGPROP_MAX_METRICS) return fail(c, CGPROP_EFORMAT, "%s", "more than 64 events");
+        names[cnt] = v + i;
+        lens[cnt] = j - i;
+        cnt++;
+        i = j;
+    }
+    if (cnt == 0) return fail(c, CGPROP_EFORMAT, "%s", "events: line names no event");
+    for (uint32_t a = 0; a < cnt; a++)
+        for (uint32_t b = 0; b < a; b++)
+            if (lens[a] == lens[b] && memcmp(names[a], names[b], lens[a]) == 0)
+                return fail(c, CGPROP_EFORMAT, "%s", "events: line names an event twice");
+    if (!c->raw) {
+        int rc = cgprop_graph_new(c->alloc, names, lens, cnt, &c->raw);
+        if (rc) return fail(c, rc, "%s", rc == CGPROP_ENOMEM ? "out of memory" : "bad events: line");
+        c->K = cnt;
+        for (uint32_t k = 0; k < cnt; k++) c->colmap[k] = k;
+    } else {
+        for (uint32_t k = 0; k < cnt; k++) {
+            uint32_t m;
+            if (cgprop_graph_find_metric(c->raw, names[k], lens[k], &m) != CGPROP_OK) {
+                char ex[68];
+                cgprop__excerpt(ex, names[k], lens[k], 64);
+                return fail(c, CGPROP_EFORMAT, "event %s is not among the first part's events", ex);
+            }
+            c->colmap[k] = m;
+        }
+    }
+    c->ncols = cnt;
+    c->part_events = true;
+    return CGPROP_OK;
+}
+
+static int parse_positions(cg *c, const char *v, size_t n)
+{
+    uint32_t np = 0;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && cgprop__is_space(v[i])) i++;
+        if (i == n) break;
+        size_t j = i;
+        while (j < n && !cgprop__is_space(v[j])) j++;
+        size_t l = j - i;
+        if (!((l == 5 && memcmp(v + i, "instr", 5) == 0) || (l == 4 && memcmp(v + i, "line", 4) == 0) ||
+              (l == 2 && memcmp(v + i, "bb", 2) == 0)))
+            return fail(c, CGPROP_EFORMAT, "%s", "positions: expects instr, bb and line");
+        if (np == 3) return fail(c, CGPROP_EFORMAT, "%s", "positions: names more than three kinds");
+        np++;
+        i = j;
+    }
+    c->npos = np ? np : 1;
+    memset(c->last, 0, sizeof c->last);
+    return CGPROP_OK;
+}
+
+/* A list of costs (summary:, totals:) in event order. */
+static int parse_cost_list(cg *c, const char *v, size_t n, uint64_t *dst)
+{
+    if (!c->part_events) return fail(c, CGPROP_EFORMAT, "%s", "totals or summary before events:");
+    size_t i = 0;
+    uint32_t col = 0;
+    memset(dst, 0, sizeof(uint64_t) * CGPROP_MAX_METRICS);
+    for (;;) {
+        while (i < n && cgprop__is_space(v[i])) i++;
+        if (i == n) break;
+        if (col == c->ncols) return fail(c, CGPROP_EFORMAT, "%s", "more values than events");
+        uint64_t x;
+        int nr = cgprop__parse_u64(v, n, &i, true, &x);
+        if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "number too large");
+        if (nr != CGPROP__NUM_OK || (i < n && !cgprop__is_space(v[i])))
+            return fail(c, CGPROP_EFORMAT, "%s", "bad number");
+        dst[c->colmap[col++]] = x;
+    }
+    return CGPROP_OK;
+}
+
+/* ---- positions and costs ---- */
+
+/* One subposition at s[*i]: "*", "+N", "-N", N or 0xN, relative to base. */
+static int parse_subpos(cg *c, const char *s, size_t n, size_t *i, uint64_t base, uint64_t *out)
+{
+    size_t j = *i;
+    uint64_t v;
+    int nr;
+    if (s[j] == '*') {
+        *out = base;
+        *i = j + 1;
+        return CGPROP_OK;
+    }
+    if (s[j] == '+' || s[j] == '-') {
+        size_t k = j + 1;
+        nr = cgprop__parse_u64(s, n, &k, true, &v);
+        if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "position too large");
+        if (nr != CGPROP__NUM_OK) return fail(c, CGPROP_EFORMAT, "%s", "bad position");
+        if (s[j] == '+') {
+            if (base > UINT64_MAX - v) return fail(c, CGPROP_EOVERFLOW, "%s", "position too large");
+            *out = base + v;
+        } else {
+            *out = v > base ? 0 : base - v; /* clamped, as KCachegrind does */
+        }
+        *i = k;
+        return CGPROP_OK;
+    }
+    nr = cgprop__parse_u64(s, n, &j, true, &v);
+    if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "position too large");
+    if (nr != CGPROP__NUM_OK) return fail(c, CGPROP_EFORMAT, "%s", "bad position");
+    *out = v;
+    *i = j;
+    return CGPROP_OK;
+}
+
+/* A cost line: positions, then up to ncols costs into c->costs (by metric). */
+static int parse_cost_line(cg *c, const char *s, size_t n)
+{
+    size_t i = 0;
+    uint64_t pos[3];
+    for (uint32_t p = 0; p < c->npos; p++) {
+        while (i < n && cgprop__is_space(s[i])) i++;
+        if (i == n) return fail(c, CGPROP_EFORMAT, "%s", "cost line has fewer positions than positions: says");
+        int rc = parse_subpos(c, s, n, &i, c->last[p], &pos[p]);
+        if (rc) return rc;
+        if (i < n && !cgprop__is_space(s[i])) return fail(c, CGPROP_EFORMAT, "%s", "bad position");
+    }
+    memcpy(c->last, pos, sizeof(uint64_t) * c->npos);
+    memset(c->costs, 0, sizeof(uint64_t) * c->K);
+    uint32_t col = 0;
+    for (;;) {
+        while (i < n && cgprop__is_space(s[i])) i++;
+        if (i == n) break;
+        if (col == c->ncols) return fail(c, CGPROP_EFORMAT, "%s", "cost line has more costs than events");
+        uint64_t x;
+        int nr = cgprop__parse_u64(s, n, &i, true, &x);
+        if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "cost too large");
+        if (nr != CGPROP__NUM_OK || (i < n && !cgprop__is_space(s[i])))
+            return fail(c, CGPROP_EFORMAT, "%s", "bad cost");
+        c->costs[c->colmap[col++]] = x;
+    }
+    return CGPROP_OK;
+}
+
+static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
+{
+    char key[12];
+    memcpy(key, &ob, 4);
+    memcpy(key + 4, &fl, 4);
+    memcpy(key + 8, &fn, 4);
+    int rc = cgprop_graph_add_node(c->raw, key, sizeof key, out);
+    if (rc) return fail(c, rc, "%s", rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    return CGPROP_OK;
+}
+
+static int current_fn(cg *c)
+{
+    if (c->cur_raw != UINT32_MAX) return CGPROP_OK;
+    if (c->fn == NONE_SID) return fail(c, CGPROP_EFORMAT, "%s", "cost or call before any fn=");
+    return raw_node(c, c->fn_ob, c->fn_fl, c->fn, &c->cur_raw);
+}
+
+static int cost_line(cg *c, const char *s, size_t n)
+{
+    if (!c->part_events) return fail(c, CGPROP_EFORMAT, "%s", "cost line before events:");
+    int rc = parse_cost_line(c, s, n);
+    if (rc) return rc;
+    int pend = c->pending;
+    c->pending = PEND_NONE;
+    if (pend == PEND_JUMP) return CGPROP_OK; /* position only; any costs are not self costs */
+    rc = current_fn(c);
+    if (rc) return rc;
+    if (pend == PEND_CALL) {
+        rc = cgprop_graph_add_edge(c->raw, c->cur_raw, c->call_callee, c->call_count, c->costs, NULL);
+        c->cob = c->cfi = NONE_SID;
+    } else {
+        rc = cgprop_graph_add_self(c->raw, c->cur_raw, c->costs);
+    }
+    if (rc == CGPROP_EOVERFLOW) return fail(c, rc, "%s", "cost sum overflows 64 bits");
+    if (rc) return fail(c, rc, "%s", "out of memory");
+    return CGPROP_OK;
+}
+
+/* Target positions of calls=/jump=/jcnd=: checked, base not updated. */
+static int skip_targets(cg *c, const char *s, size_t n, size_t i)
+{
+    uint32_t cnt = 0;
+    for (;;) {
+        while (i < n && cgprop__is_space(s[i])) i++;
+        if (i == n) break;
+        uint64_t v;
+        if (cnt == c->npos) return fail(c, CGPROP_EFORMAT, "%s", "more target positions than positions: says");
+        int rc = parse_subpos(c, s, n, &i, c->last[cnt], &v);
+        if (rc) return rc;
+        if (i < n && !cgprop__is_space(s[i])) return fail(c, CGPROP_EFORMAT, "%s", "bad target position");
+        cnt++;
+    }
+    if (cnt == 0) return fail(c, CGPROP_EFORMAT, "%s", "missing target position");
+    return CGPROP_OK;
+}
+
+static int calls_line(cg *c, const char *v, size_t n)
+{
+    if (!c->part_events) return fail(c, CGPROP_EFORMAT, "%s", "calls= before events:");
+    size_t i = 0;
+    uint64_t count;
+    int nr = cgprop__parse_u64(v, n, &i, true, &count);
+    if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "call count too large");
+    if (nr != CGPROP__NUM_OK || (i < n && !cgprop__is_space(v[i])))
+        return fail(c, CGPROP_EFORMAT, "%s", "bad call count");
+    int rc = skip_targets(c, v, n, i);
+    if (rc) return rc;
+    if (c->cfn == NONE_SID) return fail(c, CGPROP_EFORMAT, "%s", "calls= without cfn=");
+    rc = current_fn(c);
+    if (rc) return rc;
+    /* Callee object defaults to the caller's, its file to the current one. */
+    uint32_t ob = c->cob != NONE_SID ? c->cob : c->fn_ob;
+    uint32_t fl = c->cfi != NONE_SID ? c->cfi : c->fi;
+    rc = raw_node(c, ob, fl, c->cfn, &c->call_callee);
+    if (rc) return rc;
+    c->call_count = count;
+    c->pending = PEND_CALL;
+    c->pend_line = c->line;
+    return CGPROP_OK;
+}
+
+static int jump_line(cg *c, const char *v, size_t n, bool cond)
+{
+    size_t i = 0;
+    uint64_t x;
+    int nr = cgprop__parse_u64(v, n, &i, true, &x);
+    if (nr == CGPROP__NUM_OK && cond && i < n && (v[i] == '/' || cgprop__is_space(v[i]))) {
+        i++;
+        nr = cgprop__parse_u64(v, n, &i, true, &x);
+    }
+    if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "jump count too large");
+    if (nr != CGPROP__NUM_OK || (i < n && !cgprop__is_space(v[i])))
+        return fail(c, CGPROP_EFORMAT, "%s", "bad jump count");
+    int rc = skip_targets(c, v, n, i);
+    if (rc) return rc;
+    c->pending = PEND_JUMP;
+    c->pend_line = c->line;
+    return CGPROP_OK;
+}
+
+static bool key_is(const char *s, size_t klen, const char *k)
+{
+    return strlen(k) == klen && memcmp(s, k, klen) == 0;
+}
+
+static int part_boundary(cg *c)
+{
+    /* KCachegrind's rule: these headers open a new part once events: was seen. */
+    if (c->part_events) return end_part(c);
+    return CGPROP_OK;
+}
+
+static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
+{
+    int rc;
+    if (key_is(s, klen, "events")) {
+        rc = part_boundary(c);
+        if (rc) return rc;
+        c->part_started = true;
+        return parse_events(c, v, n);
+    }
+    if (key_is(s, klen, "positions")) {
+        rc = part_boundary(c);
+        if (rc) return rc;
+        c->part_started = true;
+        return parse_positions(c, v, n);
+    }
+    if (key_is(s, klen, "part") || key_is(s, klen, "pid") || key_is(s, klen, "thread")) {
+        rc = part_boundary(c);
+        if (rc) return rc;
+        c->part_started = true;
+        return CGPROP_OK;
+    }
+    if (key_is(s, klen, "summary")) {
+        rc = parse_cost_list(c, v, n, c->part_summary);
+        c->has_summary = rc == CGPROP_OK;
+        return rc;
+    }
+    if (key_is(s, klen, "totals")) {
+        rc = parse_cost_list(c, v, n, c->part_totals);
+        c->has_totals = rc == CGPROP_OK;
+        return rc;
+    }
+    /* version, creator, cmd, desc, event (derived events carry no data), ... */
+    return CGPROP_OK;
+}
+
+static int spec_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
+{
+    uint32_t sid;
+    int rc;
+    /* Ordered by frequency in real files. */
+    if (key_is(s, klen, "calls")) return calls_line(c, v, n);
+    if (key_is(s, klen, "cfn")) {
+        rc = parse_name(c, SP_FN, v, n, &sid);
+        if (!rc) c->cfn = sid;
+        return rc;
+    }
+    if (key_is(s, klen, "fn")) {
+        rc = parse_name(c, SP_FN, v, n, &sid);
+        if (rc) return rc;
+        c->part_started = true;
+        c->fn = sid;
+        c->fn_ob = c->ob;
+        c->fn_fl = c->fl;
+        c->fi = c->fl; /* KCachegrind restores the file on fn= */
+        c->cur_raw = UINT32_MAX;
+        c->cfn = NONE_SID;
+        c->cob = c->cfi = NONE_SID;
+        return CGPROP_OK;
+    }
+    if (key_is(s, klen, "fi") || key_is(s, klen, "fe")) {
+        rc = parse_name(c, SP_FILE, v, n, &sid);
+        if (!rc) c->fi = sid;
+        return rc;
+    }
+    if (key_is(s, klen, "cfi") || key_is(s, klen, "cfl")) {
+        rc = parse_name(c, SP_FILE, v, n, &sid);
+        if (!rc) c->cfi = sid;
+        return rc;
+    }
+    if (key_is(s, klen, "cob")) {
+        rc = parse_name(c, SP_OBJ, v, n, &sid);
+        if (!rc) c->cob = sid;
+        return rc;
+    }
+    if (key_is(s, klen, "fl")) {
+        rc = parse_name(c, SP_FILE, v, n, &sid);
+        if (!rc) c->fl = c->fi = sid;
+        return rc;
+    }
+    if (key_is(s, klen, "ob")) {
+        rc = parse_name(c, SP_OBJ, v, n, &sid);
+        if (!rc) c->ob = sid;
+        return rc;
+    }
+    if (key_is(s, klen, "jump")) return jump_line(c, v, n, false);
+    if (key_is(s, klen, "jcnd")) return jump_line(c, v, n, true);
+    /* Read for their name definitions only. */
+    if (key_is(s, klen, "jfi")) return parse_name(c, SP_FILE, v, n, &sid);
+    if (key_is(s, klen, "jfn")) return parse_name(c, SP_FN, v, n, &sid);
+    /* rec=, frfn=, ln=, bb= and unknown keys: ignored. */
+    return CGPROP_OK;
+}
+
+static int parse_line(cg *c, const char *s, size_t n)
+{
+    while (n && cgprop__is_space(*s)) {
+        s++;
+        n--;
+    }
+    if (c->pending != PEND_NONE) {
+        if (n && (cgprop__is_digit(s[0]) || s[0] == '+' || s[0] == '-' || s[0] == '*')) return cost_line(c, s, n);
+        c->line = c->pend_line;
+        return fail(c, CGPROP_EFORMAT, "%s",
+                    c->pending == PEND_CALL ? "calls= line not followed by its cost line"
+                                            : "jump line not followed by its position line");
+    }
+    if (n == 0 || s[0] == '#') return CGPROP_OK;
+    char ch = s[0];
+    if (cgprop__is_digit(ch) || ch == '+' || ch == '-' || ch == '*') return cost_line(c, s, n);
+    size_t k = 0;
+    while (k < n && k < 16 && ((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') || s[k] == '_')) k++;
+    if (k == 0 || k == n) return CGPROP_OK; /* unknown line: ignored */
+    if (s[k] == '=') return spec_line(c, s, k, s + k + 1, n - k - 1);
+    if (s[k] == ':') {
+        size_t i = k + 1;
+        while (i < n && cgprop__is_space(s[i])) i++;
+        return header_line(c, s, k, s + i, n - i);
+    }
+    return CGPROP_OK; /* "timeframe (BB):" and other unknown lines: ignored */
+}
+
+/* ---- pass 2: names, recursion classes, final graph ---- */
+
+typedef struct rawname {
+    uint32_t base_len; /* length of the function's own name */
+    uint32_t index;    /* callgrind recursion index: 1 for a plain name */
+} rawname;
+
+static uint32_t rec_index_at(const char *s, size_t n, size_t i, size_t *end)
+{
+    /* "'" digits, value >= 2, followed by the end or another quote */
+    if (i >= n || s[i] != '\'') return 0;
+    size_t j = i + 1;
+    uint64_t v = 0;
+    while (j < n && cgprop__is_digit(s[j]) && j - i <= 10) v = v * 10 + (uint64_t)(s[j++] - '0');
+    if (j == i + 1 || (j < n && s[j] != '\'') || v < 2 || v > MAX_REC_INDEX) return 0;
+    *end = j;
+    return (uint32_t)v;
+}
+
+static rawname parse_raw(const char *s, size_t n, bool contexts)
+{
+    rawname r = {(uint32_t)n, 1};
+    if (contexts) {
+        const char *q = memchr(s, '\'', n);
+        if (!q) return r;
+        size_t b = (size_t)(q - s), end;
+        uint32_t idx = rec_index_at(s, n, b, &end);
+        r.base_len = (uint32_t)b;
+        if (idx) r.index = idx;
+        return r;
+    }
+    /* Without contexts the index can only be the trailing 'digits. */
+    size_t j = n;
+    while (j > 0 && cgprop__is_digit(s[j - 1])) j--;
+    if (j > 0 && j < n && s[j - 1] == '\'') {
+        size_t end;
+        uint32_t idx = rec_index_at(s, n, j - 1, &end);
+        if (idx && end == n) {
+            r.base_len = (uint32_t)(j - 1);
+            r.index = idx;
+        }
+    }
+    return r;
+}
+
+static void raw_parts(const cg *c, uint32_t r, uint32_t *ob, uint32_t *fl, uint32_t *fn)
+{
+    const char *k = cgprop_graph_node_key(c->raw, r, NULL);
+    memcpy(ob, k, 4);
+    memcpy(fl, k + 4, 4);
+    memcpy(fn, k + 8, 4);
+}
+
+static const char *raw_name(const cg *c, uint32_t r, size_t *len)
+{
+    uint32_t ob, fl, fn;
+    raw_parts(c, r, &ob, &fl, &fn);
+    return str_of(c, fn, len);
+}
+
+/* Callgrind writes --separate-callers contexts as name'caller'caller..; in
+ * such a file the first context element of every callee is its caller's
+ * name. Plain names with quotes almost never line up like that. */
+static bool detect_contexts(const cg *c)
+{
+    const cgprop_graph *g = c->raw;
+    uint64_t match = 0;
+    for (uint32_t e = 0; e < g->ne; e++) {
+        size_t ln, lc;
+        const char *d = raw_name(c, g->ecallee[e], &ln);
+        const char *s = raw_name(c, g->ecaller[e], &lc);
+        const char *q = memchr(d, '\'', ln);
+        if (!q) continue;
+        size_t i = (size_t)(q - d), end;
+        if (rec_index_at(d, ln, i, &end)) i = end;
+        if (i >= ln) continue;
+        i++; /* past the quote: first caller */
+        const char *q2 = memchr(d + i, '\'', ln - i);
+        size_t flen = q2 ? (size_t)(q2 - (d + i)) : ln - i;
+        const char *qc = memchr(s, '\'', lc);
+        size_t blen = qc ? (size_t)(qc - s) : lc;
+        if (flen == blen && memcmp(d + i, s, blen) == 0) match++;
+    }
+    return match > 0 && match * 2 > g->ne;
+}
+
+static uint32_t level_of(uint32_t index, uint32_t N)
+{
+    if (index <= 1) return CGPROP_LEVEL_0;
+    if (index >= N) return N == 2 ? CGPROP_LEVEL_REC : CGPROP_LEVEL_DEEP;
+    return index == 2 ? CGPROP_LEVEL_1 : CGPROP_LEVEL_DEEP;
+}
+
+enum { MODE_NONE, MODE_NAMES, MODE_WITHHELD, MODE_UNFOLDED };
+
+typedef struct pass2 {
+    rawname *rn;
+    uint32_t *bid;   /* raw -> base function (object, file, folded name) */
+    uint32_t *fid;   /* raw -> final node */
+    uint8_t *binex;  /* base -> split of its plain activations is not exact */
+    cgprop_graph *bg;
+} pass2;
+
+static int build_key(cg *c, const char *ob, size_t lob, const char *fl, size_t lfl, const char *nm, size_t lnm,
+                     bool full, size_t *len)
+{
+    size_t need = full ? lob + lfl + lnm + 2 : lnm;
+    if (need < lnm) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "key too long");
+    int rc = scratch_reserve(c, need ? need : 1);
+    if (rc) return rc;
+    char *p = c->scratch;
+    if (full) {
+        memcpy(p, ob, lob);
+        p += lob;
+        *p++ = '\t';
+        memcpy(p, fl, lfl);
+        p += lfl;
+        *p++ = '\t';
+    }
+    memcpy(p, nm, lnm);
+    *len = need;
+    return CGPROP_OK;
+}
+
+static int raw_key(cg *c, uint32_t r, size_t name_len, bool full, size_t *len)
+{
+    uint32_t ob, fl, fn;
+    raw_parts(c, r, &ob, &fl, &fn);
+    size_t lob = 0, lfl = 0, lfn;
+    const char *so = ob == NONE_SID ? "" : str_of(c, ob, &lob);
+    const char *sf = fl == NONE_SID ? "" : str_of(c, fl, &lfl);
+    const char *sn = str_of(c, fn, &lfn);
+    (void)lfn;
+    return build_key(c, so, lob, sf, lfl, sn, name_len, full, len);
+}
+
+static int graph_fail(cg *c, int rc)
+{
+    if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(c->err, rc, 0, "a cost sum overflows 64 bits");
+    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(c->err, rc, 0, "out of memory");
+    return cgprop__read_fail(c->err, rc, 0, "cannot build the graph");
+}
+
+static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
+{
+    cgprop_graph *raw = c->raw;
+    uint32_t nr = raw->nn, K = c->K;
+    int rc;
+    bool contexts = detect_contexts(c);
+    p->rn = cgprop__alloc(c->strs, nr, sizeof *p->rn);
+    p->bid = cgprop__alloc(c->strs, nr, sizeof *p->bid);
+    p->fid = cgprop__alloc(c->strs, nr, sizeof *p->fid);
+    if (!p->rn || !p->bid || !p->fid) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+    const char *one = "n";
+    rc = cgprop_graph_new(c->alloc, &one, NULL, 1, &p->bg);
+    if (rc) return cgprop__read_fail(c->err, rc, 0, "out of memory");
+
+    uint32_t maxidx = 1;
+    for (uint32_t r = 0; r < nr; r++) {
+        size_t len;
+        const char *s = raw_name(c, r, &len);
+        p->rn[r] = parse_raw(s, len, contexts);
+        if (p->rn[r].index > maxidx) maxidx = p->rn[r].index;
+        size_t klen;
+        rc = raw_key(c, r, p->rn[r].base_len, true, &klen);
+        if (rc) return rc;
+        rc = cgprop_graph_add_node(p->bg, c->scratch, klen, &p->bid[r]);
+        if (rc) return graph_fail(c, rc);
+    }
+    p->binex = cgprop__calloc(c->strs, p->bg->nn ? p->bg->nn : 1, 1);
+    if (!p->binex) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+
+    /* Recursion among plain names: self-calls and cycles of the base graph. */
+    bool plain_self = false;
+    for (uint32_t e = 0; e < raw->ne; e++) {
+        uint32_t a = raw->ecaller[e], b = raw->ecallee[e];
+        if (p->rn[a].index != 1 || p->rn[b].index != 1) continue;
+        if (p->bid[a] == p->bid[b]) {
+            plain_self = true;
+            p->binex[p->bid[a]] = 1;
+        } else {
+            rc = cgprop_graph_add_edge(p->bg, p->bid[a], p->bid[b], 0, NULL, NULL);
+            if (rc) return graph_fail(c, rc);
+        }
+    }
+    size_t ncyc = 0;
+    if (p->bg->ne) {
+        rc = cgprop_graph_find_cycles(p->bg, &ncyc);
+        if (rc) return graph_fail(c, rc);
+        if (ncyc)
+            for (uint32_t b = 0; b < p->bg->nn; b++)
+                if (cgprop__cycles_of(p->bg, b) != CGPROP_NONE) p->binex[b] = 1;
+    }
+    bool plain_rec = plain_self || ncyc > 0;
+
+    uint32_t over = c->opts->separate_recs;
+    bool fold = !c->opts->no_fold_recursion;
+    int mode;
+    uint32_t N = 0;
+    if (!fold) mode = (maxidx >= 2 || plain_rec) ? MODE_UNFOLDED : MODE_NONE;
+    else if (over == 1) mode = MODE_WITHHELD;
+    else if (over >= 2 || maxidx >= 2) {
+        mode = MODE_NAMES;
+        N = over > maxidx ? over : maxidx;
+    } else mode = plain_rec ? MODE_WITHHELD : MODE_NONE;
+
+    /* The final graph, functions in file order. */
+    const char *mn[CGPROP_MAX_METRICS];
+    size_t ml[CGPROP_MAX_METRICS];
+    for (uint32_t k = 0; k < K; k++) mn[k] = cgprop_graph_metric_name(raw, k, &ml[k]);
+    cgprop_graph *g;
+    rc = cgprop_graph_new(c->alloc, mn, ml, K, &g);
+    if (rc) return cgprop__read_fail(c->err, rc, 0, "out of memory");
+    bool full = c->opts->key_mode != CGPROP_KEY_NAME;
+    for (uint32_t r = 0; r < nr && !rc; r++) {
+        size_t nlen, klen;
+        (void)raw_name(c, r, &nlen);
+        rc = raw_key(c, r, fold ? p->rn[r].base_len : nlen, full, &klen);
+        if (rc) break;
+        rc = cgprop_graph_add_node(g, c->scratch, klen, &p->fid[r]);
+        if (rc) rc = graph_fail(c, rc);
+    }
+    for (uint32_t r = 0; r < nr && !rc; r++) {
+        const uint64_t *s = raw->self + (size_t)r * K;
+        uint32_t idx = p->rn[r].index;
+        if (mode == MODE_NONE) rc = cgprop_graph_add_self_class(g, p->fid[r], CGPROP_LEVEL_0, s);
+        else if (mode == MODE_NAMES && !(idx == 1 && p->binex[p->bid[r]]))
+            rc = cgprop_graph_add_self_class(g, p->fid[r], level_of(idx, N), s);
+        else rc = cgprop_graph_add_self(g, p->fid[r], s);
+        if (rc) rc = graph_fail(c, rc);
+    }
+    for (uint32_t e = 0; e < raw->ne && !rc; e++) {
+        uint32_t a = raw->ecaller[e], b = raw->ecallee[e];
+        const uint64_t *cost = raw->ecost + (size_t)e * K;
+        uint32_t ia = p->rn[a].index, ib = p->rn[b].index;
+        bool plain_rec_edge = false;
+        if (mode == MODE_NAMES && ia == 1 && ib == 1) {
+            uint32_t ba = p->bid[a], bb = p->bid[b];
+            if (ba == bb) plain_rec_edge = true;
+            else if (ncyc) {
+                uint32_t ca = cgprop__cycles_of(p->bg, ba);
+                plain_rec_edge = ca != CGPROP_NONE && ca == cgprop__cycles_of(p->bg, bb);
+            }
+        }
+        if (mode == MODE_NONE)
+            rc = cgprop_graph_add_edge_class(g, p->fid[a], p->fid[b], CGPROP_LEVEL_0, CGPROP_LEVEL_0,
+                                             raw->ecount[e], cost, NULL);
+        else if (mode == MODE_NAMES && !plain_rec_edge)
+            rc = cgprop_graph_add_edge_class(g, p->fid[a], p->fid[b], level_of(ia, N), level_of(ib, N),
+                                             raw->ecount[e], cost, NULL);
+        else rc = cgprop_graph_add_edge(g, p->fid[a], p->fid[b], raw->ecount[e], cost, NULL);
+        if (rc) rc = graph_fail(c, rc);
+    }
+    if (rc) {
+        cgprop_graph_free(g);
+        return rc;
+    }
+    if (info) {
+        info->format = CGPROP_INPUT_CALLGRIND;
+        info->recursion = mode == MODE_NONE       ? CGPROP_RECS_NONE
+                          : mode == MODE_NAMES    ? CGPROP_RECS_NAMES
+                          : mode == MODE_WITHHELD ? CGPROP_RECS_WITHHELD
+                                                  : CGPROP_RECS_UNFOLDED;
+        info->separate_recs = N;
+        info->flags = 0;
+        if (c->any_totals) info->flags |= CGPROP_RI_TOTALS;
+        if (contexts) info->flags |= CGPROP_RI_CALLER_CONTEXTS;
+        if (mode == MODE_NAMES && plain_self) info->flags |= CGPROP_RI_PLAIN_SELF_CALLS;
+        if (mode == MODE_NAMES && ncyc) info->flags |= CGPROP_RI_PLAIN_CYCLES;
+        info->parts = c->parts;
+        info->lines = c->line;
+        memset(info->totals, 0, sizeof info->totals);
+        if (c->any_totals) memcpy(info->totals, c->totals, sizeof(uint64_t) * K);
+    }
+    *out = g;
+    return CGPROP_OK;
+}
+
+int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_options *opts,
+                           const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                           cgprop_read_error *err)
+{
+    cg c;
+    memset(&c, 0, sizeof c);
+    c.opts = opts;
+    c.err = err;
+    c.alloc = alloc;
+    c.npos = 1;
+    c.ob = c.fl = c.fi = c.fn = c.fn_ob = c.fn_fl = NONE_SID;
+    c.cob = c.cfi = c.cfn = NONE_SID;
+    c.cur_raw = UINT32_MAX;
+    *out = NULL;
+    const char *one = "n";
+    int rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.strs);
+    if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
+    rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.ids);
+    if (rc) {
+        cgprop_graph_free(c.strs);
+        return cgprop__read_fail(err, rc, 0, "out of memory");
+    }
+
+    cgprop__lines lr;
+    cgprop__lines_init(&lr, data, len);
+    const char *s;
+    size_t n;
+    while (!rc && cgprop__lines_next(&lr, &s, &n)) {
+        c.line = lr.no;
+        rc = parse_line(&c, s, n);
+    }
+    if (!rc && c.pending != PEND_NONE) {
+        c.line = c.pend_line;
+        rc = fail(&c, CGPROP_EFORMAT, "%s",
+                  c.pending == PEND_CALL ? "calls= line not followed by its cost line (end of input)"
+                                         : "jump line not followed by its position line (end of input)");
+    }
+    if (!rc) rc = end_part(&c);
+    if (!rc && !c.raw) {
+        c.line = lr.no;
+        rc = fail(&c, CGPROP_EFORMAT, "%s", "no events: line: not a callgrind profile");
+    }
+    c.line = lr.no;
+    pass2 p;
+    memset(&p, 0, sizeof p);
+    if (!rc) rc = finish(&c, &p, out, info);
+    if (info && !rc) info->lines = lr.no;
+
+    cgprop__free(c.strs, p.rn);
+    cgprop__free(c.strs, p.bid);
+    cgprop__free(c.strs, p.fid);
+    cgprop__free(c.strs, p.binex);
+    cgprop_graph_free(p.bg);
+    cgprop__free(c.strs, c.idsid);
+    cgprop__free(c.strs, c.scratch);
+    cgprop_graph_free(c.raw);
+    cgprop_graph_free(c.ids);
+    cgprop_graph_free(c.strs);
+    return rc;
+}

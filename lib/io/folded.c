@@ -1,0 +1,172 @@
+/* Folded-stack reader: "root;caller;leaf W1 .. WK" per line, the flame-graph
+ * format of perf script | stackcollapse, pprof -raw and others. Each line is
+ * one cgprop_graph_add_stack(), so recursion classes come out exact. */
+#include "io_util.h"
+
+#include <stdio.h>
+
+typedef struct fold {
+    cgprop_graph *g;
+    cgprop_read_error *err;
+    uint32_t *frames;
+    size_t fcap;
+    char *name;
+    size_t ncap;
+} fold;
+
+/* Trailing whitespace-separated numbers of s[0..n): fills w (at most max)
+ * from the end; returns how many, and where the stack part ends. */
+static uint32_t trailing_numbers(const char *s, size_t n, uint64_t *w, uint32_t max, size_t *stack_end,
+                                 bool *overflow)
+{
+    uint32_t cnt = 0;
+    size_t e = n;
+    *overflow = false;
+    while (cnt < max) {
+        size_t j = e;
+        while (j > 0 && cgprop__is_digit(s[j - 1])) j--;
+        if (j == e || j == 0 || !cgprop__is_space(s[j - 1])) break;
+        size_t i = j;
+        uint64_t v;
+        if (cgprop__parse_u64(s, e, &i, false, &v) != CGPROP__NUM_OK) {
+            *overflow = true;
+            break;
+        }
+        w[cnt++] = v;
+        e = j - 1;
+        while (e > 0 && cgprop__is_space(s[e - 1])) e--;
+    }
+    *stack_end = e;
+    /* Read from the end: put the weights back in line order. */
+    for (uint32_t a = 0, b = cnt ? cnt - 1 : 0; a < b; a++, b--) {
+        uint64_t t = w[a];
+        w[a] = w[b];
+        w[b] = t;
+    }
+    return cnt;
+}
+
+static int frame_id(fold *f, uint64_t line, const char *s, size_t n, uint32_t *out)
+{
+    if (memchr(s, '\t', n)) {
+        if (n > f->ncap) {
+            char *p = cgprop__realloc(f->g, f->name, n, 1);
+            if (!p) return cgprop__read_fail(f->err, CGPROP_ENOMEM, line, "out of memory");
+            f->name = p;
+            f->ncap = n;
+        }
+        for (size_t i = 0; i < n; i++) f->name[i] = s[i] == '\t' ? ' ' : s[i];
+        s = f->name;
+    }
+    int rc = cgprop_graph_add_node(f->g, s, n, out);
+    if (rc) return cgprop__read_fail(f->err, rc, line, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    return CGPROP_OK;
+}
+
+static int one_line(fold *f, uint64_t line, const char *s, size_t n, const uint64_t *w)
+{
+    if (n == 0) return cgprop__read_fail(f->err, CGPROP_EFORMAT, line, "empty stack before the weights");
+    size_t depth = 0;
+    size_t i = 0;
+    for (;;) {
+        const char *q = memchr(s + i, ';', n - i);
+        size_t j = q ? (size_t)(q - s) : n;
+        if (depth == f->fcap) {
+            size_t cap = f->fcap ? f->fcap * 2 : 64;
+            uint32_t *p = cgprop__realloc(f->g, f->frames, cap, sizeof *p);
+            if (!p) return cgprop__read_fail(f->err, CGPROP_ENOMEM, line, "out of memory");
+            f->frames = p;
+            f->fcap = cap;
+        }
+        int rc = frame_id(f, line, s + i, j - i, &f->frames[depth]);
+        if (rc) return rc;
+        depth++;
+        if (!q) break;
+        i = j + 1;
+    }
+    int rc = cgprop_graph_add_stack(f->g, f->frames, depth, w);
+    if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(f->err, rc, line, "a cost sum overflows 64 bits");
+    if (rc) return cgprop__read_fail(f->err, rc, line, "%s", cgprop_graph_errmsg(f->g));
+    return CGPROP_OK;
+}
+
+int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                        cgprop_read_error *err)
+{
+    (void)opts; /* keys are the frame names; recursion classes are exact */
+    *out = NULL;
+    fold f;
+    memset(&f, 0, sizeof f);
+    f.err = err;
+    cgprop__lines r;
+    cgprop__lines_init(&r, data, len);
+    const char *s;
+    size_t n;
+    uint64_t w[CGPROP_MAX_METRICS];
+    uint32_t K = 0;
+    int rc = CGPROP_OK;
+    while (!rc && cgprop__lines_next(&r, &s, &n)) {
+        while (n && cgprop__is_space(*s)) {
+            s++;
+            n--;
+        }
+        while (n && cgprop__is_space(s[n - 1])) n--;
+        if (n == 0 || s[0] == '#') continue;
+        size_t end;
+        bool ovf;
+        if (!f.g) {
+            /* The first stack fixes the number of weights per line. */
+            uint32_t cnt = trailing_numbers(s, n, w, CGPROP_MAX_METRICS, &end, &ovf);
+            if (ovf) {
+                rc = cgprop__read_fail(err, CGPROP_EOVERFLOW, r.no, "weight too large");
+                break;
+            }
+            if (cnt == 0) {
+                rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "no weight at the end of the line");
+                break;
+            }
+            K = cnt;
+            char names[CGPROP_MAX_METRICS][16];
+            const char *np[CGPROP_MAX_METRICS];
+            for (uint32_t k = 0; k < K; k++) {
+                if (K == 1) snprintf(names[k], sizeof names[k], "samples");
+                else snprintf(names[k], sizeof names[k], "samples%u", (unsigned)k);
+                np[k] = names[k];
+            }
+            rc = cgprop_graph_new(alloc, np, NULL, K, &f.g);
+            if (rc) {
+                rc = cgprop__read_fail(err, rc, r.no, "out of memory");
+                break;
+            }
+        } else {
+            uint32_t cnt = trailing_numbers(s, n, w, K, &end, &ovf);
+            if (ovf) {
+                rc = cgprop__read_fail(err, CGPROP_EOVERFLOW, r.no, "weight too large");
+                break;
+            }
+            if (cnt != K) {
+                rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "expected %u weight%s at the end of the line",
+                                       K, K == 1 ? "" : "s");
+                break;
+            }
+        }
+        rc = one_line(&f, r.no, s, end, w);
+    }
+    if (!rc && !f.g) rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "no stack in the input");
+    if (f.g) {
+        cgprop__free(f.g, f.frames);
+        cgprop__free(f.g, f.name);
+    }
+    if (rc) {
+        cgprop_graph_free(f.g);
+        return rc;
+    }
+    if (info) {
+        info->format = CGPROP_INPUT_FOLDED;
+        info->recursion = CGPROP_RECS_STACKS;
+        info->lines = r.no;
+    }
+    *out = f.g;
+    return CGPROP_OK;
+}

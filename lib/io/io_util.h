@@ -1,0 +1,110 @@
+/* Private helpers shared by the readers (and, read-only, by other I/O files):
+ * line splitting, number parsing, error reporting. */
+#ifndef CGPROP_IO_UTIL_H
+#define CGPROP_IO_UTIL_H
+
+#include "cgprop_io.h"
+#include "graph.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A cursor over the lines of a buffer. Lines end at '\n'; a '\r' before it is
+ * dropped; the last line needs no newline. No copy is made. */
+typedef struct cgprop__lines {
+    const char *p;
+    const char *end;
+    uint64_t no; /* number of the line last returned, 1-based */
+} cgprop__lines;
+
+static inline void cgprop__lines_init(cgprop__lines *r, const char *data, size_t len)
+{
+    r->p = data;
+    r->end = data + len;
+    r->no = 0;
+}
+
+static inline bool cgprop__lines_next(cgprop__lines *r, const char **s, size_t *n)
+{
+    if (r->p >= r->end) return false;
+    const char *b = r->p;
+    const char *e = memchr(b, '\n', (size_t)(r->end - b));
+    if (e) {
+        r->p = e + 1;
+    } else {
+        e = r->end;
+        r->p = r->end;
+    }
+    if (e > b && e[-1] == '\r') e--;
+    r->no++;
+    *s = b;
+    *n = (size_t)(e - b);
+    return true;
+}
+
+static inline bool cgprop__is_space(char c) { return c == ' ' || c == '\t'; }
+static inline bool cgprop__is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Results of cgprop__parse_u64. */
+enum { CGPROP__NUM_OK = 0, CGPROP__NUM_NONE = 1, CGPROP__NUM_OVERFLOW = 2 };
+
+/* Parse an unsigned decimal, or hexadecimal with a 0x prefix when hex is true,
+ * at s[*i..n). Advances *i past the digits. */
+static inline int cgprop__parse_u64(const char *s, size_t n, size_t *i, bool hex, uint64_t *out)
+{
+    size_t j = *i;
+    uint64_t v = 0;
+    if (hex && j + 1 < n && s[j] == '0' && (s[j + 1] == 'x' || s[j + 1] == 'X')) {
+        size_t start = j + 2;
+        j = start;
+        while (j < n) {
+            char c = s[j];
+            unsigned d;
+            if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+            else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+            else break;
+            if (v > (UINT64_MAX >> 4)) return CGPROP__NUM_OVERFLOW;
+            v = v << 4 | d;
+            j++;
+        }
+        if (j == start) return CGPROP__NUM_NONE;
+    } else {
+        size_t start = j;
+        while (j < n && cgprop__is_digit(s[j])) {
+            unsigned d = (unsigned)(s[j] - '0');
+            if (v > (UINT64_MAX - d) / 10) return CGPROP__NUM_OVERFLOW;
+            v = v * 10 + d;
+            j++;
+        }
+        if (j == start) return CGPROP__NUM_NONE;
+    }
+    *i = j;
+    *out = v;
+    return CGPROP__NUM_OK;
+}
+
+/* Fill err (code, line, formatted reason); file is left to the caller.
+ * Returns code. err may be NULL. */
+int cgprop__read_fail(cgprop_read_error *err, int code, uint64_t line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* A short, printable excerpt of untrusted bytes for messages: at most max
+ * bytes, non-printable bytes shown as '?'. dst must hold max + 4 bytes. */
+void cgprop__excerpt(char *dst, const char *s, size_t n, size_t max);
+
+/* Format readers, in lib/io/callgrind_read.c and lib/io/folded.c. On error
+ * they fill err (except err->file) and leave *out NULL; info may be NULL. */
+int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_options *opts,
+                           const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                           cgprop_read_error *err);
+int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                        cgprop_read_error *err);
+
+#endif

@@ -1,0 +1,258 @@
+/* Reader entry points: options, format detection, whole-file loading, error
+ * reports, and the display-name rule shared by every reader and writer. */
+#include "io_util.h"
+#include "events.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int cgprop__read_fail(cgprop_read_error *err, int code, uint64_t line, const char *fmt, ...)
+{
+    if (!err) return code;
+    err->code = code;
+    err->line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->reason, sizeof err->reason, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void cgprop__excerpt(char *dst, const char *s, size_t n, size_t max)
+{
+    size_t m = n < max ? n : max;
+    for (size_t i = 0; i < m; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        dst[i] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+    }
+    if (n > max) {
+        memcpy(dst + m, "...", 3);
+        m += 3;
+    }
+    dst[m] = '\0';
+}
+
+void cgprop_read_options_init(cgprop_read_options *opts)
+{
+    if (opts) memset(opts, 0, sizeof *opts);
+}
+
+const char *cgprop_node_display_name(const cgprop_graph *g, uint32_t node, size_t *len_out)
+{
+    size_t len;
+    const char *k = cgprop_graph_node_key(g, node, &len);
+    if (!k) return NULL;
+    size_t i = len;
+    while (i > 0 && k[i - 1] != '\t') i--;
+    if (len_out) *len_out = len - i;
+    return k + i;
+}
+
+/* ---- detection ---- */
+
+static bool starts(const char *s, size_t n, const char *p)
+{
+    size_t l = strlen(p);
+    return n >= l && memcmp(s, p, l) == 0;
+}
+
+static bool ends_with_number(const char *s, size_t n)
+{
+    while (n && cgprop__is_space(s[n - 1])) n--;
+    size_t j = n;
+    while (j && cgprop__is_digit(s[j - 1])) j--;
+    return j < n && j > 0 && cgprop__is_space(s[j - 1]);
+}
+
+uint32_t cgprop_read_detect(const char *data, size_t len)
+{
+    if (!data) return CGPROP_INPUT_AUTO;
+    static const char *const cg_headers[] = {"version:", "creator:", "events:", "positions:", "cmd:", "pid:",
+                                             "part:", "desc:", "thread:", "summary:", "event:", "ob=",
+                                             "fl=", "fn="};
+    cgprop__lines r;
+    cgprop__lines_init(&r, data, len);
+    const char *s;
+    size_t n;
+    /* Enough lines to get past a long comment block, but bounded. */
+    while (r.no < 200 && cgprop__lines_next(&r, &s, &n)) {
+        while (n && cgprop__is_space(*s)) {
+            s++;
+            n--;
+        }
+        if (n == 0) continue;
+        if (s[0] == '#') {
+            if (starts(s, n, "# callgrind format")) return CGPROP_INPUT_CALLGRIND;
+            if (starts(s, n, "# metrics:")) return CGPROP_INPUT_EVENTS;
+            continue;
+        }
+        for (size_t i = 0; i < sizeof cg_headers / sizeof cg_headers[0]; i++)
+            if (starts(s, n, cg_headers[i])) return CGPROP_INPUT_CALLGRIND;
+        if (starts(s, n, "enter ") || starts(s, n, "exit ")) return CGPROP_INPUT_EVENTS;
+        if (ends_with_number(s, n)) return CGPROP_INPUT_FOLDED;
+        return CGPROP_INPUT_AUTO;
+    }
+    return CGPROP_INPUT_AUTO;
+}
+
+/* ---- entry points ---- */
+
+static void set_file(cgprop_read_error *err, const char *name, size_t name_len)
+{
+    if (!err) return;
+    if (!name) {
+        name = "<buffer>";
+        name_len = 8;
+    }
+    size_t m = name_len < sizeof err->file - 1 ? name_len : sizeof err->file - 1;
+    memcpy(err->file, name, m);
+    err->file[m] = '\0';
+}
+
+int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t name_len,
+                       const cgprop_read_options *opts, const cgprop_allocator *alloc, cgprop_graph **out,
+                       cgprop_read_info *info, cgprop_read_error *err)
+{
+    if (err) memset(err, 0, sizeof *err);
+    set_file(err, name, name_len);
+    if (out) *out = NULL;
+    if (!out || (!data && len)) return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s",
+                                                         !out ? "out is NULL" : "data is NULL");
+    if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn))
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
+    cgprop_read_options defaults;
+    cgprop_read_options_init(&defaults);
+    if (!opts) opts = &defaults;
+    if (opts->format > CGPROP_INPUT_EVENTS)
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: input format %u", opts->format);
+    if (opts->key_mode > CGPROP_KEY_NAME)
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: key mode %u", opts->key_mode);
+    if (opts->separate_recs > 1000000u)
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: separate_recs %u", opts->separate_recs);
+    if (!data) data = "";
+    if (info) memset(info, 0, sizeof *info);
+
+    uint32_t fmt = opts->format;
+    if (fmt == CGPROP_INPUT_AUTO) {
+        fmt = cgprop_read_detect(data, len);
+        if (fmt == CGPROP_INPUT_AUTO)
+            return cgprop__read_fail(err, CGPROP_EFORMAT, 0,
+                                     len ? "unknown input format (not callgrind, folded stacks or events)"
+                                         : "empty input");
+    }
+    int rc;
+    switch (fmt) {
+    case CGPROP_INPUT_CALLGRIND:
+        rc = cgprop__callgrind_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_FOLDED:
+        rc = cgprop__folded_read(data, len, opts, alloc, out, info, err);
+        break;
+    default:
+#ifdef CGPROP_HAVE_EVENTS_READER
+        rc = cgprop__events_read(data, len, opts, alloc, out, err);
+#else
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "event traces: reader not built into this library");
+#endif
+        if (rc == CGPROP_OK && info) {
+            info->format = CGPROP_INPUT_EVENTS;
+            info->recursion = CGPROP_RECS_STACKS;
+        }
+        break;
+    }
+    if (rc) {
+        if (out && *out) {
+            cgprop_graph_free(*out);
+            *out = NULL;
+        }
+        if (err) {
+            err->code = rc;
+            set_file(err, name, name_len);
+        }
+        return rc;
+    }
+    if (err) {
+        memset(err, 0, sizeof *err);
+        set_file(err, name, name_len);
+    }
+    return CGPROP_OK;
+}
+
+/* Whole-input loading through the caller's allocator (or malloc). */
+typedef struct buf {
+    const cgprop_allocator *a;
+    char *p;
+    size_t len, cap;
+} buf;
+
+static void buf_free(buf *b)
+{
+    if (!b->p) return;
+    if (b->a) b->a->free_fn(b->a->user, b->p);
+    else free(b->p);
+    b->p = NULL;
+}
+
+static bool buf_grow(buf *b, size_t need)
+{
+    if (need <= b->cap) return true;
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2) return false;
+        cap *= 2;
+    }
+    char *p;
+    if (b->a) p = b->p ? b->a->realloc_fn(b->a->user, b->p, cap) : b->a->malloc_fn(b->a->user, cap);
+    else p = realloc(b->p, cap);
+    if (!p) return false;
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_options *opts,
+                     const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                     cgprop_read_error *err)
+{
+    if (err) memset(err, 0, sizeof *err);
+    if (out) *out = NULL;
+    if (!path || !out || path_len == 0 || path_len >= 4096 || memchr(path, '\0', path_len)) {
+        set_file(err, path ? path : "", path ? path_len : 0);
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s",
+                                 !out ? "out is NULL" : "bad path");
+    }
+    if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn)) {
+        set_file(err, path, path_len);
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
+    }
+    char cpath[4096];
+    memcpy(cpath, path, path_len);
+    cpath[path_len] = '\0';
+    bool is_stdin = path_len == 1 && path[0] == '-';
+    const char *name = is_stdin ? "<stdin>" : cpath;
+    size_t name_len = strlen(name);
+    set_file(err, name, name_len);
+
+    FILE *f = is_stdin ? stdin : fopen(cpath, "rb");
+    if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", strerror(errno));
+    buf b = {alloc, NULL, 0, 0};
+    int rc = CGPROP_OK;
+    for (;;) {
+        if (!buf_grow(&b, b.len + 65536)) {
+            rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory loading the input");
+            break;
+        }
+        size_t got = fread(b.p + b.len, 1, b.cap - b.len, f);
+        b.len += got;
+        if (got == 0) {
+            if (ferror(f)) rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "read error: %s", strerror(errno));
+            break;
+        }
+    }
+    if (!is_stdin) fclose(f);
+    if (!rc) rc = cgprop_read_buffer(b.p, b.len, name, name_len, opts, alloc, out, info, err);
+    buf_free(&b);
+    return rc;
+}

@@ -1,0 +1,1076 @@
+/* Callgrind reader: real valgrind files against measured truth, gprof2dot's
+ * own totals, the grammar on hand-written inputs (values worked out by hand),
+ * and malformed input. */
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgprop_io.h"
+
+#define DATA CGPROP_TEST_DATA
+
+/* ---- helpers ---- */
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = malloc((size_t)n + 1);
+    ck_assert(p != NULL);
+    ck_assert_uint_eq(fread(p, 1, (size_t)n, f), (size_t)n);
+    p[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+static cgprop_graph *read_path(const char *path, const cgprop_read_options *o, cgprop_read_info *info)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    int rc = cgprop_read_file(path, strlen(path), o, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "%s:%llu: %s", err.file, (unsigned long long)err.line, err.reason);
+    ck_assert(g != NULL);
+    return g;
+}
+
+static cgprop_graph *read_text(const char *text, const cgprop_read_options *o, cgprop_read_info *info)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    int rc = cgprop_read_buffer(text, strlen(text), "t", 1, o, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
+    return g;
+}
+
+/* Read and expect failure; returns the error. */
+static cgprop_read_error read_bad(const char *text, int code, uint64_t line)
+{
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_CALLGRIND;
+    int rc = cgprop_read_buffer(text, strlen(text), "bad.out", 7, &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
+    ck_assert(g == NULL);
+    ck_assert_int_eq(err.code, code);
+    ck_assert_msg(err.line == line, "line %llu, expected %llu (%s)", (unsigned long long)err.line,
+                  (unsigned long long)line, err.reason);
+    ck_assert_str_eq(err.file, "bad.out");
+    ck_assert(err.reason[0] != '\0');
+    return err;
+}
+
+static uint32_t node_by_key(cgprop_graph *g, const char *key)
+{
+    uint32_t id;
+    int rc = cgprop_graph_find_node(g, key, strlen(key), &id);
+    ck_assert_msg(rc == CGPROP_OK, "no function with key [%s]", key);
+    return id;
+}
+
+static cgprop_split_row split_of(cgprop_graph *g, const char *key, uint32_t metric)
+{
+    cgprop_split_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, metric, node_by_key(g, key), &r, sizeof r),
+                     CGPROP_OK);
+    return r;
+}
+
+static uint64_t self_of(cgprop_graph *g, const char *key, uint32_t metric)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, metric, node_by_key(g, key), &r, sizeof r),
+                     CGPROP_OK);
+    return r.self;
+}
+
+static cgprop_edge_row edge_of(cgprop_graph *g, const char *from, const char *to, uint32_t metric)
+{
+    uint32_t e;
+    ck_assert_int_eq(cgprop_graph_find_edge(g, node_by_key(g, from), node_by_key(g, to), &e), CGPROP_OK);
+    cgprop_edge_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, metric, e, &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
+static uint64_t sum_self(cgprop_graph *g, uint32_t metric)
+{
+    uint64_t s = 0;
+    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
+        cgprop_node_row r;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, metric, i, &r, sizeof r), CGPROP_OK);
+        s += r.self;
+    }
+    return s;
+}
+
+/* Σ of the first value of every "totals:" line, read straight from the file. */
+static uint64_t file_totals(const char *path)
+{
+    size_t len;
+    char *p = slurp(path, &len);
+    uint64_t s = 0;
+    for (char *l = p; l && *l;) {
+        if (strncmp(l, "totals:", 7) == 0) s += strtoull(l + 7, NULL, 10);
+        l = strchr(l, '\n');
+        if (l) l++;
+    }
+    free(p);
+    return s;
+}
+
+static const char *const fns[5] = {"main", "fa", "fb", "fib", "leafc"};
+
+static void truth(uint64_t t[5])
+{
+    FILE *f = fopen(DATA "/recur/truth-toggle-collect.txt", "r");
+    ck_assert(f != NULL);
+    char name[64];
+    unsigned long long v;
+    int seen = 0;
+    while (fscanf(f, "%63s %llu", name, &v) == 2)
+        for (int i = 0; i < 5; i++)
+            if (strcmp(name, fns[i]) == 0) {
+                t[i] = v;
+                seen |= 1 << i;
+            }
+    fclose(f);
+    ck_assert_int_eq(seen, 31);
+}
+
+static void recur_key(char *buf, size_t n, const char *fn)
+{
+    /* Documented key format: object TAB file TAB name. */
+    snprintf(buf, n, "recur\t././recur.c\t%s", fn);
+}
+
+/* C_n of the five recur.c functions equals the measured truth, exactly, and
+ * the program total equals the file's totals: lines. */
+static void check_recur_exact(const char *file, uint32_t expect_N, uint64_t expect_parts)
+{
+    char path[512];
+    snprintf(path, sizeof path, DATA "/recur/%s", file);
+    cgprop_read_info info;
+    cgprop_graph *g = read_path(path, NULL, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_CALLGRIND);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
+    ck_assert_uint_eq(info.separate_recs, expect_N);
+    ck_assert_uint_eq(info.parts, expect_parts);
+    ck_assert(info.flags & CGPROP_RI_TOTALS);
+    uint64_t tot = file_totals(path);
+    ck_assert_uint_eq(sum_self(g, 0), tot);
+    ck_assert_uint_eq(info.totals[0], tot);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    uint64_t t[5];
+    truth(t);
+    for (int i = 0; i < 5; i++) {
+        char key[128];
+        recur_key(key, sizeof key, fns[i]);
+        cgprop_split_row r = split_of(g, key, 0);
+        ck_assert_msg(r.C_n == t[i], "%s: C_n(%s) = %llu, truth %llu", file, fns[i], (unsigned long long)r.C_n,
+                      (unsigned long long)t[i]);
+        ck_assert_msg(!(r.inexact & CGPROP_X_C_N), "%s: C_n(%s) flagged inexact", file, fns[i]);
+        ck_assert_uint_eq(r.S_n + r.S_r, self_of(g, key, 0));
+    }
+    cgprop_graph_free(g);
+}
+
+START_TEST(recur_default) { check_recur_exact("recur.default.callgrind.out", 2, 1); }
+END_TEST
+START_TEST(recur_recs3) { check_recur_exact("recur.recs3.callgrind.out", 3, 1); }
+END_TEST
+START_TEST(recur_instr_jumps) { check_recur_exact("recur.instr-jumps.main.callgrind.out", 2, 1); }
+END_TEST
+START_TEST(recur_callers2) { check_recur_exact("recur.callers2.main.callgrind.out", 2, 1); }
+END_TEST
+START_TEST(recur_combined) { check_recur_exact("recur.combined-parts.main.callgrind.out", 2, 2); }
+END_TEST
+
+START_TEST(recur_recs3_levels)
+{
+    /* With --separate-recs=3, fn'2 is exactly level 1: C_r(fa) is the one
+     * call fb -> fa'2 (6,547 in the reference), and exact. */
+    cgprop_graph *g = read_path(DATA "/recur/recur.recs3.callgrind.out", NULL, NULL);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    char key[128];
+    recur_key(key, sizeof key, "fa");
+    cgprop_split_row r = split_of(g, key, 0);
+    ck_assert_uint_eq(r.C_r, 6547);
+    ck_assert(!(r.inexact & CGPROP_X_C_R));
+    cgprop_graph_free(g);
+    /* With the default file fa'2 lumps levels >= 1: C_r cannot be exact. */
+    g = read_path(DATA "/recur/recur.default.callgrind.out", NULL, NULL);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    r = split_of(g, key, 0);
+    ck_assert(r.inexact & CGPROP_X_C_R);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(recur_callers_contexts)
+{
+    cgprop_read_info info;
+    cgprop_graph *g = read_path(DATA "/recur/recur.callers2.main.callgrind.out", NULL, &info);
+    ck_assert(info.flags & CGPROP_RI_CALLER_CONTEXTS);
+    /* Contexts are summed: no function name keeps a quote. */
+    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
+        const char *n = cgprop_node_display_name(g, i, NULL);
+        ck_assert_msg(strchr(n, '\'') == NULL, "unfolded name %s", n);
+    }
+    /* leafc is called from main, fa, fa'2, fb, fb'2 contexts: one function. */
+    char k1[128], k2[128];
+    recur_key(k1, sizeof k1, "main");
+    recur_key(k2, sizeof k2, "leafc");
+    ck_assert_uint_eq(edge_of(g, k1, k2, 0).count, 1);
+    cgprop_graph_free(g);
+    /* Without contexts the default file is not taken for one. */
+    g = read_path(DATA "/recur/recur.default.callgrind.out", NULL, &info);
+    ck_assert(!(info.flags & CGPROP_RI_CALLER_CONTEXTS));
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(recur_combined_parts)
+{
+    /* (below main) -> main is split across the dump: 7,961 + 45,178. */
+    cgprop_read_info info;
+    cgprop_graph *g = read_path(DATA "/recur/recur.combined-parts.main.callgrind.out", NULL, &info);
+    ck_assert_uint_eq(info.parts, 2);
+    ck_assert_uint_eq(info.totals[0], 7961 + 45178);
+    char k[128];
+    recur_key(k, sizeof k, "main");
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    ck_assert_uint_eq(split_of(g, k, 0).C_n, 53139);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(recur_recs1)
+{
+    cgprop_read_info info;
+    const char *path = DATA "/recur/recur.recs1.callgrind.out";
+    cgprop_graph *g = read_path(path, NULL, &info);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_WITHHELD);
+    ck_assert_uint_eq(sum_self(g, 0), file_totals(path));
+    /* The cycle total is exact: T(fa+fb cycle) = 7,953. */
+    size_t ncyc;
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, &ncyc), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_COST), CGPROP_OK);
+    char ka[128], kb[128];
+    recur_key(ka, sizeof ka, "fa");
+    recur_key(kb, sizeof kb, "fb");
+    uint32_t cyc, cyc2;
+    ck_assert_int_eq(cgprop_graph_node_cycle(g, node_by_key(g, ka), &cyc), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_node_cycle(g, node_by_key(g, kb), &cyc2), CGPROP_OK);
+    ck_assert_uint_ne(cyc, CGPROP_NONE);
+    ck_assert_uint_eq(cyc, cyc2);
+    cgprop_cycle_row cr;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_CYCLES, 0, cyc, &cr, sizeof cr), CGPROP_OK);
+    ck_assert_uint_eq(cr.nmembers, 2);
+    ck_assert_double_eq_tol(cr.total, 7953.0, 1e-6);
+    /* The split is withheld: fa and fb never come out exact, and whatever
+     * is not flagged is the truth. */
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    uint64_t t[5];
+    truth(t);
+    for (int i = 0; i < 5; i++) {
+        char key[128];
+        recur_key(key, sizeof key, fns[i]);
+        cgprop_split_row r = split_of(g, key, 0);
+        if (i == 1 || i == 2) ck_assert_msg(r.inexact & CGPROP_X_C_N, "C_n(%s) not flagged", fns[i]);
+        if (!(r.inexact & CGPROP_X_C_N))
+            ck_assert_msg(r.C_n == t[i], "C_n(%s) = %llu claimed exact, truth %llu", fns[i],
+                          (unsigned long long)r.C_n, (unsigned long long)t[i]);
+    }
+    cgprop_graph_free(g);
+    /* The option forces the same on a file with fn'N names. */
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.separate_recs = 1;
+    g = read_path(DATA "/recur/recur.default.callgrind.out", &o, &info);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_WITHHELD);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- gprof2dot's totals ---- */
+
+typedef struct tsv_row {
+    char kind;
+    char *a, *b, *cycle;
+    double total_ratio, call_ratio, call_cost;
+    int has_total, has_call_ratio;
+} tsv_row;
+
+/* Split one tab-separated line in place into at most n fields. */
+static int fields(char *l, char **f, int n)
+{
+    int k = 0;
+    f[k++] = l;
+    for (char *p = l; *p && k < n; p++)
+        if (*p == '\t') {
+            *p = '\0';
+            f[k++] = p + 1;
+        }
+    return k;
+}
+
+static size_t read_tsv(const char *path, tsv_row **out, char **buf)
+{
+    size_t len;
+    char *p = slurp(path, &len);
+    size_t cap = 1024, n = 0;
+    tsv_row *rows = malloc(cap * sizeof *rows);
+    char *l = p;
+    while (l && *l) {
+        char *nl = strchr(l, '\n');
+        if (nl) *nl = '\0';
+        if (l[0] == 'F' || l[0] == 'C') {
+            char *f[9] = {0};
+            int k = fields(l, f, 9);
+            ck_assert_int_ge(k, 6);
+            if (n == cap) rows = realloc(rows, (cap *= 2) * sizeof *rows);
+            tsv_row *r = &rows[n++];
+            memset(r, 0, sizeof *r);
+            r->kind = l[0];
+            r->a = f[1];
+            r->b = f[2];
+            if (r->kind == 'F') {
+                r->cycle = f[3];
+                r->has_total = f[5][0] != '\0';
+                r->total_ratio = atof(f[5]);
+            } else {
+                r->has_total = f[5][0] != '\0';
+                r->total_ratio = atof(f[5]);
+                r->has_call_ratio = k > 6 && f[6][0] != '\0';
+                r->call_ratio = k > 6 ? atof(f[6]) : 0;
+                r->call_cost = k > 8 ? atof(f[8]) : 0;
+            }
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+    *out = rows;
+    *buf = p;
+    return n;
+}
+
+static cgprop_graph *gprof2dot_graph(const char *name, double **totals, double *P)
+{
+    char path[512];
+    snprintf(path, sizeof path, DATA "/gprof2dot/%s.callgrind", name);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.key_mode = CGPROP_KEY_NAME;
+    o.no_fold_recursion = 1;
+    cgprop_graph *g = read_path(path, &o, NULL);
+    size_t nc;
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, &nc), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_COST), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+    size_t nn = cgprop_graph_node_count(g);
+    *totals = malloc(nn * sizeof **totals);
+    for (uint32_t i = 0; i < nn; i++) {
+        cgprop_total_row r;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, i, &r, sizeof r), CGPROP_OK);
+        (*totals)[i] = r.total;
+    }
+    *P = (double)sum_self(g, 0);
+    return g;
+}
+
+static void check_gprof2dot_equal(const char *name)
+{
+    double *tot, P;
+    cgprop_graph *g = gprof2dot_graph(name, &tot, &P);
+    char path[512];
+    snprintf(path, sizeof path, DATA "/gprof2dot/%s.callgrind.tsv", name);
+    tsv_row *rows;
+    char *buf;
+    size_t n = read_tsv(path, &rows, &buf);
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].kind != 'F') continue;
+        nf++;
+        uint32_t id = node_by_key(g, rows[i].a);
+        ck_assert_msg(fabs(tot[id] - rows[i].total_ratio * P) <= 1e-9 * P, "%s: %s total %.17g, gprof2dot %.17g",
+                      name, rows[i].a, tot[id], rows[i].total_ratio * P);
+    }
+    ck_assert_uint_eq(nf, cgprop_graph_node_count(g));
+    free(rows);
+    free(buf);
+    free(tot);
+    cgprop_graph_free(g);
+}
+
+START_TEST(gprof2dot_bool) { check_gprof2dot_equal("bool"); }
+END_TEST
+START_TEST(gprof2dot_issue98) { check_gprof2dot_equal("googlecode-issue98"); }
+END_TEST
+START_TEST(gprof2dot_xapian) { check_gprof2dot_equal("xapian"); }
+END_TEST
+START_TEST(gprof2dot_abc) { check_gprof2dot_equal("abc"); }
+END_TEST
+START_TEST(gprof2dot_abc2) { check_gprof2dot_equal("abc2"); }
+END_TEST
+
+/* bzr: gprof2dot gives every zero-weight call into a callee whose callers
+ * all weigh 0 the ratio 1.0 (counting the callee once per caller); DESIGN
+ * gives each 1/k. Apply that rule: find the calls it affects in gprof2dot's
+ * own table, and check that every function that cannot reach one of them
+ * agrees to 1e-9 of the total, and that the others are the only ones that
+ * differ. */
+START_TEST(gprof2dot_bzr)
+{
+    double *tot, P;
+    cgprop_graph *g = gprof2dot_graph("bzr", &tot, &P);
+    tsv_row *rows;
+    char *buf;
+    size_t n = read_tsv(DATA "/gprof2dot/bzr.callgrind.tsv", &rows, &buf);
+    size_t nn = cgprop_graph_node_count(g);
+    /* gprof2dot's cycle of each function ("" for none): calls inside one
+     * cycle take no share. */
+    const char **cyc = calloc(nn, sizeof *cyc);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].kind == 'F') cyc[node_by_key(g, rows[i].a)] = rows[i].cycle;
+#define EXTERNAL(f, h) ((f) != (h) && !(cyc[h][0] && strcmp(cyc[f], cyc[h]) == 0))
+    /* Zero-weight external calls per callee. */
+    uint32_t *zero_in = calloc(nn, sizeof *zero_in), *pos_in = calloc(nn, sizeof *pos_in);
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].kind != 'C') continue;
+        if (!EXTERNAL(node_by_key(g, rows[i].a), node_by_key(g, rows[i].b))) continue;
+        uint32_t h = node_by_key(g, rows[i].b);
+        if (rows[i].call_cost == 0) zero_in[h]++;
+        else pos_in[h]++;
+    }
+    /* Calls into a cycle share by the cycle's external weight. */
+    uint32_t *zero_g = calloc(nn, sizeof *zero_g), *pos_g = calloc(nn, sizeof *pos_g);
+    for (uint32_t h = 0; h < nn; h++) {
+        for (uint32_t m = 0; m < nn; m++)
+            if (m == h || (cyc[h][0] && strcmp(cyc[m], cyc[h]) == 0)) {
+                zero_g[h] += zero_in[m];
+                pos_g[h] += pos_in[m];
+            }
+    }
+    /* Callers of double-counted calls, then everything that reaches them. */
+    unsigned char *reach = calloc(nn, 1);
+    uint32_t *stack = malloc(nn * sizeof *stack);
+    size_t sp = 0, doubled = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].kind != 'C' || rows[i].call_cost != 0) continue;
+        uint32_t f = node_by_key(g, rows[i].a), h = node_by_key(g, rows[i].b);
+        if (EXTERNAL(f, h) && zero_g[h] >= 2 && pos_g[h] == 0 && tot[h] > 0) {
+            doubled++;
+            /* gprof2dot's rule shows in its own table: ratio 1.0 on each. */
+            ck_assert(rows[i].has_call_ratio);
+            ck_assert_double_eq(rows[i].call_ratio, 1.0);
+            if (!reach[f]) {
+                reach[f] = 1;
+                stack[sp++] = f;
+            }
+        }
+    }
+    ck_assert_uint_gt(doubled, 0);
+    while (sp) {
+        uint32_t v = stack[--sp];
+        cgprop_iter *it;
+        ck_assert_int_eq(cgprop_iter_new(g, CGPROP_ITER_CALLERS, 0, v, &it), CGPROP_OK);
+        cgprop_edge_row e;
+        while (cgprop_iter_next(it, &e, sizeof e) == CGPROP_OK)
+            if (!reach[e.caller]) {
+                reach[e.caller] = 1;
+                stack[sp++] = e.caller;
+            }
+        cgprop_iter_free(it);
+    }
+    size_t differ = 0, agree_reach = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].kind != 'F') continue;
+        uint32_t id = node_by_key(g, rows[i].a);
+        double d = tot[id] - rows[i].total_ratio * P;
+        bool same = fabs(d) <= 1e-9 * P;
+        if (!reach[id])
+            ck_assert_msg(same, "bzr: %s differs (%.17g vs %.17g) but reaches no double-counted call", rows[i].a,
+                          tot[id], rows[i].total_ratio * P);
+        else if (!same) {
+            differ++;
+            /* Double counting only ever inflates gprof2dot's figure. */
+            ck_assert_msg(d < 0, "bzr: %s above gprof2dot", rows[i].a);
+        } else agree_reach++;
+    }
+    ck_assert_uint_gt(differ, 0);
+#undef EXTERNAL
+    free(cyc);
+    free(zero_in);
+    free(pos_in);
+    free(zero_g);
+    free(pos_g);
+    free(reach);
+    free(stack);
+    free(rows);
+    free(buf);
+    free(tot);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- grammar, on hand-written files ---- */
+
+START_TEST(grammar_compression)
+{
+    /* A name defined in cfn= and used later as fn=(id); a file defined in
+     * fl= and referenced by cfi=; an object referenced by cob=(id). */
+    const char *t = "# callgrind format\n"
+                    "version: 1\n"
+                    "events: Ir\n"
+                    "ob=(1) prog\n"
+                    "fl=(1) a.c\n"
+                    "fn=(1) main\n"
+                    "10 5\n"
+                    "cfn=(2) work\n"
+                    "calls=2 20\n"
+                    "+1 40\n"
+                    "ob=(2) lib.so\n"
+                    "fl=(2) b.c\n"
+                    "fn=(3) helper\n"
+                    "1 3\n"
+                    "ob=(1)\n"
+                    "fl=(1)\n"
+                    "fn=(2)\n"
+                    "20 30\n"
+                    "cob=(2)\n"
+                    "cfi=(2)\n"
+                    "cfn=(3)\n"
+                    "calls=1 1\n"
+                    "* 3\n"
+                    "totals: 38\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+    ck_assert_uint_eq(self_of(g, "prog\ta.c\tmain", 0), 5);
+    ck_assert_uint_eq(self_of(g, "prog\ta.c\twork", 0), 30);
+    ck_assert_uint_eq(self_of(g, "lib.so\tb.c\thelper", 0), 3);
+    cgprop_edge_row e = edge_of(g, "prog\ta.c\tmain", "prog\ta.c\twork", 0);
+    ck_assert_uint_eq(e.count, 2);
+    ck_assert_uint_eq(e.cost, 40);
+    e = edge_of(g, "prog\ta.c\twork", "lib.so\tb.c\thelper", 0);
+    ck_assert_uint_eq(e.count, 1);
+    ck_assert_uint_eq(e.cost, 3);
+    ck_assert_uint_eq(info.totals[0], 38);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_NONE);
+    /* No recursion: every figure exact, C_n(main) = 5 + 40. */
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row r = split_of(g, "prog\ta.c\tmain", 0);
+    ck_assert_uint_eq(r.C_n, 45);
+    ck_assert_uint_eq(r.inexact, 0);
+    size_t l;
+    ck_assert_str_eq(cgprop_node_display_name(g, node_by_key(g, "lib.so\tb.c\thelper"), &l), "helper");
+    ck_assert_uint_eq(l, 6);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(grammar_positions_and_events)
+{
+    /* instr+line positions with hex, relative and '*' columns, two events,
+     * missing counts are 0, jumps read and ignored (their position line is
+     * not a cost), fi/fe cost stays with the function, the callee file
+     * defaults to the current (inlined) file. */
+    const char *t = "positions: instr line\n"
+                    "events: Ir Dr\n"
+                    "summary: 21 4\n"
+                    "fl=a.c\n"
+                    "fn=f\n"
+                    "0x400000 10 7 1\n"
+                    "+4 +1 2\n"
+                    "jump=3 +8 +2\n"
+                    "* *\n"
+                    "jcnd=1/2 -4 -1\n"
+                    "+2 *\n"
+                    "fi=inl.h\n"
+                    "+2 -3 4 3\n"
+                    "cfn=g\n"
+                    "calls=1 0x500000 1\n"
+                    "* * 8\n"
+                    "fe=a.c\n"
+                    "-100 99 0 0\n"
+                    "fn=g\n"
+                    "0x500000 1 8\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "Dr");
+    ck_assert_uint_eq(self_of(g, "\ta.c\tf", 0), 13);
+    ck_assert_uint_eq(self_of(g, "\ta.c\tf", 1), 4);
+    /* g is called from inside inl.h, so that is its file there. */
+    cgprop_edge_row e = edge_of(g, "\ta.c\tf", "\tinl.h\tg", 0);
+    ck_assert_uint_eq(e.cost, 8);
+    e = edge_of(g, "\ta.c\tf", "\tinl.h\tg", 1);
+    ck_assert_uint_eq(e.cost, 0);
+    ck_assert_uint_eq(self_of(g, "\ta.c\tg", 0), 8);
+    ck_assert(info.flags & CGPROP_RI_TOTALS);
+    ck_assert_uint_eq(info.totals[0], 21);
+    ck_assert_uint_eq(info.totals[1], 4);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(grammar_parts)
+{
+    /* Two parts (threads) with events in a different order: summed by name;
+     * totals of each part summed; a part without totals: uses its summary. */
+    const char *t = "events: Ir Dr\n"
+                    "fn=a\n"
+                    "1 10 1\n"
+                    "totals: 10 1\n"
+                    "thread: 2\n"
+                    "events: Dr Ir\n"
+                    "summary: 2 20\n"
+                    "fn=a\n"
+                    "1 2 20\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert_uint_eq(info.parts, 2);
+    ck_assert_uint_eq(self_of(g, "\t\ta", 0), 30);
+    ck_assert_uint_eq(self_of(g, "\t\ta", 1), 3);
+    ck_assert_uint_eq(info.totals[0], 30);
+    ck_assert_uint_eq(info.totals[1], 3);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(grammar_mangled_and_unknown)
+{
+    /* --compress-mangled: "(1)'2'(2)" refers to fa and fb; it reads as
+     * fa'2'fb, a level-1 fa called from fb (a caller context). Unknown lines,
+     * rec= and comments are ignored; a quote that is no suffix is kept. */
+    const char *t = "events: Ir\n"
+                    "# a comment\n"
+                    "some unknown line\n"
+                    "rec=1\n"
+                    "fn=(1) fa'main\n"
+                    "fn=(1)\n"
+                    "1 1\n"
+                    "cfn=(2) fb'fa\n"
+                    "calls=1 1\n"
+                    "1 10\n"
+                    "fn=(2)\n"
+                    "1 2\n"
+                    "cfn=(3) fa\n"
+                    "cfn=(5) fb\n"
+                    "cfn=(4) (3)'2'(5)\n"
+                    "calls=1 1\n"
+                    "1 8\n"
+                    "fn=(4)\n"
+                    "1 8\n"
+                    "fn=it's'x\n"
+                    "1 0\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert(info.flags & CGPROP_RI_CALLER_CONTEXTS);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
+    ck_assert_uint_eq(self_of(g, "\t\tfa", 0), 9);
+    ck_assert_uint_eq(self_of(g, "\t\tfb", 0), 2);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row r = split_of(g, "\t\tfa", 0);
+    ck_assert_uint_eq(r.C_n, 11);
+    ck_assert_uint_eq(r.S_n, 1);
+    ck_assert_uint_eq(r.S_r, 8);
+    ck_assert_uint_eq(r.C_r, 8);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(grammar_mangled_plain)
+{
+    /* Mangled compression without contexts: (3)'2 is f'2. The quote inside
+     * "it's" is part of the name. */
+    const char *t = "events: Ir\n"
+                    "fn=(3) f\n"
+                    "1 1\n"
+                    "cfn=(4) (3)'2\n"
+                    "calls=1 1\n"
+                    "1 5\n"
+                    "fn=(4)\n"
+                    "1 5\n"
+                    "fn=it's\n"
+                    "1 2\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert(!(info.flags & CGPROP_RI_CALLER_CONTEXTS));
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self_of(g, "\t\tf", 0), 6);
+    ck_assert_uint_eq(self_of(g, "\t\tit's", 0), 2);
+    cgprop_graph_free(g);
+    /* Unfolded: f'2 is its own function, as gprof2dot keeps it. */
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.no_fold_recursion = 1;
+    g = read_text(t, &o, &info);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_UNFOLDED);
+    ck_assert_uint_eq(self_of(g, "\t\tf'2", 0), 5);
+    ck_assert_uint_eq(self_of(g, "\t\tf", 0), 1);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(grammar_key_name)
+{
+    const char *t = "events: Ir\n"
+                    "fl=a.c\nfn=init\n1 3\n"
+                    "fl=b.c\nfn=init\n1 4\n"
+                    "fn=x\n1 1\n";
+    cgprop_graph *g = read_text(t, NULL, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+    cgprop_graph_free(g);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.key_mode = CGPROP_KEY_NAME;
+    g = read_text(t, &o, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self_of(g, "init", 0), 7);
+    cgprop_graph_free(g);
+    /* A TAB inside a name becomes a space, so the display rule holds. */
+    g = read_text("events: Ir\nfn=a\tb\n1 1\n", NULL, NULL);
+    ck_assert_str_eq(cgprop_node_display_name(g, 0, NULL), "a b");
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- the recursion rules of DESIGN §8 ---- */
+
+START_TEST(rules_plain_self_call_without_names)
+{
+    /* f -> f and no f'N anywhere: made with --separate-recs=1; withheld. */
+    const char *t = "events: Ir\n"
+                    "fn=main\n1 1\ncfn=f\ncalls=1 1\n1 10\n"
+                    "fn=f\n1 10\ncfn=f\ncalls=3 1\n1 6\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_WITHHELD);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row r = split_of(g, "\t\tf", 0);
+    ck_assert(r.inexact & (CGPROP_X_S_N | CGPROP_X_S_R));
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(rules_plain_self_call_with_names)
+{
+    /* f'2 elsewhere in the file, and a plain f -> f (--skip-direct-recursion):
+     * not a level-0 call: C_n(f) = 20 (main -> f only), f flagged inexact. */
+    const char *t = "events: Ir\n"
+                    "fn=main\n1 1\ncfn=f\ncalls=1 1\n1 20\ncfn=g\ncalls=1 1\n1 9\n"
+                    "fn=f\n1 14\ncfn=f\ncalls=2 1\n1 6\n"
+                    "fn=g\n1 3\ncfn=g'2\ncalls=1 1\n1 6\n"
+                    "fn=g'2\n1 6\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
+    ck_assert(info.flags & CGPROP_RI_PLAIN_SELF_CALLS);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row r = split_of(g, "\t\tf", 0);
+    ck_assert_uint_eq(r.C_n, 20);
+    ck_assert(r.inexact != 0);
+    ck_assert(r.inexact & CGPROP_X_S_N);
+    /* g's classes come from its names and are exact. */
+    r = split_of(g, "\t\tg", 0);
+    ck_assert_uint_eq(r.C_n, 9);
+    ck_assert_uint_eq(r.S_n, 3);
+    ck_assert_uint_eq(r.S_r, 6);
+    ck_assert(!(r.inexact & CGPROP_X_C_N));
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(rules_plain_cycle_with_names)
+{
+    /* a -> b -> a with plain names beside x'2: the blind spot. */
+    const char *t = "events: Ir\n"
+                    "fn=main\n1 1\ncfn=a\ncalls=1 1\n1 30\ncfn=x\ncalls=1 1\n1 4\n"
+                    "fn=a\n1 10\ncfn=b\ncalls=1 1\n1 20\n"
+                    "fn=b\n1 10\ncfn=a\ncalls=1 1\n1 10\n"
+                    "fn=x\n1 2\ncfn=x'2\ncalls=1 1\n1 2\n"
+                    "fn=x'2\n1 2\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
+    ck_assert(info.flags & CGPROP_RI_PLAIN_CYCLES);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    ck_assert(split_of(g, "\t\ta", 0).inexact & CGPROP_X_C_N);
+    ck_assert(split_of(g, "\t\tb", 0).inexact & CGPROP_X_C_N);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(rules_no_recursion_and_override)
+{
+    /* Only f'2, never deeper: default N = 2 lumps it (C_r inexact); the
+     * option --separate-recs=3 says it is exactly level 1. */
+    const char *t = "events: Ir\n"
+                    "fn=main\n1 1\ncfn=f\ncalls=1 1\n1 12\n"
+                    "fn=f\n1 5\ncfn=f'2\ncalls=1 1\n1 7\n"
+                    "fn=f'2\n1 7\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert_uint_eq(info.separate_recs, 2);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row r = split_of(g, "\t\tf", 0);
+    ck_assert_uint_eq(r.C_n, 12);
+    ck_assert(r.inexact & CGPROP_X_C_R);
+    cgprop_graph_free(g);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.separate_recs = 3;
+    g = read_text(t, &o, &info);
+    ck_assert_uint_eq(info.separate_recs, 3);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    r = split_of(g, "\t\tf", 0);
+    ck_assert_uint_eq(r.C_n, 12);
+    ck_assert_uint_eq(r.C_r, 7);
+    ck_assert_uint_eq(r.S_r, 7);
+    ck_assert(!(r.inexact & CGPROP_X_C_R));
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- malformed input ---- */
+
+START_TEST(malformed)
+{
+    read_bad("events: Ir\nfn=a\n1 5\ncfn=b\ncalls=1 1\n", CGPROP_EFORMAT, 5);
+    read_bad("events: Ir\nfn=a\ncfn=b\ncalls=1 1\nfn=c\n", CGPROP_EFORMAT, 4);
+    read_bad("events: Ir\nfn=a\ncfn=b\ncalls=1 1\n\n1 2\n", CGPROP_EFORMAT, 4);
+    read_bad("events: Ir\nfn=(3)\n", CGPROP_EFORMAT, 2);
+    read_bad("events: Ir\nfn=a\n1 2\ncfi=(9)\n", CGPROP_EFORMAT, 4);
+    read_bad("events: Ir\nfn=(99999999999) a\n", CGPROP_EFORMAT, 2);
+    read_bad("events: Ir\nfn=a\n1 99999999999999999999\n", CGPROP_EOVERFLOW, 3);
+    read_bad("events: Ir\nfn=a\n1 12x\n", CGPROP_EFORMAT, 3);
+    read_bad("events: Ir\nfn=a\n1 2 3\n", CGPROP_EFORMAT, 3);
+    read_bad("events: Ir\nfn=a\n1 18446744073709551615\n2 1\n", CGPROP_EOVERFLOW, 4);
+    read_bad("fn=a\n1 2\n", CGPROP_EFORMAT, 2);
+    read_bad("events: Ir\n1 2\n", CGPROP_EFORMAT, 2);
+    read_bad("positions: instr line\nevents: Ir\nfn=a\n5\n", CGPROP_EFORMAT, 4);
+    read_bad("events: Ir\nfn=a\n1 5\ncalls=", CGPROP_EFORMAT, 4);
+    read_bad("events: Ir\nfn=a\n1 5\ncfn=b\ncalls=1\n1 1\n", CGPROP_EFORMAT, 5);
+    read_bad("events: Ir\nfn=a\n+99999999999999999999 1\n", CGPROP_EOVERFLOW, 3);
+    read_bad("events: Ir\nfn=a\n0xffffffffffffffff 1\n+1 1\n", CGPROP_EOVERFLOW, 4);
+    read_bad("events: Ir\nfn=a\n1 5\njump=1 2\nfn=b\n", CGPROP_EFORMAT, 4);
+    read_bad("events: Ir\nfn=a\ncalls=1 1\n1 1\n", CGPROP_EFORMAT, 3);
+    read_bad("events: Ir Ir\n", CGPROP_EFORMAT, 1);
+    read_bad("events: Ir\nfn=a\n1 1\nevents: Dr\n", CGPROP_EFORMAT, 4);
+    read_bad("events: Ir\nsummary: x\n", CGPROP_EFORMAT, 2);
+    read_bad("events: Ir\npositions: line column\n", CGPROP_EFORMAT, 2);
+    read_bad("version: 1\n", CGPROP_EFORMAT, 1);
+    read_bad("", CGPROP_EFORMAT, 0);
+    /* Garbage recognised as nothing. */
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    const char junk[] = "\x01\x02\xff\xfe garbage\n\x7f";
+    ck_assert_int_eq(cgprop_read_buffer(junk, sizeof junk - 1, "j", 1, NULL, NULL, &g, NULL, &err), CGPROP_EFORMAT);
+    ck_assert(g == NULL);
+    ck_assert_str_eq(err.file, "j");
+    /* Files that cannot be opened. */
+    const char *nope = DATA "/no/such/file";
+    ck_assert_int_eq(cgprop_read_file(nope, strlen(nope), NULL, NULL, &g, NULL, &err), CGPROP_ENOTFOUND);
+    ck_assert_str_eq(err.file, nope);
+    ck_assert_uint_eq(err.line, 0);
+    /* Bad arguments. */
+    ck_assert_int_eq(cgprop_read_buffer("x", 1, NULL, 0, NULL, NULL, NULL, NULL, &err), CGPROP_EINVAL);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = 99;
+    ck_assert_int_eq(cgprop_read_buffer("x", 1, NULL, 0, &o, NULL, &g, NULL, &err), CGPROP_EINVAL);
+    ck_assert(cgprop_node_display_name(NULL, 0, NULL) == NULL);
+}
+END_TEST
+
+/* Random and mutated inputs: every call returns, with an error naming a line
+ * of the input or a graph. Deterministic generator, no clock. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 11);
+}
+
+START_TEST(garbage)
+{
+    static const char *const toks[] = {"events: Ir\n", "events: Ir Dr\n", "fn=", "cfn=", "fl=", "fi=", "fe=",
+                                       "ob=", "cob=", "cfi=", "calls=", "jump=", "jcnd=", "(1)", "(2) x",
+                                       "(4294967296)", " ", "\n", "+", "-", "*", "0x", "1", "99999999999999999999",
+                                       "'2", "'", "positions: instr line\n", "totals: ", "part: 2\n", "#",
+                                       "\t", "\r\n", "a", ";", "enter ", "# metrics: t\n", "\xff"};
+    size_t ntok = sizeof toks / sizeof toks[0];
+    char buf[2048];
+    for (int iter = 0; iter < 4000; iter++) {
+        size_t len = 0;
+        int parts = 1 + (int)(rnd() % 60);
+        for (int p = 0; p < parts; p++) {
+            const char *s = toks[rnd() % ntok];
+            size_t l = strlen(s);
+            if (len + l >= sizeof buf) break;
+            memcpy(buf + len, s, l);
+            len += l;
+            if (rnd() % 8 == 0 && len < sizeof buf - 1) buf[len++] = (char)(rnd() & 0xff);
+        }
+        size_t lines = 1;
+        for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
+        for (uint32_t fmt = 0; fmt <= 2; fmt++) {
+            cgprop_read_options o;
+            cgprop_read_options_init(&o);
+            o.format = fmt;
+            o.key_mode = rnd() & 1;
+            o.no_fold_recursion = rnd() & 1;
+            cgprop_graph *g = NULL;
+            cgprop_read_error err;
+            int rc = cgprop_read_buffer(buf, len, "g", 1, &o, NULL, &g, NULL, &err);
+            if (rc == CGPROP_OK) {
+                ck_assert(g != NULL);
+                ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+                cgprop_graph_free(g);
+            } else {
+                ck_assert(g == NULL);
+                ck_assert(err.line <= lines);
+                ck_assert(err.reason[0] != '\0');
+            }
+        }
+    }
+    /* Every prefix of a real file: truncation anywhere is handled. */
+    size_t len;
+    char *p = slurp(DATA "/recur/recur.instr-jumps.main.callgrind.out", &len);
+    for (size_t cut = 0; cut < len; cut += 1 + cut / 50) {
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        int rc = cgprop_read_buffer(p, cut, "cut", 3, NULL, NULL, &g, NULL, &err);
+        if (rc == CGPROP_OK) cgprop_graph_free(g);
+        else ck_assert(g == NULL);
+    }
+    /* Single-byte mutations of a real file. */
+    for (int iter = 0; iter < 300; iter++) {
+        size_t at = rnd() % len;
+        char old = p[at];
+        p[at] = (char)(rnd() & 0xff);
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        int rc = cgprop_read_buffer(p, len, "mut", 3, NULL, NULL, &g, NULL, &err);
+        if (rc == CGPROP_OK) cgprop_graph_free(g);
+        p[at] = old;
+    }
+    free(p);
+}
+END_TEST
+
+/* A failing allocator: every failure point gives ENOMEM and leaks nothing
+ * (the counters balance). */
+typedef struct fa_state {
+    long budget;
+    long live;
+} fa_state;
+static void *fa_malloc(void *u, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    void *p = malloc(n);
+    if (p) s->live++;
+    return p;
+}
+static void *fa_realloc(void *u, void *p, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    return realloc(p, n);
+}
+static void fa_free(void *u, void *p)
+{
+    fa_state *s = u;
+    s->live--;
+    free(p);
+}
+
+START_TEST(alloc_failures)
+{
+    size_t len;
+    char *p = slurp(DATA "/recur/recur.callers2.main.callgrind.out", &len);
+    int ok = 0;
+    for (long budget = 0; budget < 4000 && !ok; budget += 1 + budget / 40) {
+        fa_state s = {budget, 0};
+        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        int rc = cgprop_read_buffer(p, len, "a", 1, NULL, &a, &g, NULL, &err);
+        if (rc == CGPROP_OK) {
+            ok = 1;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(s.live, 0);
+    }
+    ck_assert(ok);
+    free(p);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("callgrind");
+    TCase *tc = tcase_create("recur");
+    tcase_add_test(tc, recur_default);
+    tcase_add_test(tc, recur_recs3);
+    tcase_add_test(tc, recur_instr_jumps);
+    tcase_add_test(tc, recur_callers2);
+    tcase_add_test(tc, recur_combined);
+    tcase_add_test(tc, recur_recs3_levels);
+    tcase_add_test(tc, recur_callers_contexts);
+    tcase_add_test(tc, recur_combined_parts);
+    tcase_add_test(tc, recur_recs1);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("gprof2dot");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, gprof2dot_bool);
+    tcase_add_test(tc, gprof2dot_issue98);
+    tcase_add_test(tc, gprof2dot_xapian);
+    tcase_add_test(tc, gprof2dot_abc);
+    tcase_add_test(tc, gprof2dot_abc2);
+    tcase_add_test(tc, gprof2dot_bzr);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("grammar");
+    tcase_add_test(tc, grammar_compression);
+    tcase_add_test(tc, grammar_positions_and_events);
+    tcase_add_test(tc, grammar_parts);
+    tcase_add_test(tc, grammar_mangled_and_unknown);
+    tcase_add_test(tc, grammar_mangled_plain);
+    tcase_add_test(tc, grammar_key_name);
+    tcase_add_test(tc, rules_plain_self_call_without_names);
+    tcase_add_test(tc, rules_plain_self_call_with_names);
+    tcase_add_test(tc, rules_plain_cycle_with_names);
+    tcase_add_test(tc, rules_no_recursion_and_override);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("robustness");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, malformed);
+    tcase_add_test(tc, garbage);
+    tcase_add_test(tc, alloc_failures);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
