@@ -221,10 +221,13 @@ int cgprop_graph_split(cgprop_graph *g)
     for (uint32_t e = 0; e < ne; e++) {
         uint32_t f = g->ecaller[e], h = g->ecallee[e], fl = g->eflags[e], x = 0;
         bool xn_bad = false, xr_bad = false, n_bad = false, level0 = false;
-        /* Where the unclassified part goes: a self-call enters level ≥ 1
-         * (f is active), so it is kept out of C_xn; anything else is placed
-         * as level 0 → level 0, exact when the shape proves it. */
-        bool u_to_nr = f == h;
+        /* Where the unclassified part goes. A self-call always enters a
+         * level ≥ 1 activation (f is active). Inside any recursive component
+         * the call is placed the same way, as level 0 → level 1, so C_n of
+         * the callee stays a lower bound and never counts nested activations
+         * twice (annotate's 185 %). Anything else is level 0 → level 0,
+         * exact where the shape proves it. */
+        bool u_to_nr = (fl & CGPROP__EF_UNCLASSIFIED) && (f == h || comp[f] == comp[h]);
         if (!(fl & CGPROP__EF_HAS_COST)) {
             /* A call without any cost (gprof arcs): its figures are unknown. */
             x |= X_EDGE_ALL;

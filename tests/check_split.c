@@ -549,6 +549,13 @@ START_TEST(unclassified_recursion)
                       CGPROP_X_C_NN | CGPROP_X_C_NR | CGPROP_X_C_ND | CGPROP_X_C_RN | CGPROP_X_C_RR | CGPROP_X_C_RD);
     ck_assert(srow(g, fa, 0).inexact & CGPROP_X_C_N);
     ck_assert(srow(g, fb, 0).inexact & CGPROP_X_C_N);
+    /* Calls inside the component count as entering recursive activations:
+     * C_n is then a lower bound (here fa's is the truth, its only entry is
+     * main), never annotate's double count 50 + 20. */
+    ck_assert_uint_eq(erow(g, fb, fa, 0).C_nr, 20);
+    ck_assert_uint_eq(erow(g, fa, fb, 0).C_nn + erow(g, fa, fb, 0).C_rn, 0);
+    ck_assert_uint_eq(srow(g, fa, 0).C_n, 50);
+    ck_assert_uint_eq(srow(g, fb, 0).C_n, 0);
     ck_assert(srow(g, fa, 0).inexact & CGPROP_X_S_N);
     /* fa → leaf: leaf is at level 0 (no path back), fa's class unknown. */
     cgprop_edge_split_row fl = erow(g, fa, leaf, 0);
@@ -558,6 +565,36 @@ START_TEST(unclassified_recursion)
     ck_assert_uint_eq(rl.C_n, 5);
     ck_assert_uint_eq(rl.S_n, 10);
     ck_assert_uint_eq(rl.inexact, 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(recur_fixture_recs1)
+{
+    /* The arcs of fixtures/recur with --separate-recs=1 (plain names only;
+     * reference/callgrind-format.md §3), truth measured with
+     * --toggle-collect: fib 32,551, fa 7,953. annotate says fib 330,536. */
+    cgprop_graph *g = new_graph(1);
+    uint32_t m = node(g, "main"), fa = node(g, "fa"), fb = node(g, "fb"), fib = node(g, "fib");
+    ck_assert_int_eq(cgprop_graph_add_edge(g, m, fa, 1, (uint64_t[]){7953}, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, fa, fb, 5, (uint64_t[]){21065}, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, fb, fa, 5, (uint64_t[]){18675}, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, fib, fib, 1972, (uint64_t[]){297985}, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, m, fib, 1, (uint64_t[]){32551}, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, fa, (uint64_t[]){91}), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, fb, (uint64_t[]){80}), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, fib, (uint64_t[]){32551}), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row rfib = srow(g, fib, 0), rfa = srow(g, fa, 0), rfb = srow(g, fb, 0);
+    /* Self-recursion alone: C_n is provably exact. */
+    ck_assert_uint_eq(rfib.C_n, 32551);
+    ck_assert_uint_eq(rfib.inexact & CGPROP_X_C_N, 0);
+    /* Mutual recursion: flagged, and a lower bound (equal here: main
+     * enters the cycle only at fa). */
+    ck_assert(rfa.inexact & CGPROP_X_C_N);
+    ck_assert(rfb.inexact & CGPROP_X_C_N);
+    ck_assert_uint_eq(rfa.C_n, 7953);
+    ck_assert_uint_le(rfb.C_n, 7025);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -730,6 +767,7 @@ static Suite *split_suite(void)
     tcase_add_test(tc, lumped_notes_example);
     tcase_add_test(tc, unclassified_dag_exact);
     tcase_add_test(tc, unclassified_recursion);
+    tcase_add_test(tc, recur_fixture_recs1);
     tcase_add_test(tc, no_cost_calls_flagged);
     tcase_add_test(tc, saturation_flagged);
     tcase_add_test(tc, stale_and_rerun);
