@@ -1,6 +1,6 @@
 """FFI lint (STYLE §10) and a ctypes/cffi smoke test of the shared library.
 
-1. Filter include/cgprop.h the way a binding generator would: drop every
+1. Filter the public headers (cgprop.h first, then the others) the way a binding generator would: drop every
    preprocessor line except `#define CGPROP_x <integer>`, and drop the tokens
    CGPROP_API, CGPROP_BEGIN_DECLS, CGPROP_END_DECLS and CGPROP_DEPRECATED(...).
    cffi's FFI().cdef() must parse what is left: then Python (cffi, ctypes
@@ -8,7 +8,7 @@
 2. With a shared library: load it through cffi (every declared function must
    resolve) and through plain ctypes, and call a few functions.
 
-Usage: ffi_lint.py <header> [<libcgprop.so>]
+Usage: ffi_lint.py [--lib <libcgprop.so>] <header>...
 Exit 77 (skipped) when cffi is missing, unless CGPROP_STRICT_TESTS is set.
 """
 import ctypes
@@ -48,15 +48,24 @@ def fail(msg):
 
 
 def main():
-    header = sys.argv[1]
-    libpath = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
+    args = sys.argv[1:]
+    libpath = None
+    if len(args) >= 2 and args[0] == "--lib":
+        libpath = args[1] or None
+        args = args[2:]
+    if not args:
+        fail("usage: ffi_lint.py [--lib <libcgprop.so>] <header>...")
     strict = bool(os.environ.get("CGPROP_STRICT_TESTS"))
-    with open(header, encoding="utf-8") as f:
-        text = f.read()
+    # One translation unit, as a binding would see it: the headers in order
+    # (their own #include lines are dropped by the filter).
+    text = ""
+    for header in args:
+        with open(header, encoding="utf-8") as f:
+            text += f.read() + "\n"
     src = filtered(text)
     funcs = declared_functions(text)
     if not funcs:
-        fail("no CGPROP_API function found in " + header)
+        fail("no CGPROP_API function found in " + " ".join(args))
 
     try:
         import cffi

@@ -47,6 +47,11 @@ for cxx in $cxxs; do
         obj="$work/cxx_$n.o"
         run "$cxx" -std=$std -pedantic -pedantic-errors -Wall -Wextra -Werror \
             -I"$inc" -c "$src/header_test.cpp" -o "$obj"
+        for t in $others; do
+            n=$((n + 1))
+            run "$cxx" -x c++ -std=$std -pedantic -pedantic-errors -Wall -Wextra -Werror \
+                -I"$inc" -c "$t" -o "$work/cxx_$n.o"
+        done
         # extern "C" must hold: the references are to plain C names.
         if [ -f "$obj" ]; then
             for sym in cgprop_version cgprop_graph_add_node cgprop_graph_free; do
