@@ -15,12 +15,33 @@ uint32_t cgprop__cycles_of(const cgprop_graph *g, uint32_t node);
 /* Members of a cycle, ascending ids. */
 const uint32_t *cgprop__cycles_members(const cgprop_graph *g, uint32_t cycle, uint32_t *n_out);
 void cgprop__cycles_free(cgprop_graph *g);
+/* Every node once, SCCs contiguous, callers before callees (walk it backwards
+ * for callees first). NULL without a result. */
+const uint32_t *cgprop__cycles_order(const cgprop_graph *g);
 
 /* ---- collapse.c ---- */
 bool cgprop__collapse_current(const cgprop_graph *g);
 /* Adds total and flags of a cycle to a row filled from the cycles. */
 void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row);
 void cgprop__collapse_free(cgprop_graph *g);
+/* The following read the current collapse result (check _current first). */
+/* Share mode actually used: CGPROP_SHARE_COUNT or CGPROP_SHARE_COST. */
+uint32_t cgprop__collapse_share_mode(const cgprop_graph *g);
+/* Share weight w of a call under that mode (0 for a cost share without cost). */
+double cgprop__collapse_weight(const cgprop_graph *g, uint32_t edge, uint32_t k);
+/* w/W(H(callee)) with the zero-weight rule; 0 for self-calls and intra-cycle calls. */
+double cgprop__collapse_edge_share(const cgprop_graph *g, uint32_t edge, uint32_t k);
+/* Fraction of T(H(node)) that enters H spontaneously at this node: its
+ * spontaneous weight / W, 1/k under the zero-weight rule, 1 for a root
+ * function, and for a root cycle 1 at its assumed entry (lowest id), else 0. */
+double cgprop__collapse_entry(const cgprop_graph *g, uint32_t node, uint32_t k);
+/* T(H(node)); S(H(node)) as a double. */
+double cgprop__collapse_vertex_total(const cgprop_graph *g, uint32_t node, uint32_t k);
+double cgprop__collapse_vertex_self(const cgprop_graph *g, uint32_t node, uint32_t k);
+/* gprof child figure: Σ shares of calls leaving H(node) from this node. */
+double cgprop__collapse_gprof_child(const cgprop_graph *g, uint32_t node, uint32_t k);
+/* H(node) has no external caller and no spontaneous entry. */
+bool cgprop__collapse_is_root(const cgprop_graph *g, uint32_t node);
 
 /* ---- propagate.c ---- */
 bool cgprop__propagate_current(const cgprop_graph *g);

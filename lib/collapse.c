@@ -1,0 +1,219 @@
+/* gprof-style collapse (DESIGN §3): every cycle becomes one vertex of a DAG
+ * and totals follow the Graham–Kessler–McKusick recurrence, callees first.
+ * All K metrics are done in the same pass. */
+#include "analysis.h"
+
+#include <string.h>
+
+typedef struct col_res {
+    uint64_t gen;
+    uint32_t share; /* resolved: CGPROP_SHARE_COUNT or CGPROP_SHARE_COST */
+    uint32_t K, nn, ncyc;
+    /* Vertex arrays are indexed by vid: a function's own id, or nn + cycle id. */
+    double *T;     /* (nn + ncyc) * K */
+    double *W;     /* (nn + ncyc) * K: external + spontaneous weight */
+    uint64_t *kin; /* nn + ncyc: callers the zero-weight rule counts */
+    double *Sz;    /* ncyc * K: Σ members' self */
+    double *gch;   /* nn * K: gprof child figure */
+} col_res;
+
+static void res_destroy(const cgprop_graph *g, col_res *r)
+{
+    if (!r) return;
+    cgprop__free(g, r->T);
+    cgprop__free(g, r->W);
+    cgprop__free(g, r->kin);
+    cgprop__free(g, r->Sz);
+    cgprop__free(g, r->gch);
+    cgprop__free(g, r);
+}
+
+void cgprop__collapse_free(cgprop_graph *g)
+{
+    if (!g) return;
+    res_destroy(g, g->res_collapse);
+    g->res_collapse = NULL;
+}
+
+bool cgprop__collapse_current(const cgprop_graph *g)
+{
+    const col_res *r = g ? g->res_collapse : NULL;
+    return r && r->gen == g->gen && cgprop__cycles_current(g);
+}
+
+static inline uint32_t vid_of(const cgprop_graph *g, const col_res *r, uint32_t node)
+{
+    uint32_t c = cgprop__cycles_of(g, node);
+    return c == CGPROP_NONE ? node : r->nn + c;
+}
+
+static inline double weight(const cgprop_graph *g, uint32_t share, uint32_t e, uint32_t k)
+{
+    if (share == CGPROP_SHARE_COUNT) return (double)g->ecount[e];
+    if (!(g->eflags[e] & CGPROP__EF_HAS_COST)) return 0.0;
+    return (double)g->ecost[(size_t)e * g->K + k];
+}
+
+static inline double spont_weight(const cgprop_graph *g, uint32_t share, uint32_t n, uint32_t k)
+{
+    if (share == CGPROP_SHARE_COUNT) return (double)g->spont_cnt[n];
+    return (double)g->spont_cost[(size_t)n * g->K + k];
+}
+
+/* Fraction of vertex h's total given to one of its callers of weight w. */
+static inline double frac(const col_res *r, uint32_t h, uint32_t k, double w)
+{
+    double W = r->W[(size_t)h * r->K + k];
+    if (W > 0) return w / W;
+    return r->kin[h] ? 1.0 / (double)r->kin[h] : 0.0;
+}
+
+uint32_t cgprop__collapse_share_mode(const cgprop_graph *g)
+{
+    const col_res *r = g->res_collapse;
+    return r ? r->share : CGPROP_SHARE_COUNT;
+}
+
+double cgprop__collapse_weight(const cgprop_graph *g, uint32_t edge, uint32_t k)
+{
+    const col_res *r = g->res_collapse;
+    return weight(g, r->share, edge, k);
+}
+
+double cgprop__collapse_edge_share(const cgprop_graph *g, uint32_t edge, uint32_t k)
+{
+    const col_res *r = g->res_collapse;
+    uint32_t hu = vid_of(g, r, g->ecaller[edge]), hv = vid_of(g, r, g->ecallee[edge]);
+    if (hu == hv) return 0.0;
+    return frac(r, hv, k, weight(g, r->share, edge, k));
+}
+
+double cgprop__collapse_entry(const cgprop_graph *g, uint32_t node, uint32_t k)
+{
+    const col_res *r = g->res_collapse;
+    uint32_t h = vid_of(g, r, node);
+    if (r->kin[h] == 0) {
+        if (h == node) return 1.0;
+        uint32_t n;
+        const uint32_t *mem = cgprop__cycles_members(g, h - r->nn, &n);
+        return mem[0] == node ? 1.0 : 0.0;
+    }
+    if (!(g->nflags[node] & CGPROP__NF_SPONT)) return 0.0;
+    return frac(r, h, k, spont_weight(g, r->share, node, k));
+}
+
+double cgprop__collapse_vertex_total(const cgprop_graph *g, uint32_t node, uint32_t k)
+{
+    const col_res *r = g->res_collapse;
+    return r->T[(size_t)vid_of(g, r, node) * r->K + k];
+}
+
+double cgprop__collapse_vertex_self(const cgprop_graph *g, uint32_t node, uint32_t k)
+{
+    const col_res *r = g->res_collapse;
+    uint32_t h = vid_of(g, r, node);
+    if (h == node) return (double)g->self[(size_t)node * r->K + k];
+    return r->Sz[(size_t)(h - r->nn) * r->K + k];
+}
+
+double cgprop__collapse_gprof_child(const cgprop_graph *g, uint32_t node, uint32_t k)
+{
+    const col_res *r = g->res_collapse;
+    return r->gch[(size_t)node * r->K + k];
+}
+
+bool cgprop__collapse_is_root(const cgprop_graph *g, uint32_t node)
+{
+    const col_res *r = g->res_collapse;
+    return r->kin[vid_of(g, r, node)] == 0;
+}
+
+void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row)
+{
+    const col_res *r = g->res_collapse;
+    if (!r || cycle >= r->ncyc || k >= r->K) return;
+    uint32_t h = r->nn + cycle;
+    row->total = r->T[(size_t)h * r->K + k];
+    /* A root cycle's entry is decided here already: propagation will take
+     * its lowest member, so the flag is known as soon as the DAG is. */
+    if (r->kin[h] == 0) row->flags |= CGPROP_F_ROOT | CGPROP_F_ENTRY_ASSUMED;
+}
+
+static int build(cgprop_graph *g, uint32_t share, col_res **out)
+{
+    const cgprop__adj *adj = cgprop__get_adj(g);
+    if (!adj) return CGPROP_ENOMEM;
+    const uint32_t *order = cgprop__cycles_order(g);
+    uint32_t K = g->K, nn = g->nn, ncyc = cgprop__cycles_count(g);
+    size_t nv = (size_t)nn + ncyc;
+    col_res *r = cgprop__calloc(g, 1, sizeof *r);
+    if (!r) return CGPROP_ENOMEM;
+    r->gen = g->gen;
+    r->share = share;
+    r->K = K;
+    r->nn = nn;
+    r->ncyc = ncyc;
+    r->T = cgprop__calloc(g, nv * K, sizeof *r->T);
+    r->W = cgprop__calloc(g, nv * K, sizeof *r->W);
+    r->kin = cgprop__calloc(g, nv, sizeof *r->kin);
+    r->Sz = cgprop__calloc(g, (size_t)ncyc * K, sizeof *r->Sz);
+    r->gch = cgprop__calloc(g, (size_t)nn * K, sizeof *r->gch);
+    if (!r->T || !r->W || !r->kin || !r->Sz || !r->gch) {
+        res_destroy(g, r);
+        return CGPROP_ENOMEM;
+    }
+
+    /* Denominators: every call from outside a vertex into it, plus the
+     * invisible spontaneous caller of each function that has entries. */
+    for (uint32_t e = 0; e < g->ne; e++) {
+        uint32_t hu = vid_of(g, r, g->ecaller[e]), hv = vid_of(g, r, g->ecallee[e]);
+        if (hu == hv) continue;
+        r->kin[hv]++;
+        for (uint32_t k = 0; k < K; k++) r->W[(size_t)hv * K + k] += weight(g, share, e, k);
+    }
+    for (uint32_t n = 0; n < nn; n++) {
+        if (!(g->nflags[n] & CGPROP__NF_SPONT)) continue;
+        uint32_t h = vid_of(g, r, n);
+        r->kin[h]++;
+        for (uint32_t k = 0; k < K; k++) r->W[(size_t)h * K + k] += spont_weight(g, share, n, k);
+    }
+
+    /* Callees first: a cycle's members are contiguous in the order, and all
+     * vertices they call outside the cycle come later in it, so walking
+     * backwards finds every callee total final. */
+    for (uint32_t i = nn; i-- > 0;) {
+        uint32_t n = order[i];
+        uint32_t h = vid_of(g, r, n);
+        double *gc = r->gch + (size_t)n * K;
+        for (uint32_t p = adj->out_off[n]; p < adj->out_off[n + 1]; p++) {
+            uint32_t e = adj->out_e[p];
+            uint32_t hv = vid_of(g, r, g->ecallee[e]);
+            if (hv == h) continue; /* self-call or intra-cycle: no propagation */
+            for (uint32_t k = 0; k < K; k++)
+                gc[k] += frac(r, hv, k, weight(g, share, e, k)) * r->T[(size_t)hv * K + k];
+        }
+        for (uint32_t k = 0; k < K; k++) {
+            double s = (double)g->self[(size_t)n * K + k];
+            r->T[(size_t)h * K + k] += s + gc[k];
+            if (h != n) r->Sz[(size_t)(h - nn) * K + k] += s;
+        }
+    }
+    *out = r;
+    return CGPROP_OK;
+}
+
+int cgprop_graph_collapse(cgprop_graph *g, uint32_t share)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (share > CGPROP_SHARE_COST) return cgprop__err(g, CGPROP_EINVAL, "collapse: unknown share mode %u", share);
+    if (!cgprop__cycles_current(g))
+        return cgprop__err(g, CGPROP_ESTATE, "collapse: run cgprop_graph_find_cycles() on the current graph first");
+    if (share == CGPROP_SHARE_AUTO) share = g->any_cost ? CGPROP_SHARE_COST : CGPROP_SHARE_COUNT;
+    col_res *r = NULL;
+    if (build(g, share, &r) != CGPROP_OK)
+        return cgprop__err(g, CGPROP_ENOMEM, "collapse: out of memory (%u functions, %u calls)", g->nn, g->ne);
+    cgprop__collapse_free(g);
+    g->res_collapse = r;
+    g->aserial[CGPROP__A_COLLAPSE]++;
+    return cgprop__ok(g);
+}
