@@ -126,17 +126,14 @@ void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len)
 
 const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len)
 {
-    /* The readers' rule (cgprop_node_display_name): the part after the last TAB. */
     size_t n = 0;
-    const char *k = cgprop_graph_node_key(g, id, &n);
-    if (!k) {
+    const char *name = cgprop_node_display_name(g, id, &n);
+    if (!name) {
         *len = 0;
         return "";
     }
-    size_t i = n;
-    while (i > 0 && k[i - 1] != '\t') i--;
-    *len = n - i;
-    return k + i;
+    *len = n;
+    return name;
 }
 
 /* ---- the view of people's formats ---- */
