@@ -1,0 +1,208 @@
+"""Readers, writers and the recorder through the Python binding.
+
+Profile.report() must equal what the command-line tool prints with
+`cgprop report --format json` for the same file: the tool is found through
+CGPROP_TOOL (ctest sets it); without it that one test is skipped.
+"""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import cgprop  # noqa: E402
+
+DATA = os.environ.get("CGPROP_TEST_DATA", os.path.join(HERE, "..", "..", "..", "tests", "data"))
+RECUR = os.path.join(DATA, "recur", "recur.default.callgrind.out")
+
+FOLDED = b"A 10\nA;C 10\nA;B 10\nA;B;A 10\nA;B;A;C 10\n"
+
+
+class TestLoad(unittest.TestCase):
+    def test_folded_from_memory(self):
+        p = cgprop.load("notes.folded", data=FOLDED)
+        self.assertEqual(p.info.format, "folded")
+        self.assertEqual(p.info.recursion, "stacks")
+        self.assertEqual(p.info.lines, 5)
+        c_n = {p.key(r.id): r.C_n for r in p.splits()}
+        self.assertEqual(c_n, {"A": 50, "B": 30, "C": 20})  # the notes' figures
+
+    def test_detect(self):
+        self.assertEqual(cgprop.detect(FOLDED), "folded")
+        self.assertEqual(cgprop.detect(b"# callgrind format\nevents: Ir\n"), "callgrind")
+
+    def test_format_error_names_file_and_line(self):
+        with self.assertRaises(cgprop.FormatError) as cm:
+            cgprop.load("bad.folded", data=b"A 10\nA;B x\n", input="folded")
+        e = cm.exception
+        self.assertEqual(e.line, 2)
+        self.assertEqual(e.file, "bad.folded")
+        self.assertTrue(str(e).startswith("bad.folded:2: "), str(e))
+
+    def test_missing_file(self):
+        with self.assertRaises(cgprop.NotFoundError):
+            cgprop.load(os.path.join(DATA, "no-such-file"))
+
+    def test_bad_input_name(self):
+        with self.assertRaises(cgprop.InvalidArgumentError):
+            cgprop.load("x", data=b"A 1\n", input="perf")
+
+    def test_callgrind_file(self):
+        p = cgprop.load(RECUR)
+        self.assertEqual(p.info.format, "callgrind")
+        self.assertEqual(p.info.recursion, "names")  # fn'N names, default --separate-recs=2
+        self.assertEqual(p.info.separate_recs, 2)
+        self.assertIn("Ir", p.metrics)
+        names = {p.display_name(i) for i in range(len(p))}
+        self.assertIn("main", names)
+
+
+class TestReport(unittest.TestCase):
+    def _tool(self):
+        tool = os.environ.get("CGPROP_TOOL")
+        if not tool or not os.path.exists(tool):
+            if os.environ.get("CGPROP_STRICT_TESTS"):
+                self.fail("CGPROP_TOOL is not set to the built cgprop tool (CGPROP_STRICT_TESTS)")
+            self.skipTest("CGPROP_TOOL is not set to the built cgprop tool")
+        return tool
+
+    def _same_as_tool(self, path):
+        tool = self._tool()
+        out = subprocess.run([tool, "report", "--format", "json", path], capture_output=True, check=True).stdout
+        want = json.loads(out)
+        got = cgprop.load(path).report()
+        self.assertEqual(got, want)
+        return got
+
+    def test_report_equals_tool_json_callgrind(self):
+        got = self._same_as_tool(RECUR)
+        self.assertEqual(got["metrics"][0], "Ir")
+
+    def test_report_equals_tool_json_every_recur_fixture(self):
+        # other --separate-recs settings, parts, caller contexts
+        d = os.path.join(DATA, "recur")
+        names = sorted(n for n in os.listdir(d) if n.endswith(".callgrind.out"))
+        self.assertGreaterEqual(len(names), 5)
+        for n in names:
+            with self.subTest(file=n):
+                self._same_as_tool(os.path.join(d, n))
+
+    def test_report_equals_tool_json_folded(self):
+        fd, path = tempfile.mkstemp(suffix=".folded")
+        try:
+            os.write(fd, FOLDED)
+            os.close(fd)
+            got = self._same_as_tool(path)
+            self.assertEqual(len(got["functions"]), 3)
+        finally:
+            os.unlink(path)
+
+
+class TestWrite(unittest.TestCase):
+    def setUp(self):
+        self.g = cgprop.load("notes.folded", data=FOLDED)
+
+    def test_json_is_valid_and_has_every_function(self):
+        d = json.loads(cgprop.write(self.g, "json"))
+        self.assertEqual(sorted(f["name"] for f in d["functions"]), ["A", "B", "C"])
+
+    def test_to_file_object_and_path(self):
+        buf = io.BytesIO()
+        cgprop.write(self.g, "text", out=buf)
+        text = cgprop.write(self.g, "text")
+        self.assertEqual(buf.getvalue().decode(), text)
+        sio = io.StringIO()
+        cgprop.write(self.g, "text", out=sio)
+        self.assertEqual(sio.getvalue(), text)
+        fd, path = tempfile.mkstemp()
+        os.close(fd)
+        try:
+            cgprop.write(self.g, "callgrind", out=path)
+            with open(path, "rb") as f:
+                back = cgprop.load(path, data=f.read())
+            # the callgrind writer keeps the classes: the split reads back the same
+            self.assertEqual({back.display_name(r.id): r.C_n for r in back.splits()}, {"A": 50, "B": 30, "C": 20})
+        finally:
+            os.unlink(path)
+
+    def test_callback_exception_propagates(self):
+        class Boom(Exception):
+            pass
+
+        class Sink(object):
+            mode = "wb"
+
+            def write(self, data):
+                raise Boom()
+
+        with self.assertRaises(Boom):
+            cgprop.write(self.g, "json", out=Sink())
+        # the graph is still usable
+        self.assertEqual(len(json.loads(cgprop.write(self.g, "json"))["functions"]), 3)
+
+    def test_needs_analysis(self):
+        g = cgprop.Graph()
+        g.add_self("a", 1)
+        with self.assertRaises(cgprop.StateError):
+            cgprop.write(g, "json")
+        with self.assertRaises(cgprop.InvalidArgumentError):
+            cgprop.write(g, "pdf")
+
+
+class TestRecorder(unittest.TestCase):
+    def test_notes_example_by_events(self):
+        # A [0..50]: self 10, calls C [10..20], calls B [20..50]; B self 10,
+        # calls A' [30..50]; A' self 10, calls C [40..50].
+        g = cgprop.Graph(metrics=["t"])
+        with cgprop.Recorder(g) as r:
+            for ev, f, t in (("enter", "A", 0), ("enter", "C", 10), ("exit", "C", 20), ("enter", "B", 20),
+                             ("enter", "A", 30), ("enter", "C", 40), ("exit", "C", 50), ("exit", "A", 50),
+                             ("exit", "B", 50), ("exit", "A", 50)):
+                getattr(r, ev)(f, [t])
+            self.assertEqual(r.depth, 0)
+            self.assertEqual(r.get("C_n", "A").raw, 50)
+            self.assertEqual(r.get("C_nr", "B", "A").raw, 20)
+            r.flush()
+        g.analyze()
+        s = {g.key(x.id): x for x in g.splits()}
+        self.assertEqual({k: v.C_n for k, v in s.items()}, {"A": 50, "B": 30, "C": 20})
+        self.assertEqual((s["A"].S_n, s["A"].S_r, s["A"].C_r), (10, 10, 20))
+
+    def test_exit_mismatch(self):
+        g = cgprop.Graph()
+        with cgprop.Recorder(g) as r:
+            r.enter("a", 0)
+            with self.assertRaises(cgprop.FormatError):
+                r.exit(g.add_function("b"), 1)  # the open activation is a's
+
+    def test_event_trace(self):
+        trace = (b"# metrics: t\nenter A 0\nenter C 10\nexit C 20\nenter B 20\nenter A 30\nenter C 40\n"
+                 b"exit C 50\nexit A 50\nexit B 50\nexit A 50\n")
+        p = cgprop.load_events("notes.events", data=trace)
+        self.assertEqual((p.info.events, p.info.unclosed), (10, 0))
+        self.assertEqual({p.key(r.id): r.C_n for r in p.splits()}, {"A": 50, "B": 30, "C": 20})
+        # read as a plain input too, detected by content
+        q = cgprop.load("notes.events", data=trace)
+        self.assertEqual({q.key(r.id): r.C_n for r in q.splits()}, {"A": 50, "B": 30, "C": 20})
+        with self.assertRaises(cgprop.FormatError) as cm:
+            cgprop.load_events("bad.events", data=b"enter A 5\nexit B 6\n")
+        self.assertEqual(cm.exception.line, 2)
+
+    def test_merge(self):
+        a = cgprop.Graph()
+        a.add_self("f", 3)
+        b = cgprop.Graph()
+        b.add_self("f", 4)
+        b.add_self("g", 1)
+        cgprop.merge(a, b)
+        self.assertEqual({a.key(r.id): r.self for r in a.nodes()}, {"f": 7, "g": 1})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,105 @@
+"""The ctypes structs must have the C layout exactly (size and every offset).
+
+Two independent checks: sizes worked out by hand from the header (LP64:
+uint32_t 4-aligned, uint64_t/double 8-aligned), and, when a C compiler is
+at hand, a probe compiled against include/ printing sizeof/offsetof of
+every field the binding names. The compiled probe needs no library.
+"""
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+from cgprop import _ffi  # noqa: E402
+
+INCLUDE = os.environ.get("CGPROP_INCLUDE_DIR", os.path.join(HERE, "..", "..", "..", "include"))
+
+# By hand from the header: fields in order, padding where an 8-byte field
+# follows an odd number of 4-byte ones.
+HAND_SIZES = {
+    "cgprop_node_row": 4 + 4 + 8 * 4,            # 40
+    "cgprop_edge_row": 4 * 4 + 8 + 8,            # 32
+    "cgprop_cycle_row": 4 * 4 + 8 + 8,           # 32
+    "cgprop_member_row": 4 + 4,                  # 8
+    "cgprop_total_row": 4 * 4 + 8 * 5,           # 56
+    "cgprop_edge_total_row": 4 * 4 + 8 * 4,      # 48
+    "cgprop_split_row": 4 + 4 + 8 * 4 + 8 * 2,   # 56
+    "cgprop_edge_split_row": 4 * 4 + 8 * 6,      # 64
+    "cgprop_write_options": 4 + 4 + 8 + 8,       # 24
+    "cgprop_read_options": 4 * 4,                # 16
+    "cgprop_read_info": 4 * 4 + 8 + 8 + 8 * 64,  # 544
+    "cgprop_read_error": 8 + 4 + 4 + 256 + 256,  # 528
+    "cgprop_recorder_options": 4 + 4 + 8 * 64 * 2,  # 1032
+    "cgprop_recorder_figure": 8 * 5,             # 40
+    "cgprop_events_info": 8 * 5,                 # 40
+    "cgprop_allocator": 8 * 4,                   # 32: three function pointers and a void *
+}
+
+
+class TestHandLayout(unittest.TestCase):
+    @unittest.skipUnless(ctypes.sizeof(ctypes.c_void_p) == 8, "sizes worked out for LP64")
+    def test_sizes(self):
+        self.assertEqual(set(HAND_SIZES), set(_ffi.STRUCTS))
+        for name, size in HAND_SIZES.items():
+            self.assertEqual(ctypes.sizeof(_ffi.STRUCTS[name]), size, name)
+
+    def test_unpack_formats_cover_the_rows(self):
+        # the fast path's struct formats read exactly one row each
+        import struct
+        for kind, cls in _ffi.ROW_OF_KIND.items():
+            self.assertEqual(struct.calcsize(_ffi.unpack_format(cls)), ctypes.sizeof(cls), cls.__name__)
+
+
+def _compiler():
+    cc = os.environ.get("CC")
+    if cc and shutil.which(cc):
+        return cc
+    for c in ("cc", "gcc", "clang"):
+        if shutil.which(c):
+            return c
+    return None
+
+
+class TestCompiledLayout(unittest.TestCase):
+    def test_offsets_match_the_compiler(self):
+        cc = _compiler()
+        if cc is None:
+            self.skipTest("no C compiler to build the layout probe")
+        lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "cgprop.h"', '#include "cgprop_io.h"',
+                 "int main(void) {"]
+        for name, cls in sorted(_ffi.STRUCTS.items()):
+            lines.append('printf("%s sizeof %%zu\\n", sizeof(%s));' % (name, name))
+            for field, _ in cls._fields_:
+                lines.append('printf("%s %s %%zu\\n", offsetof(%s, %s));' % (name, field, name, field))
+        lines += ["return 0;", "}"]
+        tmp = tempfile.mkdtemp()
+        try:
+            src = os.path.join(tmp, "probe.c")
+            exe = os.path.join(tmp, "probe")
+            with open(src, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            r = subprocess.run([cc, "-std=c99", "-I", INCLUDE, src, "-o", exe], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, "probe does not compile (a field the binding names is not "
+                                              "in the header?):\n" + r.stderr)
+            out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+        finally:
+            shutil.rmtree(tmp)
+        seen = 0
+        for line in out.splitlines():
+            name, field, value = line.split()
+            cls = _ffi.STRUCTS[name]
+            got = ctypes.sizeof(cls) if field == "sizeof" else getattr(cls, field).offset
+            self.assertEqual(got, int(value), "%s.%s" % (name, field))
+            seen += 1
+        self.assertEqual(seen, sum(len(c._fields_) + 1 for c in _ffi.STRUCTS.values()))
+
+
+if __name__ == "__main__":
+    unittest.main()
