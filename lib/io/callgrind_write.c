@@ -106,19 +106,15 @@ static void split_key(const char *k, size_t n, const char **p, size_t *l)
     l[2] = n - (size_t)(t2 + 1 - k);
 }
 
-static void put_str(cgprop__wr *w, const char *s, size_t n)
-{
-    if (n == 0)
-        cgprop__wr_puts(w, "???");
-    else
-        cgprop__wr_put(w, s, n);
-}
+static void put_str(cgprop__wr *w, const char *s, size_t n) { cgprop__wr_put(w, s, n); }
 
 static void spec(cw *c, const char *key, strtab *t, uint32_t id, const char *s, size_t n, int *defined)
 {
     (void)t;
     cgprop__wr_puts(c->w, key);
-    if (!c->compress) {
+    /* An empty name cannot be compressed ("(1) " reads as a reference):
+     * spell it empty, which readers take as "none". */
+    if (!c->compress || n == 0) {
         put_str(c->w, s, n);
     } else if (*defined) {
         cgprop__wr_printf(c->w, "(%u)", id);
@@ -136,11 +132,12 @@ static void fn_spec(cw *c, const char *key, uint32_t f, int cls)
 {
     cgprop__wr_puts(c->w, key);
     unsigned char *d = &c->fn_defined[(size_t)f * 3 + (size_t)cls];
-    if (c->compress && *d) {
+    int compress = c->compress && (c->plen[2][f] > 0 || cls > 0); /* "(1) " would read as a reference */
+    if (compress && *d) {
         cgprop__wr_printf(c->w, "(%u)\n", f * 3 + (uint32_t)cls + 1);
         return;
     }
-    if (c->compress) cgprop__wr_printf(c->w, "(%u) ", f * 3 + (uint32_t)cls + 1);
+    if (compress) cgprop__wr_printf(c->w, "(%u) ", f * 3 + (uint32_t)cls + 1);
     put_str(c->w, c->part[2][f], c->plen[2][f]);
     cgprop__wr_puts(c->w, suffix[cls]);
     cgprop__wr_puts(c->w, "\n");
@@ -198,8 +195,12 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
         if (cgprop_iter_new(g, CGPROP_ITER_SPLIT, 0, 0, &it) == CGPROP_OK) {
             cgprop_split_row s;
             int lumped = 0;
+            /* Only an exact recursive figure proves the input told classes:
+             * non-recursive functions are exact even in a graph built
+             * without any (and writing those as classes would lose the
+             * "unclassified" mark on reading back). */
             while (cgprop_iter_next(it, &s, sizeof s) == CGPROP_OK) {
-                if ((s.inexact & 0x1fu) != 0x1fu) classes = 1;
+                if ((s.S_r && !(s.inexact & CGPROP_X_S_R)) || (s.C_r && !(s.inexact & CGPROP_X_C_R))) classes = 1;
                 if (s.inexact & CGPROP_X_C_R) lumped = 1;
             }
             deep = classes && !lumped;
@@ -309,11 +310,11 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
             count[i] = er[0].count;
             uint64_t *x = cc + i * 6 * K; /* [blk * 3 + cls][k] */
             for (uint32_t k = 0; k < K; k++) {
-                if (!classes) {
-                    x[k] = er[k].cost;
+                const cgprop_edge_split_row *s = &esr[k];
+                if (!classes || (s->inexact & 0x7e0u) == 0x7e0u) {
+                    x[k] = er[k].cost; /* no class known: a plain call */
                     continue;
                 }
-                const cgprop_edge_split_row *s = &esr[k];
                 uint64_t known = s->C_nn + s->C_nr + s->C_nd + s->C_rn + s->C_rr + s->C_rd;
                 /* What came without a class stays a plain call of the plain caller. */
                 x[0 * K + k] = s->C_nn + (er[k].cost > known ? er[k].cost - known : 0);
@@ -334,7 +335,11 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
         for (int blk = 0; blk < (classes ? 2 : 1) && !rc && !w->failed; blk++) {
             uint64_t *self = v;
             for (uint32_t k = 0; k < K; k++)
-                self[k] = !classes ? nr[k].self : blk == 0 ? nr[k].self - sr[k].S_r : sr[k].S_r;
+            {
+                /* Self cost that came without a class stays with the plain name. */
+                int plain = !classes || (sr[k].inexact & CGPROP_X_S_R);
+                self[k] = plain ? (blk == 0 ? nr[k].self : 0) : blk == 0 ? nr[k].self - sr[k].S_r : sr[k].S_r;
+            }
             int any = blk == 0 || !all_zero(self, K);
             for (size_t i = 0; i < m && !any; i++)
                 for (int cl = 0; cl < 3; cl++)
