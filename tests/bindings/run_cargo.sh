@@ -19,4 +19,6 @@ CARGO_TARGET_DIR=$target
 export CGPROP_LIB_DIR LD_LIBRARY_PATH CARGO_TARGET_DIR
 # The library may be instrumented for a sanitizer run; the test binary is not.
 unset LD_PRELOAD
-exec "$cargo" test --offline --manifest-path "$crate/Cargo.toml"
+"$cargo" test --offline --manifest-path "$crate/Cargo.toml" || exit 1
+# the example of docs/RUST.md
+exec "$cargo" run --offline --manifest-path "$crate/Cargo.toml" --example notes
