@@ -202,7 +202,9 @@ class Graph(object):
     # ---- lifetime ----
 
     def close(self):
-        """Free the graph. Later calls raise StateError."""
+        """Free the graph (closing its recorders first). Later calls raise StateError."""
+        for r in list(getattr(self, "_recorders", ())):
+            r.close()
         if self._ptr is not None:
             _ffi.lib().cgprop_graph_free(self._ptr)
             self._ptr = None

@@ -5,6 +5,7 @@ import ctypes
 import io
 import json
 import os
+import weakref
 from ctypes import byref, c_double, c_size_t, c_void_p
 
 from . import _ffi
@@ -260,6 +261,10 @@ class Recorder(object):
         out = c_void_p()
         graph._check(_ffi.lib().cgprop_recorder_new(graph._handle(), byref(opts), byref(out)))
         self._r = out
+        # a recorder frees through its graph: Graph.close() closes it first
+        if getattr(graph, "_recorders", None) is None:
+            graph._recorders = weakref.WeakSet()
+        graph._recorders.add(self)
 
     def _h(self):
         self._graph._handle()

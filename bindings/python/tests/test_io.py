@@ -194,6 +194,15 @@ class TestRecorder(unittest.TestCase):
             cgprop.load_events("bad.events", data=b"enter A 5\nexit B 6\n")
         self.assertEqual(cm.exception.line, 2)
 
+    def test_closing_the_graph_closes_its_recorder(self):
+        g = cgprop.Graph()
+        r = cgprop.Recorder(g)
+        r.enter("a", 0)
+        g.close()  # must free the recorder first (it frees through the graph)
+        with self.assertRaises(cgprop.StateError):
+            r.exit("a", 1)
+        r.close()
+
     def test_merge(self):
         a = cgprop.Graph()
         a.add_self("f", 3)
