@@ -10,4 +10,4 @@ build=${CGPROP_BUILD_DIR:-build}
 scripts/deps.sh --build
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF
 cmake --build "$build" -j2
-"$build/tools/cgprop" report tests/data/recur/recur.default.callgrind.out
+"$build/tools/cgprop" report tests/data/recur.default.callgrind.out
