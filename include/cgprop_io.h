@@ -279,6 +279,77 @@ CGPROP_API int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_
 
 /* ==== event traces (owner: recorder helper) ==== */
 
+/** @defgroup events Event traces
+ *  A text format for the event streams of instrumenting profilers, replayed
+ *  through a ::cgprop_recorder (docs/RECORDER.md):
+ *  @code
+ *  # metrics: ns instructions
+ *  enter main 100 5000
+ *  enter parse 120 5100
+ *  exit parse 180 9100
+ *  exit main 200 9900
+ *  @endcode
+ *  One event per line: @c enter or @c exit, the function name, then K
+ *  unsigned decimal counter readings. The name is everything between the
+ *  keyword and the readings (it may hold spaces; TABs become spaces). Lines
+ *  starting with @c # are comments; <tt># metrics: NAME …</tt> before the
+ *  first event names the K metrics. Without it, K is the number of trailing
+ *  numbers on the first event and the metrics are named @c m1 … @c mK.
+ *  Activations still open at the end are closed at the last readings.
+ *  cgprop_read_buffer() reads this format without compensation; the calls
+ *  below take recorder options.
+ *  @{ */
+
+/** What replaying an event trace found. A fixed layout. */
+typedef struct cgprop_events_info {
+    uint64_t lines;    /**< Lines read. */
+    uint64_t events;   /**< Enter and exit events replayed. */
+    uint64_t unclosed; /**< Activations open at the end of the trace, closed at the last readings. */
+    uint64_t clamps;   /**< On-the-fly clamps (::CGPROP_REC_CLAMP), see cgprop_recorder_clamp_count(). */
+    uint64_t floors;   /**< Negative compensated figures written as 0, see cgprop_recorder_floor_count(). */
+} cgprop_events_info;
+
+/**
+ * Replay an event trace held in memory into a new graph, through a recorder
+ * with options @p ropt.
+ * @param data the bytes (no NUL needed; any bytes are safe).
+ * @param len their number.
+ * @param name a name for messages (e.g. the file name); may be NULL.
+ * @param name_len its length.
+ * @param ropt recorder options (compensation route, δ per metric, clamping); NULL for none.
+ * @param alloc allocator for the graph; NULL for malloc.
+ * @param[out] out the new graph (free it with cgprop_graph_free()), or NULL on error.
+ * @param[out] info if not NULL, what the replay found (filled on success).
+ * @param[out] err if not NULL, filled on error (line and reason) and cleared on success.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument or option), ::CGPROP_EFORMAT (malformed
+ *         line, exit not matching the innermost open function, counters running backwards),
+ *         ::CGPROP_EOVERFLOW, ::CGPROP_ENOMEM.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_events_read_buffer(const char *data, size_t len, const char *name, size_t name_len,
+                                         const cgprop_recorder_options *ropt, const cgprop_allocator *alloc,
+                                         cgprop_graph **out, cgprop_events_info *info, cgprop_read_error *err);
+
+/**
+ * Replay an event trace file, as cgprop_events_read_buffer() does. The path
+ * "-" reads standard input.
+ * @param path the file name (no NUL needed).
+ * @param path_len its length in bytes.
+ * @param ropt recorder options; NULL for none.
+ * @param alloc allocator; NULL for malloc.
+ * @param[out] out the new graph, or NULL on error.
+ * @param[out] info if not NULL, what the replay found.
+ * @param[out] err if not NULL, filled on error.
+ * @return as cgprop_events_read_buffer(), and ::CGPROP_ENOTFOUND when the file cannot be
+ *         opened or read.
+ * @since 0.1
+ */
+CGPROP_API int cgprop_events_read_file(const char *path, size_t path_len, const cgprop_recorder_options *ropt,
+                                       const cgprop_allocator *alloc, cgprop_graph **out,
+                                       cgprop_events_info *info, cgprop_read_error *err);
+
+/** @} */
+
 /* ==== end event traces ==== */
 
 CGPROP_END_DECLS

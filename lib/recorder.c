@@ -134,6 +134,7 @@ void cgprop_recorder_free(cgprop_recorder *r)
 }
 
 size_t cgprop_recorder_depth(const cgprop_recorder *r) { return r ? r->depth : 0; }
+uint32_t cgprop__recorder_top(const cgprop_recorder *r) { return r->depth ? r->fr[r->depth - 1].node : UINT32_MAX; }
 uint64_t cgprop_recorder_clamp_count(const cgprop_recorder *r) { return r ? r->clamps : 0; }
 uint64_t cgprop_recorder_floor_count(const cgprop_recorder *r) { return r ? r->floors : 0; }
 
@@ -252,6 +253,13 @@ static int pair_slot(cgprop_recorder *r, uint32_t a, uint32_t b, uint32_t *out)
 
 /* ---- the hot path ---- */
 
+#if defined(__GNUC__) || defined(__clang__)
+#define CGPROP__ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define CGPROP__ALWAYS_INLINE inline
+#endif
+
+
 static int backwards(cgprop_recorder *r, const char *what, const uint64_t *c)
 {
     for (uint32_t k = 0; k < r->K; k++)
@@ -262,15 +270,12 @@ static int backwards(cgprop_recorder *r, const char *what, const uint64_t *c)
     return CGPROP_OK;
 }
 
-int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+static CGPROP__ALWAYS_INLINE int enter_k(cgprop_recorder *r, uint32_t node, const uint64_t *c, const uint32_t K)
 {
-    if (!r) return CGPROP_EINVAL;
     cgprop_graph *g = r->g;
-    if (!c) return cgprop__err(g, CGPROP_EINVAL, "recorder_enter: counters is NULL");
     if (node >= g->nn)
         return cgprop__err(g, CGPROP_EINVAL, "recorder_enter: function id %u out of range (%u functions)", node,
                            g->nn);
-    const uint32_t K = r->K;
     for (uint32_t k = 0; k < K; k++)
         if (c[k] < r->last[k]) return backwards(r, "recorder_enter", c);
     int rc;
@@ -311,12 +316,18 @@ int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
     return CGPROP_OK;
 }
 
+int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+{
+    if (!r) return CGPROP_EINVAL;
+    if (!c) return cgprop__err(r->g, CGPROP_EINVAL, "recorder_enter: counters is NULL");
+    return r->K == 1 ? enter_k(r, node, c, 1) : enter_k(r, node, c, r->K);
+}
+
 /* Close the innermost activation at readings c (already checked: not
  * backwards). All sums are checked before any is changed, so an overflow
  * leaves the recorder as it was. */
-static int close_top(cgprop_recorder *r, const uint64_t *c)
+static CGPROP__ALWAYS_INLINE int close_top_k(cgprop_recorder *r, const uint64_t *c, const uint32_t K)
 {
-    const uint32_t K = r->K;
     const size_t d = r->depth - 1;
     frame *f = &r->fr[d];
     frame *p = d ? f - 1 : NULL;
@@ -353,9 +364,10 @@ static int close_top(cgprop_recorder *r, const uint64_t *c)
     for (uint32_t k = 0; k < K; k++) {
         uint64_t raw = c[k] - t0[k];
         r->s_raw[k] = raw;
-        /* Costs of calls into level >= 2 activations nest, so only their
-         * sums can outgrow the counters' range; check the call sum always. */
-        ovf |= cgprop__add_u64(craw_acc[k], raw, &t);
+        /* Within one flush period every reading lies in one uint64 range and
+         * activations of one function at one level are disjoint, so raw sums
+         * fit; only calls into level >= 2 activations nest and can outgrow it. */
+        if (lvl >= 2) ovf |= cgprop__add_u64(craw_acc[k], raw, &t);
         if (r->online) {
             int64_t ci, ce, md;
             ovf |= raw > (uint64_t)INT64_MAX;
@@ -380,10 +392,9 @@ static int close_top(cgprop_recorder *r, const uint64_t *c)
         }
     }
     /* Nested counts grow with depth times events. */
-    ovf |= cgprop__add_u64(ccnt[f->slot != NO_SLOT ? NCALL : 1], m, &t);
-    ovf |= cgprop__add_u64(cnt[FC_LS + scls], f->l, &t);
-    if (lvl <= 1) ovf |= cgprop__add_u64(cnt[FC_MC + lvl], m, &t);
-    if (p) ovf |= m == UINT64_MAX || cgprop__add_u64(p->m, m + 1, &t);
+    /* Counts of disjoint activations (everything but calls into level >= 2)
+     * are bounded by the number of events; only those can grow past it. */
+    if (lvl >= 2) ovf |= cgprop__add_u64(ccnt[NCALL], m, &t);
     if (ovf)
         return cgprop__err(r->g, CGPROP_EOVERFLOW,
                            "recorder_exit: a figure of function %u would overflow; nothing recorded", node);
@@ -428,6 +439,12 @@ static int close_top(cgprop_recorder *r, const uint64_t *c)
     r->active[node]--;
     r->depth = d;
     return CGPROP_OK;
+}
+
+/* One copy for K = 1, the common probe, with the metric loops unrolled. */
+static int close_top(cgprop_recorder *r, const uint64_t *c)
+{
+    return r->K == 1 ? close_top_k(r, c, 1) : close_top_k(r, c, r->K);
 }
 
 int cgprop_recorder_exit(cgprop_recorder *r, uint32_t node, const uint64_t *c)

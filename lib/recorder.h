@@ -14,6 +14,10 @@ void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0);
 /* Forget functions with ids >= nn0, after their calls were rolled back. */
 void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0);
 
+/* The function of the innermost open activation, UINT32_MAX when none (for
+ * the event-trace reader's messages). */
+uint32_t cgprop__recorder_top(const cgprop_recorder *r);
+
 /* Checked arithmetic: true on overflow (the result is then unspecified). */
 static inline bool cgprop__add_i64(int64_t a, int64_t b, int64_t *r)
 {

@@ -717,7 +717,7 @@ static void f_free(void *u, void *p)
 
 START_TEST(test_enomem)
 {
-    int failures = 0;
+    int failures = 0, flush_failures = 0;
     for (long n = 0; n < 60; n++) {
         failing fs = {-1};
         cgprop_allocator al = {f_malloc, f_realloc, f_free, &fs};
@@ -726,11 +726,8 @@ START_TEST(test_enomem)
         ck_assert_int_eq(cgprop_graph_new(&al, names, NULL, 1, &g), CGPROP_OK);
         uint32_t ids[40];
         for (int i = 0; i < 40; i++) {
-            char nm[8];
-            nm[0] = 'f';
-            nm[1] = (char)('A' + i);
+            char nm[4] = {'f', (char)('A' + i), 0, 0};
             ids[i] = node(g, nm);
-            (void)nm;
         }
         cgprop_recorder *r = NULL;
         fs.left = n;
@@ -759,6 +756,7 @@ START_TEST(test_enomem)
         if (rc) {
             ck_assert_int_eq(rc, CGPROP_ENOMEM);
             failures++;
+            flush_failures++;
             ck_assert_uint_eq(cgprop_graph_edge_count(g), ne);
             for (int i = 0; i < 40; i++) ck_assert_uint_eq(g->self[ids[i]], 0);
             fs.left = -1;
@@ -773,6 +771,7 @@ START_TEST(test_enomem)
         cgprop_graph_free(g);
     }
     ck_assert_int_gt(failures, 3);
+    ck_assert_int_gt(flush_failures, 1);
 }
 END_TEST
 

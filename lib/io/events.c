@@ -1,0 +1,362 @@
+/* The event-trace reader: replays `enter NAME V1..VK` / `exit NAME V1..VK`
+ * lines through a recorder (format in include/cgprop_io.h and
+ * docs/RECORDER.md). Checks event order and counters itself, so its messages
+ * can name functions and metrics rather than ids. */
+#include "events.h"
+
+#include "io_util.h"
+#include "recorder.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct rd {
+    const cgprop_allocator *alloc;
+    const cgprop_recorder_options *ropt;
+    cgprop_read_error *err;
+    uint64_t line;
+    cgprop_graph *g;
+    cgprop_recorder *r;
+    uint32_t K;   /* 0 until the header or the first event says */
+    uint32_t nh;  /* metric names from the header */
+    const char *hname[CGPROP_MAX_METRICS];
+    size_t hlen[CGPROP_MAX_METRICS];
+    uint64_t c[CGPROP_MAX_METRICS];
+    uint64_t last[CGPROP_MAX_METRICS];
+    uint64_t events;
+    char *nbuf; /* a name with TABs replaced */
+    size_t ncap;
+} rd;
+
+static int fail(rd *x, int code, const char *fmt, const char *s, size_t n)
+{
+    char ex[84];
+    cgprop__excerpt(ex, s, n, 80);
+    return cgprop__read_fail(x->err, code, x->line, fmt, ex);
+}
+
+static bool is_ws(char c) { return cgprop__is_space(c); }
+
+/* Create the graph and recorder once K and the metric names are known. */
+static int start(rd *x)
+{
+    const char *names[CGPROP_MAX_METRICS];
+    size_t lens[CGPROP_MAX_METRICS];
+    char defaults[CGPROP_MAX_METRICS][4];
+    for (uint32_t k = 0; k < x->K; k++) {
+        if (x->nh) {
+            names[k] = x->hname[k];
+            lens[k] = x->hlen[k];
+        } else {
+            /* m1 .. m64 */
+            unsigned v = k + 1;
+            defaults[k][0] = 'm';
+            defaults[k][1] = (char)(v >= 10 ? '0' + v / 10 : '0' + v);
+            defaults[k][2] = (char)(v >= 10 ? '0' + v % 10 : '\0');
+            defaults[k][3] = '\0';
+            names[k] = defaults[k];
+            lens[k] = v >= 10 ? 3 : 2;
+        }
+    }
+    int rc = cgprop_graph_new(x->alloc, names, lens, x->K, &x->g);
+    if (rc) return cgprop__read_fail(x->err, rc, 0, "cannot create the graph: %s", cgprop_strerror(rc));
+    rc = cgprop_recorder_new(x->g, x->ropt, &x->r);
+    if (rc) return cgprop__read_fail(x->err, rc, 0, "recorder options: %s", cgprop_graph_errmsg(x->g));
+    return CGPROP_OK;
+}
+
+static int header(rd *x, const char *s, size_t n)
+{
+    if (x->events || x->K) return fail(x, CGPROP_EFORMAT, "metrics header after the first event: '%s'", s, n);
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && is_ws(s[i])) i++;
+        if (i == n) break;
+        size_t b = i;
+        while (i < n && !is_ws(s[i])) i++;
+        if (x->nh == CGPROP_MAX_METRICS)
+            return cgprop__read_fail(x->err, CGPROP_EFORMAT, x->line, "more than %d metrics", CGPROP_MAX_METRICS);
+        for (uint32_t k = 0; k < x->nh; k++)
+            if (x->hlen[k] == i - b && memcmp(x->hname[k], s + b, i - b) == 0)
+                return fail(x, CGPROP_EFORMAT, "metric '%s' named twice", s + b, i - b);
+        x->hname[x->nh] = s + b;
+        x->hlen[x->nh] = i - b;
+        x->nh++;
+    }
+    if (!x->nh) return cgprop__read_fail(x->err, CGPROP_EFORMAT, x->line, "metrics header names no metric");
+    x->K = x->nh;
+    return start(x);
+}
+
+/* Is s[b..e) a whole unsigned decimal? */
+static int number(const char *s, size_t b, size_t e, uint64_t *v)
+{
+    size_t i = b;
+    int rc = cgprop__parse_u64(s, e, &i, false, v);
+    if (rc == CGPROP__NUM_OK && i != e) return CGPROP__NUM_NONE;
+    return rc;
+}
+
+static int event(rd *x, bool enter, const char *s, size_t n)
+{
+    /* s is the text after the keyword, trimmed at both ends. Readings are
+     * the last K words; the name is what precedes them. */
+    size_t e = n, nread = 0;
+    uint64_t tmp[CGPROP_MAX_METRICS];
+    const uint32_t want = x->K ? x->K : CGPROP_MAX_METRICS;
+    while (nread < want) {
+        size_t end = e;
+        while (end > 0 && is_ws(s[end - 1])) end--;
+        size_t b = end;
+        while (b > 0 && !is_ws(s[b - 1])) b--;
+        if (b == end || b == 0) break; /* no word left, or it would be the whole name */
+        uint64_t v;
+        int rc = number(s, b, end, &v);
+        if (rc == CGPROP__NUM_OVERFLOW)
+            return fail(x, CGPROP_EOVERFLOW, "reading '%s' does not fit in 64 bits", s + b, end - b);
+        if (rc != CGPROP__NUM_OK) break;
+        tmp[nread++] = v;
+        e = b;
+    }
+    if (x->K && nread < x->K)
+        return cgprop__read_fail(x->err, CGPROP_EFORMAT, x->line,
+                                 "expected a function name and %u counter readings, found %zu readings", x->K,
+                                 nread);
+    if (!x->K) {
+        if (!nread) return fail(x, CGPROP_EFORMAT, "expected a function name and counter readings: '%s'", s, n);
+        x->K = (uint32_t)nread;
+        int rc = start(x);
+        if (rc) return rc;
+    }
+    for (uint32_t k = 0; k < x->K; k++) x->c[k] = tmp[x->K - 1 - k];
+    size_t nl = e;
+    while (nl > 0 && is_ws(s[nl - 1])) nl--;
+    if (!nl) return cgprop__read_fail(x->err, CGPROP_EFORMAT, x->line, "missing function name");
+
+    /* The display-name rule of the readers: no TAB inside a bare name. */
+    const char *name = s;
+    if (memchr(s, '\t', nl)) {
+        if (nl > x->ncap) {
+            char *p = cgprop__realloc(x->g, x->nbuf, nl, 1);
+            if (!p) return cgprop__read_fail(x->err, CGPROP_ENOMEM, x->line, "out of memory");
+            x->nbuf = p;
+            x->ncap = nl;
+        }
+        for (size_t i = 0; i < nl; i++) x->nbuf[i] = s[i] == '\t' ? ' ' : s[i];
+        name = x->nbuf;
+    }
+
+    for (uint32_t k = 0; k < x->K; k++)
+        if (x->c[k] < x->last[k]) {
+            size_t ml;
+            const char *mn = cgprop_graph_metric_name(x->g, k, &ml);
+            return cgprop__read_fail(x->err, CGPROP_EFORMAT, x->line,
+                                     "counter '%.*s' runs backwards: %llu after %llu", (int)(ml > 64 ? 64 : ml),
+                                     mn, (unsigned long long)x->c[k], (unsigned long long)x->last[k]);
+        }
+    uint32_t id;
+    int rc;
+    if (enter) {
+        rc = cgprop_graph_add_node(x->g, name, nl, &id);
+        if (rc) return cgprop__read_fail(x->err, rc, x->line, "%s", cgprop_graph_errmsg(x->g));
+        rc = cgprop_recorder_enter(x->r, id, x->c);
+    } else {
+        uint32_t top = cgprop__recorder_top(x->r);
+        if (cgprop_graph_find_node(x->g, name, nl, &id) != CGPROP_OK || id != top) {
+            if (top == UINT32_MAX) return fail(x, CGPROP_EFORMAT, "exit of '%s' with no open activation", name, nl);
+            size_t tl;
+            const char *tn = cgprop_graph_node_key(x->g, top, &tl);
+            char ex[84], ex2[84];
+            cgprop__excerpt(ex, name, nl, 80);
+            cgprop__excerpt(ex2, tn, tl, 80);
+            return cgprop__read_fail(x->err, CGPROP_EFORMAT, x->line,
+                                     "exit of '%s' but the innermost open function is '%s'", ex, ex2);
+        }
+        rc = cgprop_recorder_exit(x->r, id, x->c);
+    }
+    if (rc) return cgprop__read_fail(x->err, rc, x->line, "%s", cgprop_graph_errmsg(x->g));
+    memcpy(x->last, x->c, x->K * sizeof x->c[0]);
+    x->events++;
+    return CGPROP_OK;
+}
+
+static bool word(const char *s, size_t n, const char *w, size_t *rest)
+{
+    size_t l = strlen(w);
+    if (n < l || memcmp(s, w, l) != 0 || (n > l && !is_ws(s[l]))) return false;
+    *rest = l;
+    return true;
+}
+
+static int replay(rd *x, const char *data, size_t len, cgprop_events_info *info)
+{
+    cgprop__lines L;
+    cgprop__lines_init(&L, data, len);
+    const char *s;
+    size_t n;
+    int rc;
+    while (cgprop__lines_next(&L, &s, &n)) {
+        x->line = L.no;
+        while (n && is_ws(*s)) s++, n--;
+        while (n && is_ws(s[n - 1])) n--;
+        if (!n) continue;
+        size_t r;
+        if (s[0] == '#') {
+            size_t i = 1;
+            while (i < n && is_ws(s[i])) i++;
+            if (n - i >= 8 && memcmp(s + i, "metrics:", 8) == 0) {
+                if ((rc = header(x, s + i + 8, n - i - 8))) return rc;
+            }
+            continue;
+        }
+        bool enter = word(s, n, "enter", &r);
+        if (!enter && !word(s, n, "exit", &r))
+            return fail(x, CGPROP_EFORMAT, "expected 'enter NAME READINGS', 'exit NAME READINGS' or a # comment: '%s'",
+                        s, n);
+        while (r < n && is_ws(s[r])) r++;
+        if ((rc = event(x, enter, s + r, n - r))) return rc;
+    }
+    x->line = 0;
+    if (!x->g) return cgprop__read_fail(x->err, CGPROP_EFORMAT, 0, "no events and no metrics header");
+    size_t open = cgprop_recorder_depth(x->r);
+    rc = cgprop_recorder_flush(x->r, open ? x->last : NULL);
+    if (rc) return cgprop__read_fail(x->err, rc, 0, "%s", cgprop_graph_errmsg(x->g));
+    if (info) {
+        info->lines = L.no;
+        info->events = x->events;
+        info->unclosed = open;
+        info->clamps = cgprop_recorder_clamp_count(x->r);
+        info->floors = cgprop_recorder_floor_count(x->r);
+    }
+    return CGPROP_OK;
+}
+
+static int run(const char *data, size_t len, const cgprop_recorder_options *ropt, const cgprop_allocator *alloc,
+               cgprop_graph **out, cgprop_events_info *info, cgprop_read_error *err)
+{
+    rd x;
+    memset(&x, 0, sizeof x);
+    x.alloc = alloc;
+    x.ropt = ropt;
+    x.err = err;
+    int rc = replay(&x, data ? data : "", len, info);
+    if (x.g) cgprop__free(x.g, x.nbuf);
+    cgprop_recorder_free(x.r);
+    if (rc) {
+        cgprop_graph_free(x.g);
+        return rc;
+    }
+    *out = x.g;
+    return CGPROP_OK;
+}
+
+int cgprop__events_read(const char *data, size_t len, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_error *err)
+{
+    (void)opts; /* keys of event traces are the bare names whatever the key mode */
+    *out = NULL;
+    return run(data, len, NULL, alloc, out, NULL, err);
+}
+
+static void set_name(cgprop_read_error *err, const char *name, size_t len)
+{
+    if (!err) return;
+    if (!name) {
+        name = "<buffer>";
+        len = 8;
+    }
+    size_t m = len < sizeof err->file - 1 ? len : sizeof err->file - 1;
+    memcpy(err->file, name, m);
+    err->file[m] = '\0';
+}
+
+int cgprop_events_read_buffer(const char *data, size_t len, const char *name, size_t name_len,
+                              const cgprop_recorder_options *ropt, const cgprop_allocator *alloc, cgprop_graph **out,
+                              cgprop_events_info *info, cgprop_read_error *err)
+{
+    if (err) memset(err, 0, sizeof *err);
+    set_name(err, name, name_len);
+    if (out) *out = NULL;
+    if (!out || (!data && len))
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s", !out ? "out is NULL" : "data is NULL");
+    if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn))
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
+    cgprop_events_info tmp;
+    memset(&tmp, 0, sizeof tmp);
+    int rc = run(data, len, ropt, alloc, out, &tmp, err);
+    if (rc) {
+        if (err) err->code = rc;
+        return rc;
+    }
+    if (info) *info = tmp;
+    return CGPROP_OK;
+}
+
+int cgprop_events_read_file(const char *path, size_t path_len, const cgprop_recorder_options *ropt,
+                            const cgprop_allocator *alloc, cgprop_graph **out, cgprop_events_info *info,
+                            cgprop_read_error *err)
+{
+    if (err) memset(err, 0, sizeof *err);
+    if (out) *out = NULL;
+    if (!path || !out || path_len == 0 || path_len >= 4096 || memchr(path, '\0', path_len)) {
+        set_name(err, path, path ? path_len : 0);
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s", !out ? "out is NULL" : "bad path");
+    }
+    if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn)) {
+        set_name(err, path, path_len);
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
+    }
+    char cpath[4096];
+    memcpy(cpath, path, path_len);
+    cpath[path_len] = '\0';
+    bool is_stdin = path_len == 1 && path[0] == '-';
+    const char *name = is_stdin ? "<stdin>" : cpath;
+    set_name(err, name, strlen(name));
+    FILE *f = is_stdin ? stdin : fopen(cpath, "rb");
+    if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", strerror(errno));
+
+    /* The whole trace in memory, through the caller's allocator. */
+    void *(*re)(void *, void *, size_t) = NULL;
+    void (*fr)(void *, void *) = NULL;
+    void *user = NULL;
+    if (alloc) {
+        re = alloc->realloc_fn;
+        fr = alloc->free_fn;
+        user = alloc->user;
+    }
+    char *buf = NULL;
+    size_t blen = 0, cap = 0;
+    int rc = CGPROP_OK;
+    for (;;) {
+        if (blen == cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            char *p = ncap < cap ? NULL
+                      : re       ? (buf ? re(user, buf, ncap) : alloc->malloc_fn(user, ncap))
+                                 : realloc(buf, ncap);
+            if (!p) {
+                rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory loading the input");
+                break;
+            }
+            buf = p;
+            cap = ncap;
+        }
+        size_t got = fread(buf + blen, 1, cap - blen, f);
+        blen += got;
+        if (got == 0) {
+            if (ferror(f)) rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "read error: %s", strerror(errno));
+            break;
+        }
+    }
+    if (!is_stdin) fclose(f);
+    if (!rc) {
+        rc = cgprop_events_read_buffer(buf, blen, name, strlen(name), ropt, alloc, out, info, err);
+    } else if (err) {
+        err->code = rc;
+    }
+    if (buf) {
+        if (fr) fr(user, buf);
+        else free(buf);
+    }
+    return rc;
+}
