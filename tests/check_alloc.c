@@ -34,6 +34,7 @@ typedef union hdr {
 typedef struct counter {
     size_t calls;        /* allocation attempts: malloc, and realloc */
     size_t fail_at;      /* 0: never; else refuse attempt number fail_at (1-based) */
+    int fail_all;        /* refuse every attempt */
     size_t nfailed;      /* attempts refused so far */
     size_t live_blocks;
     size_t live_bytes;
@@ -54,7 +55,7 @@ static counter *g_expected;
 static int refuse(counter *c)
 {
     c->calls++;
-    if (c->fail_at != 0 && c->calls == c->fail_at) {
+    if (c->fail_all || (c->fail_at != 0 && c->calls == c->fail_at)) {
         c->nfailed++;
         return 1;
     }
@@ -741,6 +742,41 @@ START_TEST(test_enomem_on_graph_new_every_n)
 }
 END_TEST
 
+START_TEST(test_point_lookup_needs_no_memory)
+{
+    /* cgprop.h documents OK, EINVAL and ESTATE for cgprop_graph_get_row(),
+     * not ENOMEM: a point look-up of a function or call row must work with
+     * an allocator that refuses everything, right after a mutation. */
+    static const char *const names[1] = {"Ir"};
+    counter c;
+    cgprop_allocator a = make_alloc(&c);
+    cgprop_graph *g = NULL;
+    const uint64_t five[1] = {5};
+    cgprop_node_row nr;
+    cgprop_edge_row er;
+    uint32_t x, y;
+
+    ck_assert_int_eq(cgprop_graph_new(&a, names, NULL, 1, &g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_node(g, "x", 1, &x), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_node(g, "y", 1, &y), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, x, y, 2, five, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, y, five), CGPROP_OK);
+    c.fail_all = 1;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, 0, &er, sizeof er), CGPROP_OK);
+    ck_assert_uint_eq(er.count, 2);
+    ck_assert_msg(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, y, &nr, sizeof nr) == CGPROP_OK,
+                  "get_row(NODES) failed without memory: %s", cgprop_graph_errmsg(g));
+    ck_assert_uint_eq(nr.self, 5);
+    ck_assert_uint_eq(nr.calls_in, 2);
+    ck_assert_uint_eq(nr.flags, 0);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, x, &nr, sizeof nr), CGPROP_OK);
+    ck_assert_uint_eq(nr.flags, CGPROP_F_NO_CALLERS);
+    c.fail_all = 0;
+    cgprop_graph_free(g);
+    ck_assert_uint_eq(c.live_blocks, 0);
+}
+END_TEST
+
 static Suite *alloc_suite(void)
 {
     Suite *s = suite_create("alloc");
@@ -750,6 +786,7 @@ static Suite *alloc_suite(void)
     tcase_add_test(tc, test_allocator_copied_and_user_passed);
     tcase_add_test(tc, test_iterator_memory_is_the_graphs);
     tcase_add_test(tc, test_enomem_on_graph_new_every_n);
+    tcase_add_test(tc, test_point_lookup_needs_no_memory);
     tcase_add_test(tc, test_sweep_build_and_iterate);
     tcase_add_test(tc, test_sweep_analyses);
     suite_add_tcase(s, tc);

@@ -830,6 +830,178 @@ START_TEST(test_many_nodes_and_edges)
 }
 END_TEST
 
+/* ---- stacks: the graph-level effects, and all-or-nothing on overflow ---- */
+
+START_TEST(test_add_stack_effects)
+{
+    cgprop_graph *g = new_graph(2);
+    uint32_t a = add(g, "a"), b = add(g, "b");
+    const uint32_t abab[4] = {0, 1, 0, 1};
+    const uint64_t w[2] = {3, 7};
+    uint32_t e;
+    cgprop_edge_row r;
+    cgprop_node_row n;
+
+    /* a;b;a;b 3,7: self of the leaf b; a->b twice, b->a once, count 0; a entered spontaneously. */
+    ck_assert_int_eq(cgprop_graph_add_stack(g, abab, 4, w), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 2);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, a, b, &e), CGPROP_OK);
+    r = edge_row(g, 0, e);
+    ck_assert_uint_eq(r.count, 0);
+    ck_assert_uint_eq(r.cost, 6);
+    ck_assert_uint_eq(r.flags, CGPROP_F_HAS_COST);
+    ck_assert_uint_eq(edge_row(g, 1, e).cost, 14);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, b, a, &e), CGPROP_OK);
+    r = edge_row(g, 1, e);
+    ck_assert_uint_eq(r.count, 0);
+    ck_assert_uint_eq(r.cost, 7);
+    n = node_row(g, 0, b);
+    ck_assert_uint_eq(n.self, 3);
+    ck_assert_uint_eq(n.spont_cost, 0);
+    ck_assert_uint_eq(n.calls_in, 0);
+    n = node_row(g, 1, a);
+    ck_assert_uint_eq(n.self, 0);
+    ck_assert_uint_eq(n.spont_cost, 7);
+    ck_assert_uint_ne(n.flags & CGPROP_F_SPONTANEOUS, 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(test_add_stack_overflow_changes_nothing)
+{
+    const uint32_t ab[2] = {0, 1};
+    const uint64_t one[1] = {1}, max[1] = {UINT64_MAX};
+    int which;
+
+    /* The sum that overflows is, in turn: b's self, the call a->b, a's spontaneous cost. */
+    for (which = 0; which < 3; which++) {
+        cgprop_graph *g = new_graph(1);
+        uint32_t a = add(g, "a"), b = add(g, "b"), e = 0;
+        uint64_t gen;
+        size_t ne;
+        if (which == 0) ck_assert_int_eq(cgprop_graph_add_self(g, b, max), CGPROP_OK);
+        if (which == 1) ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 0, max, NULL), CGPROP_OK);
+        if (which == 2) ck_assert_int_eq(cgprop_graph_add_spontaneous(g, a, 0, max), CGPROP_OK);
+        gen = cgprop_graph_generation(g);
+        ne = cgprop_graph_edge_count(g);
+        ck_assert_msg(cgprop_graph_add_stack(g, ab, 2, one) == CGPROP_EOVERFLOW, "case %d", which);
+        assert_errmsg_set(g);
+        ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+        ck_assert_uint_eq(cgprop_graph_edge_count(g), ne);
+        ck_assert_uint_eq(node_row(g, 0, b).self, which == 0 ? UINT64_MAX : 0);
+        ck_assert_uint_eq(node_row(g, 0, a).spont_cost, which == 2 ? UINT64_MAX : 0);
+        ck_assert_uint_eq(node_row(g, 0, a).spont_count, 0);
+        if (ne) {
+            ck_assert_int_eq(cgprop_graph_find_edge(g, a, b, &e), CGPROP_OK);
+            ck_assert_uint_eq(edge_row(g, 0, e).cost, UINT64_MAX);
+        }
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
+/* ---- borrowed strings stay valid until the graph is freed ---- */
+
+/* An allocator whose realloc always moves the block and keeps the old one,
+ * filled with 'X', in quarantine until the test ends: a string borrowed
+ * before a growth then reads as "XXX" instead of being undefined behaviour. */
+#define QUARANTINE 4096
+static void *quarantine[QUARANTINE];
+static size_t nquarantine;
+
+static void *mv_malloc(void *user, size_t size)
+{
+    size_t *p = malloc(sizeof(size_t) * 2 + size);
+    (void)user;
+    if (!p) return NULL;
+    p[0] = size;
+    return p + 2;
+}
+
+static void *mv_realloc(void *user, void *ptr, size_t size)
+{
+    size_t *old = (size_t *)ptr - 2, *p;
+    (void)user;
+    p = mv_malloc(user, size);
+    if (!p) return NULL;
+    memcpy(p, ptr, old[0] < size ? old[0] : size);
+    memset(ptr, 'X', old[0]);
+    ck_assert_uint_lt(nquarantine, QUARANTINE);
+    quarantine[nquarantine++] = old;
+    return p;
+}
+
+static void mv_free(void *user, void *ptr)
+{
+    (void)user;
+    free((size_t *)ptr - 2);
+}
+
+static void quarantine_release(void)
+{
+    while (nquarantine > 0) free(quarantine[--nquarantine]);
+}
+
+START_TEST(test_borrowed_strings_survive_growth)
+{
+    /* cgprop.h: node_key and metric_name are "valid until the graph is freed";
+     * the @file block says the same of every string going out. */
+    cgprop_allocator a;
+    cgprop_graph *g = NULL;
+    const char *k0, *k1, *m0;
+    size_t len = 0;
+    uint32_t i, id;
+    char key[32];
+
+    a.malloc_fn = mv_malloc;
+    a.realloc_fn = mv_realloc;
+    a.free_fn = mv_free;
+    a.user = NULL;
+    ck_assert_int_eq(cgprop_graph_new(&a, metric_names, NULL, 2, &g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_node(g, "main", 4, &id), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_node(g, "", 0, &id), CGPROP_OK);
+    k0 = cgprop_graph_node_key(g, 0, NULL);
+    k1 = cgprop_graph_node_key(g, 1, NULL);
+    m0 = cgprop_graph_metric_name(g, 1, NULL);
+    for (i = 0; i < 5000; i++) { /* ~40 KB of keys: every store grows several times */
+        int n = snprintf(key, sizeof key, "function_number_%u", i);
+        ck_assert_int_eq(cgprop_graph_add_node(g, key, (size_t)n, &id), CGPROP_OK);
+    }
+    ck_assert_str_eq(cgprop_graph_node_key(g, 0, &len), "main");
+    ck_assert_msg(strcmp(k0, "main") == 0, "key of function 0 borrowed before growth now reads \"%.8s\"", k0);
+    ck_assert_msg(k1[0] == '\0', "empty key borrowed before growth now reads \"%.8s\"", k1);
+    ck_assert_str_eq(m0, "ns");
+    cgprop_graph_free(g);
+    quarantine_release();
+}
+END_TEST
+
+/* ---- NO_CALLERS: callers other than itself; spontaneous entries are not callers ---- */
+
+START_TEST(test_no_callers_flag_rules)
+{
+    /* Decision recorded in docs/API.md (the header says "no caller at all"):
+     * a self-call does not count as a caller, and neither does the invisible
+     * <spontaneous> caller, so a root stays NO_CALLERS when it is also
+     * SPONTANEOUS or SELF_RECURSIVE. */
+    cgprop_graph *g = new_graph(1);
+    uint32_t a = add(g, "a"), b = add(g, "b"), c = add(g, "c"), d = add(g, "d");
+    const uint64_t one[1] = {1};
+
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, a, 3, NULL, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(g, b, 1, one), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, c, c, 1, NULL, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, d, c, 0, NULL, NULL), CGPROP_OK);
+
+    ck_assert_uint_eq(node_row(g, 0, a).flags, CGPROP_F_SELF_RECURSIVE | CGPROP_F_NO_CALLERS);
+    ck_assert_uint_eq(node_row(g, 0, a).calls_in, 3);
+    ck_assert_uint_eq(node_row(g, 0, b).flags, CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS);
+    ck_assert_uint_eq(node_row(g, 0, c).flags, CGPROP_F_SELF_RECURSIVE);
+    ck_assert_uint_eq(node_row(g, 0, d).flags, CGPROP_F_NO_CALLERS);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -854,6 +1026,10 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, test_ids_out_of_range);
     tcase_add_test(tc, test_generation);
     tcase_add_test(tc, test_many_nodes_and_edges);
+    tcase_add_test(tc, test_add_stack_effects);
+    tcase_add_test(tc, test_add_stack_overflow_changes_nothing);
+    tcase_add_test(tc, test_borrowed_strings_survive_growth);
+    tcase_add_test(tc, test_no_callers_flag_rules);
     suite_add_tcase(s, tc);
     return s;
 }
