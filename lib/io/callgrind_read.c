@@ -7,7 +7,6 @@
  * The raw pass must see the whole file first because one fn'2 anywhere
  * changes the meaning of every plain self-call. */
 #include "io_util.h"
-#include "analysis.h"
 
 #include <stdio.h>
 
@@ -29,9 +28,23 @@ typedef struct cg {
     const cgprop_allocator *alloc;
     cgprop_graph *strs; /* interned strings: node id = string id */
     cgprop_graph *ids;  /* (space, compressed id) -> slot into idsid */
-    cgprop_graph *raw;  /* raw functions and calls; created at the first events: */
+    cgprop_graph *raw;  /* raw functions (keys only); created at the first events: */
     uint32_t *idsid;
     size_t idsid_cap;
+    /* Callgrind's ids are small and dense: a direct table per space (string
+     * id + 1, 0 = undefined); ids too large for it go to the hash. */
+    uint32_t *dir[3];
+    size_t dircap[3];
+    bool any_hashed_id;
+    /* Last raw function of each name string, to skip the key hash. */
+    uint32_t *nc_raw, *nc_ob, *nc_fl;
+    size_t nc_cap;
+    /* Self costs per raw function, and every call line as read. */
+    uint64_t *rself;
+    size_t rself_cap; /* in functions */
+    uint32_t *ccaller, *ccallee;
+    uint64_t *ccount, *ccost;
+    size_t ncalls, calls_cap;
     char *scratch;
     size_t scratch_cap;
     uint64_t line;
@@ -116,8 +129,25 @@ static void id_key(char key[5], int space, uint32_t id)
     memcpy(key + 1, &id, 4);
 }
 
+/* Direct-table bound: memory stays proportional to the input read so far. */
+static bool id_direct(const cg *c, uint32_t id) { return id < (1u << 16) + 16u * c->line; }
+
 static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
 {
+    if (id_direct(c, id)) {
+        if (id >= c->dircap[space]) {
+            size_t cap = c->dircap[space] ? c->dircap[space] : 1024;
+            while (cap <= id) cap *= 2;
+            uint32_t *p = cgprop__realloc(c->strs, c->dir[space], cap, sizeof *p);
+            if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+            memset(p + c->dircap[space], 0, (cap - c->dircap[space]) * sizeof *p);
+            c->dir[space] = p;
+            c->dircap[space] = cap;
+        }
+        c->dir[space][id] = sid + 1; /* a redefinition wins, as in KCachegrind */
+        return CGPROP_OK;
+    }
+    c->any_hashed_id = true;
     char key[5];
     id_key(key, space, id);
     uint32_t slot;
@@ -137,6 +167,11 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
 
 static bool id_lookup(cg *c, int space, uint32_t id, uint32_t *sid)
 {
+    if (id < c->dircap[space] && c->dir[space][id]) {
+        *sid = c->dir[space][id] - 1;
+        return true;
+    }
+    if (!c->any_hashed_id) return false;
     char key[5];
     id_key(key, space, id);
     uint32_t slot;
@@ -411,12 +446,64 @@ static int parse_cost_line(cg *c, const char *s, size_t n)
 
 static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
 {
+    if (fn < c->nc_cap && c->nc_raw[fn] != UINT32_MAX && c->nc_ob[fn] == ob && c->nc_fl[fn] == fl) {
+        *out = c->nc_raw[fn];
+        return CGPROP_OK;
+    }
     char key[12];
     memcpy(key, &ob, 4);
     memcpy(key + 4, &fl, 4);
     memcpy(key + 8, &fn, 4);
     int rc = cgprop_graph_add_node(c->raw, key, sizeof key, out);
     if (rc) return fail(c, rc, "%s", rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    if (fn >= c->nc_cap) {
+        size_t cap = c->nc_cap ? c->nc_cap : 1024;
+        while (cap <= fn) cap *= 2;
+        uint32_t *a = cgprop__realloc(c->strs, c->nc_raw, cap, sizeof *a);
+        if (a) c->nc_raw = a;
+        uint32_t *b = a ? cgprop__realloc(c->strs, c->nc_ob, cap, sizeof *b) : NULL;
+        if (b) c->nc_ob = b;
+        uint32_t *d = b ? cgprop__realloc(c->strs, c->nc_fl, cap, sizeof *d) : NULL;
+        if (!d) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        c->nc_fl = d;
+        memset(c->nc_raw + c->nc_cap, 0xff, (cap - c->nc_cap) * sizeof *a);
+        c->nc_cap = cap;
+    }
+    c->nc_raw[fn] = *out;
+    c->nc_ob[fn] = ob;
+    c->nc_fl[fn] = fl;
+    /* Room for its self costs. */
+    if (*out >= c->rself_cap) {
+        size_t cap = c->rself_cap ? c->rself_cap * 2 : 1024;
+        uint64_t *p = cgprop__realloc(c->strs, c->rself, cap, (size_t)c->K * sizeof *p);
+        if (!p) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        memset(p + c->rself_cap * c->K, 0, (cap - c->rself_cap) * c->K * sizeof *p);
+        c->rself = p;
+        c->rself_cap = cap;
+    }
+    return CGPROP_OK;
+}
+
+static int push_call(cg *c, uint32_t from, uint32_t to, uint64_t count, const uint64_t *costs)
+{
+    if (c->ncalls == c->calls_cap) {
+        size_t cap = c->calls_cap ? c->calls_cap * 2 : 4096;
+        uint32_t *a = cgprop__realloc(c->strs, c->ccaller, cap, sizeof *a);
+        if (a) c->ccaller = a;
+        uint32_t *b = a ? cgprop__realloc(c->strs, c->ccallee, cap, sizeof *b) : NULL;
+        if (b) c->ccallee = b;
+        uint64_t *n = b ? cgprop__realloc(c->strs, c->ccount, cap, sizeof *n) : NULL;
+        if (n) c->ccount = n;
+        uint64_t *k = n ? cgprop__realloc(c->strs, c->ccost, cap, (size_t)c->K * sizeof *k) : NULL;
+        if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        c->ccost = k;
+        c->calls_cap = cap;
+    }
+    size_t i = c->ncalls++;
+    c->ccaller[i] = from;
+    c->ccallee[i] = to;
+    c->ccount[i] = count;
+    memcpy(c->ccost + i * c->K, costs, (size_t)c->K * sizeof *costs);
     return CGPROP_OK;
 }
 
@@ -438,13 +525,12 @@ static int cost_line(cg *c, const char *s, size_t n)
     rc = current_fn(c);
     if (rc) return rc;
     if (pend == PEND_CALL) {
-        rc = cgprop_graph_add_edge(c->raw, c->cur_raw, c->call_callee, c->call_count, c->costs, NULL);
         c->cob = c->cfi = NONE_SID;
-    } else {
-        rc = cgprop_graph_add_self(c->raw, c->cur_raw, c->costs);
+        return push_call(c, c->cur_raw, c->call_callee, c->call_count, c->costs);
     }
-    if (rc == CGPROP_EOVERFLOW) return fail(c, rc, "%s", "cost sum overflows 64 bits");
-    if (rc) return fail(c, rc, "%s", "out of memory");
+    uint64_t *self = c->rself + (size_t)c->cur_raw * c->K;
+    if (!cgprop__can_add(self, c->costs, c->K)) return fail(c, CGPROP_EOVERFLOW, "%s", "cost sum overflows 64 bits");
+    cgprop__add(self, c->costs, c->K);
     return CGPROP_OK;
 }
 
@@ -708,12 +794,11 @@ static const char *raw_name(const cg *c, uint32_t r, size_t *len)
  * name. Plain names with quotes almost never line up like that. */
 static bool detect_contexts(const cg *c)
 {
-    const cgprop_graph *g = c->raw;
     uint64_t match = 0;
-    for (uint32_t e = 0; e < g->ne; e++) {
+    for (size_t e = 0; e < c->ncalls; e++) {
         size_t ln, lc;
-        const char *d = raw_name(c, g->ecallee[e], &ln);
-        const char *s = raw_name(c, g->ecaller[e], &lc);
+        const char *d = raw_name(c, c->ccallee[e], &ln);
+        const char *s = raw_name(c, c->ccaller[e], &lc);
         const char *q = memchr(d, '\'', ln);
         if (!q) continue;
         size_t i = (size_t)(q - d), end;
@@ -726,7 +811,7 @@ static bool detect_contexts(const cg *c)
         size_t blen = qc ? (size_t)(qc - s) : lc;
         if (flen == blen && memcmp(d + i, s, blen) == 0) match++;
     }
-    return match > 0 && match * 2 > g->ne;
+    return match > 0 && match * 2 > c->ncalls;
 }
 
 static uint32_t level_of(uint32_t index, uint32_t N)
@@ -743,8 +828,122 @@ typedef struct pass2 {
     uint32_t *bid;   /* raw -> base function (object, file, folded name) */
     uint32_t *fid;   /* raw -> final node */
     uint8_t *binex;  /* base -> split of its plain activations is not exact */
-    cgprop_graph *bg;
+    uint32_t *bcyc;  /* base -> its cycle among plain calls, or CGPROP_NONE */
+    uint32_t nb;     /* number of base functions */
+    cgprop_graph *bg; /* base functions, unless they are the final graph's */
+    cgprop_graph *g;  /* the result, until handed out */
 } pass2;
+
+/* Recursion among plain names: self-calls, and strongly connected
+ * components of the plain -> plain calls between base functions (iterative
+ * Tarjan over an adjacency built by counting sort: no hashing per call). */
+static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
+{
+    uint32_t nb = p->nb;
+    const cgprop_graph *A = c->strs;
+    uint32_t *off = cgprop__calloc(A, (size_t)nb + 1, sizeof *off);
+    uint32_t *adj = NULL, *idx = NULL, *low = NULL, *stk = NULL, *cs_v = NULL, *cs_e = NULL;
+    uint8_t *on = NULL;
+    int rc = CGPROP_OK;
+    p->bcyc = cgprop__alloc(A, nb ? nb : 1, sizeof *p->bcyc);
+    if (!off || !p->bcyc) goto nomem;
+    for (uint32_t b = 0; b < nb; b++) p->bcyc[b] = CGPROP_NONE;
+    size_t m = 0;
+    for (size_t e = 0; e < c->ncalls; e++) {
+        uint32_t a = c->ccaller[e], b = c->ccallee[e];
+        if (p->rn[a].index != 1 || p->rn[b].index != 1) continue;
+        if (p->bid[a] == p->bid[b]) {
+            *plain_self = true;
+            p->binex[p->bid[a]] = 1;
+        } else {
+            off[p->bid[a] + 1]++;
+            m++;
+        }
+    }
+    *ncyc_out = 0;
+    if (m == 0) goto done;
+    if (m > UINT32_MAX) {
+        rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "too many calls");
+        goto done;
+    }
+    for (uint32_t b = 0; b < nb; b++) off[b + 1] += off[b];
+    adj = cgprop__alloc(A, m, sizeof *adj);
+    idx = cgprop__alloc(A, nb, sizeof *idx);
+    low = cgprop__alloc(A, nb, sizeof *low);
+    stk = cgprop__alloc(A, nb, sizeof *stk);
+    cs_v = cgprop__alloc(A, nb, sizeof *cs_v);
+    cs_e = cgprop__alloc(A, nb, sizeof *cs_e);
+    on = cgprop__calloc(A, nb, 1);
+    if (!adj || !idx || !low || !stk || !cs_v || !cs_e || !on) goto nomem;
+    /* Fill using idx as a cursor, then reset it. */
+    for (uint32_t b = 0; b < nb; b++) idx[b] = off[b];
+    for (size_t e = 0; e < c->ncalls; e++) {
+        uint32_t a = c->ccaller[e], b = c->ccallee[e];
+        if (p->rn[a].index != 1 || p->rn[b].index != 1 || p->bid[a] == p->bid[b]) continue;
+        adj[idx[p->bid[a]]++] = p->bid[b];
+    }
+    for (uint32_t b = 0; b < nb; b++) idx[b] = UINT32_MAX;
+    uint32_t counter = 0, sp = 0, ncyc = 0;
+    for (uint32_t root = 0; root < nb; root++) {
+        if (idx[root] != UINT32_MAX) continue;
+        uint32_t depth = 0;
+        cs_v[0] = root;
+        cs_e[0] = off[root];
+        idx[root] = low[root] = counter++;
+        stk[sp++] = root;
+        on[root] = 1;
+        depth = 1;
+        while (depth) {
+            uint32_t v = cs_v[depth - 1];
+            if (cs_e[depth - 1] < off[v + 1]) {
+                uint32_t w = adj[cs_e[depth - 1]++];
+                if (idx[w] == UINT32_MAX) {
+                    idx[w] = low[w] = counter++;
+                    stk[sp++] = w;
+                    on[w] = 1;
+                    cs_v[depth] = w;
+                    cs_e[depth] = off[w];
+                    depth++;
+                } else if (on[w] && idx[w] < low[v]) {
+                    low[v] = idx[w];
+                }
+                continue;
+            }
+            depth--;
+            if (depth && low[v] < low[cs_v[depth - 1]]) low[cs_v[depth - 1]] = low[v];
+            if (low[v] == idx[v]) {
+                uint32_t size = 0, first = sp;
+                do {
+                    first--;
+                    size++;
+                } while (stk[first] != v);
+                for (uint32_t i = first; i < sp; i++) {
+                    on[stk[i]] = 0;
+                    if (size > 1) {
+                        p->bcyc[stk[i]] = ncyc;
+                        p->binex[stk[i]] = 1;
+                    }
+                }
+                if (size > 1) ncyc++;
+                sp = first;
+            }
+        }
+    }
+    *ncyc_out = ncyc;
+    goto done;
+nomem:
+    rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+done:
+    cgprop__free(A, off);
+    cgprop__free(A, adj);
+    cgprop__free(A, idx);
+    cgprop__free(A, low);
+    cgprop__free(A, stk);
+    cgprop__free(A, cs_v);
+    cgprop__free(A, cs_e);
+    cgprop__free(A, on);
+    return rc;
+}
 
 static int build_key(cg *c, const char *ob, size_t lob, const char *fl, size_t lfl, const char *nm, size_t lnm,
                      bool full, size_t *len)
@@ -796,9 +995,22 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
     p->bid = cgprop__alloc(c->strs, nr, sizeof *p->bid);
     p->fid = cgprop__alloc(c->strs, nr, sizeof *p->fid);
     if (!p->rn || !p->bid || !p->fid) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
-    const char *one = "n";
-    rc = cgprop_graph_new(c->alloc, &one, NULL, 1, &p->bg);
+    /* The final graph, functions in file order. With full keys and folding
+     * its functions are the base functions themselves. */
+    const char *mn[CGPROP_MAX_METRICS];
+    size_t ml[CGPROP_MAX_METRICS];
+    for (uint32_t k = 0; k < K; k++) mn[k] = cgprop_graph_metric_name(raw, k, &ml[k]);
+    rc = cgprop_graph_new(c->alloc, mn, ml, K, &p->g);
     if (rc) return cgprop__read_fail(c->err, rc, 0, "out of memory");
+    cgprop_graph *g = p->g;
+    bool full = c->opts->key_mode != CGPROP_KEY_NAME;
+    bool fold = !c->opts->no_fold_recursion;
+    bool same = full && fold;
+    if (!same) {
+        const char *one = "n";
+        rc = cgprop_graph_new(c->alloc, &one, NULL, 1, &p->bg);
+        if (rc) return cgprop__read_fail(c->err, rc, 0, "out of memory");
+    }
 
     uint32_t maxidx = 1;
     for (uint32_t r = 0; r < nr; r++) {
@@ -809,37 +1021,22 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         size_t klen;
         rc = raw_key(c, r, p->rn[r].base_len, true, &klen);
         if (rc) return rc;
-        rc = cgprop_graph_add_node(p->bg, c->scratch, klen, &p->bid[r]);
+        rc = cgprop_graph_add_node(same ? g : p->bg, c->scratch, klen, &p->bid[r]);
         if (rc) return graph_fail(c, rc);
+        if (same) p->fid[r] = p->bid[r];
     }
-    p->binex = cgprop__calloc(c->strs, p->bg->nn ? p->bg->nn : 1, 1);
+    p->nb = (uint32_t)cgprop_graph_node_count(same ? g : p->bg);
+    p->binex = cgprop__calloc(c->strs, p->nb ? p->nb : 1, 1);
     if (!p->binex) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
 
     /* Recursion among plain names: self-calls and cycles of the base graph. */
     bool plain_self = false;
-    for (uint32_t e = 0; e < raw->ne; e++) {
-        uint32_t a = raw->ecaller[e], b = raw->ecallee[e];
-        if (p->rn[a].index != 1 || p->rn[b].index != 1) continue;
-        if (p->bid[a] == p->bid[b]) {
-            plain_self = true;
-            p->binex[p->bid[a]] = 1;
-        } else {
-            rc = cgprop_graph_add_edge(p->bg, p->bid[a], p->bid[b], 0, NULL, NULL);
-            if (rc) return graph_fail(c, rc);
-        }
-    }
     size_t ncyc = 0;
-    if (p->bg->ne) {
-        rc = cgprop_graph_find_cycles(p->bg, &ncyc);
-        if (rc) return graph_fail(c, rc);
-        if (ncyc)
-            for (uint32_t b = 0; b < p->bg->nn; b++)
-                if (cgprop__cycles_of(p->bg, b) != CGPROP_NONE) p->binex[b] = 1;
-    }
+    rc = plain_cycles(c, p, &plain_self, &ncyc);
+    if (rc) return rc;
     bool plain_rec = plain_self || ncyc > 0;
 
     uint32_t over = c->opts->separate_recs;
-    bool fold = !c->opts->no_fold_recursion;
     int mode;
     uint32_t N = 0;
     if (!fold) mode = (maxidx >= 2 || plain_rec) ? MODE_UNFOLDED : MODE_NONE;
@@ -849,15 +1046,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         N = over > maxidx ? over : maxidx;
     } else mode = plain_rec ? MODE_WITHHELD : MODE_NONE;
 
-    /* The final graph, functions in file order. */
-    const char *mn[CGPROP_MAX_METRICS];
-    size_t ml[CGPROP_MAX_METRICS];
-    for (uint32_t k = 0; k < K; k++) mn[k] = cgprop_graph_metric_name(raw, k, &ml[k]);
-    cgprop_graph *g;
-    rc = cgprop_graph_new(c->alloc, mn, ml, K, &g);
-    if (rc) return cgprop__read_fail(c->err, rc, 0, "out of memory");
-    bool full = c->opts->key_mode != CGPROP_KEY_NAME;
-    for (uint32_t r = 0; r < nr && !rc; r++) {
+    for (uint32_t r = 0; r < nr && !rc && !same; r++) {
         size_t nlen, klen;
         (void)raw_name(c, r, &nlen);
         rc = raw_key(c, r, fold ? p->rn[r].base_len : nlen, full, &klen);
@@ -866,7 +1055,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         if (rc) rc = graph_fail(c, rc);
     }
     for (uint32_t r = 0; r < nr && !rc; r++) {
-        const uint64_t *s = raw->self + (size_t)r * K;
+        const uint64_t *s = c->rself + (size_t)r * K;
         uint32_t idx = p->rn[r].index;
         if (mode == MODE_NONE) rc = cgprop_graph_add_self_class(g, p->fid[r], CGPROP_LEVEL_0, s);
         else if (mode == MODE_NAMES && !(idx == 1 && p->binex[p->bid[r]]))
@@ -874,32 +1063,29 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         else rc = cgprop_graph_add_self(g, p->fid[r], s);
         if (rc) rc = graph_fail(c, rc);
     }
-    for (uint32_t e = 0; e < raw->ne && !rc; e++) {
-        uint32_t a = raw->ecaller[e], b = raw->ecallee[e];
-        const uint64_t *cost = raw->ecost + (size_t)e * K;
+    for (size_t e = 0; e < c->ncalls && !rc; e++) {
+        uint32_t a = c->ccaller[e], b = c->ccallee[e];
+        const uint64_t *cost = c->ccost + e * K;
         uint32_t ia = p->rn[a].index, ib = p->rn[b].index;
         bool plain_rec_edge = false;
         if (mode == MODE_NAMES && ia == 1 && ib == 1) {
             uint32_t ba = p->bid[a], bb = p->bid[b];
             if (ba == bb) plain_rec_edge = true;
             else if (ncyc) {
-                uint32_t ca = cgprop__cycles_of(p->bg, ba);
-                plain_rec_edge = ca != CGPROP_NONE && ca == cgprop__cycles_of(p->bg, bb);
+                uint32_t ca = p->bcyc[ba];
+                plain_rec_edge = ca != CGPROP_NONE && ca == p->bcyc[bb];
             }
         }
         if (mode == MODE_NONE)
             rc = cgprop_graph_add_edge_class(g, p->fid[a], p->fid[b], CGPROP_LEVEL_0, CGPROP_LEVEL_0,
-                                             raw->ecount[e], cost, NULL);
+                                             c->ccount[e], cost, NULL);
         else if (mode == MODE_NAMES && !plain_rec_edge)
             rc = cgprop_graph_add_edge_class(g, p->fid[a], p->fid[b], level_of(ia, N), level_of(ib, N),
-                                             raw->ecount[e], cost, NULL);
-        else rc = cgprop_graph_add_edge(g, p->fid[a], p->fid[b], raw->ecount[e], cost, NULL);
+                                             c->ccount[e], cost, NULL);
+        else rc = cgprop_graph_add_edge(g, p->fid[a], p->fid[b], c->ccount[e], cost, NULL);
         if (rc) rc = graph_fail(c, rc);
     }
-    if (rc) {
-        cgprop_graph_free(g);
-        return rc;
-    }
+    if (rc) return rc; /* p->g is freed by the caller */
     if (info) {
         info->format = CGPROP_INPUT_CALLGRIND;
         info->recursion = mode == MODE_NONE       ? CGPROP_RECS_NONE
@@ -918,6 +1104,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         if (c->any_totals) memcpy(info->totals, c->totals, sizeof(uint64_t) * K);
     }
     *out = g;
+    p->g = NULL;
     return CGPROP_OK;
 }
 
@@ -973,8 +1160,19 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     cgprop__free(c.strs, p.bid);
     cgprop__free(c.strs, p.fid);
     cgprop__free(c.strs, p.binex);
+    cgprop__free(c.strs, p.bcyc);
     cgprop_graph_free(p.bg);
+    cgprop_graph_free(p.g);
     cgprop__free(c.strs, c.idsid);
+    for (int sp = 0; sp < 3; sp++) cgprop__free(c.strs, c.dir[sp]);
+    cgprop__free(c.strs, c.nc_raw);
+    cgprop__free(c.strs, c.nc_ob);
+    cgprop__free(c.strs, c.nc_fl);
+    cgprop__free(c.strs, c.rself);
+    cgprop__free(c.strs, c.ccaller);
+    cgprop__free(c.strs, c.ccallee);
+    cgprop__free(c.strs, c.ccount);
+    cgprop__free(c.strs, c.ccost);
     cgprop__free(c.strs, c.scratch);
     cgprop_graph_free(c.raw);
     cgprop_graph_free(c.ids);

@@ -127,7 +127,7 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
                 break;
             }
             K = cnt;
-            char names[CGPROP_MAX_METRICS][16];
+            char names[CGPROP_MAX_METRICS][24];
             const char *np[CGPROP_MAX_METRICS];
             for (uint32_t k = 0; k < K; k++) {
                 if (K == 1) snprintf(names[k], sizeof names[k], "samples");

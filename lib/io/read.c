@@ -1,7 +1,24 @@
 /* Reader entry points: options, format detection, whole-file loading, error
  * reports, and the display-name rule shared by every reader and writer. */
+/* open, fstat, mmap under -std=c11. */
+#if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "io_util.h"
 #include "events.h"
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#if defined(_POSIX_MAPPED_FILES) && _POSIX_MAPPED_FILES > 0
+#define CGPROP_HAVE_MMAP 1
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#endif
+#endif
+#ifndef CGPROP_HAVE_MMAP
+#define CGPROP_HAVE_MMAP 0
+#endif
 
 #include <errno.h>
 #include <stdarg.h>
@@ -235,12 +252,44 @@ int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_option
     size_t name_len = strlen(name);
     set_file(err, name, name_len);
 
+#if CGPROP_HAVE_MMAP
+    /* A regular file is mapped, not copied: no buffer to zero and fill. */
+    if (!is_stdin) {
+        int fd = open(cpath, O_RDONLY);
+        if (fd < 0) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", strerror(errno));
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+            (uint64_t)st.st_size < (uint64_t)SIZE_MAX) {
+            size_t len = (size_t)st.st_size;
+            void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+            close(fd);
+            if (m != MAP_FAILED) {
+#ifdef MADV_SEQUENTIAL
+                (void)madvise(m, len, MADV_SEQUENTIAL);
+#endif
+                int rc = cgprop_read_buffer(m, len, name, name_len, opts, alloc, out, info, err);
+                munmap(m, len);
+                return rc;
+            }
+        } else {
+            close(fd);
+        }
+    }
+#endif
     FILE *f = is_stdin ? stdin : fopen(cpath, "rb");
     if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", strerror(errno));
     buf b = {alloc, NULL, 0, 0};
     int rc = CGPROP_OK;
-    for (;;) {
-        if (!buf_grow(&b, b.len + 65536)) {
+    /* One allocation of the right size for regular files (+1 to see EOF). */
+    if (!is_stdin && fseek(f, 0, SEEK_END) == 0) {
+        long sz = ftell(f);
+        if (sz > 0 && (unsigned long)sz < SIZE_MAX - 1 && !buf_grow(&b, (size_t)sz + 1))
+            rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory loading the input");
+        if (fseek(f, 0, SEEK_SET) != 0 && !rc)
+            rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot seek: %s", strerror(errno));
+    }
+    while (!rc) {
+        if (b.len == b.cap && !buf_grow(&b, b.len + 65536)) {
             rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory loading the input");
             break;
         }

@@ -1,0 +1,236 @@
+/* Folded-stack reader and format detection; values worked out by hand. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgprop_io.h"
+
+#define DATA CGPROP_TEST_DATA
+
+static cgprop_graph *rd(const char *text, cgprop_read_info *info)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    int rc = cgprop_read_buffer(text, strlen(text), "f", 1, NULL, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
+    return g;
+}
+
+static void bad(const char *text, int code, uint64_t line)
+{
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_FOLDED;
+    int rc = cgprop_read_buffer(text, strlen(text), "s.folded", 8, &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
+    ck_assert(g == NULL);
+    ck_assert_uint_eq(err.line, line);
+    ck_assert_str_eq(err.file, "s.folded");
+    ck_assert(err.reason[0] != '\0');
+}
+
+static uint32_t id(cgprop_graph *g, const char *k)
+{
+    uint32_t v;
+    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no %s", k);
+    return v;
+}
+
+static uint64_t self(cgprop_graph *g, const char *k, uint32_t m)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, id(g, k), &r, sizeof r), CGPROP_OK);
+    return r.self;
+}
+
+static uint64_t ecost(cgprop_graph *g, const char *a, const char *b, uint32_t m)
+{
+    uint32_t e;
+    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, a), id(g, b), &e), CGPROP_OK);
+    cgprop_edge_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, m, e, &r, sizeof r), CGPROP_OK);
+    return r.cost;
+}
+
+static cgprop_split_row split(cgprop_graph *g, const char *k)
+{
+    cgprop_split_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
+START_TEST(basic)
+{
+    cgprop_read_info info;
+    cgprop_graph *g = rd("a;b;c 42\na;b 8\n", &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_FOLDED);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_STACKS);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 1);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples");
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+    ck_assert_uint_eq(self(g, "a", 0), 0);
+    ck_assert_uint_eq(self(g, "b", 0), 8);
+    ck_assert_uint_eq(self(g, "c", 0), 42);
+    ck_assert_uint_eq(ecost(g, "a", "b", 0), 50);
+    ck_assert_uint_eq(ecost(g, "b", "c", 0), 42);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    ck_assert_uint_eq(split(g, "a").C_n, 50);
+    ck_assert_uint_eq(split(g, "b").C_n, 50);
+    ck_assert_uint_eq(split(g, "c").C_n, 42);
+    ck_assert_uint_eq(split(g, "a").inexact, 0);
+    ck_assert_str_eq(cgprop_node_display_name(g, id(g, "c"), NULL), "c");
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(several_weights)
+{
+    cgprop_graph *g = rd("# comment\n\n  a;b 5 7\r\nb 1 2\n", NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples0");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "samples1");
+    ck_assert_uint_eq(self(g, "b", 0), 6);
+    ck_assert_uint_eq(self(g, "b", 1), 9);
+    ck_assert_uint_eq(ecost(g, "a", "b", 1), 7);
+    cgprop_graph_free(g);
+    /* The first line fixes K: later trailing numbers beyond K belong to the
+     * frame name. A TAB in a frame becomes a space. */
+    g = rd("main;f 10\nmain;g 2 5\nmain;h\tx 1\n", NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 1);
+    ck_assert_uint_eq(self(g, "g 2", 0), 5);
+    ck_assert_uint_eq(self(g, "h x", 0), 1);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(notes_example)
+{
+    /* DESIGN §5's example as stacks (abc.collapse): every figure exact. */
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    const char *p = DATA "/gprof2dot/abc.collapse";
+    ck_assert_int_eq(cgprop_read_file(p, strlen(p), NULL, NULL, &g, NULL, &err), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row a = split(g, "A");
+    ck_assert_uint_eq(a.S_n, 10);
+    ck_assert_uint_eq(a.S_r, 10);
+    ck_assert_uint_eq(a.C_n, 50);
+    ck_assert_uint_eq(a.C_r, 20);
+    ck_assert_uint_eq(a.inexact, 0);
+    ck_assert_uint_eq(split(g, "B").C_n, 30);
+    ck_assert_uint_eq(split(g, "C").C_n, 20);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(malformed)
+{
+    bad("a;b x\n", CGPROP_EFORMAT, 1);
+    bad("a 1\n\nb\n", CGPROP_EFORMAT, 3);
+    bad("a 1 2\nb 3\n", CGPROP_EFORMAT, 2);
+    bad("a 99999999999999999999\n", CGPROP_EOVERFLOW, 1);
+    bad("a 18446744073709551615\na 1\n", CGPROP_EOVERFLOW, 2);
+    bad("# only a comment\n", CGPROP_EFORMAT, 1);
+    bad("", CGPROP_EFORMAT, 0);
+    bad("5\n", CGPROP_EFORMAT, 1);
+}
+END_TEST
+
+START_TEST(detect)
+{
+    size_t n;
+    ck_assert_uint_eq(cgprop_read_detect("a;b 1\n", 6), CGPROP_INPUT_FOLDED);
+    ck_assert_uint_eq(cgprop_read_detect("# x\n\nmain 12\n", 13), CGPROP_INPUT_FOLDED);
+    ck_assert_uint_eq(cgprop_read_detect("# callgrind format\n", 19), CGPROP_INPUT_CALLGRIND);
+    ck_assert_uint_eq(cgprop_read_detect("version: 1\n", 11), CGPROP_INPUT_CALLGRIND);
+    ck_assert_uint_eq(cgprop_read_detect("events: Ir\n", 11), CGPROP_INPUT_CALLGRIND);
+    ck_assert_uint_eq(cgprop_read_detect("enter f 1\n", 10), CGPROP_INPUT_EVENTS);
+    ck_assert_uint_eq(cgprop_read_detect("# metrics: ns\n", 14), CGPROP_INPUT_EVENTS);
+    ck_assert_uint_eq(cgprop_read_detect("hello world\n", 12), CGPROP_INPUT_AUTO);
+    ck_assert_uint_eq(cgprop_read_detect("", 0), CGPROP_INPUT_AUTO);
+    ck_assert_uint_eq(cgprop_read_detect(NULL, 5), CGPROP_INPUT_AUTO);
+    /* Real files. */
+    const char *files[] = {DATA "/recur/recur.default.callgrind.out", DATA "/gprof2dot/abc.callgrind",
+                           DATA "/gprof2dot/bool.callgrind"};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(files[i], "rb");
+        ck_assert(f != NULL);
+        char buf[4096];
+        n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        ck_assert_uint_eq(cgprop_read_detect(buf, n), CGPROP_INPUT_CALLGRIND);
+    }
+}
+END_TEST
+
+typedef struct fa_state {
+    long budget, live;
+} fa_state;
+static void *fa_malloc(void *u, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    void *p = malloc(n);
+    if (p) s->live++;
+    return p;
+}
+static void *fa_realloc(void *u, void *p, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    return realloc(p, n);
+}
+static void fa_free(void *u, void *p)
+{
+    ((fa_state *)u)->live--;
+    free(p);
+}
+
+START_TEST(alloc_failures)
+{
+    const char *t = "main;a;b;a;b 3\nmain;c\tx 4\nmain;a 1\nmain;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a 2\n";
+    int ok = 0;
+    for (long budget = 0; budget < 2000 && !ok; budget++) {
+        fa_state s = {budget, 0};
+        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        int rc = cgprop_read_buffer(t, strlen(t), "a", 1, NULL, &a, &g, NULL, &err);
+        if (rc == CGPROP_OK) {
+            ok = 1;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(s.live, 0);
+    }
+    ck_assert(ok);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("folded");
+    TCase *tc = tcase_create("folded");
+    tcase_add_test(tc, basic);
+    tcase_add_test(tc, several_weights);
+    tcase_add_test(tc, notes_example);
+    tcase_add_test(tc, malformed);
+    tcase_add_test(tc, detect);
+    tcase_add_test(tc, alloc_failures);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
