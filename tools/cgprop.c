@@ -33,9 +33,11 @@ static const char usage[] =
     "  --no-fold-recursion      callgrind: keep fn'N names as separate functions\n"
     "  --heuristic-only         text/dot: show gprof2dot's estimate even where the\n"
     "                           exact inclusive cost is known\n"
-    "  --delta-i X[,X..]        events: overhead inside an event, per metric\n"
-    "  --delta-e Y[,Y..]        events: overhead outside an event, per metric\n"
+    "  --delta-i X[,X..]        events: overhead inside an event, in counter units;\n"
+    "                           one value for every metric or one per metric\n"
+    "  --delta-e Y[,Y..]        events: overhead outside an event (seen by ancestors)\n"
     "  --post-mortem            events: compensate post-mortem instead of on the fly\n"
+    "  --clamp                  events, on the fly: floor negative figures at 0 (TAU)\n"
     "  -o FILE                  write to FILE instead of standard output\n"
     "  -h, --help               show this help and exit\n"
     "  --version                show the version and exit\n"
@@ -117,19 +119,26 @@ static int parse_u32(const char *s, uint32_t *out)
     return 0;
 }
 
-/* Per-metric values: "5" or "5,0,2". */
-static int parse_list(const char *s)
+/* Per-metric counter units: "5" (every metric) or "5,0,2" (metric by metric,
+ * the rest 0). */
+static int parse_list(const char *s, uint64_t *out)
 {
+    uint64_t v[CGPROP_MAX_METRICS];
+    size_t n = 0;
     if (!*s) return -1;
     for (const char *p = s;;) {
         char *end;
+        if (*p < '0' || *p > '9' || n == CGPROP_MAX_METRICS) return -1;
         errno = 0;
-        (void)strtod(p, &end);
-        if (end == p || errno) return -1;
-        if (*end == '\0') return 0;
+        unsigned long long x = strtoull(p, &end, 10);
+        if (errno || x > (unsigned long long)INT64_MAX) return -1;
+        v[n++] = (uint64_t)x;
+        if (*end == '\0') break;
         if (*end != ',') return -1;
         p = end + 1;
     }
+    for (size_t k = 0; k < CGPROP_MAX_METRICS; k++) out[k] = n == 1 ? v[0] : k < n ? v[k] : 0;
+    return 0;
 }
 
 static int out_sink(void *user, const char *data, size_t len)
@@ -173,6 +182,8 @@ int main(int argc, char **argv)
     uint32_t format = CGPROP_FORMAT_TEXT, share = CGPROP_SHARE_AUTO;
     const char *metric = NULL, *outpath = NULL, *input = NULL;
     int recorder_opt = 0;
+    cgprop_recorder_options rec;
+    memset(&rec, 0, sizeof rec);
 
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -198,6 +209,12 @@ int main(int argc, char **argv)
             continue;
         }
         if (!strcmp(a, "--post-mortem")) {
+            rec.mode = CGPROP_COMP_POSTMORTEM;
+            recorder_opt = 1;
+            continue;
+        }
+        if (!strcmp(a, "--clamp")) {
+            rec.flags |= CGPROP_REC_CLAMP;
             recorder_opt = 1;
             continue;
         }
@@ -255,17 +272,21 @@ int main(int argc, char **argv)
             else if (!strcmp(val, "name")) ro.key_mode = CGPROP_KEY_NAME;
             else return fail("--key: expected full or name, got '%s'%s", val, ""), 2;
         } else if (!strcmp(name, "--delta-i") || !strcmp(name, "--delta-e")) {
-            if (parse_list(val)) return fail("%s: expected numbers separated by commas, got '%s'", name, val), 2;
+            if (parse_list(val, name[8] == 'i' ? rec.delta_i : rec.delta_e))
+                return fail("%s: expected counter units (integers) separated by commas, got '%s'", name, val), 2;
             recorder_opt = 1;
         } else if (!strcmp(name, "-o")) {
             outpath = val;
         }
     }
     if (!input) return fail("no input file (try --help)%s%s", "", ""), 2;
-    if (recorder_opt)
-        /* TODO(recorder): pass --delta-i/--delta-e/--post-mortem to the events
-         * reader once its read options exist. */
-        return fail("--delta-i, --delta-e and --post-mortem are not supported by this build yet%s%s", "", ""), 2;
+    if (recorder_opt) {
+        if (ro.format != CGPROP_INPUT_AUTO && ro.format != CGPROP_INPUT_EVENTS)
+            return fail("--delta-i, --delta-e, --post-mortem and --clamp apply to event traces only%s%s", "", ""), 2;
+        if (rec.mode == CGPROP_COMP_POSTMORTEM && (rec.flags & CGPROP_REC_CLAMP))
+            return fail("--clamp works on the fly only, not with --post-mortem%s%s", "", ""), 2;
+        if (rec.mode == CGPROP_COMP_OFF) rec.mode = CGPROP_COMP_ONLINE;
+    }
 
     progress_start();
     g_stage = 1;
@@ -274,7 +295,17 @@ int main(int argc, char **argv)
     cgprop_read_error err;
     memset(&info, 0, sizeof info);
     memset(&err, 0, sizeof err);
-    int rc = cgprop_read_file(input, strlen(input), &ro, NULL, &g, &info, &err);
+    cgprop_events_info einfo;
+    memset(&einfo, 0, sizeof einfo);
+    int rc;
+    if (recorder_opt) {
+        /* Compensation needs the recorder's own reader. */
+        rc = cgprop_events_read_file(input, strlen(input), &rec, NULL, &g, &einfo, &err);
+        info.format = CGPROP_INPUT_EVENTS;
+        info.recursion = CGPROP_RECS_STACKS;
+    } else {
+        rc = cgprop_read_file(input, strlen(input), &ro, NULL, &g, &info, &err);
+    }
     if (rc != CGPROP_OK) {
         progress_end();
         const char *file = err.file[0] ? err.file : input;
@@ -321,9 +352,15 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (format == CGPROP_FORMAT_TEXT)
-        fprintf(out, "Input: %s (%s)\n\n", strcmp(input, "-") ? input : "standard input",
+    if (format == CGPROP_FORMAT_TEXT) {
+        fprintf(out, "Input: %s (%s)\n", strcmp(input, "-") ? input : "standard input",
                 recursion_text(info.recursion));
+        if (recorder_opt)
+            fprintf(out, "Overhead compensated %s; %llu clamps, %llu figures floored at 0\n",
+                    rec.mode == CGPROP_COMP_POSTMORTEM ? "post-mortem" : "on the fly",
+                    (unsigned long long)einfo.clamps, (unsigned long long)einfo.floors);
+        fputc('\n', out);
+    }
     rc = cgprop_write(g, format, &wo, out_sink, out);
     int werr = rc == CGPROP_EWRITE || fflush(out) != 0 || ferror(out);
     if (out != stdout && fclose(out) != 0) werr = 1;

@@ -130,6 +130,27 @@ for k, v in a[4].items():
 PYEOF
     done
     ;;
+events)
+    # tests/data/events/abc.events: A(0..33) calls B(5..17) which calls
+    # C(8..12), then B(22..28). With delta_i = delta_e = 1, DESIGN §6 on the fly:
+    # comp_incl = raw - d_i - m (d_i + d_e), m = events nested below:
+    # C 4-1 = 3; B (12-1-1*2) + (6-1) = 14; A 33-1-3*2 = 26. Post-mortem agrees.
+    E="$D/events/abc.events"
+    [ -f "$E" ] || exit 77
+    "$T" report "$E" > "$TMP/o" || die "exit $?"
+    grep -Eq "^ +100.00 +33 .* exact +A\$" "$TMP/o" || die "raw A 33"
+    for route in "" "--post-mortem"; do
+        "$T" report $route --delta-i 1 --delta-e 1 "$E" > "$TMP/o" || die "exit $? ($route)"
+        for pair in A:26 B:14 C:3; do
+            n=${pair%%:*} v=${pair#*:}
+            grep -Eq "^ +[0-9.]+ +$v +[0-9.]+ +[0-9]+ +[0-9]+  exact +$n\$" "$TMP/o" || die "$route: no '$n $v'"
+        done
+    done
+    "$T" report --delta-i 1,x "$E" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--delta-i"
+    "$T" report --post-mortem --clamp "$E" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--clamp"
+    "$T" report --input callgrind --delta-i 1 "$E" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "event traces only"
+    ;;
 bad_option)
     "$T" report --bogus "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "unknown option '--bogus'"
     "$T" report --format xml "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--format"
