@@ -32,6 +32,7 @@ const char *cgprop_strerror(int code)
     case CGPROP_ESTATE: return "call out of order or stale result";
     case CGPROP_EOVERFLOW: return "value would overflow";
     case CGPROP_EFORMAT: return "malformed input";
+    case -20: return "writing the output failed"; /* CGPROP_EWRITE of cgprop_io.h */
     default: return "unknown status code";
     }
 }
