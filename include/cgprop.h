@@ -802,7 +802,8 @@ CGPROP_API size_t cgprop_recorder_depth(const cgprop_recorder *r);
  * had exited then. Figures stay in the recorder.
  * @param r the recorder.
  * @param counters K readings; may be NULL when no activation is open.
- * @return as cgprop_recorder_exit(); on error nothing is closed.
+ * @return as cgprop_recorder_exit(). On ::CGPROP_EINVAL or ::CGPROP_EFORMAT nothing is
+ *         closed; on ::CGPROP_EOVERFLOW the activations inside the one that failed stay closed.
  * @since 0.1
  */
 CGPROP_API int cgprop_recorder_unwind(cgprop_recorder *r, const uint64_t *counters);
