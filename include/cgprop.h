@@ -101,12 +101,14 @@ CGPROP_BEGIN_DECLS
 /**
  * The library's version as ::CGPROP_VERSION_NUMBER would give it.
  * Compare with the header's macro to catch a header/library mismatch.
+ * @return the version number, e.g. 100 for 0.1.0.
  * @since 0.1
  */
 CGPROP_API uint32_t cgprop_version(void);
 
 /**
  * The library's version as a static string, e.g. "0.1.0".
+ * @return a static NUL-terminated string.
  * @since 0.1
  */
 CGPROP_API const char *cgprop_version_string(void);
@@ -132,6 +134,7 @@ enum cgprop_status {
  * Static text for a status code; never NULL. Use it where there is no graph
  * to ask (constructors).
  * @param code a ::cgprop_status value.
+ * @return a static NUL-terminated string.
  * @since 0.1
  */
 CGPROP_API const char *cgprop_strerror(int code);
@@ -204,12 +207,15 @@ CGPROP_API void cgprop_graph_free(cgprop_graph *g);
 /**
  * The message of the last error on @p g, or "" if the last call succeeded.
  * Borrowed; valid until the next call on @p g. Returns a static text for NULL.
+ * @param g the graph, or NULL.
+ * @return the message, never NULL.
  * @since 0.1
  */
 CGPROP_API const char *cgprop_graph_errmsg(const cgprop_graph *g);
 
 /**
  * Number of metrics K.
+ * @param g the graph.
  * @return K, or 0 if @p g is NULL.
  * @since 0.1
  */
@@ -272,6 +278,7 @@ CGPROP_API const char *cgprop_graph_node_key(const cgprop_graph *g, uint32_t nod
 
 /**
  * Number of functions.
+ * @param g the graph.
  * @return the count, or 0 if @p g is NULL.
  * @since 0.1
  */
@@ -279,6 +286,7 @@ CGPROP_API size_t cgprop_graph_node_count(const cgprop_graph *g);
 
 /**
  * Number of distinct calls (caller, callee) pairs.
+ * @param g the graph.
  * @return the count, or 0 if @p g is NULL.
  * @since 0.1
  */
@@ -386,6 +394,7 @@ CGPROP_API int cgprop_graph_find_edge(cgprop_graph *g, uint32_t caller, uint32_t
  * The generation counter: incremented by every successful mutation. Results
  * and iterators remember the generation they were made at and fail with
  * ::CGPROP_ESTATE once it has moved on.
+ * @param g the graph.
  * @return the generation, or 0 if @p g is NULL.
  * @since 0.1
  */
@@ -462,7 +471,7 @@ enum cgprop_flag {
     CGPROP_F_IN_CYCLE = 1u << 0,        /**< Function is a member of a cycle. */
     CGPROP_F_SELF_RECURSIVE = 1u << 1,  /**< Function calls itself directly. */
     CGPROP_F_SPONTANEOUS = 1u << 2,     /**< Function has spontaneous entries. */
-    CGPROP_F_NO_CALLERS = 1u << 3,      /**< Function has no caller at all. */
+    CGPROP_F_NO_CALLERS = 1u << 3,      /**< Function is called by no other function (self-calls and spontaneous entries do not count). */
     CGPROP_F_HAS_COST = 1u << 4,        /**< Call has a measured cost. */
     CGPROP_F_SELF_CALL = 1u << 5,       /**< Call is a self-call f→f. */
     CGPROP_F_INTRA_CYCLE = 1u << 6,     /**< Call joins two members of the same cycle. */
@@ -632,6 +641,7 @@ CGPROP_API int cgprop_iter_copy_rows(cgprop_iter *it, void *dst, size_t row_size
 
 /**
  * Number of rows the iterator yields in all (from its start).
+ * @param it the iterator.
  * @return the count, or 0 if @p it is NULL.
  * @since 0.1
  */

@@ -163,7 +163,8 @@ void cgprop_graph_free(cgprop_graph *g)
     cgprop__stacks_free(g);
     if (g->mname)
         for (uint32_t k = 0; k < g->K; k++) cgprop__free(g, g->mname[k]);
-    void *arrays[] = {g->mname, g->mlen, g->key_off, g->key_len, g->keys, g->nhash, g->self, g->self_n,
+    for (size_t i = 0; i < g->nkblocks; i++) cgprop__free(g, g->kblocks[i]);
+    void *arrays[] = {g->mname, g->mlen, g->key_ptr, g->key_len, g->kblocks, g->nhash, g->self, g->self_n,
                       g->self_r, g->spont_cnt, g->spont_cost, g->calls_in, g->nflags, g->ecaller, g->ecallee,
                       g->ecount, g->ecost, g->eflags, g->ecls, g->ecls_cnt, g->ehash, g->adj.out_off,
                       g->adj.out_e, g->adj.in_off, g->adj.in_e};
@@ -213,7 +214,7 @@ static int grow_nodes(cgprop_graph *g)
         if (!p_) return CGPROP_ENOMEM;                                              \
         g->field = p_;                                                              \
     } while (0)
-    GROW(key_off, n);
+    GROW(key_ptr, n);
     GROW(key_len, n);
     GROW(self, n * K);
     GROW(self_n, n * K);
@@ -240,7 +241,7 @@ static int grow_table(cgprop_graph *g, uint32_t **tab, uint32_t *cap, uint32_t c
     uint64_t mask = ncap - 1;
     for (uint32_t id = 0; id < count; id++) {
         uint64_t h = edges ? hash_pair(g->ecaller[id], g->ecallee[id])
-                           : hash_bytes(g->keys + g->key_off[id], g->key_len[id]);
+                           : hash_bytes(g->key_ptr[id], g->key_len[id]);
         uint64_t i = h & mask;
         while (t[i]) i = (i + 1) & mask;
         t[i] = id + 1;
@@ -259,11 +260,39 @@ static int node_lookup(const cgprop_graph *g, const char *key, size_t len, uint6
         uint32_t v = g->nhash[i];
         if (!v) return 0;
         uint32_t id = v - 1;
-        if (g->key_len[id] == len && memcmp(g->keys + g->key_off[id], key, len) == 0) {
+        if (g->key_len[id] == len && memcmp(g->key_ptr[id], key, len) == 0) {
             *out = id;
             return 1;
         }
     }
+}
+
+/* Room for n key bytes. Keys are never moved once stored, so the pointers
+ * cgprop_graph_node_key() hands out stay valid until the graph is freed;
+ * a key larger than the usual block gets a block of its own. */
+static char *key_space(cgprop_graph *g, size_t n)
+{
+    if (g->nkblocks && g->kblock_size - g->kblock_used >= n) {
+        char *p = g->kblocks[g->nkblocks - 1] + g->kblock_used;
+        g->kblock_used += n;
+        return p;
+    }
+    if (g->nkblocks == g->kblocks_cap) {
+        size_t cap = g->kblocks_cap ? g->kblocks_cap * 2 : 16;
+        char **b = cgprop__realloc(g, g->kblocks, cap, sizeof *b);
+        if (!b) return NULL;
+        g->kblocks = b;
+        g->kblocks_cap = cap;
+    }
+    size_t size = g->kblock_size ? g->kblock_size : 4096;
+    if (size < (size_t)1 << 20) size *= 2;
+    if (size < n) size = n;
+    char *blk = cgprop__alloc(g, size, 1);
+    if (!blk) return NULL;
+    g->kblocks[g->nkblocks++] = blk;
+    g->kblock_size = size;
+    g->kblock_used = n;
+    return blk;
 }
 
 int cgprop_graph_add_node(cgprop_graph *g, const char *key, size_t len, uint32_t *out)
@@ -284,24 +313,14 @@ int cgprop_graph_add_node(cgprop_graph *g, const char *key, size_t len, uint32_t
         rc = grow_table(g, &g->nhash, &g->nhash_cap, g->nn, false);
         if (rc) return cgprop__err(g, rc, "add_node: out of memory growing the key index");
     }
-    if (g->keys_len + len + 1 > g->keys_cap || !g->keys) {
-        size_t want = g->keys_cap ? g->keys_cap : 4096;
-        while (want < g->keys_len + len + 1) {
-            if (want > SIZE_MAX / 2) return cgprop__err(g, CGPROP_ENOMEM, "add_node: key store too large");
-            want *= 2;
-        }
-        char *p = cgprop__realloc(g, g->keys, want, 1);
-        if (!p) return cgprop__err(g, CGPROP_ENOMEM, "add_node: out of memory storing the key");
-        g->keys = p;
-        g->keys_cap = want;
-    }
+    char *copy = key_space(g, len + 1);
+    if (!copy) return cgprop__err(g, CGPROP_ENOMEM, "add_node: out of memory storing the key");
 
     uint32_t id = g->nn;
-    memcpy(g->keys + g->keys_len, key, len);
-    g->keys[g->keys_len + len] = '\0';
-    g->key_off[id] = g->keys_len;
+    memcpy(copy, key, len);
+    copy[len] = '\0';
+    g->key_ptr[id] = copy;
     g->key_len[id] = (uint32_t)len;
-    g->keys_len += len + 1;
     size_t K = g->K;
     memset(g->self + id * K, 0, K * sizeof *g->self);
     memset(g->self_n + id * K, 0, K * sizeof *g->self_n);
@@ -334,7 +353,7 @@ const char *cgprop_graph_node_key(const cgprop_graph *g, uint32_t node, size_t *
     if (len_out) *len_out = 0;
     if (!g || node >= g->nn) return NULL;
     if (len_out) *len_out = g->key_len[node];
-    return g->keys + g->key_off[node];
+    return g->key_ptr[node];
 }
 
 size_t cgprop_graph_node_count(const cgprop_graph *g) { return g ? g->nn : 0; }
@@ -490,7 +509,7 @@ int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, u
     while (g->ehash[i]) i = (i + 1) & mask;
     g->ehash[i] = e + 1;
     g->ne++;
-    if (caller == callee) g->nflags[caller] |= CGPROP__NF_SELF_CALL;
+    g->nflags[callee] |= caller == callee ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
     /* A new edge changes the shape even if no cost follows. */
     cgprop__mutated(g);
     *out = e;
@@ -575,6 +594,32 @@ int cgprop_graph_find_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, ui
     if (e == UINT32_MAX) return cgprop__err(g, CGPROP_ENOTFOUND, "no call %u -> %u", caller, callee);
     *out = e;
     return cgprop__ok(g);
+}
+
+/* ---- undo ---- */
+
+void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0)
+{
+    if (ne0 >= g->ne) return;
+    for (uint32_t e = ne0; e < g->ne; e++)
+        g->nflags[g->ecallee[e]] &= ~(uint32_t)(CGPROP__NF_SELF_CALL | CGPROP__NF_HAS_CALLER);
+    for (uint32_t i = 0; i < g->ehash_cap; i++)
+        if (g->ehash[i] > ne0) g->ehash[i] = 0;
+    /* The flags just cleared may still be owed to older calls. */
+    for (uint32_t e = 0; e < ne0; e++)
+        g->nflags[g->ecallee[e]] |=
+            g->ecaller[e] == g->ecallee[e] ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
+    g->ne = ne0;
+    cgprop__mutated(g);
+}
+
+void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0)
+{
+    if (nn0 >= g->nn) return;
+    for (uint32_t i = 0; i < g->nhash_cap; i++)
+        if (g->nhash[i] > nn0) g->nhash[i] = 0;
+    g->nn = nn0;
+    cgprop__mutated(g);
 }
 
 /* ---- adjacency ---- */

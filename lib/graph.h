@@ -14,7 +14,8 @@
 enum {
     CGPROP__NF_SELF_UNCLASSIFIED = 1u << 0, /* some self cost came without a class */
     CGPROP__NF_SPONT = 1u << 1,             /* has spontaneous entries (even of weight 0) */
-    CGPROP__NF_SELF_CALL = 1u << 2          /* has an f->f call */
+    CGPROP__NF_SELF_CALL = 1u << 2,         /* has an f->f call */
+    CGPROP__NF_HAS_CALLER = 1u << 3         /* has a call from another function */
 };
 
 /* Edge flag bits (g->eflags). */
@@ -57,10 +58,11 @@ struct cgprop_graph {
 
     /* functions */
     uint32_t nn, ncap;
-    size_t *key_off;    /* into keys */
-    uint32_t *key_len;  /* hmm: keys up to 4 GiB each; longer ones are refused */
-    char *keys;         /* NUL-separated key bytes */
-    size_t keys_len, keys_cap;
+    char **key_ptr;     /* NUL-terminated copies, in blocks that never move */
+    uint32_t *key_len;  /* keys of 4 GiB or more are refused */
+    char **kblocks;     /* key blocks; only the last one is being filled */
+    size_t nkblocks, kblocks_cap;
+    size_t kblock_used, kblock_size; /* fill and size of the last block */
     uint32_t *nhash;    /* open addressing, id + 1, 0 = empty */
     uint32_t nhash_cap; /* power of two */
     uint64_t *self;     /* nn * K */
@@ -119,6 +121,14 @@ uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t ca
 /* Get or create edge caller->callee without adding anything; for stacks.c.
  * Does not bump the generation. */
 int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out);
+
+/* Forget calls with ids >= ne0 / functions with ids >= nn0 (calls first):
+ * undo for multi-step writers (recorder flush, merge) whose later step failed.
+ * Dropping a suffix of the insertion order from a linear-probing table leaves
+ * the table the older ids alone would have made. The bytes of dropped keys
+ * stay in their block until the graph is freed. */
+void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0);
+void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0);
 
 /* Make sure the per-class buckets exist (zeroed). */
 int cgprop__ensure_classes(cgprop_graph *g);

@@ -81,17 +81,14 @@ static size_t table_size(const cgprop_graph *g, uint32_t kind)
     }
 }
 
-static void fill_node(cgprop_graph *g, const cgprop__adj *adj, uint32_t k, uint32_t v, cgprop_node_row *r)
+static void fill_node(const cgprop_graph *g, uint32_t k, uint32_t v, cgprop_node_row *r)
 {
     memset(r, 0, sizeof *r);
     r->id = v;
     uint32_t f = g->nflags[v];
     if (f & CGPROP__NF_SELF_CALL) r->flags |= CGPROP_F_SELF_RECURSIVE;
     if (f & CGPROP__NF_SPONT) r->flags |= CGPROP_F_SPONTANEOUS;
-    bool has_caller = false;
-    for (uint32_t i = adj->in_off[v]; i < adj->in_off[v + 1] && !has_caller; i++)
-        has_caller = g->ecaller[adj->in_e[i]] != v;
-    if (!has_caller) r->flags |= CGPROP_F_NO_CALLERS;
+    if (!(f & CGPROP__NF_HAS_CALLER)) r->flags |= CGPROP_F_NO_CALLERS;
     r->self = g->self[(size_t)v * g->K + k];
     r->spont_count = g->spont_cnt[v];
     r->spont_cost = g->spont_cost[(size_t)v * g->K + k];
@@ -126,12 +123,7 @@ static void fill_cycle(const cgprop_graph *g, uint32_t k, uint32_t c, cgprop_cyc
 static int fill(cgprop_graph *g, uint32_t kind, uint32_t k, uint32_t id, void *row)
 {
     switch (kind) {
-    case CGPROP_ITER_NODES: {
-        const cgprop__adj *adj = cgprop__get_adj(g);
-        if (!adj) return CGPROP_ENOMEM;
-        fill_node(g, adj, k, id, row);
-        return CGPROP_OK;
-    }
+    case CGPROP_ITER_NODES: fill_node(g, k, id, row); return CGPROP_OK;
     case CGPROP_ITER_EDGES:
     case CGPROP_ITER_CALLERS:
     case CGPROP_ITER_CALLEES: fill_edge(g, k, id, row); return CGPROP_OK;
@@ -174,7 +166,6 @@ int cgprop_iter_new(cgprop_graph *g, uint32_t kind, uint32_t metric, uint32_t ar
         list = cgprop__cycles_members(g, arg, &n);
         count = n;
     } else {
-        if (kind == CGPROP_ITER_NODES && !cgprop__get_adj(g)) return CGPROP_ENOMEM;
         count = table_size(g, kind);
     }
 
@@ -226,7 +217,10 @@ int cgprop_iter_next(cgprop_iter *it, void *row, size_t row_size)
     if (!row) return cgprop__err(it->g, CGPROP_EINVAL, "iter_next: row is NULL");
     int rc = iter_check(it, row_size);
     if (rc) return rc;
-    if (it->pos >= it->count) return CGPROP_DONE;
+    if (it->pos >= it->count) {
+        cgprop__ok(it->g);
+        return CGPROP_DONE;
+    }
     rc = iter_fill_one(it, row);
     if (rc) return cgprop__err(it->g, rc, "iter_next: %s", cgprop_strerror(rc));
     it->pos++;
@@ -241,7 +235,10 @@ int cgprop_iter_copy_rows(cgprop_iter *it, void *dst, size_t row_size, size_t ca
     if (!n_out || (!dst && cap)) return cgprop__err(it->g, CGPROP_EINVAL, "iter_copy_rows: NULL argument");
     int rc = iter_check(it, row_size);
     if (rc) return rc;
-    if (it->pos >= it->count) return CGPROP_DONE;
+    if (it->pos >= it->count) {
+        cgprop__ok(it->g);
+        return CGPROP_DONE;
+    }
     size_t n = 0;
     char *p = dst;
     while (n < cap && it->pos < it->count) {

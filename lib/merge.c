@@ -1,29 +1,7 @@
-/* Merging graphs (per-thread recorder graphs into one), and the rollback
- * helpers that make merge and recorder flush all-or-nothing. */
+/* Merging graphs (per-thread recorder graphs into one), all-or-nothing. */
 #include "recorder.h"
 
 #include <string.h>
-
-void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0)
-{
-    if (ne0 >= g->ne) return;
-    for (uint32_t e = ne0; e < g->ne; e++)
-        if (g->ecaller[e] == g->ecallee[e]) g->nflags[g->ecaller[e]] &= ~(uint32_t)CGPROP__NF_SELF_CALL;
-    for (uint32_t i = 0; i < g->ehash_cap; i++)
-        if (g->ehash[i] > ne0) g->ehash[i] = 0;
-    g->ne = ne0;
-    cgprop__mutated(g);
-}
-
-void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0)
-{
-    if (nn0 >= g->nn) return;
-    for (uint32_t i = 0; i < g->nhash_cap; i++)
-        if (g->nhash[i] > nn0) g->nhash[i] = 0;
-    g->keys_len = g->key_off[nn0];
-    g->nn = nn0;
-    cgprop__mutated(g);
-}
 
 static int undo(cgprop_graph *g, uint32_t nn0, uint32_t ne0, uint32_t *map, int rc, const char *why)
 {
@@ -52,7 +30,7 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
     int rc;
     if (src->ecls && (rc = cgprop__ensure_classes(dst))) return undo(dst, nn0, ne0, map, rc, "out of memory");
     for (uint32_t v = 0; v < src->nn; v++)
-        if ((rc = cgprop_graph_add_node(dst, src->keys + src->key_off[v], src->key_len[v], &map[v])))
+        if ((rc = cgprop_graph_add_node(dst, src->key_ptr[v], src->key_len[v], &map[v])))
             return undo(dst, nn0, ne0, map, rc, "cannot add a function");
     for (uint32_t e = 0; e < src->ne; e++) {
         uint32_t id;

@@ -6,14 +6,6 @@
 
 #include "graph.h"
 
-/* Forget calls with ids >= ne0 (added since ne0 was read). Safe because the
- * call index is linear probing filled in id order: dropping a suffix of the
- * insertion order leaves exactly the table the older ids alone would make. */
-void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0);
-
-/* Forget functions with ids >= nn0, after their calls were rolled back. */
-void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0);
-
 /* The function of the innermost open activation, UINT32_MAX when none (for
  * the event-trace reader's messages). */
 uint32_t cgprop__recorder_top(const cgprop_recorder *r);
