@@ -15,6 +15,7 @@ typedef struct col_res {
     uint64_t *kin; /* nn + ncyc: callers the zero-weight rule counts */
     double *Sz;    /* ncyc * K: Σ members' self */
     double *gch;   /* nn * K: gprof child figure */
+    uint32_t *vid; /* nn: each function's vertex, kept so per-call look-ups stay in this file */
 } col_res;
 
 static void res_destroy(const cgprop_graph *g, col_res *r)
@@ -25,6 +26,7 @@ static void res_destroy(const cgprop_graph *g, col_res *r)
     cgprop__free(g, r->kin);
     cgprop__free(g, r->Sz);
     cgprop__free(g, r->gch);
+    cgprop__free(g, r->vid);
     cgprop__free(g, r);
 }
 
@@ -43,8 +45,8 @@ bool cgprop__collapse_current(const cgprop_graph *g)
 
 static inline uint32_t vid_of(const cgprop_graph *g, const col_res *r, uint32_t node)
 {
-    uint32_t c = cgprop__cycles_of(g, node);
-    return c == CGPROP_NONE ? node : r->nn + c;
+    (void)g;
+    return r->vid[node];
 }
 
 static inline double weight(const cgprop_graph *g, uint32_t share, uint32_t e, uint32_t k)
@@ -158,9 +160,14 @@ static int build(cgprop_graph *g, uint32_t share, col_res **out)
     r->kin = cgprop__calloc(g, nv, sizeof *r->kin);
     r->Sz = cgprop__calloc(g, (size_t)ncyc * K, sizeof *r->Sz);
     r->gch = cgprop__calloc(g, (size_t)nn * K, sizeof *r->gch);
-    if (!r->T || !r->W || !r->kin || !r->Sz || !r->gch) {
+    r->vid = cgprop__alloc(g, nn, sizeof *r->vid);
+    if (!r->T || !r->W || !r->kin || !r->Sz || !r->gch || !r->vid) {
         res_destroy(g, r);
         return CGPROP_ENOMEM;
+    }
+    for (uint32_t n = 0; n < nn; n++) {
+        uint32_t c = cgprop__cycles_of(g, n);
+        r->vid[n] = c == CGPROP_NONE ? n : nn + c;
     }
 
     /* Denominators: every call from outside a vertex into it, plus the
