@@ -166,7 +166,7 @@ void cgprop_graph_free(cgprop_graph *g)
     for (size_t i = 0; i < g->nkblocks; i++) cgprop__free(g, g->kblocks[i]);
     void *arrays[] = {g->mname, g->mlen, g->key_ptr, g->key_len, g->kblocks, g->nhash, g->self, g->self_n,
                       g->self_r, g->spont_cnt, g->spont_cost, g->calls_in, g->nflags, g->ecaller, g->ecallee,
-                      g->ecount, g->ecost, g->eflags, g->ecls, g->ecls_cnt, g->ehash, g->adj.out_off,
+                      g->ecount, g->ecost, g->eflags, g->ecls_ref, g->ecls, g->ecls_cnt, g->ehash, g->adj.out_off,
                       g->adj.out_e, g->adj.in_off, g->adj.in_e};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cgprop__free(g, arrays[i]);
     g->a.free_fn(g->a.user, g);
@@ -452,31 +452,62 @@ static int grow_edges(cgprop_graph *g)
     GROW(ecount, n);
     GROW(ecost, n * K);
     GROW(eflags, n);
-    if (g->ecls) {
-        GROW(ecls, n * CGPROP__NCLS * K);
-        GROW(ecls_cnt, n * CGPROP__NCLS);
-    }
+    GROW(ecls_ref, n);
 #undef GROW
     g->ecap = (uint32_t)n;
     return CGPROP_OK;
 }
 
-int cgprop__ensure_classes(cgprop_graph *g)
+const uint64_t cgprop__zeros[CGPROP_MAX_METRICS];
+
+static bool edge_empty(const cgprop_graph *g, uint32_t e)
 {
-    if (g->ecls) return CGPROP_OK;
-    /* The buckets track the edge capacity, so make sure there is one. */
-    int rc = grow_edges(g);
-    if (rc) return rc;
-    uint64_t *cls = cgprop__calloc(g, g->ecap, (size_t)CGPROP__NCLS * g->K * sizeof(uint64_t));
-    uint64_t *cnt = cgprop__calloc(g, g->ecap, CGPROP__NCLS * sizeof(uint64_t));
-    if (!cls || !cnt) {
-        cgprop__free(g, cls);
-        cgprop__free(g, cnt);
-        return CGPROP_ENOMEM;
+    if (g->ecount[e]) return false;
+    const uint64_t *c = g->ecost + (size_t)e * g->K;
+    for (uint32_t k = 0; k < g->K; k++)
+        if (c[k]) return false;
+    return true;
+}
+
+/* Store call e's buckets in a block of their own, with what the compact
+ * form implied. Blocks of calls that a rollback drops stay unused. */
+static int materialize(cgprop_graph *g, uint32_t e)
+{
+    size_t K = g->K;
+    if (g->ecls_nblk == g->ecls_blkcap) {
+        if (g->ecls_blkcap >= UINT32_MAX / 2 - CGPROP__ECLS_BLK) return CGPROP_ENOMEM;
+        uint32_t cap = g->ecls_blkcap ? g->ecls_blkcap * 2 : 64;
+        uint64_t *b = cgprop__realloc(g, g->ecls, (size_t)cap * CGPROP__NCLS, K * sizeof *b);
+        if (!b) return CGPROP_ENOMEM;
+        g->ecls = b;
+        uint64_t *n = cgprop__realloc(g, g->ecls_cnt, (size_t)cap * CGPROP__NCLS, sizeof *n);
+        if (!n) return CGPROP_ENOMEM;
+        g->ecls_cnt = n;
+        g->ecls_blkcap = cap;
     }
-    g->ecls = cls;
-    g->ecls_cnt = cnt;
+    uint32_t blk = g->ecls_nblk++, r = g->ecls_ref[e];
+    uint64_t *b = g->ecls + (size_t)blk * CGPROP__NCLS * K, *n = g->ecls_cnt + (size_t)blk * CGPROP__NCLS;
+    memset(b, 0, CGPROP__NCLS * K * sizeof *b);
+    memset(n, 0, CGPROP__NCLS * sizeof *n);
+    if (r) {
+        memcpy(b + (size_t)(r - 1) * K, g->ecost + (size_t)e * K, K * sizeof *b);
+        n[r - 1] = g->ecount[e];
+    }
+    g->ecls_ref[e] = CGPROP__ECLS_BLK + blk;
     return CGPROP_OK;
+}
+
+int cgprop__ecls_prepare(cgprop_graph *g, uint32_t e, int c, bool nonzero)
+{
+    uint32_t r = g->ecls_ref[e];
+    if (!nonzero || r >= CGPROP__ECLS_BLK) return CGPROP_OK;
+    if (c < 0) return r ? materialize(g, e) : CGPROP_OK;
+    if (r == (uint32_t)c + 1) return CGPROP_OK;
+    if (!r && edge_empty(g, e)) {
+        g->ecls_ref[e] = (uint32_t)c + 1;
+        return CGPROP_OK;
+    }
+    return materialize(g, e);
 }
 
 int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
@@ -500,10 +531,7 @@ int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, u
     g->ecount[e] = 0;
     memset(g->ecost + (size_t)e * K, 0, K * sizeof *g->ecost);
     g->eflags[e] = 0;
-    if (g->ecls) {
-        memset(g->ecls + (size_t)e * CGPROP__NCLS * K, 0, CGPROP__NCLS * K * sizeof *g->ecls);
-        memset(g->ecls_cnt + (size_t)e * CGPROP__NCLS, 0, CGPROP__NCLS * sizeof *g->ecls_cnt);
-    }
+    g->ecls_ref[e] = 0;
     uint64_t mask = g->ehash_cap - 1;
     uint64_t i = hash_pair(caller, callee) & mask;
     while (g->ehash[i]) i = (i + 1) & mask;
@@ -533,14 +561,18 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
     }
     if (g->calls_in[callee] > UINT64_MAX - count)
         return cgprop__err(g, CGPROP_EOVERFLOW, "%s: calls into function %u would overflow", what, callee);
-    if (cls >= 0) {
-        rc = cgprop__ensure_classes(g);
+    bool nonzero = count != 0;
+    for (size_t k = 0; costs && k < K && !nonzero; k++) nonzero = costs[k] != 0;
+    /* A new call is empty, so preparing it needs no memory: either way
+     * nothing is changed before the last step that can fail. */
+    if (e != UINT32_MAX) {
+        rc = cgprop__ecls_prepare(g, e, cls, nonzero);
         if (rc) return cgprop__err(g, rc, "%s: out of memory", what);
-    }
-    if (e == UINT32_MAX) {
+    } else {
         rc = cgprop__edge_get_or_add(g, caller, callee, &e);
         if (rc) return cgprop__err(g, rc, "%s: %s adding call %u -> %u", what,
                                    rc == CGPROP_ENOMEM ? "out of memory" : "too many calls", caller, callee);
+        (void)cgprop__ecls_prepare(g, e, cls, nonzero);
     }
     g->ecount[e] += count;
     g->calls_in[callee] += count;
@@ -554,8 +586,11 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
         }
     }
     if (cls >= 0) {
-        cgprop__add(g->ecls + ((size_t)e * CGPROP__NCLS + (size_t)cls) * K, costs, g->K);
-        g->ecls_cnt[(size_t)e * CGPROP__NCLS + (size_t)cls] += count;
+        uint64_t *bc, *b = cgprop__ecls_bucket(g, e, (uint32_t)cls, &bc);
+        if (b) {
+            cgprop__add(b, costs, g->K);
+            *bc += count;
+        }
         if ((cls & 3) == CGPROP_LEVEL_REC) g->eflags[e] |= CGPROP__EF_LUMPED;
         g->has_classes = true;
     }

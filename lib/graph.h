@@ -79,8 +79,20 @@ struct cgprop_graph {
     uint64_t *ecount;   /* ne */
     uint64_t *ecost;    /* ne * K */
     uint32_t *eflags;   /* ne */
-    uint64_t *ecls;     /* ne * NCLS * K, NULL until the first classified cost */
-    uint64_t *ecls_cnt; /* ne * NCLS, allocated with ecls */
+    /* Class buckets, read through cgprop__ecls_get(). Most calls only ever
+     * receive one class (every call of a non-recursive profile is level 0 →
+     * level 0), and then the bucket equals the call's plain cost and count,
+     * so nothing is stored for it. ecls_ref[e] (ne) says which case holds:
+     *   0                      no bucket holds anything;
+     *   1 + c (c < NCLS)       every addition that added anything went to
+     *                          class c: bucket c is ecost/ecount, the others 0;
+     *   CGPROP__ECLS_BLK + b   block b of ecls / ecls_cnt holds all buckets.
+     * The representation is not part of the graph's state: changing it
+     * (cgprop__ecls_prepare) is invisible. */
+    uint32_t *ecls_ref;
+    uint64_t *ecls;     /* nblk * NCLS * K */
+    uint64_t *ecls_cnt; /* nblk * NCLS */
+    uint32_t ecls_nblk, ecls_blkcap;
     uint32_t *ehash;
     uint32_t ehash_cap;
     bool has_classes;   /* any classified self or call cost was added */
@@ -130,8 +142,44 @@ int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, u
 void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0);
 void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0);
 
-/* Make sure the per-class buckets exist (zeroed). */
-int cgprop__ensure_classes(cgprop_graph *g);
+#define CGPROP__ECLS_BLK 16u
+
+/* K zeros, for empty class buckets. */
+extern const uint64_t cgprop__zeros[CGPROP_MAX_METRICS];
+
+/* Class bucket c of call e: its K costs (borrowed, read-only) and count. */
+static inline const uint64_t *cgprop__ecls_get(const cgprop_graph *g, uint32_t e, uint32_t c, uint64_t *count)
+{
+    uint32_t r = g->ecls_ref[e];
+    if (r >= CGPROP__ECLS_BLK) {
+        size_t b = (size_t)(r - CGPROP__ECLS_BLK) * CGPROP__NCLS + c;
+        *count = g->ecls_cnt[b];
+        return g->ecls + b * g->K;
+    }
+    if (r == c + 1) {
+        *count = g->ecount[e];
+        return g->ecost + (size_t)e * g->K;
+    }
+    *count = 0;
+    return cgprop__zeros;
+}
+
+/* Get call e ready for an addition to class c (c < 0: a cost or count added
+ * without class); nonzero says whether the addition adds anything. Call it
+ * before changing anything, as it may need memory (CGPROP_ENOMEM, nothing
+ * visible changed). Several prepares may precede the additions they cover. */
+int cgprop__ecls_prepare(cgprop_graph *g, uint32_t e, int c, bool nonzero);
+
+/* The stored bucket c of call e, to add to alongside the plain sums, or NULL
+ * when the plain sums are all there is (after cgprop__ecls_prepare). */
+static inline uint64_t *cgprop__ecls_bucket(const cgprop_graph *g, uint32_t e, uint32_t c, uint64_t **count)
+{
+    uint32_t r = g->ecls_ref[e];
+    if (r < CGPROP__ECLS_BLK) return NULL;
+    size_t b = (size_t)(r - CGPROP__ECLS_BLK) * CGPROP__NCLS + c;
+    if (count) *count = g->ecls_cnt + b;
+    return g->ecls + b * g->K;
+}
 
 /* Checked add of K values into dst: false (nothing changed) on overflow. */
 static inline bool cgprop__can_add(const uint64_t *dst, const uint64_t *src, uint32_t K)

@@ -11,6 +11,38 @@ static int undo(cgprop_graph *g, uint32_t nn0, uint32_t ne0, uint32_t *map, int 
     return cgprop__err(g, rc, "merge: %s; nothing merged", why);
 }
 
+/* Call e of src into call d of dst: each class bucket, then what no class
+ * holds, without class. With add false, only get d ready for those
+ * additions (cgprop__ecls_prepare), so that adding cannot need memory. */
+static int add_edge_parts(cgprop_graph *dst, const cgprop_graph *src, uint32_t e, uint32_t d, bool add)
+{
+    const uint32_t K = src->K;
+    uint32_t a = dst->ecaller[d], b = dst->ecallee[d];
+    uint64_t part[CGPROP_MAX_METRICS];
+    uint64_t count = src->ecount[e];
+    bool has_cost = (src->eflags[e] & CGPROP__EF_HAS_COST) != 0;
+    int rc = CGPROP_OK;
+    memcpy(part, src->ecost + (size_t)e * K, K * sizeof part[0]);
+    for (uint32_t cls = 0; cls < CGPROP__NCLS && !rc; cls++) {
+        uint64_t cn;
+        const uint64_t *cc = cgprop__ecls_get(src, e, cls, &cn);
+        bool any = cn != 0;
+        for (uint32_t k = 0; k < K; k++) any = any || cc[k];
+        /* A lumped bucket keeps its flag even when it holds zeros. */
+        if (!any && !((cls & 3) == CGPROP_LEVEL_REC && (src->eflags[e] & CGPROP__EF_LUMPED))) continue;
+        rc = add ? cgprop_graph_add_edge_class(dst, a, b, cls / 4, cls % 4, cn, cc, NULL)
+                 : cgprop__ecls_prepare(dst, d, (int)cls, any);
+        count -= cn;
+        for (uint32_t k = 0; k < K; k++) part[k] -= cc[k];
+    }
+    if (rc) return rc;
+    /* What no class holds was added without class. */
+    if (add) return cgprop_graph_add_edge(dst, a, b, count, has_cost ? part : NULL, NULL);
+    bool any = count != 0;
+    for (uint32_t k = 0; has_cost && k < K; k++) any = any || part[k];
+    return cgprop__ecls_prepare(dst, d, -1, any);
+}
+
 int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
 {
     if (!dst) return CGPROP_EINVAL;
@@ -28,7 +60,6 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
     uint32_t *map = cgprop__alloc(dst, (size_t)src->nn + 1, sizeof *map);
     if (!map) return cgprop__err(dst, CGPROP_ENOMEM, "merge: out of memory");
     int rc;
-    if (src->ecls && (rc = cgprop__ensure_classes(dst))) return undo(dst, nn0, ne0, map, rc, "out of memory");
     for (uint32_t v = 0; v < src->nn; v++)
         if ((rc = cgprop_graph_add_node(dst, src->key_ptr[v], src->key_len[v], &map[v])))
             return undo(dst, nn0, ne0, map, rc, "cannot add a function");
@@ -36,6 +67,9 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
         uint32_t id;
         if ((rc = cgprop__edge_get_or_add(dst, map[src->ecaller[e]], map[src->ecallee[e]], &id)))
             return undo(dst, nn0, ne0, map, rc, "cannot add a call");
+        /* Room for the class buckets phase 3 adds to (see add_edge_parts). */
+        if ((rc = add_edge_parts(dst, src, e, id, false)))
+            return undo(dst, nn0, ne0, map, rc, "out of memory");
     }
 
     /* Phase 2: every sum fits. Keys are unique in both graphs, so each
@@ -72,28 +106,8 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
         if (!rc && (src->nflags[v] & CGPROP__NF_SPONT))
             rc = cgprop_graph_add_spontaneous(dst, u, src->spont_cnt[v], src->spont_cost + (size_t)v * K);
     }
-    for (uint32_t e = 0; e < src->ne && !rc; e++) {
-        uint32_t a = map[src->ecaller[e]], b = map[src->ecallee[e]];
-        const uint64_t *cost = src->ecost + (size_t)e * K;
-        uint64_t count = src->ecount[e];
-        bool has_cost = (src->eflags[e] & CGPROP__EF_HAS_COST) != 0;
-        memcpy(part, cost, K * sizeof part[0]);
-        if (src->ecls) {
-            for (uint32_t cls = 0; cls < CGPROP__NCLS && !rc; cls++) {
-                const uint64_t *cc = src->ecls + ((size_t)e * CGPROP__NCLS + cls) * K;
-                uint64_t cn = src->ecls_cnt[(size_t)e * CGPROP__NCLS + cls];
-                bool any = cn != 0;
-                for (uint32_t k = 0; k < K; k++) any = any || cc[k];
-                /* A lumped bucket keeps its flag even when it holds zeros. */
-                if (!any && !((cls & 3) == CGPROP_LEVEL_REC && (src->eflags[e] & CGPROP__EF_LUMPED))) continue;
-                rc = cgprop_graph_add_edge_class(dst, a, b, cls / 4, cls % 4, cn, cc, NULL);
-                count -= cn;
-                for (uint32_t k = 0; k < K; k++) part[k] -= cc[k];
-            }
-        }
-        /* What no class holds was added without class. */
-        if (!rc) rc = cgprop_graph_add_edge(dst, a, b, count, has_cost ? part : NULL, NULL);
-    }
+    for (uint32_t e = 0; e < src->ne && !rc; e++)
+        rc = add_edge_parts(dst, src, e, cgprop__edge_lookup(dst, map[src->ecaller[e]], map[src->ecallee[e]]), true);
     cgprop__free(dst, map);
     if (rc) return rc; /* cannot happen: phase 2 checked every sum */
     return cgprop__ok(dst);

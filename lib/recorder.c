@@ -719,14 +719,15 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     uint64_t *callin = cgprop__calloc(g, g->nn, sizeof *callin);
     if (!callin) return cgprop__err(g, CGPROP_ENOMEM, "recorder_flush: out of memory");
     uint32_t ne0 = g->ne;
-    if (r->np && (rc = cgprop__ensure_classes(g))) {
-        cgprop__free(g, callin);
-        return cgprop__err(g, rc, "recorder_flush: out of memory");
-    }
     for (uint32_t s = 0; s < r->np; s++) {
         uint32_t e;
         if (!any_count(r, s)) continue;
-        if ((rc = cgprop__edge_get_or_add(g, r->pcaller[s], r->pcallee[s], &e))) {
+        rc = cgprop__edge_get_or_add(g, r->pcaller[s], r->pcallee[s], &e);
+        /* Each class with calls is added to (flush_pass). */
+        for (uint32_t cls = 0; cls < NCALL && !rc; cls++)
+            if (r->pcnt[(size_t)s * NPC + cls])
+                rc = cgprop__ecls_prepare(g, e, (int)cgprop__cls(cls / 3, cls % 3), true);
+        if (rc) {
             cgprop__rollback_edges(g, ne0);
             cgprop__free(g, callin);
             return cgprop__err(g, rc, "recorder_flush: %s adding calls; nothing written",

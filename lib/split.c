@@ -169,9 +169,9 @@ static bool sat_add(uint64_t *a, uint64_t b)
 /* Whether class bucket c of call e holds anything, in any metric. */
 static bool bucket_used(const cgprop_graph *g, uint32_t e, uint32_t c)
 {
-    if (!g->ecls) return false;
-    if (g->ecls_cnt[(size_t)e * CGPROP__NCLS + c]) return true;
-    const uint64_t *b = g->ecls + ((size_t)e * CGPROP__NCLS + c) * g->K;
+    uint64_t n;
+    const uint64_t *b = cgprop__ecls_get(g, e, c, &n);
+    if (n) return true;
     for (uint32_t k = 0; k < g->K; k++)
         if (b[k]) return true;
     return false;
@@ -270,13 +270,17 @@ int cgprop_graph_split(cgprop_graph *g)
         if (xr_bad) t[f] |= T_OUT_XR_BAD;
 
         uint64_t *v = r->edge + (size_t)e * E_FIG * K;
+        const uint64_t *bk[CGPROP__NCLS];
+        for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+            uint64_t n;
+            bk[c] = cgprop__ecls_get(g, e, c, &n);
+        }
         for (uint32_t k = 0; k < K; k++) {
-            uint64_t b[CGPROP__NCLS] = {0}, sum = 0;
-            if (g->ecls)
-                for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
-                    b[c] = g->ecls[((size_t)e * CGPROP__NCLS + c) * K + k];
-                    sum += b[c]; /* ≤ the call's plain cost */
-                }
+            uint64_t b[CGPROP__NCLS], sum = 0;
+            for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+                b[c] = bk[c][k];
+                sum += b[c]; /* ≤ the call's plain cost */
+            }
             uint64_t u = g->ecost[(size_t)e * K + k] - sum;
             uint64_t fig[E_FIG];
             fig[E_NN] = b[cgprop__cls(0, 0)] + (u_to_nr ? 0 : u);

@@ -139,10 +139,23 @@ static void sub(uint64_t *dst, const uint64_t *src, uint32_t K)
  * into large arrays, so overlapping them is most of the speed. */
 #define AHEAD 8
 
+static uint32_t class_of(const stack_scratch *s, size_t i)
+{
+    return cgprop__cls(s->lv[i] ? 1u : 0u, s->lv[i + 1]);
+}
+
+/* The stored class bucket pair i adds to, NULL when the call keeps its
+ * buckets in compact form (the usual case: one class per call). */
 static uint64_t *bucket_of(const cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e)
 {
-    uint32_t c = cgprop__cls(s->lv[i] ? 1u : 0u, s->lv[i + 1]);
-    return g->ecls + ((size_t)e * CGPROP__NCLS + c) * g->K;
+    return cgprop__ecls_bucket(g, e, class_of(s, i), NULL);
+}
+
+static void add_to_call(cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e, const uint64_t *w)
+{
+    cgprop__add(g->ecost + (size_t)e * g->K, w, g->K);
+    uint64_t *b = bucket_of(g, s, i, e);
+    if (b) cgprop__add(b, w, g->K);
 }
 
 /* Undo what add_existing did: the pairs before `upto`, then the root's
@@ -155,7 +168,8 @@ static void undo(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames
         uint32_t e = s->eid[i];
         if (e == MISSING) continue;
         sub(g->ecost + (size_t)e * K, w, K);
-        sub(bucket_of(g, s, i, e), w, K);
+        uint64_t *b = bucket_of(g, s, i, e);
+        if (b) sub(b, w, K);
     }
     sub(g->self + (size_t)frames[depth - 1] * K, w, K);
     sub(g->spont_cost + (size_t)frames[0] * K, w, K);
@@ -184,17 +198,15 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
     for (size_t i = 0; i < npairs; i++) {
         if (i + AHEAD < npairs && eid[i + AHEAD] != MISSING) {
             PREFETCH_W(g->ecost + (size_t)eid[i + AHEAD] * K);
-            PREFETCH_W(bucket_of(g, s, i + AHEAD, eid[i + AHEAD]));
+            PREFETCH_W(g->ecls_ref + eid[i + AHEAD]);
         }
         uint32_t e = eid[i];
         if (e == MISSING) continue;
-        uint64_t *c = g->ecost + (size_t)e * K;
-        if (!cgprop__can_add(c, w, K)) {
+        if (!cgprop__can_add(g->ecost + (size_t)e * K, w, K)) {
             undo(g, s, frames, depth, w, i);
             return false;
         }
-        cgprop__add(c, w, K);
-        cgprop__add(bucket_of(g, s, i, e), w, K);
+        add_to_call(g, s, i, e, w);
     }
     return true;
 }
@@ -212,7 +224,6 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
 
     /* Allocations that leave no visible trace come first. */
     int rc = scratch_reserve(g, depth);
-    if (!rc && depth >= 2) rc = cgprop__ensure_classes(g);
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     stack_scratch *s = g->stack_scratch;
 
@@ -238,6 +249,18 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
     /* Until this stack succeeds the cache may hold MISSING ids. */
     s->prev_len = 0;
+    /* Every existing call gets ready for its class (other calls may have
+     * changed the form of the prefix's calls since the previous stack). */
+    bool nonzero = false;
+    for (uint32_t k = 0; k < K; k++) nonzero = nonzero || weights[k];
+    for (size_t i = 0; nonzero && i + 1 < depth; i++) {
+        uint32_t e = s->eid[i];
+        if (e == MISSING) continue;
+        uint32_t ref = g->ecls_ref[e], c = class_of(s, i);
+        if (ref == c + 1 || ref >= CGPROP__ECLS_BLK) continue;
+        rc = cgprop__ecls_prepare(g, e, (int)c, true);
+        if (rc) return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
+    }
 
     if (!add_existing(g, s, frames, depth, weights))
         return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: a cost would overflow; nothing was added");
@@ -249,7 +272,10 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
          * no cost of this stack remains anywhere. */
         for (size_t i = 0; !rc && i + 1 < depth; i++) {
             uint32_t e;
-            if (s->eid[i] == MISSING) rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
+            if (s->eid[i] != MISSING) continue;
+            rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
+            /* No cost has reached the new calls yet. */
+            if (!rc) rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), nonzero);
         }
         if (rc) {
             undo(g, s, frames, depth, weights, depth - 1);
@@ -261,8 +287,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
             if (s->eid[i] != MISSING) continue;
             uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
             s->eid[i] = e;
-            cgprop__add(g->ecost + (size_t)e * K, weights, K);
-            cgprop__add(bucket_of(g, s, i, e), weights, K);
+            add_to_call(g, s, i, e, weights);
         }
     }
 

@@ -39,8 +39,8 @@ static uint32_t edge(cgprop_graph *g, uint32_t a, uint32_t b)
 static uint64_t bucket(cgprop_graph *g, uint32_t a, uint32_t b, uint32_t caller_rec, uint32_t callee, uint32_t k)
 {
     uint32_t e = edge(g, a, b);
-    ck_assert_ptr_nonnull(g->ecls);
-    return g->ecls[((size_t)e * CGPROP__NCLS + cgprop__cls(caller_rec, callee)) * g->K + k];
+    uint64_t n;
+    return cgprop__ecls_get(g, e, cgprop__cls(caller_rec, callee), &n)[k];
 }
 
 static uint64_t ecost(cgprop_graph *g, uint32_t a, uint32_t b, uint32_t k)
@@ -212,7 +212,8 @@ static snap take(const cgprop_graph *g)
 {
     snap s = {g->gen, g->ne, g->nn, NULL, 0};
     size_t K = g->K, nk = g->nn * K, ek = g->ne * K;
-    /* Buckets not allocated yet read as zero: allocating them is invisible. */
+    /* Buckets are read through the store's accessor: the form they are kept
+     * in may change invisibly. */
     s.len = 4 * nk + g->nn + ek + g->ne + g->ne * CGPROP__NCLS * (K + 1) + 2 * g->nn + g->ne;
     s.buf = calloc(s.len + 1, sizeof *s.buf);
     uint64_t *p = s.buf;
@@ -227,12 +228,13 @@ static snap take(const cgprop_graph *g)
     PUT(g->spont_cnt, g->nn);
     PUT(g->ecost, ek);
     PUT(g->ecount, g->ne);
-    if (g->ecls) {
-        PUT(g->ecls, g->ne * CGPROP__NCLS * K);
-        PUT(g->ecls_cnt, g->ne * CGPROP__NCLS);
-    } else {
-        p += g->ne * CGPROP__NCLS * (K + 1);
-    }
+    for (uint32_t e = 0; e < g->ne; e++)
+        for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+            uint64_t n;
+            const uint64_t *b = cgprop__ecls_get(g, e, c, &n);
+            PUT(b, K);
+            *p++ = n;
+        }
     PUT(g->nflags, g->nn);
     PUT(g->calls_in, g->nn);
     PUT(g->eflags, g->ne);
@@ -396,8 +398,12 @@ START_TEST(same_as_class_api)
         ck_assert_uint_eq(g1->eflags[e1], g2->eflags[e2]);
         for (uint32_t k = 0; k < K; k++)
             ck_assert_uint_eq(g1->ecost[(size_t)e1 * K + k], g2->ecost[(size_t)e2 * K + k]);
-        for (uint32_t c = 0; c < CGPROP__NCLS * K; c++)
-            ck_assert_uint_eq(g1->ecls[(size_t)e1 * CGPROP__NCLS * K + c], g2->ecls[(size_t)e2 * CGPROP__NCLS * K + c]);
+        for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+            uint64_t n1, n2;
+            const uint64_t *b1 = cgprop__ecls_get(g1, e1, c, &n1), *b2 = cgprop__ecls_get(g2, e2, c, &n2);
+            ck_assert_uint_eq(n1, n2);
+            for (uint32_t k = 0; k < K; k++) ck_assert_uint_eq(b1[k], b2[k]);
+        }
     }
     ck_assert(g1->has_classes && g1->any_cost);
     cgprop_graph_free(g1);
