@@ -1,0 +1,763 @@
+/* cgprop-bench: every speed and memory figure of cgprop beside a reference
+ * measured in the same run over the same data.
+ *
+ *   cgprop-bench [--quick] [--json] [--no-peer] [--only GROUPS] [--sizes N,N,...]
+ *
+ * Groups (all by default; --only takes a comma list):
+ *   scale     power-law DAG with small cycles at each size (10k .. 10M calls):
+ *             building the graph (beside appending the same data to plain
+ *             arrays), the adjacency index, cycles, collapse, propagate and
+ *             split (beside one streaming pass over the call array), peak
+ *             memory per call (beside the arrays' bytes per call)
+ *   giant     one SCC of 20,000 members entered from 100 callers, every
+ *             analysis, beside gprof2dot's published 44 s for this shape
+ *   stacks    stack ingestion (deep recursion, mean depth 64) at each size,
+ *             walk order and shuffled, beside a per-function counting pass
+ *   recorder  an enter/exit pair (K = 1, on-the-fly compensation) beside a
+ *             bare timestamp push/pop loop, with a synthetic counter and
+ *             with clock_gettime
+ *   read      each reader's MB/s (callgrind, folded, events) beside a
+ *             streaming pass over the same bytes; callgrind also beside
+ *             `callgrind_annotate --inclusive=yes` on the same file
+ *
+ * Times are CPU time of this process (of the child, for the peer), the
+ * smallest of several repetitions: the figures are meant to be read as
+ * ratios, which stay steady on a loaded machine when absolute times do not.
+ * Every ratio is (cgprop's time) / (the reference's time): above 1 cgprop is
+ * slower than the reference, below 1 faster. --json prints one record per
+ * figure on stdout (the table then goes to stderr); scripts/bench-report.sh
+ * turns it into docs/PERFORMANCE.md's table and plot.
+ */
+#include "gen.h"
+
+#include <cgprop.h>
+#include <cgprop_io.h>
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- options and output -------------------------------------------------- */
+
+static struct {
+    bool quick, json, peer;
+    const char *only;
+    size_t sizes[16];
+    size_t nsizes;
+} opt = {false, false, true, NULL, {0}, 0};
+
+static FILE *human; /* the table: stdout, or stderr with --json */
+static int nfig;
+
+static bool want(const char *group)
+{
+    if (!opt.only) return true;
+    size_t n = strlen(group);
+    for (const char *p = opt.only; *p;) {
+        const char *e = strchr(p, ',');
+        size_t m = e ? (size_t)(e - p) : strlen(p);
+        if (m == n && !strncmp(p, group, n)) return true;
+        p += m + (e ? 1 : 0);
+    }
+    return false;
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
+        else putchar(*s);
+    }
+    putchar('"');
+}
+
+/* One figure. size: calls (or frames, pairs, bytes) it was measured on;
+ * target: the largest acceptable ratio, 0 for none. */
+static void figure(const char *group, const char *name, const char *shape, double size, double value,
+                   const char *unit, const char *ref, double ref_value, double target)
+{
+    double ratio = ref_value > 0 ? value / ref_value : 0;
+    /* For rates (MB/s) the time ratio is the inverse. */
+    if (strstr(unit, "/s")) ratio = value > 0 ? ref_value / value : 0;
+    fprintf(human, "%-8s %-22s %-7s %10.0f %12.4g %-8s | %-44s %12.4g | %9.3g%s\n", group, name, shape, size,
+            value, unit, ref, ref_value, ratio,
+            target > 0 ? (ratio <= target ? "  (target met)" : "  (TARGET MISSED)") : "");
+    fflush(human);
+    if (!opt.json) return;
+    printf("%s\n  {\"group\": ", nfig ? "," : "");
+    json_str(group);
+    printf(", \"name\": ");
+    json_str(name);
+    printf(", \"shape\": ");
+    json_str(shape);
+    printf(", \"size\": %.0f, \"value\": %.6g, \"unit\": ", size, value);
+    json_str(unit);
+    printf(", \"reference\": ");
+    json_str(ref);
+    printf(", \"reference_value\": %.6g, \"ratio\": %.6g", ref_value, ratio);
+    if (target > 0) printf(", \"target_ratio\": %.6g, \"met\": %s", target, ratio <= target ? "true" : "false");
+    printf("}");
+    nfig++;
+}
+
+static void die(const char *what)
+{
+    fprintf(stderr, "cgprop-bench: %s\n", what);
+    exit(1);
+}
+
+/* ---- clocks -------------------------------------------------------------- */
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Repetitions for a run over n items: small inputs are repeated more so
+ * the minimum is not a single timer tick. */
+static int reps_for(size_t n)
+{
+    size_t r = n ? 4000000 / n : 50;
+    if (r < 2) r = 2;
+    if (r > 50) r = 50;
+    if (opt.quick && r > 20) r = 20;
+    return (int)r;
+}
+
+/* ---- counting allocator -------------------------------------------------- */
+
+typedef struct counter {
+    size_t cur, peak;
+} counter;
+
+typedef union hdr {
+    size_t n;
+    max_align_t align;
+} hdr;
+
+static void *c_malloc(void *u, size_t n)
+{
+    counter *c = u;
+    hdr *h = malloc(sizeof *h + n);
+    if (!h) return NULL;
+    h->n = n;
+    c->cur += n;
+    if (c->cur > c->peak) c->peak = c->cur;
+    return h + 1;
+}
+
+static void *c_realloc(void *u, void *p, size_t n)
+{
+    counter *c = u;
+    if (!p) return c_malloc(u, n);
+    hdr *h = (hdr *)p - 1;
+    size_t old = h->n;
+    /* Old and new block may both be live while realloc copies. */
+    if (c->cur + n > c->peak) c->peak = c->cur + n;
+    hdr *q = realloc(h, sizeof *q + n);
+    if (!q) return NULL;
+    q->n = n;
+    c->cur = c->cur - old + n;
+    return q + 1;
+}
+
+static void c_free(void *u, void *p)
+{
+    counter *c = u;
+    hdr *h = (hdr *)p - 1;
+    c->cur -= h->n;
+    free(h);
+}
+
+static cgprop_graph *new_graph(counter *cnt, const char *metric)
+{
+    cgprop_allocator al = {c_malloc, c_realloc, c_free, cnt};
+    cgprop_graph *g;
+    if (cgprop_graph_new(cnt ? &al : NULL, &metric, NULL, 1, &g) != CGPROP_OK) die("cgprop_graph_new failed");
+    return g;
+}
+
+static void check(cgprop_graph *g, int rc, const char *what)
+{
+    if (rc == CGPROP_OK) return;
+    fprintf(stderr, "cgprop-bench: %s: %s\n", what, cgprop_graph_errmsg(g));
+    exit(1);
+}
+
+/* ---- scale: build and analyses over the power-law DAG ---------------------- */
+
+typedef struct keys {
+    char *buf;
+    size_t *off; /* nn + 1 */
+} keys;
+
+/* Keys shaped like a callgrind reader's: object TAB file TAB name. */
+static void make_keys(keys *k, uint32_t nn)
+{
+    size_t cap = (size_t)nn * 48 + 64, len = 0;
+    k->buf = malloc(cap);
+    k->off = malloc(((size_t)nn + 1) * sizeof *k->off);
+    if (!k->buf || !k->off) die("out of memory");
+    for (uint32_t i = 0; i < nn; i++) {
+        k->off[i] = len;
+        len += (size_t)snprintf(k->buf + len, cap - len, "libobj%u.so\tsrc/file%u.c\tfunction_%u", i % 40,
+                                i % 3000, i);
+    }
+    k->off[nn] = len;
+}
+
+/* The reference store: keys and calls appended to growing arrays. */
+typedef struct ref_call {
+    uint32_t a, b;
+    uint64_t count, cost;
+} ref_call;
+
+static void *grow(counter *c, void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return p;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) n *= 2;
+    void *q = c_realloc(c, p, n * elem);
+    if (!q) die("out of memory");
+    *cap = n;
+    return q;
+}
+
+static double ref_append(const gen_calls *in, const keys *k, counter *c)
+{
+    char *kb = NULL;
+    size_t klen = 0, kcap = 0, ncap = 0, ecap = 0;
+    size_t *koff = NULL;
+    ref_call *calls = NULL;
+    double t0 = cpu_now();
+    for (uint32_t i = 0; i < in->nn; i++) {
+        size_t len = k->off[i + 1] - k->off[i];
+        kb = grow(c, kb, &kcap, klen + len + 1, 1);
+        koff = grow(c, koff, &ncap, (size_t)i + 1, sizeof *koff);
+        memcpy(kb + klen, k->buf + k->off[i], len);
+        kb[klen + len] = '\0';
+        koff[i] = klen;
+        klen += len + 1;
+    }
+    for (size_t e = 0; e < in->n; e++) {
+        calls = grow(c, calls, &ecap, e + 1, sizeof *calls);
+        calls[e].a = in->a[e];
+        calls[e].b = in->b[e];
+        calls[e].count = in->count[e];
+        calls[e].cost = in->cost[e];
+    }
+    double t = cpu_now() - t0;
+    c_free(c, kb);
+    c_free(c, koff);
+    c_free(c, calls);
+    return t;
+}
+
+static cgprop_graph *build(const gen_calls *in, const keys *k, counter *cnt, double *secs)
+{
+    cgprop_graph *g = new_graph(cnt, "Ir");
+    double t0 = cpu_now();
+    for (uint32_t i = 0; i < in->nn; i++) {
+        uint32_t id;
+        check(g, cgprop_graph_add_node(g, k->buf + k->off[i], k->off[i + 1] - k->off[i], &id), "add_node");
+        check(g, cgprop_graph_add_self(g, id, &in->self[i]), "add_self");
+    }
+    for (size_t e = 0; e < in->n; e++)
+        check(g, cgprop_graph_add_edge(g, in->a[e], in->b[e], in->count[e], &in->cost[e], NULL), "add_edge");
+    *secs = cpu_now() - t0;
+    return g;
+}
+
+static volatile uint64_t sink;
+
+/* The floor of every analysis: read each call once. */
+static double stream_pass(const gen_calls *c)
+{
+    /* Repeat on small inputs so the time is well above the timer's grain. */
+    int loops = c->n < 1000000 ? (int)(1000000 / (c->n + 1)) + 1 : 1;
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t0 = cpu_now();
+        uint64_t acc = 0;
+        for (int l = 0; l < loops; l++)
+            for (size_t e = 0; e < c->n; e++) acc += c->a[e] ^ (c->b[e] + c->count[e] + c->cost[e]);
+        sink = acc;
+        double t = (cpu_now() - t0) / loops;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+typedef int (*analysis_fn)(cgprop_graph *g);
+static int run_cycles(cgprop_graph *g) { return cgprop_graph_find_cycles(g, NULL); }
+static int run_collapse(cgprop_graph *g) { return cgprop_graph_collapse(g, CGPROP_SHARE_AUTO); }
+static int run_propagate(cgprop_graph *g) { return cgprop_graph_propagate(g); }
+static int run_split(cgprop_graph *g) { return cgprop_graph_split(g); }
+
+static const struct {
+    const char *name;
+    analysis_fn fn;
+} analyses[] = {{"cycles", run_cycles}, {"collapse", run_collapse}, {"propagate", run_propagate}, {"split", run_split}};
+#define NANALYSES 4
+
+/* Each analysis, best of reps runs (re-running one keeps the others valid
+ * because the graph does not change). Fills t[NANALYSES] in seconds. */
+static void time_analyses(cgprop_graph *g, int reps, double *t)
+{
+    for (int a = 0; a < NANALYSES; a++) t[a] = 1e30;
+    for (int r = 0; r < reps; r++)
+        for (int a = 0; a < NANALYSES; a++) {
+            double t0 = cpu_now();
+            check(g, analyses[a].fn(g), analyses[a].name);
+            double d = cpu_now() - t0;
+            if (d < t[a]) t[a] = d;
+        }
+}
+
+static double index_time(cgprop_graph *g)
+{
+    cgprop_iter *it;
+    double t0 = cpu_now();
+    check(g, cgprop_iter_new(g, CGPROP_ITER_CALLEES, 0, 0, &it), "iter_new");
+    double t = cpu_now() - t0;
+    cgprop_iter_free(it);
+    return t;
+}
+
+static void bench_scale(size_t n)
+{
+    gen_calls in;
+    keys k;
+    if (gen_dag(&in, n, 0x5EED0001u + n)) die("out of memory generating the graph");
+    make_keys(&k, in.nn);
+    int reps = reps_for(in.n);
+    double calls = (double)in.n;
+
+    double t_ref = 1e30, t_build = 1e30, t_index = 1e30, t_an[NANALYSES];
+    size_t ref_bytes = 0, graph_bytes = 0, all_bytes = 0;
+    for (int r = 0; r < (reps < 5 ? reps : 5); r++) {
+        counter rc = {0, 0};
+        double t = ref_append(&in, &k, &rc);
+        if (t < t_ref) t_ref = t;
+        ref_bytes = rc.peak;
+    }
+    int breps = reps < 5 ? reps : 5;
+    for (int r = 0; r < breps; r++) {
+        counter gc = {0, 0};
+        double t;
+        cgprop_graph *g = build(&in, &k, &gc, &t);
+        if (t < t_build) t_build = t;
+        graph_bytes = gc.peak;
+        double ti = index_time(g);
+        if (ti < t_index) t_index = ti;
+        if (r == breps - 1) {
+            time_analyses(g, reps, t_an);
+            all_bytes = gc.peak;
+        }
+        cgprop_graph_free(g);
+    }
+    double t_stream = stream_pass(&in);
+    const char *sref = "streaming pass over the call array";
+    figure("scale", "build", "dag", calls, t_build * 1e9 / calls, "ns/call", "append to plain arrays",
+           t_ref * 1e9 / calls, 0);
+    figure("scale", "index", "dag", calls, t_index * 1e9 / calls, "ns/call", sref, t_stream * 1e9 / calls, 0);
+    for (int a = 0; a < NANALYSES; a++)
+        figure("scale", analyses[a].name, "dag", calls, t_an[a] * 1e9 / calls, "ns/call", sref,
+               t_stream * 1e9 / calls, 0);
+    figure("scale", "memory: graph", "dag", calls, (double)graph_bytes / calls, "B/call",
+           "plain arrays of the same keys and calls", (double)ref_bytes / calls, 0);
+    figure("scale", "memory: graph+analyses", "dag", calls, (double)all_bytes / calls, "B/call",
+           "plain arrays of the same keys and calls", (double)ref_bytes / calls, 0);
+    free(k.buf);
+    free(k.off);
+    gen_calls_free(&in);
+}
+
+/* ---- giant SCC ------------------------------------------------------------ */
+
+static void bench_giant(void)
+{
+    gen_calls in;
+    keys k;
+    if (gen_giant(&in, 20000, 100, 80000, 0x61A47u)) die("out of memory");
+    make_keys(&k, in.nn);
+    double tb;
+    counter gc = {0, 0};
+    cgprop_graph *g = build(&in, &k, &gc, &tb);
+    (void)index_time(g);
+    double t[NANALYSES];
+    time_analyses(g, opt.quick ? 3 : 5, t);
+    size_t ncyc = 0;
+    check(g, cgprop_graph_find_cycles(g, &ncyc), "find_cycles");
+    double calls = (double)cgprop_graph_edge_count(g);
+    double ts = stream_pass(&in);
+    for (int a = 0; a < NANALYSES; a++)
+        figure("giant", analyses[a].name, "giant", calls, t[a] * 1e3, "ms", "streaming pass over the call array",
+               ts * 1e3, 0);
+    /* gprof2dot is not run here: its figure for this shape is published
+     * (reference/gprof2dot.md §6, 20,000 functions, ~100 entries). */
+    double all = t[0] + t[1] + t[2];
+    figure("giant", "cycles+collapse+propagate", "giant", calls, all * 1e3, "ms",
+           "gprof2dot on this shape (published, not run)", 44000.0, 0.001);
+    cgprop_graph_free(g);
+    free(k.buf);
+    free(k.off);
+    gen_calls_free(&in);
+}
+
+/* ---- stacks --------------------------------------------------------------- */
+
+#define STACK_NFUN 20000u
+
+static cgprop_graph *stack_graph(counter *cnt)
+{
+    cgprop_graph *g = new_graph(cnt, "samples");
+    for (uint32_t f = 0; f < STACK_NFUN; f++) {
+        char key[32];
+        int len = snprintf(key, sizeof key, "fn_%u", f);
+        uint32_t id;
+        check(g, cgprop_graph_add_node(g, key, (size_t)len, &id), "add_node");
+    }
+    return g;
+}
+
+static double ingest(cgprop_graph *g, const gen_stacks *p, const size_t *order)
+{
+    const uint64_t w[1] = {1};
+    double t0 = cpu_now();
+    for (size_t i = 0; i < p->nsamples; i++) {
+        size_t s = order ? order[i] : i;
+        check(g, cgprop_graph_add_stack(g, p->frames + p->off[s], p->off[s + 1] - p->off[s], w), "add_stack");
+    }
+    return cpu_now() - t0;
+}
+
+static void bench_stacks(size_t nframes, bool shuffled)
+{
+    gen_stacks p;
+    if (gen_stacks_make(&p, nframes, STACK_NFUN, 0x57AC5u)) die("out of memory");
+    double nf = (double)p.nframes;
+    int reps = reps_for(p.nframes);
+    if (reps > 5) reps = 5;
+    uint64_t *cnt = calloc(STACK_NFUN, sizeof *cnt);
+    if (!cnt) die("out of memory");
+    double t_count = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t0 = cpu_now();
+        for (size_t s = 0; s < p.nsamples; s++)
+            for (size_t i = p.off[s]; i < p.off[s + 1]; i++) cnt[p.frames[i]] += 1;
+        double t = cpu_now() - t0;
+        if (t < t_count) t_count = t;
+    }
+    sink = cnt[0];
+    free(cnt);
+    double t_walk = 1e30, t_split = 1e30;
+    size_t bytes = 0, ncalls = 0;
+    for (int r = 0; r < reps; r++) {
+        counter gc = {0, 0};
+        cgprop_graph *g = stack_graph(&gc);
+        double t = ingest(g, &p, NULL);
+        if (t < t_walk) t_walk = t;
+        bytes = gc.peak;
+        ncalls = cgprop_graph_edge_count(g);
+        double t0 = cpu_now();
+        check(g, cgprop_graph_split(g), "split");
+        t = cpu_now() - t0;
+        if (t < t_split) t_split = t;
+        cgprop_graph_free(g);
+    }
+    const char *cref = "per-function counter pass over the frames";
+    figure("stacks", "add_stack", "walk", nf, t_walk * 1e9 / nf, "ns/frame", cref, t_count * 1e9 / nf, 0);
+    if (shuffled) {
+        size_t *order = malloc(p.nsamples * sizeof *order);
+        if (!order) die("out of memory");
+        gen_rng rng;
+        gen_seed(&rng, 0x5u);
+        for (size_t i = 0; i < p.nsamples; i++) order[i] = i;
+        for (size_t i = p.nsamples - 1; i > 0; i--) {
+            size_t j = (size_t)(gen_next(&rng) % (i + 1)), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        cgprop_graph *g = stack_graph(NULL);
+        double t = ingest(g, &p, order);
+        cgprop_graph_free(g);
+        free(order);
+        figure("stacks", "add_stack shuffled", "walk", nf, t * 1e9 / nf, "ns/frame", cref, t_count * 1e9 / nf, 0);
+    }
+    figure("stacks", "split", "walk", (double)ncalls, t_split * 1e9 / (double)ncalls, "ns/call",
+           "per-function counter pass over the frames, per call", t_count * 1e9 / (double)ncalls, 0);
+    figure("stacks", "memory", "walk", nf, (double)bytes / nf, "B/frame", "the frames as uint32 ids", 4.0, 0);
+    gen_stacks_free(&p);
+}
+
+/* ---- recorder ------------------------------------------------------------- */
+
+static inline uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t synth;
+static inline uint64_t synth_ns(void) { return synth += 7; }
+static uint64_t floor_sums[1024];
+
+/* The floor: push a timestamp at enter; at exit pop it and add the
+ * difference to a per-function sum. */
+static double run_floor(const gen_script *s, bool real)
+{
+    static uint64_t tstack[64];
+    size_t d = 0;
+    double t0 = cpu_now();
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t e = s->ev[i];
+        uint64_t t = real ? clock_ns() : synth_ns();
+        if (!(e & 1)) tstack[d++] = t;
+        else floor_sums[e >> 1] += t - tstack[--d];
+    }
+    return cpu_now() - t0;
+}
+
+static double run_rec(const gen_script *s, bool real, cgprop_recorder *r)
+{
+    double t0 = cpu_now();
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t e = s->ev[i];
+        uint64_t t = real ? clock_ns() : synth_ns();
+        int rc = (e & 1) ? cgprop_recorder_exit(r, e >> 1, &t) : cgprop_recorder_enter(r, e >> 1, &t);
+        if (rc) die("recorder error");
+    }
+    return cpu_now() - t0;
+}
+
+static void bench_recorder(void)
+{
+    gen_script s;
+    if (gen_script_make(&s, opt.quick ? 400000 : 2000000, 0x2EC0u)) die("out of memory");
+    double pairs = (double)(s.n / 2);
+    int rounds = opt.quick ? 5 : 9;
+    cgprop_graph *g = new_graph(NULL, "ns");
+    for (uint32_t f = 0; f < s.nfun; f++) {
+        char key[16];
+        int len = snprintf(key, sizeof key, "fn_%u", f);
+        uint32_t id;
+        check(g, cgprop_graph_add_node(g, key, (size_t)len, &id), "add_node");
+    }
+    cgprop_recorder_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = CGPROP_COMP_ONLINE;
+    o.delta_i[0] = 3;
+    o.delta_e[0] = 2;
+    cgprop_recorder *r;
+    check(g, cgprop_recorder_new(g, &o, &r), "recorder_new");
+    for (int real = 0; real <= 1; real++) {
+        double bf = 1e30, br = 1e30;
+        for (int round = 0; round < rounds; round++) {
+            double a = run_floor(&s, real);
+            double b = run_rec(&s, real, r);
+            uint64_t t = real ? clock_ns() : synth_ns();
+            check(g, cgprop_recorder_flush(r, &t), "recorder_flush");
+            if (a < bf) bf = a;
+            if (b < br) br = b;
+        }
+        figure("recorder", real ? "enter/exit, clock_gettime" : "enter/exit, synthetic clock", "script", pairs,
+               br * 1e9 / pairs, "ns/pair",
+               real ? "push/pop loop reading clock_gettime" : "push/pop loop, synthetic clock", bf * 1e9 / pairs,
+               real ? 0 : 3.0);
+    }
+    cgprop_recorder_free(r);
+    cgprop_graph_free(g);
+    gen_script_free(&s);
+}
+
+/* ---- readers -------------------------------------------------------------- */
+
+static const char *write_tmp(const gen_buf *b, char *path, size_t cap)
+{
+    snprintf(path, cap, "/tmp/cgprop-bench-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) die("cannot create a temporary file");
+    size_t done = 0;
+    while (done < b->len) {
+        ssize_t w = write(fd, b->p + done, b->len - done);
+        if (w <= 0) die("cannot write the temporary file");
+        done += (size_t)w;
+    }
+    close(fd);
+    return path;
+}
+
+/* The floor: read the file in 1 MiB blocks and count its lines. */
+static double stream_file(const char *path)
+{
+    static char buf[1 << 20];
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t0 = cpu_now();
+        FILE *f = fopen(path, "rb");
+        if (!f) die("cannot open the temporary file");
+        uint64_t n = 0;
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+            for (const char *p = buf, *e = buf + got; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) n++;
+        fclose(f);
+        sink = n;
+        double t = cpu_now() - t0;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+static double read_file(const char *path, int reps)
+{
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        cgprop_graph *g;
+        cgprop_read_error err;
+        double t0 = cpu_now();
+        int rc = cgprop_read_file(path, strlen(path), NULL, NULL, &g, NULL, &err);
+        double t = cpu_now() - t0;
+        if (rc) {
+            fprintf(stderr, "cgprop-bench: %s:%llu: %s\n", err.file, (unsigned long long)err.line, err.reason);
+            exit(1);
+        }
+        cgprop_graph_free(g);
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+static double children_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* CPU seconds of `callgrind_annotate --inclusive=yes path`, < 0 if it
+ * cannot run. */
+static double run_peer(const char *path)
+{
+    double c0 = children_cpu();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execlp("callgrind_annotate", "callgrind_annotate", "--inclusive=yes", path, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return -1;
+    return children_cpu() - c0;
+}
+
+static void bench_read_one(const char *fmt, const gen_buf *b, bool peer)
+{
+    char path[64];
+    write_tmp(b, path, sizeof path);
+    double mb = (double)b->len / (1 << 20);
+    double ts = stream_file(path);
+    double tr = read_file(path, opt.quick ? 2 : 3);
+    const char *sref = "streaming pass (fread + count lines)";
+    figure("read", fmt, "file", (double)b->len, mb / tr, "MB/s", sref, mb / ts, !strcmp(fmt, "callgrind") ? 10.0 : 0);
+    if (peer) {
+        double tp = run_peer(path);
+        if (tp < 0) fprintf(human, "read     callgrind_annotate: not installed or failed; figure skipped\n");
+        else
+            figure("read", fmt, "file", (double)b->len, mb / tr, "MB/s", "callgrind_annotate --inclusive=yes",
+                   mb / tp, 0.01);
+    }
+    remove(path);
+}
+
+static void bench_read(void)
+{
+    gen_buf b = {0};
+    if (gen_callgrind(&b, (opt.quick ? 16u : 40u) << 20, 0xCA11u)) die("out of memory");
+    bench_read_one("callgrind", &b, opt.peer);
+    gen_buf_free(&b);
+
+    gen_stacks st;
+    if (gen_stacks_make(&st, opt.quick ? 500000 : 4000000, STACK_NFUN, 0xF01Du)) die("out of memory");
+    if (gen_folded(&b, &st)) die("out of memory");
+    gen_stacks_free(&st);
+    bench_read_one("folded", &b, false);
+    gen_buf_free(&b);
+
+    gen_script sc;
+    if (gen_script_make(&sc, opt.quick ? 200000 : 2000000, 0xE7u)) die("out of memory");
+    if (gen_events(&b, &sc)) die("out of memory");
+    gen_script_free(&sc);
+    bench_read_one("events", &b, false);
+    gen_buf_free(&b);
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: cgprop-bench [--quick] [--json] [--no-peer] [--only GROUPS] [--sizes N,N,...]\n"
+                    "groups: scale, giant, stacks, recorder, read\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) opt.quick = true;
+        else if (!strcmp(argv[i], "--json")) opt.json = true;
+        else if (!strcmp(argv[i], "--no-peer")) opt.peer = false;
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) opt.only = argv[++i];
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+            for (char *p = argv[++i]; *p && opt.nsizes < 16;) {
+                char *e;
+                unsigned long long v = strtoull(p, &e, 10);
+                if (e == p || v < 100) usage();
+                opt.sizes[opt.nsizes++] = (size_t)v;
+                p = *e == ',' ? e + 1 : e;
+            }
+        } else usage();
+    }
+    if (!opt.nsizes) {
+        static const size_t full[] = {10000, 100000, 1000000, 10000000};
+        opt.nsizes = opt.quick ? 3 : 4;
+        memcpy(opt.sizes, full, opt.nsizes * sizeof full[0]);
+    }
+    human = opt.json ? stderr : stdout;
+    if (opt.json) printf("{\"tool\": \"cgprop-bench\", \"version\": \"%s\", \"quick\": %s, \"figures\": [",
+                         cgprop_version_string(), opt.quick ? "true" : "false");
+    fprintf(human, "%-8s %-22s %-7s %10s %12s %-8s | %-44s %12s | %9s\n", "group", "figure", "shape", "size",
+            "value", "unit", "reference (same run)", "ref value", "ratio");
+    double t0 = cpu_now();
+    if (want("scale"))
+        for (size_t i = 0; i < opt.nsizes; i++) bench_scale(opt.sizes[i]);
+    if (want("giant")) bench_giant();
+    if (want("stacks"))
+        for (size_t i = 0; i < opt.nsizes; i++) bench_stacks(opt.sizes[i], opt.sizes[i] == 1000000);
+    if (want("recorder")) bench_recorder();
+    if (want("read")) bench_read();
+    fprintf(human, "(%.1f s of CPU in this process; ratios are cgprop's time / the reference's time)\n",
+            cpu_now() - t0);
+    if (opt.json) printf("\n]}\n");
+    return 0;
+}
