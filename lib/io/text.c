@@ -3,6 +3,7 @@
  * marked '~' (issue 6's rule for views meant for people). */
 #include "write.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,44 @@ static int cycle_entry(tctx *t, uint32_t c)
     return CGPROP_OK;
 }
 
+/* Issue 4's "exact vs heuristic": where the input gives the exact C_n, show
+ * how far gprof2dot's per-root estimate would have been from it, largest
+ * gaps first, so a user sees what an ordinary profiler would have told them. */
+#define CGPROP__GAPS_SHOWN 20
+static int heuristic_gaps(tctx *t)
+{
+    cgprop__view *v = t->v;
+    if (!v->split || v->program <= 0) return CGPROP_OK;
+    entry *gap = cgprop__alloc(t->g, v->nn ? v->nn : 1, sizeof *gap);
+    if (!gap) return cgprop__err(t->g, CGPROP_ENOMEM, "write: out of memory");
+    size_t n = 0;
+    for (uint32_t f = 0; f < v->nn; f++) {
+        if (v->how[f] != CGPROP__SHOW_EXACT) continue;
+        double d = v->tot[f].total - (double)v->split[f].C_n;
+        /* Below 0.01 % of the program the two agree as far as anyone reads. */
+        if (fabs(d) >= 1e-4 * v->program) gap[n++] = (entry){fabs(d), f};
+    }
+    if (n) {
+        qsort(gap, n, sizeof *gap, by_total_desc);
+        cgprop__wr_printf(t->w,
+                          "\nExact vs estimate: %zu function%s where gprof2dot's per-root heuristic misses the "
+                          "exact inclusive cost\n(difference in points of the program total; largest first%s)\n\n",
+                          n, n == 1 ? "" : "s", n > CGPROP__GAPS_SHOWN ? ", first 20 shown" : "");
+        cgprop__wr_printf(t->w, "%14s %8s %14s %8s %9s  %s\n", "exact C_n", "%", "heuristic", "%", "points",
+                          "name");
+        for (size_t i = 0; i < n && i < CGPROP__GAPS_SHOWN; i++) {
+            uint32_t f = gap[i].id;
+            double h = v->tot[f].total, c = (double)v->split[f].C_n;
+            cgprop__wr_printf(t->w, "%14.0f %8.2f %14.0f %8.2f %+9.2f  ", c, pct(v, c), h, pct(v, h),
+                              pct(v, h) - pct(v, c));
+            put_name(t, f, 0);
+            cgprop__wr_puts(t->w, "\n");
+        }
+    }
+    cgprop__free(t->g, gap);
+    return CGPROP_OK;
+}
+
 int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
 {
     cgprop__view v;
@@ -222,6 +261,9 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         put_name(&t, f, 0);
         cgprop__wr_puts(w, "\n");
     }
+
+    rc = heuristic_gaps(&t);
+    if (rc) goto done;
 
     /* Call graph: functions and cycles as a whole, by total. */
     for (uint32_t c = 0; c < v.nc; c++) ent[v.nn + c] = (entry){v.cyc[c].total, v.nn + c};
