@@ -255,9 +255,25 @@ static int pair_slot(cgprop_recorder *r, uint32_t a, uint32_t b, uint32_t *out)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CGPROP__ALWAYS_INLINE __attribute__((always_inline)) inline
+#define CGPROP__NOINLINE __attribute__((noinline))
+#define CGPROP__LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define CGPROP__ALWAYS_INLINE inline
+#define CGPROP__NOINLINE
+#define CGPROP__LIKELY(x) (x)
 #endif
+
+/* The slot of pair (a, b), NO_SLOT when it has none yet. */
+static CGPROP__ALWAYS_INLINE uint32_t pair_find(const cgprop_recorder *r, uint32_t a, uint32_t b)
+{
+    if (!r->phash_cap) return NO_SLOT;
+    uint64_t mask = r->phash_cap - 1;
+    for (uint64_t i = pair_hash(a, b) & mask;; i = (i + 1) & mask) {
+        uint32_t v = r->phash[i];
+        if (!v) return NO_SLOT;
+        if (r->pcaller[v - 1] == a && r->pcallee[v - 1] == b) return v - 1;
+    }
+}
 
 
 static int backwards(cgprop_recorder *r, const char *what, const uint64_t *c)
@@ -316,11 +332,53 @@ static CGPROP__ALWAYS_INLINE int enter_k(cgprop_recorder *r, uint32_t node, cons
     return CGPROP_OK;
 }
 
-int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+/* Everything but the common case: errors, growth, a new pair, K > 1. */
+static CGPROP__NOINLINE int enter_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c)
 {
     if (!r) return CGPROP_EINVAL;
     if (!c) return cgprop__err(r->g, CGPROP_EINVAL, "recorder_enter: counters is NULL");
     return r->K == 1 ? enter_k(r, node, c, 1) : enter_k(r, node, c, r->K);
+}
+
+int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+{
+    /* The common probe (K = 1, nothing to grow, a pair seen before) does
+     * what enter_k does, with no call and few registers to save. */
+    if (CGPROP__LIKELY(r && c && r->K == 1)) {
+        const size_t d = r->depth;
+        const uint64_t t = c[0];
+        if (CGPROP__LIKELY(node < r->g->nn && node < r->fcap && d < r->scap && t >= r->last[0] &&
+                           r->active[node] != UINT32_MAX)) {
+            uint32_t slot = NO_SLOT;
+            frame *f = r->fr + d;
+            if (d) {
+                uint32_t parent = f[-1].node;
+                if (r->mru_callee[parent] == node) {
+                    slot = r->mru_slot[parent];
+                } else {
+                    slot = pair_find(r, parent, node);
+                    if (slot == NO_SLOT) return enter_slow(r, node, c);
+                    r->mru_callee[parent] = node;
+                    r->mru_slot[parent] = slot;
+                }
+            }
+            f->node = node;
+            f->slot = slot;
+            f->level = r->active[node]++;
+            f->m = 0;
+            f->l = 0;
+            uint64_t *fk = r->fk + 2 * d;
+            fk[0] = t;
+            fk[1] = 0;
+            if (r->online) r->fkc[d] = 0;
+            r->last[0] = t;
+            if (node >= r->fmax) r->fmax = node + 1;
+            r->depth = d + 1;
+            r->g->err[0] = '\0';
+            return CGPROP_OK;
+        }
+    }
+    return enter_slow(r, node, c);
 }
 
 /* Close the innermost activation at readings c (already checked: not
@@ -441,13 +499,124 @@ static CGPROP__ALWAYS_INLINE int close_top_k(cgprop_recorder *r, const uint64_t 
     return CGPROP_OK;
 }
 
-/* One copy for K = 1, the common probe, with the metric loops unrolled. */
-static int close_top(cgprop_recorder *r, const uint64_t *c)
+/* close_top_k for K = 1, the common probe, written out: each new sum is
+ * computed once into a local, checked, and stored only when every check
+ * passed, so nothing goes through memory twice. Same figures, same checks,
+ * same all-or-nothing as close_top_k. */
+static CGPROP__NOINLINE int close_overflow(cgprop_recorder *r, uint32_t node)
 {
-    return r->K == 1 ? close_top_k(r, c, 1) : close_top_k(r, c, r->K);
+    return cgprop__err(r->g, CGPROP_EOVERFLOW,
+                       "recorder_exit: a figure of function %u would overflow; nothing recorded", node);
 }
 
+static CGPROP__ALWAYS_INLINE int close_top1(cgprop_recorder *r, uint64_t c)
+{
+    const size_t d = r->depth - 1;
+    frame *f = &r->fr[d];
+    frame *p = d ? f - 1 : NULL;
+    const uint32_t node = f->node, lvl = f->level, scls = lvl ? 1u : 0u;
+    uint64_t *fk = r->fk + 2 * d;
+    const uint64_t raw = c - fk[0], craw = fk[1], m = f->m;
+    const size_t fb = (size_t)node * NFIG;
+    uint64_t *cnt = r->fcnt + (size_t)node * NFC;
+    uint64_t *craw_acc, *ccnt;
+    int64_t *ccomp_acc;
+    size_t mofs;
+    if (f->slot != NO_SLOT) {
+        uint32_t ccls = (p->level ? 3u : 0u) + (lvl < 2 ? lvl : 2u);
+        size_t pb = (size_t)f->slot * NCALL + ccls;
+        craw_acc = r->praw + pb;
+        ccomp_acc = r->pcomp + pb;
+        ccnt = r->pcnt + (size_t)f->slot * NPC + ccls;
+        mofs = NCALL;
+    } else {
+        craw_acc = r->fraw + fb + FIG_SPONT;
+        ccomp_acc = r->fcomp + fb + FIG_SPONT;
+        ccnt = cnt + FC_NSP;
+        mofs = 1;
+    }
+    /* Only calls into level >= 2 activations nest, so only their sums can
+     * outgrow the range of the readings (see close_top_k). */
+    uint64_t n_craw, n_m;
+    bool ovf = cgprop__add_u64(*craw_acc, raw, &n_craw);
+    ovf |= cgprop__add_u64(ccnt[mofs], m, &n_m);
+    if (lvl < 2) ovf = false;
+    if (r->online) {
+        int64_t md, ci, ce, n_s, n_cc, n_ic = 0, n_pc = 0;
+        uint64_t nclamps = 0;
+        ovf |= raw > (uint64_t)INT64_MAX;
+        ovf |= cgprop__mul_u64_i64(m, r->df[0], &md);
+        ovf |= cgprop__sub_i64((int64_t)raw, r->di[0], &ci);
+        ovf |= cgprop__sub_i64(ci, md, &ci);
+        if (r->clamp && ci < 0) {
+            ci = 0;
+            nclamps++;
+        }
+        ovf |= cgprop__sub_i64(ci, r->fkc[d], &ce);
+        if (r->clamp && ce < 0) {
+            ce = 0;
+            nclamps++;
+        }
+        int64_t *scomp = r->fcomp + fb + scls, *icomp = lvl <= 1 ? r->fcomp + fb + FIG_CN + lvl : NULL;
+        ovf |= cgprop__add_i64(*scomp, ce, &n_s);
+        ovf |= cgprop__add_i64(*ccomp_acc, ci, &n_cc);
+        if (lvl <= 1) ovf |= cgprop__add_i64(*icomp, ci, &n_ic);
+        if (p) ovf |= cgprop__add_i64(r->fkc[d - 1], ci, &n_pc);
+        if (ovf) goto overflow;
+        r->clamps += nclamps;
+        *scomp = n_s;
+        *ccomp_acc = n_cc;
+        if (lvl <= 1) *icomp = n_ic;
+        if (p) r->fkc[d - 1] = n_pc;
+    } else if (ovf) {
+        goto overflow;
+    }
+    /* Children's intervals lie inside this one, so this cannot wrap. */
+    r->fraw[fb + scls] += raw - craw;
+    *craw_acc = n_craw;
+    ccnt[0]++;
+    ccnt[mofs] = n_m;
+    cnt[FC_NS + scls]++;
+    cnt[FC_LS + scls] += f->l;
+    if (lvl <= 1) {
+        r->fraw[fb + FIG_CN + lvl] += raw;
+        cnt[FC_NC + lvl]++;
+        cnt[FC_MC + lvl] += m;
+    }
+    if (p) {
+        fk[-1] += raw;
+        p->m += m + 1;
+        p->l++;
+    }
+    r->active[node]--;
+    r->depth = d;
+    return CGPROP_OK;
+overflow:
+    return close_overflow(r, node);
+}
+
+static CGPROP__NOINLINE int close_top(cgprop_recorder *r, const uint64_t *c)
+{
+    return r->K == 1 ? close_top1(r, c[0]) : close_top_k(r, c, r->K);
+}
+
+static CGPROP__NOINLINE int exit_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c);
+
 int cgprop_recorder_exit(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+{
+    /* The common probe: K = 1, the innermost activation, time moving on. */
+    if (CGPROP__LIKELY(r && c && r->K == 1 && r->depth && r->fr[r->depth - 1].node == node &&
+                       c[0] >= r->last[0])) {
+        int rc = close_top1(r, c[0]);
+        if (rc) return rc;
+        r->last[0] = c[0];
+        r->g->err[0] = '\0';
+        return CGPROP_OK;
+    }
+    return exit_slow(r, node, c);
+}
+
+static int exit_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c)
 {
     if (!r) return CGPROP_EINVAL;
     cgprop_graph *g = r->g;
@@ -719,6 +888,10 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     uint64_t *callin = cgprop__calloc(g, g->nn, sizeof *callin);
     if (!callin) return cgprop__err(g, CGPROP_ENOMEM, "recorder_flush: out of memory");
     uint32_t ne0 = g->ne;
+    /* A rollback below leaves the store as it was at this generation: give
+     * it back (see merge.c's undo). */
+    const uint64_t gen0 = g->gen;
+    const bool adj0 = g->adj_valid;
     for (uint32_t s = 0; s < r->np; s++) {
         uint32_t e;
         if (!any_count(r, s)) continue;
@@ -729,6 +902,8 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
                 rc = cgprop__ecls_prepare(g, e, (int)cgprop__cls(cls / 3, cls % 3), true);
         if (rc) {
             cgprop__rollback_edges(g, ne0);
+            g->gen = gen0;
+            g->adj_valid = adj0 && g->adj.gen == gen0;
             cgprop__free(g, callin);
             return cgprop__err(g, rc, "recorder_flush: %s adding calls; nothing written",
                                rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
@@ -740,6 +915,8 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     cgprop__free(g, callin);
     if (rc) {
         cgprop__rollback_edges(g, ne0);
+        g->gen = gen0;
+        g->adj_valid = adj0 && g->adj.gen == gen0;
         return rc;
     }
     floors = 0;
