@@ -1,0 +1,285 @@
+/* Shared by the reader fuzz targets (fuzz_callgrind.c, fuzz_folded.c,
+ * fuzz_events.c): a counting allocator that can fail the Nth allocation, an
+ * output sink that can fail after N bytes, and the checks every reader result
+ * must pass. Every check traps, so libFuzzer and the standalone replayer both
+ * stop on the first broken promise. */
+#ifndef CGPROP_FUZZ_READERS_H
+#define CGPROP_FUZZ_READERS_H
+
+#include <cgprop.h>
+#include <cgprop_io.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FZ_CHECK
+#define FZ_CHECK(c)                                                                                      \
+    do {                                                                                                 \
+        if (!(c)) __builtin_trap();                                                                      \
+    } while (0)
+#endif
+
+typedef struct fz_alloc {
+    long until_fail; /* allocations left before one fails; < 0: never */
+    long live;       /* blocks handed out and not yet freed */
+    long failed;     /* allocations refused */
+} fz_alloc;
+
+static void *fz_malloc(void *u, size_t s)
+{
+    fz_alloc *f = u;
+    if (f->until_fail == 0) {
+        f->failed++;
+        return NULL;
+    }
+    if (f->until_fail > 0) f->until_fail--;
+    void *p = malloc(s ? s : 1);
+    if (p) f->live++;
+    return p;
+}
+
+static void *fz_realloc(void *u, void *p, size_t s)
+{
+    fz_alloc *f = u;
+    if (!p) return fz_malloc(u, s);
+    if (f->until_fail == 0) {
+        f->failed++;
+        return NULL;
+    }
+    if (f->until_fail > 0) f->until_fail--;
+    return realloc(p, s ? s : 1);
+}
+
+static void fz_free(void *u, void *p)
+{
+    fz_alloc *f = u;
+    FZ_CHECK(p != NULL); /* the header promises free_fn never sees NULL */
+    f->live--;
+    free(p);
+}
+
+static cgprop_allocator fz_allocator(fz_alloc *f, long until_fail)
+{
+    cgprop_allocator a;
+    f->until_fail = until_fail;
+    f->live = 0;
+    f->failed = 0;
+    a.malloc_fn = fz_malloc;
+    a.realloc_fn = fz_realloc;
+    a.free_fn = fz_free;
+    a.user = f;
+    return a;
+}
+
+/* FNV-1a: the run's configuration comes from the bytes themselves, so seed
+ * files can be plain fixtures, and one input always runs the same way. */
+static uint64_t fz_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* A sink that keeps what it is given (bounded) and may refuse after a budget. */
+typedef struct fz_sink {
+    char *buf;
+    size_t len, cap;
+    size_t budget; /* bytes accepted before it refuses; SIZE_MAX: never */
+    int refused;
+} fz_sink;
+
+static int fz_write(void *user, const char *data, size_t len)
+{
+    fz_sink *s = user;
+    FZ_CHECK(data != NULL && len >= 1);
+    if (len > s->budget) {
+        s->refused = 1;
+        return 1;
+    }
+    s->budget -= len;
+    if (s->len + len > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->len + len) cap *= 2;
+        if (cap > ((size_t)64 << 20)) return 0; /* keep counting, stop storing */
+        char *p = realloc(s->buf, cap);
+        FZ_CHECK(p != NULL);
+        s->buf = p;
+        s->cap = cap;
+    }
+    memcpy(s->buf + s->len, data, len);
+    s->len += len;
+    return 0;
+}
+
+static void fz_check_read_status(int rc, const cgprop_graph *g, const cgprop_read_error *err)
+{
+    FZ_CHECK(rc == CGPROP_OK || rc == CGPROP_EFORMAT || rc == CGPROP_EOVERFLOW || rc == CGPROP_ENOMEM);
+    if (rc == CGPROP_OK) {
+        FZ_CHECK(g != NULL);
+        FZ_CHECK(err->code == 0 && err->reason[0] == '\0');
+    } else {
+        FZ_CHECK(g == NULL);
+        FZ_CHECK(err->code == rc);
+        FZ_CHECK(err->reason[0] != '\0');
+        FZ_CHECK(memchr(err->reason, '\0', sizeof err->reason) != NULL);
+        FZ_CHECK(memchr(err->file, '\0', sizeof err->file) != NULL);
+    }
+}
+
+static void fz_check_status(int rc)
+{
+    FZ_CHECK(rc == CGPROP_OK || rc == CGPROP_DONE || rc == CGPROP_ENOMEM || rc == CGPROP_EINVAL ||
+             rc == CGPROP_ENOTFOUND || rc == CGPROP_ESTATE || rc == CGPROP_EOVERFLOW);
+}
+
+/* Run every analysis and read every row kind; every figure must be finite.
+ * Returns non-zero when all analyses succeeded. */
+static int fz_analyse(cgprop_graph *g, uint32_t share)
+{
+    int rc = cgprop_graph_find_cycles(g, NULL);
+    fz_check_status(rc);
+    if (rc == CGPROP_OK) {
+        rc = cgprop_graph_collapse(g, share);
+        fz_check_status(rc);
+    }
+    if (rc == CGPROP_OK) {
+        rc = cgprop_graph_propagate(g);
+        fz_check_status(rc);
+    }
+    int rs = cgprop_graph_split(g);
+    fz_check_status(rs);
+    FZ_CHECK(cgprop_graph_errmsg(g) != NULL);
+    if (rc != CGPROP_OK || rs != CGPROP_OK) return 0;
+
+    size_t K = cgprop_graph_metric_count(g);
+    FZ_CHECK(K >= 1 && K <= CGPROP_MAX_METRICS);
+    size_t nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
+    for (uint32_t k = 0; k < K; k += (uint32_t)(K > 2 ? K - 1 : 1)) {
+        cgprop_iter *it = NULL;
+        if (cgprop_iter_new(g, CGPROP_ITER_TOTALS, k, 0, &it) == CGPROP_OK) {
+            FZ_CHECK(cgprop_iter_count(it) == nn);
+            cgprop_total_row r;
+            int st;
+            while ((st = cgprop_iter_next(it, &r, sizeof r)) == CGPROP_OK) {
+                FZ_CHECK(r.id < nn);
+                FZ_CHECK(isfinite(r.total) && isfinite(r.vertex_total) && isfinite(r.gprof_self) &&
+                         isfinite(r.gprof_child) && isfinite(r.spont_share));
+                FZ_CHECK(r.total >= 0 && r.vertex_total >= 0);
+            }
+            FZ_CHECK(st == CGPROP_DONE);
+            cgprop_iter_free(it);
+        }
+        it = NULL;
+        if (cgprop_iter_new(g, CGPROP_ITER_EDGE_TOTALS, k, 0, &it) == CGPROP_OK) {
+            FZ_CHECK(cgprop_iter_count(it) == ne);
+            cgprop_edge_total_row r[8];
+            size_t got;
+            int st;
+            while ((st = cgprop_iter_copy_rows(it, r, sizeof r[0], 8, &got)) == CGPROP_OK)
+                for (size_t i = 0; i < got; i++) {
+                    FZ_CHECK(r[i].caller < nn && r[i].callee < nn);
+                    FZ_CHECK(isfinite(r[i].total) && isfinite(r[i].share) && isfinite(r[i].gprof_self) &&
+                             isfinite(r[i].gprof_child));
+                }
+            FZ_CHECK(st == CGPROP_DONE);
+            cgprop_iter_free(it);
+        }
+        it = NULL;
+        if (cgprop_iter_new(g, CGPROP_ITER_SPLIT, k, 0, &it) == CGPROP_OK) {
+            cgprop_split_row r;
+            int st;
+            while ((st = cgprop_iter_next(it, &r, sizeof r)) == CGPROP_OK)
+                FZ_CHECK(isfinite(r.D) && isfinite(r.heuristic));
+            FZ_CHECK(st == CGPROP_DONE);
+            cgprop_iter_free(it);
+        }
+        it = NULL;
+        if (cgprop_iter_new(g, CGPROP_ITER_CYCLES, k, 0, &it) == CGPROP_OK) {
+            cgprop_cycle_row r;
+            int st;
+            while ((st = cgprop_iter_next(it, &r, sizeof r)) == CGPROP_OK) {
+                FZ_CHECK(r.nmembers >= 2 && r.first < nn && isfinite(r.total));
+            }
+            FZ_CHECK(st == CGPROP_DONE);
+            cgprop_iter_free(it);
+        }
+    }
+    return 1;
+}
+
+/* Every writer, into a sink that may refuse. Returns the callgrind output
+ * (caller frees) when it was written whole, else NULL. */
+static char *fz_write_all(cgprop_graph *g, int analysed, uint64_t h, size_t *cg_len)
+{
+    char *cg = NULL;
+    *cg_len = 0;
+    for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
+        cgprop_write_options o;
+        cgprop_write_options_init(&o);
+        o.flags = (uint32_t)(h >> (8 + fmt)) & 15u;
+        o.metric = (uint32_t)((h >> 20) % cgprop_graph_metric_count(g));
+        fz_sink s = {NULL, 0, 0, SIZE_MAX, 0};
+        /* Now and then the output fails part way: EWRITE, nothing else. */
+        if (((h >> (24 + fmt)) & 7u) == 0) s.budget = (size_t)((h >> 32) % 512);
+        int rc = cgprop_write(g, fmt, &o, fz_write, &s);
+        if (rc == CGPROP_EWRITE) FZ_CHECK(s.refused);
+        else if (rc == CGPROP_ESTATE) FZ_CHECK(!analysed && fmt != CGPROP_FORMAT_CALLGRIND);
+        else FZ_CHECK(rc == CGPROP_OK || rc == CGPROP_ENOMEM);
+        if (rc == CGPROP_OK) FZ_CHECK(!s.refused);
+        if (rc == CGPROP_OK && fmt == CGPROP_FORMAT_CALLGRIND && s.len <= ((size_t)64 << 20)) {
+            cg = s.buf;
+            *cg_len = s.len;
+        } else {
+            free(s.buf);
+        }
+    }
+    return cg;
+}
+
+/* The callgrind writer's output must read back: a file the library wrote
+ * and cannot read is a bug. The same functions and calls come back (the
+ * reader may drop nothing and invent nothing). */
+static void fz_roundtrip(const cgprop_graph *g, const char *cg, size_t len)
+{
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_CALLGRIND;
+    cgprop_graph *back = NULL;
+    cgprop_read_error err;
+    int rc = cgprop_read_buffer(cg, len, "roundtrip", 9, &o, NULL, &back, NULL, &err);
+#ifdef FZ_DEBUG
+    if (rc != CGPROP_OK) {
+        fprintf(stderr, "roundtrip: %d line %llu: %s\n", rc, (unsigned long long)err.line, err.reason);
+        fwrite(cg, 1, len, stderr);
+    }
+#endif
+    FZ_CHECK(rc == CGPROP_OK || rc == CGPROP_EOVERFLOW);
+#ifdef FZ_DEBUG
+    if (rc == CGPROP_OK && cgprop_graph_node_count(back) > cgprop_graph_node_count(g)) {
+        for (int w = 0; w < 2; w++) {
+            const cgprop_graph *x = w ? back : g;
+            for (uint32_t v = 0; v < cgprop_graph_node_count(x); v++) {
+                size_t kl;
+                const char *k = cgprop_graph_node_key(x, v, &kl);
+                fprintf(stderr, "%s %u: [", w ? "back" : "orig", v);
+                for (size_t i = 0; i < kl; i++)
+                    fprintf(stderr, (unsigned char)k[i] >= 32 && (unsigned char)k[i] < 127 ? "%c" : "\\x%02x", (unsigned char)k[i]);
+                fprintf(stderr, "]\n");
+            }
+        }
+        fwrite(cg, 1, len, stderr);
+    }
+#endif
+    if (rc == CGPROP_OK) {
+        FZ_CHECK(cgprop_graph_metric_count(back) == cgprop_graph_metric_count(g));
+        FZ_CHECK(cgprop_graph_node_count(back) <= cgprop_graph_node_count(g));
+    }
+    cgprop_graph_free(back);
+}
+
+#endif
