@@ -108,13 +108,27 @@ static void split_key(const char *k, size_t n, const char **p, size_t *l)
 
 static void put_str(cgprop__wr *w, const char *s, size_t n) { cgprop__wr_put(w, s, n); }
 
+/* Readers trim blanks around a name and a CR before the line end, so a
+ * name of those only comes back empty: compressing it would leave "(1)",
+ * a reference. */
+static int blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
+    return 1;
+}
+
+/* A name spelled "(3)…" reads as a reference to id 3 unless it comes
+ * after an id of its own ("(7) (3)"): such names are always compressed. */
+static int looks_like_ref(const char *s, size_t n) { return n >= 2 && s[0] == '(' && s[1] >= '0' && s[1] <= '9'; }
+
 static void spec(cw *c, const char *key, strtab *t, uint32_t id, const char *s, size_t n, int *defined)
 {
     (void)t;
     cgprop__wr_puts(c->w, key);
     /* An empty name cannot be compressed ("(1) " reads as a reference):
      * spell it empty, which readers take as "none". */
-    if (!c->compress || n == 0) {
+    if (blank(s, n) || (!c->compress && !looks_like_ref(s, n))) {
         put_str(c->w, s, n);
     } else if (*defined) {
         cgprop__wr_printf(c->w, "(%u)", id);
@@ -132,13 +146,18 @@ static void fn_spec(cw *c, const char *key, uint32_t f, int cls)
 {
     cgprop__wr_puts(c->w, key);
     unsigned char *d = &c->fn_defined[(size_t)f * 3 + (size_t)cls];
-    int compress = c->compress && (c->plen[2][f] > 0 || cls > 0); /* "(1) " would read as a reference */
+    const char *nm = c->part[2][f];
+    size_t nl = c->plen[2][f];
+    /* "(1) " would read as a reference, and so would a bare "(3)". */
+    int compress = (c->compress || looks_like_ref(nm, nl)) && (!blank(nm, nl) || cls > 0);
     if (compress && *d) {
         cgprop__wr_printf(c->w, "(%u)\n", f * 3 + (uint32_t)cls + 1);
         return;
     }
     if (compress) cgprop__wr_printf(c->w, "(%u) ", f * 3 + (uint32_t)cls + 1);
-    put_str(c->w, c->part[2][f], c->plen[2][f]);
+    /* A blank name reads back empty whatever form it takes: write it empty
+     * in every form, so all its classes name the same function. */
+    if (!blank(nm, nl)) put_str(c->w, nm, nl);
     cgprop__wr_puts(c->w, suffix[cls]);
     cgprop__wr_puts(c->w, "\n");
     *d = 1;
@@ -192,7 +211,11 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
     int classes = 0, deep = 0;
     if (!(o->flags & CGPROP_W_NO_CLASSES)) {
         cgprop_iter *it = NULL;
-        if (cgprop_iter_new(g, CGPROP_ITER_SPLIT, 0, 0, &it) == CGPROP_OK) {
+        int irc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, 0, 0, &it);
+        /* ESTATE only means "no current split"; out of memory must not
+         * quietly drop the classes from the output. */
+        if (irc == CGPROP_ENOMEM) return cgprop__err(g, irc, "write: out of memory");
+        if (irc == CGPROP_OK) {
             cgprop_split_row s;
             int lumped = 0;
             /* Only an exact recursive figure proves the input told classes:

@@ -258,6 +258,12 @@ int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_option
         int fd = open(cpath, O_RDONLY);
         if (fd < 0) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", strerror(errno));
         struct stat st;
+        /* A directory opens and seeks to a meaningless size; refuse it here
+         * rather than try to allocate that size. */
+        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+            close(fd);
+            return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot read: %s", strerror(EISDIR));
+        }
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
             (uint64_t)st.st_size < (uint64_t)SIZE_MAX) {
             size_t len = (size_t)st.st_size;
