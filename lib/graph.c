@@ -94,24 +94,31 @@ void cgprop__free(const cgprop_graph *g, void *p)
 
 /* ---- hashing ---- */
 
-static uint64_t hash_bytes(const char *p, size_t len)
+static uint64_t mix64(uint64_t h)
 {
-    /* FNV-1a, then a final mix so the low bits used for the table index are good. */
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211ull;
-    }
     h ^= h >> 32;
     h *= 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
 }
 
-static uint64_t hash_pair(uint32_t a, uint32_t b)
+static uint64_t hash_bytes(const char *p, size_t len)
 {
-    uint64_t h = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 31);
+    /* Eight bytes per step (keys are often 30-60 bytes: object, file and
+     * name), each word folded in by a multiply; the tail byte by byte. A
+     * final mix makes the low bits, which index the table, depend on all. */
+    uint64_t h = 1469598103934665603ull ^ (len * 0xff51afd7ed558ccdull);
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    return mix64(h);
 }
+
+static uint64_t hash_pair(uint32_t a, uint32_t b) { return cgprop__hash_pair(a, b); }
 
 /* ---- creation ---- */
 
@@ -434,11 +441,13 @@ uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t ca
     }
 }
 
-static int grow_edges(cgprop_graph *g)
+/* Grow the per-call arrays to hold at least `need` calls (doubling). */
+static int grow_edges_to(cgprop_graph *g, uint64_t need)
 {
-    if (g->ne < g->ecap) return CGPROP_OK;
+    if (need <= g->ecap) return CGPROP_OK;
     if (g->ecap >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
     uint64_t want = g->ecap ? (uint64_t)g->ecap * 2 : 64;
+    while (want < need) want *= 2;
     if (want > UINT32_MAX - 1) want = UINT32_MAX - 1;
     size_t n = (size_t)want, K = g->K;
 #define GROW(field, count)                                                          \
@@ -456,6 +465,18 @@ static int grow_edges(cgprop_graph *g)
 #undef GROW
     g->ecap = (uint32_t)n;
     return CGPROP_OK;
+}
+
+static int grow_edges(cgprop_graph *g) { return grow_edges_to(g, (uint64_t)g->ne + 1); }
+
+int cgprop__reserve_edges(cgprop_graph *g, uint32_t n)
+{
+    uint64_t need = (uint64_t)g->ne + n;
+    if (need > UINT32_MAX - 1) return CGPROP_OK; /* adding will say what is wrong */
+    int rc = grow_edges_to(g, need);
+    while (!rc && need * 2 > g->ehash_cap && g->ehash_cap < 0x80000000u)
+        rc = grow_table(g, &g->ehash, &g->ehash_cap, g->ne, true);
+    return rc;
 }
 
 const uint64_t cgprop__zeros[CGPROP_MAX_METRICS];

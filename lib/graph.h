@@ -127,6 +127,18 @@ void cgprop__free(const cgprop_graph *g, void *p);
 /* Adjacency for the current generation; NULL (with ENOMEM set) on failure. */
 const cgprop__adj *cgprop__get_adj(cgprop_graph *g);
 
+/* The hash of a (caller, callee) pair; its low bits index g->ehash. */
+static inline uint64_t cgprop__hash_pair(uint32_t a, uint32_t b)
+{
+    uint64_t h = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+
+/* Make room for n more calls (arrays and index) ahead of adding them, so
+ * that adding a known number of calls grows nothing. Invisible; a failure
+ * (CGPROP_ENOMEM) leaves the graph as it was, only with larger arrays. */
+int cgprop__reserve_edges(cgprop_graph *g, uint32_t n);
+
 /* Edge lookup without error reporting: UINT32_MAX when absent. */
 uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee);
 

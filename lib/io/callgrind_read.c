@@ -37,7 +37,10 @@ typedef struct cg {
     size_t dircap[3];
     bool any_hashed_id;
     /* Last raw function of each name string, to skip the key hash. */
-    uint32_t *nc_raw, *nc_ob, *nc_fl;
+    /* (raw function, object, file) side by side: one cache line per look-up. */
+    struct nc_entry {
+        uint32_t raw, ob, fl;
+    } *nc;
     size_t nc_cap;
     /* Self costs per raw function, and every call line as read. */
     uint64_t *rself;
@@ -82,6 +85,28 @@ typedef struct cg {
 static int fail(cg *c, int code, const char *fmt, const char *arg)
 {
     return cgprop__read_fail(c->err, code, c->line, fmt, arg);
+}
+
+/* cgprop__parse_u64 with hex allowed, for the numbers of cost, position and
+ * calls= lines (most of the input): up to 19 decimal digits cannot
+ * overflow, so the overflow test only runs from the 20th digit on. */
+static inline int num(const char *s, size_t n, size_t *i, uint64_t *out)
+{
+    size_t j = *i;
+    if (j + 1 < n && s[j] == '0' && (s[j + 1] == 'x' || s[j + 1] == 'X')) return cgprop__parse_u64(s, n, i, true, out);
+    size_t lim = n - j < 19 ? n : j + 19;
+    uint64_t v = 0;
+    while (j < lim) {
+        unsigned d = (unsigned)(unsigned char)s[j] - '0';
+        if (d > 9) break;
+        v = v * 10 + d;
+        j++;
+    }
+    if (j == *i) return CGPROP__NUM_NONE;
+    if (j < n && cgprop__is_digit(s[j])) return cgprop__parse_u64(s, n, i, false, out);
+    *i = j;
+    *out = v;
+    return CGPROP__NUM_OK;
 }
 
 /* ---- scratch memory (through the strings graph's allocator) ---- */
@@ -395,7 +420,7 @@ static int parse_subpos(cg *c, const char *s, size_t n, size_t *i, uint64_t base
     }
     if (s[j] == '+' || s[j] == '-') {
         size_t k = j + 1;
-        nr = cgprop__parse_u64(s, n, &k, true, &v);
+        nr = num(s, n, &k, &v);
         if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "position too large");
         if (nr != CGPROP__NUM_OK) return fail(c, CGPROP_EFORMAT, "%s", "bad position");
         if (s[j] == '+') {
@@ -407,7 +432,7 @@ static int parse_subpos(cg *c, const char *s, size_t n, size_t *i, uint64_t base
         *i = k;
         return CGPROP_OK;
     }
-    nr = cgprop__parse_u64(s, n, &j, true, &v);
+    nr = num(s, n, &j, &v);
     if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "position too large");
     if (nr != CGPROP__NUM_OK) return fail(c, CGPROP_EFORMAT, "%s", "bad position");
     *out = v;
@@ -428,14 +453,14 @@ static int parse_cost_line(cg *c, const char *s, size_t n)
         if (i < n && !cgprop__is_space(s[i])) return fail(c, CGPROP_EFORMAT, "%s", "bad position");
     }
     memcpy(c->last, pos, sizeof(uint64_t) * c->npos);
-    memset(c->costs, 0, sizeof(uint64_t) * c->K);
+    for (uint32_t k = 0; k < c->K; k++) c->costs[k] = 0;
     uint32_t col = 0;
     for (;;) {
         while (i < n && cgprop__is_space(s[i])) i++;
         if (i == n) break;
         if (col == c->ncols) return fail(c, CGPROP_EFORMAT, "%s", "cost line has more costs than events");
         uint64_t x;
-        int nr = cgprop__parse_u64(s, n, &i, true, &x);
+        int nr = num(s, n, &i, &x);
         if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "cost too large");
         if (nr != CGPROP__NUM_OK || (i < n && !cgprop__is_space(s[i])))
             return fail(c, CGPROP_EFORMAT, "%s", "bad cost");
@@ -446,8 +471,8 @@ static int parse_cost_line(cg *c, const char *s, size_t n)
 
 static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
 {
-    if (fn < c->nc_cap && c->nc_raw[fn] != UINT32_MAX && c->nc_ob[fn] == ob && c->nc_fl[fn] == fl) {
-        *out = c->nc_raw[fn];
+    if (fn < c->nc_cap && c->nc[fn].raw != UINT32_MAX && c->nc[fn].ob == ob && c->nc[fn].fl == fl) {
+        *out = c->nc[fn].raw;
         return CGPROP_OK;
     }
     char key[12];
@@ -459,19 +484,15 @@ static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
     if (fn >= c->nc_cap) {
         size_t cap = c->nc_cap ? c->nc_cap : 1024;
         while (cap <= fn) cap *= 2;
-        uint32_t *a = cgprop__realloc(c->strs, c->nc_raw, cap, sizeof *a);
-        if (a) c->nc_raw = a;
-        uint32_t *b = a ? cgprop__realloc(c->strs, c->nc_ob, cap, sizeof *b) : NULL;
-        if (b) c->nc_ob = b;
-        uint32_t *d = b ? cgprop__realloc(c->strs, c->nc_fl, cap, sizeof *d) : NULL;
-        if (!d) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
-        c->nc_fl = d;
-        memset(c->nc_raw + c->nc_cap, 0xff, (cap - c->nc_cap) * sizeof *a);
+        struct nc_entry *a = cgprop__realloc(c->strs, c->nc, cap, sizeof *a);
+        if (!a) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        c->nc = a;
+        memset(c->nc + c->nc_cap, 0xff, (cap - c->nc_cap) * sizeof *a);
         c->nc_cap = cap;
     }
-    c->nc_raw[fn] = *out;
-    c->nc_ob[fn] = ob;
-    c->nc_fl[fn] = fl;
+    c->nc[fn].raw = *out;
+    c->nc[fn].ob = ob;
+    c->nc[fn].fl = fl;
     /* Room for its self costs. */
     if (*out >= c->rself_cap) {
         size_t cap = c->rself_cap ? c->rself_cap * 2 : 1024;
@@ -557,7 +578,7 @@ static int calls_line(cg *c, const char *v, size_t n)
     if (!c->part_events) return fail(c, CGPROP_EFORMAT, "%s", "calls= before events:");
     size_t i = 0;
     uint64_t count;
-    int nr = cgprop__parse_u64(v, n, &i, true, &count);
+    int nr = num(v, n, &i, &count);
     if (nr == CGPROP__NUM_OVERFLOW) return fail(c, CGPROP_EOVERFLOW, "%s", "call count too large");
     if (nr != CGPROP__NUM_OK || (i < n && !cgprop__is_space(v[i])))
         return fail(c, CGPROP_EFORMAT, "%s", "bad call count");
@@ -1063,7 +1084,17 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         else rc = cgprop_graph_add_self(g, p->fid[r], s);
         if (rc) rc = graph_fail(c, rc);
     }
+    /* Calls come in file order, their pairs scattered over the index:
+     * size it once, and fetch each pair's slot a few calls ahead. */
+    if (!rc && (rc = cgprop__reserve_edges(g, c->ncalls > UINT32_MAX ? UINT32_MAX : (uint32_t)c->ncalls)))
+        rc = graph_fail(c, rc);
     for (size_t e = 0; e < c->ncalls && !rc; e++) {
+#if defined(__GNUC__)
+        if (e + 16 < c->ncalls && g->ehash_cap) {
+            uint64_t h = cgprop__hash_pair(p->fid[c->ccaller[e + 16]], p->fid[c->ccallee[e + 16]]);
+            __builtin_prefetch(&g->ehash[h & (g->ehash_cap - 1)]);
+        }
+#endif
         uint32_t a = c->ccaller[e], b = c->ccallee[e];
         const uint64_t *cost = c->ccost + e * K;
         uint32_t ia = p->rn[a].index, ib = p->rn[b].index;
@@ -1165,9 +1196,7 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     cgprop_graph_free(p.g);
     cgprop__free(c.strs, c.idsid);
     for (int sp = 0; sp < 3; sp++) cgprop__free(c.strs, c.dir[sp]);
-    cgprop__free(c.strs, c.nc_raw);
-    cgprop__free(c.strs, c.nc_ob);
-    cgprop__free(c.strs, c.nc_fl);
+    cgprop__free(c.strs, c.nc);
     cgprop__free(c.strs, c.rself);
     cgprop__free(c.strs, c.ccaller);
     cgprop__free(c.strs, c.ccallee);
