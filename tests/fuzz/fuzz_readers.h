@@ -277,7 +277,17 @@ static void fz_roundtrip(const cgprop_graph *g, const char *cg, size_t len)
 #endif
     if (rc == CGPROP_OK) {
         FZ_CHECK(cgprop_graph_metric_count(back) == cgprop_graph_metric_count(g));
-        FZ_CHECK(cgprop_graph_node_count(back) <= cgprop_graph_node_count(g));
+        /* A name that spells a recursion suffix ("f'2", kept as a name when
+         * folding is off, or from folded stacks) reads back as a class of
+         * "f": the format has no escape for it, so only then may the
+         * read-back graph hold a function the original had not. */
+        int quoted = 0;
+        for (uint32_t v = 0; v < cgprop_graph_node_count(g) && !quoted; v++) {
+            size_t kl;
+            const char *k = cgprop_graph_node_key(g, v, &kl);
+            quoted = memchr(k, '\'', kl) != NULL;
+        }
+        if (!quoted) FZ_CHECK(cgprop_graph_node_count(back) <= cgprop_graph_node_count(g));
     }
     cgprop_graph_free(back);
 }
