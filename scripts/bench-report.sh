@@ -105,10 +105,12 @@ open(md, "w").write(text[:i] + "\n" + "\n".join(out) + "\n" + text[j:])
 # Plot data: size, then ns per call of each step (stack ingestion per frame).
 stk = {f["size"]: f["value"] for f in figs if f["group"] == "stacks" and f["name"] == "add_stack"}
 with open(dat, "w") as d:
-    d.write("# calls " + " ".join(steps) + "\n")
+    d.write("# calls " + " ".join(steps) + " streaming-pass\n")
     for n in sizes:
-        row = {f["name"]: f["value"] for f in scale if f["size"] == n}
-        d.write(f"{n:g} " + " ".join(f"{row.get(s, float('nan')):g}" for s in steps) + "\n")
+        row = {f["name"]: f for f in scale if f["size"] == n}
+        ref = row["cycles"]["reference_value"] if "cycles" in row else float("nan")
+        d.write(f"{n:g} " + " ".join(f"{row[s]['value'] if s in row else float('nan'):g}" for s in steps)
+                + f" {ref:g}\n")
     d.write("\n\n# frames add_stack\n")
     for n in sorted(stk):
         d.write(f"{n:g} {stk[n]:g}\n")
@@ -120,17 +122,19 @@ set output "docs/images/scaling.svg"
 set title "cgprop: time per call across sizes (flat = linear total cost)"
 set logscale x 10
 set logscale y 10
-set format x "10^{%L}"
-set xlabel "calls in the graph (frames, for add\\\\_stack)"
+set xtics ("10k" 1e4, "100k" 1e5, "1M" 1e6, "10M" 1e7)
+set xrange [7e3:1.4e7]
+set xlabel "calls in the graph (frames, for add_stack)" noenhanced
 set ylabel "ns per call, CPU time"
-set key outside right top
+set key outside right top noenhanced
 set grid xtics ytics mytics
-plot "$dat" index 0 using 1:2 with linespoints lw 2 title "build", \
-     "" index 0 using 1:3 with linespoints lw 2 title "index", \
-     "" index 0 using 1:4 with linespoints lw 2 title "cycles", \
-     "" index 0 using 1:5 with linespoints lw 2 title "collapse", \
-     "" index 0 using 1:6 with linespoints lw 2 title "propagate", \
-     "" index 0 using 1:7 with linespoints lw 2 title "split", \
-     "" index 1 using 1:2 with linespoints lw 2 dt 2 title "add\\\\_stack (per frame)"
+plot "$dat" index 0 using 1:2 with linespoints lw 2 pt 7 title "build", \
+     "" index 0 using 1:3 with linespoints lw 2 pt 7 title "index", \
+     "" index 0 using 1:4 with linespoints lw 2 pt 7 title "cycles", \
+     "" index 0 using 1:5 with linespoints lw 2 pt 7 title "collapse", \
+     "" index 0 using 1:6 with linespoints lw 2 pt 7 title "propagate", \
+     "" index 0 using 1:7 with linespoints lw 2 pt 7 title "split", \
+     "" index 1 using 1:2 with linespoints lw 2 pt 5 title "add_stack, per frame", \
+     "" index 0 using 1:8 with linespoints lw 2 pt 6 lc rgb "black" title "streaming pass (reference)"
 GP
 echo "bench-report: wrote $json, docs/PERFORMANCE.md (tables) and docs/images/scaling.svg"
