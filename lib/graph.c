@@ -205,6 +205,15 @@ int cgprop_graph_find_metric(cgprop_graph *g, const char *name, size_t len, uint
 
 /* ---- functions ---- */
 
+/* Reallocate one per-node or per-call array of g in a grow_* function;
+ * returns ENOMEM from it on failure, leaving the array as it was. */
+#define GROW(field, count)                                                          \
+    do {                                                                            \
+        void *p_ = cgprop__realloc(g, g->field, (count), sizeof *g->field);         \
+        if (!p_) return CGPROP_ENOMEM;                                              \
+        g->field = p_;                                                              \
+    } while (0)
+
 /* Grow every per-node array to hold ncap nodes. Each array is reallocated on
  * its own; ncap only moves once all succeeded, so a failure leaves a graph
  * whose arrays are merely larger than needed. */
@@ -215,12 +224,6 @@ static int grow_nodes(cgprop_graph *g)
     uint64_t want = g->ncap ? (uint64_t)g->ncap * 2 : 64;
     if (want > UINT32_MAX - 1) want = UINT32_MAX - 1;
     size_t n = (size_t)want, K = g->K;
-#define GROW(field, count)                                                          \
-    do {                                                                            \
-        void *p_ = cgprop__realloc(g, g->field, (count), sizeof *g->field);         \
-        if (!p_) return CGPROP_ENOMEM;                                              \
-        g->field = p_;                                                              \
-    } while (0)
     GROW(key_ptr, n);
     GROW(key_len, n);
     GROW(self, n * K);
@@ -230,7 +233,6 @@ static int grow_nodes(cgprop_graph *g)
     GROW(spont_cost, n * K);
     GROW(calls_in, n);
     GROW(nflags, n);
-#undef GROW
     g->ncap = (uint32_t)n;
     return CGPROP_OK;
 }
@@ -450,19 +452,12 @@ static int grow_edges_to(cgprop_graph *g, uint64_t need)
     while (want < need) want *= 2;
     if (want > UINT32_MAX - 1) want = UINT32_MAX - 1;
     size_t n = (size_t)want, K = g->K;
-#define GROW(field, count)                                                          \
-    do {                                                                            \
-        void *p_ = cgprop__realloc(g, g->field, (count), sizeof *g->field);         \
-        if (!p_) return CGPROP_ENOMEM;                                              \
-        g->field = p_;                                                              \
-    } while (0)
     GROW(ecaller, n);
     GROW(ecallee, n);
     GROW(ecount, n);
     GROW(ecost, n * K);
     GROW(eflags, n);
     GROW(ecls_ref, n);
-#undef GROW
     g->ecap = (uint32_t)n;
     return CGPROP_OK;
 }
