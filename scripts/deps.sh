@@ -7,7 +7,7 @@
 set -euo pipefail
 
 build_pkgs=(cmake make gcc libc6-dev)
-all_pkgs=("${build_pkgs[@]}" g++ clang libclang-rt-14-dev check pkg-config doxygen valgrind python3 python3-cffi binutils
+all_pkgs=("${build_pkgs[@]}" g++ clang libclang-rt-14-dev check pkg-config doxygen valgrind python3 python3-cffi binutils graphviz
           cargo rustc)
 
 pkgs=("${all_pkgs[@]}")

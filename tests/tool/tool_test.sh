@@ -4,7 +4,8 @@
 # for recur.c; the exact inclusive costs are the measured truth of
 # ../shared/fixtures/recur/truth-toggle-collect.txt (main 53139, fa 7953,
 # fb 7025, fib 32551, leafc 16794) and the program total its summary: line.
-# Exit 77 = skipped (a helper program is missing).
+# Exit 77 = skipped (a helper program is missing); with CGPROP_STRICT_TESTS
+# set (CI) a missing helper fails the test instead.
 set -u
 case_=$1 T=$2 D=$3
 REC="$D/recur/recur.default.callgrind.out"
@@ -13,6 +14,10 @@ mkdir -p "$TMP" || exit 1
 trap 'rm -rf "$TMP"' EXIT
 die() { echo "FAIL: $*" >&2; exit 1; }
 PY=$(command -v python3 || true)
+skip() {
+    [ -z "${CGPROP_STRICT_TESTS:-}" ] || die "$1 not found (CGPROP_STRICT_TESTS): scripts/deps.sh installs it"
+    exit 77
+}
 
 # A failing run: non-zero exit, nothing on stdout, exactly one stderr line
 # starting with "cgprop: " and containing $2.
@@ -81,7 +86,7 @@ withheld)
     grep -q 'recursion without fn' "$TMP/o" || die "no note on the input"
     ;;
 json)
-    [ -n "$PY" ] || exit 77
+    [ -n "$PY" ] || skip python3
     "$T" report --format json "$REC" > "$TMP/o" || die "exit $?"
     "$PY" - "$TMP/o" <<'PYEOF' || die "json check"
 import json, sys
@@ -107,7 +112,7 @@ dot)
     "$T" report --format dot "$REC" > "$TMP/o" || die "exit $?"
     grep -q 'subgraph cluster_cycle1' "$TMP/o" || die "no cycle cluster"
     grep -q 'label="fb\\n3.93%' "$TMP/o" || die "fb not at its exact 7025/178958"
-    [ -n "$DOT" ] || exit 77
+    [ -n "$DOT" ] || skip "dot (graphviz)"
     "$DOT" -Tsvg "$TMP/o" > "$TMP/svg" || die "dot rejects the output"
     grep -q '<svg' "$TMP/svg" || die "no svg"
     ;;
@@ -115,7 +120,7 @@ roundtrip)
     # read -> write callgrind -> read: the same graph (functions, keys, self,
     # call counts and costs, split figures and their inexact flags; §4 totals
     # to 1e-9, as summation order may differ).
-    [ -n "$PY" ] || exit 77
+    [ -n "$PY" ] || skip python3
     for f in "$D"/recur/*.callgrind.out "$D"/gprof2dot/*.callgrind; do
         [ -f "$f" ] || continue
         "$T" report --format callgrind -o "$TMP/rt.out" "$f" || die "$f: write exit $?"
@@ -151,7 +156,7 @@ events)
     # comp_incl = raw - d_i - m (d_i + d_e), m = events nested below:
     # C 4-1 = 3; B (12-1-1*2) + (6-1) = 14; A 33-1-3*2 = 26. Post-mortem agrees.
     E="$D/events/abc.events"
-    [ -f "$E" ] || exit 77
+    [ -f "$E" ] || die "missing $E"
     "$T" report "$E" > "$TMP/o" || die "exit $?"
     grep -Eq "^ +100.00 +33 .* exact +A\$" "$TMP/o" || die "raw A 33"
     for route in "" "--post-mortem"; do
