@@ -403,6 +403,68 @@ START_TEST(json_no_classes_no_split_object)
 }
 END_TEST
 
+/* Under a cost share each metric finds its own entries: main->A weighs
+ * [10, 0] and main->B [0, 10], so the cycle {A, B} is entered at A in
+ * metric 0 (DAG A->B, B->A kept by no entry) and at B in metric 1 (DAG
+ * B->A). Each intra-cycle call has a total in one metric and none in the
+ * other; a reader of metric 1 must not take A->B's 0 for a total. By hand:
+ * metric 0: p(B) = S(B) = 1, so A->B = 1; metric 1: p(A) = S(A) = 1, so
+ * B->A = 1. The self-call A->A has no total in any metric. */
+START_TEST(json_no_total_per_metric)
+{
+    cgprop_graph *g = NULL;
+    const char *names[2] = {"x", "y"};
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 2, &g), CGPROP_OK);
+    uint32_t M = node(g, "main"), A = node(g, "A"), B = node(g, "B");
+    uint64_t ma[2] = {10, 0}, mb[2] = {0, 10}, ab[2] = {5, 5}, one[2] = {1, 1};
+    ck_assert_int_eq(cgprop_graph_add_edge(g, M, A, 1, ma, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, M, B, 1, mb, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, A, B, 1, ab, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, B, A, 1, ab, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, A, A, 1, one, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, A, one), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, B, one), CGPROP_OK);
+    analyse(g, 0);
+    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    jv r;
+    parse_json(out, &r);
+    jv *cs = get(&r, "calls");
+    int seen = 0;
+    for (size_t i = 0; i < cs->n; i++) {
+        jv *c = at(cs, i);
+        uint32_t a = (uint32_t)num(get(c, "caller")), b = (uint32_t)num(get(c, "callee"));
+        jv *tot = get(c, "total"), *lst = get(c, "no_total_metrics");
+        if (a == A && b == B) {
+            ck_assert_int_eq(get(c, "no_total")->b, 0);
+            ck_assert_int_eq(get(c, "estimate")->b, 1);
+            ck_assert_uint_eq(lst->n, 1);
+            ck_assert_double_eq(num(at(lst, 0)), 1);
+            ck_assert_double_eq_tol(num(at(tot, 0)), 1, 1e-12);
+            ck_assert_double_eq(num(at(tot, 1)), 0);
+            seen |= 1;
+        } else if (a == B && b == A) {
+            ck_assert_int_eq(get(c, "no_total")->b, 0);
+            ck_assert_uint_eq(lst->n, 1);
+            ck_assert_double_eq(num(at(lst, 0)), 0);
+            ck_assert_double_eq(num(at(tot, 0)), 0);
+            ck_assert_double_eq_tol(num(at(tot, 1)), 1, 1e-12);
+            seen |= 2;
+        } else if (a == A && b == A) {
+            ck_assert_int_eq(get(c, "no_total")->b, 1);
+            ck_assert_ptr_null(lst);
+            seen |= 4;
+        } else {
+            ck_assert_int_eq(get(c, "no_total")->b, 0);
+            ck_assert_ptr_null(lst);
+        }
+    }
+    ck_assert_int_eq(seen, 7);
+    jfree(&r);
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(json_escapes_and_no_nonfinite)
 {
     cgprop_graph *g = new_graph("a \"b\"");
@@ -642,6 +704,7 @@ static Suite *suite(void)
     tcase_add_test(t, json_notes_example);
     tcase_add_test(t, json_no_classes_no_split_object);
     tcase_add_test(t, json_escapes_and_no_nonfinite);
+    tcase_add_test(t, json_no_total_per_metric);
     tcase_add_test(t, text_exact_where_split_says_so);
     tcase_add_test(t, text_estimates_without_classes);
     tcase_add_test(t, dot_labels_colours_and_pruning);

@@ -199,10 +199,30 @@ static int write_calls(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int
         }
         key(w, "inexact");
         put_inexact(w, inexact);
-        uint32_t f = r->etot[0].flags | e->flags;
+        /* Under a cost share each metric has its own entries, so a call
+         * inside a cycle can have a total in one metric and none in
+         * another: no_total only when no metric gives it one, estimate when
+         * any does, and the metrics without one listed when they differ. */
+        uint32_t all = ~0u, any = 0;
+        for (uint32_t k = 0; k < K; k++) {
+            all &= r->etot[k].flags;
+            any |= r->etot[k].flags;
+        }
+        uint32_t f = e->flags | (all & CGPROP_F_NO_TOTAL) | (any & ~CGPROP_F_NO_TOTAL);
         cgprop__wr_printf(w, ",\"self_call\":%s,\"intra_cycle\":%s,\"no_total\":%s,\"estimate\":%s",
                           (f & CGPROP_F_SELF_CALL) ? "true" : "false", (f & CGPROP_F_INTRA_CYCLE) ? "true" : "false",
                           (f & CGPROP_F_NO_TOTAL) ? "true" : "false", (f & CGPROP_F_ESTIMATE) ? "true" : "false");
+        if ((any & ~all) & CGPROP_F_NO_TOTAL) {
+            key(w, "no_total_metrics");
+            cgprop__wr_puts(w, "[");
+            const char *sep = "";
+            for (uint32_t k = 0; k < K; k++)
+                if (r->etot[k].flags & CGPROP_F_NO_TOTAL) {
+                    cgprop__wr_printf(w, "%s%u", sep, k);
+                    sep = ",";
+                }
+            cgprop__wr_puts(w, "]");
+        }
         key(w, "share");
         VEC(w, r->etot, cgprop_edge_total_row, share, T_DBL, K);
         cgprop__wr_puts(w, ",\"gprof\":{\"self\":");
