@@ -4,9 +4,6 @@
 #include "analysis.h"
 
 #include <string.h>
-#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
-#include <emmintrin.h>
-#endif
 
 #define UNSEEN UINT32_MAX
 
@@ -45,21 +42,26 @@ bool cgprop__propagate_current(const cgprop_graph *g)
 static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
 static inline bool bit_get(const uint64_t *b, size_t i) { return (b[i >> 6] >> (i & 63)) & 1u; }
 
-/* Entries run in batches of up to LANES, one bit each. A bit-parallel BFS
- * gives every entry of the batch its ranks and kept calls at once, so a
- * member's calls are read once per distinct rank the member has in the
- * batch, not once per entry. The BFS does no per-lane work at all: it logs,
- * level by level, each member it reaches with the mask of lanes that reach
- * it there ("groups"), and each call it follows with the mask of lanes that
- * keep it ("records"). One bit-matrix transpose per batch turns the two mask
- * columns into one bitmap per lane; an entry then reads its own members and
- * kept calls, level by level, off its bitmaps.
+/* Entries run in batches of up to LANES, one bit each.
  *
- * Why: one entry's plain BFS visits the members in an order unrelated to
- * where their calls are stored, so on an SCC whose call arrays outgrow L2
- * (20,000 members, 100,000 calls) every member costs a few cache misses per
- * entry; and scattering a batch's results into per-lane lists bit by bit
- * cost as much as the arithmetic. */
+ * A bit-parallel BFS gives every entry of the batch its ranks and kept calls
+ * at once, so a member's calls are read once per distinct rank the member has
+ * in the batch, not once per entry. The BFS does no per-lane work: level by
+ * level it logs every call it follows with the mask of lanes that keep it (a
+ * "record"). One bit-matrix transpose of the mask column per batch gives each
+ * lane a bitmap over the records, and an entry picks its kept calls off its
+ * bitmap, level by level.
+ *
+ * The per-entry passes are then flat loops over the entry's kept calls and
+ * over the members in id order: nothing loops over a member's calls, so no
+ * branch depends on a member's degree, and nothing needs the members by
+ * level (see entry_pass). On the 20,000-member SCC of the benchmark that is
+ * where the time went before: one mispredicted inner loop and a chain of
+ * dependent loads per member and entry.
+ *
+ * Memory: a batch logs at most lanes·E records (each call once per lane and
+ * level), 12 bytes each with the bitmaps; a huge cycle gets fewer lanes
+ * rather than more records. */
 #ifndef CGPROP_PROP_LANES
 #define CGPROP_PROP_LANES 32
 #endif
@@ -70,6 +72,19 @@ static inline bool bit_get(const uint64_t *b, size_t i) { return (b[i >> 6] >> (
 #error "CGPROP_PROP_LANES must be 1..32"
 #endif
 typedef uint32_t lanemask;
+
+#if !defined(CGPROP_PROP_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#define PROP_SSE2 1
+#include <emmintrin.h>
+#endif
+
+/* How far ahead (in kept calls) the per-entry passes prefetch. */
+#define PFD 16
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
 
 /* Per call, what the per-entry passes read together. */
 typedef struct pcall {
@@ -82,17 +97,18 @@ typedef struct plevel {
     uint32_t rb, re;
 } plevel;
 
+/* Per member, what the current entry's passes read together. */
 typedef struct pval {
     double p; /* p(u) so far */
-    double a; /* kept in-weight, then its inverse (see entry_pass) */
+    double a; /* kept in-weight W, then 1/W (0 when W = 0; see entry_pass) */
 } pval;
 
-/* Scratch for one cycle at a time, sized for the largest cycle once. The
- * local CSR is built once per cycle; each metric then runs its entries over
- * it. */
+/* Scratch for one cycle at a time, sized for the largest cycle once. Local
+ * index = position in the cycle's ascending member list. The local CSR is
+ * built once per cycle; each metric then runs its entries over it. */
 typedef struct work {
     uint32_t lanes;        /* entries per batch */
-    uint32_t *loc;         /* nn: local index of each member (valid for members only) */
+    uint32_t *loc;         /* nn: local index of each member of the current cycle, UNSEEN elsewhere */
     uint32_t *off;         /* V + 1: local CSR of intra-cycle calls, self-calls left out */
     uint32_t *tgt;         /* E: local callee (the BFS reads only this) */
     uint32_t *eid;         /* E: call id */
@@ -109,7 +125,7 @@ typedef struct work {
     uint64_t *mark;        /* V / 64 + 1: bitmap to list a level's members in id order */
     uint32_t *fl, *cand;   /* V + 1: this level's and the next level's members (one spare slot) */
     lanemask *fm;          /* V: lanes that have fl[i] on this level */
-    uint32_t *kl;          /* E + 64: one entry's kept calls, level by level */
+    uint32_t *kl;          /* E + PFD: one entry's kept calls, level by level */
     uint32_t *klv;         /* levcap + 1: where each level starts in kl */
     plevel *lv;            /* levcap */
     size_t levcap;
@@ -121,13 +137,13 @@ typedef struct work {
 
 static void work_free(const cgprop_graph *g, work *w)
 {
-    void *a[] = {w->loc,  w->off, w->tgt, w->eid,  w->pc,   w->acc,  w->ekept, w->base, w->rho,
+    void *a[] = {w->loc,   w->off, w->tgt, w->eid, w->pc,   w->acc,  w->ekept, w->base, w->rho,
                  w->entry, w->pv,  w->b,   w->nk,  w->sx,   w->mark, w->fl,    w->cand, w->fm,
-                 w->kl,   w->klv,  w->lv,  w->rec, w->rm,   w->rbits};
+                 w->kl,    w->klv, w->lv,  w->rec, w->rm,   w->rbits};
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) cgprop__free(g, a[i]);
 }
 
-/* Grows the record arrays (and their lane bitmaps) to hold need. */
+/* Grows the record arrays (and their lane bitmaps) to hold need records. */
 static int grow_records(const cgprop_graph *g, work *w, size_t need)
 {
     if (need <= w->rcap) return CGPROP_OK;
@@ -164,9 +180,7 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
 {
     memset(w, 0, sizeof *w);
     size_t lanes = maxent < LANES ? maxent : LANES;
-    /* A batch logs at most lanes·E records (every call once per lane and
-     * level); a huge cycle gets fewer lanes rather than more of them. */
-    if (lanes * E > LANE_RECORDS) lanes = LANE_RECORDS / (E ? E : 1);
+    if (lanes * E > LANE_RECORDS) lanes = LANE_RECORDS / E;
     if (lanes < 1) lanes = 1;
     w->lanes = (uint32_t)lanes;
     w->loc = cgprop__alloc(g, g->nn, sizeof *w->loc);
@@ -188,11 +202,11 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
     w->fl = cgprop__alloc(g, V + 1, sizeof *w->fl);
     w->cand = cgprop__alloc(g, V + 1, sizeof *w->cand);
     w->fm = cgprop__alloc(g, V, sizeof *w->fm);
-    w->kl = cgprop__calloc(g, E + 64, sizeof *w->kl);
-    if (!w->loc || !w->off || !w->tgt || !w->eid || !w->pc || !w->acc || !w->ekept || !w->base ||
-        !w->rho || !w->entry || !w->pv || !w->b || !w->nk || !w->sx || !w->mark || !w->fl ||
-        !w->cand || !w->fm || !w->kl || grow_levels(g, w, 16) != CGPROP_OK ||
-        grow_records(g, w, 4 * E + 64) != CGPROP_OK) {
+    /* The passes prefetch PFD calls ahead: spare slots, zeroed. */
+    w->kl = cgprop__calloc(g, E + PFD, sizeof *w->kl);
+    if (!w->loc || !w->off || !w->tgt || !w->eid || !w->pc || !w->acc || !w->ekept || !w->base || !w->rho ||
+        !w->entry || !w->pv || !w->b || !w->nk || !w->sx || !w->mark || !w->fl || !w->cand || !w->fm || !w->kl ||
+        grow_levels(g, w, 16) != CGPROP_OK || grow_records(g, w, 2 * E + 64) != CGPROP_OK) {
         work_free(g, w);
         return CGPROP_ENOMEM;
     }
@@ -213,33 +227,9 @@ static inline uint32_t ctz64(uint64_t x)
 #endif
 }
 
-static inline uint32_t popc64(uint64_t x)
-{
-#if defined(__GNUC__) && defined(__POPCNT__)
-    return (uint32_t)__builtin_popcountll(x);
-#else
-    x = x - ((x >> 1) & 0x5555555555555555u);
-    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
-    return (uint32_t)((x * 0x0101010101010101u) >> 56);
-#endif
-}
-
-/* 8 x 8 bit matrix in a word, row i = byte i: transposed (Hacker's Delight). */
-static inline uint64_t transpose8(uint64_t x)
-{
-    uint64_t t;
-    t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAu;
-    x = x ^ t ^ (t << 7);
-    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCu;
-    x = x ^ t ^ (t << 14);
-    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0u;
-    return x ^ t ^ (t << 28);
-}
-
 /* n masks (n a multiple of 64) to nl lane bitmaps: bit i of lane l's bitmap
  * (bits[l·(n/64) + i/64]) is bit l of m[i]. */
-#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#ifdef PROP_SSE2
 static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *bits)
 {
     size_t nw = n / 64;
@@ -247,9 +237,9 @@ static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *
     for (size_t wi = 0; wi < nw; wi++) {
         uint64_t out[32];
         for (uint32_t q = 0; q < 4; q++) {
-            /* 16 masks: bytes transposed, so byte i of v[b] is byte b of
-             * mask i; then the top bit of every byte, shifted into place,
-             * is one lane's bit of the 16 masks. */
+            /* 16 masks, bytes transposed: byte i of v[b] is byte b of mask
+             * i. The top bit of each byte, doubled into place one bit at a
+             * time, is then one lane's bit of the 16 masks. */
             const __m128i *a = (const __m128i *)(m + wi * 64 + q * 16);
             __m128i a0 = _mm_loadu_si128(a), a1 = _mm_loadu_si128(a + 1), a2 = _mm_loadu_si128(a + 2),
                     a3 = _mm_loadu_si128(a + 3);
@@ -312,19 +302,6 @@ static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *
 }
 #endif
 
-/* Appends idx[i] for every set bit i of words [w0, w1) of bits to out at
- * *n. */
-static inline void extract(const uint64_t *bits, size_t w0, size_t w1, const uint32_t *idx, uint32_t *out,
-                           uint32_t *n)
-{
-    uint32_t k = *n;
-    for (size_t wi = w0; wi < w1; wi++) {
-        const uint32_t *b = idx + wi * 64;
-        for (uint64_t x = bits[wi]; x; x &= x - 1) out[k++] = b[ctz64(x)];
-    }
-    *n = k;
-}
-
 /* Ranks and kept calls of nl entries at once, level by level. Bit l of
  * sx[2v] says lane l has reached v; fm[i] holds the lanes for which fl[i]
  * is on the current level. A call u->v is kept for lane l iff l is in u's
@@ -333,11 +310,11 @@ static inline void extract(const uint64_t *bits, size_t w0, size_t w1, const uin
  * has it, at most once per lane: never more work than nl separate BFS runs.
  * Large levels list their members in id order, so the per-entry passes read
  * the call arrays in address order. Leaves the levels in lv, their number in
- * *nlev, and the lane bitmaps of the records. */
+ * *nlev, and the lanes' bitmaps of the records. */
 static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t *ent, uint32_t nl, uint32_t *nlev)
 {
     const uint32_t *off = w->off, *tgt = w->tgt;
-    lanemask *sx = w->sx, *fm = w->fm; /* seen of v at sx[2v], next-level lanes at sx[2v + 1] */
+    lanemask *sx = w->sx, *fm = w->fm; /* seen of v at sx[2v], next-level lanes at sx[2v + 1]: one line */
     unsigned char *ekept = w->ekept;
     uint64_t *mark = w->mark;
     uint32_t *fl = w->fl, *cand = w->cand;
@@ -352,7 +329,7 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
         fm[nfl++] = (lanemask)1 << l;
     }
     for (;;) {
-        /* Every member is on a level at most once: the level's calls fit,
+        /* A member is on a level at most once, so the level's records fit,
          * and so does the padding at the end. */
         if (grow_records(g, w, R + off[V] + 64) != CGPROP_OK || grow_levels(g, w, d + 1) != CGPROP_OK)
             return CGPROP_ENOMEM;
@@ -413,34 +390,13 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
     return CGPROP_OK;
 }
 
-/* Lane l of the last batch, share rho, over the current metric: partials
- * callees first, each kept call's share of its callee's partial added into
- * acc[]. O(V + kept calls), every loop flat: the lane's kept calls, level by
- * level, off its bitmap; one pass over them for the in-weights; one over
- * the members for their inverses; then level by level, deepest first, one
- * pass over the level's kept calls. No pass needs the members by level:
- * p(v) is complete once the calls of v's level are done, and a member's own
- * total is Σρ·base(u) plus the totals of u's intra-cycle calls, summed over
- * the entries (see one_cycle).
- *
- * The share of p(v) along a kept call u->v is p(v)·(w·a(v) + b(v)): a = 1/W
- * and b = 0 when v's kept in-weight W is > 0, and a = 0, b = 1/nk when its nk
- * kept in-calls all weigh 0 (w is then 0). */
-/* Prefetch distance (kept calls) of the per-entry passes. */
-#define PFD 16
-#if defined(__GNUC__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)0)
-#endif
-
-#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
-/* a = 1/a where a > 0, else 0; two members per division. */
+/* 1/a where a > 0, else 0 (no division by 0), for every member. */
+#ifdef PROP_SSE2
 static void invert_weights(pval *pv, uint32_t V)
 {
     const __m128d zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
     uint32_t i = 0;
-    for (; i + 2 <= V; i += 2) {
+    for (; i + 2 <= V; i += 2) { /* two members per division */
         __m128d x0 = _mm_loadu_pd(&pv[i].p), x1 = _mm_loadu_pd(&pv[i + 1].p);
         __m128d W = _mm_unpackhi_pd(x0, x1);
         __m128d pos = _mm_cmpgt_pd(W, zero);
@@ -457,6 +413,23 @@ static void invert_weights(pval *pv, uint32_t V)
 }
 #endif
 
+/* Lane l of the last batch (nlev levels), share rho, over the current
+ * metric: partials callees first, each kept call's share of its callee's
+ * partial added into acc[]. O(V + kept calls), every loop flat:
+ *   1. p = ρ·base, W = 0 for every member;
+ *   2. the lane's kept calls, level by level, off its bitmap, into kl;
+ *   3. one pass over them: W(v) += w;
+ *   4. one over the members: a = 1/W;
+ *   5. level by level, deepest first, one over the level's kept calls u->v:
+ *      v is one level down, so p(v) is complete; p(u) += share.
+ * No pass needs the members by level, and none adds p(u) to u's total:
+ * summed over the entries, p(u) is Σρ·base(u) plus the totals of u's calls
+ * in the cycle (see one_cycle).
+ *
+ * The share of p(v) along a kept call u->v is p(v)·(w·a(v) + b(v)): a = 1/W
+ * and b = 0 when v's kept in-weight W is > 0, and a = 0, b = 1/nk when its nk
+ * kept in-calls all weigh 0 (w is then 0). Without zero weights W > 0 below
+ * the entry, and b is left out. */
 static void entry_pass(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros)
 {
     const plevel *lv = w->lv;
@@ -473,7 +446,6 @@ static void entry_pass(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rh
         pv[i].p = rho * base[i];
         pv[i].a = 0;
     }
-    /* The lane's kept calls, level by level. */
     size_t nkp = 0;
     for (uint32_t d = 0; d < nlev; d++) {
         klv[d] = (uint32_t)nkp;
@@ -520,10 +492,8 @@ static void entry_pass(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rh
         PREFETCH(pc + kl[x + PFD]);
         pv[e->v].a += e->w;
     }
-    /* W = 0 only at the entry, which no kept call reaches. */
     invert_weights(pv, V);
     for (uint32_t d = nlev; d-- > 0;)
-        /* Every kept callee is one level down: its p is complete. */
         for (size_t x = klv[d], xe = klv[d + 1]; x < xe; x++) {
             uint32_t j = kl[x];
             const pcall *e = pc + j;
