@@ -458,6 +458,13 @@ static void bench_giant(void)
     for (int a = 0; a < NANALYSES; a++)
         figure("giant", analyses[a].name, "giant", calls, t[a] * 1e3, "ms", "streaming pass over the call array",
                ts * 1e3, 0);
+    /* Peak heap a propagate run adds to the graph with its results (the new
+     * result, built while the old one still stands, and the scratch). */
+    size_t held = gc.cur;
+    gc.peak = gc.cur;
+    check(g, cgprop_graph_propagate(g), "propagate");
+    figure("giant", "memory: propagate peak", "giant", calls, (double)(gc.peak - held) / calls, "B/call",
+           "the graph (keys, calls, index) and its results", (double)held / calls, 0);
     double all = t[0] + t[1] + t[2];
     /* The peer: gprof2dot on the same graph, when GPROF2DOT names its
      * gprof2dot.py; else its published figure for this shape
