@@ -10,7 +10,9 @@
  *             split (beside one streaming pass over the call array), peak
  *             memory per call (beside the arrays' bytes per call)
  *   giant     one SCC of 20,000 members entered from 100 callers, every
- *             analysis, beside gprof2dot's published 44 s for this shape
+ *             analysis; cycles+collapse+propagate beside gprof2dot on the same
+ *             graph (a callgrind file) when GPROF2DOT names gprof2dot.py, else
+ *             beside its published 44 s for this shape
  *   stacks    stack ingestion (deep recursion, mean depth 64) at each size,
  *             walk order and shuffled, beside a per-function counting pass
  *   recorder  an enter/exit pair (K = 1, on-the-fly compensation) beside a
@@ -390,6 +392,53 @@ static void bench_scale(size_t n)
 
 /* ---- giant SCC ------------------------------------------------------------ */
 
+static double children_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+#ifndef CGPROP_BENCH_G2D_RUN
+#define CGPROP_BENCH_G2D_RUN "gprof2dot_run.py"
+#endif
+
+/* CPU seconds of gprof2dot on g written as a callgrind profile:
+ * `python3 gprof2dot_run.py G2D -f callgrind FILE -o /dev/null` (the wrapper
+ * lets gprof2dot's native recursion through a 20,000-member cycle); < 0 if it
+ * cannot run or fails. */
+static double run_gprof2dot(cgprop_graph *g, const char *g2d)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cgprop-bench-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    close(fd);
+    if (cgprop_write_path(g, CGPROP_FORMAT_CALLGRIND, NULL, path, strlen(path)) != CGPROP_OK) {
+        remove(path);
+        return -1;
+    }
+    const char *wrapper = getenv("GPROF2DOT_RUN");
+    if (!wrapper || !*wrapper) wrapper = CGPROP_BENCH_G2D_RUN;
+    double c0 = children_cpu();
+    pid_t pid = fork();
+    if (pid < 0) {
+        remove(path);
+        return -1;
+    }
+    if (pid == 0) {
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0) dup2(dn, 1);
+        execlp("python3", "python3", wrapper, g2d, "-f", "callgrind", path, "-o", "/dev/null", (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    int ok = waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    remove(path);
+    return ok ? children_cpu() - c0 : -1;
+}
+
 static void bench_giant(void)
 {
     gen_calls in;
@@ -409,11 +458,29 @@ static void bench_giant(void)
     for (int a = 0; a < NANALYSES; a++)
         figure("giant", analyses[a].name, "giant", calls, t[a] * 1e3, "ms", "streaming pass over the call array",
                ts * 1e3, 0);
-    /* gprof2dot is not run here: its figure for this shape is published
-     * (reference/gprof2dot.md §6, 20,000 functions, ~100 entries). */
+    /* Peak heap a propagate run adds to the graph with its results (the new
+     * result, built while the old one still stands, and the scratch). */
+    size_t held = gc.cur;
+    gc.peak = gc.cur;
+    check(g, cgprop_graph_propagate(g), "propagate");
+    figure("giant", "memory: propagate peak", "giant", calls, (double)(gc.peak - held) / calls, "B/call",
+           "the graph (keys, calls, index) and its results", (double)held / calls, 0);
     double all = t[0] + t[1] + t[2];
-    figure("giant", "cycles+collapse+propagate", "giant", calls, all * 1e3, "ms",
-           "gprof2dot on this shape (published, not run)", 44000.0, 0.001);
+    /* The peer: gprof2dot on the same graph, when GPROF2DOT names its
+     * gprof2dot.py; else its published figure for this shape
+     * (reference/gprof2dot.md §6, 20,000 functions, ~100 entries). */
+    const char *g2d = getenv("GPROF2DOT");
+    double tg = -1;
+    if (opt.peer && g2d && *g2d) {
+        tg = run_gprof2dot(g, g2d);
+        if (tg < 0) fprintf(human, "giant    gprof2dot: %s did not run or failed; published figure used\n", g2d);
+    }
+    if (tg >= 0)
+        figure("giant", "cycles+collapse+propagate", "giant", calls, all * 1e3, "ms",
+               "gprof2dot -f callgrind, same graph, same run", tg * 1e3, 0.001);
+    else
+        figure("giant", "cycles+collapse+propagate", "giant", calls, all * 1e3, "ms",
+               "gprof2dot on this shape (published, not run)", 44000.0, 0.001);
     cgprop_graph_free(g);
     free(k.buf);
     free(k.off);
@@ -642,14 +709,6 @@ static double read_file(const char *path, int reps)
         if (t < best) best = t;
     }
     return best;
-}
-
-static double children_cpu(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_CHILDREN, &ru);
-    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-           (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 /* CPU seconds of `callgrind_annotate --inclusive=yes path`, < 0 if it

@@ -42,112 +42,171 @@ bool cgprop__propagate_current(const cgprop_graph *g)
 static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
 static inline bool bit_get(const uint64_t *b, size_t i) { return (b[i >> 6] >> (i & 63)) & 1u; }
 
-/* Entries run in batches of up to LANES, one bit each. A bit-parallel BFS
- * gives every entry of the batch its ranks and kept calls at once, so a
- * member's calls are read once per distinct rank the member has in the
- * batch, not once per entry. It leaves each entry its members in rank order
- * and its kept calls grouped by caller; the per-entry arithmetic then only
- * reads those lists in order plus arrays of one value per member.
+/* Entries run in batches of up to LANES, one bit each.
  *
- * Why: one entry's plain BFS visits the members in an order unrelated to
- * where their calls are stored, so on an SCC whose call arrays outgrow L2
- * (20,000 members, 100,000 calls) every member costs a few cache misses per
- * entry; that, not arithmetic, was the time. */
+ * A bit-parallel BFS gives every entry of the batch its ranks and kept calls
+ * at once, so a member's calls are read once per distinct rank the member has
+ * in the batch, not once per entry. The BFS does no per-lane work: level by
+ * level it logs every call it follows with the mask of lanes that keep it (a
+ * "record"). One bit-matrix transpose of the mask column per batch gives each
+ * lane a bitmap over the records, and an entry picks its kept calls off its
+ * bitmap, level by level.
+ *
+ * The per-entry passes are then flat loops over the entry's kept calls and
+ * over the members in id order: nothing loops over a member's calls, so no
+ * branch depends on a member's degree, and nothing needs the members by
+ * level (see entry_pass). On the 20,000-member SCC of the benchmark that is
+ * where the time went before: one mispredicted inner loop and a chain of
+ * dependent loads per member and entry.
+ *
+ * Memory: a batch logs at most lanes·E records (each call once per lane and
+ * level), 12 bytes each with the bitmaps; a huge cycle gets fewer lanes
+ * rather than more records. */
 #ifndef CGPROP_PROP_LANES
 #define CGPROP_PROP_LANES 32
 #endif
 #define LANES CGPROP_PROP_LANES
-/* Lanes x members of per-lane scratch (two uint32 each) stays under this:
- * a large cycle gets fewer lanes per batch rather than more scratch. */
-#define LANE_CELLS ((size_t)1 << 21)
+#define LANE_RECORDS ((size_t)1 << 22)
 
-#if LANES < 1 || LANES > 64
-#error "CGPROP_PROP_LANES must be 1..64"
-#elif LANES <= 32
+#if LANES < 1 || LANES > 32
+#error "CGPROP_PROP_LANES must be 1..32"
+#endif
 typedef uint32_t lanemask;
-#else
-typedef uint64_t lanemask;
+
+#if !defined(CGPROP_PROP_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2))
+#define PROP_SSE2 1
+#include <emmintrin.h>
 #endif
 
-/* What the per-entry pass reads together sits together: one cache line per
- * kept call and one per member instead of one per array. Only s, read at
- * random callees, has an array of its own: dense, it stays in L2. */
-typedef struct pedge {
-    uint32_t v; /* local callee */
-    double w;   /* share weight, current metric */
-    double acc; /* the call's total so far, current metric */
-} pedge;
+/* How far ahead (in kept calls) the per-entry passes prefetch. */
+#define PFD 16
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
 
-typedef struct pnode {
-    double base; /* S(u) + external shares (u's gprof figure), current metric */
-    double tot;  /* u's total so far, current metric */
-} pnode;
+/* Per call, what the per-entry passes read together. */
+typedef struct pcall {
+    uint32_t v, u; /* local callee and caller */
+    double w;      /* share weight, current metric */
+} pcall;
+
+/* One BFS level of a batch: its records are rec[rb .. re). */
+typedef struct plevel {
+    uint32_t rb, re;
+} plevel;
+
+/* Per member, what the current entry's passes read together. */
+typedef struct pval {
+    double p; /* p(u) so far */
+    double a; /* kept in-weight W, then 1/W (0 when W = 0; see entry_pass) */
+} pval;
 
 /* Scratch for one cycle at a time, sized for the largest cycle once. Local
  * index = position in the cycle's ascending member list. The local CSR is
  * built once per cycle; each metric then runs its entries over it. */
 typedef struct work {
     uint32_t lanes;        /* entries per batch */
-    uint32_t *loc;         /* nn: local index of each member (valid for members only) */
+    uint32_t *loc;         /* nn: local index of each member of the current cycle, UNSEEN elsewhere */
     uint32_t *off;         /* V + 1: local CSR of intra-cycle calls, self-calls left out */
     uint32_t *tgt;         /* E: local callee (the BFS reads only this) */
     uint32_t *eid;         /* E: call id */
-    pedge *pe;             /* E */
-    pnode *pn;             /* V */
+    pcall *pc;             /* E */
+    double *acc;           /* E: the call's total so far, current metric */
     unsigned char *ekept;  /* E: kept for some entry with ρ > 0, current metric */
-    lanemask *kmask;       /* E: lanes of the batch that keep the call */
+    double *base;          /* V: S(u) + external shares (u's gprof figure), current metric */
     double *rho;           /* V: current metric */
-    double *s;             /* V: kept in-weight, then p(u)/in-weight (see entry_pass) */
-    uint32_t *nk;          /* V: kept in-calls (only when some intra-cycle call weighs 0) */
     uint32_t *entry;       /* V: members with ρ > 0 in the current metric */
-    lanemask *seen, *fr, *nx; /* V: lanes that reached v, v's lanes on this level, on the next */
+    pval *pv;              /* V: the current entry's p and 1/W */
+    double *b;             /* V: 1/nk when the nk kept in-calls all weigh 0 (see entry_pass) */
+    uint32_t *nk;          /* V: kept in-calls (only when some intra-cycle call weighs 0) */
+    lanemask *sx;          /* 2V: per member, lanes that reached it, then lanes that reach it on the next level */
     uint64_t *mark;        /* V / 64 + 1: bitmap to list a level's members in id order */
     uint32_t *fl, *cand;   /* V + 1: this level's and the next level's members (one spare slot) */
-    uint32_t *ord;         /* lanes * V: lane l's members by rank */
-    uint32_t *kb;          /* lanes * (V + 1): start of each caller's kept calls of lane l in list */
-    uint32_t *list;        /* listcap: kept calls of every lane of the batch, lane after lane */
-    size_t listcap;
+    lanemask *fm;          /* V: lanes that have fl[i] on this level */
+    uint32_t *kl;          /* E + PFD: one entry's kept calls, level by level */
+    uint32_t *klv;         /* levcap + 1: where each level starts in kl */
+    plevel *lv;            /* levcap */
+    size_t levcap;
+    uint32_t *rec;         /* rcap: records (local call index), level after level */
+    lanemask *rm;          /* rcap: lanes that keep the call there */
+    uint64_t *rbits;       /* rcap / 64 * lanes: lane l's bit of every record */
+    size_t rcap;
 } work;
 
 static void work_free(const cgprop_graph *g, work *w)
 {
-    void *a[] = {w->loc, w->off, w->tgt,  w->eid, w->pe,   w->pn,   w->ekept, w->kmask, w->rho, w->s, w->nk,
-                 w->entry, w->seen, w->fr, w->nx, w->mark, w->fl,  w->cand, w->ord,   w->kb,  w->list};
+    void *a[] = {w->loc,   w->off, w->tgt, w->eid, w->pc,   w->acc,  w->ekept, w->base, w->rho,
+                 w->entry, w->pv,  w->b,   w->nk,  w->sx,   w->mark, w->fl,    w->cand, w->fm,
+                 w->kl,    w->klv, w->lv,  w->rec, w->rm,   w->rbits};
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) cgprop__free(g, a[i]);
+}
+
+/* Grows the record arrays (and their lane bitmaps) to hold need records. */
+static int grow_records(const cgprop_graph *g, work *w, size_t need)
+{
+    if (need <= w->rcap) return CGPROP_OK;
+    size_t c = w->rcap * 2 > need ? w->rcap * 2 : need;
+    c = (c + 63) & ~(size_t)63;
+    uint32_t *ni = cgprop__realloc(g, w->rec, c, sizeof *ni);
+    if (!ni) return CGPROP_ENOMEM;
+    w->rec = ni;
+    lanemask *nm = cgprop__realloc(g, w->rm, c, sizeof *nm);
+    if (!nm) return CGPROP_ENOMEM;
+    w->rm = nm;
+    uint64_t *nb = cgprop__realloc(g, w->rbits, c / 64 * w->lanes, sizeof *nb);
+    if (!nb) return CGPROP_ENOMEM;
+    w->rbits = nb;
+    w->rcap = c;
+    return CGPROP_OK;
+}
+
+static int grow_levels(const cgprop_graph *g, work *w, size_t need)
+{
+    if (need <= w->levcap) return CGPROP_OK;
+    size_t cap = w->levcap * 2 > need ? w->levcap * 2 : need;
+    plevel *p = cgprop__realloc(g, w->lv, cap, sizeof *p);
+    if (!p) return CGPROP_ENOMEM;
+    w->lv = p;
+    uint32_t *a = cgprop__realloc(g, w->klv, cap + 1, sizeof *a);
+    if (!a) return CGPROP_ENOMEM;
+    w->klv = a;
+    w->levcap = cap;
+    return CGPROP_OK;
 }
 
 static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t maxent)
 {
     memset(w, 0, sizeof *w);
     size_t lanes = maxent < LANES ? maxent : LANES;
-    if (lanes * V > LANE_CELLS) lanes = LANE_CELLS / V;
+    if (lanes * E > LANE_RECORDS) lanes = LANE_RECORDS / E;
     if (lanes < 1) lanes = 1;
     w->lanes = (uint32_t)lanes;
     w->loc = cgprop__alloc(g, g->nn, sizeof *w->loc);
+    if (w->loc) memset(w->loc, 0xFF, (size_t)g->nn * sizeof *w->loc); /* UNSEEN */
     w->off = cgprop__alloc(g, V + 1, sizeof *w->off);
     w->tgt = cgprop__alloc(g, E, sizeof *w->tgt);
     w->eid = cgprop__alloc(g, E, sizeof *w->eid);
-    w->pe = cgprop__alloc(g, E, sizeof *w->pe);
-    w->pn = cgprop__alloc(g, V, sizeof *w->pn);
+    w->pc = cgprop__alloc(g, E, sizeof *w->pc);
+    w->acc = cgprop__alloc(g, E, sizeof *w->acc);
     w->ekept = cgprop__alloc(g, E, sizeof *w->ekept);
-    w->kmask = cgprop__alloc(g, E, sizeof *w->kmask);
+    w->base = cgprop__alloc(g, V, sizeof *w->base);
     w->rho = cgprop__alloc(g, V, sizeof *w->rho);
-    w->s = cgprop__alloc(g, V, sizeof *w->s);
-    w->nk = cgprop__alloc(g, V, sizeof *w->nk);
     w->entry = cgprop__alloc(g, V, sizeof *w->entry);
-    w->seen = cgprop__alloc(g, V, sizeof *w->seen);
-    w->fr = cgprop__alloc(g, V, sizeof *w->fr);
-    w->nx = cgprop__alloc(g, V, sizeof *w->nx);
+    w->pv = cgprop__alloc(g, V, sizeof *w->pv);
+    w->b = cgprop__alloc(g, V, sizeof *w->b);
+    w->nk = cgprop__alloc(g, V, sizeof *w->nk);
+    w->sx = cgprop__alloc(g, 2 * V, sizeof *w->sx);
     w->mark = cgprop__calloc(g, V / 64 + 1, sizeof *w->mark);
     w->fl = cgprop__alloc(g, V + 1, sizeof *w->fl);
     w->cand = cgprop__alloc(g, V + 1, sizeof *w->cand);
-    w->ord = cgprop__alloc(g, lanes * V, sizeof *w->ord);
-    w->kb = cgprop__alloc(g, lanes * (V + 1), sizeof *w->kb);
-    w->listcap = E ? E : 1;
-    w->list = cgprop__alloc(g, w->listcap, sizeof *w->list);
-    if (!w->loc || !w->off || !w->tgt || !w->eid || !w->pe || !w->pn || !w->ekept || !w->kmask || !w->rho || !w->s ||
-        !w->nk || !w->entry || !w->seen || !w->fr || !w->nx || !w->mark || !w->fl ||
-        !w->cand || !w->ord || !w->kb || !w->list) {
+    w->fm = cgprop__alloc(g, V, sizeof *w->fm);
+    /* The passes prefetch PFD calls ahead: spare slots, zeroed. */
+    w->kl = cgprop__calloc(g, E + PFD, sizeof *w->kl);
+    if (!w->loc || !w->off || !w->tgt || !w->eid || !w->pc || !w->acc || !w->ekept || !w->base || !w->rho ||
+        !w->entry || !w->pv || !w->b || !w->nk || !w->sx || !w->mark || !w->fl || !w->cand || !w->fm || !w->kl ||
+        grow_levels(g, w, 16) != CGPROP_OK || grow_records(g, w, 2 * E + 64) != CGPROP_OK) {
         work_free(g, w);
         return CGPROP_ENOMEM;
     }
@@ -168,54 +227,136 @@ static inline uint32_t ctz64(uint64_t x)
 #endif
 }
 
+/* n masks (n a multiple of 64) to nl lane bitmaps: bit i of lane l's bitmap
+ * (bits[l·(n/64) + i/64]) is bit l of m[i]. */
+#ifdef PROP_SSE2
+static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *bits)
+{
+    size_t nw = n / 64;
+    uint32_t nb = (nl + 7) / 8; /* bytes of a mask in use */
+    for (size_t wi = 0; wi < nw; wi++) {
+        uint64_t out[32];
+        for (uint32_t q = 0; q < 4; q++) {
+            /* 16 masks, bytes transposed: byte i of v[b] is byte b of mask
+             * i. The top bit of each byte, doubled into place one bit at a
+             * time, is then one lane's bit of the 16 masks. */
+            const __m128i *a = (const __m128i *)(m + wi * 64 + q * 16);
+            __m128i a0 = _mm_loadu_si128(a), a1 = _mm_loadu_si128(a + 1), a2 = _mm_loadu_si128(a + 2),
+                    a3 = _mm_loadu_si128(a + 3);
+            __m128i b0 = _mm_unpacklo_epi8(a0, a1), b1 = _mm_unpackhi_epi8(a0, a1);
+            __m128i b2 = _mm_unpacklo_epi8(a2, a3), b3 = _mm_unpackhi_epi8(a2, a3);
+            __m128i c0 = _mm_unpacklo_epi8(b0, b1), c1 = _mm_unpackhi_epi8(b0, b1);
+            __m128i c2 = _mm_unpacklo_epi8(b2, b3), c3 = _mm_unpackhi_epi8(b2, b3);
+            __m128i d0 = _mm_unpacklo_epi8(c0, c1), d1 = _mm_unpackhi_epi8(c0, c1);
+            __m128i d2 = _mm_unpacklo_epi8(c2, c3), d3 = _mm_unpackhi_epi8(c2, c3);
+            __m128i v[4];
+            v[0] = _mm_unpacklo_epi64(d0, d2);
+            v[1] = _mm_unpackhi_epi64(d0, d2);
+            v[2] = _mm_unpacklo_epi64(d1, d3);
+            v[3] = _mm_unpackhi_epi64(d1, d3);
+            for (uint32_t b = 0; b < nb; b++) {
+                __m128i x = v[b];
+                for (uint32_t t = 8; t-- > 0;) {
+                    uint64_t mm = (uint64_t)(uint32_t)_mm_movemask_epi8(x);
+                    if (q) out[8 * b + t] |= mm << (16 * q);
+                    else out[8 * b + t] = mm;
+                    x = _mm_add_epi8(x, x);
+                }
+            }
+        }
+        for (uint32_t l = 0; l < nl; l++) bits[l * nw + wi] = out[l];
+    }
+}
+#else
+/* 8 x 8 bit matrix in a word, row i = byte i: transposed (Hacker's Delight). */
+static inline uint64_t transpose8(uint64_t x)
+{
+    uint64_t t;
+    t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAu;
+    x = x ^ t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCu;
+    x = x ^ t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0u;
+    return x ^ t ^ (t << 28);
+}
+
+static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *bits)
+{
+    size_t nw = n / 64;
+    uint32_t nb = (nl + 7) / 8; /* bytes of a mask in use */
+    for (size_t wi = 0; wi < nw; wi++) {
+        const lanemask *blk = m + wi * 64;
+        uint64_t out[32] = {0};
+        for (uint32_t r8 = 0; r8 < 8; r8++) {
+            const lanemask *q = blk + r8 * 8;
+            for (uint32_t b = 0; b < nb; b++) {
+                uint64_t x = 0;
+                for (uint32_t i = 0; i < 8; i++) x |= (uint64_t)((q[i] >> (8 * b)) & 0xFFu) << (8 * i);
+                x = transpose8(x);
+                /* byte t of x: lane 8b + t's bits of these 8 masks */
+                for (uint32_t t = 0; t < 8; t++) out[8 * b + t] |= ((x >> (8 * t)) & 0xFFu) << (8 * r8);
+            }
+        }
+        for (uint32_t l = 0; l < nl; l++) bits[l * nw + wi] = out[l];
+    }
+}
+#endif
+
 /* Ranks and kept calls of nl entries at once, level by level. Bit l of
- * seen[v] says lane l has reached v; fr[v] holds the lanes for which v is on
- * the current level. A call u->v is kept for lane l iff l is in fr[u] and not
- * yet in seen[v]: v is then first reached on the next level, from u's level.
- * Each member is scanned once per level on which some lane has it, at most
- * once per lane: never more work than nl separate BFS runs.
- *
- * Leaves, for each lane l: ord[l·V ..] = its members by rank (ascending ids
- * within a level when the level is large, so the per-entry pass reads the
- * call arrays in address order), and its kept calls in list, grouped by
- * caller in storage order, caller u's at list[kb[l·(V+1) + u] ..
- * kb[l·(V+1) + u + 1]]. */
-static int batch_ranks(const cgprop_graph *g, work *w, uint32_t V, const uint32_t *ent, uint32_t nl)
+ * sx[2v] says lane l has reached v; fm[i] holds the lanes for which fl[i]
+ * is on the current level. A call u->v is kept for lane l iff l is in u's
+ * mask and not yet in sx[2v]: v is then first reached on the next level,
+ * from u's level. Each member is scanned once per level on which some lane
+ * has it, at most once per lane: never more work than nl separate BFS runs.
+ * Large levels list their members in id order, so the per-entry passes read
+ * the call arrays in address order. Leaves the levels in lv, their number in
+ * *nlev, and the lanes' bitmaps of the records. */
+static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t *ent, uint32_t nl, uint32_t *nlev)
 {
     const uint32_t *off = w->off, *tgt = w->tgt;
-    uint32_t E = off[V];
-    lanemask *seen = w->seen, *fr = w->fr, *nx = w->nx, *kmask = w->kmask;
+    lanemask *sx = w->sx, *fm = w->fm; /* seen of v at sx[2v], next-level lanes at sx[2v + 1]: one line */
+    unsigned char *ekept = w->ekept;
     uint64_t *mark = w->mark;
-    uint32_t *fl = w->fl, *cand = w->cand, *ord = w->ord, *kb = w->kb;
-    uint32_t pos[LANES];
-    size_t lpos[LANES];
+    uint32_t *fl = w->fl, *cand = w->cand;
+    size_t R = 0;
+    uint32_t d = 0, nfl = 0;
 
-    memset(seen, 0, (size_t)V * sizeof *seen);
-    memset(kmask, 0, (size_t)E * sizeof *kmask);
-    uint32_t nfl = 0;
+    memset(sx, 0, (size_t)V * 2 * sizeof *sx);
     for (uint32_t l = 0; l < nl; l++) {
-        uint32_t v = ent[l];
-        fl[nfl++] = v; /* entries are distinct and ascending */
-        fr[v] = seen[v] = (lanemask)1 << l;
-        ord[(size_t)l * V] = v;
-        pos[l] = 1;
+        uint32_t v = ent[l]; /* distinct */
+        sx[2 * v] = (lanemask)1 << l;
+        fl[nfl] = v;
+        fm[nfl++] = (lanemask)1 << l;
     }
-    while (nfl) {
+    for (;;) {
+        /* A member is on a level at most once, so the level's records fit,
+         * and so does the padding at the end. */
+        if (grow_records(g, w, R + off[V] + 64) != CGPROP_OK || grow_levels(g, w, d + 1) != CGPROP_OK)
+            return CGPROP_ENOMEM;
+        uint32_t *rec = w->rec;
+        lanemask *rm = w->rm;
+        plevel *L = w->lv + d;
+        L->rb = (uint32_t)R;
         uint32_t nc = 0;
         for (uint32_t i = 0; i < nfl; i++) {
             uint32_t u = fl[i];
-            lanemask m = fr[u];
-            fr[u] = 0;
+            lanemask m = fm[i];
             for (uint32_t j = off[u], je = off[u + 1]; j < je; j++) {
                 uint32_t v = tgt[j];
-                lanemask km = m & ~seen[v], t = nx[v];
+                lanemask km = m & ~sx[2 * v], t = sx[2 * v + 1];
                 /* No branch on km: whether a call is kept is data, not pattern. */
-                nx[v] = t | km;
+                sx[2 * v + 1] = t | km;
                 cand[nc] = v; /* spare slot: nc < V until every member is listed */
                 nc += (t == 0) & (km != 0);
-                kmask[j] |= km;
+                rec[R] = j;
+                rm[R] = km;
+                R += km != 0;
+                ekept[j] |= km != 0;
             }
         }
+        L->re = (uint32_t)R;
+        d++;
+        if (!nc) break;
         /* A large level in id order; scanning the bitmap then costs less
          * than the level itself. Small levels stay in discovery order. */
         if ((size_t)nc * 16 >= V) {
@@ -227,14 +368,10 @@ static int batch_ranks(const cgprop_graph *g, work *w, uint32_t V, const uint32_
         }
         for (uint32_t i = 0; i < nc; i++) {
             uint32_t v = cand[i];
-            lanemask n = nx[v];
-            nx[v] = 0;
-            seen[v] |= n;
-            fr[v] = n;
-            for (; n; n &= n - 1) {
-                uint32_t l = ctz64(n);
-                ord[(size_t)l * V + pos[l]++] = v;
-            }
+            lanemask n = sx[2 * v + 1];
+            sx[2 * v + 1] = 0;
+            sx[2 * v] |= n;
+            fm[i] = n;
         }
         uint32_t *t = fl;
         fl = cand;
@@ -243,92 +380,138 @@ static int batch_ranks(const cgprop_graph *g, work *w, uint32_t V, const uint32_
     }
     w->fl = fl;
     w->cand = cand;
-
-    /* Kept calls per lane: count, place each lane's run, fill. */
-    size_t total = 0;
-    for (uint32_t l = 0; l < nl; l++) lpos[l] = 0;
-    for (uint32_t j = 0; j < E; j++) {
-        w->ekept[j] |= kmask[j] != 0;
-        for (lanemask x = kmask[j]; x; x &= x - 1) lpos[ctz64(x)]++;
+    *nlev = d;
+    /* Whole words for the transpose: records no lane keeps. */
+    for (; R & 63; R++) {
+        w->rec[R] = 0;
+        w->rm[R] = 0;
     }
-    for (uint32_t l = 0; l < nl; l++) {
-        size_t c = lpos[l];
-        lpos[l] = total;
-        total += c;
-    }
-    if (total > UINT32_MAX) return CGPROP_ENOMEM; /* positions are uint32 */
-    if (total > w->listcap) {
-        uint32_t *p = cgprop__realloc(g, w->list, total, sizeof *p);
-        if (!p) return CGPROP_ENOMEM;
-        w->list = p;
-        w->listcap = total;
-    }
-    uint32_t *list = w->list;
-    for (uint32_t l = 0; l < nl; l++) pos[l] = (uint32_t)lpos[l];
-    for (uint32_t u = 0; u < V; u++) {
-        for (uint32_t l = 0; l < nl; l++) kb[(size_t)l * (V + 1) + u] = pos[l];
-        for (uint32_t j = off[u], je = off[u + 1]; j < je; j++)
-            for (lanemask x = kmask[j]; x; x &= x - 1) list[pos[ctz64(x)]++] = j;
-    }
-    for (uint32_t l = 0; l < nl; l++) kb[(size_t)l * (V + 1) + V] = pos[l];
+    transpose_masks(w->rm, R, nl, w->rbits);
     return CGPROP_OK;
 }
 
-/* Lane l of the last batch, share rho, over the current metric: partials
- * callees first, added into pn[].tot and pe[].acc. O(V + kept calls).
- *
- * s[v] first sums the weights of v's kept in-calls, then turns into what a
- * caller needs from v: the share of p(v) along a kept call u->v is
- * w(u->v)·s[v] when v's kept in-weight W is > 0 (s = p(v)/W), and p(v)/nk
- * when they all weigh 0 (then w = 0, and s holds -p(v)/nk: p ≥ 0, so the
- * sign tells the cases apart without another array). */
-static void entry_pass(work *w, uint32_t V, uint32_t l, double rho, bool zeros)
+/* 1/a where a > 0, else 0 (no division by 0), for every member. */
+#ifdef PROP_SSE2
+static void invert_weights(pval *pv, uint32_t V)
 {
-    const uint32_t *list = w->list;
-    const uint32_t *ord = w->ord + (size_t)l * V, *kb = w->kb + (size_t)l * (V + 1);
-    uint32_t *nk = w->nk;
-    pedge *pe = w->pe;
-    pnode *pn = w->pn;
-    double *s = w->s;
+    const __m128d zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
+    uint32_t i = 0;
+    for (; i + 2 <= V; i += 2) { /* two members per division */
+        __m128d x0 = _mm_loadu_pd(&pv[i].p), x1 = _mm_loadu_pd(&pv[i + 1].p);
+        __m128d W = _mm_unpackhi_pd(x0, x1);
+        __m128d pos = _mm_cmpgt_pd(W, zero);
+        __m128d inv = _mm_and_pd(pos, _mm_div_pd(one, _mm_add_pd(W, _mm_andnot_pd(pos, one))));
+        _mm_storeu_pd(&pv[i].p, _mm_unpacklo_pd(x0, inv));
+        _mm_storeu_pd(&pv[i + 1].p, _mm_shuffle_pd(x1, inv, 2));
+    }
+    for (; i < V; i++) pv[i].a = pv[i].a > 0 ? 1 / pv[i].a : 0;
+}
+#else
+static void invert_weights(pval *pv, uint32_t V)
+{
+    for (uint32_t i = 0; i < V; i++) pv[i].a = pv[i].a > 0 ? 1 / pv[i].a : 0;
+}
+#endif
 
-    memset(s, 0, (size_t)V * sizeof *s);
+/* Lane l of the last batch (nlev levels), share rho, over the current
+ * metric: partials callees first, each kept call's share of its callee's
+ * partial added into acc[]. O(V + kept calls), every loop flat:
+ *   1. p = ρ·base, W = 0 for every member;
+ *   2. the lane's kept calls, level by level, off its bitmap, into kl;
+ *   3. one pass over them: W(v) += w;
+ *   4. one over the members: a = 1/W;
+ *   5. level by level, deepest first, one over the level's kept calls u->v:
+ *      v is one level down, so p(v) is complete; p(u) += share.
+ * No pass needs the members by level, and none adds p(u) to u's total:
+ * summed over the entries, p(u) is Σρ·base(u) plus the totals of u's calls
+ * in the cycle (see one_cycle).
+ *
+ * The share of p(v) along a kept call u->v is p(v)·(w·a(v) + b(v)): a = 1/W
+ * and b = 0 when v's kept in-weight W is > 0, and a = 0, b = 1/nk when its nk
+ * kept in-calls all weigh 0 (w is then 0). Without zero weights W > 0 below
+ * the entry, and b is left out. */
+static void entry_pass(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros)
+{
+    const plevel *lv = w->lv;
+    const pcall *pc = w->pc;
+    const double *base = w->base;
+    const uint32_t *rec = w->rec;
+    uint32_t *kl = w->kl, *klv = w->klv, *nk = w->nk;
+    double *acc = w->acc, *b = w->b;
+    pval *pv = w->pv;
+    size_t rw = (lv[nlev - 1].re + 63) / 64;
+    const uint64_t *rb = w->rbits + l * rw;
+
+    for (uint32_t i = 0; i < V; i++) {
+        pv[i].p = rho * base[i];
+        pv[i].a = 0;
+    }
+    size_t nkp = 0;
+    for (uint32_t d = 0; d < nlev; d++) {
+        klv[d] = (uint32_t)nkp;
+        size_t r0 = lv[d].rb, r1 = lv[d].re;
+        if (r0 == r1) continue;
+        /* Levels need not start or end on a word: mask the other levels' bits. */
+        size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
+        uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
+        for (size_t wi = w0; wi <= w1; wi++) {
+            const uint32_t *r = rec + wi * 64;
+            uint64_t x = rb[wi];
+            if (wi == w0) x &= lo;
+            if (wi == w1) x &= hi;
+            for (; x; x &= x - 1) kl[nkp++] = r[ctz64(x)];
+        }
+    }
+    klv[nlev] = (uint32_t)nkp;
+
     if (zeros) {
         memset(nk, 0, (size_t)V * sizeof *nk);
-        for (uint32_t x = kb[0]; x < kb[V]; x++) {
-            const pedge *e = pe + list[x];
-            s[e->v] += e->w;
+        for (size_t x = 0; x < nkp; x++) {
+            const pcall *e = pc + kl[x];
+            pv[e->v].a += e->w;
             nk[e->v]++;
         }
-    } else {
-        for (uint32_t x = kb[0]; x < kb[V]; x++) {
-            const pedge *e = pe + list[x];
-            s[e->v] += e->w;
+        for (uint32_t i = 0; i < V; i++) {
+            double W = pv[i].a;
+            pv[i].a = W > 0 ? 1 / W : 0;
+            b[i] = W > 0 || !nk[i] ? 0 : 1 / (double)nk[i];
         }
+        for (uint32_t d = nlev; d-- > 0;)
+            for (size_t x = klv[d], xe = klv[d + 1]; x < xe; x++) {
+                uint32_t j = kl[x];
+                const pcall *e = pc + j;
+                uint32_t v = e->v, u = e->u;
+                double c = pv[v].p * (e->w * pv[v].a + b[v]);
+                acc[j] += c;
+                pv[u].p += c;
+            }
+        return;
     }
-
-    /* Deepest rank first: every kept callee (one rank down) is done. */
-    for (uint32_t i = V; i-- > 0;) {
-        uint32_t u = ord[i];
-        pnode *nu = pn + u;
-        double pu = rho * nu->base;
-        for (uint32_t x = kb[u], xe = kb[u + 1]; x < xe; x++) {
-            pedge *e = pe + list[x];
-            double sv = s[e->v];
-            double c = sv >= 0 ? e->w * sv : -sv;
-            pu += c;
-            e->acc += c;
+    for (size_t x = 0; x < nkp; x++) {
+        const pcall *e = pc + kl[x];
+        PREFETCH(pc + kl[x + PFD]);
+        pv[e->v].a += e->w;
+    }
+    invert_weights(pv, V);
+    for (uint32_t d = nlev; d-- > 0;)
+        for (size_t x = klv[d], xe = klv[d + 1]; x < xe; x++) {
+            uint32_t j = kl[x];
+            const pcall *e = pc + j;
+            PREFETCH(pc + kl[x + PFD]);
+            PREFETCH(acc + kl[x + PFD]);
+            uint32_t v = e->v, u = e->u;
+            double c = e->w * pv[v].p * pv[v].a;
+            acc[j] += c;
+            pv[u].p += c;
         }
-        nu->tot += pu;
-        double in = s[u];
-        s[u] = in > 0 ? pu / in : zeros && nk[u] ? -(pu / (double)nk[u]) : 0;
-    }
 }
 
 static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, work *w, uint32_t c)
 {
     uint32_t K = g->K, V;
     const uint32_t *mem = cgprop__cycles_members(g, c, &V);
-    for (uint32_t i = 0; i < V; i++) w->loc[mem[i]] = i;
+    uint32_t *loc = w->loc; /* UNSEEN outside this cycle */
+    for (uint32_t i = 0; i < V; i++) loc[mem[i]] = i;
 
     uint32_t E = 0;
     for (uint32_t i = 0; i < V; i++) {
@@ -336,8 +519,9 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
         w->off[i] = E;
         for (uint32_t p = adj->out_off[u]; p < adj->out_off[u + 1]; p++) {
             uint32_t e = adj->out_e[p], v = g->ecallee[e];
-            if (v == u || cgprop__cycles_of(g, v) != c) continue;
-            w->tgt[E] = w->loc[v];
+            if (v == u || loc[v] == UNSEEN) continue;
+            w->tgt[E] = w->pc[E].v = loc[v];
+            w->pc[E].u = i;
             w->eid[E] = e;
             E++;
         }
@@ -348,43 +532,50 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
      * and one metric's arrays fit the caches better than K interleaved. */
     for (uint32_t k = 0; k < K; k++) {
         uint32_t nent = 0;
+        double rsum = 0;
         for (uint32_t i = 0; i < V; i++) {
             uint32_t u = mem[i];
-            w->pn[i].base = (double)g->self[(size_t)u * K + k] + cgprop__collapse_gprof_child(g, u, k);
+            w->base[i] = (double)g->self[(size_t)u * K + k] + cgprop__collapse_gprof_child(g, u, k);
             /* ρ(u): u's spontaneous part plus every call from outside into u. */
             double rh = cgprop__collapse_entry(g, u, k);
             for (uint32_t p = adj->in_off[u]; p < adj->in_off[u + 1]; p++) {
                 uint32_t e = adj->in_e[p];
-                if (cgprop__cycles_of(g, g->ecaller[e]) == c) continue;
+                if (loc[g->ecaller[e]] != UNSEEN) continue;
                 rh += cgprop__collapse_edge_share(g, e, k);
             }
             w->rho[i] = rh;
-            w->pn[i].tot = 0;
-            if (rh > 0) w->entry[nent++] = i;
+            if (rh > 0) {
+                w->entry[nent++] = i;
+                rsum += rh;
+            }
         }
         bool zeros = false;
         for (uint32_t j = 0; j < E; j++) {
-            w->pe[j].v = w->tgt[j];
-            w->pe[j].w = cgprop__collapse_weight(g, w->eid[j], k);
-            w->pe[j].acc = 0;
+            w->pc[j].w = cgprop__collapse_weight(g, w->eid[j], k);
+            w->acc[j] = 0;
             w->ekept[j] = 0;
-            zeros |= w->pe[j].w == 0;
+            zeros |= w->pc[j].w == 0;
         }
-        memset(w->fr, 0, (size_t)V * sizeof *w->fr);
-        memset(w->nx, 0, (size_t)V * sizeof *w->nx);
         for (uint32_t b = 0; b < nent; b += w->lanes) {
             uint32_t nl = nent - b < w->lanes ? nent - b : w->lanes;
-            if (batch_ranks(g, w, V, w->entry + b, nl) != CGPROP_OK) return CGPROP_ENOMEM;
-            for (uint32_t l = 0; l < nl; l++) entry_pass(w, V, l, w->rho[w->entry[b + l]], zeros);
+            uint32_t nlev;
+            if (batch_bfs(g, w, V, w->entry + b, nl, &nlev) != CGPROP_OK) return CGPROP_ENOMEM;
+            for (uint32_t l = 0; l < nl; l++) entry_pass(w, V, nlev, l, w->rho[w->entry[b + l]], zeros);
         }
-        for (uint32_t i = 0; i < V; i++) res->tot[(size_t)mem[i] * K + k] += w->pn[i].tot;
+        /* Σ over the entries of p(u) = Σρ·base(u) + the totals of u's calls in Z. */
+        for (uint32_t i = 0; i < V; i++) {
+            double t = rsum * w->base[i];
+            for (uint32_t j = w->off[i]; j < w->off[i + 1]; j++) t += w->acc[j];
+            res->tot[(size_t)mem[i] * K + k] = t;
+        }
         for (uint32_t j = 0; j < E; j++) {
             if (!w->ekept[j]) continue;
             size_t e = w->eid[j];
-            res->etot[e * K + k] += w->pe[j].acc;
+            res->etot[e * K + k] += w->acc[j];
             bit_set(res->indag, e * K + k);
         }
     }
+    for (uint32_t i = 0; i < V; i++) loc[mem[i]] = UNSEEN;
     return CGPROP_OK;
 }
 

@@ -817,6 +817,143 @@ START_TEST(test_random_entry_linearity)
 }
 END_TEST
 
+/* ---- batches of entries against a per-entry oracle ---- */
+
+/* The library runs up to 32 entries at once and cuts each BFS level into
+ * words of 64 calls; this checks those cuts against DESIGN §4 done the plain
+ * way, one entry at a time, on cycles with more entries than a batch holds,
+ * levels that start mid-word, more BFS levels than the first allocation,
+ * self-calls, and zero-weight calls. The cycle is entered only
+ * spontaneously and no call leaves it, so under a count share ρ(r) is r's
+ * spontaneous count over their sum and a member's base is its self cost. */
+enum { OV = 320, OE = 4 * OV };
+
+typedef struct ocase {
+    uint32_t n, ne;
+    uint32_t a[OE], b[OE];
+    uint64_t w[OE];
+    uint64_t self[OV], spont[OV];
+} ocase;
+
+static void oracle(const ocase *c, double *tot_out, double *etot_out, int *kept_out)
+{
+    double ssum = 0;
+    for (uint32_t i = 0; i < c->n; i++) ssum += (double)c->spont[i];
+    for (uint32_t i = 0; i < c->n; i++) tot_out[i] = 0;
+    for (uint32_t e = 0; e < c->ne; e++) {
+        etot_out[e] = 0;
+        kept_out[e] = 0;
+    }
+    for (uint32_t r = 0; r < c->n; r++) {
+        if (!c->spont[r]) continue;
+        double rho = (double)c->spont[r] / ssum;
+        int rank[OV];
+        uint32_t queue[OV], h = 0, t = 0;
+        for (uint32_t i = 0; i < c->n; i++) rank[i] = -1;
+        rank[r] = 0;
+        queue[t++] = r;
+        while (h < t) {
+            uint32_t u = queue[h++];
+            for (uint32_t e = 0; e < c->ne; e++)
+                if (c->a[e] == u && c->b[e] != u && rank[c->b[e]] < 0) {
+                    rank[c->b[e]] = rank[u] + 1;
+                    queue[t++] = c->b[e];
+                }
+        }
+        ck_assert_uint_eq(t, c->n); /* one SCC */
+        double W[OV] = {0}, p[OV];
+        uint32_t nk[OV] = {0};
+        int kept[OE];
+        for (uint32_t e = 0; e < c->ne; e++) {
+            kept[e] = c->a[e] != c->b[e] && rank[c->b[e]] == rank[c->a[e]] + 1;
+            if (kept[e]) {
+                W[c->b[e]] += (double)c->w[e];
+                nk[c->b[e]]++;
+                kept_out[e] = 1;
+            }
+        }
+        /* Callees first: the queue in reverse is by decreasing rank. */
+        for (uint32_t q = c->n; q-- > 0;) {
+            uint32_t u = queue[q];
+            p[u] = rho * (double)c->self[u];
+            for (uint32_t e = 0; e < c->ne; e++) {
+                if (c->a[e] != u || !kept[e]) continue;
+                uint32_t v = c->b[e];
+                double share = W[v] > 0 ? (double)c->w[e] / W[v] : 1.0 / nk[v];
+                p[u] += share * p[v];
+                etot_out[e] += share * p[v];
+            }
+            tot_out[u] += p[u];
+        }
+    }
+}
+
+/* shape 0: ring + 3n chords; 1: the same with zero counts; 2: a bare ring
+ * (one level per member); 3: every member an entry. */
+static void ocase_make(ocase *c, int shape)
+{
+    memset(c, 0, sizeof *c);
+    c->n = shape == 2 ? 300 : shape == 3 ? 90 : 150;
+    static unsigned char pair[OV][OV];
+    memset(pair, 0, sizeof pair);
+    for (uint32_t i = 0; i < c->n; i++) {
+        c->a[c->ne] = i;
+        c->b[c->ne] = (i + 1) % c->n;
+        c->w[c->ne++] = shape == 1 && rnd(5) == 0 ? 0 : 1 + rnd(9);
+        pair[i][(i + 1) % c->n] = 1;
+        c->self[i] = rnd(4) ? 1 + rnd(100) : 0;
+    }
+    uint32_t chords = shape == 2 ? 0 : 3 * c->n;
+    for (uint32_t k = 0; k < chords; k++) {
+        uint32_t u = rnd(c->n), v = rnd(8) ? rnd(c->n) : u; /* some self-calls */
+        if (pair[u][v]) continue;
+        pair[u][v] = 1;
+        c->a[c->ne] = u;
+        c->b[c->ne] = v;
+        c->w[c->ne++] = shape == 1 && rnd(3) == 0 ? 0 : 1 + rnd(9);
+    }
+    uint32_t entries = shape == 3 ? c->n : shape == 2 ? 40 : 70;
+    for (uint32_t k = 0; k < entries; k++) c->spont[shape == 3 ? k : rnd(c->n)] += 1 + rnd(5);
+}
+
+START_TEST(test_batches_oracle)
+{
+    rng = 0xba7c0000u + (uint64_t)_i;
+    static ocase c;
+    ocase_make(&c, _i % 4);
+    cgprop_graph *g = graph_k(1, c.n);
+    uint32_t id[OE];
+    for (uint32_t i = 0; i < c.n; i++) self1(g, i, c.self[i]);
+    for (uint32_t e = 0; e < c.ne; e++) id[e] = call(g, c.a[e], c.b[e], c.w[e]);
+    for (uint32_t i = 0; i < c.n; i++) {
+        uint64_t zero = 0;
+        if (c.spont[i]) ck_assert_int_eq(cgprop_graph_add_spontaneous(g, i, c.spont[i], &zero), CGPROP_OK);
+    }
+    run(g, CGPROP_SHARE_COUNT);
+    static double want[OV], ewant[OE];
+    static int kept[OE];
+    oracle(&c, want, ewant, kept);
+    double T = 0;
+    for (uint32_t i = 0; i < c.n; i++) T += (double)c.self[i];
+    ck_assert_double_eq_tol(cycle_row(g, 0).total, T, 1e-9 * T);
+    for (uint32_t i = 0; i < c.n; i++)
+        ck_assert_msg(fabs(tot(g, i) - want[i]) <= 1e-9 * T, "member %u: %.15g, oracle %.15g (case %d)", i,
+                      tot(g, i), want[i], _i);
+    for (uint32_t e = 0; e < c.ne; e++) {
+        cgprop_edge_total_row er = edge_row(g, 0, id[e]);
+        if (c.a[e] == c.b[e]) {
+            ck_assert(er.flags & CGPROP_F_SELF_CALL);
+            continue;
+        }
+        ck_assert_msg((!(er.flags & CGPROP_F_NO_TOTAL)) == kept[e], "call %u kept by the oracle: %d (case %d)", e,
+                      kept[e], _i);
+        ck_assert_msg(fabs(er.total - ewant[e]) <= 1e-9 * T, "call %u: %.15g, oracle %.15g (case %d)", e, er.total,
+                      ewant[e], _i);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+
 /* ---- allocation failure ---- */
 
 typedef struct budget {
@@ -958,6 +1095,7 @@ static Suite *suite(void)
     tcase_set_timeout(prop, 300);
     tcase_add_loop_test(prop, test_random_properties, 0, 60);
     tcase_add_loop_test(prop, test_random_entry_linearity, 0, 20);
+    tcase_add_loop_test(prop, test_batches_oracle, 0, 16);
     suite_add_tcase(s, prop);
     return s;
 }
