@@ -896,14 +896,15 @@ CGPROP_API uint64_t cgprop_recorder_floor_count(const cgprop_recorder *r);
  *        returns non-zero to abort the calibration. Called on this thread.
  * @param user passed to @p now.
  * @param iterations null pairs per run, ≥ 1 (TAU uses 1000).
- * @param[out] delta_i_out K estimates of δ_i (never below 0).
- * @param[out] delta_e_out K estimates of δ_e (never below 0).
+ * @param alloc allocator for the scratch graph and recorder; NULL for the C library's.
+ * @param[out] delta_i_out K estimates of δ_i (never below 0; 0 on error).
+ * @param[out] delta_e_out K estimates of δ_e (never below 0; 0 on error).
  * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument, clock failed or ran backwards), ::CGPROP_ENOMEM.
  * @since 0.1
  */
 CGPROP_API int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint64_t *out_counters),
-                                         void *user, uint32_t iterations, double *delta_i_out,
-                                         double *delta_e_out);
+                                         void *user, uint32_t iterations, const cgprop_allocator *alloc,
+                                         double *delta_i_out, double *delta_e_out);
 
 /**
  * Add every function, self cost, spontaneous entry and call of @p src to

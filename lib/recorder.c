@@ -1005,7 +1005,8 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
 /* ---- calibration ---- */
 
 int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint64_t *out_counters), void *user,
-                              uint32_t iterations, double *delta_i_out, double *delta_e_out)
+                              uint32_t iterations, const cgprop_allocator *alloc, double *delta_i_out,
+                              double *delta_e_out)
 {
     if (!now || !delta_i_out || !delta_e_out || nmetrics < 1 || nmetrics > CGPROP_MAX_METRICS || iterations < 1)
         return CGPROP_EINVAL;
@@ -1015,12 +1016,14 @@ int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint6
         "c26", "c27", "c28", "c29", "c30", "c31", "c32", "c33", "c34", "c35", "c36", "c37", "c38",
         "c39", "c40", "c41", "c42", "c43", "c44", "c45", "c46", "c47", "c48", "c49", "c50", "c51",
         "c52", "c53", "c54", "c55", "c56", "c57", "c58", "c59", "c60", "c61", "c62", "c63"};
+    for (size_t k = 0; k < nmetrics; k++) delta_i_out[k] = delta_e_out[k] = 0.0;
     cgprop_graph *g = NULL;
     cgprop_recorder *r = NULL;
-    int rc = cgprop_graph_new(NULL, names, NULL, nmetrics, &g);
+    int rc = cgprop_graph_new(alloc, names, NULL, nmetrics, &g);
     if (rc) return rc;
     uint32_t one, null;
     uint64_t c[CGPROP_MAX_METRICS];
+    double di_min[CGPROP_MAX_METRICS], de_min[CGPROP_MAX_METRICS];
     /* On the fly with zero δ: the probes then do the work they do in a compensated run. */
     cgprop_recorder_options ropt;
     memset(&ropt, 0, sizeof ropt);
@@ -1028,42 +1031,54 @@ int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint6
     if ((rc = cgprop_graph_add_node(g, "one", 3, &one)) || (rc = cgprop_graph_add_node(g, "null", 4, &null)) ||
         (rc = cgprop_recorder_new(g, &ropt, &r)))
         goto done;
-    for (size_t k = 0; k < nmetrics; k++) delta_i_out[k] = delta_e_out[k] = -1.0;
+    for (size_t k = 0; k < nmetrics; k++) di_min[k] = de_min[k] = -1.0;
     /* Three runs, smallest estimate kept: the paper's repeat-and-minimum,
-     * around TAU's single run (compensation.md §1.6). */
+     * around TAU's single run (compensation.md §1.6). A failing clock is
+     * EINVAL, a clock running backwards (EFORMAT from the recorder) too; out
+     * of memory stays ENOMEM. */
+#define PROBE(call)                                                                                                    \
+    do {                                                                                                               \
+        if (now(user, c)) {                                                                                            \
+            rc = CGPROP_EINVAL;                                                                                        \
+            goto done;                                                                                                 \
+        }                                                                                                              \
+        if ((rc = (call))) goto fail;                                                                                  \
+    } while (0)
     for (int run = 0; run < 3; run++) {
         /* The probe is what a profiler's would be: a clock read, then the recorder call. */
-        if (now(user, c)) goto clock;
-        if ((rc = cgprop_recorder_enter(r, one, c))) goto clock;
+        PROBE(cgprop_recorder_enter(r, one, c));
         for (uint32_t i = 0; i < iterations; i++) {
-            if (now(user, c) || cgprop_recorder_enter(r, null, c)) goto clock;
-            if (now(user, c) || cgprop_recorder_exit(r, null, c)) goto clock;
+            PROBE(cgprop_recorder_enter(r, null, c));
+            PROBE(cgprop_recorder_exit(r, null, c));
         }
-        if (now(user, c) || cgprop_recorder_exit(r, one, c)) goto clock;
+        PROBE(cgprop_recorder_exit(r, one, c));
         for (uint32_t k = 0; k < nmetrics; k++) {
             cgprop_recorder_figure fn, fo;
-            if (cgprop_recorder_get(r, CGPROP_RF_C_NN, one, null, k, &fn, sizeof fn) ||
-                cgprop_recorder_get(r, CGPROP_RF_SPONT, one, 0, k, &fo, sizeof fo))
-                goto clock;
+            if ((rc = cgprop_recorder_get(r, CGPROP_RF_C_NN, one, null, k, &fn, sizeof fn)) ||
+                (rc = cgprop_recorder_get(r, CGPROP_RF_SPONT, one, 0, k, &fo, sizeof fo)))
+                goto fail;
             /* tnull = n(b+c); tone = n(a+b+c+d) + (b+c). */
             double tnull = (double)fn.raw / iterations;
             double tover = ((double)fo.raw - tnull) / iterations;
             double di = tnull, de = tover - tnull;
             if (di < 0) di = 0;
             if (de < 0) de = 0;
-            if (delta_i_out[k] < 0 || di < delta_i_out[k]) delta_i_out[k] = di;
-            if (delta_e_out[k] < 0 || de < delta_e_out[k]) delta_e_out[k] = de;
+            if (di_min[k] < 0 || di < di_min[k]) di_min[k] = di;
+            if (de_min[k] < 0 || de < de_min[k]) de_min[k] = de;
         }
-        if ((rc = cgprop_recorder_flush(r, NULL))) goto done;
-        /* flush cleared the recorder's figures; the graph's are not read. */
+        /* flush clears the recorder's figures; the graph's are not read. */
+        if ((rc = cgprop_recorder_flush(r, NULL))) goto fail;
+    }
+#undef PROBE
+    for (size_t k = 0; k < nmetrics; k++) {
+        delta_i_out[k] = di_min[k];
+        delta_e_out[k] = de_min[k];
     }
     rc = CGPROP_OK;
     goto done;
-clock:
-    rc = CGPROP_EINVAL;
+fail:
+    if (rc != CGPROP_ENOMEM) rc = CGPROP_EINVAL;
 done:
-    if (rc)
-        for (size_t k = 0; k < nmetrics; k++) delta_i_out[k] = delta_e_out[k] = 0.0;
     cgprop_recorder_free(r);
     cgprop_graph_free(g);
     return rc;

@@ -5,8 +5,8 @@
  * through without reaching N. The calls swept: the readers on each format
  * (cgprop_read_buffer, cgprop_read_file, cgprop_events_read_buffer with each
  * compensation route), each analysis (first run and re-run), every iterator
- * kind, point look-ups, the recorder (new, enter, exit, unwind, flush),
- * merge, add_stack, and every writer. At every failure point:
+ * kind, point look-ups, the recorder (new, enter, exit, unwind, flush,
+ * calibrate), merge, add_stack, and every writer. At every failure point:
  *   - the call reports CGPROP_ENOMEM (a reader: that code in its
  *     cgprop_read_error too), with a message;
  *   - the graph it was given is unchanged (every figure, and the generation);
@@ -951,6 +951,52 @@ START_TEST(test_recorder)
 }
 END_TEST
 
+/* ---- calibration: its scratch graph and recorder use the allocator given ---- */
+
+static uint64_t cal_clock(void *user, uint64_t *out)
+{
+    uint64_t *t = user;
+    *t += 5;
+    out[0] = *t;
+    out[1] = *t * 3;
+    return 0;
+}
+
+START_TEST(test_calibrate)
+{
+    ctx c;
+    ctx_init(&c);
+    uint64_t t = 0;
+    double ref_i[2], ref_e[2];
+    ck_assert_int_eq(cgprop_recorder_calibrate(2, cal_clock, &t, 300, &c.a, ref_i, ref_e), CGPROP_OK);
+    /* Each probe reads the clock once (5 per read): δ_i = 5, δ_i + δ_e = 10. */
+    ck_assert(ref_i[0] == 5.0 && ref_e[0] == 5.0 && ref_i[1] == 15.0 && ref_e[1] == 15.0);
+    ck_assert_int_eq(c.ctr.live, 0);
+    long points = 0;
+    for (size_t n = 1;; n++) {
+        ctx_init(&c);
+        t = 0;
+        double di[2] = {-1, -1}, de[2] = {-1, -1};
+        arm(&c.ctr, n);
+        int rc = cgprop_recorder_calibrate(2, cal_clock, &t, 300, &c.a, di, de);
+        disarm(&c.ctr);
+        ck_assert_int_eq(c.ctr.live, 0);
+        ck_assert_int_eq(c.ctr.bad, 0);
+        if (c.ctr.nfailed == 0) {
+            ck_assert_int_eq(rc, CGPROP_OK);
+            ck_assert(di[0] == ref_i[0] && de[0] == ref_e[0] && di[1] == ref_i[1] && de[1] == ref_e[1]);
+            break;
+        }
+        points++;
+        ck_assert_msg(rc == CGPROP_ENOMEM, "calibrate: allocation %zu refused, returned %d", n, rc);
+        ck_assert(di[0] == 0.0 && de[0] == 0.0 && di[1] == 0.0 && de[1] == 0.0);
+    }
+    ck_assert_int_gt(points, 3);
+    total_points += points;
+    printf("faults: %-28s %5ld failure points\n", "recorder_calibrate", points);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("faults");
@@ -964,6 +1010,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_writers);
     tcase_add_test(tc, test_merge_and_stack);
     tcase_add_test(tc, test_recorder);
+    tcase_add_test(tc, test_calibrate);
     suite_add_tcase(s, tc);
     return s;
 }

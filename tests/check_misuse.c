@@ -338,7 +338,7 @@ static int calibrate(size_t k, int mode, uint32_t iters, int null_i, int null_e,
 {
     clk c = {1000, mode, 0};
     double di[2] = {-5, -5}, de[2] = {-5, -5};
-    int rc = cgprop_recorder_calibrate(k, null_now ? NULL : clock_fn, &c, iters, null_i ? NULL : di,
+    int rc = cgprop_recorder_calibrate(k, null_now ? NULL : clock_fn, &c, iters, NULL, null_i ? NULL : di,
                                        null_e ? NULL : de);
     /* On error the estimates are not left half-written. */
     if (rc != CGPROP_OK && !null_i && !null_e && k == 1 && !(di[0] == -5 || di[0] == 0)) return -107;

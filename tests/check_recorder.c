@@ -1032,14 +1032,14 @@ START_TEST(test_calibrate)
      * (step(2n+1) - step)/n = 2·step = δ_i + δ_e, so δ_e = step. */
     fake_clock c = {{0, 0}, {7, 3}, -1};
     double di[2], de[2];
-    ck_assert_int_eq(cgprop_recorder_calibrate(2, fake_now, &c, 1000, di, de), CGPROP_OK);
+    ck_assert_int_eq(cgprop_recorder_calibrate(2, fake_now, &c, 1000, NULL, di, de), CGPROP_OK);
     ck_assert(di[0] == 7.0 && de[0] == 7.0);
     ck_assert(di[1] == 3.0 && de[1] == 3.0);
     c.fail_after = 10;
-    ck_assert_int_eq(cgprop_recorder_calibrate(2, fake_now, &c, 1000, di, de), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_recorder_calibrate(0, fake_now, &c, 1000, di, de), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_recorder_calibrate(1, NULL, &c, 1000, di, de), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_recorder_calibrate(1, fake_now, &c, 0, di, de), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_recorder_calibrate(2, fake_now, &c, 1000, NULL, di, de), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_recorder_calibrate(0, fake_now, &c, 1000, NULL, di, de), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_recorder_calibrate(1, NULL, &c, 1000, NULL, di, de), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_recorder_calibrate(1, fake_now, &c, 0, NULL, di, de), CGPROP_EINVAL);
 }
 END_TEST
 

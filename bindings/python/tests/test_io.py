@@ -203,6 +203,25 @@ class TestRecorder(unittest.TestCase):
             r.exit("a", 1)
         r.close()
 
+    def test_calibrate(self):
+        # Every clock read advances 7 (and 3 on the second counter): a null
+        # pair spans one step (delta_i), the probes outside it one more.
+        t = [0, 0]
+
+        def clock():
+            t[0] += 7
+            t[1] += 3
+            return list(t)
+
+        di, de = cgprop.calibrate(2, clock, iterations=100)
+        self.assertEqual((di, de), ([7.0, 3.0], [7.0, 3.0]))
+
+        def broken():
+            raise KeyError("no clock")
+
+        with self.assertRaises(KeyError):
+            cgprop.calibrate(1, broken)
+
     def test_merge(self):
         a = cgprop.Graph()
         a.add_self("f", 3)

@@ -933,6 +933,60 @@ impl<'g> Recorder<'g> {
         })?;
         Ok(f)
     }
+
+    /// On-the-fly clamps since the recorder was created.
+    pub fn clamp_count(&self) -> u64 {
+        unsafe { sys::cgprop_recorder_clamp_count(self.r.as_ptr()) }
+    }
+
+    /// Negative compensated figures that flushes wrote as 0.
+    pub fn floor_count(&self) -> u64 {
+        unsafe { sys::cgprop_recorder_floor_count(self.r.as_ptr()) }
+    }
+}
+
+struct ClockState<'a> {
+    clock: &'a mut dyn FnMut(&mut [u64]) -> bool,
+    k: usize,
+    panicked: bool,
+}
+
+unsafe extern "C" fn clock_trampoline(user: *mut c_void, out: *mut u64) -> u64 {
+    let st = &mut *(user as *mut ClockState);
+    let k = st.k;
+    let out = std::slice::from_raw_parts_mut(out, k);
+    // A panic must not unwind into C: report it as a failed clock.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (st.clock)(out))) {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(_) => {
+            st.panicked = true;
+            1
+        }
+    }
+}
+
+/// Estimate (δ_i, δ_e) per metric by timing `iterations` null enter/exit
+/// pairs with `clock`, which fills `nmetrics` counter readings and returns
+/// true (false aborts: `InvalidArgument`), as TAU's calibration does.
+pub fn calibrate<F: FnMut(&mut [u64]) -> bool>(nmetrics: usize, mut clock: F, iterations: u32)
+    -> Result<(Vec<f64>, Vec<f64>)> {
+    let mut di = vec![0.0; nmetrics.max(1)];
+    let mut de = vec![0.0; nmetrics.max(1)];
+    let mut st = ClockState { clock: &mut clock, k: nmetrics, panicked: false };
+    let rc = unsafe {
+        sys::cgprop_recorder_calibrate(nmetrics, Some(clock_trampoline), &mut st as *mut ClockState as *mut c_void,
+                                       iterations, ptr::null(), di.as_mut_ptr(), de.as_mut_ptr())
+    };
+    if st.panicked {
+        panic!("cgprop::calibrate: the clock panicked");
+    }
+    if rc != sys::CGPROP_OK {
+        return Err(Error::new(rc, format!("cgprop_recorder_calibrate: {}", strerror(rc))));
+    }
+    di.truncate(nmetrics);
+    de.truncate(nmetrics);
+    Ok((di, de))
 }
 
 impl<'g> Drop for Recorder<'g> {

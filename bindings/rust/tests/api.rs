@@ -233,6 +233,22 @@ fn event_trace_replay() {
 }
 
 #[test]
+fn calibrate_with_a_simulated_clock() {
+    // Every read advances 7 (3 on the second counter): a null pair spans
+    // one step (delta_i), the probes around it one more (delta_e).
+    let mut t = [0u64, 0];
+    let (di, de) = cgprop::calibrate(2, |out: &mut [u64]| {
+        t[0] += 7;
+        t[1] += 3;
+        out.copy_from_slice(&t);
+        true
+    }, 100).unwrap();
+    assert_eq!((di, de), (vec![7.0, 3.0], vec![7.0, 3.0]));
+    let e = cgprop::calibrate(1, |_: &mut [u64]| false, 100).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
 fn row_sizes_match_the_header() {
     // worked out from the header for LP64: see bindings/python/tests/test_layout.py
     use std::mem::size_of;
