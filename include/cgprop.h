@@ -907,9 +907,24 @@ CGPROP_API int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *
                                          double *delta_i_out, double *delta_e_out);
 
 /**
+ * Number of on-the-fly clamps (::CGPROP_REC_CLAMP) in the figures this graph
+ * holds: cgprop_recorder_flush() adds the clamps of the figures it writes
+ * (cgprop_recorder_clamp_count() since the previous flush), and
+ * cgprop_graph_merge() adds the source's count. 0 for a graph no clamping
+ * recorder wrote into — any graph read from callgrind or folded stacks, or
+ * from an event trace without clamping — because only on-the-fly
+ * compensation with ::CGPROP_REC_CLAMP clamps.
+ * @param g the graph.
+ * @return the count, or 0 if @p g is NULL.
+ * @since 0.1
+ */
+CGPROP_API uint64_t cgprop_graph_clamp_count(const cgprop_graph *g);
+
+/**
  * Add every function, self cost, spontaneous entry and call of @p src to
  * @p dst: functions with the same key become one; self costs (per class),
- * call counts, call costs (per class) and spontaneous entries are summed.
+ * call counts, call costs (per class), spontaneous entries and the clamp
+ * counts (cgprop_graph_clamp_count()) are summed.
  * The per-thread graphs of a multi-threaded profiler merge this way.
  * All or nothing: on error @p dst is unchanged.
  * @param dst the graph added to.

@@ -68,7 +68,7 @@ struct cgprop_recorder {
     int64_t df[CGPROP_MAX_METRICS]; /* δ_i + δ_e */
     uint64_t last[CGPROP_MAX_METRICS];
     uint64_t nenter; /* enters since the last flush */
-    uint64_t clamps, floors;
+    uint64_t clamps, clamps_flushed, floors;
 
     /* functions seen: ids < fmax; arrays sized fcap; ids < nvalid are
      * known valid (below the graph's count, which never shrinks between
@@ -875,7 +875,7 @@ static bool fig_write(const cgprop_recorder *r, const figval *v, uint64_t *out, 
 /* Check every sum flush will add (phase 2), or add them (phase 3). The
  * checks mirror graph.c's: S (which bounds S_n and S_r), spontaneous count
  * and cost, each call's plain count and cost (which bound the class
- * buckets), and each callee's calls_in. */
+ * buckets), each callee's calls_in, and the graph's clamp count. */
 static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t *floors)
 {
     cgprop_graph *g = r->g;
@@ -925,6 +925,7 @@ static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t
                 goto ovf;
         }
     }
+    if (!write && g->clamps > UINT64_MAX - (r->clamps - r->clamps_flushed)) goto ovf;
     return CGPROP_OK;
 ovf:
     return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_flush: a figure would overflow; nothing written");
@@ -997,6 +998,8 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     floors = 0;
     rc = flush_pass(r, true, NULL, &floors);
     if (rc) return rc; /* cannot happen: every sum was checked */
+    g->clamps += r->clamps - r->clamps_flushed;
+    r->clamps_flushed = r->clamps;
     r->floors += floors;
     clear_figures(r);
     return cgprop__ok(g);

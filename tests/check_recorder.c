@@ -792,9 +792,61 @@ START_TEST(test_clamp)
     expect(r, CGPROP_RF_S_N, B, 0, 1, 0, 0, 2, 0);
     expect(r, CGPROP_RF_S_N, A, 0, 1, 0, 1, 18, 10);
     expect(r, CGPROP_RF_SPONT, A, 0, 1, 1, 0, 20, 10);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 0);
     ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
     ck_assert_uint_eq(cgprop_recorder_floor_count(r), 0);
+    /* The flush carries the clamps of what it wrote into the graph. */
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 1);
+
+    /* Reused: A 0..20 calls B 2..4 (raw 2) and C 5..16 (raw 11).
+     * B: 2-5 = -3 -> 0 (clamp), excl 0.  C: 11-5 = 6, excl 6.
+     * A: m = 2: 20-5-2·5 = 5, excl 5-(0+6) = -1 -> 0 (clamp): two clamps.
+     * Read before A exits: A's self figure holds nothing yet, though its
+     * children's calls do (raw 20-2-11 = 7 once A closes). */
+    uint32_t C = node(g, "C");
+    enter1(r, A, 0);
+    enter1(r, B, 2);
+    exit1(r, B, 4);
+    enter1(r, C, 5);
+    exit1(r, C, 16);
+    expect(r, CGPROP_RF_S_N, A, 0, 0, 0, 0, 0, 0);
+    expect(r, CGPROP_RF_C_NN, A, C, 1, 0, 0, 11, 6);
+    ck_assert_uint_eq(cgprop_recorder_clamp_count(r), 2);
+    exit1(r, A, 20);
+    ck_assert_uint_eq(cgprop_recorder_clamp_count(r), 3);
+    expect(r, CGPROP_RF_S_N, A, 0, 1, 0, 2, 7, 0);
+    expect(r, CGPROP_RF_S_N, B, 0, 1, 0, 0, 2, 0);
+    expect(r, CGPROP_RF_S_N, C, 0, 1, 0, 0, 11, 6);
+    expect(r, CGPROP_RF_SPONT, A, 0, 1, 2, 0, 20, 5);
+    expect(r, CGPROP_RF_C_NN, A, B, 1, 0, 0, 2, 0);
+    /* A flush that fails (here: the graph's clamp count is full) adds
+     * nothing, not even clamps. */
+    g->clamps = UINT64_MAX - 1;
+    uint64_t gen = cgprop_graph_generation(g);
+    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), UINT64_MAX - 1);
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    expect(r, CGPROP_RF_SPONT, A, 0, 1, 2, 0, 20, 5);
+    g->clamps = 1;
+    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 3);
+    ck_assert_uint_eq(g->self[A], 10 + 0);
+    ck_assert_uint_eq(g->self[C], 6);
+    ck_assert_uint_eq(g->spont_cost[A], 10 + 5);
     cgprop_recorder_free(r);
+
+    /* Merging sums the clamp counts, all or nothing. */
+    cgprop_graph *m = new_graph(1);
+    ck_assert_int_eq(cgprop_graph_merge(m, g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_merge(m, g), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(m), 6);
+    m->clamps = UINT64_MAX - 2;
+    size_t nn = cgprop_graph_node_count(m);
+    ck_assert_int_eq(cgprop_graph_merge(m, g), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(m), UINT64_MAX - 2);
+    ck_assert_uint_eq(m->self[A], 20);
+    ck_assert_uint_eq(cgprop_graph_node_count(m), nn);
+    cgprop_graph_free(m);
 
     /* Without clamping the same run goes negative; the recorder keeps -3 and
      * the flush writes 0 for B's self and call cost, counting two floors. */
@@ -815,6 +867,8 @@ START_TEST(test_clamp)
     ck_assert_uint_eq(cgprop_recorder_floor_count(r), 2);
     ck_assert_uint_eq(h->self[B], 0);
     ck_assert_uint_eq(h->self[A], 13);
+    /* Floors are not clamps. */
+    ck_assert_uint_eq(cgprop_graph_clamp_count(h), 0);
     cgprop_recorder_free(r);
     cgprop_graph_free(g);
     cgprop_graph_free(h);

@@ -542,6 +542,13 @@ impl Graph {
         unsafe { sys::cgprop_graph_generation(self.raw()) }
     }
 
+    /// On-the-fly clamps (`CGPROP_REC_CLAMP`) in the figures this graph
+    /// holds: each recorder flush adds its own, [`Graph::merge`] the
+    /// source's; 0 when no clamping recorder wrote into it.
+    pub fn clamp_count(&self) -> u64 {
+        unsafe { sys::cgprop_graph_clamp_count(self.raw()) }
+    }
+
     /// Add self cost (K values) to a function, activation class unknown.
     pub fn add_self(&mut self, node: u32, costs: &[u64]) -> Result<()> {
         let c = self.costs(costs, "add_self")?;
