@@ -44,18 +44,20 @@ typedef struct frame {
     uint64_t e0; /* r->nenter after this enter: nested activations = nenter - e0 at exit */
     uint64_t l;  /* direct children closed so far */
     /* Metric 0 (the others are in r->fx): start reading, Σ closed children's
-     * raw inclusive, Σ their compensated inclusive (int64 bits). */
+     * raw inclusive, and with clamping Σ their clamped compensated inclusive
+     * (int64 bits). */
     uint64_t v[3];
     uint64_t pad;
 } frame;
 
-/* A call index entry: the key (caller << 32 | callee) beside its slot, so a
- * look-up touches one line. */
+/* A call index entry: the key (caller << 32 | callee; SPONT as the caller
+ * for spontaneous entries) beside the slot's first record, so a look-up
+ * touches one line. No pair of function ids spells the empty key. */
 typedef struct pentry {
     uint64_t key;
-    uint32_t slot1; /* slot + 1, 0 = empty */
-    uint32_t pad;
+    uint64_t rbase; /* slot * NCALL */
 } pentry;
+#define EMPTY_KEY UINT64_MAX
 
 struct cgprop_recorder {
     cgprop_graph *g;
@@ -86,8 +88,10 @@ struct cgprop_recorder {
     uint64_t *cex; /* pcap * NCALL * K: Σ clamped compensated exclusive (clamping only) */
     pentry *phash;       /* open addressing, at most a quarter full */
     uint64_t phash_mask; /* size - 1, a power of two minus one */
+    uint32_t phash_shift; /* 64 - log2(size) */
 
-    /* the stack */
+    /* the stack: fr[0 .. depth-1], below them fr[-1], a frame no activation
+     * uses, so that every frame has a parent the probe can add to blindly */
     size_t depth, scap;
     frame *fr;
     uint64_t *fx; /* scap * (K - 1) * 3: frame values of metrics 1 .. K-1 */
@@ -177,8 +181,9 @@ void cgprop_recorder_free(cgprop_recorder *r)
     if (!r) return;
     const cgprop_graph *g = G(r);
     void *arrays[] = {r->active, r->spont, r->fin, r->fout, r->pcaller, r->pcallee, r->pnin, r->pnout,
-                      r->rec,    r->cex,   r->phash, r->fr, r->fx,     r->s_raw,   r->s_ci};
+                      r->rec,    r->cex,   r->phash, r->fx, r->s_raw,  r->s_ci};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cgprop__free(g, arrays[i]);
+    if (r->fr) cgprop__free(g, r->fr - 1);
     cgprop__free(g, r);
 }
 
@@ -227,8 +232,15 @@ static int grow_stack(cgprop_recorder *r)
     if (r->depth >= UINT32_MAX - 1u)
         return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_enter: more than 2^32 - 2 open activations");
     size_t o = r->scap, n = o ? o * 2 : 256, K1 = (size_t)r->K - 1;
-    bool ok = grow_array(g, (void **)&r->fr, o, n, sizeof *r->fr) &&
-              (!K1 || grow_array(g, (void **)&r->fx, o * 3 * K1, n * 3 * K1, sizeof *r->fx));
+    void *base = r->fr ? (void *)(r->fr - 1) : NULL;
+    bool ok = grow_array(g, &base, o ? o + 1 : 0, n + 1, sizeof *r->fr);
+    if (ok) {
+        r->fr = (frame *)base + 1;
+        /* Entries on an empty stack are calls from SPONT at level 0. */
+        r->fr[-1].node = SPONT;
+        r->fr[-1].level = 0;
+    }
+    ok = ok && (!K1 || grow_array(g, (void **)&r->fx, o * 3 * K1, n * 3 * K1, sizeof *r->fx));
     if (!ok) return cgprop__err(g, CGPROP_ENOMEM, "recorder_enter: out of memory growing the stack");
     r->scap = n;
     return CGPROP_OK;
@@ -236,29 +248,30 @@ static int grow_stack(cgprop_recorder *r)
 
 static inline uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t)a << 32 | b; }
 
-static inline uint64_t pair_hash(uint64_t key)
-{
-    uint64_t h = key * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
+/* The home entry of a key in a table of 2^(64 - shift) entries: the top
+ * bits of a multiplicative hash (Fibonacci hashing). */
+static inline uint64_t pair_home(uint64_t key, uint32_t shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
 
 /* Size the call index for ncap entries (a power of two). */
 static int pair_rehash(cgprop_recorder *r, uint64_t ncap)
 {
     if (ncap > ((uint64_t)1 << 34)) return CGPROP_EOVERFLOW;
-    pentry *t = cgprop__calloc(r->g, (size_t)ncap, sizeof *t);
+    pentry *t = cgprop__alloc(r->g, (size_t)ncap, sizeof *t);
     if (!t) return CGPROP_ENOMEM;
+    for (uint64_t i = 0; i < ncap; i++) t[i].key = EMPTY_KEY;
     uint64_t mask = ncap - 1;
+    uint32_t shift = 64;
+    for (uint64_t n = ncap; n > 1; n >>= 1) shift--;
     for (uint32_t s = 0; s < r->np; s++) {
-        if (r->pcaller[s] == SPONT) continue;
-        uint64_t key = pair_key(r->pcaller[s], r->pcallee[s]), i = pair_hash(key) & mask;
-        while (t[i].slot1) i = (i + 1) & mask;
+        uint64_t key = pair_key(r->pcaller[s], r->pcallee[s]), i = pair_home(key, shift);
+        while (t[i].key != EMPTY_KEY) i = (i + 1) & mask;
         t[i].key = key;
-        t[i].slot1 = s + 1;
+        t[i].rbase = (uint64_t)s * NCALL;
     }
     cgprop__free(r->g, r->phash);
     r->phash = t;
     r->phash_mask = ncap - 1;
+    r->phash_shift = shift;
     return CGPROP_OK;
 }
 
@@ -279,7 +292,7 @@ static int slot_new(cgprop_recorder *r, uint32_t a, uint32_t b, uint32_t *out)
         if (!ok) return cgprop__err(g, CGPROP_ENOMEM, "recorder_enter: out of memory for call %u -> %u", a, b);
         r->pcap = (uint32_t)n;
     }
-    if (a != SPONT && (uint64_t)(r->np + 1) * 4 > r->phash_mask + 1) {
+    if ((uint64_t)(r->np + 1) * 4 > r->phash_mask + 1) {
         int rc = pair_rehash(r, (r->phash_mask + 1) * 2);
         if (rc) return cgprop__err(g, rc, "recorder_enter: out of memory for the call index");
     }
@@ -291,14 +304,14 @@ static int slot_new(cgprop_recorder *r, uint32_t a, uint32_t b, uint32_t *out)
     if (a != SPONT) {
         r->pnout[s] = r->fout[a];
         r->fout[a] = s;
-        uint64_t key = pair_key(a, b), mask = r->phash_mask, i = pair_hash(key) & mask;
-        while (r->phash[i].slot1) i = (i + 1) & mask;
-        r->phash[i].key = key;
-        r->phash[i].slot1 = s + 1;
     } else {
         r->pnout[s] = NO_SLOT;
         r->spont[b] = s;
     }
+    uint64_t key = pair_key(a, b), mask = r->phash_mask, i = pair_home(key, r->phash_shift);
+    while (r->phash[i].key != EMPTY_KEY) i = (i + 1) & mask;
+    r->phash[i].key = key;
+    r->phash[i].rbase = (uint64_t)s * NCALL;
     if (b >= r->fmax) r->fmax = b + 1;
     r->np++;
     *out = s;
@@ -306,6 +319,22 @@ static int slot_new(cgprop_recorder *r, uint32_t a, uint32_t b, uint32_t *out)
 }
 
 /* ---- exact arithmetic ---- */
+
+/* *a += b on int64 bits, wrapping; true when the signed sum overflowed. The
+ * wrapped value is stored either way, so subtracting b undoes it. */
+static inline bool add_wrap_i64(uint64_t *a, int64_t b)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    int64_t s;
+    const bool o = __builtin_add_overflow(as_i64(*a), b, &s); /* stores the wrapped sum */
+    *a = (uint64_t)s;
+    return o;
+#else
+    const uint64_t x = *a, y = (uint64_t)b, s = x + y;
+    *a = s;
+    return ((~(x ^ y) & (x ^ s)) >> 63) != 0; /* operands of one sign, the sum of the other */
+#endif
+}
 
 /* A signed 128-bit accumulator (two's complement in two words), so sums of
  * int64 figures with mixed signs are exact whatever order they come in. */
@@ -318,6 +347,13 @@ static inline void w_add(wide *w, int64_t v)
 {
     uint64_t u = (uint64_t)v, lo = w->lo + u;
     w->hi += (lo < w->lo) + (v < 0 ? UINT64_MAX : 0u);
+    w->lo = lo;
+}
+
+static inline void w_addu(wide *w, uint64_t u)
+{
+    uint64_t lo = w->lo + u;
+    w->hi += lo < w->lo;
     w->lo = lo;
 }
 
@@ -370,10 +406,10 @@ static inline bool w_get(const wide *w, int64_t *out)
 static CGPROP__ALWAYS_INLINE uint32_t pair_find(const cgprop_recorder *r, uint32_t a, uint32_t b)
 {
     const uint64_t key = pair_key(a, b), mask = r->phash_mask;
-    for (uint64_t i = pair_hash(key) & mask;; i = (i + 1) & mask) {
+    for (uint64_t i = pair_home(key, r->phash_shift);; i = (i + 1) & mask) {
         const pentry *e = &r->phash[i];
-        if (e->key == key && e->slot1) return e->slot1 - 1;
-        if (!e->slot1) return NO_SLOT;
+        if (e->key == key) return (uint32_t)(e->rbase / NCALL);
+        if (e->key == EMPTY_KEY) return NO_SLOT;
     }
 }
 
@@ -442,13 +478,14 @@ static CGPROP__NOINLINE int enter_slow(cgprop_recorder *r, uint32_t node, const 
 
 /* Open an activation of node at t (K = 1) entering through (slot, cls);
  * every check is done. */
-static CGPROP__ALWAYS_INLINE int push1(cgprop_recorder *r, uint32_t node, uint64_t t, size_t d, uint32_t lvl,
-                                        uint32_t slot, uint32_t cls)
+/* Open frame d for node at t (K = 1) entering through record ri: every
+ * check is done. */
+static CGPROP__ALWAYS_INLINE int push1(cgprop_recorder *r, frame *f, uint32_t node, uint32_t lvl, uint64_t ri,
+                                        uint64_t t, size_t d)
 {
-    frame *f = r->fr + d;
     f->node = node;
     f->level = lvl;
-    f->ri = (uint64_t)slot * NCALL + cls;
+    f->ri = ri;
     f->e0 = ++r->nenter;
     f->l = 0;
     f->v[0] = t;
@@ -462,28 +499,38 @@ static CGPROP__ALWAYS_INLINE int push1(cgprop_recorder *r, uint32_t node, uint64
     return CGPROP_OK;
 }
 
+/* cgprop_recorder_enter's fast case when the call is not in its home entry:
+ * the next one (linear probing, at most a quarter full), else the slow way. */
+static CGPROP__NOINLINE int enter_next(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+{
+    const size_t d = r->depth;
+    const uint32_t lvl = r->active[node];
+    frame *f = r->fr + d;
+    const uint64_t key = pair_key(f[-1].node, node);
+    const pentry *e = &r->phash[(pair_home(key, r->phash_shift) + 1) & r->phash_mask];
+    if (e->key != key || lvl == UINT32_MAX) return enter_slow(r, node, c);
+    return push1(r, f, node, lvl, e->rbase + call_class(f[-1].level, lvl), c[0], d);
+}
+
 int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
 {
     /* The common probe: K = 1, nothing to grow, a call seen before and found
-     * in its home entry of the call index (kept at most a quarter full, so
-     * that is nearly always; a per-caller last-callee cache missed often
-     * enough for its branch to cost more than it saved). Everything else is
-     * a tail call, so this saves few registers. */
+     * in its home entry of the call index (a per-caller last-callee cache
+     * missed often enough for its branch to cost more than it saved). The
+     * outermost frame's parent is fr[-1], whose function SPONT makes the
+     * look-up find the spontaneous-entry record. Everything else is a tail
+     * call, so this saves few registers. */
     if (CGPROP__LIKELY(r && c && r->K == 1)) {
         const size_t d = r->depth;
         const uint64_t t = c[0];
         if (CGPROP__LIKELY(node < r->nvalid && d < r->scap && t >= r->last[0])) {
             const uint32_t lvl = r->active[node];
-            if (CGPROP__LIKELY(d)) {
-                const frame *p = r->fr + d - 1;
-                const uint64_t key = pair_key(p->node, node);
-                const pentry *e = &r->phash[pair_hash(key) & r->phash_mask];
-                if (CGPROP__LIKELY(e->key == key && e->slot1 && lvl != UINT32_MAX))
-                    return push1(r, node, t, d, lvl, e->slot1 - 1, call_class(p->level, lvl));
-            } else {
-                const uint32_t slot = r->spont[node];
-                if (CGPROP__LIKELY(slot != NO_SLOT && lvl != UINT32_MAX)) return push1(r, node, t, 0, lvl, slot, 0);
-            }
+            frame *f = r->fr + d;
+            const uint64_t key = pair_key(f[-1].node, node);
+            const pentry *e = &r->phash[pair_home(key, r->phash_shift)];
+            if (!CGPROP__LIKELY(e->key == key)) return enter_next(r, node, c);
+            if (CGPROP__LIKELY(lvl != UINT32_MAX))
+                return push1(r, f, node, lvl, e->rbase + call_class(f[-1].level, lvl), t, d);
         }
     }
     return enter_slow(r, node, c);
@@ -535,7 +582,7 @@ static bool close_effect(cgprop_recorder *r, size_t d, const uint64_t *c, uint64
         r->s_ci[k] = ci;
         r->s_ce[k] = ce;
         ovf |= cgprop__add_i64(as_i64(rec[R_RAW + K + k]), ci, &s);
-        if (d) ovf |= cgprop__add_i64(as_i64(FV(r, d - 1, k)[2]), ci, &s);
+        if (d && r->clamp) ovf |= cgprop__add_i64(as_i64(FV(r, d - 1, k)[2]), ci, &s);
     }
     *m_out = m;
     return !ovf;
@@ -564,7 +611,7 @@ static void close_apply(cgprop_recorder *r, size_t d, uint64_t m, uint64_t nclam
         if (d) {
             uint64_t *pv = FV(r, d - 1, k);
             pv[1] += SGN(raw);
-            if (r->online) pv[2] += SGN(r->s_ci[k]);
+            if (r->clamp) pv[2] += SGN(r->s_ci[k]);
         }
     }
     if (d) f[-1].l += one;
@@ -621,50 +668,53 @@ static CGPROP__NOINLINE int exit_slow(cgprop_recorder *r, uint32_t node, const u
     return cgprop__ok(g);
 }
 
-static CGPROP__NOINLINE int exit_overflow(cgprop_recorder *r, uint32_t node)
+/* cgprop_recorder_exit's fast path added the innermost activation's M, raw
+ * and compensated inclusive cost to its record and found an overflow: take
+ * them back (the sums wrapped modulo 2^64, so subtracting restores them). */
+static CGPROP__NOINLINE int exit_undo(cgprop_recorder *r, uint64_t t)
 {
+    const frame *f = r->fr + r->depth - 1;
+    const uint64_t raw = t - f->v[0], m = r->nenter - f->e0;
+    uint64_t *rec = r->rec + f->ri * 4;
+    rec[R_M] -= m;
+    rec[R_RAW] -= raw;
+    if (r->online) rec[R_RAW + 1] -= (uint64_t)((int64_t)raw - r->di[0] - (int64_t)m * r->df[0]);
     return cgprop__err(r->g, CGPROP_EOVERFLOW,
-                       "recorder_exit: a figure of function %u would overflow; nothing recorded", node);
+                       "recorder_exit: a figure of function %u would overflow; nothing recorded", f->node);
 }
 
 int cgprop_recorder_exit(cgprop_recorder *r, uint32_t node, const uint64_t *c)
 {
     /* The common probe: K = 1, no clamping, the innermost activation, time
-     * moving on. close_effect/close_apply written out for it: one record,
-     * the parent's frame, each new sum computed once, checked, then stored. */
+     * moving on. close_effect/close_apply written out for it: one record
+     * and the parent's frame, each new sum computed once, checked, then
+     * stored. */
     if (CGPROP__LIKELY(r && c && r->fast_exit && r->depth)) {
         const size_t d = r->depth - 1;
         frame *f = r->fr + d;
         const uint64_t t = c[0];
         if (CGPROP__LIKELY(f->node == node && t >= r->last[0])) {
             const uint64_t raw = t - f->v[0], m = r->nenter - f->e0;
+            /* δ_i + δ_e < 2^31 (fast_exit); with raw and m below 2^31 as
+             * well, raw − δ_i − m·(δ_i + δ_e) stays far inside int64.
+             * Anything longer takes the checked path. */
+            if (r->online && !CGPROP__LIKELY(((raw | m) >> 31) == 0)) return exit_slow(r, node, c);
+            /* Added first, checked after: an overflow (which never happens
+             * in practice) is taken back exactly by exit_undo. Fewer values
+             * live at once, fewer registers to save. */
             uint64_t *rec = r->rec + f->ri * 4;
-            uint64_t n_m, n_raw;
-            bool ovf = cgprop__add_u64(rec[R_M], m, &n_m);
-            ovf |= cgprop__add_u64(rec[R_RAW], raw, &n_raw);
+            bool ovf = cgprop__add_u64(rec[R_M], m, &rec[R_M]);
+            ovf |= cgprop__add_u64(rec[R_RAW], raw, &rec[R_RAW]);
             if (r->online) {
-                /* δ_i + δ_e < 2^31 (fast_exit); with raw and m below 2^31 as
-                 * well, raw − δ_i − m·(δ_i + δ_e) stays far inside int64.
-                 * Anything longer takes the checked path. */
-                if (!CGPROP__LIKELY(((raw | m) >> 31) == 0)) return exit_slow(r, node, c);
                 const int64_t ci = (int64_t)raw - r->di[0] - (int64_t)m * r->df[0];
-                int64_t n_c, n_pc = 0;
-                ovf |= cgprop__add_i64(as_i64(rec[R_RAW + 1]), ci, &n_c);
-                if (d) ovf |= cgprop__add_i64(as_i64(f[-1].v[2]), ci, &n_pc);
-                if (ovf) return exit_overflow(r, node);
-                rec[R_RAW + 1] = (uint64_t)n_c;
-                if (d) f[-1].v[2] = (uint64_t)n_pc;
-            } else if (ovf) {
-                return exit_overflow(r, node);
+                ovf |= add_wrap_i64(&rec[R_RAW + 1], ci);
             }
+            if (ovf) return exit_undo(r, t);
             rec[R_N]++;
-            rec[R_M] = n_m;
-            rec[R_RAW] = n_raw;
-            if (d) {
-                /* Children's intervals lie inside the parent's: no wrap. */
-                f[-1].v[1] += raw;
-                f[-1].l++;
-            }
+            /* The parent (fr[-1] for the outermost frame): children's
+             * intervals lie inside the parent's, so no wrap. */
+            f[-1].v[1] += raw;
+            f[-1].l++;
             r->active[node]--;
             r->depth = d;
             r->last[0] = t;
@@ -799,15 +849,23 @@ static void fig_value(const cgprop_recorder *r, uint32_t which, uint32_t node, u
             for (uint32_t s = r->fout[node]; s != NO_SLOT; s = r->pnout[s])
                 acc_records(r, s, out_mask[which], true, k0, k1, v, wc, &l, NULL);
             /* Activations still open are not in the inclusive sums, but
-             * their closed children are in the calls out: add those back. */
+             * their closed children are in the calls out: add those back.
+             * Their compensated inclusive sum is raw − l·δ_i − M·(δ_i+δ_e)
+             * (exact without clamping), M the activations nested below
+             * them: those entered after the open one and before its open
+             * child (or now), less the children themselves. */
             for (size_t d = 0; d < r->depth; d++) {
                 const frame *f = &r->fr[d];
                 if (f->node != node || (f->level ? CGPROP_RF_S_R : CGPROP_RF_S_N) != which) continue;
                 l -= f->l;
+                const uint64_t below = (d + 1 < r->depth ? f[1].e0 - 1 : r->nenter) - f->e0, mc = below - f->l;
                 for (uint32_t k = k0; k < k1; k++) {
                     const uint64_t *fv = FV(r, d, k);
                     v->raw[k] += fv[1];
-                    if (wc) w_add(&w[k], as_i64(fv[2]));
+                    if (!wc) continue;
+                    w_addu(&w[k], fv[1]);
+                    w_submul(&w[k], f->l, (uint64_t)r->di[k]);
+                    w_submul(&w[k], mc, (uint64_t)r->df[k]);
                 }
             }
             v->x = l;
