@@ -4,6 +4,7 @@
  * trees with known true costs and adds known probe overheads a, b, c, d to
  * the simulated counters. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -875,6 +876,49 @@ START_TEST(test_clamp)
 }
 END_TEST
 
+/* ---- many distinct calls: the call index grows, keys share home entries ---- */
+
+/* main calls each of 400 functions twice (the second round finds every call
+ * in the index the first made). δ_i = δ_e = 1. Each call lasts 3: comp
+ * 3-1 = 2. main 0..T with 800 children: comp T-1-800·2, exclusive minus the
+ * children's 800·2 = T-3201; post-mortem E = (T-2400) - 1·1 - 800·1, the
+ * same. */
+START_TEST(test_many_calls)
+{
+    enum { NCALLEES = 400 };
+    for (uint32_t mode = CGPROP_COMP_ONLINE; mode <= CGPROP_COMP_POSTMORTEM; mode++) {
+        cgprop_graph *g = new_graph(1);
+        uint32_t m = node(g, "main"), f[NCALLEES];
+        for (uint32_t i = 0; i < NCALLEES; i++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "f%u", i);
+            f[i] = node(g, nm);
+        }
+        cgprop_recorder *r = new_rec(g, mode, 1, 1, 0);
+        uint64_t t = 0;
+        enter1(r, m, t);
+        for (int round = 0; round < 2; round++)
+            for (uint32_t i = 0; i < NCALLEES; i++) {
+                /* A different order each round. */
+                uint32_t j = round ? (i * 7 + 3) % NCALLEES : i;
+                enter1(r, f[j], ++t);
+                t += 3;
+                exit1(r, f[j], t);
+            }
+        const uint64_t T = ++t;
+        exit1(r, m, T);
+        for (uint32_t i = 0; i < NCALLEES; i++) expect(r, CGPROP_RF_C_NN, m, f[i], 2, 0, 0, 6, 4);
+        expect(r, CGPROP_RF_S_N, m, 0, 1, 0, 2 * NCALLEES, T - 6 * NCALLEES, (int64_t)T - 3201);
+        expect(r, CGPROP_RF_SPONT, m, 0, 1, 2 * NCALLEES, 0, T, (int64_t)T - 1 - 2 * 2 * NCALLEES);
+        ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        ck_assert_uint_eq(cgprop_graph_edge_count(g), NCALLEES);
+        ck_assert_uint_eq(g->self[m], T - 3201);
+        cgprop_recorder_free(r);
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
 /* ---- overflow leaves everything unchanged ---- */
 
 START_TEST(test_overflow)
@@ -1287,6 +1331,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_misuse);
     tcase_add_test(tc, test_flush_open);
     tcase_add_test(tc, test_clamp);
+    tcase_add_test(tc, test_many_calls);
     tcase_add_test(tc, test_overflow);
     tcase_add_test(tc, test_overflow_at_read_online);
     tcase_add_test(tc, test_overflow_at_read_postmortem);
