@@ -878,18 +878,21 @@ END_TEST
 
 /* ---- many distinct calls: the call index grows, keys share home entries ---- */
 
-/* main calls each of 400 functions twice (the second round finds every call
- * in the index the first made). δ_i = δ_e = 1. Each call lasts 3: comp
- * 3-1 = 2. main 0..T with 800 children: comp T-1-800·2, exclusive minus the
- * children's 800·2 = T-3201; post-mortem E = (T-2400) - 1·1 - 800·1, the
- * same. */
+/* main calls 40 functions, each of which calls 10 of 400 others; twice, so
+ * the second round finds every call in the index the first made (several of
+ * the 441 keys then sit one past their home entry). δ_i = δ_e = 1.
+ * A callee lasts 3: comp 3-1 = 2. A caller lasts 41 with 10 below it:
+ * 41-1-10·2 = 20, exclusive 20-10·2 = 0 (raw 41-30 = 11; post-mortem
+ * 11-1-10·1 = 0). main 0..T with 880 below it, 80 children: comp
+ * T-1-880·2, exclusive T-1761-80·20 = T-3361; post-mortem
+ * (T-80·41)-1-80·1, the same. */
 START_TEST(test_many_calls)
 {
-    enum { NCALLEES = 400 };
+    enum { NCALLERS = 40, FANOUT = 10, NCALLEES = 400 };
     for (uint32_t mode = CGPROP_COMP_ONLINE; mode <= CGPROP_COMP_POSTMORTEM; mode++) {
         cgprop_graph *g = new_graph(1);
-        uint32_t m = node(g, "main"), f[NCALLEES];
-        for (uint32_t i = 0; i < NCALLEES; i++) {
+        uint32_t m = node(g, "main"), f[1 + NCALLERS + NCALLEES];
+        for (uint32_t i = 1; i < 1 + NCALLERS + NCALLEES; i++) {
             char nm[16];
             snprintf(nm, sizeof nm, "f%u", i);
             f[i] = node(g, nm);
@@ -898,21 +901,29 @@ START_TEST(test_many_calls)
         uint64_t t = 0;
         enter1(r, m, t);
         for (int round = 0; round < 2; round++)
-            for (uint32_t i = 0; i < NCALLEES; i++) {
-                /* A different order each round. */
-                uint32_t j = round ? (i * 7 + 3) % NCALLEES : i;
-                enter1(r, f[j], ++t);
-                t += 3;
-                exit1(r, f[j], t);
+            for (uint32_t c = 1; c <= NCALLERS; c++) {
+                enter1(r, f[c], ++t);
+                for (uint32_t j = 0; j < FANOUT; j++) {
+                    uint32_t x = f[1 + NCALLERS + (c * 7 + j * 13) % NCALLEES];
+                    enter1(r, x, ++t);
+                    t += 3;
+                    exit1(r, x, t);
+                }
+                exit1(r, f[c], ++t);
             }
         const uint64_t T = ++t;
         exit1(r, m, T);
-        for (uint32_t i = 0; i < NCALLEES; i++) expect(r, CGPROP_RF_C_NN, m, f[i], 2, 0, 0, 6, 4);
-        expect(r, CGPROP_RF_S_N, m, 0, 1, 0, 2 * NCALLEES, T - 6 * NCALLEES, (int64_t)T - 3201);
-        expect(r, CGPROP_RF_SPONT, m, 0, 1, 2 * NCALLEES, 0, T, (int64_t)T - 1 - 2 * 2 * NCALLEES);
+        for (uint32_t c = 1; c <= NCALLERS; c++) {
+            expect(r, CGPROP_RF_C_NN, m, f[c], 2, 2 * FANOUT, 0, 82, 40);
+            expect(r, CGPROP_RF_S_N, f[c], 0, 2, 0, 2 * FANOUT, 22, 0);
+            for (uint32_t j = 0; j < FANOUT; j++)
+                expect(r, CGPROP_RF_C_NN, f[c], f[1 + NCALLERS + (c * 7 + j * 13) % NCALLEES], 2, 0, 0, 6, 4);
+        }
+        expect(r, CGPROP_RF_S_N, m, 0, 1, 0, 2 * NCALLERS, T - 2 * NCALLERS * 41, (int64_t)T - 3361);
+        expect(r, CGPROP_RF_SPONT, m, 0, 1, 2 * NCALLERS * (1 + FANOUT), 0, T, (int64_t)T - 1761);
         ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
-        ck_assert_uint_eq(cgprop_graph_edge_count(g), NCALLEES);
-        ck_assert_uint_eq(g->self[m], T - 3201);
+        ck_assert_uint_eq(cgprop_graph_edge_count(g), NCALLERS * (1 + FANOUT));
+        ck_assert_uint_eq(g->self[m], T - 3361);
         cgprop_recorder_free(r);
         cgprop_graph_free(g);
     }
