@@ -1,6 +1,6 @@
 /* The event recorder (DESIGN §6): probes call enter/exit with counter
  * readings; figures reach the graph only at flush, so the hot path never
- * hashes a key or touches the graph's tables.
+ * hashes a function's key or touches the graph's tables.
  *
  * The hot path keeps one record per (call, class) — and one per function for
  * its spontaneous entries — and nothing per function: every activation
@@ -18,8 +18,8 @@
  *
  * Compensation (docs/RECORDER.md, reference compensation.md): post-mortem
  * figures come from the raw sums and counts when read. On the fly, each exit
- * computes the activation's compensated inclusive cost and adds it to the
- * record and to the parent's frame; exclusive figures are derived as above.
+ * computes the activation's compensated inclusive cost and adds it to its
+ * record; exclusive figures are derived as above.
  * With clamping the exclusive cost is floored per activation, which is not
  * linear, so a clamping recorder also keeps a compensated exclusive sum per
  * record. Everything is exact integer arithmetic: without clamping the two
@@ -118,7 +118,8 @@ static inline uint64_t *REC(const cgprop_recorder *r, uint32_t slot, uint32_t cl
 /* The clamped exclusive sums of record ri. */
 static inline uint64_t *CEX(const cgprop_recorder *r, uint64_t ri) { return r->cex + (size_t)ri * r->K; }
 
-/* Frame d's values of metric k: start, Σ children raw, Σ children comp. */
+/* Frame d's values of metric k: start, Σ children raw, Σ children comp
+ * (kept with clamping only). */
 static inline uint64_t *FV(const cgprop_recorder *r, size_t d, uint32_t k)
 {
     return k ? r->fx + (d * (r->K - 1) + (k - 1)) * 3 : r->fr[d].v;
