@@ -789,12 +789,19 @@ CGPROP_API int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const ui
 
 /**
  * The innermost open activation, which must be of @p node, ends.
+ * The probe adds the activation to one per-call figure (or to the
+ * function's spontaneous entries); the per-function figures (S_n, S_r, C_n,
+ * C_r) are derived from those when read or flushed, so a self figure that
+ * leaves the int64_t range is reported there (cgprop_recorder_get(),
+ * cgprop_recorder_flush()), not here.
  * @param r the recorder.
  * @param node the function whose activation ends.
  * @param counters K counter readings; none may be below the previous event's.
  * @return ::CGPROP_OK, ::CGPROP_EINVAL (NULL argument), ::CGPROP_EFORMAT (empty stack, @p node
- *         is not the innermost open function, counters ran backwards), ::CGPROP_EOVERFLOW (a
- *         compensated figure left the int64_t range, or a call cost sum the uint64_t range).
+ *         is not the innermost open function, counters ran backwards), ::CGPROP_EOVERFLOW (on
+ *         the fly: the activation's compensated inclusive cost, or a per-call compensated sum,
+ *         left the int64_t range; or a call cost sum into level ≥ 2 activations the uint64_t
+ *         range).
  * @since 0.1
  */
 CGPROP_API int cgprop_recorder_exit(cgprop_recorder *r, uint32_t node, const uint64_t *counters);
@@ -812,8 +819,7 @@ CGPROP_API size_t cgprop_recorder_depth(const cgprop_recorder *r);
  * had exited then. Figures stay in the recorder.
  * @param r the recorder.
  * @param counters K readings; may be NULL when no activation is open.
- * @return as cgprop_recorder_exit(). On ::CGPROP_EINVAL or ::CGPROP_EFORMAT nothing is
- *         closed; on ::CGPROP_EOVERFLOW the activations inside the one that failed stay closed.
+ * @return as cgprop_recorder_exit(). All or nothing: on error no activation is closed.
  * @since 0.1
  */
 CGPROP_API int cgprop_recorder_unwind(cgprop_recorder *r, const uint64_t *counters);
@@ -827,17 +833,25 @@ CGPROP_API int cgprop_recorder_unwind(cgprop_recorder *r, const uint64_t *counte
  * cgprop_graph_add_spontaneous(). The compensated figures are written
  * (the raw ones with ::CGPROP_COMP_OFF); a compensated figure below 0 is
  * written as 0 and counted (cgprop_recorder_floor_count()).
- * All or nothing: on error neither the graph nor the recorder's figures change.
+ * All or nothing: on error neither the graph nor the recorder change — its
+ * figures, counts and open activations (closed only for as long as the flush
+ * succeeds) stay as they were, so the flush can be retried.
  * @param r the recorder.
  * @param counters K readings for the open activations; may be NULL when none is open.
  * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_EFORMAT, ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW
- *         (a graph sum would overflow).
+ *         (closing an open activation would overflow as in cgprop_recorder_exit(), a
+ *         compensated figure leaves the int64_t range as in cgprop_recorder_get(), or a
+ *         graph sum would overflow).
  * @since 0.1
  */
 CGPROP_API int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *counters);
 
 /**
  * Read one figure the recorder holds (since creation or the last flush).
+ * Figures count the activations closed so far; one still open counts in
+ * none, though its closed children count in theirs. Per-function figures
+ * are summed from the per-call ones here, in time linear in the function's
+ * calls and the stack depth.
  * @param r the recorder.
  * @param which a ::cgprop_recorder_figure_kind.
  * @param node the function (the caller, for call figures).
@@ -846,7 +860,8 @@ CGPROP_API int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *counter
  * @param[out] out the figure.
  * @param size sizeof(::cgprop_recorder_figure).
  * @return ::CGPROP_OK (a figure never recorded reads as zeros), ::CGPROP_EINVAL,
- *         ::CGPROP_EOVERFLOW (the post-mortem figure leaves the int64_t range).
+ *         ::CGPROP_EOVERFLOW (the compensated figure, by either route, leaves the int64_t
+ *         range; with compensation off, the raw one does).
  * @since 0.1
  */
 CGPROP_API int cgprop_recorder_get(cgprop_recorder *r, uint32_t which, uint32_t node, uint32_t callee,
@@ -881,19 +896,35 @@ CGPROP_API uint64_t cgprop_recorder_floor_count(const cgprop_recorder *r);
  *        returns non-zero to abort the calibration. Called on this thread.
  * @param user passed to @p now.
  * @param iterations null pairs per run, ≥ 1 (TAU uses 1000).
- * @param[out] delta_i_out K estimates of δ_i (never below 0).
- * @param[out] delta_e_out K estimates of δ_e (never below 0).
+ * @param alloc allocator for the scratch graph and recorder; NULL for the C library's.
+ * @param[out] delta_i_out K estimates of δ_i (never below 0; 0 on error).
+ * @param[out] delta_e_out K estimates of δ_e (never below 0; 0 on error).
  * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument, clock failed or ran backwards), ::CGPROP_ENOMEM.
  * @since 0.1
  */
 CGPROP_API int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint64_t *out_counters),
-                                         void *user, uint32_t iterations, double *delta_i_out,
-                                         double *delta_e_out);
+                                         void *user, uint32_t iterations, const cgprop_allocator *alloc,
+                                         double *delta_i_out, double *delta_e_out);
+
+/**
+ * Number of on-the-fly clamps (::CGPROP_REC_CLAMP) in the figures this graph
+ * holds: cgprop_recorder_flush() adds the clamps of the figures it writes
+ * (cgprop_recorder_clamp_count() since the previous flush), and
+ * cgprop_graph_merge() adds the source's count. 0 for a graph no clamping
+ * recorder wrote into — any graph read from callgrind or folded stacks, or
+ * from an event trace without clamping — because only on-the-fly
+ * compensation with ::CGPROP_REC_CLAMP clamps.
+ * @param g the graph.
+ * @return the count, or 0 if @p g is NULL.
+ * @since 0.1
+ */
+CGPROP_API uint64_t cgprop_graph_clamp_count(const cgprop_graph *g);
 
 /**
  * Add every function, self cost, spontaneous entry and call of @p src to
  * @p dst: functions with the same key become one; self costs (per class),
- * call counts, call costs (per class) and spontaneous entries are summed.
+ * call counts, call costs (per class), spontaneous entries and the clamp
+ * counts (cgprop_graph_clamp_count()) are summed.
  * The per-thread graphs of a multi-threaded profiler merge this way.
  * All or nothing: on error @p dst is unchanged.
  * @param dst the graph added to.

@@ -95,6 +95,7 @@ struct cgprop_graph {
     uint32_t ecls_nblk, ecls_blkcap;
     uint32_t *ehash;
     uint32_t ehash_cap;
+    uint64_t clamps;    /* recorder clamps flushed or merged into this graph */
     bool has_classes;   /* any classified self or call cost was added */
     bool any_cost;      /* any call has a cost */
 

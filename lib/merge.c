@@ -98,6 +98,8 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
             !cgprop__can_add(dst->ecost + (size_t)d * K, src->ecost + (size_t)e * K, K))
             return undo(dst, gen0, adj0, nn0, ne0, map, CGPROP_EOVERFLOW, "a call's sum would overflow");
     }
+    if (dst->clamps > UINT64_MAX - src->clamps)
+        return undo(dst, gen0, adj0, nn0, ne0, map, CGPROP_EOVERFLOW, "the clamp count would overflow");
 
     /* Phase 3: add through the public calls, which can no longer fail. */
     uint64_t part[CGPROP_MAX_METRICS];
@@ -120,5 +122,6 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
         rc = add_edge_parts(dst, src, e, cgprop__edge_lookup(dst, map[src->ecaller[e]], map[src->ecallee[e]]), true);
     cgprop__free(dst, map);
     if (rc) return rc; /* cannot happen: phase 2 checked every sum */
+    dst->clamps += src->clamps;
     return cgprop__ok(dst);
 }

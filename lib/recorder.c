@@ -1,79 +1,131 @@
 /* The event recorder (DESIGN §6): probes call enter/exit with counter
- * readings; figures accumulate in recorder-owned arrays indexed by function
- * id and by (caller, callee) pair, and reach the graph only at flush, so the
- * hot path never hashes a key or touches the graph's tables.
+ * readings; figures reach the graph only at flush, so the hot path never
+ * hashes a function's key or touches the graph's tables.
  *
- * Compensation (docs/RECORDER.md, reference compensation.md): every figure
- * keeps its raw sum and the event counts N, M, L the post-mortem formulas
- * need; the on-the-fly route also keeps a signed compensated sum updated at
- * each exit. Both are exact integer arithmetic, so without clamping the two
+ * The hot path keeps one record per (call, class) — and one per function for
+ * its spontaneous entries — and nothing per function: every activation
+ * enters through exactly one of them, so each closed activation adds its
+ * inclusive cost, its nested count M and a count of 1 to one record. The
+ * per-function figures are derived when they are read or flushed:
+ *   C_n(f) = Σ records into f with callee class 0 (spontaneous included),
+ *   C_r(f) = Σ records into f with callee class 1,
+ *   S_n(f) = C of every level-0 activation of f − Σ records out of f with
+ *            caller class 0 (exclusive = inclusive − children's inclusive),
+ *   S_r(f) likewise over level ≥ 1; L (children) = Σ counts of those
+ *            records out of f.
+ * Activations still open are corrected for from their frames (the sums of
+ * their closed children).
+ *
+ * Compensation (docs/RECORDER.md, reference compensation.md): post-mortem
+ * figures come from the raw sums and counts when read. On the fly, each exit
+ * computes the activation's compensated inclusive cost and adds it to its
+ * record; exclusive figures are derived as above.
+ * With clamping the exclusive cost is floored per activation, which is not
+ * linear, so a clamping recorder also keeps a compensated exclusive sum per
+ * record. Everything is exact integer arithmetic: without clamping the two
  * routes give identical figures. */
 #include "recorder.h"
 
 #include <string.h>
 
 #define NO_SLOT UINT32_MAX
-
-/* Function figures, in the order of cgprop_recorder_figure_kind. */
-enum { FIG_SN, FIG_SR, FIG_CN, FIG_CR, FIG_SPONT, NFIG };
-/* Per-function counts: N and L of the two self classes, N and M of the
- * level-0 and level-1 inclusive figures, N and M of spontaneous entries. */
-enum { FC_NS = 0, FC_LS = 2, FC_NC = 4, FC_MC = 6, FC_NSP = 8, FC_MSP = 9, NFC = 10 };
+/* The caller of a spontaneous-entry record. */
+#define SPONT UINT32_MAX
 /* Call classes: caller class (0, >= 1) * 3 + callee class (0, 1, >= 2). */
 #define NCALL 6
-/* Per-pair counts: calls and M of each class. */
-#define NPC (2 * NCALL)
+/* A record is rw = 2 + 2K words: N, M, K raw sums, K compensated sums (the
+ * int64 values' two's-complement bits). */
+enum { R_N = 0, R_M = 1, R_RAW = 2 };
 
 typedef struct frame {
     uint32_t node;
-    uint32_t slot;  /* pair slot of the call that opened it, NO_SLOT when spontaneous */
     uint32_t level; /* exact level */
-    uint32_t pad;
-    uint64_t m; /* activations nested below, so far */
-    uint64_t l; /* direct children, so far */
+    uint64_t ri;    /* the record it entered through: slot * NCALL + class */
+    uint64_t e0; /* r->nenter after this enter: nested activations = nenter - e0 at exit */
+    uint64_t l;  /* direct children closed so far */
+    /* Metric 0 (the others are in r->fx): start reading, Σ closed children's
+     * raw inclusive, and with clamping Σ their clamped compensated inclusive
+     * (int64 bits). */
+    uint64_t v[3];
+    uint64_t pad;
 } frame;
+
+/* A call index entry: the key (caller << 32 | callee; SPONT as the caller
+ * for spontaneous entries) beside the slot's first record, so a look-up
+ * touches one line. No pair of function ids spells the empty key. */
+typedef struct pentry {
+    uint64_t key;
+    uint64_t rbase; /* slot * NCALL */
+} pentry;
+#define EMPTY_KEY UINT64_MAX
 
 struct cgprop_recorder {
     cgprop_graph *g;
-    uint32_t K;
+    uint32_t K, rw;
     uint32_t mode;
     bool online, clamp;
+    bool fast_exit; /* K = 1, no clamping, δ_i + δ_e < 2^31: see cgprop_recorder_exit */
     int64_t di[CGPROP_MAX_METRICS]; /* δ_i */
     int64_t de[CGPROP_MAX_METRICS]; /* δ_e */
     int64_t df[CGPROP_MAX_METRICS]; /* δ_i + δ_e */
     uint64_t last[CGPROP_MAX_METRICS];
-    uint64_t clamps, floors;
+    uint64_t nenter; /* enters since the last flush */
+    uint64_t clamps, clamps_flushed, floors;
 
-    /* functions seen: ids < fmax; arrays sized fcap */
-    uint32_t fcap, fmax;
-    uint32_t *active;     /* open activations per function */
-    uint32_t *mru_callee; /* last callee entered from this function, NO_SLOT if none */
-    uint32_t *mru_slot;
-    uint64_t *fcnt;  /* fcap * NFC */
-    uint64_t *fraw;  /* fcap * NFIG * K */
-    int64_t *fcomp;  /* fcap * NFIG * K, on the fly */
+    /* functions seen: ids < fmax; arrays sized fcap; ids < nvalid are
+     * known valid (below the graph's count, which never shrinks between
+     * calls) and inside the arrays */
+    uint32_t fcap, fmax, nvalid;
+    uint32_t *active;   /* open activations per function */
+    uint32_t *spont;    /* slot of its spontaneous entries, NO_SLOT if none */
+    uint32_t *fin;      /* first slot into this function (list through pnin) */
+    uint32_t *fout;     /* first slot out of it (list through pnout) */
 
-    /* (caller, callee) pairs */
+    /* slots: (caller, callee) pairs and spontaneous entries, NCALL records each */
     uint32_t np, pcap;
-    uint32_t *pcaller, *pcallee;
-    uint64_t *pcnt;  /* pcap * NPC */
-    uint64_t *praw;  /* pcap * NCALL * K */
-    int64_t *pcomp;  /* pcap * NCALL * K */
-    uint32_t *phash; /* slot + 1, 0 = empty; power-of-two size */
-    uint32_t phash_cap;
+    uint32_t *pcaller, *pcallee, *pnin, *pnout;
+    uint64_t *rec; /* pcap * NCALL * rw */
+    uint64_t *cex; /* pcap * NCALL * K: Σ clamped compensated exclusive (clamping only) */
+    pentry *phash;       /* open addressing, at most a quarter full */
+    uint64_t phash_mask; /* size - 1, a power of two minus one */
+    uint32_t phash_shift; /* 64 - log2(size) */
 
-    /* the stack */
+    /* the stack: fr[0 .. depth-1], below them fr[-1], a frame no activation
+     * uses, so that every frame has a parent the probe can add to blindly */
     size_t depth, scap;
     frame *fr;
-    uint64_t *fk;  /* scap * 2K: start readings, Σ children's raw inclusive */
-    int64_t *fkc;  /* scap * K: Σ children's compensated inclusive */
+    uint64_t *fx; /* scap * (K - 1) * 3: frame values of metrics 1 .. K-1 */
 
-    /* exit scratch, 3K */
+    /* close scratch, 3K */
     uint64_t *s_raw;
     int64_t *s_ci, *s_ce;
 };
 
 static const cgprop_graph *G(const cgprop_recorder *r) { return r->g; }
+
+/* The int64 whose two's-complement bits u holds (no implementation-defined
+ * conversion; compiles to nothing). */
+static inline int64_t as_i64(uint64_t u)
+{
+    return u <= (uint64_t)INT64_MAX ? (int64_t)u : (int64_t)(u - (uint64_t)INT64_MAX - 1u) + INT64_MIN;
+}
+
+static inline uint64_t *REC(const cgprop_recorder *r, uint32_t slot, uint32_t cls)
+{
+    return r->rec + ((size_t)slot * NCALL + cls) * r->rw;
+}
+
+/* The clamped exclusive sums of record ri. */
+static inline uint64_t *CEX(const cgprop_recorder *r, uint64_t ri) { return r->cex + (size_t)ri * r->K; }
+
+/* Frame d's values of metric k: start, Σ children raw, Σ children comp
+ * (kept with clamping only). */
+static inline uint64_t *FV(const cgprop_recorder *r, size_t d, uint32_t k)
+{
+    return k ? r->fx + (d * (r->K - 1) + (k - 1)) * 3 : r->fr[d].v;
+}
+
+static int pair_rehash(cgprop_recorder *r, uint64_t ncap);
 
 /* ---- creation ---- */
 
@@ -101,9 +153,11 @@ int cgprop_recorder_new(cgprop_graph *g, const cgprop_recorder_options *opt, cgp
     if (!r) return cgprop__err(g, CGPROP_ENOMEM, "recorder_new: out of memory");
     r->g = g;
     r->K = K;
+    r->rw = 2 + 2 * K;
     r->mode = o.mode;
     r->online = o.mode == CGPROP_COMP_ONLINE;
     r->clamp = (o.flags & CGPROP_REC_CLAMP) != 0;
+    r->fast_exit = K == 1 && !r->clamp && (!r->online || o.delta_i[0] + o.delta_e[0] < ((uint64_t)1 << 31));
     for (uint32_t k = 0; k < K; k++) {
         /* With compensation off, δ plays no part anywhere. */
         uint64_t di = o.mode ? o.delta_i[k] : 0, de = o.mode ? o.delta_e[k] : 0;
@@ -113,7 +167,8 @@ int cgprop_recorder_new(cgprop_graph *g, const cgprop_recorder_options *opt, cgp
     }
     r->s_raw = cgprop__alloc(g, K, sizeof *r->s_raw);
     r->s_ci = cgprop__alloc(g, 2 * (size_t)K, sizeof *r->s_ci);
-    if (!r->s_raw || !r->s_ci) {
+    /* The call index exists from the start: the probe reads it unchecked. */
+    if (!r->s_raw || !r->s_ci || pair_rehash(r, 256)) {
         cgprop_recorder_free(r);
         return cgprop__err(g, CGPROP_ENOMEM, "recorder_new: out of memory");
     }
@@ -126,10 +181,10 @@ void cgprop_recorder_free(cgprop_recorder *r)
 {
     if (!r) return;
     const cgprop_graph *g = G(r);
-    void *arrays[] = {r->active, r->mru_callee, r->mru_slot, r->fcnt, r->fraw, r->fcomp,
-                      r->pcaller, r->pcallee, r->pcnt, r->praw, r->pcomp, r->phash,
-                      r->fr, r->fk, r->fkc, r->s_raw, r->s_ci};
+    void *arrays[] = {r->active, r->spont, r->fin, r->fout, r->pcaller, r->pcallee, r->pnin, r->pnout,
+                      r->rec,    r->cex,   r->phash, r->fx, r->s_raw,  r->s_ci};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cgprop__free(g, arrays[i]);
+    if (r->fr) cgprop__free(g, r->fr - 1);
     cgprop__free(g, r);
 }
 
@@ -159,15 +214,15 @@ static int grow_funcs(cgprop_recorder *r, uint32_t node)
     if (want <= node) want = (uint64_t)node + 1;
     if (want < g->nn) want = g->nn;
     if (want > UINT32_MAX) want = UINT32_MAX;
-    size_t o = r->fcap, n = (size_t)want, K = r->K;
+    size_t o = r->fcap, n = (size_t)want;
     bool ok = grow_array(g, (void **)&r->active, o, n, sizeof *r->active) &&
-              grow_array(g, (void **)&r->mru_callee, o, n, sizeof *r->mru_callee) &&
-              grow_array(g, (void **)&r->mru_slot, o, n, sizeof *r->mru_slot) &&
-              grow_array(g, (void **)&r->fcnt, o * NFC, n * NFC, sizeof *r->fcnt) &&
-              grow_array(g, (void **)&r->fraw, o * NFIG * K, n * NFIG * K, sizeof *r->fraw) &&
-              grow_array(g, (void **)&r->fcomp, o * NFIG * K, n * NFIG * K, sizeof *r->fcomp);
+              grow_array(g, (void **)&r->spont, o, n, sizeof *r->spont) &&
+              grow_array(g, (void **)&r->fin, o, n, sizeof *r->fin) &&
+              grow_array(g, (void **)&r->fout, o, n, sizeof *r->fout);
     if (!ok) return cgprop__err(g, CGPROP_ENOMEM, "recorder: out of memory for function %u", node);
-    for (size_t i = o; i < n; i++) r->mru_callee[i] = NO_SLOT;
+    for (size_t i = o; i < n; i++) {
+        r->spont[i] = r->fin[i] = r->fout[i] = NO_SLOT;
+    }
     r->fcap = (uint32_t)n;
     return CGPROP_OK;
 }
@@ -177,78 +232,163 @@ static int grow_stack(cgprop_recorder *r)
     cgprop_graph *g = r->g;
     if (r->depth >= UINT32_MAX - 1u)
         return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_enter: more than 2^32 - 2 open activations");
-    size_t o = r->scap, n = o ? o * 2 : 256, K = r->K;
-    bool ok = grow_array(g, (void **)&r->fr, o, n, sizeof *r->fr) &&
-              grow_array(g, (void **)&r->fk, o * 2 * K, n * 2 * K, sizeof *r->fk) &&
-              grow_array(g, (void **)&r->fkc, o * K, n * K, sizeof *r->fkc);
+    size_t o = r->scap, n = o ? o * 2 : 256, K1 = (size_t)r->K - 1;
+    void *base = r->fr ? (void *)(r->fr - 1) : NULL;
+    bool ok = grow_array(g, &base, o ? o + 1 : 0, n + 1, sizeof *r->fr);
+    if (ok) {
+        r->fr = (frame *)base + 1;
+        /* Entries on an empty stack are calls from SPONT at level 0. */
+        r->fr[-1].node = SPONT;
+        r->fr[-1].level = 0;
+    }
+    ok = ok && (!K1 || grow_array(g, (void **)&r->fx, o * 3 * K1, n * 3 * K1, sizeof *r->fx));
     if (!ok) return cgprop__err(g, CGPROP_ENOMEM, "recorder_enter: out of memory growing the stack");
     r->scap = n;
     return CGPROP_OK;
 }
 
-static uint64_t pair_hash(uint32_t a, uint32_t b)
-{
-    uint64_t h = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
+static inline uint64_t pair_key(uint32_t a, uint32_t b) { return (uint64_t)a << 32 | b; }
 
-static int pair_rehash(cgprop_recorder *r)
+/* The home entry of a key in a table of 2^(64 - shift) entries: the top
+ * bits of a multiplicative hash (Fibonacci hashing). */
+static inline uint64_t pair_home(uint64_t key, uint32_t shift) { return (key * 0x9E3779B97F4A7C15ull) >> shift; }
+
+/* Size the call index for ncap entries (a power of two). */
+static int pair_rehash(cgprop_recorder *r, uint64_t ncap)
 {
-    uint32_t ncap = r->phash_cap ? r->phash_cap * 2 : 256;
-    if (ncap == 0 || ncap > 0x80000000u) return CGPROP_EOVERFLOW;
-    uint32_t *t = cgprop__calloc(r->g, ncap, sizeof *t);
+    if (ncap > ((uint64_t)1 << 34)) return CGPROP_EOVERFLOW;
+    pentry *t = cgprop__alloc(r->g, (size_t)ncap, sizeof *t);
     if (!t) return CGPROP_ENOMEM;
+    for (uint64_t i = 0; i < ncap; i++) t[i].key = EMPTY_KEY;
     uint64_t mask = ncap - 1;
+    uint32_t shift = 64;
+    for (uint64_t n = ncap; n > 1; n >>= 1) shift--;
     for (uint32_t s = 0; s < r->np; s++) {
-        uint64_t i = pair_hash(r->pcaller[s], r->pcallee[s]) & mask;
-        while (t[i]) i = (i + 1) & mask;
-        t[i] = s + 1;
+        uint64_t key = pair_key(r->pcaller[s], r->pcallee[s]), i = pair_home(key, shift);
+        while (t[i].key != EMPTY_KEY) i = (i + 1) & mask;
+        t[i].key = key;
+        t[i].rbase = (uint64_t)s * NCALL;
     }
     cgprop__free(r->g, r->phash);
     r->phash = t;
-    r->phash_cap = ncap;
+    r->phash_mask = ncap - 1;
+    r->phash_shift = shift;
     return CGPROP_OK;
 }
 
-/* The slot of pair (a, b), created (zeroed) on first sight. */
-static int pair_slot(cgprop_recorder *r, uint32_t a, uint32_t b, uint32_t *out)
+/* A new (zeroed) slot for calls a -> b, or for b's spontaneous entries when
+ * a is SPONT. */
+static int slot_new(cgprop_recorder *r, uint32_t a, uint32_t b, uint32_t *out)
 {
-    if (r->phash_cap) {
-        uint64_t mask = r->phash_cap - 1;
-        for (uint64_t i = pair_hash(a, b) & mask;; i = (i + 1) & mask) {
-            uint32_t v = r->phash[i];
-            if (!v) break;
-            if (r->pcaller[v - 1] == a && r->pcallee[v - 1] == b) {
-                *out = v - 1;
-                return CGPROP_OK;
-            }
-        }
-    }
     cgprop_graph *g = r->g;
     if (r->np >= 0x7FFFFFFEu) return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_enter: too many distinct calls");
     if (r->np == r->pcap) {
-        size_t o = r->pcap, n = o ? o * 2 : 128, K = r->K;
+        size_t o = r->pcap, n = o ? o * 2 : 128, K = r->K, rw = r->rw;
         bool ok = grow_array(g, (void **)&r->pcaller, o, n, sizeof *r->pcaller) &&
                   grow_array(g, (void **)&r->pcallee, o, n, sizeof *r->pcallee) &&
-                  grow_array(g, (void **)&r->pcnt, o * NPC, n * NPC, sizeof *r->pcnt) &&
-                  grow_array(g, (void **)&r->praw, o * NCALL * K, n * NCALL * K, sizeof *r->praw) &&
-                  grow_array(g, (void **)&r->pcomp, o * NCALL * K, n * NCALL * K, sizeof *r->pcomp);
+                  grow_array(g, (void **)&r->pnin, o, n, sizeof *r->pnin) &&
+                  grow_array(g, (void **)&r->pnout, o, n, sizeof *r->pnout) &&
+                  grow_array(g, (void **)&r->rec, o * NCALL * rw, n * NCALL * rw, sizeof *r->rec) &&
+                  (!r->clamp || grow_array(g, (void **)&r->cex, o * NCALL * K, n * NCALL * K, sizeof *r->cex));
         if (!ok) return cgprop__err(g, CGPROP_ENOMEM, "recorder_enter: out of memory for call %u -> %u", a, b);
         r->pcap = (uint32_t)n;
     }
-    if ((uint64_t)(r->np + 1) * 2 > r->phash_cap) {
-        int rc = pair_rehash(r);
+    if ((uint64_t)(r->np + 1) * 4 > r->phash_mask + 1) {
+        int rc = pair_rehash(r, (r->phash_mask + 1) * 2);
         if (rc) return cgprop__err(g, rc, "recorder_enter: out of memory for the call index");
     }
     uint32_t s = r->np;
     r->pcaller[s] = a;
     r->pcallee[s] = b;
-    uint64_t mask = r->phash_cap - 1, i = pair_hash(a, b) & mask;
-    while (r->phash[i]) i = (i + 1) & mask;
-    r->phash[i] = s + 1;
+    r->pnin[s] = r->fin[b];
+    r->fin[b] = s;
+    if (a != SPONT) {
+        r->pnout[s] = r->fout[a];
+        r->fout[a] = s;
+    } else {
+        r->pnout[s] = NO_SLOT;
+        r->spont[b] = s;
+    }
+    uint64_t key = pair_key(a, b), mask = r->phash_mask, i = pair_home(key, r->phash_shift);
+    while (r->phash[i].key != EMPTY_KEY) i = (i + 1) & mask;
+    r->phash[i].key = key;
+    r->phash[i].rbase = (uint64_t)s * NCALL;
+    if (b >= r->fmax) r->fmax = b + 1;
     r->np++;
     *out = s;
     return CGPROP_OK;
+}
+
+/* ---- exact arithmetic ---- */
+
+/* *a += b on int64 bits, wrapping; true when the signed sum overflowed. The
+ * wrapped value is stored either way, so subtracting b undoes it. */
+static inline bool add_wrap_i64(uint64_t *a, int64_t b)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    int64_t s;
+    const bool o = __builtin_add_overflow(as_i64(*a), b, &s); /* stores the wrapped sum */
+    *a = (uint64_t)s;
+    return o;
+#else
+    const uint64_t x = *a, y = (uint64_t)b, s = x + y;
+    *a = s;
+    return ((~(x ^ y) & (x ^ s)) >> 63) != 0; /* operands of one sign, the sum of the other */
+#endif
+}
+
+/* A signed 128-bit accumulator (two's complement in two words), so sums of
+ * int64 figures with mixed signs are exact whatever order they come in. */
+typedef struct wide {
+    uint64_t lo, hi;
+    bool big; /* a product of 2^126 or more was subtracted: certainly below INT64_MIN */
+} wide;
+
+static inline void w_add(wide *w, int64_t v)
+{
+    uint64_t u = (uint64_t)v, lo = w->lo + u;
+    w->hi += (lo < w->lo) + (v < 0 ? UINT64_MAX : 0u);
+    w->lo = lo;
+}
+
+static inline void w_addu(wide *w, uint64_t u)
+{
+    uint64_t lo = w->lo + u;
+    w->hi += lo < w->lo;
+    w->lo = lo;
+}
+
+static inline void w_sub(wide *w, int64_t v)
+{
+    uint64_t u = (uint64_t)v, lo = w->lo - u;
+    w->hi -= (lo > w->lo) + (v < 0 ? UINT64_MAX : 0u);
+    w->lo = lo;
+}
+
+/* w -= a·b for unsigned a, b (the product in 128 bits). A product of 2^126
+ * or more makes the result too negative for int64 whatever else is added,
+ * and is only flagged, so that a few such terms cannot wrap 128 bits. */
+static inline void w_submul(wide *w, uint64_t a, uint64_t b)
+{
+    const uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    const uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    const uint64_t lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
+    const uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    if (hi >> 62) {
+        w->big = true;
+        return;
+    }
+    const uint64_t nlo = w->lo - lo;
+    w->hi = w->hi - hi - (nlo > w->lo);
+    w->lo = nlo;
+}
+
+static inline bool w_get(const wide *w, int64_t *out)
+{
+    if (w->big || w->hi != (w->lo >> 63 ? UINT64_MAX : 0u)) return false;
+    *out = as_i64(w->lo);
+    return true;
 }
 
 /* ---- the hot path ---- */
@@ -266,15 +406,15 @@ static int pair_slot(cgprop_recorder *r, uint32_t a, uint32_t b, uint32_t *out)
 /* The slot of pair (a, b), NO_SLOT when it has none yet. */
 static CGPROP__ALWAYS_INLINE uint32_t pair_find(const cgprop_recorder *r, uint32_t a, uint32_t b)
 {
-    if (!r->phash_cap) return NO_SLOT;
-    uint64_t mask = r->phash_cap - 1;
-    for (uint64_t i = pair_hash(a, b) & mask;; i = (i + 1) & mask) {
-        uint32_t v = r->phash[i];
-        if (!v) return NO_SLOT;
-        if (r->pcaller[v - 1] == a && r->pcallee[v - 1] == b) return v - 1;
+    const uint64_t key = pair_key(a, b), mask = r->phash_mask;
+    for (uint64_t i = pair_home(key, r->phash_shift);; i = (i + 1) & mask) {
+        const pentry *e = &r->phash[i];
+        if (e->key == key) return (uint32_t)(e->rbase / NCALL);
+        if (e->key == EMPTY_KEY) return NO_SLOT;
     }
 }
 
+static uint32_t find_slot(const cgprop_recorder *r, uint32_t a, uint32_t b) { return pair_find(r, a, b); }
 
 static int backwards(cgprop_recorder *r, const char *what, const uint64_t *c)
 {
@@ -286,337 +426,231 @@ static int backwards(cgprop_recorder *r, const char *what, const uint64_t *c)
     return CGPROP_OK;
 }
 
-static CGPROP__ALWAYS_INLINE int enter_k(cgprop_recorder *r, uint32_t node, const uint64_t *c, const uint32_t K)
+static inline uint32_t call_class(uint32_t caller_level, uint32_t level)
 {
-    cgprop_graph *g = r->g;
-    if (node >= g->nn)
-        return cgprop__err(g, CGPROP_EINVAL, "recorder_enter: function id %u out of range (%u functions)", node,
-                           g->nn);
-    for (uint32_t k = 0; k < K; k++)
-        if (c[k] < r->last[k]) return backwards(r, "recorder_enter", c);
-    int rc;
-    if (node >= r->fcap && (rc = grow_funcs(r, node))) return rc;
-    if (r->depth == r->scap && (rc = grow_stack(r))) return rc;
-    if (r->active[node] == UINT32_MAX)
-        return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_enter: function %u open 2^32 - 1 times", node);
-    uint32_t slot = NO_SLOT;
-    if (r->depth) {
-        uint32_t parent = r->fr[r->depth - 1].node;
-        if (r->mru_callee[parent] == node) {
-            slot = r->mru_slot[parent];
-        } else {
-            if ((rc = pair_slot(r, parent, node, &slot))) return rc;
-            r->mru_callee[parent] = node;
-            r->mru_slot[parent] = slot;
-        }
-    }
-    size_t d = r->depth;
-    frame *f = &r->fr[d];
-    f->node = node;
-    f->slot = slot;
-    f->level = r->active[node]++;
-    f->m = 0;
-    f->l = 0;
-    uint64_t *fk = r->fk + d * 2 * K;
-    for (uint32_t k = 0; k < K; k++) {
-        fk[k] = c[k];
-        fk[K + k] = 0;
-        r->last[k] = c[k];
-    }
-    if (r->online)
-        for (uint32_t k = 0; k < K; k++) r->fkc[d * K + k] = 0;
-    if (node >= r->fmax) r->fmax = node + 1;
-    r->depth = d + 1;
-    /* cgprop__ok() without the call: this runs once per probe. */
-    g->err[0] = '\0';
-    return CGPROP_OK;
+    return (caller_level ? 3u : 0u) + (level < 2 ? level : 2u);
 }
 
-/* Everything but the common case: errors, growth, a new pair, K > 1. */
+/* Everything but the common case: errors, growth, a new call, K > 1. */
 static CGPROP__NOINLINE int enter_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c)
 {
     if (!r) return CGPROP_EINVAL;
-    if (!c) return cgprop__err(r->g, CGPROP_EINVAL, "recorder_enter: counters is NULL");
-    return r->K == 1 ? enter_k(r, node, c, 1) : enter_k(r, node, c, r->K);
+    cgprop_graph *g = r->g;
+    if (!c) return cgprop__err(g, CGPROP_EINVAL, "recorder_enter: counters is NULL");
+    if (node >= g->nn)
+        return cgprop__err(g, CGPROP_EINVAL, "recorder_enter: function id %u out of range (%u functions)", node,
+                           g->nn);
+    const uint32_t K = r->K;
+    int rc = backwards(r, "recorder_enter", c);
+    if (rc) return rc;
+    if (node >= r->fcap && (rc = grow_funcs(r, node))) return rc;
+    r->nvalid = r->fcap < g->nn ? r->fcap : g->nn;
+    if (r->depth == r->scap && (rc = grow_stack(r))) return rc;
+    const uint32_t lvl = r->active[node];
+    if (lvl == UINT32_MAX)
+        return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_enter: function %u open 2^32 - 1 times", node);
+    const size_t d = r->depth;
+    uint32_t slot, cls = 0;
+    if (d) {
+        const frame *p = &r->fr[d - 1];
+        slot = pair_find(r, p->node, node);
+        if (slot == NO_SLOT && (rc = slot_new(r, p->node, node, &slot))) return rc;
+        cls = call_class(p->level, lvl);
+    } else {
+        slot = r->spont[node];
+        if (slot == NO_SLOT && (rc = slot_new(r, SPONT, node, &slot))) return rc;
+    }
+    frame *f = &r->fr[d];
+    f->node = node;
+    f->level = lvl;
+    f->ri = (uint64_t)slot * NCALL + cls;
+    f->e0 = ++r->nenter;
+    f->l = 0;
+    for (uint32_t k = 0; k < K; k++) {
+        uint64_t *v = FV(r, d, k);
+        v[0] = c[k];
+        v[1] = v[2] = 0;
+        r->last[k] = c[k];
+    }
+    r->active[node] = lvl + 1;
+    r->depth = d + 1;
+    return cgprop__ok(g);
+}
+
+/* Open an activation of node at t (K = 1) entering through (slot, cls);
+ * every check is done. */
+/* Open frame d for node at t (K = 1) entering through record ri: every
+ * check is done. */
+static CGPROP__ALWAYS_INLINE int push1(cgprop_recorder *r, frame *f, uint32_t node, uint32_t lvl, uint64_t ri,
+                                        uint64_t t, size_t d)
+{
+    f->node = node;
+    f->level = lvl;
+    f->ri = ri;
+    f->e0 = ++r->nenter;
+    f->l = 0;
+    f->v[0] = t;
+    f->v[1] = 0;
+    f->v[2] = 0;
+    r->active[node] = lvl + 1;
+    r->last[0] = t;
+    r->depth = d + 1;
+    /* cgprop__ok() without the call: this runs once per probe. */
+    r->g->err[0] = '\0';
+    return CGPROP_OK;
+}
+
+/* cgprop_recorder_enter's fast case when the call is not in its home entry:
+ * the next one (linear probing, at most a quarter full), else the slow way. */
+static CGPROP__NOINLINE int enter_next(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+{
+    const size_t d = r->depth;
+    const uint32_t lvl = r->active[node];
+    frame *f = r->fr + d;
+    const uint64_t key = pair_key(f[-1].node, node);
+    const pentry *e = &r->phash[(pair_home(key, r->phash_shift) + 1) & r->phash_mask];
+    if (e->key != key || lvl == UINT32_MAX) return enter_slow(r, node, c);
+    return push1(r, f, node, lvl, e->rbase + call_class(f[-1].level, lvl), c[0], d);
 }
 
 int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
 {
-    /* The common probe (K = 1, nothing to grow, a pair seen before) does
-     * what enter_k does, with no call and few registers to save. */
+    /* The common probe: K = 1, nothing to grow, a call seen before and found
+     * in its home entry of the call index (a per-caller last-callee cache
+     * missed often enough for its branch to cost more than it saved). The
+     * outermost frame's parent is fr[-1], whose function SPONT makes the
+     * look-up find the spontaneous-entry record. Everything else is a tail
+     * call, so this saves few registers. */
     if (CGPROP__LIKELY(r && c && r->K == 1)) {
         const size_t d = r->depth;
         const uint64_t t = c[0];
-        if (CGPROP__LIKELY(node < r->g->nn && node < r->fcap && d < r->scap && t >= r->last[0] &&
-                           r->active[node] != UINT32_MAX)) {
-            uint32_t slot = NO_SLOT;
+        if (CGPROP__LIKELY(node < r->nvalid && d < r->scap && t >= r->last[0])) {
+            const uint32_t lvl = r->active[node];
             frame *f = r->fr + d;
-            if (d) {
-                uint32_t parent = f[-1].node;
-                if (r->mru_callee[parent] == node) {
-                    slot = r->mru_slot[parent];
-                } else {
-                    slot = pair_find(r, parent, node);
-                    if (slot == NO_SLOT) return enter_slow(r, node, c);
-                    r->mru_callee[parent] = node;
-                    r->mru_slot[parent] = slot;
-                }
-            }
-            f->node = node;
-            f->slot = slot;
-            f->level = r->active[node]++;
-            f->m = 0;
-            f->l = 0;
-            uint64_t *fk = r->fk + 2 * d;
-            fk[0] = t;
-            fk[1] = 0;
-            if (r->online) r->fkc[d] = 0;
-            r->last[0] = t;
-            if (node >= r->fmax) r->fmax = node + 1;
-            r->depth = d + 1;
-            r->g->err[0] = '\0';
-            return CGPROP_OK;
+            const uint64_t key = pair_key(f[-1].node, node);
+            const pentry *e = &r->phash[pair_home(key, r->phash_shift)];
+            if (!CGPROP__LIKELY(e->key == key)) return enter_next(r, node, c);
+            if (CGPROP__LIKELY(lvl != UINT32_MAX))
+                return push1(r, f, node, lvl, e->rbase + call_class(f[-1].level, lvl), t, d);
         }
     }
     return enter_slow(r, node, c);
 }
 
-/* Close the innermost activation at readings c (already checked: not
- * backwards). All sums are checked before any is changed, so an overflow
- * leaves the recorder as it was. */
-static CGPROP__ALWAYS_INLINE int close_top_k(cgprop_recorder *r, const uint64_t *c, const uint32_t K)
+/* What closing frame d at readings c adds (any K, any mode): the raw and
+ * compensated inclusive costs into s_raw / s_ci, the compensated exclusive
+ * into s_ce (clamping only), the nested count and the clamps. False when a
+ * sum it adds to would overflow. Frame d's own values do not change when it
+ * closes, so the same call after the close gives the same effect (reopen). */
+static bool close_effect(cgprop_recorder *r, size_t d, const uint64_t *c, uint64_t *m_out, uint64_t *nclamps)
 {
-    const size_t d = r->depth - 1;
-    frame *f = &r->fr[d];
-    frame *p = d ? f - 1 : NULL;
-    const uint32_t node = f->node, lvl = f->level;
-    const uint32_t scls = lvl ? 1u : 0u;
-    const uint64_t *t0 = r->fk + d * 2 * K, *craw = t0 + K;
-    const int64_t *ccomp = r->fkc + d * K;
-    const size_t fb = (size_t)node * NFIG * K;
-    uint64_t *sraw = r->fraw + fb + (size_t)scls * K;
-    int64_t *scomp = r->fcomp + fb + (size_t)scls * K;
-    uint64_t *iraw = lvl <= 1 ? r->fraw + fb + (size_t)(FIG_CN + lvl) * K : NULL;
-    int64_t *icomp = lvl <= 1 ? r->fcomp + fb + (size_t)(FIG_CN + lvl) * K : NULL;
-    uint32_t ccls = 0;
-    uint64_t *craw_acc, *ccnt;
-    int64_t *ccomp_acc;
-    if (f->slot != NO_SLOT) {
-        ccls = (p->level ? 3u : 0u) + (lvl < 2 ? lvl : 2u);
-        size_t pb = ((size_t)f->slot * NCALL + ccls) * K;
-        craw_acc = r->praw + pb;
-        ccomp_acc = r->pcomp + pb;
-        ccnt = r->pcnt + (size_t)f->slot * NPC + ccls; /* calls; M at + NCALL */
-    } else {
-        craw_acc = r->fraw + fb + (size_t)FIG_SPONT * K;
-        ccomp_acc = r->fcomp + fb + (size_t)FIG_SPONT * K;
-        ccnt = r->fcnt + (size_t)node * NFC + FC_NSP; /* N; M at + 1 */
-    }
-    uint64_t *cnt = r->fcnt + (size_t)node * NFC;
-    const uint64_t m = f->m;
-    bool ovf = false;
+    const frame *f = &r->fr[d];
+    const uint32_t K = r->K;
+    const uint64_t *rec = r->rec + f->ri * r->rw;
+    const uint64_t *cex = r->clamp ? CEX(r, f->ri) : NULL;
+    const uint64_t m = r->nenter - f->e0;
     uint64_t t;
     int64_t s;
-    uint64_t nclamps = 0;
-
+    /* Sums of disjoint activations cannot outgrow the counters' range; only
+     * calls into level >= 2 activations nest. Checking every record costs
+     * the same as choosing which. */
+    bool ovf = cgprop__add_u64(rec[R_M], m, &t);
+    *nclamps = 0;
     for (uint32_t k = 0; k < K; k++) {
-        uint64_t raw = c[k] - t0[k];
+        const uint64_t *v = FV(r, d, k);
+        uint64_t raw = c[k] - v[0];
         r->s_raw[k] = raw;
-        /* Within one flush period every reading lies in one uint64 range and
-         * activations of one function at one level are disjoint, so raw sums
-         * fit; only calls into level >= 2 activations nest and can outgrow it. */
-        if (lvl >= 2) ovf |= cgprop__add_u64(craw_acc[k], raw, &t);
-        if (r->online) {
-            int64_t ci, ce, md;
-            ovf |= raw > (uint64_t)INT64_MAX;
-            ovf |= cgprop__mul_u64_i64(m, r->df[k], &md);
-            ovf |= cgprop__sub_i64((int64_t)raw, r->di[k], &ci);
-            ovf |= cgprop__sub_i64(ci, md, &ci);
-            if (r->clamp && ci < 0) {
+        ovf |= cgprop__add_u64(rec[R_RAW + k], raw, &t);
+        if (!r->online) continue;
+        /* raw − δ_i − m·(δ_i + δ_e), exactly: only the result must fit. */
+        int64_t ci = 0, ce = 0;
+        wide w = {raw, 0, false};
+        w_submul(&w, 1, (uint64_t)r->di[k]);
+        w_submul(&w, m, (uint64_t)r->df[k]);
+        ovf |= !w_get(&w, &ci);
+        if (r->clamp) {
+            if (ci < 0) {
                 ci = 0;
-                nclamps++;
+                ++*nclamps;
             }
-            ovf |= cgprop__sub_i64(ci, ccomp[k], &ce);
-            if (r->clamp && ce < 0) {
+            ovf |= cgprop__sub_i64(ci, as_i64(v[2]), &ce);
+            if (ce < 0) {
                 ce = 0;
-                nclamps++;
+                ++*nclamps;
             }
-            r->s_ci[k] = ci;
-            r->s_ce[k] = ce;
-            ovf |= cgprop__add_i64(scomp[k], ce, &s);
-            ovf |= cgprop__add_i64(ccomp_acc[k], ci, &s);
-            if (icomp) ovf |= cgprop__add_i64(icomp[k], ci, &s);
-            if (p) ovf |= cgprop__add_i64(r->fkc[(d - 1) * K + k], ci, &s);
+            ovf |= cgprop__add_i64(as_i64(cex[k]), ce, &s);
         }
+        r->s_ci[k] = ci;
+        r->s_ce[k] = ce;
+        ovf |= cgprop__add_i64(as_i64(rec[R_RAW + K + k]), ci, &s);
+        if (d && r->clamp) ovf |= cgprop__add_i64(as_i64(FV(r, d - 1, k)[2]), ci, &s);
     }
-    /* Nested counts grow with depth times events. */
-    /* Counts of disjoint activations (everything but calls into level >= 2)
-     * are bounded by the number of events; only those can grow past it. */
-    if (lvl >= 2) ovf |= cgprop__add_u64(ccnt[NCALL], m, &t);
-    if (ovf)
-        return cgprop__err(r->g, CGPROP_EOVERFLOW,
-                           "recorder_exit: a figure of function %u would overflow; nothing recorded", node);
+    *m_out = m;
+    return !ovf;
+}
 
-    r->clamps += nclamps;
-    uint64_t *praw = p ? r->fk + (d - 1) * 2 * K + K : NULL;
+/* Add the effect close_effect computed for frame d (undo: take it away
+ * again, reopening the frame). Exact: every sum was checked on the way in. */
+static void close_apply(cgprop_recorder *r, size_t d, uint64_t m, uint64_t nclamps, bool undo)
+{
+    frame *f = &r->fr[d];
+    const uint32_t K = r->K;
+    uint64_t *rec = r->rec + f->ri * r->rw;
+    uint64_t *cex = r->clamp ? CEX(r, f->ri) : NULL;
+    /* Unsigned sums wrap the same way either direction: adding x then
+     * adding 0 - x restores every word. */
+    const uint64_t one = undo ? UINT64_MAX : 1u;
+#define SGN(x) (undo ? 0u - (uint64_t)(x) : (uint64_t)(x))
+    rec[R_N] += one;
+    rec[R_M] += SGN(m);
+    r->clamps += SGN(nclamps);
     for (uint32_t k = 0; k < K; k++) {
         uint64_t raw = r->s_raw[k];
-        /* Children's intervals lie inside this one, so this cannot wrap. */
-        sraw[k] += raw - craw[k];
-        craw_acc[k] += raw;
-        if (iraw) iraw[k] += raw;
-        if (praw) praw[k] += raw;
-    }
-    if (r->online) {
-        int64_t *pc = p ? r->fkc + (d - 1) * K : NULL;
-        for (uint32_t k = 0; k < K; k++) {
-            int64_t ci = r->s_ci[k];
-            scomp[k] += r->s_ce[k];
-            ccomp_acc[k] += ci;
-            if (icomp) icomp[k] += ci;
-            if (pc) pc[k] += ci;
+        rec[R_RAW + k] += SGN(raw);
+        if (r->online) rec[R_RAW + K + k] += SGN(r->s_ci[k]);
+        if (cex) cex[k] += SGN(r->s_ce[k]);
+        if (d) {
+            uint64_t *pv = FV(r, d - 1, k);
+            pv[1] += SGN(raw);
+            if (r->clamp) pv[2] += SGN(r->s_ci[k]);
         }
     }
-    cnt[FC_NS + scls]++;
-    cnt[FC_LS + scls] += f->l;
-    if (lvl <= 1) {
-        cnt[FC_NC + lvl]++;
-        cnt[FC_MC + lvl] += m;
-    }
-    if (f->slot != NO_SLOT) {
-        ccnt[0]++;
-        ccnt[NCALL] += m;
+    if (d) f[-1].l += one;
+#undef SGN
+    if (undo) {
+        r->active[f->node]++;
+        r->depth = d + 1;
     } else {
-        ccnt[0]++;
-        ccnt[1] += m;
+        r->active[f->node]--;
+        r->depth = d;
     }
-    if (p) {
-        p->m += m + 1;
-        p->l++;
-    }
-    r->active[node]--;
-    r->depth = d;
-    return CGPROP_OK;
 }
 
-/* close_top_k for K = 1, the common probe, written out: each new sum is
- * computed once into a local, checked, and stored only when every check
- * passed, so nothing goes through memory twice. Same figures, same checks,
- * same all-or-nothing as close_top_k. */
-static CGPROP__NOINLINE int close_overflow(cgprop_recorder *r, uint32_t node)
-{
-    return cgprop__err(r->g, CGPROP_EOVERFLOW,
-                       "recorder_exit: a figure of function %u would overflow; nothing recorded", node);
-}
-
-static CGPROP__ALWAYS_INLINE int close_top1(cgprop_recorder *r, uint64_t c)
+/* Close the innermost activation at readings c (already checked: not
+ * backwards), all or nothing. */
+static int close_top(cgprop_recorder *r, const uint64_t *c)
 {
     const size_t d = r->depth - 1;
-    frame *f = &r->fr[d];
-    frame *p = d ? f - 1 : NULL;
-    const uint32_t node = f->node, lvl = f->level, scls = lvl ? 1u : 0u;
-    uint64_t *fk = r->fk + 2 * d;
-    const uint64_t raw = c - fk[0], craw = fk[1], m = f->m;
-    const size_t fb = (size_t)node * NFIG;
-    uint64_t *cnt = r->fcnt + (size_t)node * NFC;
-    uint64_t *craw_acc, *ccnt;
-    int64_t *ccomp_acc;
-    size_t mofs;
-    if (f->slot != NO_SLOT) {
-        uint32_t ccls = (p->level ? 3u : 0u) + (lvl < 2 ? lvl : 2u);
-        size_t pb = (size_t)f->slot * NCALL + ccls;
-        craw_acc = r->praw + pb;
-        ccomp_acc = r->pcomp + pb;
-        ccnt = r->pcnt + (size_t)f->slot * NPC + ccls;
-        mofs = NCALL;
-    } else {
-        craw_acc = r->fraw + fb + FIG_SPONT;
-        ccomp_acc = r->fcomp + fb + FIG_SPONT;
-        ccnt = cnt + FC_NSP;
-        mofs = 1;
-    }
-    /* Only calls into level >= 2 activations nest, so only their sums can
-     * outgrow the range of the readings (see close_top_k). */
-    uint64_t n_craw, n_m;
-    bool ovf = cgprop__add_u64(*craw_acc, raw, &n_craw);
-    ovf |= cgprop__add_u64(ccnt[mofs], m, &n_m);
-    if (lvl < 2) ovf = false;
-    if (r->online) {
-        int64_t md, ci, ce, n_s, n_cc, n_ic = 0, n_pc = 0;
-        uint64_t nclamps = 0;
-        ovf |= raw > (uint64_t)INT64_MAX;
-        ovf |= cgprop__mul_u64_i64(m, r->df[0], &md);
-        ovf |= cgprop__sub_i64((int64_t)raw, r->di[0], &ci);
-        ovf |= cgprop__sub_i64(ci, md, &ci);
-        if (r->clamp && ci < 0) {
-            ci = 0;
-            nclamps++;
-        }
-        ovf |= cgprop__sub_i64(ci, r->fkc[d], &ce);
-        if (r->clamp && ce < 0) {
-            ce = 0;
-            nclamps++;
-        }
-        int64_t *scomp = r->fcomp + fb + scls, *icomp = lvl <= 1 ? r->fcomp + fb + FIG_CN + lvl : NULL;
-        ovf |= cgprop__add_i64(*scomp, ce, &n_s);
-        ovf |= cgprop__add_i64(*ccomp_acc, ci, &n_cc);
-        if (lvl <= 1) ovf |= cgprop__add_i64(*icomp, ci, &n_ic);
-        if (p) ovf |= cgprop__add_i64(r->fkc[d - 1], ci, &n_pc);
-        if (ovf) goto overflow;
-        r->clamps += nclamps;
-        *scomp = n_s;
-        *ccomp_acc = n_cc;
-        if (lvl <= 1) *icomp = n_ic;
-        if (p) r->fkc[d - 1] = n_pc;
-    } else if (ovf) {
-        goto overflow;
-    }
-    /* Children's intervals lie inside this one, so this cannot wrap. */
-    r->fraw[fb + scls] += raw - craw;
-    *craw_acc = n_craw;
-    ccnt[0]++;
-    ccnt[mofs] = n_m;
-    cnt[FC_NS + scls]++;
-    cnt[FC_LS + scls] += f->l;
-    if (lvl <= 1) {
-        r->fraw[fb + FIG_CN + lvl] += raw;
-        cnt[FC_NC + lvl]++;
-        cnt[FC_MC + lvl] += m;
-    }
-    if (p) {
-        fk[-1] += raw;
-        p->m += m + 1;
-        p->l++;
-    }
-    r->active[node]--;
-    r->depth = d;
+    uint64_t m, nclamps;
+    if (!close_effect(r, d, c, &m, &nclamps))
+        return cgprop__err(r->g, CGPROP_EOVERFLOW,
+                           "recorder_exit: a figure of function %u would overflow; nothing recorded", r->fr[d].node);
+    close_apply(r, d, m, nclamps, false);
     return CGPROP_OK;
-overflow:
-    return close_overflow(r, node);
 }
 
-static CGPROP__NOINLINE int close_top(cgprop_recorder *r, const uint64_t *c)
+/* Reopen the activations closed since the depth was d0, innermost last, as
+ * they were before being closed at readings c. */
+static void reopen_to(cgprop_recorder *r, const uint64_t *c, size_t d0)
 {
-    return r->K == 1 ? close_top1(r, c[0]) : close_top_k(r, c, r->K);
-}
-
-static CGPROP__NOINLINE int exit_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c);
-
-int cgprop_recorder_exit(cgprop_recorder *r, uint32_t node, const uint64_t *c)
-{
-    /* The common probe: K = 1, the innermost activation, time moving on. */
-    if (CGPROP__LIKELY(r && c && r->K == 1 && r->depth && r->fr[r->depth - 1].node == node &&
-                       c[0] >= r->last[0])) {
-        int rc = close_top1(r, c[0]);
-        if (rc) return rc;
-        r->last[0] = c[0];
-        r->g->err[0] = '\0';
-        return CGPROP_OK;
+    while (r->depth < d0) {
+        uint64_t m, nclamps;
+        (void)close_effect(r, r->depth, c, &m, &nclamps);
+        close_apply(r, r->depth, m, nclamps, true);
     }
-    return exit_slow(r, node, c);
 }
 
-static int exit_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+static CGPROP__NOINLINE int exit_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c)
 {
     if (!r) return CGPROP_EINVAL;
     cgprop_graph *g = r->g;
@@ -628,13 +662,81 @@ static int exit_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c)
         return cgprop__err(g, CGPROP_EFORMAT,
                            "recorder_exit: exit of function %u but the innermost open activation is of %u", node,
                            top);
-    const uint32_t K = r->K;
-    for (uint32_t k = 0; k < K; k++)
-        if (c[k] < r->last[k]) return backwards(r, "recorder_exit", c);
-    int rc = close_top(r, c);
+    int rc = backwards(r, "recorder_exit", c);
     if (rc) return rc;
-    for (uint32_t k = 0; k < K; k++) r->last[k] = c[k];
-    g->err[0] = '\0';
+    if ((rc = close_top(r, c))) return rc;
+    for (uint32_t k = 0; k < r->K; k++) r->last[k] = c[k];
+    return cgprop__ok(g);
+}
+
+/* cgprop_recorder_exit's fast path added the innermost activation's M, raw
+ * and compensated inclusive cost to its record and found an overflow: take
+ * them back (the sums wrapped modulo 2^64, so subtracting restores them). */
+static CGPROP__NOINLINE int exit_undo(cgprop_recorder *r, uint64_t t)
+{
+    const frame *f = r->fr + r->depth - 1;
+    const uint64_t raw = t - f->v[0], m = r->nenter - f->e0;
+    uint64_t *rec = r->rec + f->ri * 4;
+    rec[R_M] -= m;
+    rec[R_RAW] -= raw;
+    if (r->online) rec[R_RAW + 1] -= (uint64_t)((int64_t)raw - r->di[0] - (int64_t)m * r->df[0]);
+    return cgprop__err(r->g, CGPROP_EOVERFLOW,
+                       "recorder_exit: a figure of function %u would overflow; nothing recorded", f->node);
+}
+
+int cgprop_recorder_exit(cgprop_recorder *r, uint32_t node, const uint64_t *c)
+{
+    /* The common probe: K = 1, no clamping, the innermost activation, time
+     * moving on. close_effect/close_apply written out for it: one record
+     * and the parent's frame, each new sum computed once, checked, then
+     * stored. */
+    if (CGPROP__LIKELY(r && c && r->fast_exit && r->depth)) {
+        const size_t d = r->depth - 1;
+        frame *f = r->fr + d;
+        const uint64_t t = c[0];
+        if (CGPROP__LIKELY(f->node == node && t >= r->last[0])) {
+            const uint64_t raw = t - f->v[0], m = r->nenter - f->e0;
+            /* δ_i + δ_e < 2^31 (fast_exit); with raw and m below 2^31 as
+             * well, raw − δ_i − m·(δ_i + δ_e) stays far inside int64.
+             * Anything longer takes the checked path. */
+            if (r->online && !CGPROP__LIKELY(((raw | m) >> 31) == 0)) return exit_slow(r, node, c);
+            /* Added first, checked after: an overflow (which never happens
+             * in practice) is taken back exactly by exit_undo. Fewer values
+             * live at once, fewer registers to save. */
+            uint64_t *rec = r->rec + f->ri * 4;
+            bool ovf = cgprop__add_u64(rec[R_M], m, &rec[R_M]);
+            ovf |= cgprop__add_u64(rec[R_RAW], raw, &rec[R_RAW]);
+            if (r->online) {
+                const int64_t ci = (int64_t)raw - r->di[0] - (int64_t)m * r->df[0];
+                ovf |= add_wrap_i64(&rec[R_RAW + 1], ci);
+            }
+            if (ovf) return exit_undo(r, t);
+            rec[R_N]++;
+            /* The parent (fr[-1] for the outermost frame): children's
+             * intervals lie inside the parent's, so no wrap. */
+            f[-1].v[1] += raw;
+            f[-1].l++;
+            r->active[node]--;
+            r->depth = d;
+            r->last[0] = t;
+            r->g->err[0] = '\0';
+            return CGPROP_OK;
+        }
+    }
+    return exit_slow(r, node, c);
+}
+
+/* Close every open activation at c, all or nothing. */
+static int unwind_all(cgprop_recorder *r, const uint64_t *c)
+{
+    const size_t d0 = r->depth;
+    while (r->depth) {
+        int rc = close_top(r, c);
+        if (rc) {
+            reopen_to(r, c, d0);
+            return rc;
+        }
+    }
     return CGPROP_OK;
 }
 
@@ -646,109 +748,133 @@ int cgprop_recorder_unwind(cgprop_recorder *r, const uint64_t *c)
     if (!c) return cgprop__err(g, CGPROP_EINVAL, "recorder_unwind: counters is NULL with open activations");
     int rc = backwards(r, "recorder_unwind", c);
     if (rc) return rc;
-    while (r->depth) {
-        if ((rc = close_top(r, c))) return rc;
-    }
+    if ((rc = unwind_all(r, c))) return rc;
     for (uint32_t k = 0; k < r->K; k++) r->last[k] = c[k];
     return cgprop__ok(g);
 }
 
 /* ---- reading figures ---- */
 
-/* Where one figure lives: raw and on-the-fly sums (K each), N, and the
- * second count with its δ: L with δ_e for self figures, M with δ_i + δ_e for
- * inclusive ones. */
-typedef struct figref {
-    const uint64_t *raw;
-    const int64_t *comp;
+/* One figure, for metrics k0 .. k1-1: N, the second count (L for self
+ * figures, M otherwise), raw sums, compensated sums. */
+typedef struct figval {
     uint64_t n, x;
     bool self;
-} figref;
+    bool comp_ok; /* every compensated value in range */
+    uint64_t raw[CGPROP_MAX_METRICS];
+    int64_t comp[CGPROP_MAX_METRICS];
+} figval;
 
-static void fig_node(const cgprop_recorder *r, uint32_t node, uint32_t fig, figref *out)
+/* Which classes of a slot into f (and out of f, for self figures) a
+ * function figure sums, as bit masks over the NCALL classes. */
+static const uint8_t in_mask[5] = {
+    /* S_n */ 1u << 0 | 1u << 3, /* S_r */ 1u << 1 | 1u << 2 | 1u << 4 | 1u << 5,
+    /* C_n */ 1u << 0 | 1u << 3, /* C_r */ 1u << 1 | 1u << 4, /* spont */ 1u << 0};
+static const uint8_t out_mask[2] = {/* S_n */ 1u << 0 | 1u << 1 | 1u << 2, /* S_r */ 1u << 3 | 1u << 4 | 1u << 5};
+
+/* Add (sub: subtract) the classes in mask of a slot's records to v: counts
+ * to *cnt, M to *x (when x), raw sums, and compensated sums to w (when w). */
+static void acc_records(const cgprop_recorder *r, uint32_t slot, unsigned mask, bool sub, uint32_t k0, uint32_t k1,
+                        figval *v, wide *w, uint64_t *cnt, uint64_t *x)
 {
-    size_t b = ((size_t)node * NFIG + fig) * r->K;
-    const uint64_t *cnt = r->fcnt + (size_t)node * NFC;
-    out->raw = r->fraw + b;
-    out->comp = r->fcomp + b;
-    out->self = fig <= FIG_SR;
-    switch (fig) {
-    case FIG_SN:
-    case FIG_SR:
-        out->n = cnt[FC_NS + fig];
-        out->x = cnt[FC_LS + fig];
-        break;
-    case FIG_CN:
-    case FIG_CR:
-        out->n = cnt[FC_NC + fig - FIG_CN];
-        out->x = cnt[FC_MC + fig - FIG_CN];
-        break;
-    default:
-        out->n = cnt[FC_NSP];
-        out->x = cnt[FC_MSP];
-        break;
+    const uint32_t K = r->K;
+    for (uint32_t cls = 0; cls < NCALL; cls++) {
+        if (!(mask >> cls & 1u)) continue;
+        const uint64_t *rec = REC(r, slot, cls);
+        if (!rec[R_N]) continue;
+        *cnt += rec[R_N];
+        if (x) *x += rec[R_M];
+        /* Raw sums wrap freely: each figure's true value fits (fig_value),
+         * so the result modulo 2^64 is exact. */
+        for (uint32_t k = k0; k < k1; k++) {
+            v->raw[k] += sub ? 0u - rec[R_RAW + k] : rec[R_RAW + k];
+            if (!w) continue;
+            /* A clamping recorder keeps each activation's floored exclusive. */
+            int64_t c = r->clamp && v->self ? as_i64(CEX(r, (uint64_t)slot * NCALL + cls)[k])
+                                            : as_i64(rec[R_RAW + K + k]);
+            if (sub) w_sub(&w[k], c);
+            else w_add(&w[k], c);
+        }
     }
 }
 
-static void fig_pair(const cgprop_recorder *r, uint32_t slot, uint32_t cls, figref *out)
+/* The compensated value of metric k from the raw sum and counts (the
+ * post-mortem route, and compensation off), computed exactly; false when
+ * the result is out of int64 range. */
+static bool postmortem(const cgprop_recorder *r, const figval *v, uint32_t k, int64_t *out)
 {
-    size_t b = ((size_t)slot * NCALL + cls) * r->K;
-    out->raw = r->praw + b;
-    out->comp = r->pcomp + b;
-    out->n = r->pcnt[(size_t)slot * NPC + cls];
-    out->x = r->pcnt[(size_t)slot * NPC + NCALL + cls];
-    out->self = false;
-}
-
-/* The compensated value of metric k of a figure; false on int64 overflow. */
-static bool fig_comp(const cgprop_recorder *r, const figref *f, uint32_t k, int64_t *out)
-{
-    switch (r->mode) {
-    case CGPROP_COMP_ONLINE: *out = f->comp[k]; return true;
-    case CGPROP_COMP_POSTMORTEM: {
+    wide w = {v->raw[k], 0, false};
+    if (r->mode == CGPROP_COMP_POSTMORTEM) {
         /* I = I_meas - N·δ_i - M·(δ_i+δ_e);  E = E_meas - N·δ_i - L·δ_e */
-        int64_t a, b, v;
-        if (f->raw[k] > (uint64_t)INT64_MAX) return false;
-        if (cgprop__mul_u64_i64(f->n, r->di[k], &a)) return false;
-        if (cgprop__mul_u64_i64(f->x, f->self ? r->de[k] : r->df[k], &b)) return false;
-        if (cgprop__sub_i64((int64_t)f->raw[k], a, &v) || cgprop__sub_i64(v, b, &v)) return false;
-        *out = v;
-        return true;
+        w_submul(&w, v->n, (uint64_t)r->di[k]);
+        w_submul(&w, v->x, (uint64_t)(v->self ? r->de[k] : r->df[k]));
     }
-    default:
-        if (f->raw[k] > (uint64_t)INT64_MAX) return false;
-        *out = (int64_t)f->raw[k];
-        return true;
-    }
+    return w_get(&w, out);
 }
 
-/* The value flush writes: the raw sum with compensation off, else the
- * compensated one floored at 0. */
-static bool fig_write(const cgprop_recorder *r, const figref *f, uint32_t k, uint64_t *out, bool *floored)
+/* Figure `which` (a cgprop_recorder_figure_kind) of node, or of call slot
+ * `slot` (NO_SLOT: none recorded) for call figures, for metrics k0 .. k1-1. Every raw figure is a sum of
+ * disjoint intervals inside one flush period's readings (exclusive costs,
+ * level-0 or level-1 activations, calls into level 0 or 1) or was checked at
+ * exit (calls into level >= 2), so it fits in 64 bits; compensated ones may
+ * not fit in int64 (comp_ok false). */
+static void fig_value(const cgprop_recorder *r, uint32_t which, uint32_t node, uint32_t slot, uint32_t k0,
+                      uint32_t k1, figval *v)
 {
-    *floored = false;
-    if (r->mode == CGPROP_COMP_OFF) {
-        *out = f->raw[k];
-        return true;
+    wide w[CGPROP_MAX_METRICS];
+    v->n = v->x = 0;
+    v->self = which <= CGPROP_RF_S_R;
+    v->comp_ok = true;
+    for (uint32_t k = k0; k < k1; k++) {
+        v->raw[k] = 0;
+        v->comp[k] = 0;
+        w[k].lo = w[k].hi = 0;
+        w[k].big = false;
     }
-    int64_t v;
-    if (!fig_comp(r, f, k, &v)) return false;
-    if (v < 0) {
-        *floored = true;
-        v = 0;
+    wide *wc = r->online ? w : NULL;
+    if (which >= CGPROP_RF_C_NN) {
+        if (slot != NO_SLOT) acc_records(r, slot, 1u << (which - CGPROP_RF_C_NN), false, k0, k1, v, wc, &v->n, &v->x);
+    } else if (node >= r->fcap) {
+        /* never entered */
+    } else if (which == CGPROP_RF_SPONT) {
+        if (r->spont[node] != NO_SLOT) acc_records(r, r->spont[node], 1u, false, k0, k1, v, wc, &v->n, &v->x);
+    } else {
+        for (uint32_t s = r->fin[node]; s != NO_SLOT; s = r->pnin[s])
+            acc_records(r, s, in_mask[which], false, k0, k1, v, wc, &v->n, v->self ? NULL : &v->x);
+        if (v->self) {
+            /* Exclusive = inclusive − the children's inclusive: the calls out
+             * of the activations of this class. Clamped exclusive sums are
+             * kept whole, so with clamping only raw figures and L derive. */
+            uint64_t l = 0;
+            if (r->clamp) wc = NULL;
+            for (uint32_t s = r->fout[node]; s != NO_SLOT; s = r->pnout[s])
+                acc_records(r, s, out_mask[which], true, k0, k1, v, wc, &l, NULL);
+            /* Activations still open are not in the inclusive sums, but
+             * their closed children are in the calls out: add those back.
+             * Their compensated inclusive sum is raw − l·δ_i − M·(δ_i+δ_e)
+             * (exact without clamping), M the activations nested below
+             * them: those entered after the open one and before its open
+             * child (or now), less the children themselves. */
+            for (size_t d = 0; d < r->depth; d++) {
+                const frame *f = &r->fr[d];
+                if (f->node != node || (f->level ? CGPROP_RF_S_R : CGPROP_RF_S_N) != which) continue;
+                l -= f->l;
+                const uint64_t below = (d + 1 < r->depth ? f[1].e0 - 1 : r->nenter) - f->e0, mc = below - f->l;
+                for (uint32_t k = k0; k < k1; k++) {
+                    const uint64_t *fv = FV(r, d, k);
+                    v->raw[k] += fv[1];
+                    if (!wc) continue;
+                    w_addu(&w[k], fv[1]);
+                    w_submul(&w[k], f->l, (uint64_t)r->di[k]);
+                    w_submul(&w[k], mc, (uint64_t)r->df[k]);
+                }
+            }
+            v->x = l;
+        }
     }
-    *out = (uint64_t)v;
-    return true;
-}
-
-static uint32_t find_slot(const cgprop_recorder *r, uint32_t a, uint32_t b)
-{
-    if (!r->phash_cap) return NO_SLOT;
-    uint64_t mask = r->phash_cap - 1;
-    for (uint64_t i = pair_hash(a, b) & mask;; i = (i + 1) & mask) {
-        uint32_t v = r->phash[i];
-        if (!v) return NO_SLOT;
-        if (r->pcaller[v - 1] == a && r->pcallee[v - 1] == b) return v - 1;
+    for (uint32_t k = k0; k < k1; k++) {
+        bool ok = r->online ? w_get(&w[k], &v->comp[k]) : postmortem(r, v, k, &v->comp[k]);
+        if (!ok) v->comp_ok = false;
     }
 }
 
@@ -764,23 +890,16 @@ int cgprop_recorder_get(cgprop_recorder *r, uint32_t which, uint32_t node, uint3
     if (metric >= r->K) return cgprop__err(g, CGPROP_EINVAL, "recorder_get: metric %u out of range", metric);
     if (node >= g->nn || (which >= CGPROP_RF_C_NN && callee >= g->nn))
         return cgprop__err(g, CGPROP_EINVAL, "recorder_get: function id out of range (%u functions)", g->nn);
-    figref f;
-    if (which < CGPROP_RF_C_NN) {
-        if (node >= r->fcap) return cgprop__ok(g);
-        fig_node(r, node, which, &f);
-    } else {
-        uint32_t slot = find_slot(r, node, callee);
-        if (slot == NO_SLOT) return cgprop__ok(g);
-        fig_pair(r, slot, which - CGPROP_RF_C_NN, &f);
-    }
-    int64_t v;
-    if (!fig_comp(r, &f, metric, &v))
+    figval v;
+    uint32_t slot = which >= CGPROP_RF_C_NN ? find_slot(r, node, callee) : NO_SLOT;
+    fig_value(r, which, node, slot, metric, metric + 1, &v);
+    if (!v.comp_ok)
         return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_get: compensated figure leaves the int64 range");
-    out->count = f.n;
-    out->nested = f.self ? 0 : f.x;
-    out->children = f.self ? f.x : 0;
-    out->raw = f.raw[metric];
-    out->comp = v;
+    out->count = v.n;
+    out->nested = v.self ? 0 : v.x;
+    out->children = v.self ? v.x : 0;
+    out->raw = v.raw[metric];
+    out->comp = v.comp[metric];
     return cgprop__ok(g);
 }
 
@@ -788,68 +907,75 @@ int cgprop_recorder_get(cgprop_recorder *r, uint32_t which, uint32_t node, uint3
 
 static bool any_count(const cgprop_recorder *r, uint32_t slot)
 {
-    const uint64_t *c = r->pcnt + (size_t)slot * NPC;
-    for (int i = 0; i < NCALL; i++)
-        if (c[i]) return true;
+    for (uint32_t cls = 0; cls < NCALL; cls++)
+        if (REC(r, slot, cls)[R_N]) return true;
     return false;
+}
+
+/* The values flush writes for v: the raw sums with compensation off, else
+ * the compensated ones floored at 0 (counted in *floors). False when a
+ * compensated value is out of range. */
+static bool fig_write(const cgprop_recorder *r, const figval *v, uint64_t *out, uint64_t *floors)
+{
+    const uint32_t K = r->K;
+    if (r->mode == CGPROP_COMP_OFF) {
+        memcpy(out, v->raw, K * sizeof *out);
+        return true;
+    }
+    if (!v->comp_ok) return false;
+    for (uint32_t k = 0; k < K; k++) {
+        int64_t c = v->comp[k];
+        if (c < 0) ++*floors;
+        out[k] = c < 0 ? 0u : (uint64_t)c;
+    }
+    return true;
 }
 
 /* Check every sum flush will add (phase 2), or add them (phase 3). The
  * checks mirror graph.c's: S (which bounds S_n and S_r), spontaneous count
  * and cost, each call's plain count and cost (which bound the class
- * buckets), and each callee's calls_in. */
+ * buckets), each callee's calls_in, and the graph's clamp count. */
 static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t *floors)
 {
     cgprop_graph *g = r->g;
     const uint32_t K = r->K;
-    uint64_t v[CGPROP_MAX_METRICS], sum[CGPROP_MAX_METRICS];
-    bool fl;
-    figref f;
+    uint64_t val[CGPROP_MAX_METRICS], sum[CGPROP_MAX_METRICS];
+    figval v;
     int rc;
 
     for (uint32_t node = 0; node < r->fmax; node++) {
-        const uint64_t *cnt = r->fcnt + (size_t)node * NFC;
         memset(sum, 0, K * sizeof sum[0]);
         for (uint32_t cls = 0; cls < 2; cls++) {
-            if (!cnt[FC_NS + cls]) continue;
-            fig_node(r, node, FIG_SN + cls, &f);
-            for (uint32_t k = 0; k < K; k++) {
-                if (!fig_write(r, &f, k, &v[k], &fl)) goto ovf;
-                *floors += fl;
-                if (cgprop__add_u64(sum[k], v[k], &sum[k])) goto ovf;
-            }
-            if (write && (rc = cgprop_graph_add_self_class(g, node, cls, v))) return rc;
+            fig_value(r, CGPROP_RF_S_N + cls, node, NO_SLOT, 0, K, &v);
+            if (!v.n) continue;
+            if (!fig_write(r, &v, val, floors)) goto ovf;
+            for (uint32_t k = 0; k < K; k++)
+                if (cgprop__add_u64(sum[k], val[k], &sum[k])) goto ovf;
+            if (write && (rc = cgprop_graph_add_self_class(g, node, cls, val))) return rc;
         }
         if (!write && !cgprop__can_add(g->self + (size_t)node * K, sum, K)) goto ovf;
-        if (cnt[FC_NSP]) {
-            fig_node(r, node, FIG_SPONT, &f);
-            for (uint32_t k = 0; k < K; k++) {
-                if (!fig_write(r, &f, k, &v[k], &fl)) goto ovf;
-                *floors += fl;
-            }
-            if (write) {
-                if ((rc = cgprop_graph_add_spontaneous(g, node, cnt[FC_NSP], v))) return rc;
-            } else if (g->spont_cnt[node] > UINT64_MAX - cnt[FC_NSP] ||
-                       !cgprop__can_add(g->spont_cost + (size_t)node * K, v, K)) {
-                goto ovf;
-            }
+        fig_value(r, CGPROP_RF_SPONT, node, NO_SLOT, 0, K, &v);
+        if (!v.n) continue;
+        if (!fig_write(r, &v, val, floors)) goto ovf;
+        if (write) {
+            if ((rc = cgprop_graph_add_spontaneous(g, node, v.n, val))) return rc;
+        } else if (g->spont_cnt[node] > UINT64_MAX - v.n || !cgprop__can_add(g->spont_cost + (size_t)node * K, val, K)) {
+            goto ovf;
         }
     }
     for (uint32_t s = 0; s < r->np; s++) {
-        if (!any_count(r, s)) continue;
         uint32_t a = r->pcaller[s], b = r->pcallee[s];
+        if (a == SPONT || !any_count(r, s)) continue;
         uint64_t calls = 0;
         memset(sum, 0, K * sizeof sum[0]);
         for (uint32_t cls = 0; cls < NCALL; cls++) {
-            fig_pair(r, s, cls, &f);
-            if (!f.n) continue;
-            for (uint32_t k = 0; k < K; k++) {
-                if (!fig_write(r, &f, k, &v[k], &fl)) goto ovf;
-                *floors += fl;
-                if (cgprop__add_u64(sum[k], v[k], &sum[k])) goto ovf;
-            }
-            if (cgprop__add_u64(calls, f.n, &calls)) goto ovf;
-            if (write && (rc = cgprop_graph_add_edge_class(g, a, b, cls / 3, cls % 3, f.n, v, NULL))) return rc;
+            if (!REC(r, s, cls)[R_N]) continue;
+            fig_value(r, CGPROP_RF_C_NN + cls, a, s, 0, K, &v);
+            if (!fig_write(r, &v, val, floors)) goto ovf;
+            for (uint32_t k = 0; k < K; k++)
+                if (cgprop__add_u64(sum[k], val[k], &sum[k])) goto ovf;
+            if (cgprop__add_u64(calls, v.n, &calls)) goto ovf;
+            if (write && (rc = cgprop_graph_add_edge_class(g, a, b, cls / 3, cls % 3, v.n, val, NULL))) return rc;
         }
         if (!write) {
             uint32_t e = cgprop__edge_lookup(g, a, b);
@@ -858,6 +984,7 @@ static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t
                 goto ovf;
         }
     }
+    if (!write && g->clamps > UINT64_MAX - (r->clamps - r->clamps_flushed)) goto ovf;
     return CGPROP_OK;
 ovf:
     return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_flush: a figure would overflow; nothing written");
@@ -865,63 +992,73 @@ ovf:
 
 static void clear_figures(cgprop_recorder *r)
 {
-    size_t K = r->K;
     memset(r->last, 0, sizeof r->last);
-    if (!r->fmax) return;
-    memset(r->fcnt, 0, (size_t)r->fmax * NFC * sizeof *r->fcnt);
-    memset(r->fraw, 0, (size_t)r->fmax * NFIG * K * sizeof *r->fraw);
-    memset(r->fcomp, 0, (size_t)r->fmax * NFIG * K * sizeof *r->fcomp);
+    r->nenter = 0;
     if (!r->np) return;
-    memset(r->pcnt, 0, (size_t)r->np * NPC * sizeof *r->pcnt);
-    memset(r->praw, 0, (size_t)r->np * NCALL * K * sizeof *r->praw);
-    memset(r->pcomp, 0, (size_t)r->np * NCALL * K * sizeof *r->pcomp);
+    memset(r->rec, 0, (size_t)r->np * NCALL * r->rw * sizeof *r->rec);
+    if (r->cex) memset(r->cex, 0, (size_t)r->np * NCALL * r->K * sizeof *r->cex);
 }
 
 int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
 {
     if (!r) return CGPROP_EINVAL;
     cgprop_graph *g = r->g;
-    int rc = cgprop_recorder_unwind(r, c);
-    if (rc) return rc;
-
-    /* Phase 1: make every call exist, so phase 3 cannot need memory. */
+    const uint32_t K = r->K;
+    const size_t d0 = r->depth;
+    int rc;
+    if (d0) {
+        if (!c) return cgprop__err(g, CGPROP_EINVAL, "recorder_flush: counters is NULL with open activations");
+        if ((rc = backwards(r, "recorder_flush", c))) return rc;
+    }
+    /* Everything that can fail comes before anything the caller could see,
+     * or is undone: the open activations are closed (and reopened on
+     * failure), the calls flush needs are created (and removed on failure),
+     * every sum is checked, and only then is anything added. */
     uint64_t *callin = cgprop__calloc(g, g->nn, sizeof *callin);
     if (!callin) return cgprop__err(g, CGPROP_ENOMEM, "recorder_flush: out of memory");
-    uint32_t ne0 = g->ne;
+    uint64_t last0[CGPROP_MAX_METRICS];
+    memcpy(last0, r->last, K * sizeof last0[0]);
+    if ((rc = unwind_all(r, c))) {
+        cgprop__free(g, callin);
+        return rc;
+    }
+    if (d0) memcpy(r->last, c, K * sizeof r->last[0]);
+
+    /* Phase 1: make every call exist, so phase 3 cannot need memory. */
+    const uint32_t ne0 = g->ne;
     /* A rollback below leaves the store as it was at this generation: give
      * it back (see merge.c's undo). */
     const uint64_t gen0 = g->gen;
     const bool adj0 = g->adj_valid;
-    for (uint32_t s = 0; s < r->np; s++) {
+    for (uint32_t s = 0; s < r->np && !rc; s++) {
         uint32_t e;
-        if (!any_count(r, s)) continue;
+        if (r->pcaller[s] == SPONT || !any_count(r, s)) continue;
         rc = cgprop__edge_get_or_add(g, r->pcaller[s], r->pcallee[s], &e);
         /* Each class with calls is added to (flush_pass). */
         for (uint32_t cls = 0; cls < NCALL && !rc; cls++)
-            if (r->pcnt[(size_t)s * NPC + cls])
-                rc = cgprop__ecls_prepare(g, e, (int)cgprop__cls(cls / 3, cls % 3), true);
-        if (rc) {
-            cgprop__rollback_edges(g, ne0);
-            g->gen = gen0;
-            g->adj_valid = adj0 && g->adj.gen == gen0;
-            cgprop__free(g, callin);
-            return cgprop__err(g, rc, "recorder_flush: %s adding calls; nothing written",
-                               rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
-        }
+            if (REC(r, s, cls)[R_N]) rc = cgprop__ecls_prepare(g, e, (int)cgprop__cls(cls / 3, cls % 3), true);
+        if (rc)
+            cgprop__err(g, rc, "recorder_flush: %s adding calls; nothing written",
+                        rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
     }
-    /* Phase 2: check; phase 3: add. */
+    /* Phase 2: check. */
     uint64_t floors = 0;
-    rc = flush_pass(r, false, callin, &floors);
+    if (!rc) rc = flush_pass(r, false, callin, &floors);
     cgprop__free(g, callin);
     if (rc) {
         cgprop__rollback_edges(g, ne0);
         g->gen = gen0;
         g->adj_valid = adj0 && g->adj.gen == gen0;
+        reopen_to(r, c, d0);
+        memcpy(r->last, last0, K * sizeof r->last[0]);
         return rc;
     }
+    /* Phase 3: add. */
     floors = 0;
     rc = flush_pass(r, true, NULL, &floors);
     if (rc) return rc; /* cannot happen: every sum was checked */
+    g->clamps += r->clamps - r->clamps_flushed;
+    r->clamps_flushed = r->clamps;
     r->floors += floors;
     clear_figures(r);
     return cgprop__ok(g);
@@ -930,7 +1067,8 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
 /* ---- calibration ---- */
 
 int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint64_t *out_counters), void *user,
-                              uint32_t iterations, double *delta_i_out, double *delta_e_out)
+                              uint32_t iterations, const cgprop_allocator *alloc, double *delta_i_out,
+                              double *delta_e_out)
 {
     if (!now || !delta_i_out || !delta_e_out || nmetrics < 1 || nmetrics > CGPROP_MAX_METRICS || iterations < 1)
         return CGPROP_EINVAL;
@@ -940,12 +1078,14 @@ int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint6
         "c26", "c27", "c28", "c29", "c30", "c31", "c32", "c33", "c34", "c35", "c36", "c37", "c38",
         "c39", "c40", "c41", "c42", "c43", "c44", "c45", "c46", "c47", "c48", "c49", "c50", "c51",
         "c52", "c53", "c54", "c55", "c56", "c57", "c58", "c59", "c60", "c61", "c62", "c63"};
+    for (size_t k = 0; k < nmetrics; k++) delta_i_out[k] = delta_e_out[k] = 0.0;
     cgprop_graph *g = NULL;
     cgprop_recorder *r = NULL;
-    int rc = cgprop_graph_new(NULL, names, NULL, nmetrics, &g);
+    int rc = cgprop_graph_new(alloc, names, NULL, nmetrics, &g);
     if (rc) return rc;
     uint32_t one, null;
     uint64_t c[CGPROP_MAX_METRICS];
+    double di_min[CGPROP_MAX_METRICS], de_min[CGPROP_MAX_METRICS];
     /* On the fly with zero δ: the probes then do the work they do in a compensated run. */
     cgprop_recorder_options ropt;
     memset(&ropt, 0, sizeof ropt);
@@ -953,42 +1093,54 @@ int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint6
     if ((rc = cgprop_graph_add_node(g, "one", 3, &one)) || (rc = cgprop_graph_add_node(g, "null", 4, &null)) ||
         (rc = cgprop_recorder_new(g, &ropt, &r)))
         goto done;
-    for (size_t k = 0; k < nmetrics; k++) delta_i_out[k] = delta_e_out[k] = -1.0;
+    for (size_t k = 0; k < nmetrics; k++) di_min[k] = de_min[k] = -1.0;
     /* Three runs, smallest estimate kept: the paper's repeat-and-minimum,
-     * around TAU's single run (compensation.md §1.6). */
+     * around TAU's single run (compensation.md §1.6). A failing clock is
+     * EINVAL, a clock running backwards (EFORMAT from the recorder) too; out
+     * of memory stays ENOMEM. */
+#define PROBE(call)                                                                                                    \
+    do {                                                                                                               \
+        if (now(user, c)) {                                                                                            \
+            rc = CGPROP_EINVAL;                                                                                        \
+            goto done;                                                                                                 \
+        }                                                                                                              \
+        if ((rc = (call))) goto fail;                                                                                  \
+    } while (0)
     for (int run = 0; run < 3; run++) {
         /* The probe is what a profiler's would be: a clock read, then the recorder call. */
-        if (now(user, c)) goto clock;
-        if ((rc = cgprop_recorder_enter(r, one, c))) goto clock;
+        PROBE(cgprop_recorder_enter(r, one, c));
         for (uint32_t i = 0; i < iterations; i++) {
-            if (now(user, c) || cgprop_recorder_enter(r, null, c)) goto clock;
-            if (now(user, c) || cgprop_recorder_exit(r, null, c)) goto clock;
+            PROBE(cgprop_recorder_enter(r, null, c));
+            PROBE(cgprop_recorder_exit(r, null, c));
         }
-        if (now(user, c) || cgprop_recorder_exit(r, one, c)) goto clock;
+        PROBE(cgprop_recorder_exit(r, one, c));
         for (uint32_t k = 0; k < nmetrics; k++) {
             cgprop_recorder_figure fn, fo;
-            if (cgprop_recorder_get(r, CGPROP_RF_C_NN, one, null, k, &fn, sizeof fn) ||
-                cgprop_recorder_get(r, CGPROP_RF_SPONT, one, 0, k, &fo, sizeof fo))
-                goto clock;
+            if ((rc = cgprop_recorder_get(r, CGPROP_RF_C_NN, one, null, k, &fn, sizeof fn)) ||
+                (rc = cgprop_recorder_get(r, CGPROP_RF_SPONT, one, 0, k, &fo, sizeof fo)))
+                goto fail;
             /* tnull = n(b+c); tone = n(a+b+c+d) + (b+c). */
             double tnull = (double)fn.raw / iterations;
             double tover = ((double)fo.raw - tnull) / iterations;
             double di = tnull, de = tover - tnull;
             if (di < 0) di = 0;
             if (de < 0) de = 0;
-            if (delta_i_out[k] < 0 || di < delta_i_out[k]) delta_i_out[k] = di;
-            if (delta_e_out[k] < 0 || de < delta_e_out[k]) delta_e_out[k] = de;
+            if (di_min[k] < 0 || di < di_min[k]) di_min[k] = di;
+            if (de_min[k] < 0 || de < de_min[k]) de_min[k] = de;
         }
-        if ((rc = cgprop_recorder_flush(r, NULL))) goto done;
-        /* flush cleared the recorder's figures; the graph's are not read. */
+        /* flush clears the recorder's figures; the graph's are not read. */
+        if ((rc = cgprop_recorder_flush(r, NULL))) goto fail;
+    }
+#undef PROBE
+    for (size_t k = 0; k < nmetrics; k++) {
+        delta_i_out[k] = di_min[k];
+        delta_e_out[k] = de_min[k];
     }
     rc = CGPROP_OK;
     goto done;
-clock:
-    rc = CGPROP_EINVAL;
+fail:
+    if (rc != CGPROP_ENOMEM) rc = CGPROP_EINVAL;
 done:
-    if (rc)
-        for (size_t k = 0; k < nmetrics; k++) delta_i_out[k] = delta_e_out[k] = 0.0;
     cgprop_recorder_free(r);
     cgprop_graph_free(g);
     return rc;

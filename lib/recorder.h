@@ -39,20 +39,4 @@ static inline bool cgprop__add_u64(uint64_t a, uint64_t b, uint64_t *r)
     return *r < a;
 }
 
-/* a * b for a, b >= 0. */
-static inline bool cgprop__mul_u64_i64(uint64_t a, int64_t b, int64_t *r)
-{
-    if (a > (uint64_t)INT64_MAX) {
-        *r = 0;
-        return b != 0;
-    }
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_mul_overflow((int64_t)a, b, r);
-#else
-    if (b != 0 && (int64_t)a > INT64_MAX / b) return true;
-    *r = (int64_t)a * b;
-    return false;
-#endif
-}
-
 #endif

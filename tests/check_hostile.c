@@ -636,8 +636,16 @@ START_TEST(test_recorder_limits)
     ck_assert_int_eq(cgprop_recorder_get(r, CGPROP_RF_C_N, 0, 0, 0, &fig, sizeof fig), CGPROP_OK);
     ck_assert_uint_eq(fig.count, 0); /* no level-0 activation closed yet */
     d0 = digest(g);
+    /* Closing the three still open would add a second MAX-long call into a
+     * level >= 2 f0: refused, and neither unwind nor flush leaves any of the
+     * three closed. */
+    ck_assert_int_eq(cgprop_recorder_unwind(r, &tmax), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_recorder_depth(r), 3);
     ck_assert_int_eq(cgprop_recorder_flush(r, &tmax), CGPROP_EOVERFLOW);
     ck_assert_uint_eq(digest(g), d0);
+    ck_assert_uint_eq(cgprop_recorder_depth(r), 3);
+    ck_assert_int_eq(cgprop_recorder_get(r, CGPROP_RF_C_N, 0, 0, 0, &fig, sizeof fig), CGPROP_OK);
+    ck_assert_uint_eq(fig.count, 0);
     cgprop_recorder_free(r);
     cgprop_graph_free(g);
 }

@@ -4,6 +4,7 @@
  * trees with known true costs and adds known probe overheads a, b, c, d to
  * the simulated counters. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,12 +243,33 @@ typedef struct ev {
     uint64_t c[MAXK];
 } ev;
 
-/* Truth and raw per figure, counted by the simulator itself. */
+/* Truth and raw per figure, counted by the simulator itself, with the
+ * second event count: L (direct children) for self figures, M (activations
+ * nested anywhere below) for the others. */
 typedef struct fig {
-    uint64_t n;
+    uint64_t n, x;
     uint64_t truth[MAXK];
     uint64_t raw[MAXK];
 } fig;
+
+typedef struct figset {
+    fig self[NF][2];
+    fig incl[NF][2];
+    fig spont[NF];
+    fig call[NF][NF][6];
+} figset;
+
+/* One activation as the simulator made it, logged at its exit event. */
+typedef struct act {
+    size_t exit_ev; /* index of its exit event */
+    uint32_t f, level, plevel;
+    int caller; /* -1: spontaneous */
+    uint64_t nested, children;
+    uint64_t tin[MAXK], rin[MAXK];   /* true and raw inclusive */
+    uint64_t tself[MAXK], rex[MAXK]; /* true self, raw exclusive */
+} act;
+
+#define MAXACT (MAXEV / 2)
 
 typedef struct sim {
     uint32_t K;
@@ -256,11 +278,10 @@ typedef struct sim {
     uint64_t a[MAXK], b[MAXK], c[MAXK], d[MAXK];
     uint32_t onstack[NF];
     ev *evs;
-    size_t nev;
-    fig self[NF][2];
-    fig incl[NF][2];
-    fig spont[NF];
-    fig call[NF][NF][6];
+    size_t nev, nenters;
+    act *acts;
+    size_t nact;
+    figset all; /* the whole run */
 } sim;
 
 static uint64_t rnd(sim *s, uint64_t n)
@@ -280,13 +301,33 @@ static void put(sim *s, int enter, uint32_t f)
     memcpy(e->c, s->t, sizeof e->c);
 }
 
-static void add_fig(fig *x, uint32_t K, const uint64_t *truth, const uint64_t *raw)
+static void add_fig(fig *x, uint32_t K, uint64_t second, const uint64_t *truth, const uint64_t *raw)
 {
     x->n++;
+    x->x += second;
     for (uint32_t k = 0; k < K; k++) {
         x->truth[k] += truth[k];
         x->raw[k] += raw[k];
     }
+}
+
+/* What one activation adds to each figure (DESIGN §6's table). */
+static void account(figset *fs, uint32_t K, const act *a)
+{
+    add_fig(&fs->self[a->f][a->level ? 1 : 0], K, a->children, a->tself, a->rex);
+    if (a->level <= 1) add_fig(&fs->incl[a->f][a->level], K, a->nested, a->tin, a->rin);
+    if (a->caller < 0) add_fig(&fs->spont[a->f], K, a->nested, a->tin, a->rin);
+    else
+        add_fig(&fs->call[a->caller][a->f][(a->plevel ? 3 : 0) + (a->level < 2 ? a->level : 2)], K, a->nested,
+                a->tin, a->rin);
+}
+
+/* The figures of the activations closed among the first `cut` events. */
+static void figs_at(const sim *s, size_t cut, figset *fs)
+{
+    memset(fs, 0, sizeof *fs);
+    for (size_t i = 0; i < s->nact; i++)
+        if (s->acts[i].exit_ev < cut) account(fs, s->K, &s->acts[i]);
 }
 
 /* One activation of f below a caller of level plevel (-1: none). Writes its
@@ -299,6 +340,7 @@ static void gen(sim *s, uint32_t f, int caller, int plevel, int depth, uint64_t 
     for (uint32_t k = 0; k < K; k++) s->t[k] += s->a[k];
     memcpy(t0, s->t, sizeof t0);
     put(s, 1, f);
+    const size_t enters0 = s->nenters++;
     for (uint32_t k = 0; k < K; k++) s->t[k] += s->b[k];
     uint32_t nch = depth < 7 ? (uint32_t)rnd(s, depth < 2 ? 4 : 3) : 0;
     for (uint32_t i = 0; i <= nch; i++) {
@@ -324,12 +366,23 @@ static void gen(sim *s, uint32_t f, int caller, int plevel, int depth, uint64_t 
         rin[k] = s->t[k] - t0[k];
     }
     for (uint32_t k = 0; k < K; k++) s->t[k] += s->d[k];
-    uint64_t rex[MAXK];
-    for (uint32_t k = 0; k < K; k++) rex[k] = rin[k] - craw[k];
-    add_fig(&s->self[f][level ? 1 : 0], K, self, rex);
-    if (level <= 1) add_fig(&s->incl[f][level], K, tin, rin);
-    if (caller < 0) add_fig(&s->spont[f], K, tin, rin);
-    else add_fig(&s->call[caller][f][(plevel ? 3 : 0) + (level < 2 ? level : 2)], K, tin, rin);
+    ck_assert_uint_lt(s->nact, MAXACT);
+    act *a = &s->acts[s->nact++];
+    memset(a, 0, sizeof *a);
+    a->exit_ev = s->nev - 1;
+    a->f = f;
+    a->level = level;
+    a->plevel = plevel < 0 ? 0 : (uint32_t)plevel;
+    a->caller = caller;
+    a->nested = s->nenters - enters0 - 1;
+    a->children = nch;
+    for (uint32_t k = 0; k < K; k++) {
+        a->tin[k] = tin[k];
+        a->rin[k] = rin[k];
+        a->tself[k] = self[k];
+        a->rex[k] = rin[k] - craw[k];
+    }
+    account(&s->all, K, a);
     s->onstack[f]--;
 }
 
@@ -337,6 +390,7 @@ static void sim_init(sim *s, uint64_t seed, uint32_t K)
 {
     memset(s, 0, sizeof *s);
     s->evs = calloc(MAXEV, sizeof *s->evs);
+    s->acts = calloc(MAXACT, sizeof *s->acts);
     s->K = K;
     s->rng = seed * 2654435761u + 1;
     for (uint32_t k = 0; k < K; k++) {
@@ -385,16 +439,100 @@ static cgprop_recorder *new_rec_k(cgprop_graph *g, uint32_t mode, const sim *s)
     return r;
 }
 
-static void expect_fig(cgprop_recorder *r, uint32_t which, uint32_t f, uint32_t callee, uint32_t K, const fig *x)
+/* Figure `which` equals the simulator's x: counts, raw sums, and the
+ * compensated sums equal the truth (raw when compensation is off). */
+static void expect_fig_mode(cgprop_recorder *r, uint32_t which, uint32_t f, uint32_t callee, uint32_t K, const fig *x,
+                            int off)
 {
     for (uint32_t k = 0; k < K; k++) {
         cgprop_recorder_figure y;
         ck_assert_int_eq(cgprop_recorder_get(r, which, f, callee, k, &y, sizeof y), CGPROP_OK);
         ck_assert_uint_eq(y.count, x->n);
+        if (which <= CGPROP_RF_S_R) {
+            ck_assert_uint_eq(y.children, x->x);
+            ck_assert_uint_eq(y.nested, 0);
+        } else {
+            ck_assert_uint_eq(y.nested, x->x);
+            ck_assert_uint_eq(y.children, 0);
+        }
         ck_assert_uint_eq(y.raw, x->raw[k]);
-        ck_assert_int_eq(y.comp, (int64_t)x->truth[k]);
+        ck_assert_int_eq(y.comp, off ? (int64_t)x->raw[k] : (int64_t)x->truth[k]);
     }
 }
+
+static void expect_fig(cgprop_recorder *r, uint32_t which, uint32_t f, uint32_t callee, uint32_t K, const fig *x)
+{
+    expect_fig_mode(r, which, f, callee, K, x, 0);
+}
+
+/* Every figure of every function and call against fs. */
+static void expect_all(cgprop_recorder *r, const uint32_t *ids, uint32_t K, const figset *fs, int off)
+{
+    for (uint32_t f = 0; f < NF; f++) {
+        expect_fig_mode(r, CGPROP_RF_S_N, ids[f], 0, K, &fs->self[f][0], off);
+        expect_fig_mode(r, CGPROP_RF_S_R, ids[f], 0, K, &fs->self[f][1], off);
+        expect_fig_mode(r, CGPROP_RF_C_N, ids[f], 0, K, &fs->incl[f][0], off);
+        expect_fig_mode(r, CGPROP_RF_C_R, ids[f], 0, K, &fs->incl[f][1], off);
+        expect_fig_mode(r, CGPROP_RF_SPONT, ids[f], 0, K, &fs->spont[f], off);
+        for (uint32_t h = 0; h < NF; h++)
+            for (uint32_t c = 0; c < 6; c++)
+                expect_fig_mode(r, CGPROP_RF_C_NN + c, ids[f], ids[h], K, &fs->call[f][h][c], off);
+    }
+}
+
+static void replay_range(cgprop_recorder *r, const sim *s, const uint32_t *ids, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        const ev *e = &s->evs[i];
+        int rc = e->enter ? cgprop_recorder_enter(r, ids[e->f], e->c) : cgprop_recorder_exit(r, ids[e->f], e->c);
+        ck_assert_int_eq(rc, CGPROP_OK);
+    }
+}
+
+/* Read mid-run, with activations open, every figure counts exactly the
+ * activations closed so far: the per-function figures the recorder derives
+ * from its call records are corrected for the open frames. */
+START_TEST(test_mid_run)
+{
+    sim *s = malloc(sizeof *s);
+    figset *fs = malloc(sizeof *fs);
+    const uint32_t modes[] = {CGPROP_COMP_OFF, CGPROP_COMP_ONLINE, CGPROP_COMP_POSTMORTEM};
+    size_t open_reads = 0;
+    for (uint64_t seed = 200; seed < 230; seed++) {
+        uint32_t K = 1 + (uint32_t)(seed % 2);
+        sim_run(s, seed, K, 2 + (int)(seed % 3));
+        for (int m = 0; m < 3; m++) {
+            cgprop_graph *g = new_graph(K);
+            uint32_t ids[NF];
+            for (int f = NF - 1; f >= 0; f--) {
+                char nm[8] = {'f', (char)('0' + f), 0};
+                ids[f] = node(g, nm);
+            }
+            cgprop_recorder *r = new_rec_k(g, modes[m], s);
+            size_t at = 0;
+            for (int cut = 1; cut <= 6; cut++) {
+                size_t to = s->nev * (size_t)cut / 7 + (size_t)(seed % 5);
+                if (to > s->nev) to = s->nev;
+                replay_range(r, s, ids, at, to);
+                at = to;
+                open_reads += cgprop_recorder_depth(r) > 1;
+                figs_at(s, to, fs);
+                expect_all(r, ids, K, fs, modes[m] == CGPROP_COMP_OFF);
+            }
+            replay_range(r, s, ids, at, s->nev);
+            expect_all(r, ids, K, &s->all, modes[m] == CGPROP_COMP_OFF);
+            cgprop_recorder_free(r);
+            cgprop_graph_free(g);
+        }
+        free(s->evs);
+        free(s->acts);
+    }
+    /* Most reads had activations open (often nested ones). */
+    ck_assert_uint_gt(open_reads, 300);
+    free(fs);
+    free(s);
+}
+END_TEST
 
 START_TEST(test_random_runs)
 {
@@ -417,15 +555,15 @@ START_TEST(test_random_runs)
             replay(r, s, ids);
             ck_assert_uint_eq(cgprop_recorder_depth(r), 0);
             for (uint32_t f = 0; f < NF; f++) {
-                expect_fig(r, CGPROP_RF_S_N, ids[f], 0, K, &s->self[f][0]);
-                expect_fig(r, CGPROP_RF_S_R, ids[f], 0, K, &s->self[f][1]);
-                expect_fig(r, CGPROP_RF_C_N, ids[f], 0, K, &s->incl[f][0]);
-                expect_fig(r, CGPROP_RF_C_R, ids[f], 0, K, &s->incl[f][1]);
-                expect_fig(r, CGPROP_RF_SPONT, ids[f], 0, K, &s->spont[f]);
+                expect_fig(r, CGPROP_RF_S_N, ids[f], 0, K, &s->all.self[f][0]);
+                expect_fig(r, CGPROP_RF_S_R, ids[f], 0, K, &s->all.self[f][1]);
+                expect_fig(r, CGPROP_RF_C_N, ids[f], 0, K, &s->all.incl[f][0]);
+                expect_fig(r, CGPROP_RF_C_R, ids[f], 0, K, &s->all.incl[f][1]);
+                expect_fig(r, CGPROP_RF_SPONT, ids[f], 0, K, &s->all.spont[f]);
                 for (uint32_t h = 0; h < NF; h++)
                     for (uint32_t c = 0; c < 6; c++) {
-                        expect_fig(r, CGPROP_RF_C_NN + c, ids[f], ids[h], K, &s->call[f][h][c]);
-                        if (c % 3 == 2) deep += s->call[f][h][c].n;
+                        expect_fig(r, CGPROP_RF_C_NN + c, ids[f], ids[h], K, &s->all.call[f][h][c]);
+                        if (c % 3 == 2) deep += s->all.call[f][h][c].n;
                     }
             }
             ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
@@ -433,15 +571,15 @@ START_TEST(test_random_runs)
             /* The graph holds the truth. */
             for (uint32_t f = 0; f < NF; f++) {
                 for (uint32_t k = 0; k < K; k++) {
-                    ck_assert_uint_eq(g->self_n[ids[f] * K + k], s->self[f][0].truth[k]);
-                    ck_assert_uint_eq(g->self_r[ids[f] * K + k], s->self[f][1].truth[k]);
-                    ck_assert_uint_eq(g->spont_cost[ids[f] * K + k], s->spont[f].truth[k]);
+                    ck_assert_uint_eq(g->self_n[ids[f] * K + k], s->all.self[f][0].truth[k]);
+                    ck_assert_uint_eq(g->self_r[ids[f] * K + k], s->all.self[f][1].truth[k]);
+                    ck_assert_uint_eq(g->spont_cost[ids[f] * K + k], s->all.spont[f].truth[k]);
                 }
-                ck_assert_uint_eq(g->spont_cnt[ids[f]], s->spont[f].n);
+                ck_assert_uint_eq(g->spont_cnt[ids[f]], s->all.spont[f].n);
                 for (uint32_t h = 0; h < NF; h++) {
                     uint32_t e = cgprop__edge_lookup(g, ids[f], ids[h]);
                     uint64_t cnt = 0;
-                    for (uint32_t c = 0; c < 6; c++) cnt += s->call[f][h][c].n;
+                    for (uint32_t c = 0; c < 6; c++) cnt += s->all.call[f][h][c].n;
                     if (!cnt) {
                         ck_assert_uint_eq(e, UINT32_MAX);
                         continue;
@@ -449,9 +587,9 @@ START_TEST(test_random_runs)
                     ck_assert_uint_eq(g->ecount[e], cnt);
                     for (uint32_t c = 0; c < 6; c++) {
                         uint32_t cls = cgprop__cls(c / 3, c % 3);
-                        ck_assert_uint_eq(cls_count(g, e, cls), s->call[f][h][c].n);
+                        ck_assert_uint_eq(cls_count(g, e, cls), s->all.call[f][h][c].n);
                         for (uint32_t k = 0; k < K; k++)
-                            ck_assert_uint_eq(cls_cost(g, e, cls, k), s->call[f][h][c].truth[k]);
+                            ck_assert_uint_eq(cls_cost(g, e, cls, k), s->all.call[f][h][c].truth[k]);
                     }
                 }
             }
@@ -459,6 +597,7 @@ START_TEST(test_random_runs)
             cgprop_graph_free(g);
         }
         free(s->evs);
+        free(s->acts);
     }
     /* The runs exercised what they claim to: many events, calls into level >= 2. */
     ck_assert_uint_gt(total_events, 2000);
@@ -474,8 +613,10 @@ START_TEST(test_routes_identical)
     sim *s = malloc(sizeof *s);
     int negatives = 0;
     for (uint64_t seed = 100; seed < 130; seed++) {
-        sim_run(s, seed, 2, 3);
-        cgprop_graph *g = new_graph(2);
+        /* K = 1 takes the probes' fast paths, K = 2 the general ones. */
+        const uint32_t K = 1 + (uint32_t)(seed % 2);
+        sim_run(s, seed, K, 3);
+        cgprop_graph *g = new_graph(K);
         uint32_t ids[NF];
         for (uint32_t f = 0; f < NF; f++) {
             char nm[4] = {'f', (char)('0' + f), 0};
@@ -492,24 +633,34 @@ START_TEST(test_routes_identical)
         ck_assert_int_eq(cgprop_recorder_new(g, &o, &on), CGPROP_OK);
         o.mode = CGPROP_COMP_POSTMORTEM;
         ck_assert_int_eq(cgprop_recorder_new(g, &o, &pm), CGPROP_OK);
-        replay(on, s, ids);
-        replay(pm, s, ids);
-        for (uint32_t f = 0; f < NF; f++)
-            for (uint32_t h = 0; h < NF; h++)
-                for (uint32_t w = 0; w <= CGPROP_RF_C_RD; w++)
-                    for (uint32_t k = 0; k < 2; k++) {
-                        cgprop_recorder_figure x, y;
-                        ck_assert_int_eq(cgprop_recorder_get(on, w, ids[f], ids[h], k, &x, sizeof x), CGPROP_OK);
-                        ck_assert_int_eq(cgprop_recorder_get(pm, w, ids[f], ids[h], k, &y, sizeof y), CGPROP_OK);
-                        ck_assert_int_eq(x.comp, y.comp);
-                        ck_assert_uint_eq(x.raw, y.raw);
-                        ck_assert_uint_eq(x.count, y.count);
-                        negatives += x.comp < 0;
-                    }
+        /* Compared at four points of the run (three with activations
+         * open) and at its end. */
+        size_t at = 0;
+        for (int cut = 1; cut <= 4; cut++) {
+            size_t to = cut == 4 ? s->nev : s->nev * (size_t)cut / 4 - (size_t)(seed % 3);
+            replay_range(on, s, ids, at, to);
+            replay_range(pm, s, ids, at, to);
+            at = to;
+            for (uint32_t f = 0; f < NF; f++)
+                for (uint32_t h = 0; h < NF; h++)
+                    for (uint32_t w = 0; w <= CGPROP_RF_C_RD; w++)
+                        for (uint32_t k = 0; k < K; k++) {
+                            cgprop_recorder_figure x, y;
+                            ck_assert_int_eq(cgprop_recorder_get(on, w, ids[f], ids[h], k, &x, sizeof x), CGPROP_OK);
+                            ck_assert_int_eq(cgprop_recorder_get(pm, w, ids[f], ids[h], k, &y, sizeof y), CGPROP_OK);
+                            ck_assert_int_eq(x.comp, y.comp);
+                            ck_assert_uint_eq(x.raw, y.raw);
+                            ck_assert_uint_eq(x.count, y.count);
+                            ck_assert_uint_eq(x.nested, y.nested);
+                            ck_assert_uint_eq(x.children, y.children);
+                            negatives += x.comp < 0;
+                        }
+        }
         cgprop_recorder_free(on);
         cgprop_recorder_free(pm);
         cgprop_graph_free(g);
         free(s->evs);
+        free(s->acts);
     }
     ck_assert_int_gt(negatives, 0);
     free(s);
@@ -642,9 +793,61 @@ START_TEST(test_clamp)
     expect(r, CGPROP_RF_S_N, B, 0, 1, 0, 0, 2, 0);
     expect(r, CGPROP_RF_S_N, A, 0, 1, 0, 1, 18, 10);
     expect(r, CGPROP_RF_SPONT, A, 0, 1, 1, 0, 20, 10);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 0);
     ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
     ck_assert_uint_eq(cgprop_recorder_floor_count(r), 0);
+    /* The flush carries the clamps of what it wrote into the graph. */
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 1);
+
+    /* Reused: A 0..20 calls B 2..4 (raw 2) and C 5..16 (raw 11).
+     * B: 2-5 = -3 -> 0 (clamp), excl 0.  C: 11-5 = 6, excl 6.
+     * A: m = 2: 20-5-2·5 = 5, excl 5-(0+6) = -1 -> 0 (clamp): two clamps.
+     * Read before A exits: A's self figure holds nothing yet, though its
+     * children's calls do (raw 20-2-11 = 7 once A closes). */
+    uint32_t C = node(g, "C");
+    enter1(r, A, 0);
+    enter1(r, B, 2);
+    exit1(r, B, 4);
+    enter1(r, C, 5);
+    exit1(r, C, 16);
+    expect(r, CGPROP_RF_S_N, A, 0, 0, 0, 0, 0, 0);
+    expect(r, CGPROP_RF_C_NN, A, C, 1, 0, 0, 11, 6);
+    ck_assert_uint_eq(cgprop_recorder_clamp_count(r), 2);
+    exit1(r, A, 20);
+    ck_assert_uint_eq(cgprop_recorder_clamp_count(r), 3);
+    expect(r, CGPROP_RF_S_N, A, 0, 1, 0, 2, 7, 0);
+    expect(r, CGPROP_RF_S_N, B, 0, 1, 0, 0, 2, 0);
+    expect(r, CGPROP_RF_S_N, C, 0, 1, 0, 0, 11, 6);
+    expect(r, CGPROP_RF_SPONT, A, 0, 1, 2, 0, 20, 5);
+    expect(r, CGPROP_RF_C_NN, A, B, 1, 0, 0, 2, 0);
+    /* A flush that fails (here: the graph's clamp count is full) adds
+     * nothing, not even clamps. */
+    g->clamps = UINT64_MAX - 1;
+    uint64_t gen = cgprop_graph_generation(g);
+    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), UINT64_MAX - 1);
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    expect(r, CGPROP_RF_SPONT, A, 0, 1, 2, 0, 20, 5);
+    g->clamps = 1;
+    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 3);
+    ck_assert_uint_eq(g->self[A], 10 + 0);
+    ck_assert_uint_eq(g->self[C], 6);
+    ck_assert_uint_eq(g->spont_cost[A], 10 + 5);
     cgprop_recorder_free(r);
+
+    /* Merging sums the clamp counts, all or nothing. */
+    cgprop_graph *m = new_graph(1);
+    ck_assert_int_eq(cgprop_graph_merge(m, g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_merge(m, g), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(m), 6);
+    m->clamps = UINT64_MAX - 2;
+    size_t nn = cgprop_graph_node_count(m);
+    ck_assert_int_eq(cgprop_graph_merge(m, g), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(m), UINT64_MAX - 2);
+    ck_assert_uint_eq(m->self[A], 20);
+    ck_assert_uint_eq(cgprop_graph_node_count(m), nn);
+    cgprop_graph_free(m);
 
     /* Without clamping the same run goes negative; the recorder keeps -3 and
      * the flush writes 0 for B's self and call cost, counting two floors. */
@@ -665,9 +868,65 @@ START_TEST(test_clamp)
     ck_assert_uint_eq(cgprop_recorder_floor_count(r), 2);
     ck_assert_uint_eq(h->self[B], 0);
     ck_assert_uint_eq(h->self[A], 13);
+    /* Floors are not clamps. */
+    ck_assert_uint_eq(cgprop_graph_clamp_count(h), 0);
     cgprop_recorder_free(r);
     cgprop_graph_free(g);
     cgprop_graph_free(h);
+}
+END_TEST
+
+/* ---- many distinct calls: the call index grows, keys share home entries ---- */
+
+/* main calls 40 functions, each of which calls 10 of 400 others; twice, so
+ * the second round finds every call in the index the first made (several of
+ * the 441 keys then sit one past their home entry). δ_i = δ_e = 1.
+ * A callee lasts 3: comp 3-1 = 2. A caller lasts 41 with 10 below it:
+ * 41-1-10·2 = 20, exclusive 20-10·2 = 0 (raw 41-30 = 11; post-mortem
+ * 11-1-10·1 = 0). main 0..T with 880 below it, 80 children: comp
+ * T-1-880·2, exclusive T-1761-80·20 = T-3361; post-mortem
+ * (T-80·41)-1-80·1, the same. */
+START_TEST(test_many_calls)
+{
+    enum { NCALLERS = 40, FANOUT = 10, NCALLEES = 400 };
+    for (uint32_t mode = CGPROP_COMP_ONLINE; mode <= CGPROP_COMP_POSTMORTEM; mode++) {
+        cgprop_graph *g = new_graph(1);
+        uint32_t m = node(g, "main"), f[1 + NCALLERS + NCALLEES];
+        for (uint32_t i = 1; i < 1 + NCALLERS + NCALLEES; i++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "f%u", i);
+            f[i] = node(g, nm);
+        }
+        cgprop_recorder *r = new_rec(g, mode, 1, 1, 0);
+        uint64_t t = 0;
+        enter1(r, m, t);
+        for (int round = 0; round < 2; round++)
+            for (uint32_t c = 1; c <= NCALLERS; c++) {
+                enter1(r, f[c], ++t);
+                for (uint32_t j = 0; j < FANOUT; j++) {
+                    uint32_t x = f[1 + NCALLERS + (c * 7 + j * 13) % NCALLEES];
+                    enter1(r, x, ++t);
+                    t += 3;
+                    exit1(r, x, t);
+                }
+                exit1(r, f[c], ++t);
+            }
+        const uint64_t T = ++t;
+        exit1(r, m, T);
+        for (uint32_t c = 1; c <= NCALLERS; c++) {
+            expect(r, CGPROP_RF_C_NN, m, f[c], 2, 2 * FANOUT, 0, 82, 40);
+            expect(r, CGPROP_RF_S_N, f[c], 0, 2, 0, 2 * FANOUT, 22, 0);
+            for (uint32_t j = 0; j < FANOUT; j++)
+                expect(r, CGPROP_RF_C_NN, f[c], f[1 + NCALLERS + (c * 7 + j * 13) % NCALLEES], 2, 0, 0, 6, 4);
+        }
+        expect(r, CGPROP_RF_S_N, m, 0, 1, 0, 2 * NCALLERS, T - 2 * NCALLERS * 41, (int64_t)T - 3361);
+        expect(r, CGPROP_RF_SPONT, m, 0, 1, 2 * NCALLERS * (1 + FANOUT), 0, T, (int64_t)T - 1761);
+        ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        ck_assert_uint_eq(cgprop_graph_edge_count(g), NCALLERS * (1 + FANOUT));
+        ck_assert_uint_eq(g->self[m], T - 3361);
+        cgprop_recorder_free(r);
+        cgprop_graph_free(g);
+    }
 }
 END_TEST
 
@@ -693,6 +952,21 @@ START_TEST(test_overflow)
     expect(r, CGPROP_RF_S_N, A, 0, 1, 0, 0, 10, 10);
     cgprop_recorder_free(r);
 
+    /* Long activations (raw and nested counts past 2^31) leave the probe's
+     * fast path for the checked one, with the same figures. δ_i = 1, δ_e = 2:
+     * B 10 .. 2^40 raw 2^40-10, comp 2^40-11; A 0 .. 2^40+5, m = 1:
+     * 2^40+5-1-3 = 2^40+1; A's exclusive 12 (raw 15: 15-1-2). */
+    r = new_rec(g, CGPROP_COMP_ONLINE, 1, 2, 0);
+    const uint64_t T = (uint64_t)1 << 40;
+    enter1(r, A, 0);
+    enter1(r, B, 10);
+    exit1(r, B, T);
+    exit1(r, A, T + 5);
+    expect(r, CGPROP_RF_C_NN, A, B, 1, 0, 0, T - 10, (int64_t)T - 11);
+    expect(r, CGPROP_RF_SPONT, A, 0, 1, 1, 0, T + 5, (int64_t)T + 1);
+    expect(r, CGPROP_RF_S_N, A, 0, 1, 0, 1, 15, 12);
+    cgprop_recorder_free(r);
+
     /* A compensated figure out of int64 range at exit. */
     r = new_rec(g, CGPROP_COMP_ONLINE, 0, 0, 0);
     enter1(r, B, 0);
@@ -702,6 +976,52 @@ START_TEST(test_overflow)
     cgprop_recorder_free(r);
     cgprop_graph_free(g);
 }
+END_TEST
+
+/* ---- overflow of a derived figure: reported when read or flushed ---- */
+
+/* The probe keeps per-call sums; per-function self figures are derived
+ * from them when read, so a self figure out of int64 range shows at get and
+ * flush, not at the exit. δ_i = 0, δ_e = D = 2^62. Three spontaneous
+ * activations of F, each calling one other function (G, H, I) for D:
+ * the callee's comp inclusive is D; F's raw D+5 with m = 1 gives
+ * D+5-0-1·D = 5; F's exclusive 5 - D each, 15 - 3D in all, below INT64_MIN.
+ * Every per-call sum fits (D each, 15 for F's entries). */
+static void check_overflow_at_read(uint32_t mode)
+{
+    cgprop_graph *g = new_graph(1);
+    uint32_t F = node(g, "F"), callee[3] = {node(g, "G"), node(g, "H"), node(g, "I")};
+    const uint64_t D = (uint64_t)1 << 62;
+    cgprop_recorder *r = new_rec(g, mode, 0, D, 0);
+    for (uint64_t i = 0; i < 3; i++) {
+        uint64_t t0 = i * (D + 5);
+        enter1(r, F, t0);
+        enter1(r, callee[i], t0);
+        exit1(r, callee[i], t0 + D);
+        exit1(r, F, t0 + D + 5);
+    }
+    expect(r, CGPROP_RF_SPONT, F, 0, 3, 3, 0, 3 * D + 15, 15);
+    expect(r, CGPROP_RF_C_N, F, 0, 3, 3, 0, 3 * D + 15, 15);
+    expect(r, CGPROP_RF_C_NN, F, callee[1], 1, 0, 0, D, (int64_t)D);
+    expect(r, CGPROP_RF_S_N, callee[2], 0, 1, 0, 0, D, (int64_t)D);
+    cgprop_recorder_figure x;
+    ck_assert_int_eq(cgprop_recorder_get(r, CGPROP_RF_S_N, F, 0, 0, &x, sizeof x), CGPROP_EOVERFLOW);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "int64"));
+    uint64_t gen = cgprop_graph_generation(g);
+    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_EOVERFLOW);
+    /* Nothing written, nothing cleared. */
+    ck_assert_uint_eq(cgprop_graph_generation(g), gen);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 0);
+    ck_assert_uint_eq(g->spont_cnt[F], 0);
+    expect(r, CGPROP_RF_SPONT, F, 0, 3, 3, 0, 3 * D + 15, 15);
+    cgprop_recorder_free(r);
+    cgprop_graph_free(g);
+}
+
+START_TEST(test_overflow_at_read_online) { check_overflow_at_read(CGPROP_COMP_ONLINE); }
+END_TEST
+
+START_TEST(test_overflow_at_read_postmortem) { check_overflow_at_read(CGPROP_COMP_POSTMORTEM); }
 END_TEST
 
 /* ---- allocation failure ---- */
@@ -767,6 +1087,7 @@ START_TEST(test_enomem)
             failures++;
         }
         size_t ne = cgprop_graph_edge_count(g);
+        size_t d0 = cgprop_recorder_depth(r);
         rc = cgprop_recorder_flush(r, &t);
         if (rc) {
             ck_assert_int_eq(rc, CGPROP_ENOMEM);
@@ -774,8 +1095,11 @@ START_TEST(test_enomem)
             flush_failures++;
             ck_assert_uint_eq(cgprop_graph_edge_count(g), ne);
             for (int i = 0; i < 40; i++) ck_assert_uint_eq(g->self[ids[i]], 0);
+            /* A failed flush changed nothing: the activations are still open. */
+            ck_assert_uint_eq(cgprop_recorder_depth(r), d0);
             fs.left = -1;
-            ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+            ck_assert_int_eq(cgprop_recorder_flush(r, d0 ? NULL : &t), d0 ? CGPROP_EINVAL : CGPROP_OK);
+            ck_assert_int_eq(cgprop_recorder_flush(r, &t), CGPROP_OK);
         }
         /* Whatever failed, the figures that were recorded all arrived. */
         uint64_t tot = 0;
@@ -817,14 +1141,14 @@ START_TEST(test_calibrate)
      * (step(2n+1) - step)/n = 2·step = δ_i + δ_e, so δ_e = step. */
     fake_clock c = {{0, 0}, {7, 3}, -1};
     double di[2], de[2];
-    ck_assert_int_eq(cgprop_recorder_calibrate(2, fake_now, &c, 1000, di, de), CGPROP_OK);
+    ck_assert_int_eq(cgprop_recorder_calibrate(2, fake_now, &c, 1000, NULL, di, de), CGPROP_OK);
     ck_assert(di[0] == 7.0 && de[0] == 7.0);
     ck_assert(di[1] == 3.0 && de[1] == 3.0);
     c.fail_after = 10;
-    ck_assert_int_eq(cgprop_recorder_calibrate(2, fake_now, &c, 1000, di, de), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_recorder_calibrate(0, fake_now, &c, 1000, di, de), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_recorder_calibrate(1, NULL, &c, 1000, di, de), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_recorder_calibrate(1, fake_now, &c, 0, di, de), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_recorder_calibrate(2, fake_now, &c, 1000, NULL, di, de), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_recorder_calibrate(0, fake_now, &c, 1000, NULL, di, de), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_recorder_calibrate(1, NULL, &c, 1000, NULL, di, de), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_recorder_calibrate(1, fake_now, &c, 0, NULL, di, de), CGPROP_EINVAL);
 }
 END_TEST
 
@@ -928,6 +1252,8 @@ START_TEST(test_merge)
         cgprop_graph_free(seq);
         free(s1->evs);
         free(s2->evs);
+        free(s1->acts);
+        free(s2->acts);
     }
     free(s1);
     free(s2);
@@ -1011,11 +1337,15 @@ static Suite *suite(void)
     tcase_add_test(tc, test_ddd_online);
     tcase_add_test(tc, test_ddd_postmortem);
     tcase_add_test(tc, test_random_runs);
+    tcase_add_test(tc, test_mid_run);
     tcase_add_test(tc, test_routes_identical);
     tcase_add_test(tc, test_misuse);
     tcase_add_test(tc, test_flush_open);
     tcase_add_test(tc, test_clamp);
+    tcase_add_test(tc, test_many_calls);
     tcase_add_test(tc, test_overflow);
+    tcase_add_test(tc, test_overflow_at_read_online);
+    tcase_add_test(tc, test_overflow_at_read_postmortem);
     tcase_add_test(tc, test_enomem);
     tcase_add_test(tc, test_calibrate);
     tcase_add_test(tc, test_merge);

@@ -248,7 +248,13 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
     cgprop__wr_printf(w, "Flat profile: metric %s, program total %.0f (sum of self costs)\n", mname, v.program);
     cgprop__wr_puts(w, "Totals marked '~' are estimates (gprof2dot's per-root heuristic); the others are the exact\n"
-                       "inclusive cost C_n, counted once per stack.\n\n");
+                       "inclusive cost C_n, counted once per stack.\n");
+    /* Clamped figures are not the measured ones less the overhead: say so. */
+    const uint64_t clamps = cgprop_graph_clamp_count(g);
+    if (clamps)
+        cgprop__wr_printf(w, "Overhead compensation clamped %llu activation cost%s at 0 (TAU's floor).\n",
+                          (unsigned long long)clamps, clamps == 1 ? "" : "s");
+    cgprop__wr_puts(w, "\n");
     cgprop__wr_printf(w, "%8s %14s %8s %12s %12s  %-8s  %s\n", "%total", "total", "%self", "self", "called",
                       "total is", "name");
     for (size_t i = 0; i < v.nn; i++) {

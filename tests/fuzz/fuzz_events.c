@@ -39,6 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         FZ_CHECK(info.events <= info.lines);
         if (ro.mode != CGPROP_COMP_ONLINE || !(ro.flags & CGPROP_REC_CLAMP)) FZ_CHECK(info.clamps == 0);
+        /* One flush at the end: the graph carries every clamp the replay made. */
+        FZ_CHECK(cgprop_graph_clamp_count(g) == info.clamps);
         f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
         int ok = fz_analyse(g, (uint32_t)(h >> 13) % 3u);
         size_t cg_len;

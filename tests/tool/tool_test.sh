@@ -166,6 +166,32 @@ events)
             grep -Eq "^ +[0-9.]+ +$v +[0-9.]+ +[0-9]+ +[0-9]+  exact +$n\$" "$TMP/o" || die "$route: no '$n $v'"
         done
     done
+    # Clamping, by hand, delta_i = 4, delta_e = 6 (d_i + d_e = 10):
+    #   C  4-4-0*10 = 0                    (no clamp), excl 0
+    #   B1 12-4-1*10 = -2 -> 0             (clamp 1),  excl 0-0 = 0
+    #   B2 6-4 = 2,                                    excl 2
+    #   A  33-4-3*10 = -1 -> 0             (clamp 2),  excl 0-(0+2) = -2 -> 0 (clamp 3)
+    # so 3 clamps, self A 0, B 2, C 0: program total 2, nothing left to floor.
+    "$T" report --delta-i 4 --delta-e 6 --clamp "$E" > "$TMP/o" || die "clamp: exit $?"
+    grep -q '^Overhead compensated on the fly; 3 clamps, 0 figures floored at 0$' "$TMP/o" || die "clamp header"
+    grep -q '^Overhead compensation clamped 3 activation costs at 0' "$TMP/o" || die "clamp line"
+    grep -q 'program total 2 ' "$TMP/o" || die "clamp: program total"
+    if [ -n "$PY" ]; then
+        "$T" report --format json --delta-i 4 --delta-e 6 --clamp "$E" > "$TMP/c.json" || die "clamp json"
+        "$T" report --format json --delta-i 4 --delta-e 6 "$E" > "$TMP/n.json" || die "no-clamp json"
+        "$T" report --format json "$D/recur/recur.default.callgrind.out" > "$TMP/r.json" || die "callgrind json"
+        "$PY" - "$TMP/c.json" "$TMP/n.json" "$TMP/r.json" <<'PYEOF' || die "clamps in JSON"
+import json, sys
+c, n, r = (json.load(open(p)) for p in sys.argv[1:4])
+assert c["clamps"] == 3, c["clamps"]
+assert c["totals"] == [2], c["totals"]
+self_ = {f["name"]: f["self"][0] for f in c["functions"]}
+assert self_ == {"A": 0, "B": 2, "C": 0}, self_
+# Without --clamp nothing clamps (negatives are floored instead); an input
+# no recorder compensated has none either: a number, never null.
+assert n["clamps"] == 0 and r["clamps"] == 0, (n["clamps"], r["clamps"])
+PYEOF
+    fi
     "$T" report --delta-i 1,x "$E" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--delta-i"
     "$T" report --post-mortem --clamp "$E" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--clamp"
     "$T" report --input callgrind --delta-i 1 "$E" > "$TMP/o" 2> "$TMP/e"

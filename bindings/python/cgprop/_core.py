@@ -335,6 +335,13 @@ class Graph(object):
         """Incremented by every successful mutation."""
         return _ffi.lib().cgprop_graph_generation(self._handle())
 
+    @property
+    def clamp_count(self):
+        """On-the-fly clamps (Recorder(..., clamp=True)) in the figures this
+        graph holds: each flush adds its recorder's, merge adds the
+        source's; 0 when no clamping recorder wrote into it."""
+        return _ffi.lib().cgprop_graph_clamp_count(self._handle())
+
     def add_self(self, node, costs, level=None):
         """Add self cost to a function. `level` is the activation class when
         known: 0 (non-recursive), 1, "deep" (≥ 2) or "rec" (≥ 1, lumped)."""

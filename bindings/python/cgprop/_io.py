@@ -349,7 +349,8 @@ def calibrate(nmetrics, clock, iterations=1000):
     cb = _ffi.cgprop_clock_fn(now)
     di = (c_double * max(nmetrics, 1))()
     de = (c_double * max(nmetrics, 1))()
-    rc = _ffi.lib().cgprop_recorder_calibrate(nmetrics, cb, None, iterations, di, de)
+    # The scratch graph and recorder use the C library's allocator (NULL).
+    rc = _ffi.lib().cgprop_recorder_calibrate(nmetrics, cb, None, iterations, None, di, de)
     if failure:
         raise failure[0]
     if rc < 0:

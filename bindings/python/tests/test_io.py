@@ -104,6 +104,23 @@ class TestReport(unittest.TestCase):
             os.unlink(path)
 
 
+    def test_report_equals_tool_json_clamped_events(self):
+        # The clamp count is part of the JSON: tests/data/events/abc.events
+        # with delta_i = 4, delta_e = 6 and clamping clamps 3 times
+        # (tests/tool/tool_test.sh works it out).
+        tool = self._tool()
+        path = os.path.join(DATA, "events", "abc.events")
+        out = subprocess.run([tool, "report", "--format", "json", "--delta-i", "4", "--delta-e", "6", "--clamp",
+                              path], capture_output=True, check=True).stdout
+        want = json.loads(out)
+        p = cgprop.load_events(path, compensation="online", delta_i=[4], delta_e=[6], clamp=True)
+        got = p.report()
+        self.assertEqual(got, want)
+        self.assertEqual(got["clamps"], 3)
+        self.assertEqual(p.info.clamps, 3)
+        self.assertEqual(p.clamp_count, 3)
+
+
 class TestWrite(unittest.TestCase):
     def setUp(self):
         self.g = cgprop.load("notes.folded", data=FOLDED)
@@ -202,6 +219,43 @@ class TestRecorder(unittest.TestCase):
         with self.assertRaises(cgprop.StateError):
             r.exit("a", 1)
         r.close()
+
+    def test_clamp_count_reaches_the_graph(self):
+        # delta_i = 5: A [0..20] calls B [2..4]; B 2-5 = -3 is clamped to 0.
+        g = cgprop.Graph(metrics=["t"])
+        with cgprop.Recorder(g, compensation="online", delta_i=[5], clamp=True) as r:
+            for ev, f, t in (("enter", "A", 0), ("enter", "B", 2), ("exit", "B", 4), ("exit", "A", 20)):
+                getattr(r, ev)(f, [t])
+            self.assertEqual(r.clamp_count, 1)
+            self.assertEqual(g.clamp_count, 0)  # not flushed yet
+            r.flush()
+        self.assertEqual(g.clamp_count, 1)
+        h = cgprop.Graph(metrics=["t"])
+        cgprop.merge(h, g)
+        cgprop.merge(h, g)
+        self.assertEqual(h.clamp_count, 2)
+        h.analyze()
+        self.assertEqual(json.loads(cgprop.write(h, "json"))["clamps"], 2)
+        self.assertEqual(cgprop.Graph().clamp_count, 0)
+
+    def test_calibrate(self):
+        # Every clock read advances 7 (and 3 on the second counter): a null
+        # pair spans one step (delta_i), the probes outside it one more.
+        t = [0, 0]
+
+        def clock():
+            t[0] += 7
+            t[1] += 3
+            return list(t)
+
+        di, de = cgprop.calibrate(2, clock, iterations=100)
+        self.assertEqual((di, de), ([7.0, 3.0], [7.0, 3.0]))
+
+        def broken():
+            raise KeyError("no clock")
+
+        with self.assertRaises(KeyError):
+            cgprop.calibrate(1, broken)
 
     def test_merge(self):
         a = cgprop.Graph()

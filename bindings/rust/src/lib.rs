@@ -542,6 +542,13 @@ impl Graph {
         unsafe { sys::cgprop_graph_generation(self.raw()) }
     }
 
+    /// On-the-fly clamps (`CGPROP_REC_CLAMP`) in the figures this graph
+    /// holds: each recorder flush adds its own, [`Graph::merge`] the
+    /// source's; 0 when no clamping recorder wrote into it.
+    pub fn clamp_count(&self) -> u64 {
+        unsafe { sys::cgprop_graph_clamp_count(self.raw()) }
+    }
+
     /// Add self cost (K values) to a function, activation class unknown.
     pub fn add_self(&mut self, node: u32, costs: &[u64]) -> Result<()> {
         let c = self.costs(costs, "add_self")?;
@@ -933,6 +940,60 @@ impl<'g> Recorder<'g> {
         })?;
         Ok(f)
     }
+
+    /// On-the-fly clamps since the recorder was created.
+    pub fn clamp_count(&self) -> u64 {
+        unsafe { sys::cgprop_recorder_clamp_count(self.r.as_ptr()) }
+    }
+
+    /// Negative compensated figures that flushes wrote as 0.
+    pub fn floor_count(&self) -> u64 {
+        unsafe { sys::cgprop_recorder_floor_count(self.r.as_ptr()) }
+    }
+}
+
+struct ClockState<'a> {
+    clock: &'a mut dyn FnMut(&mut [u64]) -> bool,
+    k: usize,
+    panicked: bool,
+}
+
+unsafe extern "C" fn clock_trampoline(user: *mut c_void, out: *mut u64) -> u64 {
+    let st = &mut *(user as *mut ClockState);
+    let k = st.k;
+    let out = std::slice::from_raw_parts_mut(out, k);
+    // A panic must not unwind into C: report it as a failed clock.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (st.clock)(out))) {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(_) => {
+            st.panicked = true;
+            1
+        }
+    }
+}
+
+/// Estimate (δ_i, δ_e) per metric by timing `iterations` null enter/exit
+/// pairs with `clock`, which fills `nmetrics` counter readings and returns
+/// true (false aborts: `InvalidArgument`), as TAU's calibration does.
+pub fn calibrate<F: FnMut(&mut [u64]) -> bool>(nmetrics: usize, mut clock: F, iterations: u32)
+    -> Result<(Vec<f64>, Vec<f64>)> {
+    let mut di = vec![0.0; nmetrics.max(1)];
+    let mut de = vec![0.0; nmetrics.max(1)];
+    let mut st = ClockState { clock: &mut clock, k: nmetrics, panicked: false };
+    let rc = unsafe {
+        sys::cgprop_recorder_calibrate(nmetrics, Some(clock_trampoline), &mut st as *mut ClockState as *mut c_void,
+                                       iterations, ptr::null(), di.as_mut_ptr(), de.as_mut_ptr())
+    };
+    if st.panicked {
+        panic!("cgprop::calibrate: the clock panicked");
+    }
+    if rc != sys::CGPROP_OK {
+        return Err(Error::new(rc, format!("cgprop_recorder_calibrate: {}", strerror(rc))));
+    }
+    di.truncate(nmetrics);
+    de.truncate(nmetrics);
+    Ok((di, de))
 }
 
 impl<'g> Drop for Recorder<'g> {

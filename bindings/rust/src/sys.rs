@@ -378,7 +378,9 @@ extern "C" {
     pub fn cgprop_recorder_clamp_count(r: *const cgprop_recorder) -> u64;
     pub fn cgprop_recorder_floor_count(r: *const cgprop_recorder) -> u64;
     pub fn cgprop_recorder_calibrate(nmetrics: usize, now: cgprop_clock_fn, user: *mut c_void, iterations: u32,
-                                     delta_i_out: *mut f64, delta_e_out: *mut f64) -> c_int;
+                                     alloc: *const cgprop_allocator, delta_i_out: *mut f64,
+                                     delta_e_out: *mut f64) -> c_int;
+    pub fn cgprop_graph_clamp_count(g: *const cgprop_graph) -> u64;
     pub fn cgprop_graph_merge(dst: *mut cgprop_graph, src: *const cgprop_graph) -> c_int;
     // readers (cgprop_io.h)
     pub fn cgprop_read_options_init(opts: *mut cgprop_read_options);

@@ -233,6 +233,52 @@ fn event_trace_replay() {
 }
 
 #[test]
+fn clamp_count_reaches_the_graph() {
+    // delta_i = 5, on the fly with clamping: A [0..20] calls B [2..4];
+    // B 2-5 = -3 is clamped to 0 (one clamp); A 20-5-1*5 = 10.
+    let mut g = Graph::new(&["t"]).unwrap();
+    let mut o = cgprop::recorder_options();
+    o.mode = cgprop::sys::CGPROP_COMP_ONLINE;
+    o.flags = cgprop::sys::CGPROP_REC_CLAMP;
+    o.delta_i[0] = 5;
+    {
+        let mut r = cgprop::Recorder::new(&mut g, Some(&o)).unwrap();
+        let (a, b) = (r.add_function("A").unwrap(), r.add_function("B").unwrap());
+        r.enter(a, &[0]).unwrap();
+        r.enter(b, &[2]).unwrap();
+        r.exit(b, &[4]).unwrap();
+        r.exit(a, &[20]).unwrap();
+        assert_eq!((r.clamp_count(), r.floor_count()), (1, 0));
+        assert_eq!(r.graph().clamp_count(), 0);
+        r.flush(None).unwrap();
+    }
+    assert_eq!(g.clamp_count(), 1);
+    let mut h = Graph::new(&["t"]).unwrap();
+    h.merge(&g).unwrap();
+    h.merge(&g).unwrap();
+    assert_eq!(h.clamp_count(), 2);
+    h.analyze(Share::Auto).unwrap();
+    let json = h.write(Format::Json, None).unwrap();
+    assert!(json.contains("\"clamps\":2}"), "{}", json);
+}
+
+#[test]
+fn calibrate_with_a_simulated_clock() {
+    // Every read advances 7 (3 on the second counter): a null pair spans
+    // one step (delta_i), the probes around it one more (delta_e).
+    let mut t = [0u64, 0];
+    let (di, de) = cgprop::calibrate(2, |out: &mut [u64]| {
+        t[0] += 7;
+        t[1] += 3;
+        out.copy_from_slice(&t);
+        true
+    }, 100).unwrap();
+    assert_eq!((di, de), (vec![7.0, 3.0], vec![7.0, 3.0]));
+    let e = cgprop::calibrate(1, |_: &mut [u64]| false, 100).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
 fn row_sizes_match_the_header() {
     // worked out from the header for LP64: see bindings/python/tests/test_layout.py
     use std::mem::size_of;
