@@ -921,6 +921,20 @@ CGPROP_API int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *
 CGPROP_API uint64_t cgprop_graph_clamp_count(const cgprop_graph *g);
 
 /**
+ * Number of compensated figures this graph holds that came out below 0 and
+ * were written as 0: cgprop_recorder_flush() adds the floors of the figures
+ * it writes (what cgprop_recorder_floor_count() counts), and
+ * cgprop_graph_merge() adds the source's count. Unlike clamps, floors happen
+ * with either compensation route and without ::CGPROP_REC_CLAMP: a figure
+ * below 0 means δ_i or δ_e overestimated the probes' overhead. 0 for a graph
+ * no compensating recorder wrote into.
+ * @param g the graph.
+ * @return the count, or 0 if @p g is NULL.
+ * @since 0.1
+ */
+CGPROP_API uint64_t cgprop_graph_floor_count(const cgprop_graph *g);
+
+/**
  * Add every function, self cost, spontaneous entry and call of @p src to
  * @p dst: functions with the same key become one; self costs (per class),
  * call counts, call costs (per class), spontaneous entries and the clamp

@@ -369,6 +369,7 @@ size_t cgprop_graph_node_count(const cgprop_graph *g) { return g ? g->nn : 0; }
 size_t cgprop_graph_edge_count(const cgprop_graph *g) { return g ? g->ne : 0; }
 uint64_t cgprop_graph_generation(const cgprop_graph *g) { return g ? g->gen : 0; }
 uint64_t cgprop_graph_clamp_count(const cgprop_graph *g) { return g ? g->clamps : 0; }
+uint64_t cgprop_graph_floor_count(const cgprop_graph *g) { return g ? g->floors : 0; }
 
 static int check_node(cgprop_graph *g, uint32_t node, const char *what)
 {

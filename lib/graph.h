@@ -96,6 +96,7 @@ struct cgprop_graph {
     uint32_t *ehash;
     uint32_t ehash_cap;
     uint64_t clamps;    /* recorder clamps flushed or merged into this graph */
+    uint64_t floors;    /* negative compensated figures flushes wrote as 0, merged in too */
     bool has_classes;   /* any classified self or call cost was added */
     bool any_cost;      /* any call has a cost */
 

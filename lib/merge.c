@@ -100,6 +100,8 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
     }
     if (dst->clamps > UINT64_MAX - src->clamps)
         return undo(dst, gen0, adj0, nn0, ne0, map, CGPROP_EOVERFLOW, "the clamp count would overflow");
+    if (dst->floors > UINT64_MAX - src->floors)
+        return undo(dst, gen0, adj0, nn0, ne0, map, CGPROP_EOVERFLOW, "the floor count would overflow");
 
     /* Phase 3: add through the public calls, which can no longer fail. */
     uint64_t part[CGPROP_MAX_METRICS];
@@ -123,5 +125,6 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
     cgprop__free(dst, map);
     if (rc) return rc; /* cannot happen: phase 2 checked every sum */
     dst->clamps += src->clamps;
+    dst->floors += src->floors;
     return cgprop__ok(dst);
 }

@@ -1045,6 +1045,8 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     uint64_t floors = 0;
     if (!rc) rc = flush_pass(r, false, callin, &floors);
     cgprop__free(g, callin);
+    if (!rc && g->floors > UINT64_MAX - floors)
+        rc = cgprop__err(g, CGPROP_EOVERFLOW, "recorder_flush: the graph's floor count would overflow; nothing written");
     if (rc) {
         cgprop__rollback_edges(g, ne0);
         g->gen = gen0;
@@ -1060,6 +1062,7 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     g->clamps += r->clamps - r->clamps_flushed;
     r->clamps_flushed = r->clamps;
     r->floors += floors;
+    g->floors += floors;
     clear_figures(r);
     return cgprop__ok(g);
 }

@@ -138,7 +138,8 @@ static uint64_t store_digest(cgprop_graph *g, int with_gen)
 {
     uint64_t h = H0;
     size_t K = cgprop_graph_metric_count(g), nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
-    uint64_t clamps = cgprop_graph_clamp_count(g);
+    uint64_t clamps = cgprop_graph_clamp_count(g), floors = cgprop_graph_floor_count(g);
+    h = mix(h, &floors, sizeof floors);
     h = mix(h, &K, sizeof K);
     h = mix(h, &nn, sizeof nn);
     h = mix(h, &ne, sizeof ne);

@@ -174,7 +174,9 @@ static uint64_t fingerprint(cgprop_graph *g)
     uint64_t h = 1469598103934665603ull;
     size_t K = cgprop_graph_metric_count(g), nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
     uint64_t gen = cgprop_graph_generation(g), clamps = cgprop_graph_clamp_count(g);
+    uint64_t floors = cgprop_graph_floor_count(g);
     h = mix(h, &clamps, sizeof clamps);
+    h = mix(h, &floors, sizeof floors);
     h = mix(h, &K, sizeof K);
     h = mix(h, &nn, sizeof nn);
     h = mix(h, &ne, sizeof ne);
@@ -631,7 +633,8 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(rec_depth_null, CGPROP_OK, M_NONE,                                                                         \
       WANT(cgprop_recorder_depth(NULL) == 0 && cgprop_recorder_clamp_count(NULL) == 0 &&                         \
            cgprop_recorder_floor_count(NULL) == 0 && cgprop_recorder_depth(f->r) == 1 &&                         \
-           cgprop_graph_clamp_count(NULL) == 0 && cgprop_graph_clamp_count(f->gr) == 0))                         \
+           cgprop_graph_clamp_count(NULL) == 0 && cgprop_graph_clamp_count(f->gr) == 0 &&                      \
+           cgprop_graph_floor_count(NULL) == 0 && cgprop_graph_floor_count(f->gr) == 0))                         \
     X(rec_unwind_null_r, CGPROP_EINVAL, M_NONE, cgprop_recorder_unwind(NULL, f->costs))                          \
     X(rec_unwind_null_counters, CGPROP_EINVAL, M_GR, cgprop_recorder_unwind(f->r, NULL))                         \
     X(rec_unwind_backwards, CGPROP_EFORMAT, M_GR, cgprop_recorder_unwind(f->r, c_20_1))       \

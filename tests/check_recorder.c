@@ -868,8 +868,35 @@ START_TEST(test_clamp)
     ck_assert_uint_eq(cgprop_recorder_floor_count(r), 2);
     ck_assert_uint_eq(h->self[B], 0);
     ck_assert_uint_eq(h->self[A], 13);
-    /* Floors are not clamps. */
+    /* Floors are not clamps; the graph keeps both counts. */
     ck_assert_uint_eq(cgprop_graph_clamp_count(h), 0);
+    ck_assert_uint_eq(cgprop_graph_floor_count(h), 2);
+    ck_assert_uint_eq(cgprop_graph_floor_count(g), 0);
+    /* A flush that fails because the graph's floor count is full writes
+     * nothing and counts nothing; the recorder keeps its figures. */
+    enter1(r, A, 0);
+    enter1(r, B, 2);
+    exit1(r, B, 4);
+    exit1(r, A, 20);
+    h->floors = UINT64_MAX - 1;
+    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_floor_count(h), UINT64_MAX - 1);
+    ck_assert_uint_eq(cgprop_recorder_floor_count(r), 2);
+    ck_assert_uint_eq(h->self[A], 13);
+    h->floors = 2;
+    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_floor_count(h), 4);
+    ck_assert_uint_eq(cgprop_recorder_floor_count(r), 4);
+    ck_assert_uint_eq(h->self[A], 26);
+    /* Merging sums the floor counts, all or nothing. */
+    cgprop_graph *hm = new_graph(1);
+    ck_assert_int_eq(cgprop_graph_merge(hm, h), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_merge(hm, h), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_floor_count(hm), 8);
+    hm->floors = UINT64_MAX - 3;
+    ck_assert_int_eq(cgprop_graph_merge(hm, h), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(cgprop_graph_floor_count(hm), UINT64_MAX - 3);
+    cgprop_graph_free(hm);
     cgprop_recorder_free(r);
     cgprop_graph_free(g);
     cgprop_graph_free(h);

@@ -364,6 +364,7 @@ START_TEST(json_notes_example)
     ck_assert_int_eq(get(z, "entry_assumed")->b, 0); /* A is the first frame of every stack */
     /* No recorder clamped anything into this graph. */
     ck_assert_double_eq(num(get(&r, "clamps")), 0);
+    ck_assert_double_eq(num(get(&r, "floors")), 0);
     ck_assert_ptr_null(strstr(out, "clamped"));
     jfree(&r);
     free(out);
@@ -526,6 +527,49 @@ START_TEST(clamp_count_in_json_and_text)
     free(out);
     out = render(g, CGPROP_FORMAT_TEXT, NULL);
     ck_assert_ptr_nonnull(strstr(out, "Overhead compensation clamped 2 activation costs at 0"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* Floors reach the writers the same way. By hand: δ_i = 5, δ_e = 0, on the
+ * fly without clamping, main 0..40 calls f 10..12 (raw 2: -3) and f 20..21
+ * (raw 1: -4). f's self (-7) and the call main→f (-7) are written as 0: two
+ * floors. main: m = 2, 40-5-2·5 = 25, exclusive 25-(-7) = 32: the program
+ * total. */
+START_TEST(floor_count_in_json_and_text)
+{
+    cgprop_graph *g = new_graph("ns");
+    uint32_t m = node(g, "main"), f = node(g, "f");
+    cgprop_recorder_options o;
+    memset(&o, 0, sizeof o);
+    o.mode = CGPROP_COMP_ONLINE;
+    o.delta_i[0] = 5;
+    cgprop_recorder *r = NULL;
+    ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
+    const uint64_t t[6] = {0, 10, 12, 20, 21, 40};
+    ck_assert_int_eq(cgprop_recorder_enter(r, m, &t[0]), CGPROP_OK);
+    ck_assert_int_eq(cgprop_recorder_enter(r, f, &t[1]), CGPROP_OK);
+    ck_assert_int_eq(cgprop_recorder_exit(r, f, &t[2]), CGPROP_OK);
+    ck_assert_int_eq(cgprop_recorder_enter(r, f, &t[3]), CGPROP_OK);
+    ck_assert_int_eq(cgprop_recorder_exit(r, f, &t[4]), CGPROP_OK);
+    ck_assert_int_eq(cgprop_recorder_exit(r, m, &t[5]), CGPROP_OK);
+    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+    cgprop_recorder_free(r);
+    ck_assert_uint_eq(cgprop_graph_floor_count(g), 2);
+    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 0);
+    analyse(g, 1);
+    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    jv j;
+    parse_json(out, &j);
+    ck_assert_double_eq(num(get(&j, "floors")), 2);
+    ck_assert_double_eq(num(get(&j, "clamps")), 0);
+    ck_assert_double_eq(num(at(get(&j, "totals"), 0)), 32);
+    jfree(&j);
+    free(out);
+    out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "Overhead compensation left 2 figures below 0, shown as 0"));
+    ck_assert_ptr_null(strstr(out, "clamped"));
     free(out);
     cgprop_graph_free(g);
 }
@@ -750,6 +794,7 @@ static Suite *suite(void)
     tcase_add_test(t, json_escapes_and_no_nonfinite);
     tcase_add_test(t, json_no_total_per_metric);
     tcase_add_test(t, clamp_count_in_json_and_text);
+    tcase_add_test(t, floor_count_in_json_and_text);
     tcase_add_test(t, text_exact_where_split_says_so);
     tcase_add_test(t, text_estimates_without_classes);
     tcase_add_test(t, dot_labels_colours_and_pruning);

@@ -342,9 +342,11 @@ int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     if ((rc = write_functions(g, w, &r, K, have_split, tells))) goto done;
     if ((rc = write_calls(g, w, &r, K, have_split))) goto done;
     if ((rc = write_cycles(g, w, &r, K))) goto done;
-    /* The recorder's clamps, carried by the graph (cgprop_graph_clamp_count). */
+    /* The recorder's clamps and floors, carried by the graph. */
     cgprop__wr_puts(w, ",\n\"clamps\":");
     put_u64(w, cgprop_graph_clamp_count(g));
+    cgprop__wr_puts(w, ",\n\"floors\":");
+    put_u64(w, cgprop_graph_floor_count(g));
     cgprop__wr_puts(w, "}\n");
 done:
     cgprop__free(g, r.node);

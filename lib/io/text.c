@@ -254,6 +254,10 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     if (clamps)
         cgprop__wr_printf(w, "Overhead compensation clamped %llu activation cost%s at 0 (TAU's floor).\n",
                           (unsigned long long)clamps, clamps == 1 ? "" : "s");
+    const uint64_t floors = cgprop_graph_floor_count(g);
+    if (floors)
+        cgprop__wr_printf(w, "Overhead compensation left %llu figure%s below 0, shown as 0 (overhead overestimated?).\n",
+                          (unsigned long long)floors, floors == 1 ? "" : "s");
     cgprop__wr_puts(w, "\n");
     cgprop__wr_printf(w, "%8s %14s %8s %12s %12s  %-8s  %s\n", "%total", "total", "%self", "self", "called",
                       "total is", "name");

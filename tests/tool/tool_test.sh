@@ -190,6 +190,11 @@ assert self_ == {"A": 0, "B": 2, "C": 0}, self_
 # Without --clamp nothing clamps (negatives are floored instead); an input
 # no recorder compensated has none either: a number, never null.
 assert n["clamps"] == 0 and r["clamps"] == 0, (n["clamps"], r["clamps"])
+# Floors, by hand, the same deltas without clamping: exclusive A -1, B -2 + 2,
+# C 0; call A->B -2 + 2, B->C 0; A's spontaneous cost -1. Two figures below 0
+# (A's self, A's spontaneous cost) are written as 0; the clamped run floors
+# nothing (every activation was already clamped).
+assert n["floors"] == 2 and c["floors"] == 0 and r["floors"] == 0, (n["floors"], c["floors"], r["floors"])
 PYEOF
     fi
     "$T" report --delta-i 1,x "$E" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--delta-i"

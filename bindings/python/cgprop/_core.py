@@ -342,6 +342,14 @@ class Graph(object):
         source's; 0 when no clamping recorder wrote into it."""
         return _ffi.lib().cgprop_graph_clamp_count(self._handle())
 
+    @property
+    def floor_count(self):
+        """Compensated figures in this graph that came out below 0 and were
+        written as 0 (either compensation route): each flush adds its
+        recorder's, merge adds the source's; 0 when no compensating recorder
+        wrote into it."""
+        return _ffi.lib().cgprop_graph_floor_count(self._handle())
+
     def add_self(self, node, costs, level=None):
         """Add self cost to a function. `level` is the activation class when
         known: 0 (non-recursive), 1, "deep" (≥ 2) or "rec" (≥ 1, lumped)."""

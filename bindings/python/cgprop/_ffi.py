@@ -437,6 +437,7 @@ FUNCTIONS = {
     "cgprop_recorder_calibrate": (c_int, (c_size_t, cgprop_clock_fn, c_void_p, c_uint32,
                                           POINTER(cgprop_allocator), POINTER(c_double), POINTER(c_double))),
     "cgprop_graph_clamp_count": (c_uint64, (p_graph,)),
+    "cgprop_graph_floor_count": (c_uint64, (p_graph,)),
     "cgprop_graph_merge": (c_int, (p_graph, p_graph)),
     # readers (cgprop_io.h)
     "cgprop_read_options_init": (None, (POINTER(cgprop_read_options),)),

@@ -238,6 +238,25 @@ class TestRecorder(unittest.TestCase):
         self.assertEqual(json.loads(cgprop.write(h, "json"))["clamps"], 2)
         self.assertEqual(cgprop.Graph().clamp_count, 0)
 
+    def test_floor_count_reaches_the_graph(self):
+        # delta_i = 5 without clamping: A [0..20] calls B [2..4]; B 2-5 = -3
+        # stays negative until the flush writes B's self and the call A->B
+        # as 0 (two floors). A 20-5-1*5 = 10, exclusive 10-(-3) = 13.
+        g = cgprop.Graph(metrics=["t"])
+        with cgprop.Recorder(g, compensation="online", delta_i=[5]) as r:
+            for ev, f, t in (("enter", "A", 0), ("enter", "B", 2), ("exit", "B", 4), ("exit", "A", 20)):
+                getattr(r, ev)(f, [t])
+            r.flush()
+            self.assertEqual((r.clamp_count, r.floor_count), (0, 2))
+        self.assertEqual((g.clamp_count, g.floor_count), (0, 2))
+        h = cgprop.Graph(metrics=["t"])
+        cgprop.merge(h, g)
+        self.assertEqual(h.floor_count, 2)
+        h.analyze()
+        rep = json.loads(cgprop.write(h, "json"))
+        self.assertEqual((rep["floors"], rep["totals"]), (2, [13]))
+        self.assertEqual(cgprop.Graph().floor_count, 0)
+
     def test_calibrate(self):
         # Every clock read advances 7 (and 3 on the second counter): a null
         # pair spans one step (delta_i), the probes outside it one more.

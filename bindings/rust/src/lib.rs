@@ -549,6 +549,14 @@ impl Graph {
         unsafe { sys::cgprop_graph_clamp_count(self.raw()) }
     }
 
+    /// Compensated figures in this graph that came out below 0 and were
+    /// written as 0 (either compensation route): each recorder flush adds
+    /// its own, [`Graph::merge`] the source's; 0 when no compensating
+    /// recorder wrote into it.
+    pub fn floor_count(&self) -> u64 {
+        unsafe { sys::cgprop_graph_floor_count(self.raw()) }
+    }
+
     /// Add self cost (K values) to a function, activation class unknown.
     pub fn add_self(&mut self, node: u32, costs: &[u64]) -> Result<()> {
         let c = self.costs(costs, "add_self")?;

@@ -381,6 +381,7 @@ extern "C" {
                                      alloc: *const cgprop_allocator, delta_i_out: *mut f64,
                                      delta_e_out: *mut f64) -> c_int;
     pub fn cgprop_graph_clamp_count(g: *const cgprop_graph) -> u64;
+    pub fn cgprop_graph_floor_count(g: *const cgprop_graph) -> u64;
     pub fn cgprop_graph_merge(dst: *mut cgprop_graph, src: *const cgprop_graph) -> c_int;
     // readers (cgprop_io.h)
     pub fn cgprop_read_options_init(opts: *mut cgprop_read_options);

@@ -259,7 +259,40 @@ fn clamp_count_reaches_the_graph() {
     assert_eq!(h.clamp_count(), 2);
     h.analyze(Share::Auto).unwrap();
     let json = h.write(Format::Json, None).unwrap();
-    assert!(json.contains("\"clamps\":2}"), "{}", json);
+    assert!(json.contains("\"clamps\":2,"), "{}", json);
+    assert!(json.contains("\"floors\":0}"), "{}", json);
+    assert_eq!(h.floor_count(), 0);
+}
+
+#[test]
+fn floor_count_reaches_the_graph() {
+    // delta_i = 5, on the fly without clamping: A [0..20] calls B [2..4];
+    // B 2-5 = -3 stays negative in the recorder, and the flush writes B's
+    // self and the call A->B as 0: two floors. A 20-5-1*5 = 10, exclusive
+    // 10-(-3) = 13.
+    let mut g = Graph::new(&["t"]).unwrap();
+    let mut o = cgprop::recorder_options();
+    o.mode = cgprop::sys::CGPROP_COMP_ONLINE;
+    o.delta_i[0] = 5;
+    {
+        let mut r = cgprop::Recorder::new(&mut g, Some(&o)).unwrap();
+        let (a, b) = (r.add_function("A").unwrap(), r.add_function("B").unwrap());
+        r.enter(a, &[0]).unwrap();
+        r.enter(b, &[2]).unwrap();
+        r.exit(b, &[4]).unwrap();
+        r.exit(a, &[20]).unwrap();
+        r.flush(None).unwrap();
+        assert_eq!((r.clamp_count(), r.floor_count()), (0, 2));
+    }
+    assert_eq!((g.clamp_count(), g.floor_count()), (0, 2));
+    let mut h = Graph::new(&["t"]).unwrap();
+    h.merge(&g).unwrap();
+    h.merge(&g).unwrap();
+    assert_eq!(h.floor_count(), 4);
+    h.analyze(Share::Auto).unwrap();
+    let json = h.write(Format::Json, None).unwrap();
+    assert!(json.contains("\"floors\":4}"), "{}", json);
+    assert!(json.contains("\"totals\":[26]"), "{}", json);
 }
 
 #[test]
