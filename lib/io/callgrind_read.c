@@ -664,20 +664,16 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
     return CGPROP_OK;
 }
 
-static int spec_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
+/* Name keys that set the name state. */
+enum { NK_FN, NK_CFN, NK_FI, NK_CFI, NK_COB, NK_FL, NK_OB };
+static const int nk_space[] = {SP_FN, SP_FN, SP_FILE, SP_FILE, SP_OBJ, SP_FILE, SP_OBJ};
+
+/* What a name line does once its name is known; shared by the general
+ * parser and the fast path. */
+static void name_set(cg *c, int which, uint32_t sid)
 {
-    uint32_t sid;
-    int rc;
-    /* Ordered by frequency in real files. */
-    if (key_is(s, klen, "calls")) return calls_line(c, v, n);
-    if (key_is(s, klen, "cfn")) {
-        rc = parse_name(c, SP_FN, v, n, &sid);
-        if (!rc) c->cfn = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "fn")) {
-        rc = parse_name(c, SP_FN, v, n, &sid);
-        if (rc) return rc;
+    switch (which) {
+    case NK_FN:
         c->part_started = true;
         c->fn = sid;
         c->fn_ob = c->ob;
@@ -686,33 +682,36 @@ static int spec_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
         c->cur_raw = UINT32_MAX;
         c->cfn = NONE_SID;
         c->cob = c->cfi = NONE_SID;
-        return CGPROP_OK;
+        break;
+    case NK_CFN: c->cfn = sid; break;
+    case NK_FI: c->fi = sid; break;
+    case NK_CFI: c->cfi = sid; break;
+    case NK_COB: c->cob = sid; break;
+    case NK_FL: c->fl = c->fi = sid; break;
+    default: c->ob = sid; break;
     }
-    if (key_is(s, klen, "fi") || key_is(s, klen, "fe")) {
-        rc = parse_name(c, SP_FILE, v, n, &sid);
-        if (!rc) c->fi = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "cfi") || key_is(s, klen, "cfl")) {
-        rc = parse_name(c, SP_FILE, v, n, &sid);
-        if (!rc) c->cfi = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "cob")) {
-        rc = parse_name(c, SP_OBJ, v, n, &sid);
-        if (!rc) c->cob = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "fl")) {
-        rc = parse_name(c, SP_FILE, v, n, &sid);
-        if (!rc) c->fl = c->fi = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "ob")) {
-        rc = parse_name(c, SP_OBJ, v, n, &sid);
-        if (!rc) c->ob = sid;
-        return rc;
-    }
+}
+
+static int name_line(cg *c, int which, const char *v, size_t n)
+{
+    uint32_t sid;
+    int rc = parse_name(c, nk_space[which], v, n, &sid);
+    if (!rc) name_set(c, which, sid);
+    return rc;
+}
+
+static int spec_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
+{
+    uint32_t sid;
+    /* Ordered by frequency in real files. */
+    if (key_is(s, klen, "calls")) return calls_line(c, v, n);
+    if (key_is(s, klen, "cfn")) return name_line(c, NK_CFN, v, n);
+    if (key_is(s, klen, "fn")) return name_line(c, NK_FN, v, n);
+    if (key_is(s, klen, "fi") || key_is(s, klen, "fe")) return name_line(c, NK_FI, v, n);
+    if (key_is(s, klen, "cfi") || key_is(s, klen, "cfl")) return name_line(c, NK_CFI, v, n);
+    if (key_is(s, klen, "cob")) return name_line(c, NK_COB, v, n);
+    if (key_is(s, klen, "fl")) return name_line(c, NK_FL, v, n);
+    if (key_is(s, klen, "ob")) return name_line(c, NK_OB, v, n);
     if (key_is(s, klen, "jump")) return jump_line(c, v, n, false);
     if (key_is(s, klen, "jcnd")) return jump_line(c, v, n, true);
     /* Read for their name definitions only. */
@@ -748,6 +747,232 @@ static int parse_line(cg *c, const char *s, size_t n)
         return header_line(c, s, k, s + i, n - i);
     }
     return CGPROP_OK; /* "timeframe (BB):" and other unknown lines: ignored */
+}
+
+/* ---- fast path ----
+ *
+ * Most lines of a real file are cost lines, "calls=" lines and name lines
+ * that only refer to an id ("cfn=(12)"). These are parsed here in place,
+ * without first looking for the line end and without a call per number.
+ * The fast path accepts a strict subset of the grammar: tokens separated by
+ * one blank, decimal numbers of up to 19 digits, names already defined and
+ * functions already seen, no pending jump, room left in the call arrays. On
+ * anything else it returns NULL having changed nothing, and parse_line()
+ * reads the line again with every rule and every error message. So the
+ * grammar lives in one place; the fast path only has to agree with it on
+ * what it accepts (tests/check_callgrind.c compares both on every fixture).
+ *
+ * Bounds: it runs only on lines that start at least FAST_MARGIN bytes before
+ * the end of the input, and checks before each number that the number
+ * starts there too. A token is at most a sign, 20 digits (the 20th makes it
+ * bail) and two bytes of line end, so no byte past the input is read. */
+#define FAST_MARGIN 64
+
+/* A decimal number of 1 to 19 digits at p: the byte after it, or NULL. */
+static inline const char *fast_dec(const char *p, uint64_t *out)
+{
+    unsigned d = (unsigned)(unsigned char)*p - '0';
+    if (d > 9) return NULL;
+    uint64_t v = d;
+    const char *stop = p + 19;
+    for (p++; (d = (unsigned)(unsigned char)*p - '0') <= 9; p++) {
+        if (p == stop) return NULL; /* 20 digits: overflow checks are the general parser's */
+        v = v * 10 + d;
+    }
+    *out = v;
+    return p;
+}
+
+/* The start of the next line if p is at a line end ("\n" or "\r\n"). */
+static inline const char *fast_eol(const char *p)
+{
+    if (*p == '\n') return p + 1;
+    if (*p == '\r' && p[1] == '\n') return p + 2;
+    return NULL;
+}
+
+/* One subposition relative to base ("*", "+N", "-N", "N"): the byte after
+ * it, or NULL (also when "+N" would overflow: the general parser reports it). */
+static inline const char *fast_subpos(const char *p, uint64_t base, uint64_t *out)
+{
+    uint64_t v;
+    switch (*p) {
+    case '*':
+        *out = base;
+        return p + 1;
+    case '+':
+        p = fast_dec(p + 1, &v);
+        if (!p || v > UINT64_MAX - base) return NULL;
+        *out = base + v;
+        return p;
+    case '-':
+        p = fast_dec(p + 1, &v);
+        if (!p) return NULL;
+        *out = v > base ? 0 : base - v; /* clamped, as KCachegrind does */
+        return p;
+    default:
+        return fast_dec(p, out);
+    }
+}
+
+/* The raw function of (ob, fl, fn) if the name cache has it. */
+static inline bool nc_hit(const cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *raw)
+{
+    if (fn >= c->nc_cap) return false;
+    const struct nc_entry *e = &c->nc[fn];
+    if (e->raw == UINT32_MAX || e->ob != ob || e->fl != fl) return false;
+    *raw = e->raw;
+    return true;
+}
+
+/* The caller of the current function, if known without adding it. */
+static inline bool fast_cur(cg *c, uint32_t *raw)
+{
+    if (c->cur_raw != UINT32_MAX) {
+        *raw = c->cur_raw;
+        return true;
+    }
+    if (c->fn == NONE_SID || !nc_hit(c, c->fn_ob, c->fn_fl, c->fn, raw)) return false;
+    c->cur_raw = *raw; /* what current_fn() would find: the function exists */
+    return true;
+}
+
+static const char *fast_cost(cg *c, const char *p, const char *lim)
+{
+    uint64_t pos[3], v[CGPROP_MAX_METRICS];
+    uint32_t np = c->npos, nc = c->ncols, got = 0;
+    const char *next;
+    if (!c->part_events) return NULL;
+    for (uint32_t i = 0;; i++) {
+        if (p >= lim) return NULL;
+        p = fast_subpos(p, c->last[i], &pos[i]);
+        if (!p) return NULL;
+        if (i + 1 == np) break;
+        if (*p != ' ' && *p != '\t') return NULL;
+        p++;
+    }
+    for (;;) {
+        if ((next = fast_eol(p)) != NULL) break;
+        if (*p != ' ' && *p != '\t') return NULL;
+        p++;
+        if ((next = fast_eol(p)) != NULL) break; /* a trailing blank */
+        if (got == nc || p >= lim) return NULL;
+        p = fast_dec(p, &v[got]);
+        if (!p) return NULL;
+        got++;
+    }
+    int pend = c->pending;
+    if (pend == PEND_JUMP) {
+        memcpy(c->last, pos, sizeof(uint64_t) * np);
+        c->pending = PEND_NONE;
+        return next; /* position only */
+    }
+    uint32_t cur;
+    if (!fast_cur(c, &cur)) return NULL;
+    uint32_t K = c->K;
+    const uint32_t *map = c->colmap;
+    if (pend == PEND_CALL) {
+        if (c->ncalls == c->calls_cap) return NULL;
+        size_t e = c->ncalls++;
+        uint64_t *dst = c->ccost + e * K;
+        for (uint32_t k = 0; k < K; k++) dst[k] = 0;
+        for (uint32_t j = 0; j < got; j++) dst[map[j]] = v[j];
+        c->ccaller[e] = cur;
+        c->ccallee[e] = c->call_callee;
+        c->ccount[e] = c->call_count;
+        c->cob = c->cfi = NONE_SID;
+        c->pending = PEND_NONE;
+    } else {
+        /* Only the columns given change the sums: check all, then add. */
+        uint64_t *self = c->rself + (size_t)cur * K;
+        for (uint32_t j = 0; j < got; j++)
+            if (self[map[j]] > UINT64_MAX - v[j]) return NULL;
+        for (uint32_t j = 0; j < got; j++) self[map[j]] += v[j];
+    }
+    memcpy(c->last, pos, sizeof(uint64_t) * np);
+    return next;
+}
+
+static const char *fast_calls(cg *c, const char *p, const char *lim)
+{
+    uint64_t count, t;
+    uint32_t np = c->npos, cnt = 0;
+    const char *next;
+    if (!c->part_events || c->cfn == NONE_SID) return NULL;
+    p = fast_dec(p, &count);
+    if (!p || (*p != ' ' && *p != '\t')) return NULL;
+    p++;
+    for (;;) {
+        if (cnt == np || p >= lim) return NULL;
+        p = fast_subpos(p, c->last[cnt], &t);
+        if (!p) return NULL;
+        cnt++;
+        if ((next = fast_eol(p)) != NULL) break;
+        if (*p != ' ' && *p != '\t') return NULL;
+        p++;
+        if ((next = fast_eol(p)) != NULL) break;
+    }
+    uint32_t cur, callee;
+    /* Callee object defaults to the caller's, its file to the current one. */
+    uint32_t ob = c->cob != NONE_SID ? c->cob : c->fn_ob;
+    uint32_t fl = c->cfi != NONE_SID ? c->cfi : c->fi;
+    if (!nc_hit(c, ob, fl, c->cfn, &callee) || !fast_cur(c, &cur)) return NULL;
+    c->call_callee = callee;
+    c->call_count = count;
+    c->pending = PEND_CALL;
+    c->pend_line = c->line;
+    return next;
+}
+
+/* "key=(id)" with a defined id and nothing after it. */
+static const char *fast_name(cg *c, int which, const char *p)
+{
+    uint64_t id;
+    if (*p != '(') return NULL;
+    p = fast_dec(p + 1, &id);
+    if (!p || *p != ')') return NULL;
+    const char *next = fast_eol(p + 1);
+    int sp = nk_space[which];
+    if (!next || id >= c->dircap[sp] || !c->dir[sp][id]) return NULL;
+    name_set(c, which, c->dir[sp][id] - 1);
+    return next;
+}
+
+static inline uint32_t load4(const char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* One line at p (p < lim): the start of the next line, or NULL for the
+ * general parser. */
+static const char *fast_line(cg *c, const char *p, const char *lim)
+{
+    char ch = *p;
+    if ((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') return fast_cost(c, p, lim);
+    if (c->pending != PEND_NONE) return NULL;
+    uint32_t w = load4(p);
+    switch (ch) {
+    case '\n':
+        return p + 1;
+    case 'c':
+        if (w == load4("cfn=")) return fast_name(c, NK_CFN, p + 4);
+        if (w == load4("call") && p[4] == 's' && p[5] == '=') return fast_calls(c, p + 6, lim);
+        if (w == load4("cob=")) return fast_name(c, NK_COB, p + 4);
+        if (w == load4("cfi=") || w == load4("cfl=")) return fast_name(c, NK_CFI, p + 4);
+        return NULL;
+    case 'f':
+        if (w == load4("fn=(")) return fast_name(c, NK_FN, p + 3);
+        if (w == load4("fl=(")) return fast_name(c, NK_FL, p + 3);
+        if (w == load4("fi=(") || w == load4("fe=(")) return fast_name(c, NK_FI, p + 3);
+        return NULL;
+    case 'o':
+        if (w == load4("ob=(")) return fast_name(c, NK_OB, p + 3);
+        return NULL;
+    default:
+        return NULL;
+    }
 }
 
 /* ---- pass 2: names, recursion classes, final graph ---- */
@@ -1162,14 +1387,27 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
         return cgprop__read_fail(err, rc, 0, "out of memory");
     }
 
-    cgprop__lines lr;
-    cgprop__lines_init(&lr, data, len);
-    const char *s;
-    size_t n;
-    while (!rc && cgprop__lines_next(&lr, &s, &n)) {
-        c.line = lr.no;
-        rc = parse_line(&c, s, n);
+    /* Lines as cgprop__lines_next() splits them: at '\n', a '\r' before it
+     * dropped, the last line needing no newline. */
+    const char *at = data, *end = data + len;
+    const char *lim = len > FAST_MARGIN ? end - FAST_MARGIN : data;
+    while (!rc && at < end) {
+        c.line++;
+        if (at < lim) {
+            const char *q = fast_line(&c, at, lim);
+            if (q) {
+                at = q;
+                continue;
+            }
+        }
+        const char *e = memchr(at, '\n', (size_t)(end - at));
+        const char *next = e ? e + 1 : end;
+        if (!e) e = end;
+        if (e > at && e[-1] == '\r') e--;
+        rc = parse_line(&c, at, (size_t)(e - at));
+        at = next;
     }
+    uint64_t nlines = c.line;
     if (!rc && c.pending != PEND_NONE) {
         c.line = c.pend_line;
         rc = fail(&c, CGPROP_EFORMAT, "%s",
@@ -1178,14 +1416,14 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     }
     if (!rc) rc = end_part(&c);
     if (!rc && !c.raw) {
-        c.line = lr.no;
+        c.line = nlines;
         rc = fail(&c, CGPROP_EFORMAT, "%s", "no events: line: not a callgrind profile");
     }
-    c.line = lr.no;
+    c.line = nlines;
     pass2 p;
     memset(&p, 0, sizeof p);
     if (!rc) rc = finish(&c, &p, out, info);
-    if (info && !rc) info->lines = lr.no;
+    if (info && !rc) info->lines = nlines;
 
     cgprop__free(c.strs, p.rn);
     cgprop__free(c.strs, p.bid);
