@@ -33,8 +33,15 @@ typedef struct cg {
     size_t idsid_cap;
     /* Callgrind's ids are small and dense: a direct table per space (string
      * id + 1, 0 = undefined); ids too large for it go to the hash. */
-    uint32_t *dir[3];
+    uint32_t *dir[3]; /* objects and files; functions use fdir */
     size_t dircap[3];
+    /* Functions: the string id + 1, and the raw function last found for it
+     * with its object and file (a call line's callee in the same cache line
+     * as its name, no second look-up). */
+    struct fn_entry {
+        uint32_t sid1, raw, ob, fl;
+    } *fdir;
+    size_t fdircap;
     bool any_hashed_id;
     /* Last raw function of each name string, to skip the key hash. */
     /* (raw function, object, file) side by side: one cache line per look-up. */
@@ -74,6 +81,15 @@ typedef struct cg {
     uint32_t fn_ob, fn_fl; /* object and file of the current function */
     uint32_t cob, cfi, cfn;
     uint32_t cur_raw; /* raw node of the current function, resolved lazily */
+    uint32_t fn_id, cfn_id; /* their compressed ids when the fast path read them, else NONE_SID */
+
+    /* Self costs of the current function not yet in rself: its line is
+     * fetched when the function starts and written when it ends, instead of
+     * a miss on the first cost line. gsum (Σ of all self costs, saturated)
+     * bounds every sum, so no line needs rself to check for overflow. */
+    uint32_t acc_raw;
+    uint64_t acc[CGPROP_MAX_METRICS];
+    uint64_t gsum[CGPROP_MAX_METRICS];
 
     int pending;
     uint64_t pend_line;
@@ -159,6 +175,20 @@ static bool id_direct(const cg *c, uint32_t id) { return id < (1u << 16) + 16u *
 
 static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
 {
+    if (id_direct(c, id) && space == SP_FN) {
+        if (id >= c->fdircap) {
+            size_t cap = c->fdircap ? c->fdircap : 1024;
+            while (cap <= id) cap *= 2;
+            struct fn_entry *p = cgprop__realloc(c->strs, c->fdir, cap, sizeof *p);
+            if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+            memset(p + c->fdircap, 0, (cap - c->fdircap) * sizeof *p);
+            c->fdir = p;
+            c->fdircap = cap;
+        }
+        c->fdir[id].sid1 = sid + 1; /* a redefinition wins, as in KCachegrind */
+        c->fdir[id].raw = UINT32_MAX;
+        return CGPROP_OK;
+    }
     if (id_direct(c, id)) {
         if (id >= c->dircap[space]) {
             size_t cap = c->dircap[space] ? c->dircap[space] : 1024;
@@ -192,7 +222,11 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
 
 static bool id_lookup(cg *c, int space, uint32_t id, uint32_t *sid)
 {
-    if (id < c->dircap[space] && c->dir[space][id]) {
+    if (space == SP_FN && id < c->fdircap && c->fdir[id].sid1) {
+        *sid = c->fdir[id].sid1 - 1;
+        return true;
+    }
+    if (space != SP_FN && id < c->dircap[space] && c->dir[space][id]) {
         *sid = c->dir[space][id] - 1;
         return true;
     }
@@ -316,6 +350,7 @@ static int end_part(cg *c)
     c->ob = c->fl = c->fi = c->fn = c->fn_ob = c->fn_fl = NONE_SID;
     c->cob = c->cfi = c->cfn = NONE_SID;
     c->cur_raw = UINT32_MAX;
+    c->fn_id = c->cfn_id = NONE_SID;
     return CGPROP_OK;
 }
 
@@ -552,6 +587,8 @@ static int cost_line(cg *c, const char *s, size_t n)
     uint64_t *self = c->rself + (size_t)c->cur_raw * c->K;
     if (!cgprop__can_add(self, c->costs, c->K)) return fail(c, CGPROP_EOVERFLOW, "%s", "cost sum overflows 64 bits");
     cgprop__add(self, c->costs, c->K);
+    for (uint32_t k = 0; k < c->K; k++)
+        c->gsum[k] = c->gsum[k] > UINT64_MAX - c->costs[k] ? UINT64_MAX : c->gsum[k] + c->costs[k];
     return CGPROP_OK;
 }
 
@@ -682,8 +719,12 @@ static void name_set(cg *c, int which, uint32_t sid)
         c->cur_raw = UINT32_MAX;
         c->cfn = NONE_SID;
         c->cob = c->cfi = NONE_SID;
+        c->fn_id = c->cfn_id = NONE_SID;
         break;
-    case NK_CFN: c->cfn = sid; break;
+    case NK_CFN:
+        c->cfn = sid;
+        c->cfn_id = NONE_SID;
+        break;
     case NK_FI: c->fi = sid; break;
     case NK_CFI: c->cfi = sid; break;
     case NK_COB: c->cob = sid; break;
@@ -825,6 +866,25 @@ static inline bool nc_hit(const cg *c, uint32_t ob, uint32_t fl, uint32_t fn, ui
     return true;
 }
 
+/* The raw function of (ob, fl, sid) if it exists, looked up through the
+ * entry of compressed id `id` (NONE_SID: not known) and then the name cache.
+ * The entry is only trusted, or filled, while it still names sid. */
+static inline bool fn_resolve(cg *c, uint32_t id, uint32_t ob, uint32_t fl, uint32_t sid, uint32_t *raw)
+{
+    if (id == NONE_SID) return nc_hit(c, ob, fl, sid, raw);
+    struct fn_entry *e = &c->fdir[id];
+    if (e->sid1 != sid + 1) return nc_hit(c, ob, fl, sid, raw);
+    if (e->raw != UINT32_MAX && e->ob == ob && e->fl == fl) {
+        *raw = e->raw;
+        return true;
+    }
+    if (!nc_hit(c, ob, fl, sid, raw)) return false;
+    e->raw = *raw;
+    e->ob = ob;
+    e->fl = fl;
+    return true;
+}
+
 /* The caller of the current function, if known without adding it. */
 static inline bool fast_cur(cg *c, uint32_t *raw)
 {
@@ -832,9 +892,21 @@ static inline bool fast_cur(cg *c, uint32_t *raw)
         *raw = c->cur_raw;
         return true;
     }
-    if (c->fn == NONE_SID || !nc_hit(c, c->fn_ob, c->fn_fl, c->fn, raw)) return false;
+    if (c->fn == NONE_SID || !fn_resolve(c, c->fn_id, c->fn_ob, c->fn_fl, c->fn, raw)) return false;
     c->cur_raw = *raw; /* what current_fn() would find: the function exists */
     return true;
+}
+
+/* Add the pending self costs to rself (they cannot overflow: gsum). */
+static void acc_flush(cg *c)
+{
+    if (c->acc_raw == UINT32_MAX) return;
+    uint64_t *self = c->rself + (size_t)c->acc_raw * c->K;
+    for (uint32_t k = 0; k < c->K; k++) {
+        self[k] += c->acc[k];
+        c->acc[k] = 0;
+    }
+    c->acc_raw = UINT32_MAX;
 }
 
 static const char *fast_cost(cg *c, const char *p, const char *lim)
@@ -884,10 +956,16 @@ static const char *fast_cost(cg *c, const char *p, const char *lim)
         c->pending = PEND_NONE;
     } else {
         /* Only the columns given change the sums: check all, then add. */
-        uint64_t *self = c->rself + (size_t)cur * K;
         for (uint32_t j = 0; j < got; j++)
-            if (self[map[j]] > UINT64_MAX - v[j]) return NULL;
-        for (uint32_t j = 0; j < got; j++) self[map[j]] += v[j];
+            if (c->gsum[map[j]] > UINT64_MAX - v[j]) return NULL;
+        if (cur != c->acc_raw) {
+            acc_flush(c);
+            c->acc_raw = cur;
+        }
+        for (uint32_t j = 0; j < got; j++) {
+            c->gsum[map[j]] += v[j];
+            c->acc[map[j]] += v[j];
+        }
     }
     memcpy(c->last, pos, sizeof(uint64_t) * np);
     return next;
@@ -916,7 +994,7 @@ static const char *fast_calls(cg *c, const char *p, const char *lim)
     /* Callee object defaults to the caller's, its file to the current one. */
     uint32_t ob = c->cob != NONE_SID ? c->cob : c->fn_ob;
     uint32_t fl = c->cfi != NONE_SID ? c->cfi : c->fi;
-    if (!nc_hit(c, ob, fl, c->cfn, &callee) || !fast_cur(c, &cur)) return NULL;
+    if (!fn_resolve(c, c->cfn_id, ob, fl, c->cfn, &callee) || !fast_cur(c, &cur)) return NULL;
     c->call_callee = callee;
     c->call_count = count;
     c->pending = PEND_CALL;
@@ -932,9 +1010,29 @@ static const char *fast_name(cg *c, int which, const char *p)
     p = fast_dec(p + 1, &id);
     if (!p || *p != ')') return NULL;
     const char *next = fast_eol(p + 1);
+    if (!next) return NULL;
     int sp = nk_space[which];
-    if (!next || id >= c->dircap[sp] || !c->dir[sp][id]) return NULL;
-    name_set(c, which, c->dir[sp][id] - 1);
+    if (sp != SP_FN) {
+        if (id >= c->dircap[sp] || !c->dir[sp][id]) return NULL;
+        name_set(c, which, c->dir[sp][id] - 1);
+        return next;
+    }
+    if (id >= c->fdircap || !c->fdir[id].sid1) return NULL;
+    uint32_t sid = c->fdir[id].sid1 - 1;
+    name_set(c, which, sid);
+    if (which == NK_CFN) {
+        c->cfn_id = (uint32_t)id;
+        return next;
+    }
+    c->fn_id = (uint32_t)id;
+    /* Known functions start their self costs' line on its way. */
+    uint32_t raw;
+    if (fn_resolve(c, c->fn_id, c->fn_ob, c->fn_fl, sid, &raw)) {
+        c->cur_raw = raw;
+#if defined(__GNUC__)
+        __builtin_prefetch(c->rself + (size_t)raw * c->K, 1);
+#endif
+    }
     return next;
 }
 
@@ -1040,6 +1138,20 @@ static const char *raw_name(const cg *c, uint32_t r, size_t *len)
  * name. Plain names with quotes almost never line up like that. */
 static bool detect_contexts(const cg *c)
 {
+    /* Only a name with something after its quote (and index) can have a
+     * context: without one, no call line can match, so the calls need not
+     * be looked at (they are many, the functions few). */
+    bool any = false;
+    for (uint32_t r = 0; r < c->raw->nn && !any; r++) {
+        size_t ln;
+        const char *d = raw_name(c, r, &ln);
+        const char *q = memchr(d, '\'', ln);
+        if (!q) continue;
+        size_t i = (size_t)(q - d), end;
+        if (rec_index_at(d, ln, i, &end)) i = end;
+        any = i < ln;
+    }
+    if (!any) return false;
     uint64_t match = 0;
     for (size_t e = 0; e < c->ncalls; e++) {
         size_t ln, lc;
@@ -1076,6 +1188,10 @@ typedef struct pass2 {
     uint8_t *binex;  /* base -> split of its plain activations is not exact */
     uint32_t *bcyc;  /* base -> its cycle among plain calls, or CGPROP_NONE */
     uint32_t nb;     /* number of base functions */
+    struct rend {
+        uint32_t fid, level;
+        uint64_t group;
+    } *ends;          /* raw -> what its calls need (see finish) */
     cgprop_graph *bg; /* base functions, unless they are the final graph's */
     cgprop_graph *g;  /* the result, until handed out */
 } pass2;
@@ -1309,36 +1425,45 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         else rc = cgprop_graph_add_self(g, p->fid[r], s);
         if (rc) rc = graph_fail(c, rc);
     }
-    /* Calls come in file order, their pairs scattered over the index:
-     * size it once, and fetch each pair's slot a few calls ahead. */
+    /* What the calls need of their two ends, side by side (one cache line
+     * per end instead of four arrays): the final node, the class level, and
+     * for plain names the group whose inner calls are plain recursion (the
+     * cycle of the base function, else the base function itself). */
+    if (!rc) {
+        p->ends = cgprop__alloc(c->strs, nr ? nr : 1, sizeof *p->ends);
+        if (!p->ends) rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+    }
+    for (uint32_t r = 0; r < nr && !rc; r++) {
+        uint32_t idx = p->rn[r].index, b = p->bid[r];
+        p->ends[r].fid = p->fid[r];
+        p->ends[r].level = mode == MODE_NAMES ? level_of(idx, N) : CGPROP_LEVEL_0;
+        p->ends[r].group = idx != 1 ? UINT64_MAX
+                           : p->bcyc[b] != CGPROP_NONE ? (uint64_t)1 << 32 | p->bcyc[b]
+                                                       : (uint64_t)b;
+    }
+    /* Calls come in file order, their pairs scattered over the index: size
+     * it once, and fetch ahead in two stages: the ends of the call 16 ahead,
+     * then (already in cache) the index slot of the call 8 ahead. */
     if (!rc && (rc = cgprop__reserve_edges(g, c->ncalls > UINT32_MAX ? UINT32_MAX : (uint32_t)c->ncalls)))
         rc = graph_fail(c, rc);
+    const struct rend *ends = p->ends;
     for (size_t e = 0; e < c->ncalls && !rc; e++) {
 #if defined(__GNUC__)
-        if (e + 16 < c->ncalls && g->ehash_cap) {
-            uint64_t h = cgprop__hash_pair(p->fid[c->ccaller[e + 16]], p->fid[c->ccallee[e + 16]]);
-            __builtin_prefetch(&g->ehash[h & (g->ehash_cap - 1)]);
+        if (e + 16 < c->ncalls) {
+            __builtin_prefetch(&ends[c->ccaller[e + 16]]);
+            __builtin_prefetch(&ends[c->ccallee[e + 16]]);
+        }
+        if (e + 8 < c->ncalls && g->ehash_cap) {
+            uint32_t fa = ends[c->ccaller[e + 8]].fid, fb = ends[c->ccallee[e + 8]].fid;
+            __builtin_prefetch(&g->ehash[cgprop__hash_pair(fa, fb) & (g->ehash_cap - 1)]);
+            __builtin_prefetch(&g->calls_in[fb]);
         }
 #endif
-        uint32_t a = c->ccaller[e], b = c->ccallee[e];
+        const struct rend *a = &ends[c->ccaller[e]], *b = &ends[c->ccallee[e]];
         const uint64_t *cost = c->ccost + e * K;
-        uint32_t ia = p->rn[a].index, ib = p->rn[b].index;
-        bool plain_rec_edge = false;
-        if (mode == MODE_NAMES && ia == 1 && ib == 1) {
-            uint32_t ba = p->bid[a], bb = p->bid[b];
-            if (ba == bb) plain_rec_edge = true;
-            else if (ncyc) {
-                uint32_t ca = p->bcyc[ba];
-                plain_rec_edge = ca != CGPROP_NONE && ca == p->bcyc[bb];
-            }
-        }
-        if (mode == MODE_NONE)
-            rc = cgprop_graph_add_edge_class(g, p->fid[a], p->fid[b], CGPROP_LEVEL_0, CGPROP_LEVEL_0,
-                                             c->ccount[e], cost, NULL);
-        else if (mode == MODE_NAMES && !plain_rec_edge)
-            rc = cgprop_graph_add_edge_class(g, p->fid[a], p->fid[b], level_of(ia, N), level_of(ib, N),
-                                             c->ccount[e], cost, NULL);
-        else rc = cgprop_graph_add_edge(g, p->fid[a], p->fid[b], c->ccount[e], cost, NULL);
+        if (mode == MODE_NONE || (mode == MODE_NAMES && !(a->group != UINT64_MAX && a->group == b->group)))
+            rc = cgprop_graph_add_edge_class(g, a->fid, b->fid, a->level, b->level, c->ccount[e], cost, NULL);
+        else rc = cgprop_graph_add_edge(g, a->fid, b->fid, c->ccount[e], cost, NULL);
         if (rc) rc = graph_fail(c, rc);
     }
     if (rc) return rc; /* p->g is freed by the caller */
@@ -1377,6 +1502,8 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     c.ob = c.fl = c.fi = c.fn = c.fn_ob = c.fn_fl = NONE_SID;
     c.cob = c.cfi = c.cfn = NONE_SID;
     c.cur_raw = UINT32_MAX;
+    c.fn_id = c.cfn_id = NONE_SID;
+    c.acc_raw = UINT32_MAX;
     *out = NULL;
     const char *one = "n";
     int rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.strs);
@@ -1404,9 +1531,11 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
         const char *next = e ? e + 1 : end;
         if (!e) e = end;
         if (e > at && e[-1] == '\r') e--;
+        acc_flush(&c);
         rc = parse_line(&c, at, (size_t)(e - at));
         at = next;
     }
+    acc_flush(&c);
     uint64_t nlines = c.line;
     if (!rc && c.pending != PEND_NONE) {
         c.line = c.pend_line;
@@ -1430,10 +1559,12 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     cgprop__free(c.strs, p.fid);
     cgprop__free(c.strs, p.binex);
     cgprop__free(c.strs, p.bcyc);
+    cgprop__free(c.strs, p.ends);
     cgprop_graph_free(p.bg);
     cgprop_graph_free(p.g);
     cgprop__free(c.strs, c.idsid);
     for (int sp = 0; sp < 3; sp++) cgprop__free(c.strs, c.dir[sp]);
+    cgprop__free(c.strs, c.fdir);
     cgprop__free(c.strs, c.nc);
     cgprop__free(c.strs, c.rself);
     cgprop__free(c.strs, c.ccaller);
