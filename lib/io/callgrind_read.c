@@ -26,9 +26,28 @@ typedef struct cg {
     const cgprop_read_options *opts;
     cgprop_read_error *err;
     const cgprop_allocator *alloc;
-    cgprop_graph *strs; /* interned strings: node id = string id */
+    cgprop_graph *mem;  /* no functions: the allocator everything else goes through */
     cgprop_graph *ids;  /* (space, compressed id) -> slot into idsid */
-    cgprop_graph *raw;  /* raw functions (keys only); created at the first events: */
+    cgprop_graph *raw;  /* the metrics (no functions); created at the first events: */
+
+    /* Interned names: bytes in sbuf (moves as it grows: a pointer from
+     * str_of() lasts until the next intern), string id -> (offset, length). */
+    char *sbuf;
+    size_t sused, scap;
+    struct str_ent {
+        size_t off, len;
+    } *sent;
+    uint32_t nstr, sentcap;
+    /* Raw functions: (object, file, name) string ids per raw id. */
+    struct raw_key {
+        uint32_t ob, fl, fn;
+    } *rkey;
+    uint32_t nraw, rkeycap;
+    /* Hash sets over the names and the raw functions (see tset). */
+    struct tset {
+        uint64_t *slot;
+        uint32_t cap, n;
+    } sset, rset;
     uint32_t *idsid;
     size_t idsid_cap;
     /* Callgrind's ids are small and dense: a direct table per space (string
@@ -64,6 +83,7 @@ typedef struct cg {
     bool part_started;             /* anything belonging to a part seen */
     uint32_t ncols;                /* events in this part */
     uint32_t colmap[CGPROP_MAX_METRICS];
+    bool map_identity; /* colmap[k] == k for every column */
     uint32_t npos;
     uint64_t last[3];
     uint64_t part_totals[CGPROP_MAX_METRICS];
@@ -135,11 +155,69 @@ static int scratch_reserve(cg *c, size_t need)
         if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "name too long");
         cap *= 2;
     }
-    char *p = cgprop__realloc(c->strs, c->scratch, cap, 1);
+    char *p = cgprop__realloc(c->mem, c->scratch, cap, 1);
     if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
     c->scratch = p;
     c->scratch_cap = cap;
     return CGPROP_OK;
+}
+
+/* ---- hash sets with the tag in the slot ----
+ *
+ * A slot holds (32-bit hash << 32) | (id + 1), 0 when empty; the hash also
+ * gives the home slot, so growing never looks at the keys, and a probe
+ * looks at a key only when its hash matches: one cache miss per look-up
+ * where a table of bare ids has one per occupied slot it passes (names of
+ * one length are common: function_1234_impl). At most half full. */
+
+/* Room for one more entry; CGPROP_ENOMEM if there is none. */
+static int tset_reserve(cg *c, struct tset *t)
+{
+    if ((uint64_t)t->n * 2 + 2 <= t->cap) return CGPROP_OK;
+    if (t->cap >= 0x80000000u) return CGPROP_ENOMEM;
+    uint32_t ncap = t->cap ? t->cap * 2 : 1024, mask = ncap - 1;
+    uint64_t *ns = cgprop__calloc(c->mem, ncap, sizeof *ns);
+    if (!ns) return CGPROP_ENOMEM;
+    for (uint32_t i = 0; i < t->cap; i++) {
+        uint64_t v = t->slot[i];
+        if (!v) continue;
+        uint32_t j = (uint32_t)(v >> 32) & mask;
+        while (ns[j]) j = (j + 1) & mask;
+        ns[j] = v;
+    }
+    cgprop__free(c->mem, t->slot);
+    t->slot = ns;
+    t->cap = ncap;
+    return CGPROP_OK;
+}
+
+static void tset_put(struct tset *t, uint32_t h, uint32_t id)
+{
+    uint32_t mask = t->cap - 1, j = h & mask;
+    while (t->slot[j]) j = (j + 1) & mask;
+    t->slot[j] = (uint64_t)h << 32 | ((uint64_t)id + 1);
+    t->n++;
+}
+
+static uint32_t str_hash(const char *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+static const char *str_of(const cg *c, uint32_t sid, size_t *len)
+{
+    *len = c->sent[sid].len;
+    return c->sbuf + c->sent[sid].off;
 }
 
 /* ---- strings ---- */
@@ -153,15 +231,51 @@ static int intern(cg *c, const char *s, size_t n, uint32_t *out)
         for (size_t i = 0; i < n; i++) c->scratch[i] = s[i] == '\t' ? ' ' : s[i];
         s = c->scratch;
     }
-    int rc = cgprop_graph_add_node(c->strs, s, n, out);
-    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(c->err, rc, c->line, "out of memory");
-    if (rc) return cgprop__read_fail(c->err, rc, c->line, "too many distinct names");
+    uint32_t h = str_hash(s, n);
+    struct tset *t = &c->sset;
+    if (t->cap) {
+        uint32_t mask = t->cap - 1;
+        for (uint32_t j = h & mask; t->slot[j]; j = (j + 1) & mask) {
+            uint64_t v = t->slot[j];
+            if ((uint32_t)(v >> 32) != h) continue;
+            uint32_t id = (uint32_t)v - 1;
+            if (c->sent[id].len == n && memcmp(c->sbuf + c->sent[id].off, s, n) == 0) {
+                *out = id;
+                return CGPROP_OK;
+            }
+        }
+    }
+    /* The limits of a graph's keys, which these names become part of. */
+    if (n > UINT32_MAX - 1 || c->nstr >= UINT32_MAX - 1)
+        return cgprop__read_fail(c->err, n > UINT32_MAX - 1 ? CGPROP_EINVAL : CGPROP_EOVERFLOW, c->line,
+                                 "too many distinct names");
+    if (c->nstr == c->sentcap) {
+        uint32_t cap = c->sentcap ? (c->sentcap > UINT32_MAX / 2 ? UINT32_MAX : c->sentcap * 2) : 1024;
+        struct str_ent *e = cgprop__realloc(c->mem, c->sent, cap, sizeof *e);
+        if (!e) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+        c->sent = e;
+        c->sentcap = cap;
+    }
+    if (c->scap - c->sused < n) {
+        size_t cap = c->scap ? c->scap : 65536;
+        while (cap - c->sused < n) {
+            if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+            cap *= 2;
+        }
+        char *b = cgprop__realloc(c->mem, c->sbuf, cap, 1);
+        if (!b) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+        c->sbuf = b;
+        c->scap = cap;
+    }
+    if (tset_reserve(c, t)) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+    uint32_t id = c->nstr++;
+    memcpy(c->sbuf + c->sused, s, n);
+    c->sent[id].off = c->sused;
+    c->sent[id].len = n;
+    c->sused += n;
+    tset_put(t, h, id);
+    *out = id;
     return CGPROP_OK;
-}
-
-static const char *str_of(const cg *c, uint32_t sid, size_t *len)
-{
-    return cgprop_graph_node_key(c->strs, sid, len);
 }
 
 static void id_key(char key[5], int space, uint32_t id)
@@ -179,7 +293,7 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
         if (id >= c->fdircap) {
             size_t cap = c->fdircap ? c->fdircap : 1024;
             while (cap <= id) cap *= 2;
-            struct fn_entry *p = cgprop__realloc(c->strs, c->fdir, cap, sizeof *p);
+            struct fn_entry *p = cgprop__realloc(c->mem, c->fdir, cap, sizeof *p);
             if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
             memset(p + c->fdircap, 0, (cap - c->fdircap) * sizeof *p);
             c->fdir = p;
@@ -193,7 +307,7 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
         if (id >= c->dircap[space]) {
             size_t cap = c->dircap[space] ? c->dircap[space] : 1024;
             while (cap <= id) cap *= 2;
-            uint32_t *p = cgprop__realloc(c->strs, c->dir[space], cap, sizeof *p);
+            uint32_t *p = cgprop__realloc(c->mem, c->dir[space], cap, sizeof *p);
             if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
             memset(p + c->dircap[space], 0, (cap - c->dircap[space]) * sizeof *p);
             c->dir[space] = p;
@@ -211,7 +325,7 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
                                      "cannot record name id");
     if (slot >= c->idsid_cap) {
         size_t cap = c->idsid_cap ? c->idsid_cap * 2 : 256;
-        uint32_t *p = cgprop__realloc(c->strs, c->idsid, cap, sizeof *p);
+        uint32_t *p = cgprop__realloc(c->mem, c->idsid, cap, sizeof *p);
         if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
         c->idsid = p;
         c->idsid_cap = cap;
@@ -393,6 +507,8 @@ static int parse_events(cg *c, const char *v, size_t n)
         }
     }
     c->ncols = cnt;
+    c->map_identity = true;
+    for (uint32_t k = 0; k < cnt; k++) c->map_identity &= c->colmap[k] == k;
     c->part_events = true;
     return CGPROP_OK;
 }
@@ -504,22 +620,60 @@ static int parse_cost_line(cg *c, const char *s, size_t n)
     return CGPROP_OK;
 }
 
+static uint32_t raw_hash(uint32_t ob, uint32_t fl, uint32_t fn)
+{
+    uint64_t h = ((uint64_t)ob << 32 | fl) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ h >> 29 ^ fn) * 0xBF58476D1CE4E5B9ull;
+    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* The raw function (ob, fl, fn), added if new. */
+static int raw_add(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
+{
+    uint32_t h = raw_hash(ob, fl, fn);
+    struct tset *t = &c->rset;
+    if (t->cap) {
+        uint32_t mask = t->cap - 1;
+        for (uint32_t j = h & mask; t->slot[j]; j = (j + 1) & mask) {
+            uint64_t v = t->slot[j];
+            if ((uint32_t)(v >> 32) != h) continue;
+            const struct raw_key *k = &c->rkey[(uint32_t)v - 1];
+            if (k->ob == ob && k->fl == fl && k->fn == fn) {
+                *out = (uint32_t)v - 1;
+                return CGPROP_OK;
+            }
+        }
+    }
+    if (c->nraw >= UINT32_MAX - 1) return fail(c, CGPROP_EOVERFLOW, "%s", "too many functions");
+    if (c->nraw == c->rkeycap) {
+        uint32_t cap = c->rkeycap ? (c->rkeycap > UINT32_MAX / 2 ? UINT32_MAX : c->rkeycap * 2) : 1024;
+        struct raw_key *k = cgprop__realloc(c->mem, c->rkey, cap, sizeof *k);
+        if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        c->rkey = k;
+        c->rkeycap = cap;
+    }
+    if (tset_reserve(c, t)) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+    uint32_t id = c->nraw++;
+    c->rkey[id].ob = ob;
+    c->rkey[id].fl = fl;
+    c->rkey[id].fn = fn;
+    tset_put(t, h, id);
+    *out = id;
+    return CGPROP_OK;
+}
+
 static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
 {
     if (fn < c->nc_cap && c->nc[fn].raw != UINT32_MAX && c->nc[fn].ob == ob && c->nc[fn].fl == fl) {
         *out = c->nc[fn].raw;
         return CGPROP_OK;
     }
-    char key[12];
-    memcpy(key, &ob, 4);
-    memcpy(key + 4, &fl, 4);
-    memcpy(key + 8, &fn, 4);
-    int rc = cgprop_graph_add_node(c->raw, key, sizeof key, out);
-    if (rc) return fail(c, rc, "%s", rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    int rc = raw_add(c, ob, fl, fn, out);
+    if (rc) return rc;
     if (fn >= c->nc_cap) {
         size_t cap = c->nc_cap ? c->nc_cap : 1024;
         while (cap <= fn) cap *= 2;
-        struct nc_entry *a = cgprop__realloc(c->strs, c->nc, cap, sizeof *a);
+        struct nc_entry *a = cgprop__realloc(c->mem, c->nc, cap, sizeof *a);
         if (!a) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         c->nc = a;
         memset(c->nc + c->nc_cap, 0xff, (cap - c->nc_cap) * sizeof *a);
@@ -531,7 +685,7 @@ static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
     /* Room for its self costs. */
     if (*out >= c->rself_cap) {
         size_t cap = c->rself_cap ? c->rself_cap * 2 : 1024;
-        uint64_t *p = cgprop__realloc(c->strs, c->rself, cap, (size_t)c->K * sizeof *p);
+        uint64_t *p = cgprop__realloc(c->mem, c->rself, cap, (size_t)c->K * sizeof *p);
         if (!p) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         memset(p + c->rself_cap * c->K, 0, (cap - c->rself_cap) * c->K * sizeof *p);
         c->rself = p;
@@ -544,13 +698,13 @@ static int push_call(cg *c, uint32_t from, uint32_t to, uint64_t count, const ui
 {
     if (c->ncalls == c->calls_cap) {
         size_t cap = c->calls_cap ? c->calls_cap * 2 : 4096;
-        uint32_t *a = cgprop__realloc(c->strs, c->ccaller, cap, sizeof *a);
+        uint32_t *a = cgprop__realloc(c->mem, c->ccaller, cap, sizeof *a);
         if (a) c->ccaller = a;
-        uint32_t *b = a ? cgprop__realloc(c->strs, c->ccallee, cap, sizeof *b) : NULL;
+        uint32_t *b = a ? cgprop__realloc(c->mem, c->ccallee, cap, sizeof *b) : NULL;
         if (b) c->ccallee = b;
-        uint64_t *n = b ? cgprop__realloc(c->strs, c->ccount, cap, sizeof *n) : NULL;
+        uint64_t *n = b ? cgprop__realloc(c->mem, c->ccount, cap, sizeof *n) : NULL;
         if (n) c->ccount = n;
-        uint64_t *k = n ? cgprop__realloc(c->strs, c->ccost, cap, (size_t)c->K * sizeof *k) : NULL;
+        uint64_t *k = n ? cgprop__realloc(c->mem, c->ccost, cap, (size_t)c->K * sizeof *k) : NULL;
         if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         c->ccost = k;
         c->calls_cap = cap;
@@ -705,9 +859,16 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
 enum { NK_FN, NK_CFN, NK_FI, NK_CFI, NK_COB, NK_FL, NK_OB };
 static const int nk_space[] = {SP_FN, SP_FN, SP_FILE, SP_FILE, SP_OBJ, SP_FILE, SP_OBJ};
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
 /* What a name line does once its name is known; shared by the general
- * parser and the fast path. */
-static void name_set(cg *c, int which, uint32_t sid)
+ * parser and the fast path (where `which` is a constant at each use, so the
+ * switch is resolved when compiling, not predicted at run time). */
+ALWAYS_INLINE void name_set(cg *c, int which, uint32_t sid)
 {
     switch (which) {
     case NK_FN:
@@ -809,14 +970,50 @@ static int parse_line(cg *c, const char *s, size_t n)
  * bail) and two bytes of line end, so no byte past the input is read. */
 #define FAST_MARGIN 64
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FAST_SWAR 1
+/* The value of the 8 digits of w (bytes in text order) that are left after
+ * shifting out the others as leading zeros (simdjson's 8-digit step). */
+static inline uint64_t swar_value(uint64_t x)
+{
+    x = x * 10 + (x >> 8);
+    return (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+            (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+}
+#endif
+
 /* A decimal number of 1 to 19 digits at p: the byte after it, or NULL. */
 static inline const char *fast_dec(const char *p, uint64_t *out)
 {
-    unsigned d = (unsigned)(unsigned char)*p - '0';
-    if (d > 9) return NULL;
-    uint64_t v = d;
+    uint64_t v;
+    unsigned d;
+#ifdef FAST_SWAR
+    /* Eight bytes at once: which are digits (b ^ '0' < 10, tested by adding
+     * 0x76; a carry out of a non-digit byte only disturbs the bytes after
+     * it), then their value. The branches depend only on "more than 8
+     * digits", not on each number's length, so the mix of 1- to 6-digit
+     * numbers in cost lines costs no mispredictions. */
+    uint64_t w;
+    memcpy(&w, p, 8);
+    w ^= 0x3030303030303030ull;
+    uint64_t nd = ((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull;
+    if (nd & 0x80) return NULL;
+    if (nd) {
+        unsigned tz = (unsigned)__builtin_ctzll(nd);
+        *out = swar_value(w << (64 - (tz & 56)));
+        return p + (tz >> 3);
+    }
+    v = swar_value(w);
     const char *stop = p + 19;
-    for (p++; (d = (unsigned)(unsigned char)*p - '0') <= 9; p++) {
+    p += 8;
+#else
+    d = (unsigned)(unsigned char)*p - '0';
+    if (d > 9) return NULL;
+    v = d;
+    const char *stop = p + 19;
+    p++;
+#endif
+    for (; (d = (unsigned)(unsigned char)*p - '0') <= 9; p++) {
         if (p == stop) return NULL; /* 20 digits: overflow checks are the general parser's */
         v = v * 10 + d;
     }
@@ -911,7 +1108,8 @@ static void acc_flush(cg *c)
 
 static const char *fast_cost(cg *c, const char *p, const char *lim)
 {
-    uint64_t pos[3], v[CGPROP_MAX_METRICS];
+    /* All three copied back at the end: no call to memcpy per line. */
+    uint64_t pos[3] = {c->last[0], c->last[1], c->last[2]}, v[CGPROP_MAX_METRICS];
     uint32_t np = c->npos, nc = c->ncols, got = 0;
     const char *next;
     if (!c->part_events) return NULL;
@@ -924,18 +1122,26 @@ static const char *fast_cost(cg *c, const char *p, const char *lim)
         p++;
     }
     for (;;) {
+        char ch = *p;
+        if (ch == ' ' || ch == '\t') {
+            ch = *++p;
+            if ((unsigned)(unsigned char)ch - '0' <= 9) {
+                if (got == nc || p >= lim) return NULL;
+                p = fast_dec(p, &v[got]);
+                if (!p) return NULL;
+                got++;
+                continue;
+            }
+            /* a trailing blank, or something for the general parser */
+        }
         if ((next = fast_eol(p)) != NULL) break;
-        if (*p != ' ' && *p != '\t') return NULL;
-        p++;
-        if ((next = fast_eol(p)) != NULL) break; /* a trailing blank */
-        if (got == nc || p >= lim) return NULL;
-        p = fast_dec(p, &v[got]);
-        if (!p) return NULL;
-        got++;
+        return NULL;
     }
     int pend = c->pending;
     if (pend == PEND_JUMP) {
-        memcpy(c->last, pos, sizeof(uint64_t) * np);
+        c->last[0] = pos[0];
+        c->last[1] = pos[1];
+        c->last[2] = pos[2];
         c->pending = PEND_NONE;
         return next; /* position only */
     }
@@ -947,8 +1153,12 @@ static const char *fast_cost(cg *c, const char *p, const char *lim)
         if (c->ncalls == c->calls_cap) return NULL;
         size_t e = c->ncalls++;
         uint64_t *dst = c->ccost + e * K;
-        for (uint32_t k = 0; k < K; k++) dst[k] = 0;
-        for (uint32_t j = 0; j < got; j++) dst[map[j]] = v[j];
+        if (c->map_identity) {
+            for (uint32_t k = 0; k < K; k++) dst[k] = k < got ? v[k] : 0;
+        } else {
+            for (uint32_t k = 0; k < K; k++) dst[k] = 0;
+            for (uint32_t j = 0; j < got; j++) dst[map[j]] = v[j];
+        }
         c->ccaller[e] = cur;
         c->ccallee[e] = c->call_callee;
         c->ccount[e] = c->call_count;
@@ -956,18 +1166,24 @@ static const char *fast_cost(cg *c, const char *p, const char *lim)
         c->pending = PEND_NONE;
     } else {
         /* Only the columns given change the sums: check all, then add. */
-        for (uint32_t j = 0; j < got; j++)
-            if (c->gsum[map[j]] > UINT64_MAX - v[j]) return NULL;
+        uint64_t t[CGPROP_MAX_METRICS], ovf = 0;
+        for (uint32_t j = 0; j < got; j++) {
+            t[j] = c->gsum[map[j]] + v[j];
+            ovf |= t[j] < v[j];
+        }
+        if (ovf) return NULL;
         if (cur != c->acc_raw) {
             acc_flush(c);
             c->acc_raw = cur;
         }
         for (uint32_t j = 0; j < got; j++) {
-            c->gsum[map[j]] += v[j];
+            c->gsum[map[j]] = t[j];
             c->acc[map[j]] += v[j];
         }
     }
-    memcpy(c->last, pos, sizeof(uint64_t) * np);
+    c->last[0] = pos[0];
+    c->last[1] = pos[1];
+    c->last[2] = pos[2];
     return next;
 }
 
@@ -1003,7 +1219,7 @@ static const char *fast_calls(cg *c, const char *p, const char *lim)
 }
 
 /* "key=(id)" with a defined id and nothing after it. */
-static const char *fast_name(cg *c, int which, const char *p)
+ALWAYS_INLINE const char *fast_name(cg *c, int which, const char *p)
 {
     uint64_t id;
     if (*p != '(') return NULL;
@@ -1120,10 +1336,9 @@ static rawname parse_raw(const char *s, size_t n, bool contexts)
 
 static void raw_parts(const cg *c, uint32_t r, uint32_t *ob, uint32_t *fl, uint32_t *fn)
 {
-    const char *k = cgprop_graph_node_key(c->raw, r, NULL);
-    memcpy(ob, k, 4);
-    memcpy(fl, k + 4, 4);
-    memcpy(fn, k + 8, 4);
+    *ob = c->rkey[r].ob;
+    *fl = c->rkey[r].fl;
+    *fn = c->rkey[r].fn;
 }
 
 static const char *raw_name(const cg *c, uint32_t r, size_t *len)
@@ -1142,7 +1357,7 @@ static bool detect_contexts(const cg *c)
      * context: without one, no call line can match, so the calls need not
      * be looked at (they are many, the functions few). */
     bool any = false;
-    for (uint32_t r = 0; r < c->raw->nn && !any; r++) {
+    for (uint32_t r = 0; r < c->nraw && !any; r++) {
         size_t ln;
         const char *d = raw_name(c, r, &ln);
         const char *q = memchr(d, '\'', ln);
@@ -1202,7 +1417,7 @@ typedef struct pass2 {
 static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
 {
     uint32_t nb = p->nb;
-    const cgprop_graph *A = c->strs;
+    const cgprop_graph *A = c->mem;
     uint32_t *off = cgprop__calloc(A, (size_t)nb + 1, sizeof *off);
     uint32_t *adj = NULL, *idx = NULL, *low = NULL, *stk = NULL, *cs_v = NULL, *cs_e = NULL;
     uint8_t *on = NULL;
@@ -1350,12 +1565,12 @@ static int graph_fail(cg *c, int rc)
 static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
 {
     cgprop_graph *raw = c->raw;
-    uint32_t nr = raw->nn, K = c->K;
+    uint32_t nr = c->nraw, K = c->K;
     int rc;
     bool contexts = detect_contexts(c);
-    p->rn = cgprop__alloc(c->strs, nr, sizeof *p->rn);
-    p->bid = cgprop__alloc(c->strs, nr, sizeof *p->bid);
-    p->fid = cgprop__alloc(c->strs, nr, sizeof *p->fid);
+    p->rn = cgprop__alloc(c->mem, nr, sizeof *p->rn);
+    p->bid = cgprop__alloc(c->mem, nr, sizeof *p->bid);
+    p->fid = cgprop__alloc(c->mem, nr, sizeof *p->fid);
     if (!p->rn || !p->bid || !p->fid) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
     /* The final graph, functions in file order. With full keys and folding
      * its functions are the base functions themselves. */
@@ -1388,7 +1603,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         if (same) p->fid[r] = p->bid[r];
     }
     p->nb = (uint32_t)cgprop_graph_node_count(same ? g : p->bg);
-    p->binex = cgprop__calloc(c->strs, p->nb ? p->nb : 1, 1);
+    p->binex = cgprop__calloc(c->mem, p->nb ? p->nb : 1, 1);
     if (!p->binex) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
 
     /* Recursion among plain names: self-calls and cycles of the base graph. */
@@ -1430,7 +1645,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
      * for plain names the group whose inner calls are plain recursion (the
      * cycle of the base function, else the base function itself). */
     if (!rc) {
-        p->ends = cgprop__alloc(c->strs, nr ? nr : 1, sizeof *p->ends);
+        p->ends = cgprop__alloc(c->mem, nr ? nr : 1, sizeof *p->ends);
         if (!p->ends) rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
     }
     for (uint32_t r = 0; r < nr && !rc; r++) {
@@ -1506,11 +1721,11 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     c.acc_raw = UINT32_MAX;
     *out = NULL;
     const char *one = "n";
-    int rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.strs);
+    int rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.mem);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.ids);
     if (rc) {
-        cgprop_graph_free(c.strs);
+        cgprop_graph_free(c.mem);
         return cgprop__read_fail(err, rc, 0, "out of memory");
     }
 
@@ -1554,26 +1769,31 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     if (!rc) rc = finish(&c, &p, out, info);
     if (info && !rc) info->lines = nlines;
 
-    cgprop__free(c.strs, p.rn);
-    cgprop__free(c.strs, p.bid);
-    cgprop__free(c.strs, p.fid);
-    cgprop__free(c.strs, p.binex);
-    cgprop__free(c.strs, p.bcyc);
-    cgprop__free(c.strs, p.ends);
+    cgprop__free(c.mem, p.rn);
+    cgprop__free(c.mem, p.bid);
+    cgprop__free(c.mem, p.fid);
+    cgprop__free(c.mem, p.binex);
+    cgprop__free(c.mem, p.bcyc);
+    cgprop__free(c.mem, p.ends);
     cgprop_graph_free(p.bg);
     cgprop_graph_free(p.g);
-    cgprop__free(c.strs, c.idsid);
-    for (int sp = 0; sp < 3; sp++) cgprop__free(c.strs, c.dir[sp]);
-    cgprop__free(c.strs, c.fdir);
-    cgprop__free(c.strs, c.nc);
-    cgprop__free(c.strs, c.rself);
-    cgprop__free(c.strs, c.ccaller);
-    cgprop__free(c.strs, c.ccallee);
-    cgprop__free(c.strs, c.ccount);
-    cgprop__free(c.strs, c.ccost);
-    cgprop__free(c.strs, c.scratch);
+    cgprop__free(c.mem, c.idsid);
+    for (int sp = 0; sp < 3; sp++) cgprop__free(c.mem, c.dir[sp]);
+    cgprop__free(c.mem, c.fdir);
+    cgprop__free(c.mem, c.nc);
+    cgprop__free(c.mem, c.rself);
+    cgprop__free(c.mem, c.ccaller);
+    cgprop__free(c.mem, c.ccallee);
+    cgprop__free(c.mem, c.ccount);
+    cgprop__free(c.mem, c.ccost);
+    cgprop__free(c.mem, c.scratch);
+    cgprop__free(c.mem, c.sbuf);
+    cgprop__free(c.mem, c.sent);
+    cgprop__free(c.mem, c.rkey);
+    cgprop__free(c.mem, c.sset.slot);
+    cgprop__free(c.mem, c.rset.slot);
     cgprop_graph_free(c.raw);
     cgprop_graph_free(c.ids);
-    cgprop_graph_free(c.strs);
+    cgprop_graph_free(c.mem);
     return rc;
 }
