@@ -105,11 +105,13 @@ typedef struct cg {
 
     /* Self costs of the current function not yet in rself: its line is
      * fetched when the function starts and written when it ends, instead of
-     * a miss on the first cost line. gsum (Σ of all self costs, saturated)
-     * bounds every sum, so no line needs rself to check for overflow. */
+     * a miss on the first cost line. gbound, Σ over the self cost lines of
+     * the bitwise or of their costs (saturated), is at least every sum of
+     * self costs, so while it does not overflow no sum does, and no line
+     * needs rself to check. */
     uint32_t acc_raw;
     uint64_t acc[CGPROP_MAX_METRICS];
-    uint64_t gsum[CGPROP_MAX_METRICS];
+    uint64_t gbound;
 
     int pending;
     uint64_t pend_line;
@@ -741,8 +743,9 @@ static int cost_line(cg *c, const char *s, size_t n)
     uint64_t *self = c->rself + (size_t)c->cur_raw * c->K;
     if (!cgprop__can_add(self, c->costs, c->K)) return fail(c, CGPROP_EOVERFLOW, "%s", "cost sum overflows 64 bits");
     cgprop__add(self, c->costs, c->K);
-    for (uint32_t k = 0; k < c->K; k++)
-        c->gsum[k] = c->gsum[k] > UINT64_MAX - c->costs[k] ? UINT64_MAX : c->gsum[k] + c->costs[k];
+    uint64_t vor = 0;
+    for (uint32_t k = 0; k < c->K; k++) vor |= c->costs[k];
+    c->gbound = c->gbound > UINT64_MAX - vor ? UINT64_MAX : c->gbound + vor;
     return CGPROP_OK;
 }
 
@@ -1094,7 +1097,7 @@ static inline bool fast_cur(cg *c, uint32_t *raw)
     return true;
 }
 
-/* Add the pending self costs to rself (they cannot overflow: gsum). */
+/* Add the pending self costs to rself (they cannot overflow: gbound). */
 static void acc_flush(cg *c)
 {
     if (c->acc_raw == UINT32_MAX) return;
@@ -1111,6 +1114,7 @@ static const char *fast_cost(cg *c, const char *p, const char *lim)
     /* All three copied back at the end: no call to memcpy per line. */
     uint64_t pos[3] = {c->last[0], c->last[1], c->last[2]}, v[CGPROP_MAX_METRICS];
     uint32_t np = c->npos, nc = c->ncols, got = 0;
+    uint64_t vor = 0;
     const char *next;
     if (!c->part_events) return NULL;
     for (uint32_t i = 0;; i++) {
@@ -1129,7 +1133,7 @@ static const char *fast_cost(cg *c, const char *p, const char *lim)
                 if (got == nc || p >= lim) return NULL;
                 p = fast_dec(p, &v[got]);
                 if (!p) return NULL;
-                got++;
+                vor |= v[got++];
                 continue;
             }
             /* a trailing blank, or something for the general parser */
@@ -1165,20 +1169,16 @@ static const char *fast_cost(cg *c, const char *p, const char *lim)
         c->cob = c->cfi = NONE_SID;
         c->pending = PEND_NONE;
     } else {
-        /* Only the columns given change the sums: check all, then add. */
-        uint64_t t[CGPROP_MAX_METRICS], ovf = 0;
-        for (uint32_t j = 0; j < got; j++) {
-            t[j] = c->gsum[map[j]] + v[j];
-            ovf |= t[j] < v[j];
-        }
-        if (ovf) return NULL;
+        if (c->gbound > UINT64_MAX - vor) return NULL;
+        c->gbound += vor;
         if (cur != c->acc_raw) {
             acc_flush(c);
             c->acc_raw = cur;
         }
-        for (uint32_t j = 0; j < got; j++) {
-            c->gsum[map[j]] = t[j];
-            c->acc[map[j]] += v[j];
+        if (c->map_identity) {
+            for (uint32_t j = 0; j < got; j++) c->acc[j] += v[j];
+        } else {
+            for (uint32_t j = 0; j < got; j++) c->acc[map[j]] += v[j];
         }
     }
     c->last[0] = pos[0];
@@ -1422,18 +1422,22 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
     uint32_t *adj = NULL, *idx = NULL, *low = NULL, *stk = NULL, *cs_v = NULL, *cs_e = NULL;
     uint8_t *on = NULL;
     int rc = CGPROP_OK;
+    /* The base function of each plain raw function, CGPROP_NONE for the
+     * others: one small array for the two passes over the calls. */
+    uint32_t *pb = cgprop__alloc(A, c->nraw ? c->nraw : 1, sizeof *pb);
     p->bcyc = cgprop__alloc(A, nb ? nb : 1, sizeof *p->bcyc);
-    if (!off || !p->bcyc) goto nomem;
+    if (!off || !pb || !p->bcyc) goto nomem;
     for (uint32_t b = 0; b < nb; b++) p->bcyc[b] = CGPROP_NONE;
+    for (uint32_t r = 0; r < c->nraw; r++) pb[r] = p->rn[r].index == 1 ? p->bid[r] : CGPROP_NONE;
     size_t m = 0;
     for (size_t e = 0; e < c->ncalls; e++) {
-        uint32_t a = c->ccaller[e], b = c->ccallee[e];
-        if (p->rn[a].index != 1 || p->rn[b].index != 1) continue;
-        if (p->bid[a] == p->bid[b]) {
+        uint32_t a = pb[c->ccaller[e]], b = pb[c->ccallee[e]];
+        if (a == CGPROP_NONE || b == CGPROP_NONE) continue;
+        if (a == b) {
             *plain_self = true;
-            p->binex[p->bid[a]] = 1;
+            p->binex[a] = 1;
         } else {
-            off[p->bid[a] + 1]++;
+            off[a + 1]++;
             m++;
         }
     }
@@ -1455,9 +1459,9 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
     /* Fill using idx as a cursor, then reset it. */
     for (uint32_t b = 0; b < nb; b++) idx[b] = off[b];
     for (size_t e = 0; e < c->ncalls; e++) {
-        uint32_t a = c->ccaller[e], b = c->ccallee[e];
-        if (p->rn[a].index != 1 || p->rn[b].index != 1 || p->bid[a] == p->bid[b]) continue;
-        adj[idx[p->bid[a]]++] = p->bid[b];
+        uint32_t a = pb[c->ccaller[e]], b = pb[c->ccallee[e]];
+        if (a == CGPROP_NONE || b == CGPROP_NONE || a == b) continue;
+        adj[idx[a]++] = b;
     }
     for (uint32_t b = 0; b < nb; b++) idx[b] = UINT32_MAX;
     uint32_t counter = 0, sp = 0, ncyc = 0;
@@ -1511,6 +1515,7 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
 nomem:
     rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
 done:
+    cgprop__free(A, pb);
     cgprop__free(A, off);
     cgprop__free(A, adj);
     cgprop__free(A, idx);
@@ -1657,8 +1662,10 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
                                                        : (uint64_t)b;
     }
     /* Calls come in file order, their pairs scattered over the index: size
-     * it once, and fetch ahead in two stages: the ends of the call 16 ahead,
-     * then (already in cache) the index slot of the call 8 ahead. */
+     * it once, and fetch ahead in stages: the ends of the call 16 ahead;
+     * with those in cache, the index slot and the callee's sums of the call
+     * 8 ahead; with the slot in cache, the call it holds 4 ahead (the probe
+     * compares its ends). */
     if (!rc && (rc = cgprop__reserve_edges(g, c->ncalls > UINT32_MAX ? UINT32_MAX : (uint32_t)c->ncalls)))
         rc = graph_fail(c, rc);
     const struct rend *ends = p->ends;
@@ -1672,6 +1679,15 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
             uint32_t fa = ends[c->ccaller[e + 8]].fid, fb = ends[c->ccallee[e + 8]].fid;
             __builtin_prefetch(&g->ehash[cgprop__hash_pair(fa, fb) & (g->ehash_cap - 1)]);
             __builtin_prefetch(&g->calls_in[fb]);
+            __builtin_prefetch(&g->nflags[fb]);
+        }
+        if (e + 4 < c->ncalls && g->ehash_cap) {
+            uint32_t fa = ends[c->ccaller[e + 4]].fid, fb = ends[c->ccallee[e + 4]].fid;
+            uint32_t v = g->ehash[cgprop__hash_pair(fa, fb) & (g->ehash_cap - 1)];
+            if (v) {
+                __builtin_prefetch(&g->ecaller[v - 1]);
+                __builtin_prefetch(&g->ecallee[v - 1]);
+            }
         }
 #endif
         const struct rend *a = &ends[c->ccaller[e]], *b = &ends[c->ccallee[e]];
