@@ -77,6 +77,8 @@ typedef struct cg {
     char *scratch;
     size_t scratch_cap;
     uint64_t line;
+    const char *end; /* of the input */
+    int fast_rc;     /* an error met on the fast path (see fast_cur) */
 
     /* current part */
     bool part_events;              /* events: seen in this part */
@@ -322,16 +324,17 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
     char key[5];
     id_key(key, space, id);
     uint32_t slot;
-    int rc = cgprop_graph_add_node(c->ids, key, sizeof key, &slot);
-    if (rc) return cgprop__read_fail(c->err, rc == CGPROP_ENOMEM ? rc : CGPROP_EFORMAT, c->line,
-                                     "cannot record name id");
-    if (slot >= c->idsid_cap) {
+    /* Room first, so that no slot is ever without its string id. */
+    if (c->ids->nn >= c->idsid_cap) {
         size_t cap = c->idsid_cap ? c->idsid_cap * 2 : 256;
         uint32_t *p = cgprop__realloc(c->mem, c->idsid, cap, sizeof *p);
         if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
         c->idsid = p;
         c->idsid_cap = cap;
     }
+    int rc = cgprop_graph_add_node(c->ids, key, sizeof key, &slot);
+    if (rc) return cgprop__read_fail(c->err, rc == CGPROP_ENOMEM ? rc : CGPROP_EFORMAT, c->line,
+                                     "cannot record name id");
     c->idsid[slot] = sid; /* a redefinition wins, as in KCachegrind */
     return CGPROP_OK;
 }
@@ -670,8 +673,17 @@ static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
         *out = c->nc[fn].raw;
         return CGPROP_OK;
     }
-    int rc = raw_add(c, ob, fl, fn, out);
-    if (rc) return rc;
+    /* Room first: a failure must leave no function without its cache entry
+     * and its self costs (the fast path gives up on a failure and the
+     * general parser tries again; it would trust the cache). */
+    if (c->nraw >= c->rself_cap) {
+        size_t cap = c->rself_cap ? c->rself_cap * 2 : 1024;
+        uint64_t *p = cgprop__realloc(c->mem, c->rself, cap, (size_t)c->K * sizeof *p);
+        if (!p) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        memset(p + c->rself_cap * c->K, 0, (cap - c->rself_cap) * c->K * sizeof *p);
+        c->rself = p;
+        c->rself_cap = cap;
+    }
     if (fn >= c->nc_cap) {
         size_t cap = c->nc_cap ? c->nc_cap : 1024;
         while (cap <= fn) cap *= 2;
@@ -681,18 +693,11 @@ static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
         memset(c->nc + c->nc_cap, 0xff, (cap - c->nc_cap) * sizeof *a);
         c->nc_cap = cap;
     }
+    int rc = raw_add(c, ob, fl, fn, out);
+    if (rc) return rc;
     c->nc[fn].raw = *out;
     c->nc[fn].ob = ob;
     c->nc[fn].fl = fl;
-    /* Room for its self costs. */
-    if (*out >= c->rself_cap) {
-        size_t cap = c->rself_cap ? c->rself_cap * 2 : 1024;
-        uint64_t *p = cgprop__realloc(c->mem, c->rself, cap, (size_t)c->K * sizeof *p);
-        if (!p) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
-        memset(p + c->rself_cap * c->K, 0, (cap - c->rself_cap) * c->K * sizeof *p);
-        c->rself = p;
-        c->rself_cap = cap;
-    }
     return CGPROP_OK;
 }
 
@@ -1085,15 +1090,24 @@ static inline bool fn_resolve(cg *c, uint32_t id, uint32_t ob, uint32_t fl, uint
     return true;
 }
 
-/* The caller of the current function, if known without adding it. */
+/* The fast path may add a name or a raw function only once the line is
+ * known to be one it takes, in the order the general parser adds them.
+ * Adding can fail (no memory, too many names): that is the line's error,
+ * the one the general parser would report, so it is kept in fast_rc (with
+ * err already filled) and the read stops, rather than trying again. */
+
+/* The current function's raw function, added if new (current_fn()). */
 static inline bool fast_cur(cg *c, uint32_t *raw)
 {
     if (c->cur_raw != UINT32_MAX) {
         *raw = c->cur_raw;
         return true;
     }
-    if (c->fn == NONE_SID || !fn_resolve(c, c->fn_id, c->fn_ob, c->fn_fl, c->fn, raw)) return false;
-    c->cur_raw = *raw; /* what current_fn() would find: the function exists */
+    if (c->fn == NONE_SID) return false;
+    if (!fn_resolve(c, c->fn_id, c->fn_ob, c->fn_fl, c->fn, raw) &&
+        (c->fast_rc = raw_node(c, c->fn_ob, c->fn_fl, c->fn, raw)) != CGPROP_OK)
+        return false;
+    c->cur_raw = *raw;
     return true;
 }
 
@@ -1210,7 +1224,11 @@ static const char *fast_calls(cg *c, const char *p, const char *lim)
     /* Callee object defaults to the caller's, its file to the current one. */
     uint32_t ob = c->cob != NONE_SID ? c->cob : c->fn_ob;
     uint32_t fl = c->cfi != NONE_SID ? c->cfi : c->fi;
-    if (!fn_resolve(c, c->cfn_id, ob, fl, c->cfn, &callee) || !fast_cur(c, &cur)) return NULL;
+    /* The caller first, as calls_line() adds them. */
+    if (!fast_cur(c, &cur)) return NULL;
+    if (!fn_resolve(c, c->cfn_id, ob, fl, c->cfn, &callee) &&
+        (c->fast_rc = raw_node(c, ob, fl, c->cfn, &callee)) != CGPROP_OK)
+        return NULL;
     c->call_callee = callee;
     c->call_count = count;
     c->pending = PEND_CALL;
@@ -1218,24 +1236,48 @@ static const char *fast_calls(cg *c, const char *p, const char *lim)
     return next;
 }
 
-/* "key=(id)" with a defined id and nothing after it. */
+/* "(id) name" after "key=", p just past the ")": define the name (what
+ * parse_name() does); the start of the next line, or NULL. */
+static const char *fast_define(cg *c, int sp, uint64_t id, const char *p, uint32_t *sid)
+{
+    if ((*p != ' ' && *p != '\t') || id > UINT32_MAX) return NULL;
+    const char *end = c->end;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) return NULL;
+    const char *e = nl > p && nl[-1] == '\r' ? nl - 1 : nl;
+    size_t n = (size_t)(e - p);
+    if (n == 0 || (sp == SP_FN && n >= 3 && p[0] == '(' && cgprop__is_digit(p[1]))) return NULL; /* mangled */
+    if ((c->fast_rc = intern(c, p, n, sid)) != CGPROP_OK) return NULL;
+    if ((c->fast_rc = id_define(c, sp, (uint32_t)id, *sid)) != CGPROP_OK) return NULL;
+    return nl + 1;
+}
+
+/* "key=(id)" with a defined id and nothing after it, or "key=(id) name". */
 ALWAYS_INLINE const char *fast_name(cg *c, int which, const char *p)
 {
     uint64_t id;
+    uint32_t sid;
     if (*p != '(') return NULL;
     p = fast_dec(p + 1, &id);
     if (!p || *p != ')') return NULL;
-    const char *next = fast_eol(p + 1);
-    if (!next) return NULL;
     int sp = nk_space[which];
-    if (sp != SP_FN) {
+    const char *next = fast_eol(p + 1);
+    if (!next) {
+        next = fast_define(c, sp, id, p + 1, &sid);
+        if (!next) return NULL;
+        name_set(c, which, sid);
+        /* A large id went to the hash, not to fdir. */
+        if (sp != SP_FN || id >= c->fdircap || c->fdir[id].sid1 != sid + 1) return next;
+    } else if (sp != SP_FN) {
         if (id >= c->dircap[sp] || !c->dir[sp][id]) return NULL;
         name_set(c, which, c->dir[sp][id] - 1);
         return next;
+    } else {
+        if (id >= c->fdircap || !c->fdir[id].sid1) return NULL;
+        sid = c->fdir[id].sid1 - 1;
+        name_set(c, which, sid);
     }
-    if (id >= c->fdircap || !c->fdir[id].sid1) return NULL;
-    uint32_t sid = c->fdir[id].sid1 - 1;
-    name_set(c, which, sid);
     if (which == NK_CFN) {
         c->cfn_id = (uint32_t)id;
         return next;
@@ -1748,6 +1790,7 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     /* Lines as cgprop__lines_next() splits them: at '\n', a '\r' before it
      * dropped, the last line needing no newline. */
     const char *at = data, *end = data + len;
+    c.end = end;
     const char *lim = len > FAST_MARGIN ? end - FAST_MARGIN : data;
     while (!rc && at < end) {
         c.line++;
@@ -1757,6 +1800,7 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
                 at = q;
                 continue;
             }
+            if ((rc = c.fast_rc) != CGPROP_OK) break;
         }
         const char *e = memchr(at, '\n', (size_t)(end - at));
         const char *next = e ? e + 1 : end;
