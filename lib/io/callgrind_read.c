@@ -1029,6 +1029,25 @@ static inline const char *fast_dec(const char *p, uint64_t *out)
     return p;
 }
 
+/* A number of 1 to 19 digits at p, as fast_dec(); the common 1 to 7 digits
+ * with no branch on their count. */
+static inline const char *fast_num(const char *p, uint64_t *out)
+{
+#ifdef FAST_SWAR
+    uint64_t w;
+    memcpy(&w, p, 8);
+    w ^= 0x3030303030303030ull;
+    uint64_t nd = ((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull;
+    if (nd & 0x8080808080808000ull) { /* a non-digit among bytes 1 to 7: 0 to 7 digits */
+        unsigned tz = (unsigned)__builtin_ctzll(nd); /* 8 * digits + 7 */
+        if (tz < 8) return NULL;
+        *out = swar_value((w << (63 - (tz & 56))) << 1);
+        return p + (tz >> 3);
+    }
+#endif
+    return fast_dec(p, out);
+}
+
 /* The start of the next line if p is at a line end ("\n" or "\r\n"). */
 static inline const char *fast_eol(const char *p)
 {
@@ -1041,24 +1060,19 @@ static inline const char *fast_eol(const char *p)
  * it, or NULL (also when "+N" would overflow: the general parser reports it). */
 static inline const char *fast_subpos(const char *p, uint64_t base, uint64_t *out)
 {
-    uint64_t v;
-    switch (*p) {
-    case '*':
+    /* Selects rather than a switch: the kind of each position is as good
+     * as random, and a mispredicted jump costs more than the arithmetic. */
+    char ch = *p;
+    if (ch == '*') {
         *out = base;
         return p + 1;
-    case '+':
-        p = fast_dec(p + 1, &v);
-        if (!p || v > UINT64_MAX - base) return NULL;
-        *out = base + v;
-        return p;
-    case '-':
-        p = fast_dec(p + 1, &v);
-        if (!p) return NULL;
-        *out = v > base ? 0 : base - v; /* clamped, as KCachegrind does */
-        return p;
-    default:
-        return fast_dec(p, out);
     }
+    bool plus = ch == '+', minus = ch == '-';
+    uint64_t v;
+    p = fast_num(p + (plus | minus), &v);
+    if (!p || (plus && v > UINT64_MAX - base)) return NULL;
+    *out = plus ? base + v : !minus ? v : v > base ? 0 : base - v; /* clamped, as KCachegrind does */
+    return p;
 }
 
 /* The raw function of (ob, fl, fn) if the name cache has it. */
@@ -1141,20 +1155,17 @@ static const char *fast_cost(cg *c, const char *p, const char *lim)
     }
     for (;;) {
         char ch = *p;
-        if (ch == ' ' || ch == '\t') {
-            ch = *++p;
-            if ((unsigned)(unsigned char)ch - '0' <= 9) {
-                if (got == nc || p >= lim) return NULL;
-                p = fast_dec(p, &v[got]);
-                if (!p) return NULL;
-                vor |= v[got++];
-                continue;
-            }
-            /* a trailing blank, or something for the general parser */
-        }
-        if ((next = fast_eol(p)) != NULL) break;
-        return NULL;
+        if (ch != ' ' && ch != '\t') break;
+        if (++p >= lim) return NULL;
+        uint64_t x;
+        const char *q = fast_num(p, &x);
+        if (!q) break; /* a trailing blank, or something for the general parser */
+        if (got == nc) return NULL;
+        v[got++] = x;
+        vor |= x;
+        p = q;
     }
+    if ((next = fast_eol(p)) == NULL) return NULL;
     int pend = c->pending;
     if (pend == PEND_JUMP) {
         c->last[0] = pos[0];
