@@ -79,6 +79,11 @@ typedef struct cg {
     uint64_t line;
     const char *end; /* of the input */
     int fast_rc;     /* an error met on the fast path (see fast_cur) */
+    /* First capacities of the per-name and per-call arrays, from the input's
+     * size (valgrind writes a function per kilobyte or so, a call per
+     * hundred or so): most inputs grow nothing, so nothing is copied or
+     * rehashed. Powers of two; at most a fraction of the input's size. */
+    uint32_t est_fn, est_calls;
 
     /* current part */
     bool part_events;              /* events: seen in this part */
@@ -179,7 +184,7 @@ static int tset_reserve(cg *c, struct tset *t)
 {
     if ((uint64_t)t->n * 2 + 2 <= t->cap) return CGPROP_OK;
     if (t->cap >= 0x80000000u) return CGPROP_ENOMEM;
-    uint32_t ncap = t->cap ? t->cap * 2 : 1024, mask = ncap - 1;
+    uint32_t ncap = t->cap ? t->cap * 2 : 2 * c->est_fn, mask = ncap - 1;
     uint64_t *ns = cgprop__calloc(c->mem, ncap, sizeof *ns);
     if (!ns) return CGPROP_ENOMEM;
     for (uint32_t i = 0; i < t->cap; i++) {
@@ -254,14 +259,14 @@ static int intern(cg *c, const char *s, size_t n, uint32_t *out)
         return cgprop__read_fail(c->err, n > UINT32_MAX - 1 ? CGPROP_EINVAL : CGPROP_EOVERFLOW, c->line,
                                  "too many distinct names");
     if (c->nstr == c->sentcap) {
-        uint32_t cap = c->sentcap ? (c->sentcap > UINT32_MAX / 2 ? UINT32_MAX : c->sentcap * 2) : 1024;
+        uint32_t cap = c->sentcap ? (c->sentcap > UINT32_MAX / 2 ? UINT32_MAX : c->sentcap * 2) : c->est_fn;
         struct str_ent *e = cgprop__realloc(c->mem, c->sent, cap, sizeof *e);
         if (!e) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
         c->sent = e;
         c->sentcap = cap;
     }
     if (c->scap - c->sused < n) {
-        size_t cap = c->scap ? c->scap : 65536;
+        size_t cap = c->scap ? c->scap : 32 * (size_t)c->est_fn;
         while (cap - c->sused < n) {
             if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
             cap *= 2;
@@ -295,7 +300,7 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
 {
     if (id_direct(c, id) && space == SP_FN) {
         if (id >= c->fdircap) {
-            size_t cap = c->fdircap ? c->fdircap : 1024;
+            size_t cap = c->fdircap ? c->fdircap : c->est_fn;
             while (cap <= id) cap *= 2;
             struct fn_entry *p = cgprop__realloc(c->mem, c->fdir, cap, sizeof *p);
             if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
@@ -651,7 +656,7 @@ static int raw_add(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
     }
     if (c->nraw >= UINT32_MAX - 1) return fail(c, CGPROP_EOVERFLOW, "%s", "too many functions");
     if (c->nraw == c->rkeycap) {
-        uint32_t cap = c->rkeycap ? (c->rkeycap > UINT32_MAX / 2 ? UINT32_MAX : c->rkeycap * 2) : 1024;
+        uint32_t cap = c->rkeycap ? (c->rkeycap > UINT32_MAX / 2 ? UINT32_MAX : c->rkeycap * 2) : c->est_fn;
         struct raw_key *k = cgprop__realloc(c->mem, c->rkey, cap, sizeof *k);
         if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         c->rkey = k;
@@ -677,7 +682,7 @@ static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
      * and its self costs (the fast path gives up on a failure and the
      * general parser tries again; it would trust the cache). */
     if (c->nraw >= c->rself_cap) {
-        size_t cap = c->rself_cap ? c->rself_cap * 2 : 1024;
+        size_t cap = c->rself_cap ? c->rself_cap * 2 : c->est_fn;
         uint64_t *p = cgprop__realloc(c->mem, c->rself, cap, (size_t)c->K * sizeof *p);
         if (!p) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         memset(p + c->rself_cap * c->K, 0, (cap - c->rself_cap) * c->K * sizeof *p);
@@ -685,7 +690,7 @@ static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
         c->rself_cap = cap;
     }
     if (fn >= c->nc_cap) {
-        size_t cap = c->nc_cap ? c->nc_cap : 1024;
+        size_t cap = c->nc_cap ? c->nc_cap : c->est_fn;
         while (cap <= fn) cap *= 2;
         struct nc_entry *a = cgprop__realloc(c->mem, c->nc, cap, sizeof *a);
         if (!a) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
@@ -704,7 +709,7 @@ static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
 static int push_call(cg *c, uint32_t from, uint32_t to, uint64_t count, const uint64_t *costs)
 {
     if (c->ncalls == c->calls_cap) {
-        size_t cap = c->calls_cap ? c->calls_cap * 2 : 4096;
+        size_t cap = c->calls_cap ? c->calls_cap * 2 : c->est_calls;
         uint32_t *a = cgprop__realloc(c->mem, c->ccaller, cap, sizeof *a);
         if (a) c->ccaller = a;
         uint32_t *b = a ? cgprop__realloc(c->mem, c->ccallee, cap, sizeof *b) : NULL;
@@ -1802,6 +1807,10 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
      * dropped, the last line needing no newline. */
     const char *at = data, *end = data + len;
     c.end = end;
+    c.est_fn = 1024;
+    while (c.est_fn < (1u << 22) && (size_t)c.est_fn * 1024 < len) c.est_fn *= 2;
+    c.est_calls = 4096;
+    while (c.est_calls < (1u << 24) && (size_t)c.est_calls * 128 < len) c.est_calls *= 2;
     const char *lim = len > FAST_MARGIN ? end - FAST_MARGIN : data;
     while (!rc && at < end) {
         c.line++;
