@@ -1290,8 +1290,8 @@ START_TEST(fast_path_agrees)
         "events: Ir\nfl=(1) x\nfn=(1) a\n1 1\nfi=(2) y\ncfn=(1)\ncalls=1 1\n1 1\nfe=(1)\ncfn=(1)\ncalls=1 1\n1 1\n",
         /* Ids past the direct table, defined by the fast path. */
         "events: Ir\nfn=(100000000) a\n1 1\ncfn=(100000000)\ncalls=1 1\n1 1\nfn=(100000001) b\nfn=(100000000)\n2 2\n",
-        "events: Ir\nfl=(4000000000) x\nob=(3999999999) o\nfn=(1) a\n1 1\ncob=(3999999999)\ncfi=(4000000000)\n"
-        "cfn=(2) b\ncalls=1 1\n1 1\n",
+        ("events: Ir\nfl=(4000000000) x\nob=(3999999999) o\nfn=(1) a\n1 1\ncob=(3999999999)\ncfi=(4000000000)\n"
+         "cfn=(2) b\ncalls=1 1\n1 1\n"),
         /* Two new functions on one calls= line: the caller is added first. */
         "events: Ir\nfn=(1) a\ncfn=(2) b\ncalls=1 1\n1 1\nfn=(2)\n1 1\n",
     };

@@ -265,7 +265,7 @@ static int intern(cg *c, const char *s, size_t n, uint32_t *out)
         c->sent = e;
         c->sentcap = cap;
     }
-    if (c->scap - c->sused < n) {
+    if (!c->sbuf || c->scap - c->sused < n) { /* allocated even for an empty first name */
         size_t cap = c->scap ? c->scap : 32 * (size_t)c->est_fn;
         while (cap - c->sused < n) {
             if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
