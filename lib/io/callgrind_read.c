@@ -293,12 +293,18 @@ static void id_key(char key[5], int space, uint32_t id)
     memcpy(key + 1, &id, 4);
 }
 
-/* Direct-table bound: memory stays proportional to the input read so far. */
-static bool id_direct(const cg *c, uint32_t id) { return id < (1u << 16) + 16u * c->line; }
+/* Direct-table bound: memory stays proportional to the input read so far,
+ * at most 64 bytes per line (a function id's entry is 16 bytes, the others
+ * 4). Callgrind numbers names from 1 as it first writes them, far below. */
+static bool id_direct(const cg *c, int space, uint32_t id)
+{
+    uint64_t per_line = space == SP_FN ? 4 : 16;
+    return id < (1u << 16) + per_line * c->line;
+}
 
 static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
 {
-    if (id_direct(c, id) && space == SP_FN) {
+    if (space == SP_FN && id_direct(c, space, id)) {
         if (id >= c->fdircap) {
             size_t cap = c->fdircap ? c->fdircap : c->est_fn;
             while (cap <= id) cap *= 2;
@@ -312,7 +318,7 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
         c->fdir[id].raw = UINT32_MAX;
         return CGPROP_OK;
     }
-    if (id_direct(c, id)) {
+    if (id_direct(c, space, id)) {
         if (id >= c->dircap[space]) {
             size_t cap = c->dircap[space] ? c->dircap[space] : 1024;
             while (cap <= id) cap *= 2;
