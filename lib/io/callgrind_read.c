@@ -1148,7 +1148,7 @@ static void acc_flush(cg *c)
     c->acc_raw = UINT32_MAX;
 }
 
-static const char *fast_cost(cg *c, const char *p, const char *lim)
+ALWAYS_INLINE const char *fast_cost(cg *c, const char *p, const char *lim)
 {
     /* All three copied back at the end: no call to memcpy per line. */
     uint64_t pos[3] = {c->last[0], c->last[1], c->last[2]}, v[CGPROP_MAX_METRICS];
