@@ -1,7 +1,8 @@
 /* Callgrind reader (format: docs/READERS.md and the callgrind format
  * reference). Two passes, both linear:
- *  1. parse every line into a "raw" graph whose functions are the names as
- *     written (fa, fa'2, fa'2'fb'fa ...), keyed by (object, file, name);
+ *  1. parse every line into "raw" functions, the names as written (fa, fa'2,
+ *     fa'2'fb'fa ...) keyed by (object, file, name), their self costs and
+ *     the calls between them; most lines on a fast path (see "fast path");
  *  2. decide how the file encodes recursion, then fold raw functions into the
  *     final graph with their recursion classes.
  * The raw pass must see the whole file first because one fn'2 anywhere
