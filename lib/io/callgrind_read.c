@@ -1,7 +1,8 @@
 /* Callgrind reader (format: docs/READERS.md and the callgrind format
  * reference). Two passes, both linear:
- *  1. parse every line into a "raw" graph whose functions are the names as
- *     written (fa, fa'2, fa'2'fb'fa ...), keyed by (object, file, name);
+ *  1. parse every line into "raw" functions, the names as written (fa, fa'2,
+ *     fa'2'fb'fa ...) keyed by (object, file, name), their self costs and
+ *     the calls between them; most lines on a fast path (see "fast path");
  *  2. decide how the file encodes recursion, then fold raw functions into the
  *     final graph with their recursion classes.
  * The raw pass must see the whole file first because one fn'2 anywhere
@@ -26,15 +27,41 @@ typedef struct cg {
     const cgprop_read_options *opts;
     cgprop_read_error *err;
     const cgprop_allocator *alloc;
-    cgprop_graph *strs; /* interned strings: node id = string id */
+    cgprop_graph *mem;  /* no functions: the allocator everything else goes through */
     cgprop_graph *ids;  /* (space, compressed id) -> slot into idsid */
-    cgprop_graph *raw;  /* raw functions (keys only); created at the first events: */
+    cgprop_graph *raw;  /* the metrics (no functions); created at the first events: */
+
+    /* Interned names: bytes in sbuf (moves as it grows: a pointer from
+     * str_of() lasts until the next intern), string id -> (offset, length). */
+    char *sbuf;
+    size_t sused, scap;
+    struct str_ent {
+        size_t off, len;
+    } *sent;
+    uint32_t nstr, sentcap;
+    /* Raw functions: (object, file, name) string ids per raw id. */
+    struct raw_key {
+        uint32_t ob, fl, fn;
+    } *rkey;
+    uint32_t nraw, rkeycap;
+    /* Hash sets over the names and the raw functions (see tset). */
+    struct tset {
+        uint64_t *slot;
+        uint32_t cap, n;
+    } sset, rset;
     uint32_t *idsid;
     size_t idsid_cap;
     /* Callgrind's ids are small and dense: a direct table per space (string
      * id + 1, 0 = undefined); ids too large for it go to the hash. */
-    uint32_t *dir[3];
+    uint32_t *dir[3]; /* objects and files; functions use fdir */
     size_t dircap[3];
+    /* Functions: the string id + 1, and the raw function last found for it
+     * with its object and file (a call line's callee in the same cache line
+     * as its name, no second look-up). */
+    struct fn_entry {
+        uint32_t sid1, raw, ob, fl;
+    } *fdir;
+    size_t fdircap;
     bool any_hashed_id;
     /* Last raw function of each name string, to skip the key hash. */
     /* (raw function, object, file) side by side: one cache line per look-up. */
@@ -51,12 +78,20 @@ typedef struct cg {
     char *scratch;
     size_t scratch_cap;
     uint64_t line;
+    const char *end; /* of the input */
+    int fast_rc;     /* an error met on the fast path (see fast_cur) */
+    /* First capacities of the per-name and per-call arrays, from the input's
+     * size (valgrind writes a function per kilobyte or so, a call per
+     * hundred or so): most inputs grow nothing, so nothing is copied or
+     * rehashed. Powers of two; at most a fraction of the input's size. */
+    uint32_t est_fn, est_calls;
 
     /* current part */
     bool part_events;              /* events: seen in this part */
     bool part_started;             /* anything belonging to a part seen */
     uint32_t ncols;                /* events in this part */
     uint32_t colmap[CGPROP_MAX_METRICS];
+    bool map_identity; /* colmap[k] == k for every column */
     uint32_t npos;
     uint64_t last[3];
     uint64_t part_totals[CGPROP_MAX_METRICS];
@@ -74,6 +109,17 @@ typedef struct cg {
     uint32_t fn_ob, fn_fl; /* object and file of the current function */
     uint32_t cob, cfi, cfn;
     uint32_t cur_raw; /* raw node of the current function, resolved lazily */
+    uint32_t fn_id, cfn_id; /* their compressed ids when the fast path read them, else NONE_SID */
+
+    /* Self costs of the current function not yet in rself: its line is
+     * fetched when the function starts and written when it ends, instead of
+     * a miss on the first cost line. gbound, Σ over the self cost lines of
+     * the bitwise or of their costs (saturated), is at least every sum of
+     * self costs, so while it does not overflow no sum does, and no line
+     * needs rself to check. */
+    uint32_t acc_raw;
+    uint64_t acc[CGPROP_MAX_METRICS];
+    uint64_t gbound;
 
     int pending;
     uint64_t pend_line;
@@ -119,11 +165,69 @@ static int scratch_reserve(cg *c, size_t need)
         if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "name too long");
         cap *= 2;
     }
-    char *p = cgprop__realloc(c->strs, c->scratch, cap, 1);
+    char *p = cgprop__realloc(c->mem, c->scratch, cap, 1);
     if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
     c->scratch = p;
     c->scratch_cap = cap;
     return CGPROP_OK;
+}
+
+/* ---- hash sets with the tag in the slot ----
+ *
+ * A slot holds (32-bit hash << 32) | (id + 1), 0 when empty; the hash also
+ * gives the home slot, so growing never looks at the keys, and a probe
+ * looks at a key only when its hash matches: one cache miss per look-up
+ * where a table of bare ids has one per occupied slot it passes (names of
+ * one length are common: function_1234_impl). At most half full. */
+
+/* Room for one more entry; CGPROP_ENOMEM if there is none. */
+static int tset_reserve(cg *c, struct tset *t)
+{
+    if ((uint64_t)t->n * 2 + 2 <= t->cap) return CGPROP_OK;
+    if (t->cap >= 0x80000000u) return CGPROP_ENOMEM;
+    uint32_t ncap = t->cap ? t->cap * 2 : 2 * c->est_fn, mask = ncap - 1;
+    uint64_t *ns = cgprop__calloc(c->mem, ncap, sizeof *ns);
+    if (!ns) return CGPROP_ENOMEM;
+    for (uint32_t i = 0; i < t->cap; i++) {
+        uint64_t v = t->slot[i];
+        if (!v) continue;
+        uint32_t j = (uint32_t)(v >> 32) & mask;
+        while (ns[j]) j = (j + 1) & mask;
+        ns[j] = v;
+    }
+    cgprop__free(c->mem, t->slot);
+    t->slot = ns;
+    t->cap = ncap;
+    return CGPROP_OK;
+}
+
+static void tset_put(struct tset *t, uint32_t h, uint32_t id)
+{
+    uint32_t mask = t->cap - 1, j = h & mask;
+    while (t->slot[j]) j = (j + 1) & mask;
+    t->slot[j] = (uint64_t)h << 32 | ((uint64_t)id + 1);
+    t->n++;
+}
+
+static uint32_t str_hash(const char *p, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+static const char *str_of(const cg *c, uint32_t sid, size_t *len)
+{
+    *len = c->sent[sid].len;
+    return c->sbuf + c->sent[sid].off;
 }
 
 /* ---- strings ---- */
@@ -137,15 +241,51 @@ static int intern(cg *c, const char *s, size_t n, uint32_t *out)
         for (size_t i = 0; i < n; i++) c->scratch[i] = s[i] == '\t' ? ' ' : s[i];
         s = c->scratch;
     }
-    int rc = cgprop_graph_add_node(c->strs, s, n, out);
-    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(c->err, rc, c->line, "out of memory");
-    if (rc) return cgprop__read_fail(c->err, rc, c->line, "too many distinct names");
+    uint32_t h = str_hash(s, n);
+    struct tset *t = &c->sset;
+    if (t->cap) {
+        uint32_t mask = t->cap - 1;
+        for (uint32_t j = h & mask; t->slot[j]; j = (j + 1) & mask) {
+            uint64_t v = t->slot[j];
+            if ((uint32_t)(v >> 32) != h) continue;
+            uint32_t id = (uint32_t)v - 1;
+            if (c->sent[id].len == n && memcmp(c->sbuf + c->sent[id].off, s, n) == 0) {
+                *out = id;
+                return CGPROP_OK;
+            }
+        }
+    }
+    /* The limits of a graph's keys, which these names become part of. */
+    if (n > UINT32_MAX - 1 || c->nstr >= UINT32_MAX - 1)
+        return cgprop__read_fail(c->err, n > UINT32_MAX - 1 ? CGPROP_EINVAL : CGPROP_EOVERFLOW, c->line,
+                                 "too many distinct names");
+    if (c->nstr == c->sentcap) {
+        uint32_t cap = c->sentcap ? (c->sentcap > UINT32_MAX / 2 ? UINT32_MAX : c->sentcap * 2) : c->est_fn;
+        struct str_ent *e = cgprop__realloc(c->mem, c->sent, cap, sizeof *e);
+        if (!e) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+        c->sent = e;
+        c->sentcap = cap;
+    }
+    if (!c->sbuf || c->scap - c->sused < n) { /* allocated even for an empty first name */
+        size_t cap = c->scap ? c->scap : 32 * (size_t)c->est_fn;
+        while (cap - c->sused < n) {
+            if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+            cap *= 2;
+        }
+        char *b = cgprop__realloc(c->mem, c->sbuf, cap, 1);
+        if (!b) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+        c->sbuf = b;
+        c->scap = cap;
+    }
+    if (tset_reserve(c, t)) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+    uint32_t id = c->nstr++;
+    memcpy(c->sbuf + c->sused, s, n);
+    c->sent[id].off = c->sused;
+    c->sent[id].len = n;
+    c->sused += n;
+    tset_put(t, h, id);
+    *out = id;
     return CGPROP_OK;
-}
-
-static const char *str_of(const cg *c, uint32_t sid, size_t *len)
-{
-    return cgprop_graph_node_key(c->strs, sid, len);
 }
 
 static void id_key(char key[5], int space, uint32_t id)
@@ -154,16 +294,36 @@ static void id_key(char key[5], int space, uint32_t id)
     memcpy(key + 1, &id, 4);
 }
 
-/* Direct-table bound: memory stays proportional to the input read so far. */
-static bool id_direct(const cg *c, uint32_t id) { return id < (1u << 16) + 16u * c->line; }
+/* Direct-table bound: memory stays proportional to the input read so far,
+ * at most 64 bytes per line (a function id's entry is 16 bytes, the others
+ * 4). Callgrind numbers names from 1 as it first writes them, far below. */
+static bool id_direct(const cg *c, int space, uint32_t id)
+{
+    uint64_t per_line = space == SP_FN ? 4 : 16;
+    return id < (1u << 16) + per_line * c->line;
+}
 
 static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
 {
-    if (id_direct(c, id)) {
+    if (space == SP_FN && id_direct(c, space, id)) {
+        if (id >= c->fdircap) {
+            size_t cap = c->fdircap ? c->fdircap : c->est_fn;
+            while (cap <= id) cap *= 2;
+            struct fn_entry *p = cgprop__realloc(c->mem, c->fdir, cap, sizeof *p);
+            if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+            memset(p + c->fdircap, 0, (cap - c->fdircap) * sizeof *p);
+            c->fdir = p;
+            c->fdircap = cap;
+        }
+        c->fdir[id].sid1 = sid + 1; /* a redefinition wins, as in KCachegrind */
+        c->fdir[id].raw = UINT32_MAX;
+        return CGPROP_OK;
+    }
+    if (id_direct(c, space, id)) {
         if (id >= c->dircap[space]) {
             size_t cap = c->dircap[space] ? c->dircap[space] : 1024;
             while (cap <= id) cap *= 2;
-            uint32_t *p = cgprop__realloc(c->strs, c->dir[space], cap, sizeof *p);
+            uint32_t *p = cgprop__realloc(c->mem, c->dir[space], cap, sizeof *p);
             if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
             memset(p + c->dircap[space], 0, (cap - c->dircap[space]) * sizeof *p);
             c->dir[space] = p;
@@ -176,23 +336,28 @@ static int id_define(cg *c, int space, uint32_t id, uint32_t sid)
     char key[5];
     id_key(key, space, id);
     uint32_t slot;
-    int rc = cgprop_graph_add_node(c->ids, key, sizeof key, &slot);
-    if (rc) return cgprop__read_fail(c->err, rc == CGPROP_ENOMEM ? rc : CGPROP_EFORMAT, c->line,
-                                     "cannot record name id");
-    if (slot >= c->idsid_cap) {
+    /* Room first, so that no slot is ever without its string id. */
+    if (c->ids->nn >= c->idsid_cap) {
         size_t cap = c->idsid_cap ? c->idsid_cap * 2 : 256;
-        uint32_t *p = cgprop__realloc(c->strs, c->idsid, cap, sizeof *p);
+        uint32_t *p = cgprop__realloc(c->mem, c->idsid, cap, sizeof *p);
         if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
         c->idsid = p;
         c->idsid_cap = cap;
     }
+    int rc = cgprop_graph_add_node(c->ids, key, sizeof key, &slot);
+    if (rc) return cgprop__read_fail(c->err, rc == CGPROP_ENOMEM ? rc : CGPROP_EFORMAT, c->line,
+                                     "cannot record name id");
     c->idsid[slot] = sid; /* a redefinition wins, as in KCachegrind */
     return CGPROP_OK;
 }
 
 static bool id_lookup(cg *c, int space, uint32_t id, uint32_t *sid)
 {
-    if (id < c->dircap[space] && c->dir[space][id]) {
+    if (space == SP_FN && id < c->fdircap && c->fdir[id].sid1) {
+        *sid = c->fdir[id].sid1 - 1;
+        return true;
+    }
+    if (space != SP_FN && id < c->dircap[space] && c->dir[space][id]) {
         *sid = c->dir[space][id] - 1;
         return true;
     }
@@ -316,6 +481,7 @@ static int end_part(cg *c)
     c->ob = c->fl = c->fi = c->fn = c->fn_ob = c->fn_fl = NONE_SID;
     c->cob = c->cfi = c->cfn = NONE_SID;
     c->cur_raw = UINT32_MAX;
+    c->fn_id = c->cfn_id = NONE_SID;
     return CGPROP_OK;
 }
 
@@ -358,6 +524,8 @@ static int parse_events(cg *c, const char *v, size_t n)
         }
     }
     c->ncols = cnt;
+    c->map_identity = true;
+    for (uint32_t k = 0; k < cnt; k++) c->map_identity &= c->colmap[k] == k;
     c->part_events = true;
     return CGPROP_OK;
 }
@@ -469,53 +637,93 @@ static int parse_cost_line(cg *c, const char *s, size_t n)
     return CGPROP_OK;
 }
 
+static uint32_t raw_hash(uint32_t ob, uint32_t fl, uint32_t fn)
+{
+    uint64_t h = ((uint64_t)ob << 32 | fl) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ h >> 29 ^ fn) * 0xBF58476D1CE4E5B9ull;
+    return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* The raw function (ob, fl, fn), added if new. */
+static int raw_add(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
+{
+    uint32_t h = raw_hash(ob, fl, fn);
+    struct tset *t = &c->rset;
+    if (t->cap) {
+        uint32_t mask = t->cap - 1;
+        for (uint32_t j = h & mask; t->slot[j]; j = (j + 1) & mask) {
+            uint64_t v = t->slot[j];
+            if ((uint32_t)(v >> 32) != h) continue;
+            const struct raw_key *k = &c->rkey[(uint32_t)v - 1];
+            if (k->ob == ob && k->fl == fl && k->fn == fn) {
+                *out = (uint32_t)v - 1;
+                return CGPROP_OK;
+            }
+        }
+    }
+    if (c->nraw >= UINT32_MAX - 1) return fail(c, CGPROP_EOVERFLOW, "%s", "too many functions");
+    if (c->nraw == c->rkeycap) {
+        uint32_t cap = c->rkeycap ? (c->rkeycap > UINT32_MAX / 2 ? UINT32_MAX : c->rkeycap * 2) : c->est_fn;
+        struct raw_key *k = cgprop__realloc(c->mem, c->rkey, cap, sizeof *k);
+        if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        c->rkey = k;
+        c->rkeycap = cap;
+    }
+    if (tset_reserve(c, t)) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+    uint32_t id = c->nraw++;
+    c->rkey[id].ob = ob;
+    c->rkey[id].fl = fl;
+    c->rkey[id].fn = fn;
+    tset_put(t, h, id);
+    *out = id;
+    return CGPROP_OK;
+}
+
 static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
 {
     if (fn < c->nc_cap && c->nc[fn].raw != UINT32_MAX && c->nc[fn].ob == ob && c->nc[fn].fl == fl) {
         *out = c->nc[fn].raw;
         return CGPROP_OK;
     }
-    char key[12];
-    memcpy(key, &ob, 4);
-    memcpy(key + 4, &fl, 4);
-    memcpy(key + 8, &fn, 4);
-    int rc = cgprop_graph_add_node(c->raw, key, sizeof key, out);
-    if (rc) return fail(c, rc, "%s", rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
-    if (fn >= c->nc_cap) {
-        size_t cap = c->nc_cap ? c->nc_cap : 1024;
-        while (cap <= fn) cap *= 2;
-        struct nc_entry *a = cgprop__realloc(c->strs, c->nc, cap, sizeof *a);
-        if (!a) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
-        c->nc = a;
-        memset(c->nc + c->nc_cap, 0xff, (cap - c->nc_cap) * sizeof *a);
-        c->nc_cap = cap;
-    }
-    c->nc[fn].raw = *out;
-    c->nc[fn].ob = ob;
-    c->nc[fn].fl = fl;
-    /* Room for its self costs. */
-    if (*out >= c->rself_cap) {
-        size_t cap = c->rself_cap ? c->rself_cap * 2 : 1024;
-        uint64_t *p = cgprop__realloc(c->strs, c->rself, cap, (size_t)c->K * sizeof *p);
+    /* Room first: a failure must leave no function without its cache entry
+     * and its self costs (the fast path gives up on a failure and the
+     * general parser tries again; it would trust the cache). */
+    if (c->nraw >= c->rself_cap) {
+        size_t cap = c->rself_cap ? c->rself_cap * 2 : c->est_fn;
+        uint64_t *p = cgprop__realloc(c->mem, c->rself, cap, (size_t)c->K * sizeof *p);
         if (!p) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         memset(p + c->rself_cap * c->K, 0, (cap - c->rself_cap) * c->K * sizeof *p);
         c->rself = p;
         c->rself_cap = cap;
     }
+    if (fn >= c->nc_cap) {
+        size_t cap = c->nc_cap ? c->nc_cap : c->est_fn;
+        while (cap <= fn) cap *= 2;
+        struct nc_entry *a = cgprop__realloc(c->mem, c->nc, cap, sizeof *a);
+        if (!a) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        c->nc = a;
+        memset(c->nc + c->nc_cap, 0xff, (cap - c->nc_cap) * sizeof *a);
+        c->nc_cap = cap;
+    }
+    int rc = raw_add(c, ob, fl, fn, out);
+    if (rc) return rc;
+    c->nc[fn].raw = *out;
+    c->nc[fn].ob = ob;
+    c->nc[fn].fl = fl;
     return CGPROP_OK;
 }
 
 static int push_call(cg *c, uint32_t from, uint32_t to, uint64_t count, const uint64_t *costs)
 {
     if (c->ncalls == c->calls_cap) {
-        size_t cap = c->calls_cap ? c->calls_cap * 2 : 4096;
-        uint32_t *a = cgprop__realloc(c->strs, c->ccaller, cap, sizeof *a);
+        size_t cap = c->calls_cap ? c->calls_cap * 2 : c->est_calls;
+        uint32_t *a = cgprop__realloc(c->mem, c->ccaller, cap, sizeof *a);
         if (a) c->ccaller = a;
-        uint32_t *b = a ? cgprop__realloc(c->strs, c->ccallee, cap, sizeof *b) : NULL;
+        uint32_t *b = a ? cgprop__realloc(c->mem, c->ccallee, cap, sizeof *b) : NULL;
         if (b) c->ccallee = b;
-        uint64_t *n = b ? cgprop__realloc(c->strs, c->ccount, cap, sizeof *n) : NULL;
+        uint64_t *n = b ? cgprop__realloc(c->mem, c->ccount, cap, sizeof *n) : NULL;
         if (n) c->ccount = n;
-        uint64_t *k = n ? cgprop__realloc(c->strs, c->ccost, cap, (size_t)c->K * sizeof *k) : NULL;
+        uint64_t *k = n ? cgprop__realloc(c->mem, c->ccost, cap, (size_t)c->K * sizeof *k) : NULL;
         if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         c->ccost = k;
         c->calls_cap = cap;
@@ -552,6 +760,9 @@ static int cost_line(cg *c, const char *s, size_t n)
     uint64_t *self = c->rself + (size_t)c->cur_raw * c->K;
     if (!cgprop__can_add(self, c->costs, c->K)) return fail(c, CGPROP_EOVERFLOW, "%s", "cost sum overflows 64 bits");
     cgprop__add(self, c->costs, c->K);
+    uint64_t vor = 0;
+    for (uint32_t k = 0; k < c->K; k++) vor |= c->costs[k];
+    c->gbound = c->gbound > UINT64_MAX - vor ? UINT64_MAX : c->gbound + vor;
     return CGPROP_OK;
 }
 
@@ -664,20 +875,23 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
     return CGPROP_OK;
 }
 
-static int spec_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
+/* Name keys that set the name state. */
+enum { NK_FN, NK_CFN, NK_FI, NK_CFI, NK_COB, NK_FL, NK_OB };
+static const int nk_space[] = {SP_FN, SP_FN, SP_FILE, SP_FILE, SP_OBJ, SP_FILE, SP_OBJ};
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
+/* What a name line does once its name is known; shared by the general
+ * parser and the fast path (where `which` is a constant at each use, so the
+ * switch is resolved when compiling, not predicted at run time). */
+ALWAYS_INLINE void name_set(cg *c, int which, uint32_t sid)
 {
-    uint32_t sid;
-    int rc;
-    /* Ordered by frequency in real files. */
-    if (key_is(s, klen, "calls")) return calls_line(c, v, n);
-    if (key_is(s, klen, "cfn")) {
-        rc = parse_name(c, SP_FN, v, n, &sid);
-        if (!rc) c->cfn = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "fn")) {
-        rc = parse_name(c, SP_FN, v, n, &sid);
-        if (rc) return rc;
+    switch (which) {
+    case NK_FN:
         c->part_started = true;
         c->fn = sid;
         c->fn_ob = c->ob;
@@ -686,33 +900,40 @@ static int spec_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
         c->cur_raw = UINT32_MAX;
         c->cfn = NONE_SID;
         c->cob = c->cfi = NONE_SID;
-        return CGPROP_OK;
+        c->fn_id = c->cfn_id = NONE_SID;
+        break;
+    case NK_CFN:
+        c->cfn = sid;
+        c->cfn_id = NONE_SID;
+        break;
+    case NK_FI: c->fi = sid; break;
+    case NK_CFI: c->cfi = sid; break;
+    case NK_COB: c->cob = sid; break;
+    case NK_FL: c->fl = c->fi = sid; break;
+    default: c->ob = sid; break;
     }
-    if (key_is(s, klen, "fi") || key_is(s, klen, "fe")) {
-        rc = parse_name(c, SP_FILE, v, n, &sid);
-        if (!rc) c->fi = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "cfi") || key_is(s, klen, "cfl")) {
-        rc = parse_name(c, SP_FILE, v, n, &sid);
-        if (!rc) c->cfi = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "cob")) {
-        rc = parse_name(c, SP_OBJ, v, n, &sid);
-        if (!rc) c->cob = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "fl")) {
-        rc = parse_name(c, SP_FILE, v, n, &sid);
-        if (!rc) c->fl = c->fi = sid;
-        return rc;
-    }
-    if (key_is(s, klen, "ob")) {
-        rc = parse_name(c, SP_OBJ, v, n, &sid);
-        if (!rc) c->ob = sid;
-        return rc;
-    }
+}
+
+static int name_line(cg *c, int which, const char *v, size_t n)
+{
+    uint32_t sid;
+    int rc = parse_name(c, nk_space[which], v, n, &sid);
+    if (!rc) name_set(c, which, sid);
+    return rc;
+}
+
+static int spec_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
+{
+    uint32_t sid;
+    /* Ordered by frequency in real files. */
+    if (key_is(s, klen, "calls")) return calls_line(c, v, n);
+    if (key_is(s, klen, "cfn")) return name_line(c, NK_CFN, v, n);
+    if (key_is(s, klen, "fn")) return name_line(c, NK_FN, v, n);
+    if (key_is(s, klen, "fi") || key_is(s, klen, "fe")) return name_line(c, NK_FI, v, n);
+    if (key_is(s, klen, "cfi") || key_is(s, klen, "cfl")) return name_line(c, NK_CFI, v, n);
+    if (key_is(s, klen, "cob")) return name_line(c, NK_COB, v, n);
+    if (key_is(s, klen, "fl")) return name_line(c, NK_FL, v, n);
+    if (key_is(s, klen, "ob")) return name_line(c, NK_OB, v, n);
     if (key_is(s, klen, "jump")) return jump_line(c, v, n, false);
     if (key_is(s, klen, "jcnd")) return jump_line(c, v, n, true);
     /* Read for their name definitions only. */
@@ -748,6 +969,389 @@ static int parse_line(cg *c, const char *s, size_t n)
         return header_line(c, s, k, s + i, n - i);
     }
     return CGPROP_OK; /* "timeframe (BB):" and other unknown lines: ignored */
+}
+
+/* ---- fast path ----
+ *
+ * Most lines of a real file are cost lines, "calls=" lines and name lines
+ * that only refer to an id ("cfn=(12)"). These are parsed here in place,
+ * without first looking for the line end and without a call per number.
+ * The fast path accepts a strict subset of the grammar: tokens separated by
+ * one blank, decimal numbers of up to 19 digits, names already defined and
+ * functions already seen, no pending jump, room left in the call arrays. On
+ * anything else it returns NULL having changed nothing, and parse_line()
+ * reads the line again with every rule and every error message. So the
+ * grammar lives in one place; the fast path only has to agree with it on
+ * what it accepts (tests/check_callgrind.c compares both on every fixture).
+ *
+ * Bounds: it runs only on lines that start at least FAST_MARGIN bytes before
+ * the end of the input, and checks before each number that the number
+ * starts there too. A token is at most a sign, 20 digits (the 20th makes it
+ * bail) and two bytes of line end, so no byte past the input is read. */
+#define FAST_MARGIN 64
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FAST_SWAR 1
+/* The value of the 8 digits of w (bytes in text order) that are left after
+ * shifting out the others as leading zeros (simdjson's 8-digit step). */
+static inline uint64_t swar_value(uint64_t x)
+{
+    x = x * 10 + (x >> 8);
+    return (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+            (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+}
+#endif
+
+/* A decimal number of 1 to 19 digits at p: the byte after it, or NULL. */
+static inline const char *fast_dec(const char *p, uint64_t *out)
+{
+    uint64_t v;
+    unsigned d;
+#ifdef FAST_SWAR
+    /* Eight bytes at once: which are digits (b ^ '0' < 10, tested by adding
+     * 0x76; a carry out of a non-digit byte only disturbs the bytes after
+     * it), then their value. The branches depend only on "more than 8
+     * digits", not on each number's length, so the mix of 1- to 6-digit
+     * numbers in cost lines costs no mispredictions. */
+    uint64_t w;
+    memcpy(&w, p, 8);
+    w ^= 0x3030303030303030ull;
+    uint64_t nd = ((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull;
+    if (nd & 0x80) return NULL;
+    if (nd) {
+        unsigned tz = (unsigned)__builtin_ctzll(nd);
+        *out = swar_value(w << (64 - (tz & 56)));
+        return p + (tz >> 3);
+    }
+    v = swar_value(w);
+    const char *stop = p + 19;
+    p += 8;
+#else
+    d = (unsigned)(unsigned char)*p - '0';
+    if (d > 9) return NULL;
+    v = d;
+    const char *stop = p + 19;
+    p++;
+#endif
+    for (; (d = (unsigned)(unsigned char)*p - '0') <= 9; p++) {
+        if (p == stop) return NULL; /* 20 digits: overflow checks are the general parser's */
+        v = v * 10 + d;
+    }
+    *out = v;
+    return p;
+}
+
+/* A number of 1 to 19 digits at p, as fast_dec(); the common 1 to 7 digits
+ * with no branch on their count. */
+static inline const char *fast_num(const char *p, uint64_t *out)
+{
+#ifdef FAST_SWAR
+    uint64_t w;
+    memcpy(&w, p, 8);
+    w ^= 0x3030303030303030ull;
+    uint64_t nd = ((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull;
+    if (nd & 0x8080808080808000ull) { /* a non-digit among bytes 1 to 7: 0 to 7 digits */
+        unsigned tz = (unsigned)__builtin_ctzll(nd); /* 8 * digits + 7 */
+        if (tz < 8) return NULL;
+        *out = swar_value((w << (63 - (tz & 56))) << 1);
+        return p + (tz >> 3);
+    }
+#endif
+    return fast_dec(p, out);
+}
+
+/* The start of the next line if p is at a line end ("\n" or "\r\n"). */
+static inline const char *fast_eol(const char *p)
+{
+    if (*p == '\n') return p + 1;
+    if (*p == '\r' && p[1] == '\n') return p + 2;
+    return NULL;
+}
+
+/* One subposition relative to base ("*", "+N", "-N", "N"): the byte after
+ * it, or NULL (also when "+N" would overflow: the general parser reports it). */
+static inline const char *fast_subpos(const char *p, uint64_t base, uint64_t *out)
+{
+    /* Selects rather than a switch: the kind of each position is as good
+     * as random, and a mispredicted jump costs more than the arithmetic. */
+    char ch = *p;
+    if (ch == '*') {
+        *out = base;
+        return p + 1;
+    }
+    bool plus = ch == '+', minus = ch == '-';
+    uint64_t v;
+    p = fast_num(p + (plus | minus), &v);
+    if (!p || (plus && v > UINT64_MAX - base)) return NULL;
+    *out = plus ? base + v : !minus ? v : v > base ? 0 : base - v; /* clamped, as KCachegrind does */
+    return p;
+}
+
+/* The raw function of (ob, fl, fn) if the name cache has it. */
+static inline bool nc_hit(const cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *raw)
+{
+    if (fn >= c->nc_cap) return false;
+    const struct nc_entry *e = &c->nc[fn];
+    if (e->raw == UINT32_MAX || e->ob != ob || e->fl != fl) return false;
+    *raw = e->raw;
+    return true;
+}
+
+/* The raw function of (ob, fl, sid) if it exists, looked up through the
+ * entry of compressed id `id` (NONE_SID: not known) and then the name cache.
+ * The entry is only trusted, or filled, while it still names sid. */
+static inline bool fn_resolve(cg *c, uint32_t id, uint32_t ob, uint32_t fl, uint32_t sid, uint32_t *raw)
+{
+    if (id == NONE_SID) return nc_hit(c, ob, fl, sid, raw);
+    struct fn_entry *e = &c->fdir[id];
+    if (e->sid1 != sid + 1) return nc_hit(c, ob, fl, sid, raw);
+    if (e->raw != UINT32_MAX && e->ob == ob && e->fl == fl) {
+        *raw = e->raw;
+        return true;
+    }
+    if (!nc_hit(c, ob, fl, sid, raw)) return false;
+    e->raw = *raw;
+    e->ob = ob;
+    e->fl = fl;
+    return true;
+}
+
+/* The fast path may add a name or a raw function only once the line is
+ * known to be one it takes, in the order the general parser adds them.
+ * Adding can fail (no memory, too many names): that is the line's error,
+ * the one the general parser would report, so it is kept in fast_rc (with
+ * err already filled) and the read stops, rather than trying again. */
+
+/* The current function's raw function, added if new (current_fn()). */
+static inline bool fast_cur(cg *c, uint32_t *raw)
+{
+    if (c->cur_raw != UINT32_MAX) {
+        *raw = c->cur_raw;
+        return true;
+    }
+    if (c->fn == NONE_SID) return false;
+    if (!fn_resolve(c, c->fn_id, c->fn_ob, c->fn_fl, c->fn, raw) &&
+        (c->fast_rc = raw_node(c, c->fn_ob, c->fn_fl, c->fn, raw)) != CGPROP_OK)
+        return false;
+    c->cur_raw = *raw;
+    return true;
+}
+
+/* Add the pending self costs to rself (they cannot overflow: gbound). */
+static void acc_flush(cg *c)
+{
+    if (c->acc_raw == UINT32_MAX) return;
+    uint64_t *self = c->rself + (size_t)c->acc_raw * c->K;
+    for (uint32_t k = 0; k < c->K; k++) {
+        self[k] += c->acc[k];
+        c->acc[k] = 0;
+    }
+    c->acc_raw = UINT32_MAX;
+}
+
+ALWAYS_INLINE const char *fast_cost(cg *c, const char *p, const char *lim)
+{
+    /* All three copied back at the end: no call to memcpy per line. */
+    uint64_t pos[3] = {c->last[0], c->last[1], c->last[2]}, v[CGPROP_MAX_METRICS];
+    uint32_t np = c->npos, nc = c->ncols, got = 0;
+    uint64_t vor = 0;
+    const char *next;
+    if (!c->part_events) return NULL;
+    for (uint32_t i = 0;; i++) {
+        if (p >= lim) return NULL;
+        p = fast_subpos(p, c->last[i], &pos[i]);
+        if (!p) return NULL;
+        if (i + 1 == np) break;
+        if (*p != ' ' && *p != '\t') return NULL;
+        p++;
+    }
+    for (;;) {
+        char ch = *p;
+        if (ch != ' ' && ch != '\t') break;
+        if (++p >= lim) return NULL;
+        uint64_t x;
+        const char *q = fast_num(p, &x);
+        if (!q) break; /* a trailing blank, or something for the general parser */
+        if (got == nc) return NULL;
+        v[got++] = x;
+        vor |= x;
+        p = q;
+    }
+    if ((next = fast_eol(p)) == NULL) return NULL;
+    int pend = c->pending;
+    if (pend == PEND_JUMP) {
+        c->last[0] = pos[0];
+        c->last[1] = pos[1];
+        c->last[2] = pos[2];
+        c->pending = PEND_NONE;
+        return next; /* position only */
+    }
+    uint32_t cur;
+    if (!fast_cur(c, &cur)) return NULL;
+    uint32_t K = c->K;
+    const uint32_t *map = c->colmap;
+    if (pend == PEND_CALL) {
+        if (c->ncalls == c->calls_cap) return NULL;
+        size_t e = c->ncalls++;
+        uint64_t *dst = c->ccost + e * K;
+        if (c->map_identity) {
+            for (uint32_t k = 0; k < K; k++) dst[k] = k < got ? v[k] : 0;
+        } else {
+            for (uint32_t k = 0; k < K; k++) dst[k] = 0;
+            for (uint32_t j = 0; j < got; j++) dst[map[j]] = v[j];
+        }
+        c->ccaller[e] = cur;
+        c->ccallee[e] = c->call_callee;
+        c->ccount[e] = c->call_count;
+        c->cob = c->cfi = NONE_SID;
+        c->pending = PEND_NONE;
+    } else {
+        if (c->gbound > UINT64_MAX - vor) return NULL;
+        c->gbound += vor;
+        if (cur != c->acc_raw) {
+            acc_flush(c);
+            c->acc_raw = cur;
+        }
+        if (c->map_identity) {
+            for (uint32_t j = 0; j < got; j++) c->acc[j] += v[j];
+        } else {
+            for (uint32_t j = 0; j < got; j++) c->acc[map[j]] += v[j];
+        }
+    }
+    c->last[0] = pos[0];
+    c->last[1] = pos[1];
+    c->last[2] = pos[2];
+    return next;
+}
+
+static const char *fast_calls(cg *c, const char *p, const char *lim)
+{
+    uint64_t count, t;
+    uint32_t np = c->npos, cnt = 0;
+    const char *next;
+    if (!c->part_events || c->cfn == NONE_SID) return NULL;
+    p = fast_dec(p, &count);
+    if (!p || (*p != ' ' && *p != '\t')) return NULL;
+    p++;
+    for (;;) {
+        if (cnt == np || p >= lim) return NULL;
+        p = fast_subpos(p, c->last[cnt], &t);
+        if (!p) return NULL;
+        cnt++;
+        if ((next = fast_eol(p)) != NULL) break;
+        if (*p != ' ' && *p != '\t') return NULL;
+        p++;
+        if ((next = fast_eol(p)) != NULL) break;
+    }
+    uint32_t cur, callee;
+    /* Callee object defaults to the caller's, its file to the current one. */
+    uint32_t ob = c->cob != NONE_SID ? c->cob : c->fn_ob;
+    uint32_t fl = c->cfi != NONE_SID ? c->cfi : c->fi;
+    /* The caller first, as calls_line() adds them. */
+    if (!fast_cur(c, &cur)) return NULL;
+    if (!fn_resolve(c, c->cfn_id, ob, fl, c->cfn, &callee) &&
+        (c->fast_rc = raw_node(c, ob, fl, c->cfn, &callee)) != CGPROP_OK)
+        return NULL;
+    c->call_callee = callee;
+    c->call_count = count;
+    c->pending = PEND_CALL;
+    c->pend_line = c->line;
+    return next;
+}
+
+/* "(id) name" after "key=", p just past the ")": define the name (what
+ * parse_name() does); the start of the next line, or NULL. */
+static const char *fast_define(cg *c, int sp, uint64_t id, const char *p, uint32_t *sid)
+{
+    if ((*p != ' ' && *p != '\t') || id > UINT32_MAX) return NULL;
+    const char *end = c->end;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) return NULL;
+    const char *e = nl > p && nl[-1] == '\r' ? nl - 1 : nl;
+    size_t n = (size_t)(e - p);
+    if (n == 0 || (sp == SP_FN && n >= 3 && p[0] == '(' && cgprop__is_digit(p[1]))) return NULL; /* mangled */
+    if ((c->fast_rc = intern(c, p, n, sid)) != CGPROP_OK) return NULL;
+    if ((c->fast_rc = id_define(c, sp, (uint32_t)id, *sid)) != CGPROP_OK) return NULL;
+    return nl + 1;
+}
+
+/* "key=(id)" with a defined id and nothing after it, or "key=(id) name". */
+ALWAYS_INLINE const char *fast_name(cg *c, int which, const char *p)
+{
+    uint64_t id;
+    uint32_t sid;
+    if (*p != '(') return NULL;
+    p = fast_dec(p + 1, &id);
+    if (!p || *p != ')') return NULL;
+    int sp = nk_space[which];
+    const char *next = fast_eol(p + 1);
+    if (!next) {
+        next = fast_define(c, sp, id, p + 1, &sid);
+        if (!next) return NULL;
+        name_set(c, which, sid);
+        /* A large id went to the hash, not to fdir. */
+        if (sp != SP_FN || id >= c->fdircap || c->fdir[id].sid1 != sid + 1) return next;
+    } else if (sp != SP_FN) {
+        if (id >= c->dircap[sp] || !c->dir[sp][id]) return NULL;
+        name_set(c, which, c->dir[sp][id] - 1);
+        return next;
+    } else {
+        if (id >= c->fdircap || !c->fdir[id].sid1) return NULL;
+        sid = c->fdir[id].sid1 - 1;
+        name_set(c, which, sid);
+    }
+    if (which == NK_CFN) {
+        c->cfn_id = (uint32_t)id;
+        return next;
+    }
+    c->fn_id = (uint32_t)id;
+    /* Known functions start their self costs' line on its way. */
+    uint32_t raw;
+    if (fn_resolve(c, c->fn_id, c->fn_ob, c->fn_fl, sid, &raw)) {
+        c->cur_raw = raw;
+#if defined(__GNUC__)
+        __builtin_prefetch(c->rself + (size_t)raw * c->K, 1);
+#endif
+    }
+    return next;
+}
+
+static inline uint32_t load4(const char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* One line at p (p < lim): the start of the next line, or NULL for the
+ * general parser. */
+static const char *fast_line(cg *c, const char *p, const char *lim)
+{
+    char ch = *p;
+    if ((ch >= '0' && ch <= '9') || ch == '+' || ch == '-' || ch == '*') return fast_cost(c, p, lim);
+    if (c->pending != PEND_NONE) return NULL;
+    uint32_t w = load4(p);
+    switch (ch) {
+    case '\n':
+        return p + 1;
+    case 'c':
+        if (w == load4("cfn=")) return fast_name(c, NK_CFN, p + 4);
+        if (w == load4("call") && p[4] == 's' && p[5] == '=') return fast_calls(c, p + 6, lim);
+        if (w == load4("cob=")) return fast_name(c, NK_COB, p + 4);
+        if (w == load4("cfi=") || w == load4("cfl=")) return fast_name(c, NK_CFI, p + 4);
+        return NULL;
+    case 'f':
+        if (w == load4("fn=(")) return fast_name(c, NK_FN, p + 3);
+        if (w == load4("fl=(")) return fast_name(c, NK_FL, p + 3);
+        if (w == load4("fi=(") || w == load4("fe=(")) return fast_name(c, NK_FI, p + 3);
+        return NULL;
+    case 'o':
+        if (w == load4("ob=(")) return fast_name(c, NK_OB, p + 3);
+        return NULL;
+    default:
+        return NULL;
+    }
 }
 
 /* ---- pass 2: names, recursion classes, final graph ---- */
@@ -797,10 +1401,9 @@ static rawname parse_raw(const char *s, size_t n, bool contexts)
 
 static void raw_parts(const cg *c, uint32_t r, uint32_t *ob, uint32_t *fl, uint32_t *fn)
 {
-    const char *k = cgprop_graph_node_key(c->raw, r, NULL);
-    memcpy(ob, k, 4);
-    memcpy(fl, k + 4, 4);
-    memcpy(fn, k + 8, 4);
+    *ob = c->rkey[r].ob;
+    *fl = c->rkey[r].fl;
+    *fn = c->rkey[r].fn;
 }
 
 static const char *raw_name(const cg *c, uint32_t r, size_t *len)
@@ -815,6 +1418,20 @@ static const char *raw_name(const cg *c, uint32_t r, size_t *len)
  * name. Plain names with quotes almost never line up like that. */
 static bool detect_contexts(const cg *c)
 {
+    /* Only a name with something after its quote (and index) can have a
+     * context: without one, no call line can match, so the calls need not
+     * be looked at (they are many, the functions few). */
+    bool any = false;
+    for (uint32_t r = 0; r < c->nraw && !any; r++) {
+        size_t ln;
+        const char *d = raw_name(c, r, &ln);
+        const char *q = memchr(d, '\'', ln);
+        if (!q) continue;
+        size_t i = (size_t)(q - d), end;
+        if (rec_index_at(d, ln, i, &end)) i = end;
+        any = i < ln;
+    }
+    if (!any) return false;
     uint64_t match = 0;
     for (size_t e = 0; e < c->ncalls; e++) {
         size_t ln, lc;
@@ -851,6 +1468,10 @@ typedef struct pass2 {
     uint8_t *binex;  /* base -> split of its plain activations is not exact */
     uint32_t *bcyc;  /* base -> its cycle among plain calls, or CGPROP_NONE */
     uint32_t nb;     /* number of base functions */
+    struct rend {
+        uint32_t fid, level;
+        uint64_t group;
+    } *ends;          /* raw -> what its calls need (see finish) */
     cgprop_graph *bg; /* base functions, unless they are the final graph's */
     cgprop_graph *g;  /* the result, until handed out */
 } pass2;
@@ -861,23 +1482,27 @@ typedef struct pass2 {
 static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
 {
     uint32_t nb = p->nb;
-    const cgprop_graph *A = c->strs;
+    const cgprop_graph *A = c->mem;
     uint32_t *off = cgprop__calloc(A, (size_t)nb + 1, sizeof *off);
     uint32_t *adj = NULL, *idx = NULL, *low = NULL, *stk = NULL, *cs_v = NULL, *cs_e = NULL;
     uint8_t *on = NULL;
     int rc = CGPROP_OK;
+    /* The base function of each plain raw function, CGPROP_NONE for the
+     * others: one small array for the two passes over the calls. */
+    uint32_t *pb = cgprop__alloc(A, c->nraw ? c->nraw : 1, sizeof *pb);
     p->bcyc = cgprop__alloc(A, nb ? nb : 1, sizeof *p->bcyc);
-    if (!off || !p->bcyc) goto nomem;
+    if (!off || !pb || !p->bcyc) goto nomem;
     for (uint32_t b = 0; b < nb; b++) p->bcyc[b] = CGPROP_NONE;
+    for (uint32_t r = 0; r < c->nraw; r++) pb[r] = p->rn[r].index == 1 ? p->bid[r] : CGPROP_NONE;
     size_t m = 0;
     for (size_t e = 0; e < c->ncalls; e++) {
-        uint32_t a = c->ccaller[e], b = c->ccallee[e];
-        if (p->rn[a].index != 1 || p->rn[b].index != 1) continue;
-        if (p->bid[a] == p->bid[b]) {
+        uint32_t a = pb[c->ccaller[e]], b = pb[c->ccallee[e]];
+        if (a == CGPROP_NONE || b == CGPROP_NONE) continue;
+        if (a == b) {
             *plain_self = true;
-            p->binex[p->bid[a]] = 1;
+            p->binex[a] = 1;
         } else {
-            off[p->bid[a] + 1]++;
+            off[a + 1]++;
             m++;
         }
     }
@@ -899,9 +1524,9 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
     /* Fill using idx as a cursor, then reset it. */
     for (uint32_t b = 0; b < nb; b++) idx[b] = off[b];
     for (size_t e = 0; e < c->ncalls; e++) {
-        uint32_t a = c->ccaller[e], b = c->ccallee[e];
-        if (p->rn[a].index != 1 || p->rn[b].index != 1 || p->bid[a] == p->bid[b]) continue;
-        adj[idx[p->bid[a]]++] = p->bid[b];
+        uint32_t a = pb[c->ccaller[e]], b = pb[c->ccallee[e]];
+        if (a == CGPROP_NONE || b == CGPROP_NONE || a == b) continue;
+        adj[idx[a]++] = b;
     }
     for (uint32_t b = 0; b < nb; b++) idx[b] = UINT32_MAX;
     uint32_t counter = 0, sp = 0, ncyc = 0;
@@ -955,6 +1580,7 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
 nomem:
     rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
 done:
+    cgprop__free(A, pb);
     cgprop__free(A, off);
     cgprop__free(A, adj);
     cgprop__free(A, idx);
@@ -1009,12 +1635,12 @@ static int graph_fail(cg *c, int rc)
 static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
 {
     cgprop_graph *raw = c->raw;
-    uint32_t nr = raw->nn, K = c->K;
+    uint32_t nr = c->nraw, K = c->K;
     int rc;
     bool contexts = detect_contexts(c);
-    p->rn = cgprop__alloc(c->strs, nr, sizeof *p->rn);
-    p->bid = cgprop__alloc(c->strs, nr, sizeof *p->bid);
-    p->fid = cgprop__alloc(c->strs, nr, sizeof *p->fid);
+    p->rn = cgprop__alloc(c->mem, nr, sizeof *p->rn);
+    p->bid = cgprop__alloc(c->mem, nr, sizeof *p->bid);
+    p->fid = cgprop__alloc(c->mem, nr, sizeof *p->fid);
     if (!p->rn || !p->bid || !p->fid) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
     /* The final graph, functions in file order. With full keys and folding
      * its functions are the base functions themselves. */
@@ -1047,7 +1673,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         if (same) p->fid[r] = p->bid[r];
     }
     p->nb = (uint32_t)cgprop_graph_node_count(same ? g : p->bg);
-    p->binex = cgprop__calloc(c->strs, p->nb ? p->nb : 1, 1);
+    p->binex = cgprop__calloc(c->mem, p->nb ? p->nb : 1, 1);
     if (!p->binex) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
 
     /* Recursion among plain names: self-calls and cycles of the base graph. */
@@ -1084,36 +1710,56 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         else rc = cgprop_graph_add_self(g, p->fid[r], s);
         if (rc) rc = graph_fail(c, rc);
     }
-    /* Calls come in file order, their pairs scattered over the index:
-     * size it once, and fetch each pair's slot a few calls ahead. */
+    /* What the calls need of their two ends, side by side (one cache line
+     * per end instead of four arrays): the final node, the class level, and
+     * for plain names the group whose inner calls are plain recursion (the
+     * cycle of the base function, else the base function itself). */
+    if (!rc) {
+        p->ends = cgprop__alloc(c->mem, nr ? nr : 1, sizeof *p->ends);
+        if (!p->ends) rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+    }
+    for (uint32_t r = 0; r < nr && !rc; r++) {
+        uint32_t idx = p->rn[r].index, b = p->bid[r];
+        p->ends[r].fid = p->fid[r];
+        p->ends[r].level = mode == MODE_NAMES ? level_of(idx, N) : CGPROP_LEVEL_0;
+        p->ends[r].group = idx != 1 ? UINT64_MAX
+                           : p->bcyc[b] != CGPROP_NONE ? (uint64_t)1 << 32 | p->bcyc[b]
+                                                       : (uint64_t)b;
+    }
+    /* Calls come in file order, their pairs scattered over the index: size
+     * it once, and fetch ahead in stages: the ends of the call 16 ahead;
+     * with those in cache, the index slot and the callee's sums of the call
+     * 8 ahead; with the slot in cache, the call it holds 4 ahead (the probe
+     * compares its ends). */
     if (!rc && (rc = cgprop__reserve_edges(g, c->ncalls > UINT32_MAX ? UINT32_MAX : (uint32_t)c->ncalls)))
         rc = graph_fail(c, rc);
+    const struct rend *ends = p->ends;
     for (size_t e = 0; e < c->ncalls && !rc; e++) {
 #if defined(__GNUC__)
-        if (e + 16 < c->ncalls && g->ehash_cap) {
-            uint64_t h = cgprop__hash_pair(p->fid[c->ccaller[e + 16]], p->fid[c->ccallee[e + 16]]);
-            __builtin_prefetch(&g->ehash[h & (g->ehash_cap - 1)]);
+        if (e + 16 < c->ncalls) {
+            __builtin_prefetch(&ends[c->ccaller[e + 16]]);
+            __builtin_prefetch(&ends[c->ccallee[e + 16]]);
         }
-#endif
-        uint32_t a = c->ccaller[e], b = c->ccallee[e];
-        const uint64_t *cost = c->ccost + e * K;
-        uint32_t ia = p->rn[a].index, ib = p->rn[b].index;
-        bool plain_rec_edge = false;
-        if (mode == MODE_NAMES && ia == 1 && ib == 1) {
-            uint32_t ba = p->bid[a], bb = p->bid[b];
-            if (ba == bb) plain_rec_edge = true;
-            else if (ncyc) {
-                uint32_t ca = p->bcyc[ba];
-                plain_rec_edge = ca != CGPROP_NONE && ca == p->bcyc[bb];
+        if (e + 8 < c->ncalls && g->ehash_cap) {
+            uint32_t fa = ends[c->ccaller[e + 8]].fid, fb = ends[c->ccallee[e + 8]].fid;
+            __builtin_prefetch(&g->ehash[cgprop__hash_pair(fa, fb) & (g->ehash_cap - 1)]);
+            __builtin_prefetch(&g->calls_in[fb]);
+            __builtin_prefetch(&g->nflags[fb]);
+        }
+        if (e + 4 < c->ncalls && g->ehash_cap) {
+            uint32_t fa = ends[c->ccaller[e + 4]].fid, fb = ends[c->ccallee[e + 4]].fid;
+            uint32_t v = g->ehash[cgprop__hash_pair(fa, fb) & (g->ehash_cap - 1)];
+            if (v) {
+                __builtin_prefetch(&g->ecaller[v - 1]);
+                __builtin_prefetch(&g->ecallee[v - 1]);
             }
         }
-        if (mode == MODE_NONE)
-            rc = cgprop_graph_add_edge_class(g, p->fid[a], p->fid[b], CGPROP_LEVEL_0, CGPROP_LEVEL_0,
-                                             c->ccount[e], cost, NULL);
-        else if (mode == MODE_NAMES && !plain_rec_edge)
-            rc = cgprop_graph_add_edge_class(g, p->fid[a], p->fid[b], level_of(ia, N), level_of(ib, N),
-                                             c->ccount[e], cost, NULL);
-        else rc = cgprop_graph_add_edge(g, p->fid[a], p->fid[b], c->ccount[e], cost, NULL);
+#endif
+        const struct rend *a = &ends[c->ccaller[e]], *b = &ends[c->ccallee[e]];
+        const uint64_t *cost = c->ccost + e * K;
+        if (mode == MODE_NONE || (mode == MODE_NAMES && !(a->group != UINT64_MAX && a->group == b->group)))
+            rc = cgprop_graph_add_edge_class(g, a->fid, b->fid, a->level, b->level, c->ccount[e], cost, NULL);
+        else rc = cgprop_graph_add_edge(g, a->fid, b->fid, c->ccount[e], cost, NULL);
         if (rc) rc = graph_fail(c, rc);
     }
     if (rc) return rc; /* p->g is freed by the caller */
@@ -1152,24 +1798,47 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     c.ob = c.fl = c.fi = c.fn = c.fn_ob = c.fn_fl = NONE_SID;
     c.cob = c.cfi = c.cfn = NONE_SID;
     c.cur_raw = UINT32_MAX;
+    c.fn_id = c.cfn_id = NONE_SID;
+    c.acc_raw = UINT32_MAX;
     *out = NULL;
     const char *one = "n";
-    int rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.strs);
+    int rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.mem);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.ids);
     if (rc) {
-        cgprop_graph_free(c.strs);
+        cgprop_graph_free(c.mem);
         return cgprop__read_fail(err, rc, 0, "out of memory");
     }
 
-    cgprop__lines lr;
-    cgprop__lines_init(&lr, data, len);
-    const char *s;
-    size_t n;
-    while (!rc && cgprop__lines_next(&lr, &s, &n)) {
-        c.line = lr.no;
-        rc = parse_line(&c, s, n);
+    /* Lines as cgprop__lines_next() splits them: at '\n', a '\r' before it
+     * dropped, the last line needing no newline. */
+    const char *at = data, *end = data + len;
+    c.end = end;
+    c.est_fn = 1024;
+    while (c.est_fn < (1u << 22) && (size_t)c.est_fn * 1024 < len) c.est_fn *= 2;
+    c.est_calls = 4096;
+    while (c.est_calls < (1u << 24) && (size_t)c.est_calls * 128 < len) c.est_calls *= 2;
+    const char *lim = len > FAST_MARGIN ? end - FAST_MARGIN : data;
+    while (!rc && at < end) {
+        c.line++;
+        if (at < lim) {
+            const char *q = fast_line(&c, at, lim);
+            if (q) {
+                at = q;
+                continue;
+            }
+            if ((rc = c.fast_rc) != CGPROP_OK) break;
+        }
+        const char *e = memchr(at, '\n', (size_t)(end - at));
+        const char *next = e ? e + 1 : end;
+        if (!e) e = end;
+        if (e > at && e[-1] == '\r') e--;
+        acc_flush(&c);
+        rc = parse_line(&c, at, (size_t)(e - at));
+        at = next;
     }
+    acc_flush(&c);
+    uint64_t nlines = c.line;
     if (!rc && c.pending != PEND_NONE) {
         c.line = c.pend_line;
         rc = fail(&c, CGPROP_EFORMAT, "%s",
@@ -1178,33 +1847,40 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     }
     if (!rc) rc = end_part(&c);
     if (!rc && !c.raw) {
-        c.line = lr.no;
+        c.line = nlines;
         rc = fail(&c, CGPROP_EFORMAT, "%s", "no events: line: not a callgrind profile");
     }
-    c.line = lr.no;
+    c.line = nlines;
     pass2 p;
     memset(&p, 0, sizeof p);
     if (!rc) rc = finish(&c, &p, out, info);
-    if (info && !rc) info->lines = lr.no;
+    if (info && !rc) info->lines = nlines;
 
-    cgprop__free(c.strs, p.rn);
-    cgprop__free(c.strs, p.bid);
-    cgprop__free(c.strs, p.fid);
-    cgprop__free(c.strs, p.binex);
-    cgprop__free(c.strs, p.bcyc);
+    cgprop__free(c.mem, p.rn);
+    cgprop__free(c.mem, p.bid);
+    cgprop__free(c.mem, p.fid);
+    cgprop__free(c.mem, p.binex);
+    cgprop__free(c.mem, p.bcyc);
+    cgprop__free(c.mem, p.ends);
     cgprop_graph_free(p.bg);
     cgprop_graph_free(p.g);
-    cgprop__free(c.strs, c.idsid);
-    for (int sp = 0; sp < 3; sp++) cgprop__free(c.strs, c.dir[sp]);
-    cgprop__free(c.strs, c.nc);
-    cgprop__free(c.strs, c.rself);
-    cgprop__free(c.strs, c.ccaller);
-    cgprop__free(c.strs, c.ccallee);
-    cgprop__free(c.strs, c.ccount);
-    cgprop__free(c.strs, c.ccost);
-    cgprop__free(c.strs, c.scratch);
+    cgprop__free(c.mem, c.idsid);
+    for (int sp = 0; sp < 3; sp++) cgprop__free(c.mem, c.dir[sp]);
+    cgprop__free(c.mem, c.fdir);
+    cgprop__free(c.mem, c.nc);
+    cgprop__free(c.mem, c.rself);
+    cgprop__free(c.mem, c.ccaller);
+    cgprop__free(c.mem, c.ccallee);
+    cgprop__free(c.mem, c.ccount);
+    cgprop__free(c.mem, c.ccost);
+    cgprop__free(c.mem, c.scratch);
+    cgprop__free(c.mem, c.sbuf);
+    cgprop__free(c.mem, c.sent);
+    cgprop__free(c.mem, c.rkey);
+    cgprop__free(c.mem, c.sset.slot);
+    cgprop__free(c.mem, c.rset.slot);
     cgprop_graph_free(c.raw);
     cgprop_graph_free(c.ids);
-    cgprop_graph_free(c.strs);
+    cgprop_graph_free(c.mem);
     return rc;
 }
