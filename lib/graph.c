@@ -237,27 +237,78 @@ static int grow_nodes(cgprop_graph *g)
     return CGPROP_OK;
 }
 
-/* Rehash into a table twice the size (or the first table). Atomic: the old
- * table stays until the new one is complete. */
-static int grow_table(cgprop_graph *g, uint32_t **tab, uint32_t *cap, uint32_t count, bool edges)
+/* Rehashing inserts in id order (cgprop__rollback_* rely on it: the
+ * older ids never sit past a newer one on their probe path), but the slot
+ * each id lands on is random: on a table larger than the caches every
+ * insertion is a miss. The hash of the id PF ahead is computed and its
+ * slot prefetched, so that many misses are in flight at once. */
+#define PF 16
+
+static inline uint64_t node_slot(uint32_t id, uint64_t h) { return (h & 0xFFFFFFFF00000000ull) | (id + 1u); }
+
+static uint64_t node_hash(const cgprop_graph *g, uint32_t id) { return hash_bytes(g->key_ptr[id], g->key_len[id]); }
+
+/* New capacity of a table that must grow, or 0 when it cannot. Capacity
+ * stays a power of two that fits in 32 bits; past 2^31 slots the table
+ * fills beyond half rather than grow. */
+static uint32_t table_next_cap(uint32_t cap) { return cap >= 0x80000000u ? 0 : cap ? cap * 2 : 128; }
+
+/* Rehash the key index into a table twice the size (or the first table).
+ * Atomic: the old table stays until the new one is complete. */
+static int grow_node_table(cgprop_graph *g)
 {
-    /* Capacity stays a power of two that fits in 32 bits; past 2^31 slots the
-     * table fills beyond half rather than grow. */
-    if (*cap >= 0x80000000u) return count + 1u < *cap ? CGPROP_OK : CGPROP_EOVERFLOW;
-    uint32_t ncap = *cap ? *cap * 2 : 128;
+    uint32_t ncap = table_next_cap(g->nhash_cap), count = g->nn;
+    if (!ncap) return count + 1u < g->nhash_cap ? CGPROP_OK : CGPROP_EOVERFLOW;
+    uint64_t *t = cgprop__calloc(g, ncap, sizeof *t);
+    if (!t) return CGPROP_ENOMEM;
+    uint64_t mask = ncap - 1, ring[PF];
+    for (uint32_t id = 0; id < count && id < PF; id++) {
+        ring[id] = node_hash(g, id);
+        CGPROP__PREFETCH_W(&t[ring[id] & mask]);
+    }
+    for (uint32_t id = 0; id < count; id++) {
+        uint64_t h = ring[id % PF];
+        if (id + PF < count) {
+            uint64_t hn = node_hash(g, id + PF);
+            ring[id % PF] = hn;
+            CGPROP__PREFETCH_W(&t[hn & mask]);
+        }
+        uint64_t i = h & mask;
+        while (t[i]) i = (i + 1) & mask;
+        t[i] = node_slot(id, h);
+    }
+    cgprop__free(g, g->nhash);
+    g->nhash = t;
+    g->nhash_cap = ncap;
+    return CGPROP_OK;
+}
+
+/* The same for the call index. */
+static int grow_edge_table(cgprop_graph *g)
+{
+    uint32_t ncap = table_next_cap(g->ehash_cap), count = g->ne;
+    if (!ncap) return count + 1u < g->ehash_cap ? CGPROP_OK : CGPROP_EOVERFLOW;
     uint32_t *t = cgprop__calloc(g, ncap, sizeof *t);
     if (!t) return CGPROP_ENOMEM;
-    uint64_t mask = ncap - 1;
+    uint64_t mask = ncap - 1, ring[PF];
+    for (uint32_t id = 0; id < count && id < PF; id++) {
+        ring[id] = hash_pair(g->ecaller[id], g->ecallee[id]);
+        CGPROP__PREFETCH_W(&t[ring[id] & mask]);
+    }
     for (uint32_t id = 0; id < count; id++) {
-        uint64_t h = edges ? hash_pair(g->ecaller[id], g->ecallee[id])
-                           : hash_bytes(g->key_ptr[id], g->key_len[id]);
+        uint64_t h = ring[id % PF];
+        if (id + PF < count) {
+            uint64_t hn = hash_pair(g->ecaller[id + PF], g->ecallee[id + PF]);
+            ring[id % PF] = hn;
+            CGPROP__PREFETCH_W(&t[hn & mask]);
+        }
         uint64_t i = h & mask;
         while (t[i]) i = (i + 1) & mask;
         t[i] = id + 1;
     }
-    cgprop__free(g, *tab);
-    *tab = t;
-    *cap = ncap;
+    cgprop__free(g, g->ehash);
+    g->ehash = t;
+    g->ehash_cap = ncap;
     return CGPROP_OK;
 }
 
@@ -265,10 +316,12 @@ static int node_lookup(const cgprop_graph *g, const char *key, size_t len, uint6
 {
     if (!g->nhash_cap) return 0;
     uint64_t mask = g->nhash_cap - 1;
+    uint32_t fp = (uint32_t)(h >> 32);
     for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-        uint32_t v = g->nhash[i];
+        uint64_t v = g->nhash[i];
         if (!v) return 0;
-        uint32_t id = v - 1;
+        if ((uint32_t)(v >> 32) != fp) continue;
+        uint32_t id = (uint32_t)v - 1;
         if (g->key_len[id] == len && memcmp(g->key_ptr[id], key, len) == 0) {
             *out = id;
             return 1;
@@ -319,7 +372,7 @@ int cgprop_graph_add_node(cgprop_graph *g, const char *key, size_t len, uint32_t
     if (rc) return cgprop__err(g, rc, "add_node: out of memory growing the function table");
     /* Keep the table at most half full so probes stay short. */
     if ((uint64_t)(g->nn + 1) * 2 > g->nhash_cap) {
-        rc = grow_table(g, &g->nhash, &g->nhash_cap, g->nn, false);
+        rc = grow_node_table(g);
         if (rc) return cgprop__err(g, rc, "add_node: out of memory growing the key index");
     }
     char *copy = key_space(g, len + 1);
@@ -341,7 +394,7 @@ int cgprop_graph_add_node(cgprop_graph *g, const char *key, size_t len, uint32_t
     uint64_t mask = g->nhash_cap - 1;
     uint64_t i = h & mask;
     while (g->nhash[i]) i = (i + 1) & mask;
-    g->nhash[i] = id + 1;
+    g->nhash[i] = node_slot(id, h);
     g->nn++;
     cgprop__mutated(g);
     *out = id;
@@ -432,15 +485,20 @@ int cgprop_graph_add_spontaneous(cgprop_graph *g, uint32_t node, uint64_t count,
 
 /* ---- calls ---- */
 
-uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee)
+static uint32_t edge_lookup_h(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h)
 {
     if (!g->ehash_cap) return UINT32_MAX;
     uint64_t mask = g->ehash_cap - 1;
-    for (uint64_t i = hash_pair(caller, callee) & mask;; i = (i + 1) & mask) {
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
         uint32_t v = g->ehash[i];
         if (!v) return UINT32_MAX;
         if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) return v - 1;
     }
+}
+
+uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee)
+{
+    return edge_lookup_h(g, caller, callee, hash_pair(caller, callee));
 }
 
 /* Grow the per-call arrays to hold at least `need` calls (doubling). */
@@ -470,7 +528,7 @@ int cgprop__reserve_edges(cgprop_graph *g, uint32_t n)
     if (need > UINT32_MAX - 1) return CGPROP_OK; /* adding will say what is wrong */
     int rc = grow_edges_to(g, need);
     while (!rc && need * 2 > g->ehash_cap && g->ehash_cap < 0x80000000u)
-        rc = grow_table(g, &g->ehash, &g->ehash_cap, g->ne, true);
+        rc = grow_edge_table(g);
     return rc;
 }
 
@@ -526,21 +584,17 @@ int cgprop__ecls_prepare(cgprop_graph *g, uint32_t e, int c, bool nonzero)
     return materialize(g, e);
 }
 
-int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
+/* Add call caller->callee, known to be absent; h is its hash. */
+static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h, uint32_t *out)
 {
-    uint32_t e = cgprop__edge_lookup(g, caller, callee);
-    if (e != UINT32_MAX) {
-        *out = e;
-        return CGPROP_OK;
-    }
     if (g->ne >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
     int rc = grow_edges(g);
     if (rc) return rc;
     if ((uint64_t)(g->ne + 1) * 2 > g->ehash_cap) {
-        rc = grow_table(g, &g->ehash, &g->ehash_cap, g->ne, true);
+        rc = grow_edge_table(g);
         if (rc) return rc;
     }
-    e = g->ne;
+    uint32_t e = g->ne;
     size_t K = g->K;
     g->ecaller[e] = caller;
     g->ecallee[e] = callee;
@@ -549,7 +603,7 @@ int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, u
     g->eflags[e] = 0;
     g->ecls_ref[e] = 0;
     uint64_t mask = g->ehash_cap - 1;
-    uint64_t i = hash_pair(caller, callee) & mask;
+    uint64_t i = h & mask;
     while (g->ehash[i]) i = (i + 1) & mask;
     g->ehash[i] = e + 1;
     g->ne++;
@@ -560,6 +614,17 @@ int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, u
     return CGPROP_OK;
 }
 
+int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
+{
+    uint64_t h = hash_pair(caller, callee);
+    uint32_t e = edge_lookup_h(g, caller, callee, h);
+    if (e != UINT32_MAX) {
+        *out = e;
+        return CGPROP_OK;
+    }
+    return edge_insert(g, caller, callee, h, out);
+}
+
 static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint32_t callee, uint64_t count,
                        const uint64_t *costs, int cls, uint32_t *out)
 {
@@ -567,7 +632,14 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
     if (rc) return rc;
     rc = check_node(g, callee, what);
     if (rc) return rc;
-    uint32_t e = cgprop__edge_lookup(g, caller, callee);
+    /* On a graph larger than the caches the index slot, the callee's
+     * calls_in and its flags are three misses; asking for all of them
+     * before the probe needs the first lets them overlap. */
+    uint64_t h = hash_pair(caller, callee);
+    if (g->ehash_cap) CGPROP__PREFETCH(&g->ehash[h & (g->ehash_cap - 1)]);
+    CGPROP__PREFETCH_W(&g->calls_in[callee]);
+    CGPROP__PREFETCH_W(&g->nflags[callee]);
+    uint32_t e = edge_lookup_h(g, caller, callee, h);
     size_t K = g->K;
     /* Overflow first, so a refused addition leaves no trace. The class
      * buckets never exceed the plain sums, so checking those suffices. */
@@ -585,7 +657,7 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
         rc = cgprop__ecls_prepare(g, e, cls, nonzero);
         if (rc) return cgprop__err(g, rc, "%s: out of memory", what);
     } else {
-        rc = cgprop__edge_get_or_add(g, caller, callee, &e);
+        rc = edge_insert(g, caller, callee, h, &e);
         if (rc) return cgprop__err(g, rc, "%s: %s adding call %u -> %u", what,
                                    rc == CGPROP_ENOMEM ? "out of memory" : "too many calls", caller, callee);
         (void)cgprop__ecls_prepare(g, e, cls, nonzero);
@@ -668,7 +740,7 @@ void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0)
 {
     if (nn0 >= g->nn) return;
     for (uint32_t i = 0; i < g->nhash_cap; i++)
-        if (g->nhash[i] > nn0) g->nhash[i] = 0;
+        if ((uint32_t)g->nhash[i] > nn0) g->nhash[i] = 0;
     g->nn = nn0;
     cgprop__mutated(g);
 }
@@ -691,9 +763,14 @@ const cgprop__adj *cgprop__get_adj(cgprop_graph *g)
     }
     memset(oo, 0, (nn + 1) * sizeof *oo);
     memset(io, 0, (nn + 1) * sizeof *io);
+    /* Calls mostly arrive grouped by caller, so the caller side is near
+     * sequential; the callee side jumps, and its counters and slots are
+     * fetched ahead (the slot in two steps: its counter first). */
+    const uint32_t *ca = g->ecaller, *cb = g->ecallee;
     for (size_t e = 0; e < ne; e++) {
-        oo[g->ecaller[e] + 1]++;
-        io[g->ecallee[e] + 1]++;
+        if (e + PF < ne) CGPROP__PREFETCH_W(&io[cb[e + PF] + 1]);
+        oo[ca[e] + 1]++;
+        io[cb[e] + 1]++;
     }
     for (size_t v = 0; v < nn; v++) {
         oo[v + 1] += oo[v];
@@ -701,8 +778,10 @@ const cgprop__adj *cgprop__get_adj(cgprop_graph *g)
     }
     /* Fill by ascending edge id, using the offsets as cursors, then shift back. */
     for (size_t e = 0; e < ne; e++) {
-        oe[oo[g->ecaller[e]]++] = (uint32_t)e;
-        ie[io[g->ecallee[e]]++] = (uint32_t)e;
+        if (e + 2 * PF < ne) CGPROP__PREFETCH_W(&io[cb[e + 2 * PF]]);
+        if (e + PF < ne) CGPROP__PREFETCH_W(&ie[io[cb[e + PF]]]);
+        oe[oo[ca[e]]++] = (uint32_t)e;
+        ie[io[cb[e]]++] = (uint32_t)e;
     }
     for (size_t v = nn; v > 0; v--) {
         oo[v] = oo[v - 1];
