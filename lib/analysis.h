@@ -19,6 +19,11 @@ void cgprop__cycles_free(cgprop_graph *g);
  * for callees first). NULL without a result. */
 const uint32_t *cgprop__cycles_order(const cgprop_graph *g);
 
+/* The cycle id of every node (CGPROP_NONE outside cycles): the current
+ * result's if there is one, else computed into an array that *own receives
+ * and the caller frees. NULL when out of memory. */
+const uint32_t *cgprop__cycles_ids(cgprop_graph *g, uint32_t **own);
+
 /* ---- collapse.c ---- */
 bool cgprop__collapse_current(const cgprop_graph *g);
 /* Adds total and flags of a cycle to a row filled from the cycles. */
