@@ -309,6 +309,7 @@ static int grow_edge_table(cgprop_graph *g)
     cgprop__free(g, g->ehash);
     g->ehash = t;
     g->ehash_cap = ncap;
+    g->npend = 0; /* every call is in the new table */
     return CGPROP_OK;
 }
 
@@ -487,13 +488,60 @@ int cgprop_graph_add_spontaneous(cgprop_graph *g, uint32_t node, uint64_t count,
 
 static uint32_t edge_lookup_h(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h)
 {
-    if (!g->ehash_cap) return UINT32_MAX;
-    uint64_t mask = g->ehash_cap - 1;
-    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-        uint32_t v = g->ehash[i];
-        if (!v) return UINT32_MAX;
-        if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) return v - 1;
+    if (g->ehash_cap) {
+        uint64_t mask = g->ehash_cap - 1;
+        for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+            uint32_t v = g->ehash[i];
+            if (!v) break;
+            if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) return v - 1;
+        }
     }
+    for (uint32_t e = g->ne - g->npend; e < g->ne; e++)
+        if (g->ecaller[e] == caller && g->ecallee[e] == callee) return e;
+    return UINT32_MAX;
+}
+
+/* Write the held-back calls into the index: their slots are fetched
+ * together first. */
+static void flush_pending(cgprop_graph *g)
+{
+    uint32_t n = g->npend, e0 = g->ne - n;
+    uint64_t mask = g->ehash_cap - 1, hs[CGPROP__PEND];
+    for (uint32_t j = 0; j < n; j++) {
+        hs[j] = hash_pair(g->ecaller[e0 + j], g->ecallee[e0 + j]);
+        CGPROP__PREFETCH_W(&g->ehash[hs[j] & mask]);
+    }
+    /* In id order, as the undo needs (see cgprop__rollback_edges). */
+    for (uint32_t j = 0; j < n; j++) {
+        uint64_t i = hs[j] & mask;
+        while (g->ehash[i]) i = (i + 1) & mask;
+        g->ehash[i] = e0 + j + 1;
+    }
+    g->npend = 0;
+}
+
+static inline uint32_t run_slot(uint32_t callee) { return (uint32_t)((callee * 0x9E3779B1u) >> 22); }
+
+/* The run's call to callee, or UINT32_MAX: then there is none at all. */
+static uint32_t run_find(const cgprop_graph *g, uint32_t callee)
+{
+    for (uint32_t i = run_slot(callee);; i = (i + 1) & (CGPROP__RUN_CAP - 1)) {
+        uint32_t v = g->run_tab[i];
+        if (!v) return UINT32_MAX;
+        if (g->ecallee[v - 1] == callee) return v - 1;
+    }
+}
+
+/* Empty run_tab: latest call first, so no probe path is cut short. */
+static void run_end(cgprop_graph *g)
+{
+    if (!g->run_on) return;
+    for (uint32_t e = g->ne; e-- > g->run_e0;) {
+        uint32_t i = run_slot(g->ecallee[e]);
+        while (g->run_tab[i] != e + 1) i = (i + 1) & (CGPROP__RUN_CAP - 1);
+        g->run_tab[i] = 0;
+    }
+    g->run_on = false;
 }
 
 uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee)
@@ -584,6 +632,14 @@ int cgprop__ecls_prepare(cgprop_graph *g, uint32_t e, int c, bool nonzero)
     return materialize(g, e);
 }
 
+/* Call caller->callee or UINT32_MAX, without probing the index when a run
+ * of caller's calls is being added (see struct cgprop_graph). */
+static inline uint32_t edge_find(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h)
+{
+    if (g->run_on && g->run_caller == caller) return run_find(g, callee);
+    return edge_lookup_h(g, caller, callee, h);
+}
+
 /* Add call caller->callee, known to be absent; h is its hash. */
 static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h, uint32_t *out)
 {
@@ -594,7 +650,16 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
         rc = grow_edge_table(g);
         if (rc) return rc;
     }
+    (void)h;
+    /* Nothing can fail past this point. */
     uint32_t e = g->ne;
+    if (g->run_on && (caller != g->run_caller || e - g->run_e0 >= CGPROP__RUN_MAX)) run_end(g);
+    if (!g->run_on && !(g->nflags[caller] & CGPROP__NF_HAS_CALLEE)) {
+        g->run_on = true;
+        g->run_caller = caller;
+        g->run_e0 = e;
+    }
+    if (g->npend == CGPROP__PEND) flush_pending(g);
     size_t K = g->K;
     g->ecaller[e] = caller;
     g->ecallee[e] = callee;
@@ -602,11 +667,14 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
     memset(g->ecost + (size_t)e * K, 0, K * sizeof *g->ecost);
     g->eflags[e] = 0;
     g->ecls_ref[e] = 0;
-    uint64_t mask = g->ehash_cap - 1;
-    uint64_t i = h & mask;
-    while (g->ehash[i]) i = (i + 1) & mask;
-    g->ehash[i] = e + 1;
+    if (g->run_on) {
+        uint32_t i = run_slot(callee);
+        while (g->run_tab[i]) i = (i + 1) & (CGPROP__RUN_CAP - 1);
+        g->run_tab[i] = e + 1;
+    }
     g->ne++;
+    g->npend++;
+    g->nflags[caller] |= CGPROP__NF_HAS_CALLEE;
     g->nflags[callee] |= caller == callee ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
     /* A new edge changes the shape even if no cost follows. */
     cgprop__mutated(g);
@@ -617,7 +685,7 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
 int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
 {
     uint64_t h = hash_pair(caller, callee);
-    uint32_t e = edge_lookup_h(g, caller, callee, h);
+    uint32_t e = edge_find(g, caller, callee, h);
     if (e != UINT32_MAX) {
         *out = e;
         return CGPROP_OK;
@@ -636,10 +704,11 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
      * calls_in and its flags are three misses; asking for all of them
      * before the probe needs the first lets them overlap. */
     uint64_t h = hash_pair(caller, callee);
-    if (g->ehash_cap) CGPROP__PREFETCH(&g->ehash[h & (g->ehash_cap - 1)]);
+    bool in_run = g->run_on && g->run_caller == caller;
+    if (g->ehash_cap && !in_run) CGPROP__PREFETCH(&g->ehash[h & (g->ehash_cap - 1)]);
     CGPROP__PREFETCH_W(&g->calls_in[callee]);
     CGPROP__PREFETCH_W(&g->nflags[callee]);
-    uint32_t e = edge_lookup_h(g, caller, callee, h);
+    uint32_t e = in_run ? run_find(g, callee) : edge_lookup_h(g, caller, callee, h);
     size_t K = g->K;
     /* Overflow first, so a refused addition leaves no trace. The class
      * buckets never exceed the plain sums, so checking those suffices. */
@@ -724,14 +793,22 @@ int cgprop_graph_find_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, ui
 void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0)
 {
     if (ne0 >= g->ne) return;
-    for (uint32_t e = ne0; e < g->ne; e++)
+    run_end(g);
+    for (uint32_t e = ne0; e < g->ne; e++) {
         g->nflags[g->ecallee[e]] &= ~(uint32_t)(CGPROP__NF_SELF_CALL | CGPROP__NF_HAS_CALLER);
+        g->nflags[g->ecaller[e]] &= ~(uint32_t)CGPROP__NF_HAS_CALLEE;
+    }
     for (uint32_t i = 0; i < g->ehash_cap; i++)
         if (g->ehash[i] > ne0) g->ehash[i] = 0;
+    /* Held-back calls below ne0 stay held back. */
+    uint32_t p0 = g->ne - g->npend;
+    g->npend = p0 < ne0 ? ne0 - p0 : 0;
     /* The flags just cleared may still be owed to older calls. */
-    for (uint32_t e = 0; e < ne0; e++)
+    for (uint32_t e = 0; e < ne0; e++) {
         g->nflags[g->ecallee[e]] |=
             g->ecaller[e] == g->ecallee[e] ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
+        g->nflags[g->ecaller[e]] |= CGPROP__NF_HAS_CALLEE;
+    }
     g->ne = ne0;
     cgprop__mutated(g);
 }

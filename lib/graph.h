@@ -26,8 +26,15 @@ enum {
     CGPROP__NF_SELF_UNCLASSIFIED = 1u << 0, /* some self cost came without a class */
     CGPROP__NF_SPONT = 1u << 1,             /* has spontaneous entries (even of weight 0) */
     CGPROP__NF_SELF_CALL = 1u << 2,         /* has an f->f call */
-    CGPROP__NF_HAS_CALLER = 1u << 3         /* has a call from another function */
+    CGPROP__NF_HAS_CALLER = 1u << 3,        /* has a call from another function */
+    CGPROP__NF_HAS_CALLEE = 1u << 4         /* has a call to any function (itself included) */
 };
+
+/* Slots of the run table and most calls in one run (graph.c, edge_common). */
+#define CGPROP__RUN_CAP 1024u
+#define CGPROP__RUN_MAX 512u
+/* New calls held back from the call index, to be written in one batch. */
+#define CGPROP__PEND 16u
 
 /* Edge flag bits (g->eflags). */
 enum {
@@ -108,8 +115,24 @@ struct cgprop_graph {
     uint64_t *ecls;     /* nblk * NCLS * K */
     uint64_t *ecls_cnt; /* nblk * NCLS */
     uint32_t ecls_nblk, ecls_blkcap;
-    uint32_t *ehash;
+    uint32_t *ehash;    /* open addressing, id + 1, 0 = empty */
     uint32_t ehash_cap;
+    /* On a graph larger than the caches each index probe is a cache miss
+     * that nothing can overlap when calls arrive one by one. Two things
+     * spare it (graph.c, edge_common):
+     * - the last npend calls (ids ne - npend .. ne - 1) are not in ehash
+     *   yet; they are written in one batch whose misses overlap, and
+     *   lookups check them too;
+     * - while calls of one caller that had none before are added (run_on:
+     *   calls arrive grouped by caller in real inputs), all its calls are
+     *   ids run_e0 .. ne - 1 and sit in run_tab (by callee), so a call not
+     *   there is new without probing ehash. Any call of another caller, a
+     *   run of more than RUN_MAX calls or an undo ends the run.
+     * Neither is part of the graph's state. */
+    uint32_t npend;
+    bool run_on;
+    uint32_t run_caller, run_e0;
+    uint32_t run_tab[CGPROP__RUN_CAP]; /* id + 1, 0 = empty */
     bool has_classes;   /* any classified self or call cost was added */
     bool any_cost;      /* any call has a cost */
 
