@@ -174,7 +174,7 @@ void cgprop_graph_free(cgprop_graph *g)
     void *arrays[] = {g->mname, g->mlen, g->key_ptr, g->key_len, g->kblocks, g->nhash, g->self, g->self_n,
                       g->self_r, g->spont_cnt, g->spont_cost, g->calls_in, g->nflags, g->ecaller, g->ecallee,
                       g->ecount, g->ecost, g->eflags, g->ecls_ref, g->ecls, g->ecls_cnt, g->ehash, g->adj.out_off,
-                      g->adj.out_e, g->adj.in_off, g->adj.in_e};
+                      g->adj.out_e, g->adj.out_v, g->adj.in_off, g->adj.in_e};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cgprop__free(g, arrays[i]);
     g->a.free_fn(g->a.user, g);
 }
@@ -830,11 +830,13 @@ const cgprop__adj *cgprop__get_adj(cgprop_graph *g)
     size_t nn = g->nn, ne = g->ne;
     uint32_t *oo = cgprop__alloc(g, nn + 1, sizeof *oo), *io = cgprop__alloc(g, nn + 1, sizeof *io);
     uint32_t *oe = cgprop__alloc(g, ne, sizeof *oe), *ie = cgprop__alloc(g, ne, sizeof *ie);
-    if (!oo || !io || !oe || !ie) {
+    uint32_t *ov = cgprop__alloc(g, ne, sizeof *ov);
+    if (!oo || !io || !oe || !ie || !ov) {
         cgprop__free(g, oo);
         cgprop__free(g, io);
         cgprop__free(g, oe);
         cgprop__free(g, ie);
+        cgprop__free(g, ov);
         cgprop__err(g, CGPROP_ENOMEM, "out of memory building the adjacency index");
         return NULL;
     }
@@ -857,6 +859,7 @@ const cgprop__adj *cgprop__get_adj(cgprop_graph *g)
     for (size_t e = 0; e < ne; e++) {
         if (e + 2 * PF < ne) CGPROP__PREFETCH_W(&io[cb[e + 2 * PF]]);
         if (e + PF < ne) CGPROP__PREFETCH_W(&ie[io[cb[e + PF]]]);
+        ov[oo[ca[e]]] = cb[e];
         oe[oo[ca[e]]++] = (uint32_t)e;
         ie[io[cb[e]]++] = (uint32_t)e;
     }
@@ -867,10 +870,12 @@ const cgprop__adj *cgprop__get_adj(cgprop_graph *g)
     oo[0] = io[0] = 0;
     cgprop__free(g, g->adj.out_off);
     cgprop__free(g, g->adj.out_e);
+    cgprop__free(g, g->adj.out_v);
     cgprop__free(g, g->adj.in_off);
     cgprop__free(g, g->adj.in_e);
     g->adj.out_off = oo;
     g->adj.out_e = oe;
+    g->adj.out_v = ov;
     g->adj.in_off = io;
     g->adj.in_e = ie;
     g->adj.gen = g->gen;

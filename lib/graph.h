@@ -60,6 +60,7 @@ typedef struct cgprop__adj {
     uint64_t gen;
     uint32_t *out_off; /* nn + 1 */
     uint32_t *out_e;   /* ne */
+    uint32_t *out_v;   /* ne: the callee of out_e[i], so a walk reads no call array */
     uint32_t *in_off;  /* nn + 1 */
     uint32_t *in_e;    /* ne */
 } cgprop__adj;
