@@ -154,8 +154,10 @@ void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t
     if (VR(r, h)->kin == 0) row->flags |= CGPROP_F_ROOT | CGPROP_F_ENTRY_ASSUMED;
 }
 
-/* How far ahead (calls, or functions in the order) records are fetched. */
-#define PF 16
+/* How far ahead records are fetched: calls in id order, and functions in
+ * the order (three steps of D: the function's list, its first callees). */
+#define PF 32
+#define D 8
 
 static int build(cgprop_graph *g, uint32_t share, col_res **out)
 {
@@ -213,26 +215,37 @@ static int build(cgprop_graph *g, uint32_t share, col_res **out)
      * backwards finds every callee total final. The order jumps around the
      * id space: the next functions' records and call lists are fetched
      * ahead, and within a list the callees' records. */
-    const uint32_t *off = adj->out_off, *oe = adj->out_e;
+    const uint32_t *off = adj->out_off, *oe = adj->out_e, *ov = adj->out_v;
     for (uint32_t i = nn; i-- > 0;) {
-        if (i >= PF) {
-            uint32_t m = order[i - PF];
+        if (i >= 3 * D) {
+            uint32_t m = order[i - 3 * D];
             CGPROP__PREFETCH(VR(r, m));
             CGPROP__PREFETCH(&off[m]);
             CGPROP__PREFETCH_W(&r->gch[(size_t)m * K]);
             CGPROP__PREFETCH(&g->self[(size_t)m * K]);
         }
-        if (i >= PF / 2) {
-            uint32_t m = order[i - PF / 2];
-            CGPROP__PREFETCH(&oe[off[m]]);
+        if (i >= 2 * D) {
+            uint32_t p = off[order[i - 2 * D]];
+            CGPROP__PREFETCH(&oe[p]);
+            CGPROP__PREFETCH(&ov[p]);
+        }
+        if (i >= D) {
+            uint32_t m = order[i - D], p = off[m], end = off[m + 1];
+            if (p < end) {
+                uint32_t e = oe[p];
+                CGPROP__PREFETCH(&g->ecount[e]);
+                CGPROP__PREFETCH(&g->eflags[e]);
+                CGPROP__PREFETCH(&g->ecost[(size_t)e * K]);
+            }
+            for (uint32_t q = p; q < end && q < p + 4; q++) CGPROP__PREFETCH(VR(r, ov[q]));
         }
         uint32_t n = order[i];
         uint32_t h = vid_of(g, r, n);
         double *gc = r->gch + (size_t)n * K;
         for (uint32_t p = off[n], end = off[n + 1]; p < end; p++) {
-            if (p + 4 < end) CGPROP__PREFETCH(VR(r, cb[oe[p + 4]]));
+            if (p + 4 < end) CGPROP__PREFETCH(VR(r, ov[p + 4]));
             uint32_t e = oe[p];
-            uint32_t hv = vid_of(g, r, cb[e]);
+            uint32_t hv = vid_of(g, r, ov[p]);
             if (hv == h) continue; /* self-call or intra-cycle: no propagation */
             const double *Tv = T_of(r, hv);
             for (uint32_t k = 0; k < K; k++) gc[k] += frac(r, hv, k, weight(g, share, e, k)) * Tv[k];

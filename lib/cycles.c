@@ -101,7 +101,7 @@ static int tarjan(cgprop_graph *g, const cgprop__adj *adj, uint32_t *ord, uint32
         cgprop__free(g, cs);
         return CGPROP_ENOMEM;
     }
-    const uint32_t *off = adj->out_off, *oe = adj->out_e, *callee = g->ecallee;
+    const uint32_t *off = adj->out_off, *ov = adj->out_v;
     for (uint32_t v = 0; v < nn; v++) num[v] = UNSEEN;
     uint32_t counter = 0, sp = 0, back = nn, csp = 0;
     for (uint32_t s = 0; s < nn; s++) {
@@ -115,11 +115,11 @@ static int tarjan(cgprop_graph *g, const cgprop__adj *adj, uint32_t *ord, uint32
             if (f->p < f->end) {
                 uint32_t p = f->p++;
                 if (p + PF < f->end) {
-                    uint32_t a = callee[oe[p + PF]];
+                    uint32_t a = ov[p + PF];
                     CGPROP__PREFETCH(&num[a]);
                     CGPROP__PREFETCH(&off[a]);
                 }
-                uint32_t w = callee[oe[p]], nw = num[w];
+                uint32_t w = ov[p], nw = num[w];
                 if (nw == UNSEEN) {
                     num[w] = counter;
                     ord[sp++] = w;
