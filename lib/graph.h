@@ -31,8 +31,9 @@ enum {
 };
 
 /* Slots of the run table and most calls in one run (graph.c, edge_common). */
-#define CGPROP__RUN_CAP 1024u
-#define CGPROP__RUN_MAX 512u
+#define CGPROP__RUN_BITS 12
+#define CGPROP__RUN_CAP (1u << CGPROP__RUN_BITS)
+#define CGPROP__RUN_MAX 2048u
 /* New calls held back from the call index, to be written in one batch. */
 #define CGPROP__PEND 16u
 
