@@ -143,6 +143,12 @@ bool cgprop__collapse_is_root(const cgprop_graph *g, uint32_t node)
     return VR(r, vid_of(g, r, node))->kin == 0;
 }
 
+void cgprop__collapse_prefetch_edge(const cgprop_graph *g, uint32_t edge)
+{
+    const col_res *r = g->res_collapse;
+    CGPROP__PREFETCH(VR(r, g->ecallee[edge]));
+}
+
 void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row)
 {
     const col_res *r = g->res_collapse;
