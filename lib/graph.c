@@ -538,8 +538,8 @@ static void run_end(cgprop_graph *g)
     if (!g->run_on) return;
     for (uint32_t e = g->ne; e-- > g->run_e0;) {
         uint32_t i = run_slot(g->ecallee[e]);
-        while (g->run_tab[i] != e + 1) i = (i + 1) & (CGPROP__RUN_CAP - 1);
-        g->run_tab[i] = 0;
+        for (uint32_t n = 0; n < CGPROP__RUN_CAP && g->run_tab[i] != e + 1; n++) i = (i + 1) & (CGPROP__RUN_CAP - 1);
+        if (g->run_tab[i] == e + 1) g->run_tab[i] = 0;
     }
     g->run_on = false;
 }
