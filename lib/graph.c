@@ -496,7 +496,7 @@ static uint32_t edge_lookup_h(const cgprop_graph *g, uint32_t caller, uint32_t c
             if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) return v - 1;
         }
     }
-    for (uint32_t e = g->ne - g->npend; e < g->ne; e++)
+    for (uint32_t e = g->pend0; e < g->pend0 + g->npend; e++)
         if (g->ecaller[e] == caller && g->ecallee[e] == callee) return e;
     return UINT32_MAX;
 }
@@ -505,7 +505,7 @@ static uint32_t edge_lookup_h(const cgprop_graph *g, uint32_t caller, uint32_t c
  * together first. */
 static void flush_pending(cgprop_graph *g)
 {
-    uint32_t n = g->npend, e0 = g->ne - n;
+    uint32_t n = g->npend, e0 = g->pend0;
     uint64_t mask = g->ehash_cap - 1, hs[CGPROP__PEND];
     for (uint32_t j = 0; j < n; j++) {
         hs[j] = hash_pair(g->ecaller[e0 + j], g->ecallee[e0 + j]);
@@ -536,7 +536,7 @@ static uint32_t run_find(const cgprop_graph *g, uint32_t callee)
 static void run_end(cgprop_graph *g)
 {
     if (!g->run_on) return;
-    for (uint32_t e = g->ne; e-- > g->run_e0;) {
+    for (uint32_t e = g->run_e0 + g->run_n; e-- > g->run_e0;) {
         uint32_t i = run_slot(g->ecallee[e]);
         for (uint32_t n = 0; n < CGPROP__RUN_CAP && g->run_tab[i] != e + 1; n++) i = (i + 1) & (CGPROP__RUN_CAP - 1);
         if (g->run_tab[i] == e + 1) g->run_tab[i] = 0;
@@ -653,13 +653,15 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
     (void)h;
     /* Nothing can fail past this point. */
     uint32_t e = g->ne;
-    if (g->run_on && (caller != g->run_caller || e - g->run_e0 >= CGPROP__RUN_MAX)) run_end(g);
+    if (g->run_on && (caller != g->run_caller || g->run_n >= CGPROP__RUN_MAX)) run_end(g);
     if (!g->run_on && !(g->nflags[caller] & CGPROP__NF_HAS_CALLEE)) {
         g->run_on = true;
         g->run_caller = caller;
         g->run_e0 = e;
+        g->run_n = 0;
     }
     if (g->npend == CGPROP__PEND) flush_pending(g);
+    if (!g->npend) g->pend0 = e;
     size_t K = g->K;
     g->ecaller[e] = caller;
     g->ecallee[e] = callee;
@@ -671,6 +673,7 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
         uint32_t i = run_slot(callee);
         while (g->run_tab[i]) i = (i + 1) & (CGPROP__RUN_CAP - 1);
         g->run_tab[i] = e + 1;
+        g->run_n++;
     }
     g->ne++;
     g->npend++;
@@ -801,8 +804,8 @@ void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0)
     for (uint32_t i = 0; i < g->ehash_cap; i++)
         if (g->ehash[i] > ne0) g->ehash[i] = 0;
     /* Held-back calls below ne0 stay held back. */
-    uint32_t p0 = g->ne - g->npend;
-    g->npend = p0 < ne0 ? ne0 - p0 : 0;
+    if (g->pend0 >= ne0) g->npend = 0;
+    else if (g->npend > ne0 - g->pend0) g->npend = ne0 - g->pend0;
     /* The flags just cleared may still be owed to older calls. */
     for (uint32_t e = 0; e < ne0; e++) {
         g->nflags[g->ecallee[e]] |=

@@ -122,18 +122,20 @@ struct cgprop_graph {
     /* On a graph larger than the caches each index probe is a cache miss
      * that nothing can overlap when calls arrive one by one. Two things
      * spare it (graph.c, edge_common):
-     * - the last npend calls (ids ne - npend .. ne - 1) are not in ehash
+     * - the last npend calls (ids pend0 .. pend0 + npend - 1, the newest)
+     *   are not in ehash
      *   yet; they are written in one batch whose misses overlap, and
      *   lookups check them too;
      * - while calls of one caller that had none before are added (run_on:
      *   calls arrive grouped by caller in real inputs), all its calls are
-     *   ids run_e0 .. ne - 1 and sit in run_tab (by callee), so a call not
+     *   ids run_e0 .. run_e0 + run_n - 1 (the newest) and sit in run_tab
+     *   (by callee), so a call not
      *   there is new without probing ehash. Any call of another caller, a
      *   run of more than RUN_MAX calls or an undo ends the run.
      * Neither is part of the graph's state. */
-    uint32_t npend;
+    uint32_t pend0, npend;
     bool run_on;
-    uint32_t run_caller, run_e0;
+    uint32_t run_caller, run_e0, run_n;
     uint32_t run_tab[CGPROP__RUN_CAP]; /* id + 1, 0 = empty */
     bool has_classes;   /* any classified self or call cost was added */
     bool any_cost;      /* any call has a cost */
