@@ -486,19 +486,35 @@ int cgprop_graph_add_spontaneous(cgprop_graph *g, uint32_t node, uint64_t count,
 
 /* ---- calls ---- */
 
+/* Fibonacci hashing: the top bits of the product index the run table. */
+static inline uint32_t run_slot(uint32_t callee)
+{
+    return (uint32_t)((callee * 0x9E3779B1u) >> (32 - CGPROP__RUN_BITS));
+}
+
+/* The run's call to callee, or UINT32_MAX: then there is none at all. */
+static uint32_t run_find(const cgprop_graph *g, uint32_t callee)
+{
+    for (uint32_t i = run_slot(callee);; i = (i + 1) & (CGPROP__RUN_CAP - 1)) {
+        uint32_t v = g->run_tab[i];
+        if (!v) return UINT32_MAX;
+        if (g->ecallee[v - 1] == callee) return v - 1;
+    }
+}
+
+/* Call caller->callee or UINT32_MAX; h is its hash. The run's caller is
+ * looked up in the run table, which holds all its calls (the held-back ones
+ * among them); any other caller in the index. */
 static uint32_t edge_lookup_h(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h)
 {
-    if (g->ehash_cap) {
-        uint64_t mask = g->ehash_cap - 1;
-        for (uint64_t i = h & mask;; i = (i + 1) & mask) {
-            uint32_t v = g->ehash[i];
-            if (!v) break;
-            if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) return v - 1;
-        }
+    if (g->run_on && g->run_caller == caller) return run_find(g, callee);
+    if (!g->ehash_cap) return UINT32_MAX;
+    uint64_t mask = g->ehash_cap - 1;
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+        uint32_t v = g->ehash[i];
+        if (!v) return UINT32_MAX;
+        if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) return v - 1;
     }
-    for (uint32_t e = g->pend0; e < g->pend0 + g->npend; e++)
-        if (g->ecaller[e] == caller && g->ecallee[e] == callee) return e;
-    return UINT32_MAX;
 }
 
 /* Write the held-back calls into the index: their slots are fetched
@@ -520,22 +536,12 @@ static void flush_pending(cgprop_graph *g)
     g->npend = 0;
 }
 
-static inline uint32_t run_slot(uint32_t callee) { return (uint32_t)((callee * 0x9E3779B1u) >> 22); }
-
-/* The run's call to callee, or UINT32_MAX: then there is none at all. */
-static uint32_t run_find(const cgprop_graph *g, uint32_t callee)
-{
-    for (uint32_t i = run_slot(callee);; i = (i + 1) & (CGPROP__RUN_CAP - 1)) {
-        uint32_t v = g->run_tab[i];
-        if (!v) return UINT32_MAX;
-        if (g->ecallee[v - 1] == callee) return v - 1;
-    }
-}
-
-/* Empty run_tab: latest call first, so no probe path is cut short. */
+/* End the run: its held-back calls go to the index, and run_tab is
+ * emptied, latest call first so no probe path is cut short. */
 static void run_end(cgprop_graph *g)
 {
     if (!g->run_on) return;
+    flush_pending(g);
     for (uint32_t e = g->run_e0 + g->run_n; e-- > g->run_e0;) {
         uint32_t i = run_slot(g->ecallee[e]);
         for (uint32_t n = 0; n < CGPROP__RUN_CAP && g->run_tab[i] != e + 1; n++) i = (i + 1) & (CGPROP__RUN_CAP - 1);
@@ -632,13 +638,6 @@ int cgprop__ecls_prepare(cgprop_graph *g, uint32_t e, int c, bool nonzero)
     return materialize(g, e);
 }
 
-/* Call caller->callee or UINT32_MAX, without probing the index when a run
- * of caller's calls is being added (see struct cgprop_graph). */
-static inline uint32_t edge_find(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h)
-{
-    if (g->run_on && g->run_caller == caller) return run_find(g, callee);
-    return edge_lookup_h(g, caller, callee, h);
-}
 
 /* Add call caller->callee, known to be absent; h is its hash. */
 static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h, uint32_t *out)
@@ -650,7 +649,6 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
         rc = grow_edge_table(g);
         if (rc) return rc;
     }
-    (void)h;
     /* Nothing can fail past this point. */
     uint32_t e = g->ne;
     if (g->run_on && (caller != g->run_caller || g->run_n >= CGPROP__RUN_MAX)) run_end(g);
@@ -660,8 +658,6 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
         g->run_e0 = e;
         g->run_n = 0;
     }
-    if (g->npend == CGPROP__PEND) flush_pending(g);
-    if (!g->npend) g->pend0 = e;
     size_t K = g->K;
     g->ecaller[e] = caller;
     g->ecallee[e] = callee;
@@ -674,9 +670,17 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
         while (g->run_tab[i]) i = (i + 1) & (CGPROP__RUN_CAP - 1);
         g->run_tab[i] = e + 1;
         g->run_n++;
+        /* Its index slot is written later, with others' (no probe fetched it). */
+        if (g->npend == CGPROP__PEND) flush_pending(g);
+        if (!g->npend) g->pend0 = e;
+        g->npend++;
+    } else {
+        /* The look-up that found it absent has just read this slot. */
+        uint64_t mask = g->ehash_cap - 1, i = h & mask;
+        while (g->ehash[i]) i = (i + 1) & mask;
+        g->ehash[i] = e + 1;
     }
     g->ne++;
-    g->npend++;
     g->nflags[caller] |= CGPROP__NF_HAS_CALLEE;
     g->nflags[callee] |= caller == callee ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
     /* A new edge changes the shape even if no cost follows. */
@@ -688,7 +692,7 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
 int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
 {
     uint64_t h = hash_pair(caller, callee);
-    uint32_t e = edge_find(g, caller, callee, h);
+    uint32_t e = edge_lookup_h(g, caller, callee, h);
     if (e != UINT32_MAX) {
         *out = e;
         return CGPROP_OK;
@@ -804,8 +808,6 @@ void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0)
     for (uint32_t i = 0; i < g->ehash_cap; i++)
         if (g->ehash[i] > ne0) g->ehash[i] = 0;
     /* Held-back calls below ne0 stay held back. */
-    if (g->pend0 >= ne0) g->npend = 0;
-    else if (g->npend > ne0 - g->pend0) g->npend = ne0 - g->pend0;
     /* The flags just cleared may still be owed to older calls. */
     for (uint32_t e = 0; e < ne0; e++) {
         g->nflags[g->ecallee[e]] |=

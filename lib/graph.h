@@ -120,19 +120,15 @@ struct cgprop_graph {
     uint32_t *ehash;    /* open addressing, id + 1, 0 = empty */
     uint32_t ehash_cap;
     /* On a graph larger than the caches each index probe is a cache miss
-     * that nothing can overlap when calls arrive one by one. Two things
-     * spare it (graph.c, edge_common):
-     * - the last npend calls (ids pend0 .. pend0 + npend - 1, the newest)
-     *   are not in ehash
-     *   yet; they are written in one batch whose misses overlap, and
-     *   lookups check them too;
-     * - while calls of one caller that had none before are added (run_on:
-     *   calls arrive grouped by caller in real inputs), all its calls are
-     *   ids run_e0 .. run_e0 + run_n - 1 (the newest) and sit in run_tab
-     *   (by callee), so a call not
-     *   there is new without probing ehash. Any call of another caller, a
-     *   run of more than RUN_MAX calls or an undo ends the run.
-     * Neither is part of the graph's state. */
+     * that nothing can overlap when calls arrive one by one. Calls arrive
+     * grouped by caller in real inputs, so (graph.c, edge_lookup_h and
+     * edge_insert): while calls of a caller that had none before are added
+     * (run_on), all its calls are ids run_e0 .. run_e0 + run_n - 1 and sit
+     * in run_tab (by callee); a call not there is new without probing ehash.
+     * The last npend of them (ids pend0 .. pend0 + npend - 1) are not in
+     * ehash yet: they are written in batches whose misses overlap. A call
+     * of another caller, a run of RUN_MAX calls or an undo ends the run and
+     * writes its held-back calls. Neither is part of the graph's state. */
     uint32_t pend0, npend;
     bool run_on;
     uint32_t run_caller, run_e0, run_n;
