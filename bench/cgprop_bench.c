@@ -341,6 +341,38 @@ static double index_time(cgprop_graph *g)
     return t;
 }
 
+/* The same calls in a random order (deterministic): a reader that receives
+ * calls grouped by caller, as callgrind and gprof files give them, sees the
+ * generator's order; this is the worst case, every call's caller a jump. */
+static void shuffled_copy(const gen_calls *in, gen_calls *out, uint64_t seed)
+{
+    *out = *in;
+    size_t n = in->n;
+    out->a = malloc(n * sizeof *out->a);
+    out->b = malloc(n * sizeof *out->b);
+    out->count = malloc(n * sizeof *out->count);
+    out->cost = malloc(n * sizeof *out->cost);
+    out->self = malloc((size_t)in->nn * sizeof *out->self);
+    size_t *perm = malloc(n * sizeof *perm);
+    if (!out->a || !out->b || !out->count || !out->cost || !out->self || !perm) die("out of memory");
+    memcpy(out->self, in->self, (size_t)in->nn * sizeof *out->self);
+    gen_rng r;
+    gen_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) perm[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(gen_next(&r) % i), t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out->a[i] = in->a[perm[i]];
+        out->b[i] = in->b[perm[i]];
+        out->count[i] = in->count[perm[i]];
+        out->cost[i] = in->cost[perm[i]];
+    }
+    free(perm);
+}
+
 static void bench_scale(size_t n)
 {
     gen_calls in;
@@ -376,6 +408,26 @@ static void bench_scale(size_t n)
         }
         cgprop_graph_free(g);
     }
+    /* The same graph with its calls added in random order: building pays a
+     * call-index probe per call, and the analyses' call ids no longer
+     * follow the callers. Fewer repetitions: this is the slow case. */
+    gen_calls sh;
+    shuffled_copy(&in, &sh, 0x5A0FFu + n);
+    double t_sbuild = 1e30, t_san[NANALYSES];
+    int sreps = breps < 3 ? breps : 3;
+    for (int r = 0; r < sreps; r++) {
+        double t;
+        counter sc = {0, 0};
+        cgprop_graph *g = build(&sh, &k, &sc, &t);
+        if (t < t_sbuild) t_sbuild = t;
+        if (r == sreps - 1) {
+            (void)index_time(g);
+            time_analyses(g, reps < 3 ? reps : 3, t_san);
+        }
+        cgprop_graph_free(g);
+    }
+    gen_calls_free(&sh);
+
     const char *sref = "streaming pass over the call array";
     figure("scale", "build", "dag", calls, t_build * 1e9 / calls, "ns/call", "append to plain arrays",
            t_ref * 1e9 / calls, 0);
@@ -383,6 +435,13 @@ static void bench_scale(size_t n)
     for (int a = 0; a < NANALYSES; a++)
         figure("scale", analyses[a].name, "dag", calls, t_an[a] * 1e9 / calls, "ns/call", sref,
                t_stream * 1e9 / calls, 0);
+    figure("scale", "build, calls shuffled", "dag", calls, t_sbuild * 1e9 / calls, "ns/call",
+           "append to plain arrays", t_ref * 1e9 / calls, 0);
+    for (int a = 0; a < NANALYSES; a++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s, calls shuffled", analyses[a].name);
+        figure("scale", name, "dag", calls, t_san[a] * 1e9 / calls, "ns/call", sref, t_stream * 1e9 / calls, 0);
+    }
     figure("scale", "memory: graph", "dag", calls, (double)graph_bytes / calls, "B/call",
            "plain arrays of the same keys and calls", (double)ref_bytes / calls, 0);
     figure("scale", "memory: graph+analyses", "dag", calls, (double)all_bytes / calls, "B/call",

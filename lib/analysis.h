@@ -19,6 +19,11 @@ void cgprop__cycles_free(cgprop_graph *g);
  * for callees first). NULL without a result. */
 const uint32_t *cgprop__cycles_order(const cgprop_graph *g);
 
+/* The cycle id of every node (CGPROP_NONE outside cycles): the current
+ * result's if there is one, else computed into an array that *own receives
+ * and the caller frees. NULL when out of memory. */
+const uint32_t *cgprop__cycles_ids(cgprop_graph *g, uint32_t **own);
+
 /* ---- collapse.c ---- */
 bool cgprop__collapse_current(const cgprop_graph *g);
 /* Adds total and flags of a cycle to a row filled from the cycles. */
@@ -42,6 +47,10 @@ double cgprop__collapse_vertex_self(const cgprop_graph *g, uint32_t node, uint32
 double cgprop__collapse_gprof_child(const cgprop_graph *g, uint32_t node, uint32_t k);
 /* H(node) has no external caller and no spontaneous entry. */
 bool cgprop__collapse_is_root(const cgprop_graph *g, uint32_t node);
+/* Ask for what edge_share and vertex_total of this call's callee will read:
+ * a loop over calls that calls it some 32 calls ahead overlaps the cache
+ * misses (one per call on a graph larger than the caches). */
+void cgprop__collapse_prefetch_edge(const cgprop_graph *g, uint32_t edge);
 
 /* ---- propagate.c ---- */
 bool cgprop__propagate_current(const cgprop_graph *g);

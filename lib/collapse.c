@@ -5,28 +5,36 @@
 
 #include <string.h>
 
+/* One vertex: the collapse's figures for it, in one record so that a call
+ * into it reads one cache line (on a graph larger than the caches, the
+ * callee's vertex is a miss per call). A function outside cycles is its own
+ * vertex, so a function's record also says which vertex it belongs to: the
+ * common case needs no second look-up. */
+typedef struct vrec {
+    uint64_t kin; /* callers the zero-weight rule counts */
+    uint32_t vid; /* records of functions: the function's vertex */
+    uint32_t pad;
+    double tw[];  /* T[0..K), then W[0..K): total, external + spontaneous weight */
+} vrec;
+
 typedef struct col_res {
     uint64_t gen;
     uint32_t share; /* resolved: CGPROP_SHARE_COUNT or CGPROP_SHARE_COST */
     uint32_t K, nn, ncyc;
-    /* Vertex arrays are indexed by vid: a function's own id, or nn + cycle id. */
-    double *T;     /* (nn + ncyc) * K */
-    double *W;     /* (nn + ncyc) * K: external + spontaneous weight */
-    uint64_t *kin; /* nn + ncyc: callers the zero-weight rule counts */
-    double *Sz;    /* ncyc * K: Σ members' self */
-    double *gch;   /* nn * K: gprof child figure */
-    uint32_t *vid; /* nn: each function's vertex, kept so per-call look-ups stay in this file */
+    /* Vertex records, indexed by vid: a function's own id, or nn + cycle id. */
+    char *vx;       /* (nn + ncyc) records of vstride bytes, cache-line aligned */
+    void *vx_alloc; /* vx as allocated */
+    size_t vstride;
+    double *Sz;     /* ncyc * K: Σ members' self */
+    double *gch;    /* nn * K: gprof child figure */
 } col_res;
 
 static void res_destroy(const cgprop_graph *g, col_res *r)
 {
     if (!r) return;
-    cgprop__free(g, r->T);
-    cgprop__free(g, r->W);
-    cgprop__free(g, r->kin);
+    cgprop__free(g, r->vx_alloc);
     cgprop__free(g, r->Sz);
     cgprop__free(g, r->gch);
-    cgprop__free(g, r->vid);
     cgprop__free(g, r);
 }
 
@@ -43,10 +51,14 @@ bool cgprop__collapse_current(const cgprop_graph *g)
     return r && r->gen == g->gen && cgprop__cycles_current(g);
 }
 
+static inline vrec *VR(const col_res *r, size_t v) { return (vrec *)(r->vx + v * r->vstride); }
+static inline double *T_of(const col_res *r, size_t v) { return VR(r, v)->tw; }
+static inline double *W_of(const col_res *r, size_t v) { return VR(r, v)->tw + r->K; }
+
 static inline uint32_t vid_of(const cgprop_graph *g, const col_res *r, uint32_t node)
 {
     (void)g;
-    return r->vid[node];
+    return VR(r, node)->vid;
 }
 
 static inline double weight(const cgprop_graph *g, uint32_t share, uint32_t e, uint32_t k)
@@ -65,9 +77,10 @@ static inline double spont_weight(const cgprop_graph *g, uint32_t share, uint32_
 /* Fraction of vertex h's total given to one of its callers of weight w. */
 static inline double frac(const col_res *r, uint32_t h, uint32_t k, double w)
 {
-    double W = r->W[(size_t)h * r->K + k];
+    const vrec *v = VR(r, h);
+    double W = v->tw[r->K + k];
     if (W > 0) return w / W;
-    return r->kin[h] ? 1.0 / (double)r->kin[h] : 0.0;
+    return v->kin ? 1.0 / (double)v->kin : 0.0;
 }
 
 uint32_t cgprop__collapse_share_mode(const cgprop_graph *g)
@@ -94,7 +107,7 @@ double cgprop__collapse_entry(const cgprop_graph *g, uint32_t node, uint32_t k)
 {
     const col_res *r = g->res_collapse;
     uint32_t h = vid_of(g, r, node);
-    if (r->kin[h] == 0) {
+    if (VR(r, h)->kin == 0) {
         if (h == node) return 1.0;
         uint32_t n;
         const uint32_t *mem = cgprop__cycles_members(g, h - r->nn, &n);
@@ -107,7 +120,7 @@ double cgprop__collapse_entry(const cgprop_graph *g, uint32_t node, uint32_t k)
 double cgprop__collapse_vertex_total(const cgprop_graph *g, uint32_t node, uint32_t k)
 {
     const col_res *r = g->res_collapse;
-    return r->T[(size_t)vid_of(g, r, node) * r->K + k];
+    return T_of(r, vid_of(g, r, node))[k];
 }
 
 double cgprop__collapse_vertex_self(const cgprop_graph *g, uint32_t node, uint32_t k)
@@ -127,7 +140,13 @@ double cgprop__collapse_gprof_child(const cgprop_graph *g, uint32_t node, uint32
 bool cgprop__collapse_is_root(const cgprop_graph *g, uint32_t node)
 {
     const col_res *r = g->res_collapse;
-    return r->kin[vid_of(g, r, node)] == 0;
+    return VR(r, vid_of(g, r, node))->kin == 0;
+}
+
+void cgprop__collapse_prefetch_edge(const cgprop_graph *g, uint32_t edge)
+{
+    const col_res *r = g->res_collapse;
+    CGPROP__PREFETCH(VR(r, g->ecallee[edge]));
 }
 
 void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row)
@@ -135,18 +154,23 @@ void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t
     const col_res *r = g->res_collapse;
     if (!r || cycle >= r->ncyc || k >= r->K) return;
     uint32_t h = r->nn + cycle;
-    row->total = r->T[(size_t)h * r->K + k];
+    row->total = T_of(r, h)[k];
     /* A root cycle's entry is decided here already: propagation will take
      * its lowest member, so the flag is known as soon as the DAG is. */
-    if (r->kin[h] == 0) row->flags |= CGPROP_F_ROOT | CGPROP_F_ENTRY_ASSUMED;
+    if (VR(r, h)->kin == 0) row->flags |= CGPROP_F_ROOT | CGPROP_F_ENTRY_ASSUMED;
 }
+
+/* How far ahead records are fetched: calls in id order, and functions in
+ * the order (three steps of D: the function's list, its first callees). */
+#define PF 32
+#define D 8
 
 static int build(cgprop_graph *g, uint32_t share, col_res **out)
 {
     const cgprop__adj *adj = cgprop__get_adj(g);
     if (!adj) return CGPROP_ENOMEM;
     const uint32_t *order = cgprop__cycles_order(g);
-    uint32_t K = g->K, nn = g->nn, ncyc = cgprop__cycles_count(g);
+    uint32_t K = g->K, nn = g->nn, ne = g->ne, ncyc = cgprop__cycles_count(g);
     size_t nv = (size_t)nn + ncyc;
     col_res *r = cgprop__calloc(g, 1, sizeof *r);
     if (!r) return CGPROP_ENOMEM;
@@ -155,53 +179,87 @@ static int build(cgprop_graph *g, uint32_t share, col_res **out)
     r->K = K;
     r->nn = nn;
     r->ncyc = ncyc;
-    r->T = cgprop__calloc(g, nv * K, sizeof *r->T);
-    r->W = cgprop__calloc(g, nv * K, sizeof *r->W);
-    r->kin = cgprop__calloc(g, nv, sizeof *r->kin);
+    r->vstride = sizeof(vrec) + 2 * (size_t)K * sizeof(double);
+    if (nv < (SIZE_MAX - 64) / r->vstride) r->vx_alloc = cgprop__calloc(g, nv * r->vstride + 64, 1);
     r->Sz = cgprop__calloc(g, (size_t)ncyc * K, sizeof *r->Sz);
     r->gch = cgprop__calloc(g, (size_t)nn * K, sizeof *r->gch);
-    r->vid = cgprop__alloc(g, nn, sizeof *r->vid);
-    if (!r->T || !r->W || !r->kin || !r->Sz || !r->gch || !r->vid) {
+    if (!r->vx_alloc || !r->Sz || !r->gch) {
         res_destroy(g, r);
         return CGPROP_ENOMEM;
     }
+    /* Aligned to 64 bytes: with K = 1 a record is 32 bytes and then never
+     * straddles two lines. */
+    r->vx = (char *)r->vx_alloc + (64 - (uintptr_t)r->vx_alloc % 64) % 64;
     for (uint32_t n = 0; n < nn; n++) {
         uint32_t c = cgprop__cycles_of(g, n);
-        r->vid[n] = c == CGPROP_NONE ? n : nn + c;
+        VR(r, n)->vid = c == CGPROP_NONE ? n : nn + c;
     }
+    for (uint32_t c = 0; c < ncyc; c++) VR(r, (size_t)nn + c)->vid = nn + c;
 
     /* Denominators: every call from outside a vertex into it, plus the
-     * invisible spontaneous caller of each function that has entries. */
-    for (uint32_t e = 0; e < g->ne; e++) {
-        uint32_t hu = vid_of(g, r, g->ecaller[e]), hv = vid_of(g, r, g->ecallee[e]);
+     * invisible spontaneous caller of each function that has entries.
+     * Calls in id order: the caller side is near sequential, the callee's
+     * record a miss, fetched PF calls ahead. */
+    const uint32_t *ca = g->ecaller, *cb = g->ecallee;
+    for (uint32_t e = 0; e < ne; e++) {
+        if (e + PF < ne) CGPROP__PREFETCH_W(VR(r, cb[e + PF]));
+        uint32_t hu = vid_of(g, r, ca[e]), hv = vid_of(g, r, cb[e]);
         if (hu == hv) continue;
-        r->kin[hv]++;
-        for (uint32_t k = 0; k < K; k++) r->W[(size_t)hv * K + k] += weight(g, share, e, k);
+        vrec *v = VR(r, hv);
+        v->kin++;
+        for (uint32_t k = 0; k < K; k++) v->tw[K + k] += weight(g, share, e, k);
     }
     for (uint32_t n = 0; n < nn; n++) {
         if (!(g->nflags[n] & CGPROP__NF_SPONT)) continue;
-        uint32_t h = vid_of(g, r, n);
-        r->kin[h]++;
-        for (uint32_t k = 0; k < K; k++) r->W[(size_t)h * K + k] += spont_weight(g, share, n, k);
+        vrec *v = VR(r, vid_of(g, r, n));
+        v->kin++;
+        for (uint32_t k = 0; k < K; k++) v->tw[K + k] += spont_weight(g, share, n, k);
     }
 
     /* Callees first: a cycle's members are contiguous in the order, and all
      * vertices they call outside the cycle come later in it, so walking
-     * backwards finds every callee total final. */
+     * backwards finds every callee total final. The order jumps around the
+     * id space: the next functions' records and call lists are fetched
+     * ahead, and within a list the callees' records. */
+    const uint32_t *off = adj->out_off, *oe = adj->out_e, *ov = adj->out_v;
     for (uint32_t i = nn; i-- > 0;) {
+        if (i >= 3 * D) {
+            uint32_t m = order[i - 3 * D];
+            CGPROP__PREFETCH(VR(r, m));
+            CGPROP__PREFETCH(&off[m]);
+            CGPROP__PREFETCH_W(&r->gch[(size_t)m * K]);
+            CGPROP__PREFETCH(&g->self[(size_t)m * K]);
+        }
+        if (i >= 2 * D) {
+            uint32_t p = off[order[i - 2 * D]];
+            CGPROP__PREFETCH(&oe[p]);
+            CGPROP__PREFETCH(&ov[p]);
+        }
+        if (i >= D) {
+            uint32_t m = order[i - D], p = off[m], end = off[m + 1];
+            if (p < end) {
+                uint32_t e = oe[p];
+                CGPROP__PREFETCH(&g->ecount[e]);
+                CGPROP__PREFETCH(&g->eflags[e]);
+                CGPROP__PREFETCH(&g->ecost[(size_t)e * K]);
+            }
+            for (uint32_t q = p; q < end && q < p + 4; q++) CGPROP__PREFETCH(VR(r, ov[q]));
+        }
         uint32_t n = order[i];
         uint32_t h = vid_of(g, r, n);
         double *gc = r->gch + (size_t)n * K;
-        for (uint32_t p = adj->out_off[n]; p < adj->out_off[n + 1]; p++) {
-            uint32_t e = adj->out_e[p];
-            uint32_t hv = vid_of(g, r, g->ecallee[e]);
+        for (uint32_t p = off[n], end = off[n + 1]; p < end; p++) {
+            if (p + 4 < end) CGPROP__PREFETCH(VR(r, ov[p + 4]));
+            uint32_t e = oe[p];
+            uint32_t hv = vid_of(g, r, ov[p]);
             if (hv == h) continue; /* self-call or intra-cycle: no propagation */
-            for (uint32_t k = 0; k < K; k++)
-                gc[k] += frac(r, hv, k, weight(g, share, e, k)) * r->T[(size_t)hv * K + k];
+            const double *Tv = T_of(r, hv);
+            for (uint32_t k = 0; k < K; k++) gc[k] += frac(r, hv, k, weight(g, share, e, k)) * Tv[k];
         }
+        double *Th = T_of(r, h);
         for (uint32_t k = 0; k < K; k++) {
             double s = (double)g->self[(size_t)n * K + k];
-            r->T[(size_t)h * K + k] += s + gc[k];
+            Th[k] += s + gc[k];
             if (h != n) r->Sz[(size_t)(h - nn) * K + k] += s;
         }
     }

@@ -75,53 +75,63 @@ const uint32_t *cgprop__cycles_order(const cgprop_graph *g)
 /* Tarjan with an explicit call stack. The Tarjan stack grows from the front
  * of `ord` while finished SCCs are written from its back: a node is never in
  * both at once, so one array of nn holds both and ends up as the
- * callers-first order. `comp` is the SCC size marker: UNSEEN while the node
- * is still on the Tarjan stack, else the (1-based) size of its SCC. */
+ * callers-first order. `comp` receives the (1-based) size of each node's SCC.
+ *
+ * On a graph larger than the caches each call's callee is a miss, so the
+ * per-node state the calls look at is one word: num[w] is UNSEEN, w's DFS
+ * number while w is on the Tarjan stack, or DONE (above every number, so it
+ * never lowers a link) once its SCC is out. The DFS number and low link of
+ * the nodes being visited live in their call stack frames, which are
+ * sequential. Callees a few calls ahead in the current node's list are
+ * fetched early. */
+#define DONE (UINT32_MAX - 1)
+#define PF 4
+
+typedef struct frame {
+    uint32_t v, p, end, num, low;
+} frame;
+
 static int tarjan(cgprop_graph *g, const cgprop__adj *adj, uint32_t *ord, uint32_t *comp)
 {
     uint32_t nn = g->nn;
     uint32_t *num = cgprop__alloc(g, nn, sizeof *num);
-    uint32_t *low = cgprop__alloc(g, nn, sizeof *low);
-    uint32_t *cs = cgprop__alloc(g, nn, sizeof *cs);
-    uint32_t *pos = cgprop__alloc(g, nn, sizeof *pos);
-    if (!num || !low || !cs || !pos) {
+    frame *cs = cgprop__alloc(g, nn, sizeof *cs);
+    if (!num || !cs) {
         cgprop__free(g, num);
-        cgprop__free(g, low);
         cgprop__free(g, cs);
-        cgprop__free(g, pos);
         return CGPROP_ENOMEM;
     }
-    for (uint32_t v = 0; v < nn; v++) {
-        num[v] = UNSEEN;
-        comp[v] = UNSEEN;
-    }
+    const uint32_t *off = adj->out_off, *ov = adj->out_v;
+    for (uint32_t v = 0; v < nn; v++) num[v] = UNSEEN;
     uint32_t counter = 0, sp = 0, back = nn, csp = 0;
     for (uint32_t s = 0; s < nn; s++) {
         if (num[s] != UNSEEN) continue;
-        num[s] = low[s] = counter++;
+        num[s] = counter;
         ord[sp++] = s;
-        cs[csp] = s;
-        pos[csp] = adj->out_off[s];
-        csp++;
+        cs[csp++] = (frame){s, off[s], off[s + 1], counter, counter};
+        counter++;
         while (csp) {
-            uint32_t v = cs[csp - 1];
-            uint32_t p = pos[csp - 1];
-            if (p < adj->out_off[v + 1]) {
-                pos[csp - 1] = p + 1;
-                uint32_t w = g->ecallee[adj->out_e[p]];
-                if (num[w] == UNSEEN) {
-                    num[w] = low[w] = counter++;
+            frame *f = &cs[csp - 1];
+            if (f->p < f->end) {
+                uint32_t p = f->p++;
+                if (p + PF < f->end) {
+                    uint32_t a = ov[p + PF];
+                    CGPROP__PREFETCH(&num[a]);
+                    CGPROP__PREFETCH(&off[a]);
+                }
+                uint32_t w = ov[p], nw = num[w];
+                if (nw == UNSEEN) {
+                    num[w] = counter;
                     ord[sp++] = w;
-                    cs[csp] = w;
-                    pos[csp] = adj->out_off[w];
-                    csp++;
-                } else if (comp[w] == UNSEEN && num[w] < low[v]) {
-                    low[v] = num[w];
+                    cs[csp++] = (frame){w, off[w], off[w + 1], counter, counter};
+                    counter++;
+                } else if (nw < f->low) {
+                    f->low = nw;
                 }
                 continue;
             }
-            csp--;
-            if (low[v] == num[v]) {
+            uint32_t v = f->v, low = f->low;
+            if (low == f->num) {
                 /* v roots an SCC: everything above it on the Tarjan stack. */
                 uint32_t start = sp;
                 do start--; while (ord[start] != v);
@@ -131,20 +141,17 @@ static int tarjan(cgprop_graph *g, const cgprop__adj *adj, uint32_t *ord, uint32
                 for (uint32_t i = sp; i-- > start;) {
                     uint32_t w = ord[i];
                     comp[w] = size;
+                    num[w] = DONE;
                     ord[--back] = w;
                 }
                 sp = start;
             }
-            if (csp) {
-                uint32_t u = cs[csp - 1];
-                if (low[v] < low[u]) low[u] = low[v];
-            }
+            csp--;
+            if (csp && low < cs[csp - 1].low) cs[csp - 1].low = low;
         }
     }
     cgprop__free(g, num);
-    cgprop__free(g, low);
     cgprop__free(g, cs);
-    cgprop__free(g, pos);
     return CGPROP_OK;
 }
 
@@ -210,6 +217,18 @@ static int build(cgprop_graph *g, cyc_res **out)
 nomem:
     res_destroy(g, r);
     return CGPROP_ENOMEM;
+}
+
+const uint32_t *cgprop__cycles_ids(cgprop_graph *g, uint32_t **own)
+{
+    *own = NULL;
+    if (cgprop__cycles_current(g)) return ((const cyc_res *)g->res_cycles)->cyc_of;
+    cyc_res *r = NULL;
+    if (build(g, &r) != CGPROP_OK) return NULL;
+    *own = r->cyc_of;
+    r->cyc_of = NULL;
+    res_destroy(g, r);
+    return *own;
 }
 
 int cgprop_graph_find_cycles(cgprop_graph *g, size_t *ncycles_out)

@@ -10,13 +10,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Ask for a cache line ahead of its use (read, or read and write). On a
+ * graph larger than the caches most per-call work is independent misses;
+ * asking early lets several be in flight at once. */
+#if defined(__GNUC__)
+#define CGPROP__PREFETCH(p) __builtin_prefetch((p), 0)
+#define CGPROP__PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define CGPROP__PREFETCH(p) ((void)0)
+#define CGPROP__PREFETCH_W(p) ((void)0)
+#endif
+
 /* Node flag bits (g->nflags). */
 enum {
     CGPROP__NF_SELF_UNCLASSIFIED = 1u << 0, /* some self cost came without a class */
     CGPROP__NF_SPONT = 1u << 1,             /* has spontaneous entries (even of weight 0) */
     CGPROP__NF_SELF_CALL = 1u << 2,         /* has an f->f call */
-    CGPROP__NF_HAS_CALLER = 1u << 3         /* has a call from another function */
+    CGPROP__NF_HAS_CALLER = 1u << 3,        /* has a call from another function */
+    CGPROP__NF_HAS_CALLEE = 1u << 4         /* has a call to any function (itself included) */
 };
+
+/* Slots of the run table and most calls in one run (graph.c, edge_common). */
+#define CGPROP__RUN_BITS 12
+#define CGPROP__RUN_CAP (1u << CGPROP__RUN_BITS)
+#define CGPROP__RUN_MAX 2048u
+/* New calls held back from the call index, to be written in one batch. */
+#define CGPROP__PEND 16u
 
 /* Edge flag bits (g->eflags). */
 enum {
@@ -42,6 +61,7 @@ typedef struct cgprop__adj {
     uint64_t gen;
     uint32_t *out_off; /* nn + 1 */
     uint32_t *out_e;   /* ne */
+    uint32_t *out_v;   /* ne: the callee of out_e[i], so a walk reads no call array */
     uint32_t *in_off;  /* nn + 1 */
     uint32_t *in_e;    /* ne */
 } cgprop__adj;
@@ -63,7 +83,11 @@ struct cgprop_graph {
     char **kblocks;     /* key blocks; only the last one is being filled */
     size_t nkblocks, kblocks_cap;
     size_t kblock_used, kblock_size; /* fill and size of the last block */
-    uint32_t *nhash;    /* open addressing, id + 1, 0 = empty */
+    /* Open addressing, 0 = empty; a slot is id + 1 in its low half and the
+     * high half of the key's hash in its high half, so a probe passes other
+     * keys without reading their length, pointer and bytes (three dependent
+     * cache misses each on a large graph). */
+    uint64_t *nhash;
     uint32_t nhash_cap; /* power of two */
     uint64_t *self;     /* nn * K */
     uint64_t *self_n;   /* nn * K, S_n */
@@ -93,10 +117,24 @@ struct cgprop_graph {
     uint64_t *ecls;     /* nblk * NCLS * K */
     uint64_t *ecls_cnt; /* nblk * NCLS */
     uint32_t ecls_nblk, ecls_blkcap;
-    uint32_t *ehash;
+    uint32_t *ehash;    /* open addressing, id + 1, 0 = empty */
     uint32_t ehash_cap;
     uint64_t clamps;    /* recorder clamps flushed or merged into this graph */
     uint64_t floors;    /* negative compensated figures flushes wrote as 0, merged in too */
+    /* On a graph larger than the caches each index probe is a cache miss
+     * that nothing can overlap when calls arrive one by one. Calls arrive
+     * grouped by caller in real inputs, so (graph.c, edge_lookup_h and
+     * edge_insert): while calls of a caller that had none before are added
+     * (run_on), all its calls are ids run_e0 .. run_e0 + run_n - 1 and sit
+     * in run_tab (by callee); a call not there is new without probing ehash.
+     * The last npend of them (ids pend0 .. pend0 + npend - 1) are not in
+     * ehash yet: they are written in batches whose misses overlap. A call
+     * of another caller, a run of RUN_MAX calls or an undo ends the run and
+     * writes its held-back calls. Neither is part of the graph's state. */
+    uint32_t pend0, npend;
+    bool run_on;
+    uint32_t run_caller, run_e0, run_n;
+    uint32_t run_tab[CGPROP__RUN_CAP]; /* id + 1, 0 = empty */
     bool has_classes;   /* any classified self or call cost was added */
     bool any_cost;      /* any call has a cost */
 

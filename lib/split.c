@@ -80,71 +80,6 @@ void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, c
 
 /* ---- which functions can recurse ---- */
 
-/* Strongly connected components by an iterative Tarjan; comp[v] is the
- * component id. Only needed when some cost came without a class. */
-static int scc(cgprop_graph *g, uint32_t *comp, uint32_t *csize)
-{
-    const cgprop__adj *adj = cgprop__get_adj(g);
-    if (!adj) return CGPROP_ENOMEM;
-    uint32_t nn = g->nn;
-    uint32_t *idx = cgprop__alloc(g, nn, sizeof *idx), *low = cgprop__alloc(g, nn, sizeof *low);
-    uint32_t *stk = cgprop__alloc(g, nn, sizeof *stk), *cs = cgprop__alloc(g, nn, sizeof *cs);
-    uint32_t *cur = cgprop__alloc(g, nn, sizeof *cur);
-    bool *on = cgprop__calloc(g, nn, sizeof *on);
-    int rc = CGPROP_OK;
-    if (!idx || !low || !stk || !cs || !cur || !on) {
-        rc = CGPROP_ENOMEM;
-        goto out;
-    }
-    for (uint32_t v = 0; v < nn; v++) idx[v] = UINT32_MAX;
-    uint32_t next = 0, ncomp = 0, sp = 0;
-    for (uint32_t root = 0; root < nn; root++) {
-        if (idx[root] != UINT32_MAX) continue;
-        uint32_t depth = 0;
-        cs[depth++] = root;
-        idx[root] = low[root] = next++;
-        cur[root] = adj->out_off[root];
-        stk[sp++] = root;
-        on[root] = true;
-        while (depth) {
-            uint32_t v = cs[depth - 1];
-            if (cur[v] < adj->out_off[v + 1]) {
-                uint32_t w = g->ecallee[adj->out_e[cur[v]++]];
-                if (idx[w] == UINT32_MAX) {
-                    idx[w] = low[w] = next++;
-                    cur[w] = adj->out_off[w];
-                    stk[sp++] = w;
-                    on[w] = true;
-                    cs[depth++] = w;
-                } else if (on[w] && idx[w] < low[v]) {
-                    low[v] = idx[w];
-                }
-                continue;
-            }
-            depth--;
-            if (depth && low[v] < low[cs[depth - 1]]) low[cs[depth - 1]] = low[v];
-            if (low[v] == idx[v]) {
-                uint32_t n = 0, w;
-                do {
-                    w = stk[--sp];
-                    on[w] = false;
-                    comp[w] = ncomp;
-                    n++;
-                } while (w != v);
-                csize[ncomp++] = n;
-            }
-        }
-    }
-out:
-    cgprop__free(g, idx);
-    cgprop__free(g, low);
-    cgprop__free(g, stk);
-    cgprop__free(g, cs);
-    cgprop__free(g, cur);
-    cgprop__free(g, on);
-    return rc;
-}
-
 /* ---- the analysis ---- */
 
 /* Per-function facts gathered from the calls (metric independent). */
@@ -177,6 +112,9 @@ static bool bucket_used(const cgprop_graph *g, uint32_t e, uint32_t c)
     return false;
 }
 
+/* How many calls ahead to fetch the callee's figures. */
+#define PF 16
+
 #define X_EDGE_ALL                                                                                      \
     (CGPROP_X_C_NN | CGPROP_X_C_NR | CGPROP_X_C_ND | CGPROP_X_C_RN | CGPROP_X_C_RR | CGPROP_X_C_RD)
 
@@ -191,7 +129,8 @@ int cgprop_graph_split(cgprop_graph *g)
     uint64_t *out_n = cgprop__calloc(g, nk, sizeof *out_n);   /* Σ calls out of level-0 f */
     uint64_t *out_xr = cgprop__calloc(g, nk, sizeof *out_xr); /* Σ_g C_xr(f, g) */
     uint8_t *ovf = cgprop__calloc(g, nk, 1);                  /* bit 0: C_n/D, 1: C_r, 2: out_xr */
-    uint32_t *comp = NULL, *csize = NULL;
+    uint32_t *own_cyc = NULL;
+    const uint32_t *cyc = NULL;
     if (!r || !t || !out_n || !out_xr || !ovf) goto nomem;
     r->K = K;
     r->nn = nn;
@@ -210,15 +149,21 @@ int cgprop_graph_split(cgprop_graph *g)
         unclassified = (g->nflags[v] & CGPROP__NF_SELF_UNCLASSIFIED) != 0;
     for (uint32_t e = 0; e < ne && !unclassified; e++)
         unclassified = (g->eflags[e] & CGPROP__EF_UNCLASSIFIED) != 0;
-    if (unclassified) {
-        comp = cgprop__alloc(g, nn, sizeof *comp);
-        csize = cgprop__alloc(g, nn, sizeof *csize);
-        if (!comp || !csize || scc(g, comp, csize)) goto nomem;
-    }
-#define RECURSIVE(v) (csize[comp[v]] > 1 || (g->nflags[v] & CGPROP__NF_SELF_CALL))
+    if (unclassified && !(cyc = cgprop__cycles_ids(g, &own_cyc))) goto nomem;
+    /* f and h in one strongly connected component; f can recurse. */
+#define SAME_SCC(f, h) ((f) == (h) || (cyc[f] != CGPROP_NONE && cyc[f] == cyc[h]))
+#define RECURSIVE(v) (cyc[v] != CGPROP_NONE || (g->nflags[v] & CGPROP__NF_SELF_CALL))
 
-    /* Calls. */
+    /* Calls, in id order: the per-call arrays are read in sequence, the
+     * callee's figures jump; they are fetched PF calls ahead. */
     for (uint32_t e = 0; e < ne; e++) {
+        if (e + PF < ne) {
+            uint32_t ha = g->ecallee[e + PF];
+            CGPROP__PREFETCH_W(r->node + ((size_t)ha * N_FIG + N_CN) * K);
+            CGPROP__PREFETCH_W(&t[ha]);
+            CGPROP__PREFETCH_W(&ovf[(size_t)ha * K]);
+            if (cyc) CGPROP__PREFETCH(&cyc[ha]);
+        }
         uint32_t f = g->ecaller[e], h = g->ecallee[e], fl = g->eflags[e], x = 0;
         bool xn_bad = false, xr_bad = false, n_bad = false, level0 = false;
         /* Where the unclassified part goes. A self-call always enters a
@@ -227,7 +172,7 @@ int cgprop_graph_split(cgprop_graph *g)
          * the callee stays a lower bound and never counts nested activations
          * twice (annotate's 185 %). Anything else is level 0 → level 0,
          * exact where the shape proves it. */
-        bool u_to_nr = (fl & CGPROP__EF_UNCLASSIFIED) && (f == h || comp[f] == comp[h]);
+        bool u_to_nr = (fl & CGPROP__EF_UNCLASSIFIED) && SAME_SCC(f, h);
         if (!(fl & CGPROP__EF_HAS_COST)) {
             /* A call without any cost (gprof arcs): its figures are unknown. */
             x |= X_EDGE_ALL;
@@ -237,7 +182,7 @@ int cgprop_graph_split(cgprop_graph *g)
             if (f == h) {
                 x |= CGPROP_X_C_NR | CGPROP_X_C_RD;
                 xr_bad = n_bad = true;
-            } else if (comp[f] == comp[h]) {
+            } else if (SAME_SCC(f, h)) {
                 x |= X_EDGE_ALL;
                 xn_bad = xr_bad = n_bad = true;
                 level0 = true;
@@ -333,13 +278,13 @@ int cgprop_graph_split(cgprop_graph *g)
         }
     }
 #undef RECURSIVE
+#undef SAME_SCC
 
     cgprop__free(g, t);
     cgprop__free(g, out_n);
     cgprop__free(g, out_xr);
     cgprop__free(g, ovf);
-    cgprop__free(g, comp);
-    cgprop__free(g, csize);
+    cgprop__free(g, own_cyc);
     r->gen = g->gen;
     cgprop__split_free(g);
     g->res_split = r;
@@ -352,7 +297,6 @@ nomem:
     cgprop__free(g, out_n);
     cgprop__free(g, out_xr);
     cgprop__free(g, ovf);
-    cgprop__free(g, comp);
-    cgprop__free(g, csize);
+    cgprop__free(g, own_cyc);
     return cgprop__err(g, CGPROP_ENOMEM, "split: out of memory");
 }

@@ -1002,6 +1002,87 @@ START_TEST(test_no_callers_flag_rules)
 }
 END_TEST
 
+/* Call ids and look-ups whatever order calls arrive in: runs of one caller's
+ * calls (short, past 16, past 2048), callers that come back, calls repeated,
+ * and a merge that fails half way, against a table of every pair's id kept
+ * by the test. */
+static uint64_t order_rng(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void order_add(cgprop_graph *g, uint32_t *ids, uint32_t nn, uint32_t *ne, uint32_t a, uint32_t b)
+{
+    const uint64_t one[1] = {1};
+    uint32_t e = UINT32_MAX;
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, one, &e), CGPROP_OK);
+    uint32_t *want = &ids[(size_t)a * nn + b];
+    if (!*want) *want = ++*ne; /* a new call takes the next id */
+    ck_assert_uint_eq(e, *want - 1);
+}
+
+static void order_check(cgprop_graph *g, const uint32_t *ids, uint32_t nn, uint32_t ne, uint32_t a)
+{
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), ne);
+    for (uint32_t b = 0; b < nn; b++) {
+        uint32_t e = UINT32_MAX, want = ids[(size_t)a * nn + b];
+        int rc = cgprop_graph_find_edge(g, a, b, &e);
+        if (want) {
+            ck_assert_int_eq(rc, CGPROP_OK);
+            ck_assert_uint_eq(e, want - 1);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOTFOUND);
+        }
+    }
+}
+
+START_TEST(test_call_ids_any_arrival_order)
+{
+    enum { NN = 2100 };
+    cgprop_graph *g = new_graph(1);
+    char key[16];
+    for (uint32_t i = 0; i < NN; i++) {
+        snprintf(key, sizeof key, "f%u", i);
+        ck_assert_uint_eq(add(g, key), i);
+    }
+    uint32_t *ids = calloc((size_t)NN * NN, sizeof *ids), ne = 0;
+    ck_assert_ptr_nonnull(ids);
+    uint64_t s = 0x9E3779B97F4A7C15u;
+    /* A caller seen for the first time calls every function (a run longer
+     * than any table), then one that comes back after others. */
+    for (uint32_t b = 0; b < NN; b++) order_add(g, ids, NN, &ne, 7, b);
+    order_check(g, ids, NN, ne, 7);
+    for (int step = 0; step < 400; step++) {
+        uint32_t a = (uint32_t)(order_rng(&s) % 64), n = (uint32_t)(order_rng(&s) % 40);
+        if (step % 50 == 49) {
+            /* A merge that adds calls, then fails on an overflow: nothing stays. */
+            cgprop_graph *src = new_graph(1);
+            const uint64_t big[1] = {UINT64_MAX}, one[1] = {1};
+            uint32_t s0 = add(src, "f0"), s1 = add(src, "f1"), fresh = add(src, "not in dst");
+            ck_assert_int_eq(cgprop_graph_add_edge(src, s0, s1, UINT64_MAX, big, NULL), CGPROP_OK);
+            for (uint32_t j = 0; j < 30; j++) {
+                snprintf(key, sizeof key, "f%u", (unsigned)(order_rng(&s) % NN));
+                uint32_t x = add(src, key);
+                if (x != s1) ck_assert_int_eq(cgprop_graph_add_edge(src, x, fresh, 1, one, NULL), CGPROP_OK);
+            }
+            order_add(g, ids, NN, &ne, 0, 1); /* so the merged f0 -> f1 overflows */
+            ck_assert_int_eq(cgprop_graph_merge(g, src), CGPROP_EOVERFLOW);
+            cgprop_graph_free(src);
+            ck_assert_uint_eq(cgprop_graph_node_count(g), NN);
+        }
+        for (uint32_t j = 0; j < n; j++) order_add(g, ids, NN, &ne, a, (uint32_t)(order_rng(&s) % NN));
+        if (step % 10 == 0) order_check(g, ids, NN, ne, a);
+    }
+    for (uint32_t a = 0; a < 64; a++) order_check(g, ids, NN, ne, a);
+    order_check(g, ids, NN, ne, 7);
+    free(ids);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -1030,6 +1111,7 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, test_add_stack_overflow_changes_nothing);
     tcase_add_test(tc, test_borrowed_strings_survive_growth);
     tcase_add_test(tc, test_no_callers_flag_rules);
+    tcase_add_test(tc, test_call_ids_any_arrival_order);
     suite_add_tcase(s, tc);
     return s;
 }
