@@ -214,14 +214,15 @@ int cgprop_graph_find_metric(cgprop_graph *g, const char *name, size_t len, uint
         g->field = p_;                                                              \
     } while (0)
 
-/* Grow every per-node array to hold ncap nodes. Each array is reallocated on
- * its own; ncap only moves once all succeeded, so a failure leaves a graph
- * whose arrays are merely larger than needed. */
-static int grow_nodes(cgprop_graph *g)
+/* Grow every per-node array to hold at least `need` nodes (doubling). Each
+ * array is reallocated on its own; ncap only moves once all succeeded, so a
+ * failure leaves a graph whose arrays are merely larger than needed. */
+static int grow_nodes_to(cgprop_graph *g, uint64_t need)
 {
-    if (g->nn < g->ncap) return CGPROP_OK;
+    if (need <= g->ncap) return CGPROP_OK;
     if (g->ncap >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
     uint64_t want = g->ncap ? (uint64_t)g->ncap * 2 : 64;
+    while (want < need) want *= 2;
     if (want > UINT32_MAX - 1) want = UINT32_MAX - 1;
     size_t n = (size_t)want, K = g->K;
     GROW(key_ptr, n);
@@ -236,6 +237,8 @@ static int grow_nodes(cgprop_graph *g)
     g->ncap = (uint32_t)n;
     return CGPROP_OK;
 }
+
+static int grow_nodes(cgprop_graph *g) { return grow_nodes_to(g, (uint64_t)g->nn + 1); }
 
 /* Rehashing inserts in id order (cgprop__rollback_* rely on it: the
  * older ids never sit past a newer one on their probe path), but the slot
@@ -253,12 +256,23 @@ static uint64_t node_hash(const cgprop_graph *g, uint32_t id) { return hash_byte
  * fills beyond half rather than grow. */
 static uint32_t table_next_cap(uint32_t cap) { return cap >= 0x80000000u ? 0 : cap ? cap * 2 : 128; }
 
-/* Rehash the key index into a table twice the size (or the first table).
- * Atomic: the old table stays until the new one is complete. */
-static int grow_node_table(cgprop_graph *g)
+/* The smallest capacity, at least the next one after cap, that keeps
+ * `count` entries at most half the table (or the largest there is); 0 when
+ * there is none. Sizing a table once for many entries spares the chain of
+ * doublings before it (each a fresh table, zeroed and faulted in, dropped). */
+static uint32_t table_cap_for(uint32_t cap, uint64_t count)
 {
-    uint32_t ncap = table_next_cap(g->nhash_cap), count = g->nn;
-    if (!ncap) return count + 1u < g->nhash_cap ? CGPROP_OK : CGPROP_EOVERFLOW;
+    uint32_t ncap = table_next_cap(cap);
+    while (ncap && (uint64_t)ncap < count * 2 && table_next_cap(ncap)) ncap = table_next_cap(ncap);
+    return ncap;
+}
+
+/* Rehash the key index into a table of ncap slots (a power of two above
+ * the current capacity). Atomic: the old table stays until the new one is
+ * complete. */
+static int rehash_nodes(cgprop_graph *g, uint32_t ncap)
+{
+    uint32_t count = g->nn;
     uint64_t *t = cgprop__calloc(g, ncap, sizeof *t);
     if (!t) return CGPROP_ENOMEM;
     uint64_t mask = ncap - 1, ring[PF];
@@ -283,11 +297,18 @@ static int grow_node_table(cgprop_graph *g)
     return CGPROP_OK;
 }
 
-/* The same for the call index. */
-static int grow_edge_table(cgprop_graph *g)
+/* Rehash the key index into a table twice the size (or the first table). */
+static int grow_node_table(cgprop_graph *g)
 {
-    uint32_t ncap = table_next_cap(g->ehash_cap), count = g->ne;
-    if (!ncap) return count + 1u < g->ehash_cap ? CGPROP_OK : CGPROP_EOVERFLOW;
+    uint32_t ncap = table_next_cap(g->nhash_cap);
+    if (!ncap) return g->nn + 1u < g->nhash_cap ? CGPROP_OK : CGPROP_EOVERFLOW;
+    return rehash_nodes(g, ncap);
+}
+
+/* The same for the call index. */
+static int rehash_edges(cgprop_graph *g, uint32_t ncap)
+{
+    uint32_t count = g->ne;
     uint32_t *t = cgprop__calloc(g, ncap, sizeof *t);
     if (!t) return CGPROP_ENOMEM;
     uint64_t mask = ncap - 1, ring[PF];
@@ -311,6 +332,25 @@ static int grow_edge_table(cgprop_graph *g)
     g->ehash_cap = ncap;
     g->npend = 0; /* every call is in the new table */
     return CGPROP_OK;
+}
+
+static int grow_edge_table(cgprop_graph *g)
+{
+    uint32_t ncap = table_next_cap(g->ehash_cap);
+    if (!ncap) return g->ne + 1u < g->ehash_cap ? CGPROP_OK : CGPROP_EOVERFLOW;
+    return rehash_edges(g, ncap);
+}
+
+int cgprop__reserve_nodes(cgprop_graph *g, uint32_t n)
+{
+    uint64_t need = (uint64_t)g->nn + n;
+    if (need > UINT32_MAX - 1) return CGPROP_OK; /* adding will say what is wrong */
+    int rc = grow_nodes_to(g, need);
+    if (!rc && need * 2 > g->nhash_cap) {
+        uint32_t ncap = table_cap_for(g->nhash_cap, need);
+        if (ncap) rc = rehash_nodes(g, ncap);
+    }
+    return rc;
 }
 
 static int node_lookup(const cgprop_graph *g, const char *key, size_t len, uint64_t h, uint32_t *out)
@@ -583,8 +623,10 @@ int cgprop__reserve_edges(cgprop_graph *g, uint32_t n)
     uint64_t need = (uint64_t)g->ne + n;
     if (need > UINT32_MAX - 1) return CGPROP_OK; /* adding will say what is wrong */
     int rc = grow_edges_to(g, need);
-    while (!rc && need * 2 > g->ehash_cap && g->ehash_cap < 0x80000000u)
-        rc = grow_edge_table(g);
+    if (!rc && need * 2 > g->ehash_cap) {
+        uint32_t ncap = table_cap_for(g->ehash_cap, need);
+        if (ncap) rc = rehash_edges(g, ncap);
+    }
     return rc;
 }
 

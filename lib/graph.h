@@ -178,6 +178,8 @@ static inline uint64_t cgprop__hash_pair(uint32_t a, uint32_t b)
  * that adding a known number of calls grows nothing. Invisible; a failure
  * (CGPROP_ENOMEM) leaves the graph as it was, only with larger arrays. */
 int cgprop__reserve_edges(cgprop_graph *g, uint32_t n);
+/* The same for n more functions (per-function arrays and key index). */
+int cgprop__reserve_nodes(cgprop_graph *g, uint32_t n);
 
 /* Edge lookup without error reporting: UINT32_MAX when absent. */
 uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee);
