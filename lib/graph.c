@@ -826,6 +826,147 @@ int cgprop_graph_add_edge_class(cgprop_graph *g, uint32_t caller, uint32_t calle
     return edge_common(g, "add_edge_class", caller, callee, count, costs, cls, out);
 }
 
+/* Take back calls 0 .. i - 1 of a batch that failed at call i (see
+ * cgprop__add_edges): their sums are subtracted (none overflowed), the
+ * flags of calls older than the batch restored from fl0, calls the batch
+ * created dropped. Changes of representation (class blocks, run table) stay:
+ * they are invisible. */
+static void add_edges_undo(cgprop_graph *g, uint32_t i, uint32_t ne0, const uint32_t *caller,
+                           const uint32_t *callee, const uint64_t *count, const uint64_t *costs,
+                           const uint8_t *cls, const uint32_t *fl0, bool any_cost0, bool has_classes0)
+{
+    size_t K = g->K;
+    while (i-- > 0) {
+        uint32_t e = cgprop__edge_lookup(g, caller[i], callee[i]);
+        g->ecount[e] -= count[i];
+        g->calls_in[callee[i]] -= count[i];
+        const uint64_t *cs = costs ? costs + (size_t)i * K : NULL;
+        for (size_t k = 0; cs && k < K; k++) g->ecost[(size_t)e * K + k] -= cs[k];
+        if (cls && cls[i] != CGPROP__NOCLS) {
+            uint64_t *bc, *b = cgprop__ecls_bucket(g, e, cls[i], &bc);
+            if (b) {
+                for (size_t k = 0; k < K; k++) b[k] -= cs[k];
+                *bc -= count[i];
+            }
+        }
+        if (e < ne0) g->eflags[e] = fl0[i];
+    }
+    cgprop__rollback_edges(g, ne0);
+    g->any_cost = any_cost0;
+    g->has_classes = has_classes0;
+}
+
+/* How far ahead the batch fetches: the index slot and the callee's sums of
+ * the call BA ahead, then (that slot in cache) the call in it, BB ahead. */
+#define BA 16
+#define BB 8
+
+int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
+                      const uint64_t *count, const uint64_t *costs, const uint8_t *cls)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (n && (!caller || !callee || !count || (cls && !costs)))
+        return cgprop__err(g, CGPROP_EINVAL, "add_edges: NULL argument");
+    uint32_t nn = g->nn;
+    for (uint32_t i = 0; i < n; i++) {
+        if (caller[i] >= nn || callee[i] >= nn)
+            return cgprop__err(g, CGPROP_EINVAL, "add_edges: function id %u out of range (%u functions)",
+                               caller[i] >= nn ? caller[i] : callee[i], nn);
+        if (cls && cls[i] != CGPROP__NOCLS && cls[i] >= CGPROP__NCLS)
+            return cgprop__err(g, CGPROP_EINVAL, "add_edges: bad class %u", cls[i]);
+    }
+    if (n == 0) return cgprop__ok(g);
+    /* Everything that can fail before the first change: memory. */
+    int rc = cgprop__reserve_edges(g, n);
+    if (rc) return cgprop__err(g, rc, "add_edges: %s", rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
+    uint32_t ne0 = g->ne, *fl0 = NULL;
+    if (ne0) {
+        fl0 = cgprop__alloc(g, n, sizeof *fl0);
+        if (!fl0) return cgprop__err(g, CGPROP_ENOMEM, "add_edges: out of memory");
+    }
+    bool any_cost0 = g->any_cost, has_classes0 = g->has_classes;
+    size_t K = g->K;
+    uint64_t ring[BA];
+    uint32_t i;
+    const char *why = NULL;
+    for (i = 0; i < n && i < BA; i++) ring[i] = hash_pair(caller[i], callee[i]);
+    for (i = 0; i < n; i++) {
+        uint64_t emask = g->ehash_cap - 1, h = ring[i % BA];
+        if (i + BA < n) {
+            uint64_t hn = hash_pair(caller[i + BA], callee[i + BA]);
+            ring[(i + BA) % BA] = hn;
+            if (g->ehash_cap) CGPROP__PREFETCH(&g->ehash[hn & emask]);
+            CGPROP__PREFETCH_W(&g->calls_in[callee[i + BA]]);
+            CGPROP__PREFETCH_W(&g->nflags[callee[i + BA]]);
+        }
+        if (i + BB < n && g->ehash_cap) {
+            uint32_t v = g->ehash[ring[(i + BB) % BA] & emask];
+            if (v) {
+                CGPROP__PREFETCH(&g->ecaller[v - 1]);
+                CGPROP__PREFETCH(&g->ecallee[v - 1]);
+            }
+        }
+        uint32_t a = caller[i], b = callee[i];
+        uint64_t cnt = count[i];
+        const uint64_t *cs = costs ? costs + (size_t)i * K : NULL;
+        int c = cls && cls[i] != CGPROP__NOCLS ? cls[i] : -1;
+        uint32_t e = edge_lookup_h(g, a, b, h);
+        if (e != UINT32_MAX &&
+            (g->ecount[e] > UINT64_MAX - cnt || (cs && !cgprop__can_add(g->ecost + (size_t)e * K, cs, g->K)))) {
+            rc = CGPROP_EOVERFLOW;
+            why = "would overflow";
+            break;
+        }
+        if (g->calls_in[b] > UINT64_MAX - cnt) {
+            rc = CGPROP_EOVERFLOW;
+            why = "would overflow the callee's calls";
+            break;
+        }
+        bool nonzero = cnt != 0;
+        for (size_t k = 0; cs && k < K && !nonzero; k++) nonzero = cs[k] != 0;
+        if (e != UINT32_MAX) {
+            rc = cgprop__ecls_prepare(g, e, c, nonzero);
+            if (e < ne0) fl0[i] = g->eflags[e];
+        } else {
+            rc = edge_insert(g, a, b, h, &e);
+            if (!rc) (void)cgprop__ecls_prepare(g, e, c, nonzero);
+        }
+        if (rc) {
+            why = rc == CGPROP_ENOMEM ? "out of memory" : "too many calls";
+            break;
+        }
+        g->ecount[e] += cnt;
+        g->calls_in[b] += cnt;
+        if (cs) {
+            uint64_t *dst = g->ecost + (size_t)e * K;
+            uint32_t f = CGPROP__EF_HAS_COST;
+            for (size_t k = 0; k < K; k++) {
+                dst[k] += cs[k];
+                if (c < 0 && cs[k]) f |= CGPROP__EF_UNCLASSIFIED;
+            }
+            g->eflags[e] |= f;
+            g->any_cost = true;
+        }
+        if (c >= 0) {
+            uint64_t *bc, *bk = cgprop__ecls_bucket(g, e, (uint32_t)c, &bc);
+            if (bk) {
+                cgprop__add(bk, cs, g->K);
+                *bc += cnt;
+            }
+            if ((c & 3) == CGPROP_LEVEL_REC) g->eflags[e] |= CGPROP__EF_LUMPED;
+            g->has_classes = true;
+        }
+    }
+    if (rc) {
+        add_edges_undo(g, i, ne0, caller, callee, count, costs, cls, fl0, any_cost0, has_classes0);
+        cgprop__free(g, fl0);
+        return cgprop__err(g, rc, "add_edges: call %u -> %u: %s", caller[i], callee[i], why);
+    }
+    cgprop__free(g, fl0);
+    cgprop__mutated(g);
+    return cgprop__ok(g);
+}
+
 int cgprop_graph_find_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
 {
     if (!g) return CGPROP_EINVAL;

@@ -181,6 +181,23 @@ int cgprop__reserve_edges(cgprop_graph *g, uint32_t n);
 /* The same for n more functions (per-function arrays and key index). */
 int cgprop__reserve_nodes(cgprop_graph *g, uint32_t n);
 
+/* cls[i] of cgprop__add_edges: the call's cost has no class. */
+#define CGPROP__NOCLS 0xFFu
+
+/* Add n calls at once: call i adds count[i] and costs[i * K .. i * K + K - 1]
+ * (costs NULL: no costs, as add_edge with NULL) to caller[i] -> callee[i],
+ * in class cls[i] (cgprop__cls(); CGPROP__NOCLS, or cls NULL for every
+ * call: without class, as add_edge; a class needs costs). The graph ends as
+ * n add_edge / add_edge_class calls in that order would leave it, call ids
+ * included, but all or nothing: an error (EINVAL for an id or class out of
+ * range, EOVERFLOW, ENOMEM) leaves nothing visible changed. Faster than one
+ * call at a time for what it knows ahead: memory is reserved once, the
+ * arguments checked in one pass, and the misses of each call (its index
+ * slot, the call found there, the callee's sums) asked for several calls
+ * ahead so that they overlap. For readers and other bulk writers. */
+int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
+                      const uint64_t *count, const uint64_t *costs, const uint8_t *cls);
+
 /* Edge lookup without error reporting: UINT32_MAX when absent. */
 uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee);
 

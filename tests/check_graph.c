@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cgprop.h"
+#include "graph.h" /* cgprop__add_edges, and the fields compared below */
 
 static const char *const metric_names[3] = {"Ir", "ns", "samples"};
 
@@ -1083,6 +1084,240 @@ START_TEST(test_call_ids_any_arrival_order)
 }
 END_TEST
 
+/* ---- cgprop__add_edges: n calls at once, as n single additions ---- */
+
+/* Every call's ends, sums, flags and class buckets, every function's calls
+ * in and flags, and the two graph-wide flags, the same in both graphs. */
+static void same_calls(const cgprop_graph *x, const cgprop_graph *y)
+{
+    ck_assert_uint_eq(x->nn, y->nn);
+    ck_assert_uint_eq(x->ne, y->ne);
+    ck_assert_uint_eq(x->K, y->K);
+    for (uint32_t e = 0; e < x->ne; e++) {
+        ck_assert_uint_eq(x->ecaller[e], y->ecaller[e]);
+        ck_assert_uint_eq(x->ecallee[e], y->ecallee[e]);
+        ck_assert_uint_eq(x->ecount[e], y->ecount[e]);
+        ck_assert_uint_eq(x->eflags[e], y->eflags[e]);
+        for (uint32_t k = 0; k < x->K; k++) ck_assert_uint_eq(x->ecost[(size_t)e * x->K + k], y->ecost[(size_t)e * x->K + k]);
+        for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+            uint64_t nx, ny;
+            const uint64_t *bx = cgprop__ecls_get(x, e, c, &nx), *by = cgprop__ecls_get(y, e, c, &ny);
+            ck_assert_uint_eq(nx, ny);
+            for (uint32_t k = 0; k < x->K; k++) ck_assert_uint_eq(bx[k], by[k]);
+        }
+    }
+    for (uint32_t v = 0; v < x->nn; v++) {
+        ck_assert_uint_eq(x->calls_in[v], y->calls_in[v]);
+        ck_assert_uint_eq(x->nflags[v], y->nflags[v]);
+    }
+    ck_assert_int_eq(x->any_cost, y->any_cost);
+    ck_assert_int_eq(x->has_classes, y->has_classes);
+}
+
+/* The batch's calls one at a time, through the public entry points. */
+static int add_one_by_one(cgprop_graph *g, uint32_t n, const uint32_t *a, const uint32_t *b, const uint64_t *cnt,
+                          const uint64_t *costs, const uint8_t *cls)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const uint64_t *cs = costs ? costs + (size_t)i * g->K : NULL;
+        int rc = cls && cls[i] != CGPROP__NOCLS
+                     ? cgprop_graph_add_edge_class(g, a[i], b[i], cls[i] / 4 ? CGPROP_LEVEL_1 : CGPROP_LEVEL_0,
+                                                   cls[i] % 4, cnt[i], cs, NULL)
+                     : cgprop_graph_add_edge(g, a[i], b[i], cnt[i], cs, NULL);
+        if (rc) return rc;
+    }
+    return CGPROP_OK;
+}
+
+/* A batch drawn from few callers and callees, so that it repeats calls,
+ * hits calls made before it and has runs of one caller; classes mixed so
+ * that some calls need their class buckets stored (and memory) mid-batch. */
+enum { AE_NN = 300, AE_K = 2 };
+static void ae_batch(uint64_t *s, uint32_t n, uint32_t *a, uint32_t *b, uint64_t *cnt, uint64_t *costs, uint8_t *cls)
+{
+    uint32_t caller = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (order_rng(s) % 8 == 0) caller = (uint32_t)(order_rng(s) % AE_NN);
+        a[i] = caller;
+        b[i] = (uint32_t)(order_rng(s) % (i % 3 ? 40 : AE_NN));
+        cnt[i] = order_rng(s) % 4;
+        for (uint32_t k = 0; k < AE_K; k++) costs[(size_t)i * AE_K + k] = order_rng(s) % 5 == 0 ? 0 : order_rng(s) % 1000;
+        uint64_t r = order_rng(s) % 10;
+        cls[i] = r < 2 ? (uint8_t)CGPROP__NOCLS : r < 7 ? 0 : (uint8_t)(order_rng(s) % CGPROP__NCLS);
+    }
+}
+
+static cgprop_graph *ae_graph(const cgprop_allocator *al, uint64_t seed, uint32_t pre)
+{
+    cgprop_graph *g = NULL;
+    char key[16];
+    ck_assert_int_eq(cgprop_graph_new(al, metric_names, NULL, AE_K, &g), CGPROP_OK);
+    for (uint32_t v = 0; v < AE_NN; v++) {
+        snprintf(key, sizeof key, "f%u", v);
+        ck_assert_uint_eq(add(g, key), v);
+    }
+    /* Calls made before the batch, one at a time, ending inside a run. */
+    uint32_t a[600], b[600];
+    uint64_t cnt[600], costs[600 * AE_K];
+    uint8_t cls[600];
+    ck_assert_uint_le(pre, 600);
+    ae_batch(&seed, pre, a, b, cnt, costs, cls);
+    ck_assert_int_eq(add_one_by_one(g, pre, a, b, cnt, costs, cls), CGPROP_OK);
+    return g;
+}
+
+START_TEST(test_add_edges_as_one_at_a_time)
+{
+    enum { N = 6000 };
+    static uint32_t a[N], b[N];
+    static uint64_t cnt[N], costs[N * AE_K];
+    static uint8_t cls[N];
+    for (uint32_t pre = 0; pre <= 600; pre += 300) {
+        cgprop_graph *x = ae_graph(NULL, 42 + pre, pre), *y = ae_graph(NULL, 42 + pre, pre);
+        uint64_t s = 7 + pre;
+        same_calls(x, y);
+        for (uint32_t round = 0; round < 3; round++) {
+            uint32_t n = round == 0 ? N : round == 1 ? 17 : 1;
+            ae_batch(&s, n, a, b, cnt, costs, cls);
+            uint64_t gen = cgprop_graph_generation(y);
+            ck_assert_int_eq(add_one_by_one(x, n, a, b, cnt, costs, cls), CGPROP_OK);
+            ck_assert_int_eq(cgprop__add_edges(y, n, a, b, cnt, costs, cls), CGPROP_OK);
+            ck_assert_uint_gt(cgprop_graph_generation(y), gen);
+            assert_errmsg_clear(y);
+            same_calls(x, y);
+        }
+        cgprop_graph_free(x);
+        cgprop_graph_free(y);
+    }
+    /* Without classes, and without costs. */
+    for (int with_costs = 0; with_costs < 2; with_costs++) {
+        cgprop_graph *x = ae_graph(NULL, 3, 300), *y = ae_graph(NULL, 3, 300);
+        uint64_t s = 11;
+        ae_batch(&s, N, a, b, cnt, costs, cls);
+        ck_assert_int_eq(add_one_by_one(x, N, a, b, cnt, with_costs ? costs : NULL, NULL), CGPROP_OK);
+        ck_assert_int_eq(cgprop__add_edges(y, N, a, b, cnt, with_costs ? costs : NULL, NULL), CGPROP_OK);
+        same_calls(x, y);
+        cgprop_graph_free(x);
+        cgprop_graph_free(y);
+    }
+}
+END_TEST
+
+START_TEST(test_add_edges_all_or_nothing)
+{
+    enum { N = 3000 };
+    static uint32_t a[N], b[N];
+    static uint64_t cnt[N], costs[N * AE_K];
+    static uint8_t cls[N];
+    for (uint32_t pre = 0; pre <= 300; pre += 300) {
+        for (int kind = 0; kind < 5; kind++) {
+            cgprop_graph *x = ae_graph(NULL, 5, pre), *y = ae_graph(NULL, 5, pre);
+            uint64_t s = 99 + (uint64_t)kind;
+            ae_batch(&s, N, a, b, cnt, costs, cls);
+            uint32_t bad = N - 10;
+            int want = CGPROP_EOVERFLOW;
+            if (kind == 0) {
+                /* The call's own count, on a call the batch made earlier. */
+                a[bad] = a[5];
+                b[bad] = b[5];
+                cnt[bad] = UINT64_MAX;
+            } else if (kind == 1) {
+                /* A cost, on a call the batch made earlier. */
+                a[bad] = a[5];
+                b[bad] = b[5];
+                costs[(size_t)bad * AE_K + 1] = UINT64_MAX;
+            } else if (kind == 2) {
+                /* Calls into the callee only: a new call into a busy callee. */
+                a[bad] = AE_NN - 1;
+                b[bad] = b[5];
+                cnt[5] = 1;
+                cnt[bad] = UINT64_MAX;
+            } else if (kind == 3) {
+                want = CGPROP_EINVAL;
+                b[bad] = AE_NN;
+            } else {
+                want = CGPROP_EINVAL;
+                cls[bad] = CGPROP__NCLS;
+            }
+            uint64_t gen = cgprop_graph_generation(y);
+            ck_assert_int_eq(cgprop__add_edges(y, N, a, b, cnt, costs, cls), want);
+            assert_errmsg_set(y);
+            if (want == CGPROP_EINVAL) ck_assert_uint_eq(cgprop_graph_generation(y), gen);
+            same_calls(x, y);
+            /* Still whole: the same batch without the bad call goes in on both. */
+            a[bad] = a[6];
+            b[bad] = b[6];
+            cnt[bad] = 1;
+            costs[(size_t)bad * AE_K + 1] = 1;
+            cls[bad] = CGPROP__NOCLS;
+            ck_assert_int_eq(add_one_by_one(x, N, a, b, cnt, costs, cls), CGPROP_OK);
+            ck_assert_int_eq(cgprop__add_edges(y, N, a, b, cnt, costs, cls), CGPROP_OK);
+            same_calls(x, y);
+            for (uint32_t v = 0; v < AE_NN; v += 7)
+                for (uint32_t w = 0; w < AE_NN; w += 3)
+                    ck_assert_uint_eq(cgprop__edge_lookup(x, v, w), cgprop__edge_lookup(y, v, w));
+            cgprop_graph_free(x);
+            cgprop_graph_free(y);
+        }
+    }
+}
+END_TEST
+
+/* An allocator that fails from its n-th call on. */
+static long ae_left;
+static void *ae_malloc(void *u, size_t n)
+{
+    (void)u;
+    return ae_left-- > 0 ? malloc(n) : NULL;
+}
+static void *ae_realloc(void *u, void *p, size_t n)
+{
+    (void)u;
+    return ae_left-- > 0 ? realloc(p, n) : NULL;
+}
+static void ae_free(void *u, void *p)
+{
+    (void)u;
+    free(p);
+}
+
+START_TEST(test_add_edges_out_of_memory)
+{
+    /* Every allocation of the batch fails in turn (growth up front, the undo
+     * record, class blocks mid-batch): either it all went in or nothing. */
+    enum { N = 2000 };
+    static uint32_t a[N], b[N];
+    static uint64_t cnt[N], costs[N * AE_K];
+    static uint8_t cls[N];
+    cgprop_allocator al = {ae_malloc, ae_realloc, ae_free, NULL};
+    for (uint32_t pre = 0; pre <= 300; pre += 300) {
+        int failed = 0;
+        for (long at = 0;; at++) {
+            ae_left = 1L << 30;
+            cgprop_graph *x = ae_graph(NULL, 8, pre), *y = ae_graph(&al, 8, pre);
+            uint64_t s = 1234;
+            ae_batch(&s, N, a, b, cnt, costs, cls);
+            ae_left = at;
+            int rc = cgprop__add_edges(y, N, a, b, cnt, costs, cls);
+            ae_left = 1L << 30;
+            if (rc == CGPROP_OK) ck_assert_int_eq(add_one_by_one(x, N, a, b, cnt, costs, cls), CGPROP_OK);
+            else {
+                ck_assert_int_eq(rc, CGPROP_ENOMEM);
+                failed++;
+            }
+            same_calls(x, y);
+            ck_assert_int_eq(add_one_by_one(x, 100, a, b, cnt, costs, cls), CGPROP_OK);
+            ck_assert_int_eq(add_one_by_one(y, 100, a, b, cnt, costs, cls), CGPROP_OK);
+            same_calls(x, y);
+            cgprop_graph_free(x);
+            cgprop_graph_free(y);
+            if (rc == CGPROP_OK) break;
+        }
+        ck_assert_int_ge(failed, 3); /* growth, and at least one class block mid-batch */
+    }
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -1112,6 +1347,9 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, test_borrowed_strings_survive_growth);
     tcase_add_test(tc, test_no_callers_flag_rules);
     tcase_add_test(tc, test_call_ids_any_arrival_order);
+    tcase_add_test(tc, test_add_edges_as_one_at_a_time);
+    tcase_add_test(tc, test_add_edges_all_or_nothing);
+    tcase_add_test(tc, test_add_edges_out_of_memory);
     suite_add_tcase(s, tc);
     return s;
 }
