@@ -861,12 +861,10 @@ static void add_edges_undo(cgprop_graph *g, uint32_t i, uint32_t ne0, const uint
 #define BA 16
 #define BB 8
 
-int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
-                      const uint64_t *count, const uint64_t *costs, const uint8_t *cls)
+/* Check a batch's ids and classes (EINVAL; nothing changed). */
+static int add_edges_check(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
+                           const uint8_t *cls)
 {
-    if (!g) return CGPROP_EINVAL;
-    if (n && (!caller || !callee || !count || (cls && !costs)))
-        return cgprop__err(g, CGPROP_EINVAL, "add_edges: NULL argument");
     uint32_t nn = g->nn;
     for (uint32_t i = 0; i < n; i++) {
         if (caller[i] >= nn || callee[i] >= nn)
@@ -875,20 +873,23 @@ int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const
         if (cls && cls[i] != CGPROP__NOCLS && cls[i] >= CGPROP__NCLS)
             return cgprop__err(g, CGPROP_EINVAL, "add_edges: bad class %u", cls[i]);
     }
-    if (n == 0) return cgprop__ok(g);
-    /* Everything that can fail before the first change: memory. */
-    int rc = cgprop__reserve_edges(g, n);
-    if (rc) return cgprop__err(g, rc, "add_edges: %s", rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
-    uint32_t ne0 = g->ne, *fl0 = NULL;
-    if (ne0) {
-        fl0 = cgprop__alloc(g, n, sizeof *fl0);
-        if (!fl0) return cgprop__err(g, CGPROP_ENOMEM, "add_edges: out of memory");
-    }
-    bool any_cost0 = g->any_cost, has_classes0 = g->has_classes;
+    return CGPROP_OK;
+}
+
+/* Add calls 0 .. n - 1 of a checked batch, room reserved, as edge_common
+ * would one by one; the number added (n, or the call that failed, with *rc
+ * and *why set). A call's input is read before anything is written, so the
+ * input may be the graph's own arrays from id ne on (staged calls): a call
+ * is only ever written at an id at most its own. fl0 (when the graph had
+ * calls before, ne0 of them) records the flags of older calls as the batch
+ * first changes them, for the undo. */
+static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
+                              const uint64_t *count, const uint64_t *costs, const uint8_t *cls, uint32_t ne0,
+                              uint32_t *fl0, int *rc, const char **why)
+{
     size_t K = g->K;
-    uint64_t ring[BA];
+    uint64_t ring[BA], cv[CGPROP_MAX_METRICS];
     uint32_t i;
-    const char *why = NULL;
     for (i = 0; i < n && i < BA; i++) ring[i] = hash_pair(caller[i], callee[i]);
     for (i = 0; i < n; i++) {
         uint64_t emask = g->ehash_cap - 1, h = ring[i % BA];
@@ -908,32 +909,38 @@ int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const
         }
         uint32_t a = caller[i], b = callee[i];
         uint64_t cnt = count[i];
-        const uint64_t *cs = costs ? costs + (size_t)i * K : NULL;
+        const uint64_t *cs = NULL;
+        if (costs) {
+            for (size_t k = 0; k < K; k++) cv[k] = costs[(size_t)i * K + k];
+            cs = cv;
+        }
         int c = cls && cls[i] != CGPROP__NOCLS ? cls[i] : -1;
         uint32_t e = edge_lookup_h(g, a, b, h);
         if (e != UINT32_MAX &&
             (g->ecount[e] > UINT64_MAX - cnt || (cs && !cgprop__can_add(g->ecost + (size_t)e * K, cs, g->K)))) {
-            rc = CGPROP_EOVERFLOW;
-            why = "would overflow";
-            break;
+            *rc = CGPROP_EOVERFLOW;
+            *why = "would overflow";
+            return i;
         }
         if (g->calls_in[b] > UINT64_MAX - cnt) {
-            rc = CGPROP_EOVERFLOW;
-            why = "would overflow the callee's calls";
-            break;
+            *rc = CGPROP_EOVERFLOW;
+            *why = "would overflow the callee's calls";
+            return i;
         }
         bool nonzero = cnt != 0;
         for (size_t k = 0; cs && k < K && !nonzero; k++) nonzero = cs[k] != 0;
+        int r;
         if (e != UINT32_MAX) {
-            rc = cgprop__ecls_prepare(g, e, c, nonzero);
+            r = cgprop__ecls_prepare(g, e, c, nonzero);
             if (e < ne0) fl0[i] = g->eflags[e];
         } else {
-            rc = edge_insert(g, a, b, h, &e);
-            if (!rc) (void)cgprop__ecls_prepare(g, e, c, nonzero);
+            r = edge_insert(g, a, b, h, &e);
+            if (!r) (void)cgprop__ecls_prepare(g, e, c, nonzero);
         }
-        if (rc) {
-            why = rc == CGPROP_ENOMEM ? "out of memory" : "too many calls";
-            break;
+        if (r) {
+            *rc = r;
+            *why = r == CGPROP_ENOMEM ? "out of memory" : "too many calls";
+            return i;
         }
         g->ecount[e] += cnt;
         g->calls_in[b] += cnt;
@@ -957,12 +964,87 @@ int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const
             g->has_classes = true;
         }
     }
+    return n;
+}
+
+int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
+                      const uint64_t *count, const uint64_t *costs, const uint8_t *cls)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (n && (!caller || !callee || !count || (cls && !costs)))
+        return cgprop__err(g, CGPROP_EINVAL, "add_edges: NULL argument");
+    int rc = add_edges_check(g, n, caller, callee, cls);
+    if (rc) return rc;
+    if (n == 0) return cgprop__ok(g);
+    /* Everything that can fail before the first change: memory. */
+    rc = cgprop__reserve_edges(g, n);
+    if (rc) return cgprop__err(g, rc, "add_edges: %s", rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
+    uint32_t ne0 = g->ne, *fl0 = NULL;
+    if (ne0) {
+        fl0 = cgprop__alloc(g, n, sizeof *fl0);
+        if (!fl0) return cgprop__err(g, CGPROP_ENOMEM, "add_edges: out of memory");
+    }
+    bool any_cost0 = g->any_cost, has_classes0 = g->has_classes;
+    const char *why = NULL;
+    uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, ne0, fl0, &rc, &why);
     if (rc) {
         add_edges_undo(g, i, ne0, caller, callee, count, costs, cls, fl0, any_cost0, has_classes0);
         cgprop__free(g, fl0);
         return cgprop__err(g, rc, "add_edges: call %u -> %u: %s", caller[i], callee[i], why);
     }
     cgprop__free(g, fl0);
+    cgprop__mutated(g);
+    return cgprop__ok(g);
+}
+
+int cgprop__stage_edges(cgprop_graph *g, uint32_t n)
+{
+    uint64_t need = (uint64_t)g->ne + n;
+    if (need > UINT32_MAX - 1) return CGPROP_EOVERFLOW;
+    return grow_edges_to(g, need);
+}
+
+int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls)
+{
+    uint32_t ne0 = g->ne;
+    if ((uint64_t)ne0 + n > g->ecap) return cgprop__err(g, CGPROP_EINVAL, "add_edges: %u calls not staged", n);
+    const uint32_t *caller = g->ecaller + ne0, *callee = g->ecallee + ne0;
+    const uint64_t *count = g->ecount + ne0, *costs = g->ecost + (size_t)ne0 * g->K;
+    int rc = add_edges_check(g, n, caller, callee, cls);
+    if (rc || n == 0) return rc ? rc : cgprop__ok(g);
+    if (ne0) {
+        /* Calls the batch adds to may be older than it: the undo needs the
+         * input, which the batch writes over. Copied out, the general way. */
+        uint32_t *ab = cgprop__alloc(g, (size_t)n * 2, sizeof *ab);
+        uint64_t *cc = cgprop__alloc(g, (size_t)n * (g->K + 1), sizeof *cc);
+        if (ab && cc) {
+            memcpy(ab, caller, n * sizeof *ab);
+            memcpy(ab + n, callee, n * sizeof *ab);
+            memcpy(cc, count, n * sizeof *cc);
+            memcpy(cc + n, costs, (size_t)n * g->K * sizeof *cc);
+            rc = cgprop__add_edges(g, n, ab, ab + n, cc, cc + n, cls);
+        } else {
+            rc = cgprop__err(g, CGPROP_ENOMEM, "add_edges: out of memory");
+        }
+        cgprop__free(g, ab);
+        cgprop__free(g, cc);
+        return rc;
+    }
+    rc = cgprop__reserve_edges(g, n);
+    if (rc) return cgprop__err(g, rc, "add_edges: %s", rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
+    bool any_cost0 = g->any_cost, has_classes0 = g->has_classes;
+    const char *why = NULL;
+    uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, 0, NULL, &rc, &why);
+    if (rc) {
+        /* Every call is new to the graph: dropping them all, and what they
+         * added to their callees' calls in, is the whole undo. */
+        uint32_t a = caller[i], b = callee[i];
+        for (uint32_t e = 0; e < g->ne; e++) g->calls_in[g->ecallee[e]] -= g->ecount[e];
+        cgprop__rollback_edges(g, 0);
+        g->any_cost = any_cost0;
+        g->has_classes = has_classes0;
+        return cgprop__err(g, rc, "add_edges: call %u -> %u: %s", a, b, why);
+    }
     cgprop__mutated(g);
     return cgprop__ok(g);
 }

@@ -198,6 +198,17 @@ int cgprop__reserve_nodes(cgprop_graph *g, uint32_t n);
 int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
                       const uint64_t *count, const uint64_t *costs, const uint8_t *cls);
 
+/* Calls written in place: room for n calls past the last, ids ne .. ne + n - 1
+ * of every per-call array, where a writer puts callers, callees, counts and
+ * costs itself (a reader, as it reads: no copy, no second array to fault in)
+ * and then adds them with cgprop__add_staged_edges. Growing keeps what was
+ * staged, but moves the arrays: read their addresses from g again after each
+ * call. Invisible until added; EOVERFLOW past 2^32 - 2 calls, ENOMEM. */
+int cgprop__stage_edges(cgprop_graph *g, uint32_t n);
+/* cgprop__add_edges over the n calls staged from id ne on. On an error the
+ * staged calls are lost (written over); the graph is as before. */
+int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls);
+
 /* Edge lookup without error reporting: UINT32_MAX when absent. */
 uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee);
 

@@ -1318,6 +1318,87 @@ START_TEST(test_add_edges_out_of_memory)
 }
 END_TEST
 
+/* The same batch staged in the graph's own arrays, then added. */
+static int ae_staged(cgprop_graph *g, uint32_t n, const uint32_t *a, const uint32_t *b, const uint64_t *cnt,
+                     const uint64_t *costs, const uint8_t *cls)
+{
+    int rc = cgprop__stage_edges(g, n);
+    if (rc) return rc;
+    memcpy(g->ecaller + g->ne, a, n * sizeof *a);
+    memcpy(g->ecallee + g->ne, b, n * sizeof *b);
+    memcpy(g->ecount + g->ne, cnt, n * sizeof *cnt);
+    memcpy(g->ecost + (size_t)g->ne * g->K, costs, (size_t)n * g->K * sizeof *costs);
+    return cgprop__add_staged_edges(g, n, cls);
+}
+
+START_TEST(test_add_staged_edges)
+{
+    enum { N = 6000 };
+    static uint32_t a[N], b[N];
+    static uint64_t cnt[N], costs[N * AE_K];
+    static uint8_t cls[N];
+    /* On an empty graph (in place), and after calls (copied out). */
+    for (uint32_t pre = 0; pre <= 300; pre += 300) {
+        cgprop_graph *x = ae_graph(NULL, 21, pre), *y = ae_graph(NULL, 21, pre);
+        uint64_t s = 5;
+        ae_batch(&s, N, a, b, cnt, costs, cls);
+        ck_assert_int_eq(add_one_by_one(x, N, a, b, cnt, costs, cls), CGPROP_OK);
+        ck_assert_int_eq(ae_staged(y, N, a, b, cnt, costs, cls), CGPROP_OK);
+        same_calls(x, y);
+        ck_assert_int_eq(add_one_by_one(x, 500, a, b, cnt, costs, NULL), CGPROP_OK);
+        ck_assert_int_eq(ae_staged(y, 500, a, b, cnt, costs, NULL), CGPROP_OK);
+        same_calls(x, y);
+        cgprop_graph_free(x);
+        cgprop_graph_free(y);
+    }
+    /* An overflow late in the batch, on a call it made: no call stays, and
+     * the callees' calls in are what they were. */
+    for (uint32_t pre = 0; pre <= 300; pre += 300) {
+        cgprop_graph *x = ae_graph(NULL, 22, pre), *y = ae_graph(NULL, 22, pre);
+        uint64_t s = 6;
+        ae_batch(&s, N, a, b, cnt, costs, cls);
+        a[N - 3] = a[2];
+        b[N - 3] = b[2];
+        cnt[2] = 1;
+        cnt[N - 3] = UINT64_MAX;
+        ck_assert_int_eq(ae_staged(y, N, a, b, cnt, costs, cls), CGPROP_EOVERFLOW);
+        assert_errmsg_set(y);
+        same_calls(x, y);
+        cnt[N - 3] = 0;
+        ck_assert_int_eq(add_one_by_one(x, N, a, b, cnt, costs, cls), CGPROP_OK);
+        ck_assert_int_eq(ae_staged(y, N, a, b, cnt, costs, cls), CGPROP_OK);
+        same_calls(x, y);
+        cgprop_graph_free(x);
+        cgprop_graph_free(y);
+    }
+    /* Every allocation failing in turn: staging, the index, class blocks. */
+    cgprop_allocator al = {ae_malloc, ae_realloc, ae_free, NULL};
+    int failed = 0;
+    for (long at = 0;; at++) {
+        ae_left = 1L << 30;
+        cgprop_graph *x = ae_graph(NULL, 23, 0), *y = ae_graph(&al, 23, 0);
+        uint64_t s = 77;
+        ae_batch(&s, 2000, a, b, cnt, costs, cls);
+        ae_left = at;
+        int rc = ae_staged(y, 2000, a, b, cnt, costs, cls);
+        ae_left = 1L << 30;
+        if (rc == CGPROP_OK) ck_assert_int_eq(add_one_by_one(x, 2000, a, b, cnt, costs, cls), CGPROP_OK);
+        else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            failed++;
+        }
+        same_calls(x, y);
+        ck_assert_int_eq(add_one_by_one(x, 100, a, b, cnt, costs, cls), CGPROP_OK);
+        ck_assert_int_eq(add_one_by_one(y, 100, a, b, cnt, costs, cls), CGPROP_OK);
+        same_calls(x, y);
+        cgprop_graph_free(x);
+        cgprop_graph_free(y);
+        if (rc == CGPROP_OK) break;
+    }
+    ck_assert_int_ge(failed, 3);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -1350,6 +1431,7 @@ static Suite *graph_suite(void)
     tcase_add_test(tc, test_add_edges_as_one_at_a_time);
     tcase_add_test(tc, test_add_edges_all_or_nothing);
     tcase_add_test(tc, test_add_edges_out_of_memory);
+    tcase_add_test(tc, test_add_staged_edges);
     suite_add_tcase(s, tc);
     return s;
 }
