@@ -13,6 +13,15 @@
 
 #define NONE_SID UINT32_MAX
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+/* Rare paths out of the line loop, so they take no registers from it. */
+#define NOINLINE static __attribute__((noinline))
+#else
+#define ALWAYS_INLINE static inline
+#define NOINLINE static
+#endif
+
 /* Id spaces of name compression. */
 enum { SP_OBJ = 0, SP_FILE = 1, SP_FN = 2 };
 static const char *const space_name[3] = {"object", "file", "function"};
@@ -29,22 +38,26 @@ typedef struct cg {
     const cgprop_allocator *alloc;
     cgprop_graph *mem;  /* no functions: the allocator everything else goes through */
     cgprop_graph *ids;  /* (space, compressed id) -> slot into idsid */
-    cgprop_graph *raw;  /* the metrics (no functions); created at the first events: */
+    cgprop_graph *raw;  /* the graph being built, created at the first events: (metrics, staged calls) */
 
     /* Interned names: bytes in sbuf (moves as it grows: a pointer from
-     * str_of() lasts until the next intern), string id -> (offset, length). */
+     * str_of() lasts until the next intern), string id -> (offset, length,
+     * first raw function of that name or NONE_SID). */
     char *sbuf;
     size_t sused, scap;
     struct str_ent {
-        size_t off, len;
+        size_t off;
+        uint32_t len, raw;
     } *sent;
     uint32_t nstr, sentcap;
-    /* Raw functions: (object, file, name) string ids per raw id. */
+    /* Raw functions: (object, file, name) string ids per raw id, and for
+     * the first raw function of a name whether others share the name. */
     struct raw_key {
-        uint32_t ob, fl, fn;
+        uint32_t ob, fl, fn, more;
     } *rkey;
     uint32_t nraw, rkeycap;
-    /* Hash sets over the names and the raw functions (see tset). */
+    /* Hash sets over the names and over the raw functions that are not the
+     * first of their name (see tset, raw_find). */
     struct tset {
         uint64_t *slot;
         uint32_t cap, n;
@@ -63,13 +76,9 @@ typedef struct cg {
     } *fdir;
     size_t fdircap;
     bool any_hashed_id;
-    /* Last raw function of each name string, to skip the key hash. */
-    /* (raw function, object, file) side by side: one cache line per look-up. */
-    struct nc_entry {
-        uint32_t raw, ob, fl;
-    } *nc;
-    size_t nc_cap;
-    /* Self costs per raw function, and every call line as read. */
+    /* Self costs per raw function, and every call line as read: the call
+     * arrays of raw (staged there, see calls_grow), with raw functions' ids
+     * until finish() puts the final ones in their place. */
     uint64_t *rself;
     size_t rself_cap; /* in functions */
     uint32_t *ccaller, *ccallee;
@@ -281,7 +290,8 @@ static int intern(cg *c, const char *s, size_t n, uint32_t *out)
     uint32_t id = c->nstr++;
     memcpy(c->sbuf + c->sused, s, n);
     c->sent[id].off = c->sused;
-    c->sent[id].len = n;
+    c->sent[id].len = (uint32_t)n;
+    c->sent[id].raw = NONE_SID;
     c->sused += n;
     tset_put(t, h, id);
     *out = id;
@@ -644,50 +654,43 @@ static uint32_t raw_hash(uint32_t ob, uint32_t fl, uint32_t fn)
     return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
-/* The raw function (ob, fl, fn), added if new. */
-static int raw_add(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
+/* The raw function (ob, fl, fn) if there is one. Most names belong to one
+ * raw function: it is found from the name's entry (which its line has just
+ * read), and only names that several (object, file) pairs share go on to
+ * the hash set (bounded work whatever the input). */
+static inline bool raw_find(const cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
 {
+    uint32_t r = c->sent[fn].raw;
+    if (r == NONE_SID) return false;
+    const struct raw_key *k = &c->rkey[r];
+    if (k->ob == ob && k->fl == fl) {
+        *out = r;
+        return true;
+    }
+    if (!k->more) return false;
     uint32_t h = raw_hash(ob, fl, fn);
-    struct tset *t = &c->rset;
-    if (t->cap) {
-        uint32_t mask = t->cap - 1;
-        for (uint32_t j = h & mask; t->slot[j]; j = (j + 1) & mask) {
-            uint64_t v = t->slot[j];
-            if ((uint32_t)(v >> 32) != h) continue;
-            const struct raw_key *k = &c->rkey[(uint32_t)v - 1];
-            if (k->ob == ob && k->fl == fl && k->fn == fn) {
-                *out = (uint32_t)v - 1;
-                return CGPROP_OK;
-            }
+    const struct tset *t = &c->rset;
+    uint32_t mask = t->cap - 1;
+    for (uint32_t j = h & mask; t->slot[j]; j = (j + 1) & mask) {
+        uint64_t v = t->slot[j];
+        if ((uint32_t)(v >> 32) != h) continue;
+        k = &c->rkey[(uint32_t)v - 1];
+        if (k->ob == ob && k->fl == fl && k->fn == fn) {
+            *out = (uint32_t)v - 1;
+            return true;
         }
     }
-    if (c->nraw >= UINT32_MAX - 1) return fail(c, CGPROP_EOVERFLOW, "%s", "too many functions");
-    if (c->nraw == c->rkeycap) {
-        uint32_t cap = c->rkeycap ? (c->rkeycap > UINT32_MAX / 2 ? UINT32_MAX : c->rkeycap * 2) : c->est_fn;
-        struct raw_key *k = cgprop__realloc(c->mem, c->rkey, cap, sizeof *k);
-        if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
-        c->rkey = k;
-        c->rkeycap = cap;
-    }
-    if (tset_reserve(c, t)) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
-    uint32_t id = c->nraw++;
-    c->rkey[id].ob = ob;
-    c->rkey[id].fl = fl;
-    c->rkey[id].fn = fn;
-    tset_put(t, h, id);
-    *out = id;
-    return CGPROP_OK;
+    return false;
 }
 
-static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
+/* The raw function (ob, fl, fn), added if new. Room first: a failure must
+ * leave no function without its self costs or out of its name's reach
+ * (the fast path gives up on a failure and the general parser tries again;
+ * it would trust what it finds). */
+NOINLINE int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
 {
-    if (fn < c->nc_cap && c->nc[fn].raw != UINT32_MAX && c->nc[fn].ob == ob && c->nc[fn].fl == fl) {
-        *out = c->nc[fn].raw;
-        return CGPROP_OK;
-    }
-    /* Room first: a failure must leave no function without its cache entry
-     * and its self costs (the fast path gives up on a failure and the
-     * general parser tries again; it would trust the cache). */
+    if (raw_find(c, ob, fl, fn, out)) return CGPROP_OK;
+    if (c->nraw >= UINT32_MAX - 1) return fail(c, CGPROP_EOVERFLOW, "%s", "too many functions");
     if (c->nraw >= c->rself_cap) {
         size_t cap = c->rself_cap ? c->rself_cap * 2 : c->est_fn;
         uint64_t *p = cgprop__realloc(c->mem, c->rself, cap, (size_t)c->K * sizeof *p);
@@ -696,37 +699,53 @@ static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
         c->rself = p;
         c->rself_cap = cap;
     }
-    if (fn >= c->nc_cap) {
-        size_t cap = c->nc_cap ? c->nc_cap : c->est_fn;
-        while (cap <= fn) cap *= 2;
-        struct nc_entry *a = cgprop__realloc(c->mem, c->nc, cap, sizeof *a);
-        if (!a) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
-        c->nc = a;
-        memset(c->nc + c->nc_cap, 0xff, (cap - c->nc_cap) * sizeof *a);
-        c->nc_cap = cap;
+    if (c->nraw == c->rkeycap) {
+        uint32_t cap = c->rkeycap ? (c->rkeycap > UINT32_MAX / 2 ? UINT32_MAX : c->rkeycap * 2) : c->est_fn;
+        struct raw_key *k = cgprop__realloc(c->mem, c->rkey, cap, sizeof *k);
+        if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        c->rkey = k;
+        c->rkeycap = cap;
     }
-    int rc = raw_add(c, ob, fl, fn, out);
-    if (rc) return rc;
-    c->nc[fn].raw = *out;
-    c->nc[fn].ob = ob;
-    c->nc[fn].fl = fl;
+    uint32_t first = c->sent[fn].raw;
+    if (first != NONE_SID && tset_reserve(c, &c->rset)) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+    uint32_t id = c->nraw++;
+    c->rkey[id].ob = ob;
+    c->rkey[id].fl = fl;
+    c->rkey[id].fn = fn;
+    c->rkey[id].more = 0;
+    if (first == NONE_SID) {
+        c->sent[fn].raw = id;
+    } else {
+        c->rkey[first].more = 1;
+        tset_put(&c->rset, raw_hash(ob, fl, fn), id);
+    }
+    *out = id;
+    return CGPROP_OK;
+}
+
+/* Room for more calls, staged in the graph being built (c->raw): the calls
+ * as read are its call arrays, so no second copy is written (or faulted in)
+ * when they are added. Their addresses move as they grow. */
+static int calls_grow(cg *c)
+{
+    uint64_t cap = c->calls_cap ? (uint64_t)c->calls_cap * 2 : c->est_calls;
+    if (cap > UINT32_MAX - 1) cap = UINT32_MAX - 1;
+    int rc = cap > c->calls_cap ? cgprop__stage_edges(c->raw, (uint32_t)cap) : CGPROP_EOVERFLOW;
+    if (rc) return fail(c, rc, "%s", rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
+    cgprop_graph *g = c->raw;
+    c->ccaller = g->ecaller;
+    c->ccallee = g->ecallee;
+    c->ccount = g->ecount;
+    c->ccost = g->ecost;
+    c->calls_cap = g->ecap;
     return CGPROP_OK;
 }
 
 static int push_call(cg *c, uint32_t from, uint32_t to, uint64_t count, const uint64_t *costs)
 {
     if (c->ncalls == c->calls_cap) {
-        size_t cap = c->calls_cap ? c->calls_cap * 2 : c->est_calls;
-        uint32_t *a = cgprop__realloc(c->mem, c->ccaller, cap, sizeof *a);
-        if (a) c->ccaller = a;
-        uint32_t *b = a ? cgprop__realloc(c->mem, c->ccallee, cap, sizeof *b) : NULL;
-        if (b) c->ccallee = b;
-        uint64_t *n = b ? cgprop__realloc(c->mem, c->ccount, cap, sizeof *n) : NULL;
-        if (n) c->ccount = n;
-        uint64_t *k = n ? cgprop__realloc(c->mem, c->ccost, cap, (size_t)c->K * sizeof *k) : NULL;
-        if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
-        c->ccost = k;
-        c->calls_cap = cap;
+        int rc = calls_grow(c);
+        if (rc) return rc;
     }
     size_t i = c->ncalls++;
     c->ccaller[i] = from;
@@ -879,11 +898,6 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
 enum { NK_FN, NK_CFN, NK_FI, NK_CFI, NK_COB, NK_FL, NK_OB };
 static const int nk_space[] = {SP_FN, SP_FN, SP_FILE, SP_FILE, SP_OBJ, SP_FILE, SP_OBJ};
 
-#if defined(__GNUC__)
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
-#define ALWAYS_INLINE static inline
-#endif
 
 /* What a name line does once its name is known; shared by the general
  * parser and the fast path (where `which` is a constant at each use, so the
@@ -1087,29 +1101,19 @@ static inline const char *fast_subpos(const char *p, uint64_t base, uint64_t *ou
     return p;
 }
 
-/* The raw function of (ob, fl, fn) if the name cache has it. */
-static inline bool nc_hit(const cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *raw)
-{
-    if (fn >= c->nc_cap) return false;
-    const struct nc_entry *e = &c->nc[fn];
-    if (e->raw == UINT32_MAX || e->ob != ob || e->fl != fl) return false;
-    *raw = e->raw;
-    return true;
-}
-
 /* The raw function of (ob, fl, sid) if it exists, looked up through the
- * entry of compressed id `id` (NONE_SID: not known) and then the name cache.
+ * entry of compressed id `id` (NONE_SID: not known) and then the name.
  * The entry is only trusted, or filled, while it still names sid. */
 static inline bool fn_resolve(cg *c, uint32_t id, uint32_t ob, uint32_t fl, uint32_t sid, uint32_t *raw)
 {
-    if (id == NONE_SID) return nc_hit(c, ob, fl, sid, raw);
+    if (id == NONE_SID) return raw_find(c, ob, fl, sid, raw);
     struct fn_entry *e = &c->fdir[id];
-    if (e->sid1 != sid + 1) return nc_hit(c, ob, fl, sid, raw);
+    if (e->sid1 != sid + 1) return raw_find(c, ob, fl, sid, raw);
     if (e->raw != UINT32_MAX && e->ob == ob && e->fl == fl) {
         *raw = e->raw;
         return true;
     }
-    if (!nc_hit(c, ob, fl, sid, raw)) return false;
+    if (!raw_find(c, ob, fl, sid, raw)) return false;
     e->raw = *raw;
     e->ob = ob;
     e->fl = fl;
@@ -1501,6 +1505,7 @@ typedef struct pass2 {
         uint32_t fid, level;
         uint64_t group;
     } *ends;          /* raw -> what its calls need (see finish) */
+    uint8_t *cls;     /* call -> its class, CGPROP__NOCLS for none */
     cgprop_graph *bg; /* base functions, unless they are the final graph's */
     cgprop_graph *g;  /* the result, until handed out */
 } pass2;
@@ -1663,7 +1668,6 @@ static int graph_fail(cg *c, int rc)
 
 static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
 {
-    cgprop_graph *raw = c->raw;
     uint32_t nr = c->nraw, K = c->K;
     int rc;
     bool contexts = detect_contexts(c);
@@ -1671,13 +1675,11 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
     p->bid = cgprop__alloc(c->mem, nr, sizeof *p->bid);
     p->fid = cgprop__alloc(c->mem, nr, sizeof *p->fid);
     if (!p->rn || !p->bid || !p->fid) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
-    /* The final graph, functions in file order. With full keys and folding
-     * its functions are the base functions themselves. */
-    const char *mn[CGPROP_MAX_METRICS];
-    size_t ml[CGPROP_MAX_METRICS];
-    for (uint32_t k = 0; k < K; k++) mn[k] = cgprop_graph_metric_name(raw, k, &ml[k]);
-    rc = cgprop_graph_new(c->alloc, mn, ml, K, &p->g);
-    if (rc) return cgprop__read_fail(c->err, rc, 0, "out of memory");
+    /* The final graph (the one the calls are staged in), functions in file
+     * order. With full keys and folding its functions are the base
+     * functions themselves. */
+    p->g = c->raw;
+    c->raw = NULL;
     cgprop_graph *g = p->g;
     bool full = c->opts->key_mode != CGPROP_KEY_NAME;
     bool fold = !c->opts->no_fold_recursion;
@@ -1755,13 +1757,14 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
                            : p->bcyc[b] != CGPROP_NONE ? (uint64_t)1 << 32 | p->bcyc[b]
                                                        : (uint64_t)b;
     }
-    /* Calls come in file order, their pairs scattered over the index: size
-     * it once, and fetch ahead in stages: the ends of the call 16 ahead;
-     * with those in cache, the index slot and the callee's sums of the call
-     * 8 ahead; with the slot in cache, the call it holds 4 ahead (the probe
-     * compares its ends). */
-    if (!rc && (rc = cgprop__reserve_edges(g, c->ncalls > UINT32_MAX ? UINT32_MAX : (uint32_t)c->ncalls)))
-        rc = graph_fail(c, rc);
+    /* Each call's final ends and class, written over the raw ends (not
+     * needed any more), the ends' records fetched ahead; then all calls go
+     * to the graph at once (it fetches ahead what each call needs there). */
+    bool classes = mode == MODE_NONE || mode == MODE_NAMES;
+    if (!rc && classes && c->ncalls) {
+        p->cls = cgprop__alloc(c->mem, c->ncalls, 1);
+        if (!p->cls) rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+    }
     const struct rend *ends = p->ends;
     for (size_t e = 0; e < c->ncalls && !rc; e++) {
 #if defined(__GNUC__)
@@ -1769,28 +1772,17 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
             __builtin_prefetch(&ends[c->ccaller[e + 16]]);
             __builtin_prefetch(&ends[c->ccallee[e + 16]]);
         }
-        if (e + 8 < c->ncalls && g->ehash_cap) {
-            uint32_t fa = ends[c->ccaller[e + 8]].fid, fb = ends[c->ccallee[e + 8]].fid;
-            __builtin_prefetch(&g->ehash[cgprop__hash_pair(fa, fb) & (g->ehash_cap - 1)]);
-            __builtin_prefetch(&g->calls_in[fb]);
-            __builtin_prefetch(&g->nflags[fb]);
-        }
-        if (e + 4 < c->ncalls && g->ehash_cap) {
-            uint32_t fa = ends[c->ccaller[e + 4]].fid, fb = ends[c->ccallee[e + 4]].fid;
-            uint32_t v = g->ehash[cgprop__hash_pair(fa, fb) & (g->ehash_cap - 1)];
-            if (v) {
-                __builtin_prefetch(&g->ecaller[v - 1]);
-                __builtin_prefetch(&g->ecallee[v - 1]);
-            }
-        }
 #endif
         const struct rend *a = &ends[c->ccaller[e]], *b = &ends[c->ccallee[e]];
-        const uint64_t *cost = c->ccost + e * K;
-        if (mode == MODE_NONE || (mode == MODE_NAMES && !(a->group != UINT64_MAX && a->group == b->group)))
-            rc = cgprop_graph_add_edge_class(g, a->fid, b->fid, a->level, b->level, c->ccount[e], cost, NULL);
-        else rc = cgprop_graph_add_edge(g, a->fid, b->fid, c->ccount[e], cost, NULL);
-        if (rc) rc = graph_fail(c, rc);
+        if (classes)
+            p->cls[e] = mode == MODE_NONE || !(a->group != UINT64_MAX && a->group == b->group)
+                            ? (uint8_t)cgprop__cls(a->level == CGPROP_LEVEL_0 ? 0u : 1u, b->level)
+                            : (uint8_t)CGPROP__NOCLS;
+        c->ccaller[e] = a->fid;
+        c->ccallee[e] = b->fid;
     }
+    if (!rc && (rc = cgprop__add_staged_edges(g, (uint32_t)c->ncalls, classes ? p->cls : NULL)) != CGPROP_OK)
+        rc = graph_fail(c, rc);
     if (rc) return rc; /* p->g is freed by the caller */
     if (info) {
         info->format = CGPROP_INPUT_CALLGRIND;
@@ -1871,17 +1863,13 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     cgprop__free(c.mem, p.binex);
     cgprop__free(c.mem, p.bcyc);
     cgprop__free(c.mem, p.ends);
+    cgprop__free(c.mem, p.cls);
     cgprop_graph_free(p.bg);
     cgprop_graph_free(p.g);
     cgprop__free(c.mem, c.idsid);
     for (int sp = 0; sp < 3; sp++) cgprop__free(c.mem, c.dir[sp]);
     cgprop__free(c.mem, c.fdir);
-    cgprop__free(c.mem, c.nc);
     cgprop__free(c.mem, c.rself);
-    cgprop__free(c.mem, c.ccaller);
-    cgprop__free(c.mem, c.ccallee);
-    cgprop__free(c.mem, c.ccount);
-    cgprop__free(c.mem, c.ccost);
     cgprop__free(c.mem, c.scratch);
     cgprop__free(c.mem, c.sbuf);
     cgprop__free(c.mem, c.sent);
