@@ -241,7 +241,13 @@ static const char *str_of(const cg *c, uint32_t sid, size_t *len)
 
 /* ---- strings ---- */
 
-static int intern(cg *c, const char *s, size_t n, uint32_t *out)
+/* A string id for the name s[0 .. n). With `dedupe`, the same bytes always
+ * get the same id; without, a new id, and the name set is not looked at.
+ * Function names defined with a compressed id are interned without: the
+ * ids already make a name one string (callgrind defines each once a part),
+ * and raw functions that do share a name meet in pass 2, whose function
+ * keys are the names' bytes. Sparing the probe spares a cache miss a name. */
+static int intern_as(cg *c, const char *s, size_t n, bool dedupe, uint32_t *out)
 {
     /* Keys show the name after the last TAB, so names must hold none. */
     if (memchr(s, '\t', n)) {
@@ -250,9 +256,9 @@ static int intern(cg *c, const char *s, size_t n, uint32_t *out)
         for (size_t i = 0; i < n; i++) c->scratch[i] = s[i] == '\t' ? ' ' : s[i];
         s = c->scratch;
     }
-    uint32_t h = str_hash(s, n);
+    uint32_t h = dedupe ? str_hash(s, n) : 0;
     struct tset *t = &c->sset;
-    if (t->cap) {
+    if (dedupe && t->cap) {
         uint32_t mask = t->cap - 1;
         for (uint32_t j = h & mask; t->slot[j]; j = (j + 1) & mask) {
             uint64_t v = t->slot[j];
@@ -286,17 +292,19 @@ static int intern(cg *c, const char *s, size_t n, uint32_t *out)
         c->sbuf = b;
         c->scap = cap;
     }
-    if (tset_reserve(c, t)) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+    if (dedupe && tset_reserve(c, t)) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
     uint32_t id = c->nstr++;
     memcpy(c->sbuf + c->sused, s, n);
     c->sent[id].off = c->sused;
     c->sent[id].len = (uint32_t)n;
     c->sent[id].raw = NONE_SID;
     c->sused += n;
-    tset_put(t, h, id);
+    if (dedupe) tset_put(t, h, id);
     *out = id;
     return CGPROP_OK;
 }
+
+static int intern(cg *c, const char *s, size_t n, uint32_t *out) { return intern_as(c, s, n, true, out); }
 
 static void id_key(char key[5], int space, uint32_t id)
 {
@@ -452,7 +460,7 @@ static int parse_name(cg *c, int space, const char *v, size_t n, uint32_t *sid)
                 rc = expand_mangled(c, name, len, &name, &len);
                 if (rc) return rc;
             }
-            rc = intern(c, name, len, sid);
+            rc = intern_as(c, name, len, space != SP_FN, sid);
             if (rc) return rc;
             return id_define(c, space, (uint32_t)id, *sid);
         }
@@ -683,13 +691,12 @@ static inline bool raw_find(const cg *c, uint32_t ob, uint32_t fl, uint32_t fn, 
     return false;
 }
 
-/* The raw function (ob, fl, fn), added if new. Room first: a failure must
+/* A new raw function (ob, fl, fn), known to be absent. Room first: a failure must
  * leave no function without its self costs or out of its name's reach
  * (the fast path gives up on a failure and the general parser tries again;
  * it would trust what it finds). */
-NOINLINE int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
+NOINLINE int raw_new(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
 {
-    if (raw_find(c, ob, fl, fn, out)) return CGPROP_OK;
     if (c->nraw >= UINT32_MAX - 1) return fail(c, CGPROP_EOVERFLOW, "%s", "too many functions");
     if (c->nraw >= c->rself_cap) {
         size_t cap = c->rself_cap ? c->rself_cap * 2 : c->est_fn;
@@ -721,6 +728,11 @@ NOINLINE int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *ou
     }
     *out = id;
     return CGPROP_OK;
+}
+
+static int raw_node(cg *c, uint32_t ob, uint32_t fl, uint32_t fn, uint32_t *out)
+{
+    return raw_find(c, ob, fl, fn, out) ? CGPROP_OK : raw_new(c, ob, fl, fn, out);
 }
 
 /* Room for more calls, staged in the graph being built (c->raw): the calls
@@ -1127,16 +1139,29 @@ static inline bool fn_resolve(cg *c, uint32_t id, uint32_t ob, uint32_t fl, uint
  * err already filled) and the read stops, rather than trying again. */
 
 /* The current function's raw function, added if new (current_fn()). */
+/* fn_resolve(), or the raw function added and kept in id's entry (else
+ * its next use would look it up again: two more misses); false if adding
+ * failed (fast_rc). */
+static inline bool fn_get(cg *c, uint32_t id, uint32_t ob, uint32_t fl, uint32_t sid, uint32_t *raw)
+{
+    if (fn_resolve(c, id, ob, fl, sid, raw)) return true;
+    if ((c->fast_rc = raw_new(c, ob, fl, sid, raw)) != CGPROP_OK) return false;
+    if (id != NONE_SID && c->fdir[id].sid1 == sid + 1) {
+        struct fn_entry *e = &c->fdir[id];
+        e->raw = *raw;
+        e->ob = ob;
+        e->fl = fl;
+    }
+    return true;
+}
+
 static inline bool fast_cur(cg *c, uint32_t *raw)
 {
     if (c->cur_raw != UINT32_MAX) {
         *raw = c->cur_raw;
         return true;
     }
-    if (c->fn == NONE_SID) return false;
-    if (!fn_resolve(c, c->fn_id, c->fn_ob, c->fn_fl, c->fn, raw) &&
-        (c->fast_rc = raw_node(c, c->fn_ob, c->fn_fl, c->fn, raw)) != CGPROP_OK)
-        return false;
+    if (c->fn == NONE_SID || !fn_get(c, c->fn_id, c->fn_ob, c->fn_fl, c->fn, raw)) return false;
     c->cur_raw = *raw;
     return true;
 }
@@ -1253,9 +1278,7 @@ static const char *fast_calls(cg *c, const char *p, const char *lim)
     uint32_t fl = c->cfi != NONE_SID ? c->cfi : c->fi;
     /* The caller first, as calls_line() adds them. */
     if (!fast_cur(c, &cur)) return NULL;
-    if (!fn_resolve(c, c->cfn_id, ob, fl, c->cfn, &callee) &&
-        (c->fast_rc = raw_node(c, ob, fl, c->cfn, &callee)) != CGPROP_OK)
-        return NULL;
+    if (!fn_get(c, c->cfn_id, ob, fl, c->cfn, &callee)) return NULL;
     c->call_callee = callee;
     c->call_count = count;
     c->pending = PEND_CALL;
@@ -1275,7 +1298,7 @@ static const char *fast_define(cg *c, int sp, uint64_t id, const char *p, uint32
     const char *e = nl > p && nl[-1] == '\r' ? nl - 1 : nl;
     size_t n = (size_t)(e - p);
     if (n == 0 || (sp == SP_FN && n >= 3 && p[0] == '(' && cgprop__is_digit(p[1]))) return NULL; /* mangled */
-    if ((c->fast_rc = intern(c, p, n, sid)) != CGPROP_OK) return NULL;
+    if ((c->fast_rc = intern_as(c, p, n, sp != SP_FN, sid)) != CGPROP_OK) return NULL;
     if ((c->fast_rc = id_define(c, sp, (uint32_t)id, *sid)) != CGPROP_OK) return NULL;
     return nl + 1;
 }
@@ -1666,15 +1689,29 @@ static int graph_fail(cg *c, int rc)
     return cgprop__read_fail(c->err, rc, 0, "cannot build the graph");
 }
 
+/* Pass 2's scratch in a block of pass 1 that is not needed any more
+ * (*dead, taken in any case): its pages are in memory already, where a new
+ * block's would each be faulted in. */
+static void *recycle(cg *c, void *dead, size_t n, size_t size)
+{
+    void *p = cgprop__realloc(c->mem, dead, n ? n : 1, size);
+    if (!p) cgprop__free(c->mem, dead);
+    return p;
+}
+
 static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
 {
     uint32_t nr = c->nraw, K = c->K;
     int rc;
     bool contexts = detect_contexts(c);
-    p->rn = cgprop__alloc(c->mem, nr, sizeof *p->rn);
-    p->bid = cgprop__alloc(c->mem, nr, sizeof *p->bid);
-    p->fid = cgprop__alloc(c->mem, nr, sizeof *p->fid);
-    if (!p->rn || !p->bid || !p->fid) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+    /* rn, bid and fid in one block, where the name set was. */
+    void *names = c->sset.slot;
+    c->sset.slot = NULL;
+    c->sset.cap = c->sset.n = 0;
+    p->rn = recycle(c, names, nr, sizeof *p->rn + 2 * sizeof(uint32_t));
+    if (!p->rn) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+    p->bid = (uint32_t *)(p->rn + nr);
+    p->fid = p->bid + nr;
     /* The final graph (the one the calls are staged in), functions in file
      * order. With full keys and folding its functions are the base
      * functions themselves. */
@@ -1690,12 +1727,18 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         if (rc) return cgprop__read_fail(c->err, rc, 0, "out of memory");
     }
 
-    uint32_t maxidx = 1;
+    /* Room for the functions the plain names make, at once (most fn'2 names
+     * fold into a plain one): no chain of growing tables. */
+    uint32_t maxidx = 1, nplain = 0;
     for (uint32_t r = 0; r < nr; r++) {
         size_t len;
         const char *s = raw_name(c, r, &len);
         p->rn[r] = parse_raw(s, len, contexts);
         if (p->rn[r].index > maxidx) maxidx = p->rn[r].index;
+        nplain += p->rn[r].index == 1;
+    }
+    if ((rc = cgprop__reserve_nodes(same ? g : p->bg, nplain)) != CGPROP_OK) return graph_fail(c, rc);
+    for (uint32_t r = 0; r < nr; r++) {
         size_t klen;
         rc = raw_key(c, r, p->rn[r].base_len, true, &klen);
         if (rc) return rc;
@@ -1746,7 +1789,10 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
      * for plain names the group whose inner calls are plain recursion (the
      * cycle of the base function, else the base function itself). */
     if (!rc) {
-        p->ends = cgprop__alloc(c->mem, nr ? nr : 1, sizeof *p->ends);
+        void *fns = c->fdir; /* where the function ids were */
+        c->fdir = NULL;
+        c->fdircap = 0;
+        p->ends = recycle(c, fns, nr, sizeof *p->ends);
         if (!p->ends) rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
     }
     for (uint32_t r = 0; r < nr && !rc; r++) {
@@ -1762,7 +1808,10 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
      * to the graph at once (it fetches ahead what each call needs there). */
     bool classes = mode == MODE_NONE || mode == MODE_NAMES;
     if (!rc && classes && c->ncalls) {
-        p->cls = cgprop__alloc(c->mem, c->ncalls, 1);
+        void *self = c->rself; /* the self costs are in the graph now */
+        c->rself = NULL;
+        c->rself_cap = 0;
+        p->cls = recycle(c, self, c->ncalls, 1);
         if (!p->cls) rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
     }
     const struct rend *ends = p->ends;
@@ -1857,9 +1906,7 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     if (!rc) rc = finish(&c, &p, out, info);
     if (info && !rc) info->lines = nlines;
 
-    cgprop__free(c.mem, p.rn);
-    cgprop__free(c.mem, p.bid);
-    cgprop__free(c.mem, p.fid);
+    cgprop__free(c.mem, p.rn); /* and bid, fid */
     cgprop__free(c.mem, p.binex);
     cgprop__free(c.mem, p.bcyc);
     cgprop__free(c.mem, p.ends);
