@@ -872,8 +872,8 @@ int main(int argc, char **argv)
         } else usage();
     }
     if (!opt.nsizes) {
-        static const size_t full[] = {10000, 100000, 1000000, 10000000};
-        opt.nsizes = opt.quick ? 3 : 4;
+        static const size_t full[] = {10000, 100000, 1000000, 5000000, 10000000};
+        opt.nsizes = opt.quick ? 3 : 5;
         memcpy(opt.sizes, full, opt.nsizes * sizeof full[0]);
     }
     human = opt.json ? stderr : stdout;
