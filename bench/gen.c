@@ -1,6 +1,7 @@
 /* Deterministic benchmark inputs (see gen.h). */
 #include "gen.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,11 +80,17 @@ int gen_dag(gen_calls *c, size_t target, uint64_t seed)
             i++;
         }
     }
-    /* Power-law fan-out, mean about target / nn calls per function. */
+    /* Power-law fan-out: a Pareto tail of index 2.5 (P(d >= x) ~ x^-1.5:
+     * most functions call one to three others, one in a few hundred calls a
+     * hundred or more), scaled so that the mean is the calls still wanted
+     * per function: the continuous mean 3·xm, less about a half for the
+     * rounding down. Should the draws fall short, callers come round again
+     * (as a function's calls may come in several fn= blocks). */
     double mean = (double)(target > c->n ? target - c->n : 1) / nn;
-    for (uint32_t i = 0; i < nn - 1 && c->n < target; i++) {
+    double xm = (mean + 0.5) / 3.0;
+    for (uint32_t i = 0; c->n < target; i = i + 2 < nn ? i + 1 : 0) {
         double u = gen_unif(&r);
-        uint32_t d = (uint32_t)(mean * 0.4 / (u * u + 0.0004));
+        uint32_t d = (uint32_t)(xm * pow(1.0 - u, -1.0 / 1.5));
         if (d > 1000) d = 1000;
         if (d == 0) d = 1;
         for (uint32_t j = 0; j < d && c->n < target; j++) {

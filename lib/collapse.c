@@ -53,7 +53,6 @@ bool cgprop__collapse_current(const cgprop_graph *g)
 
 static inline vrec *VR(const col_res *r, size_t v) { return (vrec *)(r->vx + v * r->vstride); }
 static inline double *T_of(const col_res *r, size_t v) { return VR(r, v)->tw; }
-static inline double *W_of(const col_res *r, size_t v) { return VR(r, v)->tw + r->K; }
 
 static inline uint32_t vid_of(const cgprop_graph *g, const col_res *r, uint32_t node)
 {

@@ -42,26 +42,31 @@ bool cgprop__propagate_current(const cgprop_graph *g)
 static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
 static inline bool bit_get(const uint64_t *b, size_t i) { return (b[i >> 6] >> (i & 63)) & 1u; }
 
-/* Entries run in batches of up to LANES, one bit each.
+/* Entries run in batches of up to LANES, one bit each (a lane).
  *
  * A bit-parallel BFS gives every entry of the batch its ranks and kept calls
  * at once, so a member's calls are read once per distinct rank the member has
- * in the batch, not once per entry. The BFS does no per-lane work: level by
- * level it logs every call it follows with the mask of lanes that keep it (a
- * "record"). One bit-matrix transpose of the mask column per batch gives each
- * lane a bitmap over the records, and an entry picks its kept calls off its
- * bitmap, level by level.
+ * in the batch, not once per entry. The BFS does no per-lane work. A level
+ * that reaches a small part of the cycle goes top-down from its members and
+ * logs every call it follows with the mask of lanes that keep it (a record);
+ * the records are transposed once at the end of the batch, which gives each
+ * lane a bitmap over them. A level that reaches a large part goes bottom-up:
+ * one flat pass over all calls by callee gives each call its mask, and their
+ * transpose gives each lane a bitmap over all calls. An entry then reads its
+ * kept calls off its bits, level by level, deepest first (entry_body).
  *
- * The per-entry passes are then flat loops over the entry's kept calls and
- * over the members in id order: nothing loops over a member's calls, so no
- * branch depends on a member's degree, and nothing needs the members by
- * level (see entry_pass). On the 20,000-member SCC of the benchmark that is
- * where the time went before: one mispredicted inner loop and a chain of
- * dependent loads per member and entry.
+ * Per call, everything the entries read is stored by callee (one_cycle):
+ * the bottom-up pass, and the entries' passes over a big level, read the
+ * calls, the callees' values and the calls' running totals in address
+ * order. Nothing loops over one member's calls, and nothing stores at an
+ * index that depends on the data where that can be avoided: on the
+ * 20,000-member SCC of the benchmark those were the costs, more than the
+ * number of instructions.
  *
  * Memory: a batch logs at most lanes·E records (each call once per lane and
- * level), 12 bytes each with the bitmaps; a huge cycle gets fewer lanes
- * rather than more records. */
+ * level), 12 bytes each with the bitmaps, and a big level's bitmaps take no
+ * more than its records would; a huge cycle gets fewer lanes rather than
+ * more records. */
 #ifndef CGPROP_PROP_LANES
 #define CGPROP_PROP_LANES 32
 #endif
@@ -78,69 +83,72 @@ typedef uint32_t lanemask;
 #include <emmintrin.h>
 #endif
 
-/* How far ahead (in kept calls) the per-entry passes prefetch. */
-#define PFD 16
-#if defined(__GNUC__)
-#define PREFETCH(p) __builtin_prefetch(p)
-#else
-#define PREFETCH(p) ((void)0)
-#endif
-
-/* Per call, what the per-entry passes read together. */
+/* Per call, what the passes read together. */
 typedef struct pcall {
     uint32_t v, u; /* local callee and caller */
     double w;      /* share weight, current metric */
 } pcall;
 
-/* One BFS level of a batch: its records are rec[rb .. re). */
+/* One BFS level of a batch: its records rec[rb .. re), or for a big level
+ * the lane bitmaps over all calls in block cb[bo]. */
 typedef struct plevel {
     uint32_t rb, re;
+    size_t bo;
+    bool big;
 } plevel;
 
 /* Per member, what the current entry's passes read together. */
-typedef struct pval {
-    double p; /* p(u) so far */
-    double a; /* kept in-weight W, then 1/W (0 when W = 0; see entry_pass) */
-} pval;
+typedef struct mval {
+    double P; /* p(u) so far */
+    double X; /* kept in-weight W so far */
+} mval;
 
 /* Scratch for one cycle at a time, sized for the largest cycle once. Local
- * index = position in the cycle's ascending member list. The local CSR is
- * built once per cycle; each metric then runs its entries over it. */
+ * member index i = position in the cycle's ascending member list; local call
+ * index q = position among the intra-cycle calls ordered by callee, then
+ * caller (self-calls left out). The local arrays are built once per cycle;
+ * each metric then runs its entries over them. */
 typedef struct work {
+    void *blk;             /* one block: every array up to nk */
     uint32_t lanes;        /* entries per batch */
     uint32_t *loc;         /* nn: local index of each member of the current cycle, UNSEEN elsewhere */
-    uint32_t *off;         /* V + 1: local CSR of intra-cycle calls, self-calls left out */
-    uint32_t *tgt;         /* E: local callee (the BFS reads only this) */
-    uint32_t *eid;         /* E: call id */
-    pcall *pc;             /* E */
-    double *acc;           /* E: the call's total so far, current metric */
-    unsigned char *ekept;  /* E: kept for some entry with ρ > 0, current metric */
+    uint32_t *off;         /* V + 1: the calls by caller: those of member i are off[i] .. off[i + 1] */
+    uint32_t *tgt, *jin;   /* E: by caller, the call's callee and its q */
+    uint32_t *xoff, *xe;   /* V + 1, I: calls from outside into each member */
+    uint32_t *eid;         /* E: call id, by q */
+    pcall *pc;             /* E: by q */
+    double *acc;           /* E: the call's total so far, current metric, by q */
+    uint64_t *ekept;       /* cw: bit q: kept for some entry with ρ > 0, current metric */
     double *base;          /* V: S(u) + external shares (u's gprof figure), current metric */
     double *rho;           /* V: current metric */
     uint32_t *entry;       /* V: members with ρ > 0 in the current metric */
-    pval *pv;              /* V: the current entry's p and 1/W */
-    double *b;             /* V: 1/nk when the nk kept in-calls all weigh 0 (see entry_pass) */
+    mval *mv;              /* V: the current entry's */
     uint32_t *nk;          /* V: kept in-calls (only when some intra-cycle call weighs 0) */
-    lanemask *sx;          /* 2V: per member, lanes that reached it, then lanes that reach it on the next level */
-    uint64_t *mark;        /* V / 64 + 1: bitmap to list a level's members in id order */
-    uint32_t *fl, *cand;   /* V + 1: this level's and the next level's members (one spare slot) */
+    lanemask *sx;          /* 2V: lanes that reached each member, then (at V + i) lanes that reach it next */
+    uint64_t *mark;        /* V / 64 + 1: bitmap to list the next level's members in id order */
+    uint32_t *fl, *cand;   /* V + 16: this level's and the next level's members (spare slots) */
     lanemask *fm;          /* V: lanes that have fl[i] on this level */
-    uint32_t *kl;          /* E + PFD: one entry's kept calls, level by level */
-    uint32_t *klv;         /* levcap + 1: where each level starts in kl */
+    lanemask *fa;          /* V: lanes that have the member on this level */
+    uint32_t *kl;          /* E: one entry's kept calls of one level (q) */
+    pcall *kb;             /* E: a copy of their pc[] */
+    lanemask *cm;          /* cw · 64: per call, the lanes that keep it on the current big level (kb's memory) */
     plevel *lv;            /* levcap */
     size_t levcap;
-    uint32_t *rec;         /* rcap: records (local call index), level after level */
+    uint32_t *rec;         /* rcap: records of small levels (q), level after level */
     lanemask *rm;          /* rcap: lanes that keep the call there */
     uint64_t *rbits;       /* rcap / 64 * lanes: lane l's bit of every record */
-    size_t rcap;
+    size_t rcap, nrec;     /* nrec: records of the last batch, a multiple of 64 */
+    uint64_t **cb;         /* ncb blocks of lanes · cw words: the lane bitmaps of the n-th big level of a batch */
+    size_t ncb, cbcap, cw; /* cw: words of a bitmap over the calls of the largest cycle */
+    size_t cwc;            /* the same for the current cycle */
 } work;
 
 static void work_free(const cgprop_graph *g, work *w)
 {
-    void *a[] = {w->loc,   w->off, w->tgt, w->eid, w->pc,   w->acc,  w->ekept, w->base, w->rho,
-                 w->entry, w->pv,  w->b,   w->nk,  w->sx,   w->mark, w->fl,    w->cand, w->fm,
-                 w->kl,    w->klv, w->lv,  w->rec, w->rm,   w->rbits};
+    void *a[] = {w->blk, w->lv, w->rec, w->rm, w->rbits};
     for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) cgprop__free(g, a[i]);
+    for (size_t i = 0; i < w->ncb; i++) cgprop__free(g, w->cb[i]);
+    cgprop__free(g, w->cb);
 }
 
 /* Grows the record arrays (and their lane bitmaps) to hold need records. */
@@ -162,6 +170,25 @@ static int grow_records(const cgprop_graph *g, work *w, size_t need)
     return CGPROP_OK;
 }
 
+/* Bitmaps for n big levels; each level has its own block, kept for the
+ * next batches (growing one array would copy it, and touch twice the
+ * memory). */
+static int grow_cb(const cgprop_graph *g, work *w, size_t n)
+{
+    if (n <= w->ncb) return CGPROP_OK;
+    if (n > w->cbcap) {
+        size_t c = w->cbcap * 2 > n ? w->cbcap * 2 : n;
+        uint64_t **p = cgprop__realloc(g, w->cb, c, sizeof *p);
+        if (!p) return CGPROP_ENOMEM;
+        w->cb = p;
+        w->cbcap = c;
+    }
+    uint64_t *b = cgprop__alloc(g, w->lanes * w->cw, sizeof *b);
+    if (!b) return CGPROP_ENOMEM;
+    w->cb[w->ncb++] = b;
+    return CGPROP_OK;
+}
+
 static int grow_levels(const cgprop_graph *g, work *w, size_t need)
 {
     if (need <= w->levcap) return CGPROP_OK;
@@ -169,47 +196,77 @@ static int grow_levels(const cgprop_graph *g, work *w, size_t need)
     plevel *p = cgprop__realloc(g, w->lv, cap, sizeof *p);
     if (!p) return CGPROP_ENOMEM;
     w->lv = p;
-    uint32_t *a = cgprop__realloc(g, w->klv, cap + 1, sizeof *a);
-    if (!a) return CGPROP_ENOMEM;
-    w->klv = a;
     w->levcap = cap;
     return CGPROP_OK;
 }
 
-static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t maxent)
+/* Offset of n elements of the given size in a block of *at bytes so far,
+ * on a cache line; SIZE_MAX when the block would not fit a size_t. */
+static size_t carve(size_t *at, size_t n, size_t size)
+{
+    size_t o = *at == SIZE_MAX || *at > SIZE_MAX - 63 ? SIZE_MAX : (*at + 63) & ~(size_t)63;
+    if (o == SIZE_MAX || (size && n > (SIZE_MAX - o) / size)) return *at = SIZE_MAX;
+    *at = o + n * size;
+    return o;
+}
+
+/* All fixed-size scratch is one block: fewer calls into the allocator, and
+ * a large block is what allocators keep for the next run rather than
+ * return and fault in again. */
+static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t I)
 {
     memset(w, 0, sizeof *w);
-    size_t lanes = maxent < LANES ? maxent : LANES;
+    size_t lanes = V < LANES ? V : LANES; /* a cycle has at most V entries */
     if (lanes * E > LANE_RECORDS) lanes = LANE_RECORDS / E;
     if (lanes < 1) lanes = 1;
     w->lanes = (uint32_t)lanes;
-    w->loc = cgprop__alloc(g, g->nn, sizeof *w->loc);
-    if (w->loc) memset(w->loc, 0xFF, (size_t)g->nn * sizeof *w->loc); /* UNSEEN */
-    w->off = cgprop__alloc(g, V + 1, sizeof *w->off);
-    w->tgt = cgprop__alloc(g, E, sizeof *w->tgt);
-    w->eid = cgprop__alloc(g, E, sizeof *w->eid);
-    w->pc = cgprop__alloc(g, E, sizeof *w->pc);
-    w->acc = cgprop__alloc(g, E, sizeof *w->acc);
-    w->ekept = cgprop__alloc(g, E, sizeof *w->ekept);
-    w->base = cgprop__alloc(g, V, sizeof *w->base);
-    w->rho = cgprop__alloc(g, V, sizeof *w->rho);
-    w->entry = cgprop__alloc(g, V, sizeof *w->entry);
-    w->pv = cgprop__alloc(g, V, sizeof *w->pv);
-    w->b = cgprop__alloc(g, V, sizeof *w->b);
-    w->nk = cgprop__alloc(g, V, sizeof *w->nk);
-    w->sx = cgprop__alloc(g, 2 * V, sizeof *w->sx);
-    w->mark = cgprop__calloc(g, V / 64 + 1, sizeof *w->mark);
-    w->fl = cgprop__alloc(g, V + 1, sizeof *w->fl);
-    w->cand = cgprop__alloc(g, V + 1, sizeof *w->cand);
-    w->fm = cgprop__alloc(g, V, sizeof *w->fm);
-    /* The passes prefetch PFD calls ahead: spare slots, zeroed. */
-    w->kl = cgprop__calloc(g, E + PFD, sizeof *w->kl);
-    if (!w->loc || !w->off || !w->tgt || !w->eid || !w->pc || !w->acc || !w->ekept || !w->base || !w->rho ||
-        !w->entry || !w->pv || !w->b || !w->nk || !w->sx || !w->mark || !w->fl || !w->cand || !w->fm || !w->kl ||
-        grow_levels(g, w, 16) != CGPROP_OK || grow_records(g, w, 2 * E + 64) != CGPROP_OK) {
+    w->cw = (E + 63) / 64;
+    size_t cn = w->cw * 64, at = 0, kbn = E > (cn + 3) / 4 ? E : (cn + 3) / 4;
+    size_t o_loc = carve(&at, g->nn, sizeof *w->loc), o_off = carve(&at, V + 1, sizeof *w->off),
+           o_xoff = carve(&at, V + 1, sizeof *w->xoff), o_xe = carve(&at, I, sizeof *w->xe),
+           o_tgt = carve(&at, E, sizeof *w->tgt), o_jin = carve(&at, E, sizeof *w->jin),
+           o_eid = carve(&at, E, sizeof *w->eid), o_pc = carve(&at, E, sizeof *w->pc),
+           o_acc = carve(&at, E, sizeof *w->acc), o_ekept = carve(&at, w->cw, sizeof *w->ekept),
+           o_base = carve(&at, V, sizeof *w->base), o_rho = carve(&at, V, sizeof *w->rho),
+           o_entry = carve(&at, V, sizeof *w->entry), o_mv = carve(&at, V, sizeof *w->mv),
+           o_sx = carve(&at, 2 * V, sizeof *w->sx), o_mark = carve(&at, V / 64 + 1, sizeof *w->mark),
+           o_fl = carve(&at, V + 16, sizeof *w->fl), o_cand = carve(&at, V + 16, sizeof *w->cand),
+           o_fm = carve(&at, V, sizeof *w->fm), o_fa = carve(&at, V, sizeof *w->fa),
+           o_kl = carve(&at, E, sizeof *w->kl),
+           o_kb = carve(&at, kbn, sizeof *w->kb), /* and cm: the BFS and the entries take turns */
+           o_nk = carve(&at, V, sizeof *w->nk);
+    char *blk = at == SIZE_MAX ? NULL : cgprop__alloc(g, at, 1);
+    w->blk = blk;
+    if (!blk || grow_levels(g, w, 16) != CGPROP_OK || grow_records(g, w, 64) != CGPROP_OK) {
         work_free(g, w);
         return CGPROP_ENOMEM;
     }
+    w->loc = (uint32_t *)(blk + o_loc);
+    w->off = (uint32_t *)(blk + o_off);
+    w->xoff = (uint32_t *)(blk + o_xoff);
+    w->xe = (uint32_t *)(blk + o_xe);
+    w->tgt = (uint32_t *)(blk + o_tgt);
+    w->jin = (uint32_t *)(blk + o_jin);
+    w->eid = (uint32_t *)(blk + o_eid);
+    w->pc = (pcall *)(blk + o_pc);
+    w->acc = (double *)(blk + o_acc);
+    w->ekept = (uint64_t *)(blk + o_ekept);
+    w->base = (double *)(blk + o_base);
+    w->rho = (double *)(blk + o_rho);
+    w->entry = (uint32_t *)(blk + o_entry);
+    w->mv = (mval *)(blk + o_mv);
+    w->sx = (lanemask *)(blk + o_sx);
+    w->mark = (uint64_t *)(blk + o_mark);
+    w->fl = (uint32_t *)(blk + o_fl);
+    w->cand = (uint32_t *)(blk + o_cand);
+    w->fm = (lanemask *)(blk + o_fm);
+    w->fa = (lanemask *)(blk + o_fa);
+    w->kl = (uint32_t *)(blk + o_kl);
+    w->kb = (pcall *)(blk + o_kb);
+    w->cm = (lanemask *)(blk + o_kb);
+    w->nk = (uint32_t *)(blk + o_nk);
+    memset(w->loc, 0xFF, (size_t)g->nn * sizeof *w->loc); /* UNSEEN */
+    memset(w->mark, 0, (V / 64 + 1) * sizeof *w->mark);
     return CGPROP_OK;
 }
 
@@ -227,44 +284,100 @@ static inline uint32_t ctz64(uint64_t x)
 #endif
 }
 
+static inline uint32_t popcount64(uint64_t x)
+{
+#if defined(__GNUC__) && defined(__POPCNT__)
+    return (uint32_t)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555u);
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Fu;
+    return (uint32_t)((x * 0x0101010101010101u) >> 56);
+#endif
+}
+
+/* Appends b + i for every set bit i of x, in order, at out[n..], and returns
+ * the new n. The first 8 and the next 8 are written without looking at how
+ * many there are (slots past the count get garbage): on the dense words of
+ * a large level that mispredicts a fraction of a branch per word, where a
+ * loop over the bits mispredicts its end on every word. out needs 16 spare
+ * slots. */
+static inline size_t flatten_at(uint32_t *out, size_t n, uint64_t x, uint32_t b)
+{
+    const uint64_t top = (uint64_t)1 << 63;
+    uint32_t cnt = popcount64(x);
+    uint32_t *o = out + n;
+    for (int i = 0; i < 8; i++) {
+        o[i] = b + ctz64(x | top);
+        x &= x - 1;
+    }
+    if (cnt > 8) {
+        for (int i = 8; i < 16; i++) {
+            o[i] = b + ctz64(x | top);
+            x &= x - 1;
+        }
+        for (int i = 16; x; i++) {
+            o[i] = b + ctz64(x);
+            x &= x - 1;
+        }
+    }
+    return n + cnt;
+}
+
 /* n masks (n a multiple of 64) to nl lane bitmaps: bit i of lane l's bitmap
- * (bits[l·(n/64) + i/64]) is bit l of m[i]. */
+ * (bits[l·(n/64) + i/64]) is bit l of m[i]. When any is not NULL, bit i of
+ * any[] is also set when m[i] != 0. */
 #ifdef PROP_SSE2
-static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *bits)
+static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *bits, uint64_t *any)
 {
     size_t nw = n / 64;
     uint32_t nb = (nl + 7) / 8; /* bytes of a mask in use */
+    const __m128i zero = _mm_setzero_si128();
     for (size_t wi = 0; wi < nw; wi++) {
-        uint64_t out[32];
+        /* v[b][q]: byte b of the 16 masks of group q (masks 16q .. 16q + 15) */
+        __m128i v[4][4];
+        uint64_t nz = 0;
         for (uint32_t q = 0; q < 4; q++) {
-            /* 16 masks, bytes transposed: byte i of v[b] is byte b of mask
-             * i. The top bit of each byte, doubled into place one bit at a
-             * time, is then one lane's bit of the 16 masks. */
             const __m128i *a = (const __m128i *)(m + wi * 64 + q * 16);
             __m128i a0 = _mm_loadu_si128(a), a1 = _mm_loadu_si128(a + 1), a2 = _mm_loadu_si128(a + 2),
                     a3 = _mm_loadu_si128(a + 3);
+            if (any) {
+                uint32_t z = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(a0, zero))) |
+                             (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(a1, zero))) << 4 |
+                             (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(a2, zero))) << 8 |
+                             (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(a3, zero))) << 12;
+                nz |= (uint64_t)(~z & 0xFFFFu) << (16 * q);
+            }
+            /* bytes transposed: byte i of v[b][q] is byte b of mask i */
             __m128i b0 = _mm_unpacklo_epi8(a0, a1), b1 = _mm_unpackhi_epi8(a0, a1);
             __m128i b2 = _mm_unpacklo_epi8(a2, a3), b3 = _mm_unpackhi_epi8(a2, a3);
             __m128i c0 = _mm_unpacklo_epi8(b0, b1), c1 = _mm_unpackhi_epi8(b0, b1);
             __m128i c2 = _mm_unpacklo_epi8(b2, b3), c3 = _mm_unpackhi_epi8(b2, b3);
             __m128i d0 = _mm_unpacklo_epi8(c0, c1), d1 = _mm_unpackhi_epi8(c0, c1);
             __m128i d2 = _mm_unpacklo_epi8(c2, c3), d3 = _mm_unpackhi_epi8(c2, c3);
-            __m128i v[4];
-            v[0] = _mm_unpacklo_epi64(d0, d2);
-            v[1] = _mm_unpackhi_epi64(d0, d2);
-            v[2] = _mm_unpacklo_epi64(d1, d3);
-            v[3] = _mm_unpackhi_epi64(d1, d3);
-            for (uint32_t b = 0; b < nb; b++) {
-                __m128i x = v[b];
-                for (uint32_t t = 8; t-- > 0;) {
-                    uint64_t mm = (uint64_t)(uint32_t)_mm_movemask_epi8(x);
-                    if (q) out[8 * b + t] |= mm << (16 * q);
-                    else out[8 * b + t] = mm;
-                    x = _mm_add_epi8(x, x);
-                }
+            v[0][q] = _mm_unpacklo_epi64(d0, d2);
+            v[1][q] = _mm_unpackhi_epi64(d0, d2);
+            v[2][q] = _mm_unpacklo_epi64(d1, d3);
+            v[3][q] = _mm_unpackhi_epi64(d1, d3);
+        }
+        if (any) any[wi] |= nz;
+        /* The top bit of each byte, doubled into place one bit at a time, is
+         * one lane's bit of 16 masks; four groups make its word. */
+        for (uint32_t b = 0; b < nb; b++) {
+            __m128i x0 = v[b][0], x1 = v[b][1], x2 = v[b][2], x3 = v[b][3];
+            for (uint32_t t = 8; t-- > 0;) {
+                uint64_t wd = (uint64_t)(uint32_t)_mm_movemask_epi8(x0) |
+                              (uint64_t)(uint32_t)_mm_movemask_epi8(x1) << 16 |
+                              (uint64_t)(uint32_t)_mm_movemask_epi8(x2) << 32 |
+                              (uint64_t)(uint32_t)_mm_movemask_epi8(x3) << 48;
+                uint32_t l = 8 * b + t;
+                if (l < nl) bits[l * nw + wi] = wd;
+                x0 = _mm_add_epi8(x0, x0);
+                x1 = _mm_add_epi8(x1, x1);
+                x2 = _mm_add_epi8(x2, x2);
+                x3 = _mm_add_epi8(x3, x3);
             }
         }
-        for (uint32_t l = 0; l < nl; l++) bits[l * nw + wi] = out[l];
     }
 }
 #else
@@ -280,7 +393,7 @@ static inline uint64_t transpose8(uint64_t x)
     return x ^ t ^ (t << 28);
 }
 
-static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *bits)
+static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *bits, uint64_t *any)
 {
     size_t nw = n / 64;
     uint32_t nb = (nl + 7) / 8; /* bytes of a mask in use */
@@ -298,80 +411,126 @@ static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *
             }
         }
         for (uint32_t l = 0; l < nl; l++) bits[l * nw + wi] = out[l];
+        if (any) {
+            uint64_t nz = 0;
+            for (uint32_t i = 0; i < 64; i++) nz |= (uint64_t)(blk[i] != 0) << i;
+            any[wi] |= nz;
+        }
     }
 }
 #endif
 
 /* Ranks and kept calls of nl entries at once, level by level. Bit l of
- * sx[2v] says lane l has reached v; fm[i] holds the lanes for which fl[i]
- * is on the current level. A call u->v is kept for lane l iff l is in u's
- * mask and not yet in sx[2v]: v is then first reached on the next level,
- * from u's level. Each member is scanned once per level on which some lane
- * has it, at most once per lane: never more work than nl separate BFS runs.
- * Large levels list their members in id order, so the per-entry passes read
- * the call arrays in address order. Leaves the levels in lv, their number in
- * *nlev, and the lanes' bitmaps of the records. */
+ * sx[v] says lane l has reached v, of nx[v] that it reaches v on the next
+ * level, of fa[v] (and fm[i] for v = fl[i]) that v is on the current level.
+ * A call u->v is kept for lane l iff l is in fa[u] and not yet in sx[v]: v is
+ * then first reached on the next level, from u's level.
+ *
+ * A small level goes top-down: each of its members' calls (a member is on
+ * a level at most once, at most once per lane: never more work than nl
+ * separate BFS runs), logged as records (q and mask), transposed together
+ * at the end. A level whose members have at least half of the calls goes
+ * bottom-up: one flat pass over all calls by q writes each call's mask, and
+ * the OR over a callee's calls is its nx; the transpose of the masks gives
+ * each lane a bitmap over all calls (block cb[L->bo]). Each level's members
+ * are listed in id order, so the next top-down scan reads the arrays by
+ * caller in address order. Leaves the levels in lv and their number in
+ * *nlev. */
 static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t *ent, uint32_t nl, uint32_t *nlev)
 {
-    const uint32_t *off = w->off, *tgt = w->tgt;
-    lanemask *sx = w->sx, *fm = w->fm; /* seen of v at sx[2v], next-level lanes at sx[2v + 1]: one line */
-    unsigned char *ekept = w->ekept;
+    const uint32_t *off = w->off, *tgt = w->tgt, *jin = w->jin;
+    const pcall *pc = w->pc;
+    lanemask *sx = w->sx, *nx = w->sx + V, *fm = w->fm, *cm = w->cm, *fa = w->fa; /* seen, next-level lanes */
+    uint64_t *ekept = w->ekept;
     uint64_t *mark = w->mark;
     uint32_t *fl = w->fl, *cand = w->cand;
-    size_t R = 0;
+    size_t R = 0, CB = 0, cw = w->cwc, E = off[V], scan = 0;
     uint32_t d = 0, nfl = 0;
 
     memset(sx, 0, (size_t)V * 2 * sizeof *sx);
+    memset(fa, 0, (size_t)V * sizeof *fa);
     for (uint32_t l = 0; l < nl; l++) {
         uint32_t v = ent[l]; /* distinct */
-        sx[2 * v] = (lanemask)1 << l;
+        sx[v] = (lanemask)1 << l;
+        fa[v] = (lanemask)1 << l;
         fl[nfl] = v;
         fm[nfl++] = (lanemask)1 << l;
+        scan += off[v + 1] - off[v];
     }
     for (;;) {
-        /* A member is on a level at most once, so the level's records fit,
-         * and so does the padding at the end. */
-        if (grow_records(g, w, R + off[V] + 64) != CGPROP_OK || grow_levels(g, w, d + 1) != CGPROP_OK)
-            return CGPROP_ENOMEM;
-        uint32_t *rec = w->rec;
-        lanemask *rm = w->rm;
+        if (grow_levels(g, w, d + 1) != CGPROP_OK) return CGPROP_ENOMEM;
         plevel *L = w->lv + d;
-        L->rb = (uint32_t)R;
+        /* Big: the level's members have half of the calls or more, and its
+         * bitmaps (lanes bits per call) take no more room than its records
+         * could (12 bytes per call scanned). */
+        L->big = cw >= 32 && scan * 2 >= E && (size_t)w->lanes * cw * 8 <= 12 * scan;
         uint32_t nc = 0;
-        for (uint32_t i = 0; i < nfl; i++) {
-            uint32_t u = fl[i];
-            lanemask m = fm[i];
-            for (uint32_t j = off[u], je = off[u + 1]; j < je; j++) {
-                uint32_t v = tgt[j];
-                lanemask km = m & ~sx[2 * v], t = sx[2 * v + 1];
-                /* No branch on km: whether a call is kept is data, not pattern. */
-                sx[2 * v + 1] = t | km;
-                cand[nc] = v; /* spare slot: nc < V until every member is listed */
-                nc += (t == 0) & (km != 0);
-                rec[R] = j;
-                rm[R] = km;
-                R += km != 0;
-                ekept[j] |= km != 0;
+        if (L->big) {
+            if (grow_cb(g, w, CB + 1) != CGPROP_OK) return CGPROP_ENOMEM;
+            /* Every call once, by callee, in address order, and nothing
+             * stored at an index that depends on the data. */
+            uint32_t pv = UINT32_MAX;
+            lanemask n = 0;
+            for (uint32_t q = 0; q < E; q++) {
+                uint32_t u = pc[q].u, v = pc[q].v;
+                lanemask km = fa[u] & ~sx[v];
+                cm[q] = km;
+                n = (n & ((lanemask)0 - (lanemask)(v == pv))) | km; /* no branch: a new callee every few calls */
+                nx[v] = n;
+                pv = v;
             }
+            for (uint32_t wi = 0; wi <= (V - 1) >> 6; wi++) {
+                uint64_t x = 0;
+                uint32_t v0 = wi * 64, ve = V - v0 < 64 ? V - v0 : 64;
+                for (uint32_t b = 0; b < ve; b++) x |= (uint64_t)(nx[v0 + b] != 0) << b;
+                mark[wi] = x;
+            }
+            L->bo = CB;
+            memset(cm + E, 0, (cw * 64 - E) * sizeof *cm); /* cm shares its memory with kb */
+            transpose_masks(cm, cw * 64, nl, w->cb[CB], ekept);
+            CB++;
+        } else {
+            /* A member is on a level at most once: the level's records fit,
+             * and so does the padding at the end. */
+            if (grow_records(g, w, R + scan + 64) != CGPROP_OK) return CGPROP_ENOMEM;
+            uint32_t *rec = w->rec;
+            lanemask *rm = w->rm;
+            L->rb = (uint32_t)R;
+            for (uint32_t i = 0; i < nfl; i++) {
+                uint32_t u = fl[i];
+                lanemask m = fm[i];
+                for (uint32_t j = off[u], je = off[u + 1]; j < je; j++) {
+                    uint32_t q = jin[j], v = tgt[j];
+                    lanemask km = m & ~sx[v], t = nx[v];
+                    /* No branch on km: whether a call is kept is data, not pattern. */
+                    nx[v] = t | km;
+                    mark[v >> 6] |= (uint64_t)(km != 0) << (v & 63);
+                    rec[R] = q;
+                    rm[R] = km;
+                    R += km != 0;
+                    ekept[q >> 6] |= (uint64_t)(km != 0) << (q & 63);
+                }
+            }
+            L->re = (uint32_t)R;
         }
-        L->re = (uint32_t)R;
         d++;
+        /* The next level's members, in id order. */
+        for (uint32_t wi = 0; wi <= (V - 1) >> 6; wi++)
+            if (mark[wi]) {
+                nc = (uint32_t)flatten_at(cand, nc, mark[wi], wi * 64);
+                mark[wi] = 0;
+            }
         if (!nc) break;
-        /* A large level in id order; scanning the bitmap then costs less
-         * than the level itself. Small levels stay in discovery order. */
-        if ((size_t)nc * 16 >= V) {
-            for (uint32_t i = 0; i < nc; i++) mark[cand[i] >> 6] |= (uint64_t)1 << (cand[i] & 63);
-            uint32_t k = 0;
-            for (uint32_t wi = 0; wi <= (V - 1) >> 6; wi++)
-                for (uint64_t x = mark[wi]; x; x &= x - 1) cand[k++] = wi * 64 + ctz64(x);
-            for (uint32_t wi = 0; wi <= (V - 1) >> 6; wi++) mark[wi] = 0;
-        }
+        scan = 0;
+        for (uint32_t i = 0; i < nfl; i++) fa[fl[i]] = 0;
         for (uint32_t i = 0; i < nc; i++) {
             uint32_t v = cand[i];
-            lanemask n = sx[2 * v + 1];
-            sx[2 * v + 1] = 0;
-            sx[2 * v] |= n;
+            lanemask n = nx[v];
+            nx[v] = 0;
+            sx[v] |= n;
+            fa[v] = n;
             fm[i] = n;
+            scan += off[v + 1] - off[v];
         }
         uint32_t *t = fl;
         fl = cand;
@@ -386,124 +545,112 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
         w->rec[R] = 0;
         w->rm[R] = 0;
     }
-    transpose_masks(w->rm, R, nl, w->rbits);
+    w->nrec = R;
+    if (R) transpose_masks(w->rm, R, nl, w->rbits, NULL);
     return CGPROP_OK;
 }
 
-/* 1/a where a > 0, else 0 (no division by 0), for every member. */
-#ifdef PROP_SSE2
-static void invert_weights(pval *pv, uint32_t V)
+/* Adds the kept call q of the current level to kl and kb and its weight to
+ * its callee's kept in-weight (and count). */
+static inline void take(work *w, size_t n, uint32_t q, bool zeros)
 {
-    const __m128d zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
-    uint32_t i = 0;
-    for (; i + 2 <= V; i += 2) { /* two members per division */
-        __m128d x0 = _mm_loadu_pd(&pv[i].p), x1 = _mm_loadu_pd(&pv[i + 1].p);
-        __m128d W = _mm_unpackhi_pd(x0, x1);
-        __m128d pos = _mm_cmpgt_pd(W, zero);
-        __m128d inv = _mm_and_pd(pos, _mm_div_pd(one, _mm_add_pd(W, _mm_andnot_pd(pos, one))));
-        _mm_storeu_pd(&pv[i].p, _mm_unpacklo_pd(x0, inv));
-        _mm_storeu_pd(&pv[i + 1].p, _mm_shuffle_pd(x1, inv, 2));
+    pcall e = w->pc[q];
+    w->kl[n] = q;
+    w->kb[n] = e;
+    w->mv[e.v].X += e.w;
+    if (zeros) w->nk[e.v]++;
+}
+
+/* The lane's kept calls of level L, in order: their indices into kl, a copy
+ * of their pc[] into kb, and each one's weight added to its callee's X (the
+ * kept in-weight W; with zeros, nk counts them too). Returns their number.
+ * Reading the bits and the calls in one loop costs less than a list of
+ * indices and a second pass, even though the loop over a word's bits
+ * mispredicts its end. */
+static size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros)
+{
+    size_t n = 0;
+    if (L->big) {
+        size_t cw = w->cwc;
+        const uint64_t *bb = w->cb[L->bo] + l * cw;
+        for (size_t wi = 0; wi < cw; wi++)
+            for (uint64_t x = bb[wi]; x; x &= x - 1) take(w, n++, (uint32_t)(wi * 64) + ctz64(x), zeros);
+        return n;
     }
-    for (; i < V; i++) pv[i].a = pv[i].a > 0 ? 1 / pv[i].a : 0;
+    size_t r0 = L->rb, r1 = L->re;
+    if (r0 == r1) return 0;
+    const uint64_t *rb = w->rbits + l * (w->nrec / 64);
+    /* Levels need not start or end on a word: mask the other levels' bits. */
+    size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
+    uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
+    for (size_t wi = w0; wi <= w1; wi++) {
+        uint64_t x = rb[wi];
+        if (wi == w0) x &= lo;
+        if (wi == w1) x &= hi;
+        const uint32_t *r = w->rec + wi * 64;
+        for (; x; x &= x - 1) take(w, n++, r[ctz64(x)], zeros);
+    }
+    return n;
 }
-#else
-static void invert_weights(pval *pv, uint32_t V)
-{
-    for (uint32_t i = 0; i < V; i++) pv[i].a = pv[i].a > 0 ? 1 / pv[i].a : 0;
-}
-#endif
 
 /* Lane l of the last batch (nlev levels), share rho, over the current
- * metric: partials callees first, each kept call's share of its callee's
- * partial added into acc[]. O(V + kept calls), every loop flat:
- *   1. p = ρ·base, W = 0 for every member;
- *   2. the lane's kept calls, level by level, off its bitmap, into kl;
- *   3. one pass over them: W(v) += w;
- *   4. one over the members: a = 1/W;
- *   5. level by level, deepest first, one over the level's kept calls u->v:
- *      v is one level down, so p(v) is complete; p(u) += share.
- * No pass needs the members by level, and none adds p(u) to u's total:
- * summed over the entries, p(u) is Σρ·base(u) plus the totals of u's calls
- * in the cycle (see one_cycle).
+ * metric: partials callees first, level by level, deepest first:
+ *   1. the lane's kept calls of the level, off its bits (gather_level), and
+ *      each callee's kept in-weight W. All kept in-calls of a member on
+ *      level d + 1 come from level d, and its own kept calls go to level
+ *      d + 2, done before: its p and W are now complete;
+ *   2. for each of those calls u->v: c = w·p(v)/W(v) is the call's share of
+ *      p(v), added to the call's running total and to p(u).
+ * The callee's p/W is computed again for each of its kept in-calls: a
+ * division per call costs less here than listing the callees to divide
+ * once each. Nothing loops over one member's calls, and nothing adds p(u)
+ * to u's total: summed over the entries, p(u) is Σρ·base(u) plus the totals
+ * of u's calls in the cycle (see one_cycle). A big level comes by callee
+ * (see one_cycle), so p, W and the call totals are read in address order.
  *
- * The share of p(v) along a kept call u->v is p(v)·(w·a(v) + b(v)): a = 1/W
- * and b = 0 when v's kept in-weight W is > 0, and a = 0, b = 1/nk when its nk
- * kept in-calls all weigh 0 (w is then 0). Without zero weights W > 0 below
- * the entry, and b is left out. */
-static void entry_pass(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros)
+ * With zeros (some intra-cycle call weighs 0), a callee whose nk kept
+ * in-calls all weigh 0 (W = 0) gives each of them p(v)/nk. */
+static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros)
 {
     const plevel *lv = w->lv;
-    const pcall *pc = w->pc;
     const double *base = w->base;
-    const uint32_t *rec = w->rec;
-    uint32_t *kl = w->kl, *klv = w->klv, *nk = w->nk;
-    double *acc = w->acc, *b = w->b;
-    pval *pv = w->pv;
-    size_t rw = (lv[nlev - 1].re + 63) / 64;
-    const uint64_t *rb = w->rbits + l * rw;
+    const uint32_t *kl = w->kl, *nk = w->nk;
+    const pcall *kb = w->kb;
+    double *acc = w->acc;
+    mval *mv = w->mv;
 
     for (uint32_t i = 0; i < V; i++) {
-        pv[i].p = rho * base[i];
-        pv[i].a = 0;
+        mv[i].P = rho * base[i];
+        mv[i].X = 0;
     }
-    size_t nkp = 0;
-    for (uint32_t d = 0; d < nlev; d++) {
-        klv[d] = (uint32_t)nkp;
-        size_t r0 = lv[d].rb, r1 = lv[d].re;
-        if (r0 == r1) continue;
-        /* Levels need not start or end on a word: mask the other levels' bits. */
-        size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
-        uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
-        for (size_t wi = w0; wi <= w1; wi++) {
-            const uint32_t *r = rec + wi * 64;
-            uint64_t x = rb[wi];
-            if (wi == w0) x &= lo;
-            if (wi == w1) x &= hi;
-            for (; x; x &= x - 1) kl[nkp++] = r[ctz64(x)];
-        }
-    }
-    klv[nlev] = (uint32_t)nkp;
-
-    if (zeros) {
-        memset(nk, 0, (size_t)V * sizeof *nk);
-        for (size_t x = 0; x < nkp; x++) {
-            const pcall *e = pc + kl[x];
-            pv[e->v].a += e->w;
-            nk[e->v]++;
-        }
-        for (uint32_t i = 0; i < V; i++) {
-            double W = pv[i].a;
-            pv[i].a = W > 0 ? 1 / W : 0;
-            b[i] = W > 0 || !nk[i] ? 0 : 1 / (double)nk[i];
-        }
-        for (uint32_t d = nlev; d-- > 0;)
-            for (size_t x = klv[d], xe = klv[d + 1]; x < xe; x++) {
-                uint32_t j = kl[x];
-                const pcall *e = pc + j;
-                uint32_t v = e->v, u = e->u;
-                double c = pv[v].p * (e->w * pv[v].a + b[v]);
-                acc[j] += c;
-                pv[u].p += c;
+    if (zeros) memset(w->nk, 0, (size_t)V * sizeof *w->nk);
+    for (uint32_t d = nlev; d-- > 0;) {
+        size_t nb = gather_level(w, lv + d, l, zeros);
+        if (zeros)
+            for (size_t x = 0; x < nb; x++) {
+                uint32_t v = kb[x].v;
+                double W = mv[v].X;
+                double c = W > 0 ? kb[x].w * mv[v].P / W : mv[v].P / (double)nk[v];
+                acc[kl[x]] += c;
+                mv[kb[x].u].P += c;
             }
-        return;
+        else
+            for (size_t x = 0; x < nb; x++) {
+                double c = kb[x].w * mv[kb[x].v].P / mv[kb[x].v].X;
+                acc[kl[x]] += c;
+                mv[kb[x].u].P += c;
+            }
     }
-    for (size_t x = 0; x < nkp; x++) {
-        const pcall *e = pc + kl[x];
-        PREFETCH(pc + kl[x + PFD]);
-        pv[e->v].a += e->w;
-    }
-    invert_weights(pv, V);
-    for (uint32_t d = nlev; d-- > 0;)
-        for (size_t x = klv[d], xe = klv[d + 1]; x < xe; x++) {
-            uint32_t j = kl[x];
-            const pcall *e = pc + j;
-            PREFETCH(pc + kl[x + PFD]);
-            PREFETCH(acc + kl[x + PFD]);
-            uint32_t v = e->v, u = e->u;
-            double c = e->w * pv[v].p * pv[v].a;
-            acc[j] += c;
-            pv[u].p += c;
-        }
+}
+
+static void entry_pass(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho)
+{
+    entry_body(w, V, nlev, l, rho, false);
+}
+
+static void entry_pass_zeros(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho)
+{
+    entry_body(w, V, nlev, l, rho, true);
 }
 
 static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, work *w, uint32_t c)
@@ -513,20 +660,39 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
     uint32_t *loc = w->loc; /* UNSEEN outside this cycle */
     for (uint32_t i = 0; i < V; i++) loc[mem[i]] = i;
 
-    uint32_t E = 0;
+    /* Everything per call is stored by callee (q), so that the passes over
+     * an entry's kept calls of a big level read them, and their callees, in
+     * address order; the BFS follows calls by caller (off, tgt, jin = q).
+     * One walk over the members' incoming calls gives both, and the calls
+     * from outside (xe) for ρ. */
+    uint32_t E = 0, nx = 0, *off = w->off, *cur = w->fl; /* fl: scratch here */
+    memset(off, 0, ((size_t)V + 1) * sizeof *off);
     for (uint32_t i = 0; i < V; i++) {
-        uint32_t u = mem[i];
-        w->off[i] = E;
-        for (uint32_t p = adj->out_off[u]; p < adj->out_off[u + 1]; p++) {
-            uint32_t e = adj->out_e[p], v = g->ecallee[e];
-            if (v == u || loc[v] == UNSEEN) continue;
-            w->tgt[E] = w->pc[E].v = loc[v];
-            w->pc[E].u = i;
+        uint32_t v = mem[i];
+        w->xoff[i] = nx;
+        for (uint32_t p = adj->in_off[v]; p < adj->in_off[v + 1]; p++) {
+            uint32_t e = adj->in_e[p], u = g->ecaller[e], lu = loc[u];
+            if (lu == UNSEEN) {
+                w->xe[nx++] = e;
+                continue;
+            }
+            if (u == v) continue;
+            w->pc[E].v = i;
+            w->pc[E].u = lu;
             w->eid[E] = e;
+            off[lu + 1]++;
             E++;
         }
     }
-    w->off[V] = E;
+    w->xoff[V] = nx;
+    w->cwc = ((size_t)E + 63) / 64;
+    for (uint32_t i = 0; i < V; i++) off[i + 1] += off[i];
+    memcpy(cur, off, (size_t)V * sizeof *cur);
+    for (uint32_t q = 0; q < E; q++) {
+        uint32_t j = cur[w->pc[q].u]++;
+        w->tgt[j] = w->pc[q].v;
+        w->jin[j] = q;
+    }
 
     /* Metrics one after the other: each has its own weights and entries,
      * and one metric's arrays fit the caches better than K interleaved. */
@@ -538,11 +704,7 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
             w->base[i] = (double)g->self[(size_t)u * K + k] + cgprop__collapse_gprof_child(g, u, k);
             /* ρ(u): u's spontaneous part plus every call from outside into u. */
             double rh = cgprop__collapse_entry(g, u, k);
-            for (uint32_t p = adj->in_off[u]; p < adj->in_off[u + 1]; p++) {
-                uint32_t e = adj->in_e[p];
-                if (loc[g->ecaller[e]] != UNSEEN) continue;
-                rh += cgprop__collapse_edge_share(g, e, k);
-            }
+            for (uint32_t x = w->xoff[i]; x < w->xoff[i + 1]; x++) rh += cgprop__collapse_edge_share(g, w->xe[x], k);
             w->rho[i] = rh;
             if (rh > 0) {
                 w->entry[nent++] = i;
@@ -553,23 +715,27 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
         for (uint32_t j = 0; j < E; j++) {
             w->pc[j].w = cgprop__collapse_weight(g, w->eid[j], k);
             w->acc[j] = 0;
-            w->ekept[j] = 0;
             zeros |= w->pc[j].w == 0;
         }
+        memset(w->ekept, 0, ((size_t)E + 63) / 64 * sizeof *w->ekept);
         for (uint32_t b = 0; b < nent; b += w->lanes) {
             uint32_t nl = nent - b < w->lanes ? nent - b : w->lanes;
             uint32_t nlev;
             if (batch_bfs(g, w, V, w->entry + b, nl, &nlev) != CGPROP_OK) return CGPROP_ENOMEM;
-            for (uint32_t l = 0; l < nl; l++) entry_pass(w, V, nlev, l, w->rho[w->entry[b + l]], zeros);
+            for (uint32_t l = 0; l < nl; l++) {
+                double rho = w->rho[w->entry[b + l]];
+                if (zeros) entry_pass_zeros(w, V, nlev, l, rho);
+                else entry_pass(w, V, nlev, l, rho);
+            }
         }
         /* Σ over the entries of p(u) = Σρ·base(u) + the totals of u's calls in Z. */
         for (uint32_t i = 0; i < V; i++) {
             double t = rsum * w->base[i];
-            for (uint32_t j = w->off[i]; j < w->off[i + 1]; j++) t += w->acc[j];
+            for (uint32_t j = w->off[i]; j < w->off[i + 1]; j++) t += w->acc[w->jin[j]];
             res->tot[(size_t)mem[i] * K + k] = t;
         }
         for (uint32_t j = 0; j < E; j++) {
-            if (!w->ekept[j]) continue;
+            if (!bit_get(w->ekept, j)) continue;
             size_t e = w->eid[j];
             res->etot[e * K + k] += w->acc[j];
             bit_set(res->indag, e * K + k);
@@ -601,33 +767,32 @@ static int build(cgprop_graph *g, prop_res **out)
             for (uint32_t k = 0; k < K; k++) r->tot[(size_t)n * K + k] = cgprop__collapse_vertex_total(g, n, k);
     /* Calls that cross a vertex boundary carry their share of the callee's
      * vertex total; intra-cycle calls are filled per entry below. */
-    for (uint32_t e = 0; e < ne; e++)
+    for (uint32_t e = 0; e < ne; e++) {
+        /* The callee's vertex record is a random read on a big graph: ask
+         * for it a few calls ahead so the misses overlap. */
+        if (e + 32 < ne) cgprop__collapse_prefetch_edge(g, e + 32);
         for (uint32_t k = 0; k < K; k++) {
             double s = cgprop__collapse_edge_share(g, e, k);
             if (s != 0) r->etot[(size_t)e * K + k] = s * cgprop__collapse_vertex_total(g, g->ecallee[e], k);
         }
+    }
 
     if (ncyc) {
-        size_t maxV = 0, maxE = 0, maxent = 1;
+        size_t maxV = 0, maxE = 0, maxI = 0;
         for (uint32_t c = 0; c < ncyc; c++) {
             uint32_t V;
             const uint32_t *mem = cgprop__cycles_members(g, c, &V);
-            size_t E = 0, ent = 0;
+            size_t E = 0, I = 0;
             for (uint32_t i = 0; i < V; i++) {
                 E += adj->out_off[mem[i] + 1] - adj->out_off[mem[i]];
-                /* Members called from outside or entered spontaneously: an
-                 * upper bound on the entries, to size the batches. */
-                bool outside = (g->nflags[mem[i]] & CGPROP__NF_SPONT) || cgprop__collapse_is_root(g, mem[i]);
-                for (uint32_t p = adj->in_off[mem[i]]; !outside && p < adj->in_off[mem[i] + 1]; p++)
-                    outside = cgprop__cycles_of(g, g->ecaller[adj->in_e[p]]) != c;
-                ent += outside;
+                I += adj->in_off[mem[i] + 1] - adj->in_off[mem[i]];
             }
             if (V > maxV) maxV = V;
             if (E > maxE) maxE = E;
-            if (ent > maxent) maxent = ent;
+            if (I > maxI) maxI = I;
         }
         work w;
-        if (work_alloc(g, &w, maxV, maxE, maxent) != CGPROP_OK) goto nomem;
+        if (work_alloc(g, &w, maxV, maxE, maxI) != CGPROP_OK) goto nomem;
         int rc = CGPROP_OK;
         for (uint32_t c = 0; c < ncyc && rc == CGPROP_OK; c++) rc = one_cycle(g, adj, r, &w, c);
         work_free(g, &w);

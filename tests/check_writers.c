@@ -490,88 +490,62 @@ START_TEST(json_escapes_and_no_nonfinite)
 }
 END_TEST
 
-/* The recorder's clamp count reaches the writers through the graph. By
- * hand: δ_i = 5, δ_e = 0, on the fly with clamping. main 0..40 calls f
- * 10..12 (raw 2: 2-5 = -3, clamped: 1) and f 20..21 (raw 1: -4, clamped: 2);
- * main: m = 2, 40-5-2·5 = 25, exclusive 25-0 = 25: the program total. */
-START_TEST(clamp_count_in_json_and_text)
+/* The recorder's clamp and floor counts reach the writers through the
+ * graph. By hand: δ_i = 5, δ_e = 0, on the fly. main 0..40 calls f 10..12
+ * (raw 2: 2-5 = -3) and f 20..21 (raw 1: -4); main: m = 2, 40-5-2·5 = 25.
+ * With clamping each f is clamped to 0 (2 clamps) and main's exclusive is
+ * 25-0 = 25, the program total; nothing is left to floor. Without it f's
+ * self (-7) and the call main→f (-7) are written as 0 (2 floors) and main's
+ * exclusive is 25-(-7) = 32. */
+START_TEST(clamp_and_floor_counts_in_json_and_text)
 {
-    cgprop_graph *g = new_graph("ns");
-    uint32_t m = node(g, "main"), f = node(g, "f");
-    cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
-    o.mode = CGPROP_COMP_ONLINE;
-    o.flags = CGPROP_REC_CLAMP;
-    o.delta_i[0] = 5;
-    cgprop_recorder *r = NULL;
-    ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
-    const uint64_t t[6] = {0, 10, 12, 20, 21, 40};
-    ck_assert_int_eq(cgprop_recorder_enter(r, m, &t[0]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_enter(r, f, &t[1]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_exit(r, f, &t[2]), CGPROP_OK);
-    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 0); /* nothing flushed yet */
-    ck_assert_int_eq(cgprop_recorder_enter(r, f, &t[3]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_exit(r, f, &t[4]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_exit(r, m, &t[5]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
-    cgprop_recorder_free(r);
-    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 2);
-    ck_assert_uint_eq(cgprop_graph_clamp_count(NULL), 0);
-    analyse(g, 1);
-    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
-    jv j;
-    parse_json(out, &j);
-    ck_assert_double_eq(num(get(&j, "clamps")), 2);
-    ck_assert_double_eq(num(at(get(&j, "totals"), 0)), 25);
-    jfree(&j);
-    free(out);
-    out = render(g, CGPROP_FORMAT_TEXT, NULL);
-    ck_assert_ptr_nonnull(strstr(out, "Overhead compensation clamped 2 activation costs at 0"));
-    free(out);
-    cgprop_graph_free(g);
-}
-END_TEST
-
-/* Floors reach the writers the same way. By hand: δ_i = 5, δ_e = 0, on the
- * fly without clamping, main 0..40 calls f 10..12 (raw 2: -3) and f 20..21
- * (raw 1: -4). f's self (-7) and the call main→f (-7) are written as 0: two
- * floors. main: m = 2, 40-5-2·5 = 25, exclusive 25-(-7) = 32: the program
- * total. */
-START_TEST(floor_count_in_json_and_text)
-{
-    cgprop_graph *g = new_graph("ns");
-    uint32_t m = node(g, "main"), f = node(g, "f");
-    cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
-    o.mode = CGPROP_COMP_ONLINE;
-    o.delta_i[0] = 5;
-    cgprop_recorder *r = NULL;
-    ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
-    const uint64_t t[6] = {0, 10, 12, 20, 21, 40};
-    ck_assert_int_eq(cgprop_recorder_enter(r, m, &t[0]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_enter(r, f, &t[1]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_exit(r, f, &t[2]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_enter(r, f, &t[3]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_exit(r, f, &t[4]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_exit(r, m, &t[5]), CGPROP_OK);
-    ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
-    cgprop_recorder_free(r);
-    ck_assert_uint_eq(cgprop_graph_floor_count(g), 2);
-    ck_assert_uint_eq(cgprop_graph_clamp_count(g), 0);
-    analyse(g, 1);
-    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
-    jv j;
-    parse_json(out, &j);
-    ck_assert_double_eq(num(get(&j, "floors")), 2);
-    ck_assert_double_eq(num(get(&j, "clamps")), 0);
-    ck_assert_double_eq(num(at(get(&j, "totals"), 0)), 32);
-    jfree(&j);
-    free(out);
-    out = render(g, CGPROP_FORMAT_TEXT, NULL);
-    ck_assert_ptr_nonnull(strstr(out, "Overhead compensation left 2 figures below 0, shown as 0"));
-    ck_assert_ptr_null(strstr(out, "clamped"));
-    free(out);
-    cgprop_graph_free(g);
+    static const struct {
+        uint32_t flags;
+        uint64_t clamps, floors, total;
+        const char *line, *absent;
+    } cases[] = {
+        {CGPROP_REC_CLAMP, 2, 0, 25, "Overhead compensation clamped 2 activation costs at 0", "below 0"},
+        {0, 0, 2, 32, "Overhead compensation left 2 figures below 0, shown as 0", "clamped"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cgprop_graph *g = new_graph("ns");
+        uint32_t m = node(g, "main"), f = node(g, "f");
+        cgprop_recorder_options o;
+        memset(&o, 0, sizeof o);
+        o.mode = CGPROP_COMP_ONLINE;
+        o.flags = cases[c].flags;
+        o.delta_i[0] = 5;
+        cgprop_recorder *r = NULL;
+        ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
+        const uint64_t t[6] = {0, 10, 12, 20, 21, 40};
+        ck_assert_int_eq(cgprop_recorder_enter(r, m, &t[0]), CGPROP_OK);
+        ck_assert_int_eq(cgprop_recorder_enter(r, f, &t[1]), CGPROP_OK);
+        ck_assert_int_eq(cgprop_recorder_exit(r, f, &t[2]), CGPROP_OK);
+        ck_assert_int_eq(cgprop_recorder_enter(r, f, &t[3]), CGPROP_OK);
+        ck_assert_int_eq(cgprop_recorder_exit(r, f, &t[4]), CGPROP_OK);
+        ck_assert_int_eq(cgprop_recorder_exit(r, m, &t[5]), CGPROP_OK);
+        /* Nothing reaches the graph before the flush. */
+        ck_assert_uint_eq(cgprop_graph_clamp_count(g) + cgprop_graph_floor_count(g), 0);
+        ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        cgprop_recorder_free(r);
+        ck_assert_uint_eq(cgprop_graph_clamp_count(g), cases[c].clamps);
+        ck_assert_uint_eq(cgprop_graph_floor_count(g), cases[c].floors);
+        analyse(g, 1);
+        char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+        jv j;
+        parse_json(out, &j);
+        ck_assert_double_eq(num(get(&j, "clamps")), (double)cases[c].clamps);
+        ck_assert_double_eq(num(get(&j, "floors")), (double)cases[c].floors);
+        ck_assert_double_eq(num(at(get(&j, "totals"), 0)), (double)cases[c].total);
+        jfree(&j);
+        free(out);
+        out = render(g, CGPROP_FORMAT_TEXT, NULL);
+        ck_assert_ptr_nonnull(strstr(out, cases[c].line));
+        ck_assert_ptr_null(strstr(out, cases[c].absent));
+        free(out);
+        cgprop_graph_free(g);
+    }
+    ck_assert_uint_eq(cgprop_graph_clamp_count(NULL) + cgprop_graph_floor_count(NULL), 0);
 }
 END_TEST
 
@@ -793,8 +767,7 @@ static Suite *suite(void)
     tcase_add_test(t, json_no_classes_no_split_object);
     tcase_add_test(t, json_escapes_and_no_nonfinite);
     tcase_add_test(t, json_no_total_per_metric);
-    tcase_add_test(t, clamp_count_in_json_and_text);
-    tcase_add_test(t, floor_count_in_json_and_text);
+    tcase_add_test(t, clamp_and_floor_counts_in_json_and_text);
     tcase_add_test(t, text_exact_where_split_says_so);
     tcase_add_test(t, text_estimates_without_classes);
     tcase_add_test(t, dot_labels_colours_and_pruning);
