@@ -1008,6 +1008,8 @@ int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls)
 {
     uint32_t ne0 = g->ne;
     if ((uint64_t)ne0 + n > g->ecap) return cgprop__err(g, CGPROP_EINVAL, "add_edges: %u calls not staged", n);
+    /* Nothing staged: the arrays may not exist yet (no offsets from NULL). */
+    if (n == 0) return cgprop__ok(g);
     const uint32_t *caller = g->ecaller + ne0, *callee = g->ecallee + ne0;
     const uint64_t *count = g->ecount + ne0, *costs = g->ecost + (size_t)ne0 * g->K;
     int rc = add_edges_check(g, n, caller, callee, cls);
