@@ -650,6 +650,47 @@ START_TEST(grammar_parts)
 }
 END_TEST
 
+START_TEST(grammar_parts_calls)
+{
+    /* Calls in two parts whose events come in opposite orders: the second
+     * part's call costs land in the first part's columns (Dr 7, Ir 70 is
+     * Ir 70, Dr 7), and counts and costs of the same call add up. By hand:
+     * a -> b count 2 + 3, Ir 100 + 70, Dr 10 + 7. */
+    const char *t = "events: Ir Dr\n"
+                    "fn=(1) a\n"
+                    "1 10 1\n"
+                    "cfn=(2) b\n"
+                    "calls=2 1\n"
+                    "1 100 10\n"
+                    "fn=(2)\n"
+                    "1 100 10\n"
+                    "thread: 2\n"
+                    "events: Dr Ir\n"
+                    "fn=(1)\n"
+                    "1 2 20\n"
+                    "cfn=(2)\n"
+                    "calls=3 1\n"
+                    "1 7 70\n"
+                    "fn=(2)\n"
+                    "1 7 70\n"
+                    /* The reader's fast path leaves the last 64 bytes to the
+                     * general parser: this keeps every line above on it. */
+                    "# ................................................................\n";
+    cgprop_read_info info;
+    cgprop_graph *g = read_text(t, NULL, &info);
+    ck_assert_uint_eq(info.parts, 2);
+    cgprop_edge_row ir = edge_of(g, "\t\ta", "\t\tb", 0), dr = edge_of(g, "\t\ta", "\t\tb", 1);
+    ck_assert_uint_eq(ir.count, 5);
+    ck_assert_uint_eq(ir.cost, 170);
+    ck_assert_uint_eq(dr.cost, 17);
+    ck_assert_uint_eq(self_of(g, "\t\ta", 0), 30);
+    ck_assert_uint_eq(self_of(g, "\t\ta", 1), 3);
+    ck_assert_uint_eq(self_of(g, "\t\tb", 0), 170);
+    ck_assert_uint_eq(self_of(g, "\t\tb", 1), 17);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(grammar_mangled_and_unknown)
 {
     /* --compress-mangled: "(1)'2'(2)" refers to fa and fb; it reads as
@@ -1292,6 +1333,9 @@ START_TEST(fast_path_agrees)
         "events: Ir\nfn=(100000000) a\n1 1\ncfn=(100000000)\ncalls=1 1\n1 1\nfn=(100000001) b\nfn=(100000000)\n2 2\n",
         ("events: Ir\nfl=(4000000000) x\nob=(3999999999) o\nfn=(1) a\n1 1\ncob=(3999999999)\ncfi=(4000000000)\n"
          "cfn=(2) b\ncalls=1 1\n1 1\n"),
+        /* A later part's events in another order, calls on the fast path. */
+        ("events: Ir Dr\nfn=(1) a\n1 10 1\ncfn=(2) b\ncalls=2 1\n1 100 10\nfn=(2)\n1 100 10\nthread: 2\n"
+         "events: Dr Ir\nfn=(1)\n1 2 20\ncfn=(2)\ncalls=3 1\n1 7 70\nfn=(2)\n1 7 70\n"),
         /* Two new functions on one calls= line: the caller is added first. */
         "events: Ir\nfn=(1) a\ncfn=(2) b\ncalls=1 1\n1 1\nfn=(2)\n1 1\n",
     };
@@ -1391,6 +1435,7 @@ static Suite *suite(void)
     tcase_add_test(tc, grammar_compression);
     tcase_add_test(tc, grammar_positions_and_events);
     tcase_add_test(tc, grammar_parts);
+    tcase_add_test(tc, grammar_parts_calls);
     tcase_add_test(tc, grammar_mangled_and_unknown);
     tcase_add_test(tc, grammar_mangled_plain);
     tcase_add_test(tc, grammar_key_name);
