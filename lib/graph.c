@@ -1013,7 +1013,7 @@ int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls)
     const uint32_t *caller = g->ecaller + ne0, *callee = g->ecallee + ne0;
     const uint64_t *count = g->ecount + ne0, *costs = g->ecost + (size_t)ne0 * g->K;
     int rc = add_edges_check(g, n, caller, callee, cls);
-    if (rc || n == 0) return rc ? rc : cgprop__ok(g);
+    if (rc) return rc;
     if (ne0) {
         /* Calls the batch adds to may be older than it: the undo needs the
          * input, which the batch writes over. Copied out, the general way. */
