@@ -1281,6 +1281,41 @@ static void ae_free(void *u, void *p)
     free(p);
 }
 
+typedef int (*ae_adder)(cgprop_graph *g, uint32_t n, const uint32_t *a, const uint32_t *b, const uint64_t *cnt,
+                        const uint64_t *costs, const uint8_t *cls);
+
+/* Fail the 1st, 2nd, ... allocation of add(n calls) on a graph of nfun
+ * functions with pre calls until it succeeds: each failure must be ENOMEM
+ * and leave the calls of a twin graph that never saw the batch, and both
+ * must take more calls alike. Returns how many attempts failed. */
+static int ae_oom_sweep(ae_adder add, uint64_t graph_seed, uint32_t pre, uint64_t batch_seed, uint32_t n,
+                        uint32_t *a, uint32_t *b, uint64_t *cnt, uint64_t *costs, uint8_t *cls)
+{
+    cgprop_allocator al = {ae_malloc, ae_realloc, ae_free, NULL};
+    int failed = 0;
+    for (long at = 0;; at++) {
+        ae_left = 1L << 30;
+        cgprop_graph *x = ae_graph(NULL, graph_seed, pre), *y = ae_graph(&al, graph_seed, pre);
+        uint64_t s = batch_seed;
+        ae_batch(&s, n, a, b, cnt, costs, cls);
+        ae_left = at;
+        int rc = add(y, n, a, b, cnt, costs, cls);
+        ae_left = 1L << 30;
+        if (rc == CGPROP_OK) ck_assert_int_eq(add_one_by_one(x, n, a, b, cnt, costs, cls), CGPROP_OK);
+        else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            failed++;
+        }
+        same_calls(x, y);
+        ck_assert_int_eq(add_one_by_one(x, 100, a, b, cnt, costs, cls), CGPROP_OK);
+        ck_assert_int_eq(add_one_by_one(y, 100, a, b, cnt, costs, cls), CGPROP_OK);
+        same_calls(x, y);
+        cgprop_graph_free(x);
+        cgprop_graph_free(y);
+        if (rc == CGPROP_OK) return failed;
+    }
+}
+
 START_TEST(test_add_edges_out_of_memory)
 {
     /* Every allocation of the batch fails in turn (growth up front, the undo
@@ -1289,31 +1324,9 @@ START_TEST(test_add_edges_out_of_memory)
     static uint32_t a[N], b[N];
     static uint64_t cnt[N], costs[N * AE_K];
     static uint8_t cls[N];
-    cgprop_allocator al = {ae_malloc, ae_realloc, ae_free, NULL};
     for (uint32_t pre = 0; pre <= 300; pre += 300) {
-        int failed = 0;
-        for (long at = 0;; at++) {
-            ae_left = 1L << 30;
-            cgprop_graph *x = ae_graph(NULL, 8, pre), *y = ae_graph(&al, 8, pre);
-            uint64_t s = 1234;
-            ae_batch(&s, N, a, b, cnt, costs, cls);
-            ae_left = at;
-            int rc = cgprop__add_edges(y, N, a, b, cnt, costs, cls);
-            ae_left = 1L << 30;
-            if (rc == CGPROP_OK) ck_assert_int_eq(add_one_by_one(x, N, a, b, cnt, costs, cls), CGPROP_OK);
-            else {
-                ck_assert_int_eq(rc, CGPROP_ENOMEM);
-                failed++;
-            }
-            same_calls(x, y);
-            ck_assert_int_eq(add_one_by_one(x, 100, a, b, cnt, costs, cls), CGPROP_OK);
-            ck_assert_int_eq(add_one_by_one(y, 100, a, b, cnt, costs, cls), CGPROP_OK);
-            same_calls(x, y);
-            cgprop_graph_free(x);
-            cgprop_graph_free(y);
-            if (rc == CGPROP_OK) break;
-        }
-        ck_assert_int_ge(failed, 3); /* growth, and at least one class block mid-batch */
+        /* growth, and at least one class block mid-batch */
+        ck_assert_int_ge(ae_oom_sweep(cgprop__add_edges, 8, pre, 1234, N, a, b, cnt, costs, cls), 3);
     }
 }
 END_TEST
@@ -1372,30 +1385,7 @@ START_TEST(test_add_staged_edges)
         cgprop_graph_free(y);
     }
     /* Every allocation failing in turn: staging, the index, class blocks. */
-    cgprop_allocator al = {ae_malloc, ae_realloc, ae_free, NULL};
-    int failed = 0;
-    for (long at = 0;; at++) {
-        ae_left = 1L << 30;
-        cgprop_graph *x = ae_graph(NULL, 23, 0), *y = ae_graph(&al, 23, 0);
-        uint64_t s = 77;
-        ae_batch(&s, 2000, a, b, cnt, costs, cls);
-        ae_left = at;
-        int rc = ae_staged(y, 2000, a, b, cnt, costs, cls);
-        ae_left = 1L << 30;
-        if (rc == CGPROP_OK) ck_assert_int_eq(add_one_by_one(x, 2000, a, b, cnt, costs, cls), CGPROP_OK);
-        else {
-            ck_assert_int_eq(rc, CGPROP_ENOMEM);
-            failed++;
-        }
-        same_calls(x, y);
-        ck_assert_int_eq(add_one_by_one(x, 100, a, b, cnt, costs, cls), CGPROP_OK);
-        ck_assert_int_eq(add_one_by_one(y, 100, a, b, cnt, costs, cls), CGPROP_OK);
-        same_calls(x, y);
-        cgprop_graph_free(x);
-        cgprop_graph_free(y);
-        if (rc == CGPROP_OK) break;
-    }
-    ck_assert_int_ge(failed, 3);
+    ck_assert_int_ge(ae_oom_sweep(ae_staged, 23, 0, 77, 2000, a, b, cnt, costs, cls), 3);
 }
 END_TEST
 
