@@ -1063,7 +1063,8 @@ static const char *graph_diff(const cgprop_graph *x, const cgprop_graph *y)
     return NULL;
 }
 
-/* in + a padding comment, optionally with a blank before every line. */
+/* in + a padding comment, optionally with a blank before every line (none
+ * after the last byte: a last line ending in a CR must still end there). */
 static char *variant(const char *in, size_t len, bool indent, size_t *out_len)
 {
     static const char pad[] = "\n# padding: keeps every line of the input clear of the end of the buffer .....\n";
@@ -1074,7 +1075,6 @@ static char *variant(const char *in, size_t len, bool indent, size_t *out_len)
         if (indent && (i == 0 || in[i - 1] == '\n')) o[n++] = ' ';
         o[n++] = in[i];
     }
-    if (indent) o[n++] = ' ';
     memcpy(o + n, pad, sizeof pad - 1);
     n += sizeof pad - 1;
     *out_len = n;
