@@ -43,11 +43,11 @@
 /** Major version: incremented on incompatible API or ABI changes. */
 #define CGPROP_VERSION_MAJOR 0
 /** Minor version: incremented when API is added. Before 1.0 the ABI may change with it. */
-#define CGPROP_VERSION_MINOR 1
+#define CGPROP_VERSION_MINOR 2
 /** Patch version: incremented for fixes that change no API. */
 #define CGPROP_VERSION_PATCH 0
 /** The version as one number: MAJOR*10000 + MINOR*100 + PATCH. */
-#define CGPROP_VERSION_NUMBER 100
+#define CGPROP_VERSION_NUMBER 200
 
 /** @} */
 
@@ -438,9 +438,14 @@ CGPROP_API int cgprop_graph_find_cycles(cgprop_graph *g, size_t *ncycles_out);
 CGPROP_API int cgprop_graph_collapse(cgprop_graph *g, uint32_t share);
 
 /**
- * gprof2dot's linear per-root propagation: a total for every function
- * (cycle members included) and every call. Uses the share chosen for
- * cgprop_graph_collapse(), which must have run first.
+ * Inclusive figures for every function and call: gprof2dot's linear
+ * per-root propagation (the @c heuristic of the rows), and beside it, per
+ * function, the proven interval of its inclusive cost and the best figure
+ * (the rows' @c total: exact where the input determines it, else the
+ * heuristic clamped into the interval). Uses the share chosen for
+ * cgprop_graph_collapse(), which must have run first; runs
+ * cgprop_graph_split() too when its result is not current, since the
+ * recursion classes are what make figures exact.
  * @param g the graph.
  * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_ESTATE.
  * @since 0.1
@@ -479,7 +484,33 @@ enum cgprop_flag {
     CGPROP_F_NOT_INCLUSIVE = 1u << 8,   /**< The gprof figure of a cycle member: not an inclusive cost. */
     CGPROP_F_NO_TOTAL = 1u << 9,        /**< Call got no propagated total (intra-cycle edge in no DAG). */
     CGPROP_F_ROOT = 1u << 10,           /**< Vertex with no external caller and no spontaneous weight. */
-    CGPROP_F_ESTIMATE = 1u << 11        /**< The figure is a heuristic estimate, not exact. */
+    CGPROP_F_ESTIMATE = 1u << 11,       /**< The figure is an estimate, not exact (see ::cgprop_estimate). */
+    CGPROP_F_NO_BOUNDS = 1u << 12,      /**< No proven interval: the call costs it would rest on are not measured, or a sum overflows. */
+    CGPROP_F_CLAMPED = 1u << 13         /**< The heuristic lay outside the proven interval (or above the call's measured cost) and was clamped into it. */
+};
+
+/** What kind of figure a @c total is (the @c estimate field of ::cgprop_total_row). */
+enum cgprop_estimate {
+    CGPROP_EST_EXACT = 0,     /**< Exact: the interval is a single point (C_n as the input determines it). */
+    CGPROP_EST_HEURISTIC = 1, /**< gprof2dot's per-root estimate, clamped into the interval where there is one. */
+    CGPROP_EST_SHARES = 2     /**< gprof's propagation by call shares, without measured call costs: it assumes every call
+                                   of a function costs the same, and no interval can be proven. */
+};
+
+/** Why a total is not exact (bits of the @c reason field of ::cgprop_total_row). */
+enum cgprop_reason {
+    CGPROP_R_SIDES_DISAGREE = 1u << 0, /**< The calls into its non-recursive activations and what those spend and call
+                                            give different inclusive costs (collection toggled mid-run, a lost
+                                            spontaneous entry, a damaged file): the interval spans both. */
+    CGPROP_R_BELOW_SELF = 1u << 1,     /**< A measured inclusive side lies below the function's own self cost; the
+                                            interval reaches up to the self cost. */
+    CGPROP_R_RECURSION = 1u << 2,      /**< Member of a recursion cycle the input gives no levels for: the interval runs
+                                            from the cost entering it from outside the cycle to that plus the calls
+                                            from the other members (at most the cycle's total). */
+    CGPROP_R_ENTRY_UNKNOWN = 1u << 3,  /**< Member of a cycle nothing calls and nothing enters: the interval runs up to
+                                            the cycle's total. */
+    CGPROP_R_UNMEASURED = 1u << 4,     /**< Some call the figure rests on has no measured cost: no interval. */
+    CGPROP_R_OVERFLOW = 1u << 5        /**< A sum the interval needs exceeds 64 bits: no interval. */
 };
 
 /** Inexact bits of split rows (the @c inexact fields): one bit per figure. */
@@ -550,17 +581,28 @@ typedef struct cgprop_member_row {
     uint32_t node;  /**< Member function id. */
 } cgprop_member_row;
 
-/** Propagated figures of a function: ::CGPROP_ITER_TOTALS. */
+/**
+ * Inclusive figures of a function: ::CGPROP_ITER_TOTALS.
+ *
+ * @c total is the best figure there is: the exact inclusive cost (C_n) where
+ * the input determines it, else an estimate inside the proven interval
+ * [@c lo, @c hi]. gprof2dot's unclamped per-root total is @c heuristic.
+ */
 typedef struct cgprop_total_row {
     uint32_t id;        /**< Function id. */
-    uint32_t flags;     /**< IN_CYCLE, SELF_RECURSIVE, ENTRY_ASSUMED, ROOT, ESTIMATE (members' totals are estimates). */
+    uint32_t flags;     /**< IN_CYCLE, SELF_RECURSIVE, ENTRY_ASSUMED, ROOT, ESTIMATE (not exact), NO_BOUNDS, CLAMPED. */
     uint32_t cycle;     /**< Cycle id or ::CGPROP_NONE. */
-    uint32_t reserved;  /**< Always 0. */
-    double total;       /**< Per-root total (§4): own total for members, T for others. */
-    double vertex_total; /**< T(H(f)) of the collapsed DAG (§3): the cycle's total for members. */
+    uint32_t reason;    /**< ::cgprop_reason bits: why the figure is not exact or has no interval; 0 when exact. */
+    double total;       /**< Best inclusive figure: exact where @c estimate is ::CGPROP_EST_EXACT, else an estimate in [lo, hi]. */
+    double heuristic;   /**< gprof2dot's per-root total (own total for cycle members, T for others), unclamped. */
+    double lo;          /**< Proven lower bound of the inclusive cost (0 with ::CGPROP_F_NO_BOUNDS). */
+    double hi;          /**< Proven upper bound of the inclusive cost (0 with ::CGPROP_F_NO_BOUNDS). */
+    double vertex_total; /**< T(H(f)) of the collapsed DAG: the cycle's total for members. */
     double gprof_self;  /**< gprof figure, self part: S(f). */
     double gprof_child; /**< gprof figure, child part: shares of out-of-cycle callees (not inclusive for members). */
-    double spont_share; /**< Share of the total that entered spontaneously (goes to no caller). */
+    double spont_share; /**< Share of the heuristic total that entered spontaneously (goes to no caller). */
+    uint32_t estimate;  /**< ::cgprop_estimate: which kind of figure @c total is. */
+    uint32_t reserved;  /**< Always 0. */
 } cgprop_total_row;
 
 /** Propagated figures of a call: ::CGPROP_ITER_EDGE_TOTALS. */
@@ -568,8 +610,10 @@ typedef struct cgprop_edge_total_row {
     uint32_t id;        /**< Call id. */
     uint32_t caller;    /**< Calling function. */
     uint32_t callee;    /**< Called function. */
-    uint32_t flags;     /**< SELF_CALL, INTRA_CYCLE, NO_TOTAL, ESTIMATE. */
-    double total;       /**< Propagated total of the call (§3 share for external, §4 for intra-cycle). */
+    uint32_t flags;     /**< SELF_CALL, INTRA_CYCLE, NO_TOTAL, ESTIMATE, CLAMPED. */
+    double total;       /**< Propagated total of the call, never above its measured cost. */
+    double heuristic;   /**< The same before that clamp: the collapse share for calls into another vertex,
+                             gprof2dot's per-root figure for calls inside a cycle. */
     double gprof_self;  /**< gprof's self part propagated along the call (0 inside a cycle). */
     double gprof_child; /**< gprof's child part propagated along the call (0 inside a cycle). */
     double share;       /**< w/W: fraction of the callee (vertex) total given to this call. */

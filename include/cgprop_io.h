@@ -206,8 +206,9 @@ enum cgprop_format {
 
 /** Writer flags (the @c flags field of ::cgprop_write_options). */
 enum cgprop_write_flag {
-    /** Text and DOT: show the §4 heuristic everywhere, even where the split
-     *  has an exact C_n (gprof2dot's own picture). Estimates stay marked. */
+    /** Text and DOT: show gprof2dot's per-root heuristic everywhere,
+     *  unclamped, even where the exact inclusive cost is known (gprof2dot's
+     *  own picture). Every figure is then marked as an estimate. */
     CGPROP_W_HEURISTIC_ONLY = 1u << 0,
     /** Callgrind: write plain names even when the split knows recursion
      *  classes (no @c fn'N names; the classes are lost on reading back). */
@@ -215,7 +216,10 @@ enum cgprop_write_flag {
     /** Callgrind: no name compression (every @c fn= line spells the name). */
     CGPROP_W_NO_COMPRESSION = 1u << 2,
     /** DOT: no pruning (both thresholds taken as 0). */
-    CGPROP_W_NO_PRUNE = 1u << 3
+    CGPROP_W_NO_PRUNE = 1u << 3,
+    /** Text: beside each total the proven interval of the inclusive cost
+     *  (for figures that are not exact) and why it is not a single value. */
+    CGPROP_W_BOUNDS = 1u << 4
 };
 
 /**

@@ -60,11 +60,32 @@ void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t 
 bool cgprop__propagate_total(const cgprop_graph *g, uint32_t node, uint32_t k, double *out);
 void cgprop__propagate_free(cgprop_graph *g);
 
+/* ---- bounds.c ---- */
+typedef struct cgprop__bounds cgprop__bounds;
+/* The interval of every function's inclusive cost (runs the split when it
+ * is not current). CGPROP_OK, CGPROP_ENOMEM, or the split's error. */
+int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out);
+void cgprop__bounds_destroy(const cgprop_graph *g, cgprop__bounds *b);
+/* Set lo, hi, reason, estimate, total and the ESTIMATE, NO_BOUNDS and
+ * CLAMPED flags of a row whose heuristic, cycle and other flags are set. */
+void cgprop__bounds_fill(const cgprop_graph *g, const cgprop__bounds *b, uint32_t node, uint32_t k,
+                         cgprop_total_row *row);
+
 /* ---- split.c ---- */
 bool cgprop__split_current(const cgprop_graph *g);
 void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_split_row *row);
 void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_split_row *row);
 void cgprop__split_free(cgprop_graph *g);
+/* Which sides of C_n the classes determine (bits of *sides). */
+enum {
+    CGPROP__SIDE_IN = 1u << 0,  /* in: spontaneous cost + every call into level-0 activations */
+    CGPROP__SIDE_OUT = 1u << 1, /* out: S_n + every call out of level-0 activations */
+    CGPROP__SIDE_ROOT = 1u << 2 /* nothing enters its level-0 activations: no in side */
+};
+/* The two sides of C_n of a function (saturated at UINT64_MAX; a side that
+ * overflowed is not marked determined). */
+void cgprop__split_sides(const cgprop_graph *g, uint32_t node, uint32_t k, uint64_t *in, uint64_t *out,
+                         uint32_t *sides);
 
 /* ---- stacks.c ---- */
 void cgprop__stacks_free(cgprop_graph *g);

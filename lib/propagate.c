@@ -14,6 +14,7 @@ typedef struct prop_res {
     double *tot;     /* nn * K */
     double *etot;    /* ne * K */
     uint64_t *indag; /* ne * K bits: intra-cycle call kept by some entry with ρ > 0 */
+    cgprop__bounds *bnd; /* intervals and best figures (bounds.c) */
 } prop_res;
 
 static void res_destroy(const cgprop_graph *g, prop_res *r)
@@ -22,6 +23,7 @@ static void res_destroy(const cgprop_graph *g, prop_res *r)
     cgprop__free(g, r->tot);
     cgprop__free(g, r->etot);
     cgprop__free(g, r->indag);
+    cgprop__bounds_destroy(g, r->bnd);
     cgprop__free(g, r);
 }
 
@@ -813,6 +815,14 @@ int cgprop_graph_propagate(cgprop_graph *g)
     prop_res *r = NULL;
     if (build(g, &r) != CGPROP_OK)
         return cgprop__err(g, CGPROP_ENOMEM, "propagate: out of memory (%u functions, %u calls)", g->nn, g->ne);
+    int rc = cgprop__bounds_build(g, &r->bnd);
+    if (rc != CGPROP_OK) {
+        res_destroy(g, r);
+        if (rc == CGPROP_ENOMEM)
+            return cgprop__err(g, rc, "propagate: out of memory for the bounds (%u functions, %u calls)", g->nn,
+                               g->ne);
+        return rc; /* the split's own error and message */
+    }
     cgprop__propagate_free(g);
     g->res_propagate = r;
     g->aserial[CGPROP__A_PROPAGATE]++;
@@ -842,15 +852,16 @@ void cgprop__propagate_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cg
         if (c != CGPROP_NONE) flags |= CGPROP_F_ENTRY_ASSUMED;
     }
     double vt = cgprop__collapse_vertex_total(g, node, k);
+    memset(row, 0, sizeof *row);
     row->id = node;
     row->flags = flags;
     row->cycle = c;
-    row->reserved = 0;
-    row->total = r->tot[(size_t)node * r->K + k];
+    row->heuristic = r->tot[(size_t)node * r->K + k];
     row->vertex_total = vt;
     row->gprof_self = (double)g->self[(size_t)node * r->K + k];
     row->gprof_child = cgprop__collapse_gprof_child(g, node, k);
     row->spont_share = cgprop__collapse_entry(g, node, k) * vt;
+    cgprop__bounds_fill(g, r->bnd, node, k, row);
 }
 
 void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_total_row *row)
@@ -881,6 +892,15 @@ void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t 
     row->id = edge;
     row->caller = u;
     row->callee = v;
+    row->heuristic = total;
+    /* A call's measured cost is all its callee ever spent through it. */
+    if (g->eflags[edge] & CGPROP__EF_HAS_COST) {
+        double cost = (double)g->ecost[(size_t)edge * r->K + k];
+        if (total > cost) {
+            total = cost;
+            flags |= CGPROP_F_CLAMPED;
+        }
+    }
     row->flags = flags;
     row->total = total;
     row->gprof_self = gs;

@@ -9,8 +9,10 @@
 
 /* Per-call figures, in this order, K values each. */
 enum { E_NN, E_NR, E_ND, E_RN, E_RR, E_RD, E_FIG };
-/* Per-function figures, K values each. */
-enum { N_SN, N_SR, N_CN, N_CR, N_FIG };
+/* Per-function figures, K values each. N_OUT is the outgoing side of C_n
+ * (S_n plus every call out of level-0 activations), kept beside C_n so the
+ * bounds analysis can compare the two. */
+enum { N_SN, N_SR, N_CN, N_CR, N_OUT, N_FIG };
 
 typedef struct split_res {
     uint64_t gen;
@@ -18,6 +20,7 @@ typedef struct split_res {
     uint64_t *node; /* nn * N_FIG * K */
     double *D;      /* nn * K */
     uint32_t *nx;   /* nn * K: inexact bits (overflow makes them per metric) */
+    uint8_t *sides; /* nn * K: CGPROP__SIDE_* bits */
     uint64_t *edge; /* ne * E_FIG * K */
     uint32_t *ex;   /* ne: inexact bits */
 } split_res;
@@ -28,6 +31,7 @@ static void res_free(const cgprop_graph *g, split_res *r)
     cgprop__free(g, r->node);
     cgprop__free(g, r->D);
     cgprop__free(g, r->nx);
+    cgprop__free(g, r->sides);
     cgprop__free(g, r->edge);
     cgprop__free(g, r->ex);
     cgprop__free(g, r);
@@ -59,6 +63,16 @@ void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop
     row->D = r->D[(size_t)node * r->K + k];
     double h;
     if (cgprop__propagate_total(g, node, k, &h)) row->heuristic = h;
+}
+
+void cgprop__split_sides(const cgprop_graph *g, uint32_t node, uint32_t k, uint64_t *in, uint64_t *out,
+                         uint32_t *sides)
+{
+    const split_res *r = g->res_split;
+    const uint64_t *v = r->node + (size_t)node * N_FIG * r->K;
+    *in = v[N_CN * r->K + k];
+    *out = v[N_OUT * r->K + k];
+    *sides = r->sides[(size_t)node * r->K + k];
 }
 
 void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_split_row *row)
@@ -138,9 +152,10 @@ int cgprop_graph_split(cgprop_graph *g)
     r->node = cgprop__calloc(g, nk * N_FIG, sizeof *r->node);
     r->D = cgprop__calloc(g, nk, sizeof *r->D);
     r->nx = cgprop__calloc(g, nk, sizeof *r->nx);
+    r->sides = cgprop__calloc(g, nk, sizeof *r->sides);
     r->edge = cgprop__calloc(g, (size_t)ne * E_FIG * K, sizeof *r->edge);
     r->ex = cgprop__calloc(g, ne, sizeof *r->ex);
-    if (!r->node || !r->D || !r->nx || !r->edge || !r->ex) goto nomem;
+    if (!r->node || !r->D || !r->nx || !r->sides || !r->edge || !r->ex) goto nomem;
 
     /* Costs without a class are placed by what the graph's shape proves
      * (docs/SPLIT.md): that needs to know which functions can recurse. */
@@ -258,23 +273,36 @@ int cgprop_graph_split(cgprop_graph *g)
             uint64_t self = g->self[fk], sn = g->self_n[fk], sr = g->self_r[fk];
             v[N_SN * K + k] = sn + (self - sn - sr);
             v[N_SR * K + k] = sr;
-            uint32_t x = xs;
-            bool cn_ovf;
+            uint32_t x = xs, sd = 0;
+            /* C_n two ways: what enters level-0 activations (their callers'
+             * calls and spontaneous entries) and what they spend and call. */
+            uint64_t out = v[N_SN * K + k];
+            bool out_ok = !(ovf[fk] & 8) && sat_add(&out, out_n[fk]) && !(xs & CGPROP_X_S_N) &&
+                          !(tf & T_OUT_N_BAD);
+            v[N_OUT * K + k] = out;
+            if (out_ok) sd |= CGPROP__SIDE_OUT;
             if (root) {
-                uint64_t c = v[N_SN * K + k];
-                cn_ovf = (ovf[fk] & 8) || !sat_add(&c, out_n[fk]);
-                v[N_CN * K + k] = c;
-                if ((xs & CGPROP_X_S_N) || (tf & T_OUT_N_BAD)) x |= CGPROP_X_C_N;
+                v[N_CN * K + k] = out;
+                sd |= CGPROP__SIDE_ROOT;
+                if (!out_ok) x |= CGPROP_X_C_N;
             } else {
-                cn_ovf = (ovf[fk] & 1) || !sat_add(&v[N_CN * K + k], g->spont_cost[fk]);
-                if (tf & T_IN_XN_BAD) x |= CGPROP_X_C_N;
+                bool in_ok = !(ovf[fk] & 1) && sat_add(&v[N_CN * K + k], g->spont_cost[fk]) &&
+                             !(tf & T_IN_XN_BAD);
+                if (in_ok) sd |= CGPROP__SIDE_IN;
+                else x |= CGPROP_X_C_N;
+                /* Two sides that both claim exactness and disagree: the
+                 * data itself is off (collection toggled mid-run, a lost
+                 * spontaneous entry, a damaged file). Neither is exact. */
+                if (in_ok && out_ok && out != v[N_CN * K + k]) x |= CGPROP_X_C_N;
             }
-            if (cn_ovf) x |= CGPROP_X_C_N;
+            /* Every activation of f lies inside some level-0 one. */
+            if (v[N_CN * K + k] < self) x |= CGPROP_X_C_N;
             if ((tf & T_IN_XR_BAD) || (ovf[fk] & 2)) x |= CGPROP_X_C_R;
             if ((x & CGPROP_X_C_N) || (tf & T_OUT_XR_BAD) || (ovf[fk] & 4)) x |= CGPROP_X_D;
             uint64_t cn = v[N_CN * K + k], xr = out_xr[fk];
             r->D[fk] = cn >= xr ? (double)(cn - xr) : -(double)(xr - cn);
             r->nx[fk] = x;
+            r->sides[fk] = (uint8_t)sd;
         }
     }
 #undef RECURSIVE

@@ -107,7 +107,7 @@ START_TEST(test_order_and_args)
     ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_ESTATE);
     ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, 0, &r, sizeof r), CGPROP_ESTATE);
     run(g, CGPROP_SHARE_COUNT);
-    ck_near(node_row(g, 0, 0).total, 5);
+    ck_near(node_row(g, 0, 0).heuristic, 5);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -122,9 +122,9 @@ START_TEST(test_self_recursive)
     uint32_t mf = call(g, 0, 1, 1), ff = call(g, 1, 1, 5);
     run(g, CGPROP_SHARE_COUNT);
     cgprop_total_row f = node_row(g, 0, 1), m = node_row(g, 0, 0);
-    ck_near(f.total, 10);
+    ck_near(f.heuristic, 10);
     ck_near(f.vertex_total, 10);
-    ck_near(m.total, 12);
+    ck_near(m.heuristic, 12);
     ck_assert(f.flags & CGPROP_F_SELF_RECURSIVE);
     ck_assert(!(f.flags & CGPROP_F_IN_CYCLE));
     ck_assert_uint_eq(f.cycle, CGPROP_NONE);
@@ -132,14 +132,14 @@ START_TEST(test_self_recursive)
     ck_near(m.spont_share, 12); /* no caller: fully spontaneous */
     ck_near(f.spont_share, 0);
     cgprop_edge_total_row e = edge_row(g, 0, mf);
-    ck_near(e.total, 10);
+    ck_near(e.heuristic, 10);
     ck_near(e.gprof_self, 10);
     ck_near(e.gprof_child, 0);
     ck_near(e.share, 1);
     e = edge_row(g, 0, ff);
     ck_assert(e.flags & CGPROP_F_SELF_CALL);
     ck_assert(e.flags & CGPROP_F_NO_TOTAL);
-    ck_near(e.total, 0);
+    ck_near(e.heuristic, 0);
     ck_near(e.share, 0);
     cgprop_graph_free(g);
 }
@@ -190,7 +190,7 @@ START_TEST(test_gprof_fixture)
     ck_near(e.gprof_self, 62);
     ck_near(e.gprof_child, 173);
     ck_near(e.share, 1);
-    ck_near(e.total, 235);
+    ck_near(e.heuristic, 235);
     /* Calls to cleaf split its 173 by count. */
     e = edge_row(g, 0, facl);
     ck_near(e.share, 2400.0 / 4400);
@@ -208,22 +208,22 @@ START_TEST(test_gprof_fixture)
     ck_near(e.gprof_self + e.gprof_child, 0);
     /* L43-46: dself inclusive = self 1.08, the self-arc adds nothing. */
     cgprop_total_row ds = node_row(g, 0, DSELF);
-    ck_near(ds.total, 108);
+    ck_near(ds.heuristic, 108);
     ck_assert(ds.flags & CGPROP_F_SELF_RECURSIVE);
     e = edge_row(g, 0, mds);
     ck_near(e.gprof_self, 108);
     ck_near(e.gprof_child, 0);
     ck_assert(edge_row(g, 0, dsds).flags & CGPROP_F_SELF_CALL);
     /* 68.5 % of the run is the cycle: 235 / 343. */
-    ck_near(node_row(g, 0, MAIN).total, 343);
-    ck_assert_int_eq((int)(1000.0 * 235 / node_row(g, 0, MAIN).total + 0.5), 685);
+    ck_near(node_row(g, 0, MAIN).heuristic, 343);
+    ck_assert_int_eq((int)(1000.0 * 235 / node_row(g, 0, MAIN).heuristic + 0.5), 685);
 
     /* §4 on top: every activation enters at fa (rho = 1), so fa's total is
      * the cycle's 235; fb keeps only its gprof figure (the heuristic's
      * known blind spot; its true inclusive is about 215). */
-    ck_near(fa.total, 235);
-    ck_near(fb.total, 37 + 173.0 * 2000 / 4400);
-    ck_near(edge_row(g, 0, fafb).total, fb.total);
+    ck_near(fa.heuristic, 235);
+    ck_near(fb.heuristic, 37 + 173.0 * 2000 / 4400);
+    ck_near(edge_row(g, 0, fafb).heuristic, fb.heuristic);
     ck_assert(edge_row(g, 0, fbfa).flags & CGPROP_F_NO_TOTAL);
     cgprop_graph_free(g);
 }
@@ -242,19 +242,19 @@ START_TEST(test_share_modes_and_metrics)
     call_cost(g, 0, 2, 1, cm);
     uint32_t ac = call_cost(g, 1, 3, 1, c1), bc = call_cost(g, 2, 3, 3, c2);
     run(g, CGPROP_SHARE_AUTO); /* calls have costs: AUTO shares by cost */
-    ck_near(node_row(g, 0, 1).total, 7.5);
-    ck_near(node_row(g, 0, 2).total, 2.5);
-    ck_near(node_row(g, 1, 1).total, 2.5);
-    ck_near(node_row(g, 1, 2).total, 7.5);
+    ck_near(node_row(g, 0, 1).heuristic, 7.5);
+    ck_near(node_row(g, 0, 2).heuristic, 2.5);
+    ck_near(node_row(g, 1, 1).heuristic, 2.5);
+    ck_near(node_row(g, 1, 2).heuristic, 7.5);
     ck_near(edge_row(g, 0, ac).share, 0.75);
     ck_near(edge_row(g, 1, ac).share, 0.25);
-    ck_near(edge_row(g, 1, bc).total, 7.5);
-    ck_near(node_row(g, 0, 0).total, 10);
-    ck_near(node_row(g, 1, 0).total, 10);
+    ck_near(edge_row(g, 1, bc).heuristic, 7.5);
+    ck_near(node_row(g, 0, 0).heuristic, 10);
+    ck_near(node_row(g, 1, 0).heuristic, 10);
     run(g, CGPROP_SHARE_COUNT);
     for (uint32_t k = 0; k < 2; k++) {
-        ck_near(node_row(g, k, 1).total, 2.5);
-        ck_near(node_row(g, k, 2).total, 7.5);
+        ck_near(node_row(g, k, 1).heuristic, 2.5);
+        ck_near(node_row(g, k, 2).heuristic, 7.5);
         ck_near(edge_row(g, k, bc).share, 0.75);
     }
     cgprop_graph_free(g);
@@ -272,12 +272,12 @@ START_TEST(test_cost_share_without_cost)
     run(g, CGPROP_SHARE_COST);
     ck_near(edge_row(g, 0, ac).share, 1);
     ck_near(edge_row(g, 0, bc).share, 0);
-    ck_near(node_row(g, 0, 1).total, 12);
-    ck_near(node_row(g, 0, 2).total, 0);
+    ck_near(node_row(g, 0, 1).heuristic, 12);
+    ck_near(node_row(g, 0, 2).heuristic, 0);
     /* By count: 1 against 7. */
     run(g, CGPROP_SHARE_COUNT);
-    ck_near(node_row(g, 0, 1).total, 12.0 / 8);
-    ck_near(node_row(g, 0, 2).total, 12.0 * 7 / 8);
+    ck_near(node_row(g, 0, 1).heuristic, 12.0 / 8);
+    ck_near(node_row(g, 0, 2).heuristic, 12.0 * 7 / 8);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -293,9 +293,9 @@ START_TEST(test_zero_weight_callers)
     uint32_t ac = call(g, 1, 3, 0), bc = call(g, 2, 3, 0);
     run(g, CGPROP_SHARE_COUNT);
     ck_near(edge_row(g, 0, ac).share, 0.5);
-    ck_near(edge_row(g, 0, bc).total, 5);
-    ck_near(node_row(g, 0, 1).total, 5);
-    ck_near(node_row(g, 0, 0).total, 10);
+    ck_near(edge_row(g, 0, bc).heuristic, 5);
+    ck_near(node_row(g, 0, 1).heuristic, 5);
+    ck_near(node_row(g, 0, 0).heuristic, 10);
     ck_near(node_row(g, 0, 3).spont_share, 0);
     /* A spontaneous entry of weight 0 is a third caller: 1/3 each, and a
      * third of C enters spontaneously. */
@@ -304,7 +304,7 @@ START_TEST(test_zero_weight_callers)
     run(g, CGPROP_SHARE_COUNT);
     ck_near(edge_row(g, 0, ac).share, 1.0 / 3);
     ck_near(node_row(g, 0, 3).spont_share, 10.0 / 3);
-    ck_near(node_row(g, 0, 0).total, 20.0 / 3);
+    ck_near(node_row(g, 0, 0).heuristic, 20.0 / 3);
     ck_assert(!(node_row(g, 0, 3).flags & CGPROP_F_ROOT));
     cgprop_graph_free(g);
 }
@@ -321,13 +321,13 @@ START_TEST(test_spontaneous_weight)
     uint32_t ac = call(g, 1, 2, 2);
     run(g, CGPROP_SHARE_COUNT);
     ck_near(edge_row(g, 0, ac).share, 0.5);
-    ck_near(node_row(g, 0, 1).total, 10);
+    ck_near(node_row(g, 0, 1).heuristic, 10);
     ck_near(node_row(g, 0, 2).spont_share, 10);
-    ck_near(node_row(g, 0, 2).total, 20);
+    ck_near(node_row(g, 0, 2).heuristic, 20);
     /* By cost: A->C has no cost, the spontaneous entries cost 8: all of C
      * entered spontaneously. */
     run(g, CGPROP_SHARE_COST);
-    ck_near(node_row(g, 0, 1).total, 0);
+    ck_near(node_row(g, 0, 1).heuristic, 0);
     ck_near(node_row(g, 0, 2).spont_share, 20);
     cgprop_graph_free(g);
 }
@@ -365,10 +365,10 @@ START_TEST(test_nested_cycles)
     ck_near(cycle_row(g, 0, 0).total, 92); /* {P,Q}: smallest member 3 */
     ck_near(cycle_row(g, 0, 1).total, 80); /* {R,S} */
     ck_assert_uint_eq(cycle_row(g, 0, 1).self, 48);
-    ck_near(node_row(g, 0, L).total, 64);
-    ck_near(node_row(g, 0, X).total, 56);
-    ck_near(node_row(g, 0, Y).total, 71);
-    ck_near(node_row(g, 0, M).total, 127);
+    ck_near(node_row(g, 0, L).heuristic, 64);
+    ck_near(node_row(g, 0, X).heuristic, 56);
+    ck_near(node_row(g, 0, Y).heuristic, 71);
+    ck_near(node_row(g, 0, M).heuristic, 127);
     ck_near(node_row(g, 0, P).gprof_child, 40);
     ck_near(node_row(g, 0, Q).gprof_child, 40);
     ck_near(node_row(g, 0, S).gprof_child, 32);
@@ -376,11 +376,11 @@ START_TEST(test_nested_cycles)
     cgprop_edge_total_row e = edge_row(g, 0, xp);
     ck_near(e.gprof_self, 3);
     ck_near(e.gprof_child, 20);
-    ck_near(edge_row(g, 0, yp).total, 69);
-    ck_near(edge_row(g, 0, qr).total, 40);
+    ck_near(edge_row(g, 0, yp).heuristic, 69);
+    ck_near(edge_row(g, 0, qr).heuristic, 40);
     ck_near(edge_row(g, 0, ps).gprof_self, 24);
     ck_near(edge_row(g, 0, ps).gprof_child, 16);
-    ck_near(edge_row(g, 0, sl).total, 32);
+    ck_near(edge_row(g, 0, sl).heuristic, 32);
     cgprop_graph_free(g);
 }
 END_TEST

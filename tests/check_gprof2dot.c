@@ -149,7 +149,7 @@ static double figure(cgprop_graph *g, const row *r, uint32_t m, bool *none, doub
     if (r->kind == 'F') {
         cgprop_total_row t;
         ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, m, node(g, r->a), &t, sizeof t), CGPROP_OK);
-        return t.total;
+        return t.heuristic;
     }
     uint32_t e;
     ck_assert_msg(cgprop_graph_find_edge(g, node(g, r->a), node(g, r->b), &e) == CGPROP_OK, "no call %s -> %s",
@@ -159,7 +159,7 @@ static double figure(cgprop_graph *g, const row *r, uint32_t m, bool *none, doub
     *none = (t.flags & CGPROP_F_NO_TOTAL) != 0;
     *between = !(t.flags & (CGPROP_F_SELF_CALL | CGPROP_F_INTRA_CYCLE));
     *share = t.share;
-    return t.total;
+    return t.heuristic;
 }
 
 /* cgprop's cycle holding the functions gprof2dot numbers `idx`. */

@@ -303,10 +303,19 @@ START_TEST(json_notes_example)
     ck_assert_str_eq(get(A, "name")->str, "A");
     ck_assert_str_eq(get(A, "key")->str, "A");
     ck_assert_double_eq(num(at(get(A, "self"), 0)), 20);
-    /* §4: one entry A (rho 1), DAG A->B: p(B) = S(B) = 10, p(A) = 20 + T(C) 20 + 10 = 50. */
+    /* total is the exact C_n the stacks give (A 50, B 30, C 20), a point
+     * interval; gprof2dot's estimate keeps its own name: one entry A (rho
+     * 1), DAG A->B: p(B) = S(B) = 10, p(A) = 20 + T(C) 20 + 10 = 50. */
     ck_assert_double_eq_tol(num(at(get(A, "total"), 0)), 50, 1e-9);
-    ck_assert_double_eq_tol(num(at(get(B, "total"), 0)), 10, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(B, "total"), 0)), 30, 1e-9);
     ck_assert_double_eq_tol(num(at(get(C, "total"), 0)), 20, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(A, "heuristic"), 0)), 50, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(B, "heuristic"), 0)), 10, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(C, "heuristic"), 0)), 20, 1e-9);
+    ck_assert_double_eq(num(at(at(get(B, "bounds"), 0), 0)), 30);
+    ck_assert_double_eq(num(at(at(get(B, "bounds"), 1), 0)), 30);
+    ck_assert_int_eq(at(get(B, "estimate"), 0)->t, J_NULL);
+    ck_assert_int_eq(at(get(B, "reason"), 0)->t, J_NULL);
     ck_assert_double_eq(num(get(A, "cycle")), 0);
     ck_assert_double_eq(num(get(B, "cycle")), 0);
     ck_assert_int_eq(get(C, "cycle")->t, J_NULL);
@@ -365,7 +374,7 @@ START_TEST(json_notes_example)
     /* No recorder clamped anything into this graph. */
     ck_assert_double_eq(num(get(&r, "clamps")), 0);
     ck_assert_double_eq(num(get(&r, "floors")), 0);
-    ck_assert_ptr_null(strstr(out, "clamped"));
+    ck_assert_ptr_null(strstr(out, "\"clamped"));
     jfree(&r);
     free(out);
     cgprop_graph_free(g);
@@ -482,8 +491,11 @@ START_TEST(json_escapes_and_no_nonfinite)
     parse_json(out, &r);
     ck_assert_str_eq(at(get(&r, "metrics"), 0)->str, "a \"b\"");
     ck_assert_str_eq(get(at(get(&r, "functions"), 0), "key")->str, "x\"y\\z\n\t\001");
-    /* no split ran: all function figures listed as inexact, no split object */
-    ck_assert_uint_eq(get(at(get(&r, "functions"), 0), "inexact")->n, 5);
+    /* propagate ran the split: a lone function is exact, its total its self */
+    jv *f0 = at(get(&r, "functions"), 0);
+    ck_assert_uint_eq(get(f0, "inexact")->n, 0);
+    ck_assert_double_eq(num(at(get(f0, "total"), 0)), 7);
+    ck_assert_int_eq(at(get(f0, "estimate"), 0)->t, J_NULL);
     jfree(&r);
     free(out);
     cgprop_graph_free(g);
@@ -579,11 +591,24 @@ START_TEST(text_estimates_without_classes)
 {
     cgprop_graph *g = abc_graph();
     char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
-    /* Cycle members are estimates; main and C (no recursion) are exact. */
+    /* main and C (no recursion) are exact. So is A, though in a cycle:
+     * 50 enters it from main and the cycle's activations cost 50 in all
+     * (self 20 + 10 and A->C 20). B is only bounded, by its own 10 and the
+     * 30 A sends it: an estimate (the heuristic's 10, inside). */
     ck_assert_ptr_nonnull(strstr(out, "   20.00            ~10    20.00           10            1  estimate  B"));
-    ck_assert_ptr_nonnull(strstr(out, "  100.00            ~50    40.00           20            2  estimate  A"));
+    ck_assert_ptr_nonnull(strstr(out, "  100.00             50    40.00           20            2  exact     A"));
     ck_assert_ptr_nonnull(strstr(out, "   40.00             20    40.00           20            2  exact     C"));
     ck_assert_ptr_nonnull(strstr(out, "  100.00             50     0.00            0            0  exact     main"));
+    ck_assert_ptr_null(strstr(out, "[10, 30]"));
+    free(out);
+    /* Asked for, the interval and the reason: B in [10, 30], recursion the
+     * input gives no levels for; exact figures show no interval. */
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    o.flags = CGPROP_W_BOUNDS;
+    out = render(g, CGPROP_FORMAT_TEXT, &o);
+    ck_assert_ptr_nonnull(strstr(out, "  estimate  [10, 30]                          recursion       B <cycle 1>\n"));
+    ck_assert_ptr_nonnull(strstr(out, "  exact                                                       A <cycle 1>\n"));
     free(out);
     cgprop_graph_free(g);
 }

@@ -31,8 +31,10 @@ static const char usage[] =
     "  --key full|name          callgrind: key functions by object+file+name (full,\n"
     "                           default) or by bare name (as gprof2dot does)\n"
     "  --no-fold-recursion      callgrind: keep fn'N names as separate functions\n"
-    "  --heuristic-only         text/dot: show gprof2dot's estimate even where the\n"
-    "                           exact inclusive cost is known\n"
+    "  --heuristic-only         text/dot: show gprof2dot's estimate, unclamped, even\n"
+    "                           where the exact inclusive cost is known\n"
+    "  --bounds                 text: show the proven interval of every figure that\n"
+    "                           is not exact, and why it is not\n"
     "  --delta-i X[,X..]        events: overhead inside an event, in counter units;\n"
     "                           one value for every metric or one per metric\n"
     "  --delta-e Y[,Y..]        events: overhead outside an event (seen by ancestors)\n"
@@ -43,8 +45,10 @@ static const char usage[] =
     "  --version                show the version and exit\n"
     "\n"
     "Text and dot show the exact inclusive cost C_n wherever the input tells it\n"
-    "(callgrind fn'N names, stacks, event traces) and gprof2dot's heuristic\n"
-    "elsewhere, marked '~' (an estimate). JSON carries both.\n";
+    "(callgrind fn'N names, stacks, event traces, measured call costs that pin it\n"
+    "down) and elsewhere gprof2dot's heuristic kept inside the interval the\n"
+    "measured costs prove, marked '~' (an estimate). JSON carries the figure,\n"
+    "the heuristic, the interval and the reason.\n";
 
 /* ---- progress on a terminal: a SIGALRM tick once a second ---- */
 
@@ -206,6 +210,10 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--heuristic-only")) {
             wo.flags |= CGPROP_W_HEURISTIC_ONLY;
+            continue;
+        }
+        if (!strcmp(a, "--bounds")) {
+            wo.flags |= CGPROP_W_BOUNDS;
             continue;
         }
         if (!strcmp(a, "--post-mortem")) {

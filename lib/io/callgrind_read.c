@@ -1522,7 +1522,6 @@ typedef struct pass2 {
     uint32_t *bid;   /* raw -> base function (object, file, folded name) */
     uint32_t *fid;   /* raw -> final node */
     uint8_t *binex;  /* base -> split of its plain activations is not exact */
-    uint32_t *bcyc;  /* base -> its cycle among plain calls, or CGPROP_NONE */
     uint32_t nb;     /* number of base functions */
     struct rend {
         uint32_t fid, level;
@@ -1547,9 +1546,7 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
     /* The base function of each plain raw function, CGPROP_NONE for the
      * others: one small array for the two passes over the calls. */
     uint32_t *pb = cgprop__alloc(A, c->nraw ? c->nraw : 1, sizeof *pb);
-    p->bcyc = cgprop__alloc(A, nb ? nb : 1, sizeof *p->bcyc);
-    if (!off || !pb || !p->bcyc) goto nomem;
-    for (uint32_t b = 0; b < nb; b++) p->bcyc[b] = CGPROP_NONE;
+    if (!off || !pb) goto nomem;
     for (uint32_t r = 0; r < c->nraw; r++) pb[r] = p->rn[r].index == 1 ? p->bid[r] : CGPROP_NONE;
     size_t m = 0;
     for (size_t e = 0; e < c->ncalls; e++) {
@@ -1620,13 +1617,7 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
                     first--;
                     size++;
                 } while (stk[first] != v);
-                for (uint32_t i = first; i < sp; i++) {
-                    on[stk[i]] = 0;
-                    if (size > 1) {
-                        p->bcyc[stk[i]] = ncyc;
-                        p->binex[stk[i]] = 1;
-                    }
-                }
+                for (uint32_t i = first; i < sp; i++) on[stk[i]] = 0;
                 if (size > 1) ncyc++;
                 sp = first;
             }
@@ -1786,8 +1777,13 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
     }
     /* What the calls need of their two ends, side by side (one cache line
      * per end instead of four arrays): the final node, the class level, and
-     * for plain names the group whose inner calls are plain recursion (the
-     * cycle of the base function, else the base function itself). */
+     * for plain names the base function, since a plain call from a base
+     * function to itself is plain recursion. A call between two plain names
+     * of one cycle is not: callgrind numbered its activations while it
+     * tracked the stack, and a plain name is what it saw at level 0 (on real
+     * programs those level-0 figures match valgrind's own inclusive cost);
+     * where the measurement itself is off, the bounds analysis sees the two
+     * sides of C_n disagree. */
     if (!rc) {
         void *fns = c->fdir; /* where the function ids were */
         c->fdir = NULL;
@@ -1799,9 +1795,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         uint32_t idx = p->rn[r].index, b = p->bid[r];
         p->ends[r].fid = p->fid[r];
         p->ends[r].level = mode == MODE_NAMES ? level_of(idx, N) : CGPROP_LEVEL_0;
-        p->ends[r].group = idx != 1 ? UINT64_MAX
-                           : p->bcyc[b] != CGPROP_NONE ? (uint64_t)1 << 32 | p->bcyc[b]
-                                                       : (uint64_t)b;
+        p->ends[r].group = idx != 1 ? UINT64_MAX : (uint64_t)b;
     }
     /* Each call's final ends and class, written over the raw ends (not
      * needed any more), the ends' records fetched ahead; then all calls go
@@ -1908,7 +1902,6 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
 
     cgprop__free(c.mem, p.rn); /* and bid, fid */
     cgprop__free(c.mem, p.binex);
-    cgprop__free(c.mem, p.bcyc);
     cgprop__free(c.mem, p.ends);
     cgprop__free(c.mem, p.cls);
     cgprop_graph_free(p.bg);

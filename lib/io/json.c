@@ -68,6 +68,73 @@ static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void
 
 static void key(cgprop__wr *w, const char *k) { cgprop__wr_printf(w, ",\"%s\":", k); }
 
+/* The interval of each metric, [[lo…], [hi…]], null for a metric without
+ * one; null whole when no metric has one. */
+static void put_bounds(cgprop__wr *w, const cgprop_total_row *t, uint32_t K)
+{
+    uint32_t with = 0;
+    for (uint32_t k = 0; k < K; k++) with += !(t[k].flags & CGPROP_F_NO_BOUNDS);
+    if (!with) {
+        cgprop__wr_puts(w, "null");
+        return;
+    }
+    for (int side = 0; side < 2; side++) {
+        cgprop__wr_puts(w, side ? ",[" : "[[");
+        for (uint32_t k = 0; k < K; k++) {
+            if (k) cgprop__wr_put(w, ",", 1);
+            if (t[k].flags & CGPROP_F_NO_BOUNDS)
+                cgprop__wr_puts(w, "null");
+            else
+                cgprop__wr_json_double(w, side ? t[k].hi : t[k].lo);
+        }
+        cgprop__wr_put(w, "]", 1);
+    }
+    cgprop__wr_put(w, "]", 1);
+}
+
+static const char *const estimate_names[] = {NULL, "heuristic", "shares"};
+static const char *const reason_names[] = {"sides_disagree", "below_self", "recursion",
+                                           "entry_unknown",  "unmeasured", "overflow"};
+
+/* Per metric: which estimate the total is (null when exact), and why it is
+ * not exact (null when it is; several reasons joined by commas). */
+static void put_estimate_reason(cgprop__wr *w, const cgprop_total_row *t, uint32_t K)
+{
+    key(w, "estimate");
+    cgprop__wr_put(w, "[", 1);
+    for (uint32_t k = 0; k < K; k++) {
+        if (k) cgprop__wr_put(w, ",", 1);
+        uint32_t e = t[k].estimate;
+        if (e < sizeof estimate_names / sizeof estimate_names[0] && estimate_names[e])
+            cgprop__wr_printf(w, "\"%s\"", estimate_names[e]);
+        else
+            cgprop__wr_puts(w, "null");
+    }
+    cgprop__wr_put(w, "]", 1);
+    key(w, "reason");
+    cgprop__wr_put(w, "[", 1);
+    for (uint32_t k = 0; k < K; k++) {
+        if (k) cgprop__wr_put(w, ",", 1);
+        if (!t[k].reason) {
+            cgprop__wr_puts(w, "null");
+            continue;
+        }
+        const char *sep = "\"";
+        for (unsigned i = 0; i < sizeof reason_names / sizeof reason_names[0]; i++) {
+            if (!(t[k].reason & (1u << i))) continue;
+            cgprop__wr_printf(w, "%s%s", sep, reason_names[i]);
+            sep = ",";
+        }
+        cgprop__wr_put(w, "\"", 1);
+    }
+    cgprop__wr_put(w, "]", 1);
+    key(w, "heuristic_clamped");
+    cgprop__wr_put(w, "[", 1);
+    for (uint32_t k = 0; k < K; k++)
+        cgprop__wr_printf(w, "%s%s", k ? "," : "", (t[k].flags & CGPROP_F_CLAMPED) ? "true" : "false");
+    cgprop__wr_put(w, "]", 1);
+}
+
 static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells)
 {
     uint32_t nn = (uint32_t)cgprop_graph_node_count(g);
@@ -89,6 +156,11 @@ static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K,
         VEC(w, r->node, cgprop_node_row, self, T_U64, K);
         key(w, "total");
         VEC(w, r->tot, cgprop_total_row, total, T_DBL, K);
+        key(w, "heuristic");
+        VEC(w, r->tot, cgprop_total_row, heuristic, T_DBL, K);
+        key(w, "bounds");
+        put_bounds(w, r->tot, K);
+        put_estimate_reason(w, r->tot, K);
         key(w, "cycle");
         if (r->tot[0].cycle == CGPROP_NONE)
             cgprop__wr_puts(w, "null");
@@ -118,7 +190,6 @@ static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K,
         put_inexact(w, inexact);
         /* Extras (DESIGN §8). */
         uint32_t f = r->tot[0].flags | r->node[0].flags;
-        cgprop__wr_printf(w, ",\"estimate\":%s", (f & CGPROP_F_ESTIMATE) ? "true" : "false");
         cgprop__wr_printf(w, ",\"self_recursive\":%s", (f & CGPROP_F_SELF_RECURSIVE) ? "true" : "false");
         cgprop__wr_printf(w, ",\"entry_assumed\":%s", (f & CGPROP_F_ENTRY_ASSUMED) ? "true" : "false");
         cgprop__wr_printf(w, ",\"root\":%s", (f & CGPROP_F_ROOT) ? "true" : "false");
@@ -138,18 +209,16 @@ static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K,
         cgprop__wr_puts(w, ",\"child\":");
         VEC(w, r->tot, cgprop_total_row, gprof_child, T_DBL, K);
         cgprop__wr_printf(w, ",\"inclusive\":%s}", (f & CGPROP_F_NOT_INCLUSIVE) ? "false" : "true");
-        if (have_split) {
-            key(w, "heuristic_minus_exact");
-            cgprop__wr_put(w, "[", 1);
-            for (uint32_t k = 0; k < K; k++) {
-                if (k) cgprop__wr_put(w, ",", 1);
-                if (r->split[k].inexact & CGPROP_X_C_N)
-                    cgprop__wr_puts(w, "null");
-                else
-                    cgprop__wr_json_double(w, r->tot[k].total - (double)r->split[k].C_n);
-            }
-            cgprop__wr_put(w, "]", 1);
+        key(w, "heuristic_minus_exact");
+        cgprop__wr_put(w, "[", 1);
+        for (uint32_t k = 0; k < K; k++) {
+            if (k) cgprop__wr_put(w, ",", 1);
+            if (r->tot[k].estimate != CGPROP_EST_EXACT)
+                cgprop__wr_puts(w, "null");
+            else
+                cgprop__wr_json_double(w, r->tot[k].heuristic - r->tot[k].total);
         }
+        cgprop__wr_put(w, "]", 1);
         cgprop__wr_puts(w, "}");
         if (w->failed) return CGPROP_OK;
     }
@@ -179,6 +248,8 @@ static int write_calls(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int
             cgprop__wr_puts(w, "null");
         key(w, "total");
         VEC(w, r->etot, cgprop_edge_total_row, total, T_DBL, K);
+        key(w, "heuristic");
+        VEC(w, r->etot, cgprop_edge_total_row, heuristic, T_DBL, K);
         uint32_t inexact = EDGE_BITS;
         if (have_split) {
             inexact = 0;
@@ -209,9 +280,10 @@ static int write_calls(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int
             any |= r->etot[k].flags;
         }
         uint32_t f = e->flags | (all & CGPROP_F_NO_TOTAL) | (any & ~CGPROP_F_NO_TOTAL);
-        cgprop__wr_printf(w, ",\"self_call\":%s,\"intra_cycle\":%s,\"no_total\":%s,\"estimate\":%s",
+        cgprop__wr_printf(w, ",\"self_call\":%s,\"intra_cycle\":%s,\"no_total\":%s,\"estimate\":%s,\"heuristic_clamped\":%s",
                           (f & CGPROP_F_SELF_CALL) ? "true" : "false", (f & CGPROP_F_INTRA_CYCLE) ? "true" : "false",
-                          (f & CGPROP_F_NO_TOTAL) ? "true" : "false", (f & CGPROP_F_ESTIMATE) ? "true" : "false");
+                          (f & CGPROP_F_NO_TOTAL) ? "true" : "false", (f & CGPROP_F_ESTIMATE) ? "true" : "false",
+                          (f & CGPROP_F_CLAMPED) ? "true" : "false");
         if ((any & ~all) & CGPROP_F_NO_TOTAL) {
             key(w, "no_total_metrics");
             cgprop__wr_puts(w, "[");

@@ -177,6 +177,29 @@ static int cycle_entry(tctx *t, uint32_t c)
     return CGPROP_OK;
 }
 
+/* The --bounds columns of one function: its interval where the figure is
+ * not exact, and the first reason that keeps it from being exact. */
+static void put_interval(tctx *t, uint32_t f)
+{
+    const cgprop_total_row *r = &t->v->tot[f];
+    static const char *const why[] = {"sides disagree", "below self", "recursion", "entry unknown", "unmeasured",
+                                      "overflow"};
+    const char *reason = "";
+    for (unsigned i = 0; i < sizeof why / sizeof why[0]; i++)
+        if (r->reason & (1u << i)) {
+            reason = why[i];
+            break;
+        }
+    char iv[64];
+    if (r->flags & CGPROP_F_NO_BOUNDS)
+        snprintf(iv, sizeof iv, "none");
+    else if (r->estimate == CGPROP_EST_EXACT)
+        iv[0] = 0;
+    else
+        snprintf(iv, sizeof iv, "[%.0f, %.0f]", r->lo, r->hi);
+    cgprop__wr_printf(t->w, "%-33s %-15s ", iv, reason);
+}
+
 /* Issue 4's "exact vs heuristic": where the input gives the exact C_n, show
  * how far gprof2dot's per-root estimate would have been from it, largest
  * gaps first, so a user sees what an ordinary profiler would have told them. */
@@ -184,13 +207,13 @@ static int cycle_entry(tctx *t, uint32_t c)
 static int heuristic_gaps(tctx *t)
 {
     cgprop__view *v = t->v;
-    if (!v->split || v->program <= 0) return CGPROP_OK;
+    if (v->program <= 0) return CGPROP_OK;
     entry *gap = cgprop__alloc(t->g, v->nn ? v->nn : 1, sizeof *gap);
     if (!gap) return cgprop__err(t->g, CGPROP_ENOMEM, "write: out of memory");
     size_t n = 0;
     for (uint32_t f = 0; f < v->nn; f++) {
         if (v->how[f] != CGPROP__SHOW_EXACT) continue;
-        double d = v->tot[f].total - (double)v->split[f].C_n;
+        double d = v->tot[f].heuristic - v->shown[f];
         /* Below 0.01 % of the program the two agree as far as anyone reads. */
         if (fabs(d) >= 1e-4 * v->program) gap[n++] = (entry){fabs(d), f};
     }
@@ -204,7 +227,7 @@ static int heuristic_gaps(tctx *t)
                           "name");
         for (size_t i = 0; i < n && i < CGPROP__GAPS_SHOWN; i++) {
             uint32_t f = gap[i].id;
-            double h = v->tot[f].total, c = (double)v->split[f].C_n;
+            double h = v->tot[f].heuristic, c = v->shown[f];
             cgprop__wr_printf(t->w, "%14.0f %8.2f %14.0f %8.2f %+9.2f  ", c, pct(v, c), h, pct(v, h),
                               pct(v, h) - pct(v, c));
             put_name(t, f, 0);
@@ -247,8 +270,12 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     size_t mlen;
     const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
     cgprop__wr_printf(w, "Flat profile: metric %s, program total %.0f (sum of self costs)\n", mname, v.program);
-    cgprop__wr_puts(w, "Totals marked '~' are estimates (gprof2dot's per-root heuristic); the others are the exact\n"
-                       "inclusive cost C_n, counted once per stack.\n");
+    if (o->flags & CGPROP_W_HEURISTIC_ONLY)
+        cgprop__wr_puts(w, "Every total is gprof2dot's per-root heuristic, marked '~' (asked for: --heuristic-only).\n");
+    else
+        cgprop__wr_puts(w, "Totals marked '~' are estimates (gprof2dot's per-root heuristic, kept inside the interval\n"
+                           "the measured costs prove); the others are the exact inclusive cost C_n, counted once per\n"
+                           "stack.\n");
     /* Clamped figures are not the measured ones less the overhead: say so. */
     const uint64_t clamps = cgprop_graph_clamp_count(g);
     if (clamps)
@@ -259,8 +286,14 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         cgprop__wr_printf(w, "Overhead compensation left %llu figure%s below 0, shown as 0 (overhead overestimated?).\n",
                           (unsigned long long)floors, floors == 1 ? "" : "s");
     cgprop__wr_puts(w, "\n");
-    cgprop__wr_printf(w, "%8s %14s %8s %12s %12s  %-8s  %s\n", "%total", "total", "%self", "self", "called",
-                      "total is", "name");
+    int bounds = (o->flags & CGPROP_W_BOUNDS) != 0;
+    if (bounds)
+        cgprop__wr_puts(w, "The interval holds the true inclusive cost; 'why' says what keeps a figure from being exact\n"
+                           "(docs/BOUNDS.md). 'none': the call costs are not measured, so nothing is proven.\n");
+    cgprop__wr_puts(w, "\n");
+    cgprop__wr_printf(w, "%8s %14s %8s %12s %12s  %-8s  ", "%total", "total", "%self", "self", "called", "total is");
+    if (bounds) cgprop__wr_printf(w, "%-33s %-15s ", "interval [lo, hi]", "why");
+    cgprop__wr_puts(w, "name\n");
     for (size_t i = 0; i < v.nn; i++) {
         uint32_t f = ent[i].id;
         char b1[48];
@@ -268,6 +301,7 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
                           fig(b1, sizeof b1, v.shown[f], v.how[f]), pct(&v, (double)v.node[f].self),
                           (unsigned long long)v.node[f].self, (unsigned long long)v.node[f].calls_in,
                           v.how[f] == CGPROP__SHOW_EXACT ? "exact" : "estimate");
+        if (bounds) put_interval(&t, f);
         put_name(&t, f, 0);
         cgprop__wr_puts(w, "\n");
     }

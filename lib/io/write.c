@@ -237,12 +237,12 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
     v->program = 0;
     for (uint32_t i = 0; i < v->nn; i++) v->program += (double)v->node[i].self;
     for (uint32_t i = 0; i < v->nn; i++) {
-        if (v->split && !(v->split[i].inexact & CGPROP_X_C_N)) {
-            v->shown[i] = (double)v->split[i].C_n;
-            v->how[i] = CGPROP__SHOW_EXACT;
+        if (flags & CGPROP_W_HEURISTIC_ONLY) {
+            v->shown[i] = v->tot[i].heuristic;
+            v->how[i] = CGPROP__SHOW_ESTIMATE;
         } else {
             v->shown[i] = v->tot[i].total;
-            v->how[i] = CGPROP__SHOW_ESTIMATE;
+            v->how[i] = v->tot[i].estimate == CGPROP_EST_EXACT ? CGPROP__SHOW_EXACT : CGPROP__SHOW_ESTIMATE;
         }
     }
     for (uint32_t e = 0; e < v->ne; e++) {
@@ -259,7 +259,7 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
             v->eshown[e] = 0;
             v->ehow[e] = CGPROP__SHOW_NONE;
         } else {
-            v->eshown[e] = v->etot[e].total;
+            v->eshown[e] = flags & CGPROP_W_HEURISTIC_ONLY ? v->etot[e].heuristic : v->etot[e].total;
             v->ehow[e] = CGPROP__SHOW_ESTIMATE;
         }
     }

@@ -2,7 +2,7 @@
 
 Standard library only (ctypes). The shared library is found through the
 CGPROP_LIBRARY environment variable (a path), else the system loader
-(ctypes.util.find_library("cgprop"), then "libcgprop.so.0.1", ...).
+(ctypes.util.find_library("cgprop"), then "libcgprop.so.0.2", ...).
 
     import cgprop
     g = cgprop.Graph(metrics=["samples"])
@@ -24,10 +24,10 @@ from ._ffi import LibraryNotFound, MissingFunction
 from ._io import (FORMATS, EventsInfo, Figure, Profile, ReadInfo, Recorder, calibrate, detect, load, load_events,
                   merge, write)
 
-# Flag bits of the rows' `flags` fields, and inexact bits of split rows, under
+# Flag bits of the rows' `flags` fields, inexact bits of split rows, estimate kinds and reason bits, under
 # their C names without the CGPROP_ prefix (F_IN_CYCLE, X_C_N, ...).
 for _name in dir(_ffi):
-    if _name.startswith(("CGPROP_F_", "CGPROP_X_", "CGPROP_ITER_", "CGPROP_LEVEL_", "CGPROP_SHARE_",
+    if _name.startswith(("CGPROP_F_", "CGPROP_X_", "CGPROP_EST_", "CGPROP_R_", "CGPROP_ITER_", "CGPROP_LEVEL_", "CGPROP_SHARE_",
                          "CGPROP_FORMAT_", "CGPROP_W_", "CGPROP_RI_")) or _name in ("CGPROP_NONE", "CGPROP_MAX_METRICS"):
         globals()[_name[len("CGPROP_"):]] = getattr(_ffi, _name)
 del _name

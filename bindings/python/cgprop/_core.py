@@ -521,5 +521,5 @@ def _count(count):
 
 
 def version():
-    """The loaded library's version string, e.g. "0.1.0"."""
+    """The loaded library's version string, e.g. "0.2.0"."""
     return _ffi.lib().cgprop_version_string().decode("ascii")

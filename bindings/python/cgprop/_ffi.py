@@ -21,9 +21,9 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c
 # ---- constants (cgprop.h) ---------------------------------------------------
 
 CGPROP_VERSION_MAJOR = 0
-CGPROP_VERSION_MINOR = 1
+CGPROP_VERSION_MINOR = 2
 CGPROP_VERSION_PATCH = 0
-CGPROP_VERSION_NUMBER = 100
+CGPROP_VERSION_NUMBER = 200
 
 CGPROP_OK = 0
 CGPROP_DONE = 1
@@ -57,6 +57,19 @@ CGPROP_F_NOT_INCLUSIVE = 1 << 8
 CGPROP_F_NO_TOTAL = 1 << 9
 CGPROP_F_ROOT = 1 << 10
 CGPROP_F_ESTIMATE = 1 << 11
+CGPROP_F_NO_BOUNDS = 1 << 12
+CGPROP_F_CLAMPED = 1 << 13
+
+CGPROP_EST_EXACT = 0
+CGPROP_EST_HEURISTIC = 1
+CGPROP_EST_SHARES = 2
+
+CGPROP_R_SIDES_DISAGREE = 1 << 0
+CGPROP_R_BELOW_SELF = 1 << 1
+CGPROP_R_RECURSION = 1 << 2
+CGPROP_R_ENTRY_UNKNOWN = 1 << 3
+CGPROP_R_UNMEASURED = 1 << 4
+CGPROP_R_OVERFLOW = 1 << 5
 
 CGPROP_X_S_N = 1 << 0
 CGPROP_X_S_R = 1 << 1
@@ -137,6 +150,7 @@ CGPROP_W_HEURISTIC_ONLY = 1 << 0
 CGPROP_W_NO_CLASSES = 1 << 1
 CGPROP_W_NO_COMPRESSION = 1 << 2
 CGPROP_W_NO_PRUNE = 1 << 3
+CGPROP_W_BOUNDS = 1 << 4
 
 # ---- structs ----------------------------------------------------------------
 
@@ -195,12 +209,17 @@ class cgprop_total_row(Structure):
         ("id", c_uint32),
         ("flags", c_uint32),
         ("cycle", c_uint32),
-        ("reserved", c_uint32),
+        ("reason", c_uint32),
         ("total", c_double),
+        ("heuristic", c_double),
+        ("lo", c_double),
+        ("hi", c_double),
         ("vertex_total", c_double),
         ("gprof_self", c_double),
         ("gprof_child", c_double),
         ("spont_share", c_double),
+        ("estimate", c_uint32),
+        ("reserved", c_uint32),
     ]
 
 
@@ -211,6 +230,7 @@ class cgprop_edge_total_row(Structure):
         ("callee", c_uint32),
         ("flags", c_uint32),
         ("total", c_double),
+        ("heuristic", c_double),
         ("gprof_self", c_double),
         ("gprof_child", c_double),
         ("share", c_double),
@@ -464,7 +484,7 @@ FUNCTIONS = {
 # ---- loading ----------------------------------------------------------------
 
 # Names the system loader may know the library by, newest ABI first.
-_SONAMES = ("libcgprop.so.0.1", "libcgprop.so", "libcgprop.dylib", "cgprop.dll")
+_SONAMES = ("libcgprop.so.0.2", "libcgprop.so", "libcgprop.dylib", "cgprop.dll")
 
 
 class LibraryNotFound(OSError):

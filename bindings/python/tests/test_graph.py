@@ -190,10 +190,17 @@ class TestNotesExample(unittest.TestCase):
 
     def test_heuristic_totals(self):
         t = {self.g.key(r.id): r for r in self.g.totals()}
-        # rho(A) = 1; BFS from A keeps A->B only; p(B) = S(B) + 0 = 10,
-        # p(A) = S(A) + T(C)*share(A->C) + p(B) = 20 + 20 + 10 = 50
+        # gprof2dot's figure: rho(A) = 1; BFS from A keeps A->B only;
+        # p(B) = S(B) + 0 = 10, p(A) = S(A) + T(C)*share(A->C) + p(B) = 50
+        self.assertEqual(t["A"].heuristic, 50.0)
+        self.assertEqual(t["B"].heuristic, 10.0)
+        # total is the best figure: the stacks give B's exact C_n, 30
+        # (A's 20 + 10 calls into B, which calls A again), a point interval.
         self.assertEqual(t["A"].total, 50.0)
-        self.assertEqual(t["B"].total, 10.0)
+        self.assertEqual(t["B"].total, 30.0)
+        self.assertEqual((t["B"].lo, t["B"].hi), (30.0, 30.0))
+        self.assertEqual(t["B"].estimate, cgprop.EST_EXACT)
+        self.assertFalse(t["B"].flags & cgprop.F_ESTIMATE)
         self.assertTrue(t["B"].flags & cgprop.F_IN_CYCLE)
         self.assertEqual(t["B"].cycle, 0)
         self.assertEqual(t["C"].cycle, cgprop.NONE)

@@ -62,6 +62,22 @@ class TestLoad(unittest.TestCase):
         names = {p.display_name(i) for i in range(len(p))}
         self.assertIn("main", names)
 
+    def test_totals_are_the_best_figure(self):
+        # valgrind's own --toggle-collect truth for this profile
+        # (recur/truth-toggle-collect.txt): fb 7025. The fn'N names make it
+        # exact; gprof2dot's estimate, 2390, is the row's heuristic.
+        p = cgprop.load(RECUR)
+        p.analyze()
+        t = {p.display_name(r.id): r for r in p.totals()}
+        self.assertEqual(t["fb"].total, 7025.0)
+        self.assertEqual(t["fb"].estimate, cgprop.EST_EXACT)
+        self.assertEqual((t["fb"].lo, t["fb"].hi), (7025.0, 7025.0))
+        self.assertAlmostEqual(t["fb"].heuristic, 2390.0, places=6)
+        with open(os.path.join(DATA, "recur", "truth-toggle-collect.txt")) as f:
+            truth = {a: float(b) for a, b in (line.split() for line in f)}
+        for name, value in truth.items():
+            self.assertEqual(t[name].total, value, name)
+
 
 class TestReport(unittest.TestCase):
     def _tool(self):

@@ -84,8 +84,41 @@ pub mod flags {
     pub const NO_TOTAL: u32 = sys::CGPROP_F_NO_TOTAL;
     /// Vertex with no external caller and no spontaneous weight.
     pub const ROOT: u32 = sys::CGPROP_F_ROOT;
-    /// The figure is a heuristic estimate.
+    /// The figure is an estimate, not exact (see the row's `estimate`).
     pub const ESTIMATE: u32 = sys::CGPROP_F_ESTIMATE;
+    /// No proven interval: the call costs are not measured, or a sum overflows.
+    pub const NO_BOUNDS: u32 = sys::CGPROP_F_NO_BOUNDS;
+    /// The heuristic lay outside the proven interval (or above the call's
+    /// measured cost) and was clamped into it.
+    pub const CLAMPED: u32 = sys::CGPROP_F_CLAMPED;
+}
+
+/// What kind of figure a `TotalRow::total` is (its `estimate` field).
+pub mod estimate {
+    use super::sys;
+    /// Exact: the interval is a single point.
+    pub const EXACT: u32 = sys::CGPROP_EST_EXACT;
+    /// gprof2dot's per-root estimate, clamped into the interval where there is one.
+    pub const HEURISTIC: u32 = sys::CGPROP_EST_HEURISTIC;
+    /// gprof's propagation by call shares, without measured call costs: no interval.
+    pub const SHARES: u32 = sys::CGPROP_EST_SHARES;
+}
+
+/// Why a total is not exact (bits of `TotalRow::reason`).
+pub mod reason {
+    use super::sys;
+    /// The calls into the function and what it spends and calls disagree.
+    pub const SIDES_DISAGREE: u32 = sys::CGPROP_R_SIDES_DISAGREE;
+    /// A measured inclusive side lies below the function's own self cost.
+    pub const BELOW_SELF: u32 = sys::CGPROP_R_BELOW_SELF;
+    /// Member of a recursion cycle the input gives no levels for.
+    pub const RECURSION: u32 = sys::CGPROP_R_RECURSION;
+    /// Member of a cycle nothing calls and nothing enters.
+    pub const ENTRY_UNKNOWN: u32 = sys::CGPROP_R_ENTRY_UNKNOWN;
+    /// Some call the figure rests on has no measured cost: no interval.
+    pub const UNMEASURED: u32 = sys::CGPROP_R_UNMEASURED;
+    /// A sum the interval needs exceeds 64 bits: no interval.
+    pub const OVERFLOW: u32 = sys::CGPROP_R_OVERFLOW;
 }
 
 // ---- errors -------------------------------------------------------------------
@@ -161,7 +194,7 @@ pub fn strerror(code: i32) -> String {
     unsafe { cstr(sys::cgprop_strerror(code)) }
 }
 
-/// The loaded library's version, e.g. "0.1.0".
+/// The loaded library's version, e.g. "0.2.0".
 pub fn version() -> String {
     unsafe { cstr(sys::cgprop_version_string()) }
 }

@@ -9,9 +9,9 @@ use std::os::raw::{c_char, c_int, c_void};
 
 // ---- version ----------------------------------------------------------------
 pub const CGPROP_VERSION_MAJOR: u32 = 0;
-pub const CGPROP_VERSION_MINOR: u32 = 1;
+pub const CGPROP_VERSION_MINOR: u32 = 2;
 pub const CGPROP_VERSION_PATCH: u32 = 0;
-pub const CGPROP_VERSION_NUMBER: u32 = 100;
+pub const CGPROP_VERSION_NUMBER: u32 = 200;
 
 // ---- status codes -----------------------------------------------------------
 pub const CGPROP_OK: c_int = 0;
@@ -48,6 +48,19 @@ pub const CGPROP_F_NOT_INCLUSIVE: u32 = 1 << 8;
 pub const CGPROP_F_NO_TOTAL: u32 = 1 << 9;
 pub const CGPROP_F_ROOT: u32 = 1 << 10;
 pub const CGPROP_F_ESTIMATE: u32 = 1 << 11;
+pub const CGPROP_F_NO_BOUNDS: u32 = 1 << 12;
+pub const CGPROP_F_CLAMPED: u32 = 1 << 13;
+
+pub const CGPROP_EST_EXACT: u32 = 0;
+pub const CGPROP_EST_HEURISTIC: u32 = 1;
+pub const CGPROP_EST_SHARES: u32 = 2;
+
+pub const CGPROP_R_SIDES_DISAGREE: u32 = 1 << 0;
+pub const CGPROP_R_BELOW_SELF: u32 = 1 << 1;
+pub const CGPROP_R_RECURSION: u32 = 1 << 2;
+pub const CGPROP_R_ENTRY_UNKNOWN: u32 = 1 << 3;
+pub const CGPROP_R_UNMEASURED: u32 = 1 << 4;
+pub const CGPROP_R_OVERFLOW: u32 = 1 << 5;
 
 pub const CGPROP_X_S_N: u32 = 1 << 0;
 pub const CGPROP_X_S_R: u32 = 1 << 1;
@@ -126,6 +139,7 @@ pub const CGPROP_W_HEURISTIC_ONLY: u32 = 1 << 0;
 pub const CGPROP_W_NO_CLASSES: u32 = 1 << 1;
 pub const CGPROP_W_NO_COMPRESSION: u32 = 1 << 2;
 pub const CGPROP_W_NO_PRUNE: u32 = 1 << 3;
+pub const CGPROP_W_BOUNDS: u32 = 1 << 4;
 
 // ---- opaque handles ---------------------------------------------------------
 #[repr(C)]
@@ -200,12 +214,17 @@ pub struct cgprop_total_row {
     pub id: u32,
     pub flags: u32,
     pub cycle: u32,
-    pub reserved: u32,
+    pub reason: u32,
     pub total: f64,
+    pub heuristic: f64,
+    pub lo: f64,
+    pub hi: f64,
     pub vertex_total: f64,
     pub gprof_self: f64,
     pub gprof_child: f64,
     pub spont_share: f64,
+    pub estimate: u32,
+    pub reserved: u32,
 }
 
 #[repr(C)]
@@ -216,6 +235,7 @@ pub struct cgprop_edge_total_row {
     pub callee: u32,
     pub flags: u32,
     pub total: f64,
+    pub heuristic: f64,
     pub gprof_self: f64,
     pub gprof_child: f64,
     pub share: f64,

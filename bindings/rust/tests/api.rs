@@ -172,6 +172,14 @@ fn writers_and_readers() {
         back.splits(0).unwrap().map(|r| (back.display_name(r.id).unwrap(), r.C_n)).collect();
     let want: HashMap<String, u64> = [("A", 50), ("B", 30), ("C", 20)].iter().map(|(k, v)| (k.to_string(), *v)).collect();
     assert_eq!(c_n, want);
+    // totals() gives the best figure: the exact C_n here (B 30), with
+    // gprof2dot's estimate (B 10) beside it as the heuristic.
+    let t: HashMap<String, cgprop::TotalRow> =
+        back.totals(0).unwrap().map(|r| (back.display_name(r.id).unwrap(), r)).collect();
+    assert_eq!(t["B"].total, 30.0);
+    assert_eq!(t["B"].estimate, cgprop::estimate::EXACT);
+    assert_eq!((t["B"].lo, t["B"].hi), (30.0, 30.0));
+    assert!((t["B"].heuristic - 10.0).abs() < 1e-9);
 
     let e = Graph::read_buffer(b"A 10\nA;B x\n", "bad.folded", None).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Format);
@@ -319,8 +327,8 @@ fn row_sizes_match_the_header() {
     assert_eq!(size_of::<CallRow>(), 32);
     assert_eq!(size_of::<cgprop::CycleRow>(), 32);
     assert_eq!(size_of::<cgprop::MemberRow>(), 8);
-    assert_eq!(size_of::<TotalRow>(), 56);
-    assert_eq!(size_of::<cgprop::CallTotalRow>(), 48);
+    assert_eq!(size_of::<TotalRow>(), 88);
+    assert_eq!(size_of::<cgprop::CallTotalRow>(), 56);
     assert_eq!(size_of::<SplitRow>(), 56);
     assert_eq!(size_of::<cgprop::CallSplitRow>(), 64);
     assert_eq!(size_of::<cgprop::ReadInfo>(), 544);
@@ -331,6 +339,6 @@ fn row_sizes_match_the_header() {
 
 #[test]
 fn version_matches() {
-    assert_eq!(cgprop::version(), "0.1.0");
+    assert_eq!(cgprop::version(), "0.2.0");
     assert_eq!(unsafe { cgprop::sys::cgprop_version() }, cgprop::sys::CGPROP_VERSION_NUMBER);
 }

@@ -1,0 +1,272 @@
+/* Bounds: a proven interval [lo, hi] for every function's inclusive cost,
+ * and the best figure inside it (docs/BOUNDS.md). Built by
+ * cgprop_graph_propagate() beside gprof2dot's totals, from three sources:
+ *   - the recursion classes (split.c): C_n seen from both sides, the calls
+ *     into level-0 activations and what those spend and call;
+ *   - where the classes say nothing, the measured call costs around the
+ *     function's strongly connected component;
+ *   - nothing, where call costs are not measured (no interval). */
+#include "analysis.h"
+
+#include <string.h>
+
+struct cgprop__bounds {
+    uint32_t nn, K;
+    uint64_t *lo, *hi; /* nn * K */
+    uint8_t *reason;   /* nn * K: CGPROP_R_* bits (they fit in 8) */
+};
+
+void cgprop__bounds_destroy(const cgprop_graph *g, cgprop__bounds *b)
+{
+    if (!b) return;
+    cgprop__free(g, b->lo);
+    cgprop__free(g, b->hi);
+    cgprop__free(g, b->reason);
+    cgprop__free(g, b);
+}
+
+static bool sat_add(uint64_t *a, uint64_t b)
+{
+    if (*a > UINT64_MAX - b) {
+        *a = UINT64_MAX;
+        return false;
+    }
+    *a += b;
+    return true;
+}
+
+#define NO_INTERVAL (CGPROP_R_UNMEASURED | CGPROP_R_OVERFLOW)
+
+/* Per component, what the intervals of its members need: whether every
+ * call they rest on is measured, whether anything enters it, and T, the
+ * cost of all its outermost activations: its members' self costs plus the
+ * calls that leave it. Calls leaving a component never nest inside one
+ * another (their callees cannot reach back into it), so T is exact. */
+typedef struct comp {
+    bool measured, entered;
+    bool *ovf;  /* K */
+    uint64_t *T; /* K */
+} comp;
+
+static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint32_t *mem, uint32_t n,
+                      uint32_t cyc, comp *c)
+{
+    uint32_t K = g->K;
+    c->measured = true;
+    c->entered = false;
+    for (uint32_t k = 0; k < K; k++) {
+        c->T[k] = 0;
+        c->ovf[k] = false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t f = mem[i];
+        if (g->nflags[f] & CGPROP__NF_SPONT) c->entered = true;
+        for (uint32_t k = 0; k < K; k++)
+            if (!sat_add(&c->T[k], g->self[(size_t)f * K + k])) c->ovf[k] = true;
+        for (uint32_t j = adj->out_off[f]; j < adj->out_off[f + 1]; j++) {
+            uint32_t e = adj->out_e[j], h = adj->out_v[j];
+            if (h == f || (cyc != CGPROP_NONE && cgprop__cycles_of(g, h) == cyc)) continue;
+            if (!(g->eflags[e] & CGPROP__EF_HAS_COST)) c->measured = false;
+            for (uint32_t k = 0; k < K; k++)
+                if (!sat_add(&c->T[k], g->ecost[(size_t)e * K + k])) c->ovf[k] = true;
+        }
+        for (uint32_t j = adj->in_off[f]; j < adj->in_off[f + 1]; j++) {
+            uint32_t e = adj->in_e[j], a = g->ecaller[e];
+            if (a == f) continue;
+            if (!(g->eflags[e] & CGPROP__EF_HAS_COST)) c->measured = false;
+            if (cyc == CGPROP_NONE || cgprop__cycles_of(g, a) != cyc) c->entered = true;
+        }
+    }
+}
+
+/* Interval of a member f of component c from the measured calls alone:
+ *   L = its spontaneous cost + the calls into it from outside the component
+ *       (such a caller is never active below f, so these activations are
+ *       outermost and their costs disjoint);
+ *   U = min(T, L + the calls into it from the other members): every
+ *       level-0 activation of f is entered one of those ways.
+ * A component nothing enters (a root of an aggregated graph) was entered
+ * where the data does not say: a lone function is its whole cost, a cycle's
+ * members lie anywhere up to T. */
+static void from_calls(const cgprop_graph *g, const cgprop__adj *adj, uint32_t f, uint32_t cyc, uint32_t n,
+                       const comp *c, uint64_t *lo, uint64_t *hi, uint8_t *reason)
+{
+    uint32_t K = g->K;
+    for (uint32_t k = 0; k < K; k++) {
+        if (!c->measured || c->ovf[k]) {
+            reason[k] = (uint8_t)(!c->measured ? CGPROP_R_UNMEASURED : CGPROP_R_OVERFLOW);
+            continue;
+        }
+        if (!c->entered) {
+            lo[k] = n == 1 ? c->T[k] : 0;
+            hi[k] = c->T[k];
+            if (n > 1) reason[k] = CGPROP_R_ENTRY_UNKNOWN;
+            continue;
+        }
+        uint64_t L = g->spont_cost[(size_t)f * K + k], M = 0;
+        bool ovf = false;
+        for (uint32_t j = adj->in_off[f]; j < adj->in_off[f + 1]; j++) {
+            uint32_t e = adj->in_e[j], a = g->ecaller[e];
+            if (a == f) continue;
+            bool inside = cyc != CGPROP_NONE && cgprop__cycles_of(g, a) == cyc;
+            if (!sat_add(inside ? &M : &L, g->ecost[(size_t)e * K + k])) ovf = true;
+        }
+        uint64_t U = L;
+        if (!sat_add(&U, M)) U = UINT64_MAX;
+        if (ovf) {
+            reason[k] = CGPROP_R_OVERFLOW;
+            continue;
+        }
+        lo[k] = L;
+        hi[k] = U < c->T[k] ? U : c->T[k];
+        if (n > 1 && lo[k] != hi[k]) reason[k] = CGPROP_R_RECURSION;
+    }
+}
+
+int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
+{
+    *out = NULL;
+    if (!cgprop__split_current(g)) {
+        int rc = cgprop_graph_split(g);
+        if (rc != CGPROP_OK) return rc;
+    }
+    const cgprop__adj *adj = cgprop__get_adj(g);
+    if (!adj) return CGPROP_ENOMEM;
+    uint32_t nn = g->nn, K = g->K;
+    size_t nk = (size_t)nn * K;
+    cgprop__bounds *b = cgprop__calloc(g, 1, sizeof *b);
+    uint8_t *need = cgprop__calloc(g, nn ? nn : 1, 1); /* no side of C_n determined in some metric */
+    comp c = {0};
+    c.T = cgprop__alloc(g, K, sizeof *c.T);
+    c.ovf = cgprop__alloc(g, K, sizeof *c.ovf);
+    if (!b || !need || !c.T || !c.ovf) goto nomem;
+    b->nn = nn;
+    b->K = K;
+    b->lo = cgprop__calloc(g, nk ? nk : 1, sizeof *b->lo);
+    b->hi = cgprop__calloc(g, nk ? nk : 1, sizeof *b->hi);
+    b->reason = cgprop__calloc(g, nk ? nk : 1, 1);
+    if (!b->lo || !b->hi || !b->reason) goto nomem;
+
+    /* What the classes determine. Where both sides do and they differ, the
+     * truth is one of them or between (the data is off); where neither
+     * does, the measured calls bound it. */
+    for (uint32_t f = 0; f < nn; f++) {
+        for (uint32_t k = 0; k < K; k++) {
+            size_t fk = (size_t)f * K + k;
+            uint64_t in, outv;
+            uint32_t sd;
+            cgprop__split_sides(g, f, k, &in, &outv, &sd);
+            bool in_ok = (sd & CGPROP__SIDE_IN) != 0, out_ok = (sd & CGPROP__SIDE_OUT) != 0;
+            if (in_ok && out_ok) {
+                b->lo[fk] = in < outv ? in : outv;
+                b->hi[fk] = in < outv ? outv : in;
+                if (in != outv) b->reason[fk] = CGPROP_R_SIDES_DISAGREE;
+            } else if (in_ok || out_ok) {
+                b->lo[fk] = b->hi[fk] = in_ok ? in : outv;
+            } else {
+                need[f] = 1;
+            }
+        }
+    }
+    uint32_t one[1];
+    for (uint32_t f = 0; f < nn; f++) {
+        if (!need[f]) continue;
+        uint32_t cy = cgprop__cycles_of(g, f), n = 1;
+        const uint32_t *mem = one;
+        one[0] = f;
+        if (cy != CGPROP_NONE) mem = cgprop__cycles_members(g, cy, &n);
+        comp_scan(g, adj, mem, n, cy, &c);
+        /* Every member of the component that needs it, in one scan. */
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = mem[i];
+            if (!need[v]) continue;
+            need[v] = 0;
+            uint64_t lo[CGPROP_MAX_METRICS], hi[CGPROP_MAX_METRICS];
+            uint8_t rs[CGPROP_MAX_METRICS];
+            memset(rs, 0, sizeof rs);
+            from_calls(g, adj, v, cy, n, &c, lo, hi, rs);
+            for (uint32_t k = 0; k < K; k++) {
+                size_t vk = (size_t)v * K + k;
+                uint64_t in, outv;
+                uint32_t sd;
+                cgprop__split_sides(g, v, k, &in, &outv, &sd);
+                if (sd & (CGPROP__SIDE_IN | CGPROP__SIDE_OUT)) continue; /* this metric had a side */
+                b->lo[vk] = lo[k];
+                b->hi[vk] = hi[k];
+                b->reason[vk] = rs[k];
+            }
+        }
+    }
+    /* Every activation of f lies inside an outermost one, so its inclusive
+     * cost is at least its self cost: on data that agrees with itself that
+     * raises the lower bound. An interval below it means the data
+     * contradicts itself: widen it up to the self cost and say so. Where the
+     * data already contradicts itself no side is trusted over another, so
+     * nothing narrows the interval (a point there would claim exactness). */
+    for (size_t fk = 0; fk < nk; fk++) {
+        if (b->reason[fk] & NO_INTERVAL) continue;
+        uint64_t s = g->self[fk];
+        if (b->hi[fk] < s) {
+            b->hi[fk] = s;
+            b->reason[fk] |= CGPROP_R_BELOW_SELF;
+        } else if (b->lo[fk] < s && !(b->reason[fk] & CGPROP_R_SIDES_DISAGREE)) {
+            b->lo[fk] = s;
+        }
+        if (b->lo[fk] > b->hi[fk]) { /* the calls in exceed the component's total */
+            uint64_t t = b->lo[fk];
+            b->lo[fk] = b->hi[fk];
+            b->hi[fk] = t;
+            b->reason[fk] |= CGPROP_R_SIDES_DISAGREE;
+        }
+        if (b->lo[fk] == b->hi[fk]) b->reason[fk] &= (uint8_t)~(CGPROP_R_RECURSION | CGPROP_R_ENTRY_UNKNOWN);
+    }
+    cgprop__free(g, need);
+    cgprop__free(g, c.T);
+    cgprop__free(g, c.ovf);
+    *out = b;
+    return CGPROP_OK;
+nomem:
+    cgprop__bounds_destroy(g, b);
+    cgprop__free(g, need);
+    cgprop__free(g, c.T);
+    cgprop__free(g, c.ovf);
+    return CGPROP_ENOMEM;
+}
+
+void cgprop__bounds_fill(const cgprop_graph *g, const cgprop__bounds *b, uint32_t node, uint32_t k,
+                         cgprop_total_row *row)
+{
+    size_t fk = (size_t)node * b->K + k;
+    uint32_t reason = b->reason[fk];
+    double h = row->heuristic;
+    row->reason = reason;
+    row->flags &= ~(uint32_t)(CGPROP_F_ESTIMATE | CGPROP_F_NO_BOUNDS | CGPROP_F_CLAMPED);
+    if (reason & NO_INTERVAL) {
+        /* Without an interval the figure is what propagation gives: a
+         * cycle member's own total is gprof2dot's estimate; anything else
+         * rests on the share assumption. */
+        row->lo = row->hi = 0;
+        row->total = h;
+        row->flags |= CGPROP_F_NO_BOUNDS;
+        if (row->cycle != CGPROP_NONE) {
+            row->flags |= CGPROP_F_ESTIMATE;
+            row->estimate = CGPROP_EST_HEURISTIC;
+        } else {
+            row->estimate = CGPROP_EST_SHARES;
+        }
+        return;
+    }
+    double lo = (double)b->lo[fk], hi = (double)b->hi[fk];
+    row->lo = lo;
+    row->hi = hi;
+    if (b->lo[fk] == b->hi[fk]) {
+        row->total = lo;
+        row->estimate = CGPROP_EST_EXACT;
+        return;
+    }
+    row->flags |= CGPROP_F_ESTIMATE;
+    row->estimate = CGPROP_EST_HEURISTIC;
+    row->total = h < lo ? lo : h > hi ? hi : h;
+    if (row->total != h) row->flags |= CGPROP_F_CLAMPED;
+    (void)g;
+}
