@@ -210,6 +210,19 @@ START_TEST(test_gprof_fixture)
     cgprop_total_row ds = node_row(g, 0, DSELF);
     ck_near(ds.heuristic, 108);
     ck_assert(ds.flags & CGPROP_F_SELF_RECURSIVE);
+    /* gprof's arcs carry counts, no measured cost: nothing bounds any
+     * figure. A member's is gprof2dot's estimate, anything else gprof's
+     * propagation by call shares, and total is that figure. */
+    ck_assert(ds.flags & CGPROP_F_NO_BOUNDS);
+    ck_assert_uint_eq(ds.reason, CGPROP_R_UNMEASURED);
+    ck_assert_uint_eq(ds.estimate, CGPROP_EST_SHARES);
+    ck_near(ds.total, 108);
+    cgprop_total_row fam = node_row(g, 0, FA);
+    ck_assert(fam.flags & CGPROP_F_NO_BOUNDS);
+    ck_assert(fam.flags & CGPROP_F_ESTIMATE);
+    ck_assert_uint_eq(fam.estimate, CGPROP_EST_HEURISTIC);
+    ck_assert_uint_eq(fam.reason, CGPROP_R_UNMEASURED);
+    ck_near(fam.total, fam.heuristic);
     e = edge_row(g, 0, mds);
     ck_near(e.gprof_self, 108);
     ck_near(e.gprof_child, 0);

@@ -375,6 +375,20 @@ START_TEST(test_root_cycle)
             ck_near(etot(g, ba), 40);
             ck_assert(edge_row(g, 0, ab).flags & CGPROP_F_NO_TOTAL);
         }
+        /* Nothing enters the cycle: whichever member was the entry had the
+         * cycle's whole 50, so each lies between its own self cost and 50,
+         * and says so. The entry assumed for the heuristic is one end. */
+        ck_near(a.lo, 20);
+        ck_near(a.hi, 50);
+        ck_near(b.lo, 10);
+        ck_near(b.hi, 50);
+        ck_assert_uint_eq(a.reason, CGPROP_R_ENTRY_UNKNOWN);
+        ck_assert_uint_eq(b.reason, CGPROP_R_ENTRY_UNKNOWN);
+        ck_assert_uint_eq(a.estimate, CGPROP_EST_HEURISTIC);
+        ck_near(a.total, a.heuristic);
+        ck_near(b.total, b.heuristic);
+        /* C, below it, is exact: what A's calls into it measure. */
+        ck_assert_uint_eq(node_row(g, 0, C).estimate, CGPROP_EST_EXACT);
         cgprop_graph_free(g);
     }
 }

@@ -317,14 +317,78 @@ static void compare(cgprop_graph *g, const oracle *o)
     }
 }
 
+static cgprop_total_row trow(cgprop_graph *g, uint32_t f, uint32_t k)
+{
+    cgprop_total_row t;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, k, f, &t, sizeof t), CGPROP_OK);
+    return t;
+}
+
+/* The intervals against the oracle. g holds the stacks with their classes:
+ * every figure is exact, a point at C_n. h holds the same samples
+ * aggregated as a profiler without recursion levels writes them (self
+ * costs, per-call costs counted once per occurrence, the root frame as a
+ * spontaneous entry), no classes: C_n must lie inside every interval, and
+ * functions outside every cycle (self-recursion included) are determined by
+ * such data, so their interval is a point at C_n. No call total may exceed
+ * the call's measured cost, and every total lies inside its interval. */
+static void compare_bounds(cgprop_graph *g, cgprop_graph *h, const oracle *o)
+{
+    cgprop_graph *gs[2] = {g, h};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(cgprop_graph_find_cycles(gs[i], NULL), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_collapse(gs[i], CGPROP_SHARE_COST), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_propagate(gs[i]), CGPROP_OK);
+    }
+    for (uint32_t k = 0; k < KM; k++) {
+        for (uint32_t f = 0; f < NF; f++) {
+            double cn = (double)o->Cn[f][k];
+            cgprop_total_row t = trow(g, f, k);
+            ck_assert_uint_eq(t.estimate, CGPROP_EST_EXACT);
+            ck_assert(t.lo == cn && t.hi == cn && t.total == cn);
+            ck_assert_uint_eq(t.reason, 0);
+            t = trow(h, f, k);
+            ck_assert(!(t.flags & CGPROP_F_NO_BOUNDS));
+            ck_assert_msg(t.lo <= cn && cn <= t.hi, "f%u m%u: C_n %.0f outside [%.0f, %.0f]", f, k, cn, t.lo, t.hi);
+            ck_assert(t.lo <= t.total && t.total <= t.hi);
+            ck_assert_uint_eq(t.reason & ~(uint32_t)(CGPROP_R_RECURSION), 0);
+            if (t.cycle == CGPROP_NONE) {
+                ck_assert_msg(t.lo == cn && t.hi == cn, "f%u m%u: not in a cycle, yet [%.0f, %.0f] for %.0f", f, k,
+                              t.lo, t.hi, cn);
+                ck_assert_uint_eq(t.estimate, CGPROP_EST_EXACT);
+            }
+        }
+        cgprop_iter *it;
+        cgprop_edge_total_row er;
+        ck_assert_int_eq(cgprop_iter_new(h, CGPROP_ITER_EDGE_TOTALS, k, 0, &it), CGPROP_OK);
+        while (cgprop_iter_next(it, &er, sizeof er) == CGPROP_OK) {
+            cgprop_edge_row e;
+            ck_assert_int_eq(cgprop_graph_get_row(h, CGPROP_ITER_EDGES, k, er.id, &e, sizeof e), CGPROP_OK);
+            ck_assert(er.total <= (double)e.cost);
+        }
+        cgprop_iter_free(it);
+    }
+}
+
+/* The same samples as add_stack gets, aggregated without classes. */
+static void aggregate_stack(cgprop_graph *h, const uint32_t *fr, size_t d, const uint64_t *w)
+{
+    ck_assert_int_eq(cgprop_graph_add_self(h, fr[d - 1], w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_spontaneous(h, fr[0], 1, w), CGPROP_OK);
+    for (size_t i = 0; i + 1 < d; i++)
+        ck_assert_int_eq(cgprop_graph_add_edge(h, fr[i], fr[i + 1], 1, w, NULL), CGPROP_OK);
+}
+
 static void random_run(uint64_t seed, int nstacks, int sorted, int nfun, int rec_pct)
 {
     rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
     cgprop_graph *g = new_graph(KM);
+    cgprop_graph *h = new_graph(KM);
     char key[8];
     for (int f = 0; f < NF; f++) {
         key[0] = (char)('a' + f);
         ck_assert_uint_eq(node(g, (key[1] = 0, key)), (uint32_t)f);
+        ck_assert_uint_eq(node(h, key), (uint32_t)f);
     }
     oracle *o = calloc(1, sizeof *o);
     /* Row: MAXD frames, then depth. */
@@ -353,12 +417,15 @@ static void random_run(uint64_t seed, int nstacks, int sorted, int nfun, int rec
     for (int s = 0; s < nstacks; s++) {
         oracle_stack(o, st[s], st[s][MAXD], w[s]);
         ck_assert_int_eq(cgprop_graph_add_stack(g, st[s], st[s][MAXD], w[s]), CGPROP_OK);
+        aggregate_stack(h, st[s], st[s][MAXD], w[s]);
     }
     compare(g, o);
+    compare_bounds(g, h, o);
     free(o);
     free(st);
     free(w);
     cgprop_graph_free(g);
+    cgprop_graph_free(h);
 }
 
 START_TEST(oracle_random_stacks)
