@@ -122,8 +122,8 @@ def compare(js, tsv, P, k=0):
 
     for n, r in F.items():
         f = jf[n]
-        if r["total"] is None or not near(f["total"][k], r["total"] * P):
-            out.append(("total", n, f["total"][k], None if r["total"] is None else r["total"] * P))
+        if r["total"] is None or not near(f["heuristic"][k], r["total"] * P):
+            out.append(("total", n, f["heuristic"][k], None if r["total"] is None else r["total"] * P))
         if not near(f["self"][k], r["self"] * P):
             out.append(("self", n, f["self"][k], r["self"] * P))
         if not near(f["vertex_total"][k], vtot[vertex[n]]):
@@ -136,7 +136,7 @@ def compare(js, tsv, P, k=0):
             out.append(("count", key, j["count"], c["calls"]))
         if j["cost"][k] != c["cost"]:
             out.append(("cost", key, j["cost"][k], c["cost"]))
-        jt = j["total"][k]
+        jt = j["heuristic"][k]
         no_total = j["no_total"] or k in j.get("no_total_metrics", ())
         if c["total"] is None:
             if not no_total:
