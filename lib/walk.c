@@ -306,7 +306,9 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
     S->perm = cgprop__alloc(g, m, sizeof *S->perm);
     S->pos = cgprop__alloc(g, m, sizeof *S->pos);
     S->soff = cgprop__alloc(g, (size_t)m + 1, sizeof *S->soff);
-    if (!E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !front || !S->perm ||
+    scap = (size_t)m + 64; /* never NULL, even when every front is empty */
+    S->sidx = cgprop__alloc(g, scap, sizeof *S->sidx);
+    if (!S->sidx || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !front || !S->perm ||
         !S->pos || !S->soff)
         goto out;
     for (uint32_t r = 0; r < m; r++)

@@ -804,7 +804,10 @@ static uint32_t stack_trial(uint64_t seed, uint32_t F, uint32_t nexec, double *r
     }
     prof P = {0};
     P.F = F;
-    for (uint32_t e = 0; e < nexec; e++) execute(&P, callees, ncallee, rng_below(&rng, F), 6 + rng_below(&rng, 40), &rng);
+    for (uint32_t e = 0; e < nexec; e++) {
+        uint32_t root = rng_below(&rng, F), maxdepth = 6 + rng_below(&rng, 40); /* in this order on every compiler */
+        execute(&P, callees, ncallee, root, maxdepth, &rng);
+    }
 
     double *calls = calloc((size_t)F * F, sizeof *calls), *spont = calloc(F, sizeof *spont);
     double *truth = calloc(F, sizeof *truth);
