@@ -452,6 +452,31 @@ CGPROP_API int cgprop_graph_collapse(cgprop_graph *g, uint32_t share);
  */
 CGPROP_API int cgprop_graph_propagate(cgprop_graph *g);
 
+/** Default work budget of the absorbing walk, in front units per cycle member (see cgprop_graph_set_estimate()). */
+#define CGPROP_WALK_BUDGET_DEFAULT 2000
+
+/**
+ * Choose what @c total shows for a cycle member whose interval comes from
+ * measured call costs alone (no recursion levels in the input), and how much
+ * work the absorbing walk may spend per cycle. Takes effect at the next
+ * cgprop_graph_propagate(); the graph itself is not changed.
+ *
+ * Two models estimate such a member: gprof2dot's per-root heuristic (clamped
+ * into the interval) and the absorbing walk (a Markov model of who called
+ * each activation). They err in opposite directions on real programs;
+ * their midpoint, the default, was measured better than either.
+ * @param g the graph.
+ * @param which ::CGPROP_EST_MIDPOINT (default), ::CGPROP_EST_WALK or ::CGPROP_EST_HEURISTIC.
+ * @param budget_per_member the walk's work budget per member of a cycle, in
+ *        front units (eliminating a member whose front has s members costs
+ *        s²): a cycle of n members that needs more than n times this keeps
+ *        the clamped heuristic (::CGPROP_EST_BUDGET). 0 means no limit;
+ *        ::CGPROP_WALK_BUDGET_DEFAULT is the default.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (unknown @p which, negative or NaN budget).
+ * @since 0.2
+ */
+CGPROP_API int cgprop_graph_set_estimate(cgprop_graph *g, uint32_t which, double budget_per_member);
+
 /**
  * KCachegrind's recursive/non-recursive split (DESIGN §5) from the per-class
  * costs in the graph. Figures that the input cannot give exactly are flagged.
@@ -486,15 +511,19 @@ enum cgprop_flag {
     CGPROP_F_ROOT = 1u << 10,           /**< Vertex with no external caller and no spontaneous weight. */
     CGPROP_F_ESTIMATE = 1u << 11,       /**< The figure is an estimate, not exact (see ::cgprop_estimate). */
     CGPROP_F_NO_BOUNDS = 1u << 12,      /**< No proven interval: the call costs it would rest on are not measured, or a sum overflows. */
-    CGPROP_F_CLAMPED = 1u << 13         /**< The heuristic lay outside the proven interval (or above the call's measured cost) and was clamped into it. */
+    CGPROP_F_CLAMPED = 1u << 13,        /**< The heuristic lay outside the proven interval (or above the call's measured cost) and was clamped into it. */
+    CGPROP_F_NO_WALK = 1u << 14         /**< No walk figure: the function is exact, has no interval, its interval comes from recursion levels, or its cycle passed the walk's budget. */
 };
 
 /** What kind of figure a @c total is (the @c estimate field of ::cgprop_total_row). */
 enum cgprop_estimate {
     CGPROP_EST_EXACT = 0,     /**< Exact: the interval is a single point (C_n as the input determines it). */
     CGPROP_EST_HEURISTIC = 1, /**< gprof2dot's per-root estimate, clamped into the interval where there is one. */
-    CGPROP_EST_SHARES = 2     /**< gprof's propagation by call shares, without measured call costs: it assumes every call
+    CGPROP_EST_SHARES = 2,    /**< gprof's propagation by call shares, without measured call costs: it assumes every call
                                    of a function costs the same, and no interval can be proven. */
+    CGPROP_EST_WALK = 3,      /**< The absorbing walk over the measured call costs (inside the interval). */
+    CGPROP_EST_MIDPOINT = 4,  /**< The midpoint of the walk and the clamped heuristic (inside the interval). */
+    CGPROP_EST_BUDGET = 5     /**< The clamped heuristic, because the walk on this cycle needed more than its work budget. */
 };
 
 /** Why a total is not exact (bits of the @c reason field of ::cgprop_total_row). */
@@ -597,6 +626,7 @@ typedef struct cgprop_total_row {
     double heuristic;   /**< gprof2dot's per-root total (own total for cycle members, T for others), unclamped. */
     double lo;          /**< Proven lower bound of the inclusive cost (0 with ::CGPROP_F_NO_BOUNDS). */
     double hi;          /**< Proven upper bound of the inclusive cost (0 with ::CGPROP_F_NO_BOUNDS). */
+    double walk;        /**< The absorbing walk's estimate, kept inside [lo, hi] (0 with ::CGPROP_F_NO_WALK). */
     double vertex_total; /**< T(H(f)) of the collapsed DAG: the cycle's total for members. */
     double gprof_self;  /**< gprof figure, self part: S(f). */
     double gprof_child; /**< gprof figure, child part: shares of out-of-cycle callees (not inclusive for members). */

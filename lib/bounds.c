@@ -7,13 +7,17 @@
  *     function's strongly connected component;
  *   - nothing, where call costs are not measured (no interval). */
 #include "analysis.h"
+#include "walk.h"
 
 #include <string.h>
 
 struct cgprop__bounds {
     uint32_t nn, K;
+    uint32_t mode;     /* what total shows where the walk ran (cgprop_graph_set_estimate) */
     uint64_t *lo, *hi; /* nn * K */
     uint8_t *reason;   /* nn * K: CGPROP_R_* bits (they fit in 8) */
+    double *walk;      /* nn * K, inside [lo, hi] where wstate says DONE */
+    uint8_t *wstate;   /* nn * K: CGPROP__WALK_NONE / DONE / BUDGET */
 };
 
 void cgprop__bounds_destroy(const cgprop_graph *g, cgprop__bounds *b)
@@ -22,6 +26,8 @@ void cgprop__bounds_destroy(const cgprop_graph *g, cgprop__bounds *b)
     cgprop__free(g, b->lo);
     cgprop__free(g, b->hi);
     cgprop__free(g, b->reason);
+    cgprop__free(g, b->walk);
+    cgprop__free(g, b->wstate);
     cgprop__free(g, b);
 }
 
@@ -145,7 +151,10 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
     b->lo = cgprop__calloc(g, nk ? nk : 1, sizeof *b->lo);
     b->hi = cgprop__calloc(g, nk ? nk : 1, sizeof *b->hi);
     b->reason = cgprop__calloc(g, nk ? nk : 1, 1);
-    if (!b->lo || !b->hi || !b->reason) goto nomem;
+    b->walk = cgprop__calloc(g, nk ? nk : 1, sizeof *b->walk);
+    b->wstate = cgprop__calloc(g, nk ? nk : 1, 1);
+    b->mode = g->est_mode;
+    if (!b->lo || !b->hi || !b->reason || !b->walk || !b->wstate) goto nomem;
 
     /* What the classes determine. Where both sides do and they differ, the
      * truth is one of them or between (the data is off); where neither
@@ -220,6 +229,29 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         }
         if (b->lo[fk] == b->hi[fk]) b->reason[fk] &= (uint8_t)~(CGPROP_R_RECURSION | CGPROP_R_ENTRY_UNKNOWN);
     }
+    /* Cycle members bounded by the measured calls alone get the absorbing
+     * walk beside the heuristic (walk.c). */
+    uint8_t *want = cgprop__calloc(g, nk ? nk : 1, 1);
+    if (!want) goto nomem;
+    bool any = false;
+    for (size_t fk = 0; fk < nk; fk++)
+        if (b->reason[fk] & (CGPROP_R_RECURSION | CGPROP_R_ENTRY_UNKNOWN)) {
+            want[fk] = 1;
+            any = true;
+        }
+    if (any && b->mode != CGPROP_EST_HEURISTIC &&
+        cgprop__walk_members(g, want, g->walk_budget, b->walk, b->wstate) != CGPROP_OK) {
+        cgprop__free(g, want);
+        goto nomem;
+    }
+    cgprop__free(g, want);
+    /* The walk lies in [L, U] on consistent data; the interval's lower end
+     * may also include the self cost, so keep the walk inside it too. */
+    for (size_t fk = 0; fk < nk; fk++) {
+        if (b->wstate[fk] != CGPROP__WALK_DONE) continue;
+        double lo = (double)b->lo[fk], hi = (double)b->hi[fk], w = b->walk[fk];
+        b->walk[fk] = w < lo ? lo : w > hi ? hi : w;
+    }
     cgprop__free(g, need);
     cgprop__free(g, c.T);
     cgprop__free(g, c.ovf);
@@ -240,7 +272,9 @@ void cgprop__bounds_fill(const cgprop_graph *g, const cgprop__bounds *b, uint32_
     uint32_t reason = b->reason[fk];
     double h = row->heuristic;
     row->reason = reason;
-    row->flags &= ~(uint32_t)(CGPROP_F_ESTIMATE | CGPROP_F_NO_BOUNDS | CGPROP_F_CLAMPED);
+    row->flags &= ~(uint32_t)(CGPROP_F_ESTIMATE | CGPROP_F_NO_BOUNDS | CGPROP_F_CLAMPED | CGPROP_F_NO_WALK);
+    row->flags |= CGPROP_F_NO_WALK;
+    row->walk = 0;
     if (reason & NO_INTERVAL) {
         /* Without an interval the figure is what propagation gives: a
          * cycle member's own total is gprof2dot's estimate; anything else
@@ -265,8 +299,37 @@ void cgprop__bounds_fill(const cgprop_graph *g, const cgprop__bounds *b, uint32_
         return;
     }
     row->flags |= CGPROP_F_ESTIMATE;
+    double hc = h < lo ? lo : h > hi ? hi : h;
+    if (hc != h) row->flags |= CGPROP_F_CLAMPED;
     row->estimate = CGPROP_EST_HEURISTIC;
-    row->total = h < lo ? lo : h > hi ? hi : h;
-    if (row->total != h) row->flags |= CGPROP_F_CLAMPED;
+    row->total = hc;
+    if (b->wstate[fk] == CGPROP__WALK_BUDGET) {
+        row->estimate = CGPROP_EST_BUDGET;
+    } else if (b->wstate[fk] == CGPROP__WALK_DONE) {
+        double w = b->walk[fk];
+        row->walk = w;
+        row->flags &= ~(uint32_t)CGPROP_F_NO_WALK;
+        if (b->mode == CGPROP_EST_WALK) {
+            row->estimate = CGPROP_EST_WALK;
+            row->total = w;
+        } else if (b->mode == CGPROP_EST_MIDPOINT) {
+            /* The two models err in opposite directions on real programs
+             * (docs/BOUNDS.md): halfway is inside the interval, as both are. */
+            row->estimate = CGPROP_EST_MIDPOINT;
+            row->total = 0.5 * (w + hc);
+        }
+    }
     (void)g;
+}
+
+int cgprop_graph_set_estimate(cgprop_graph *g, uint32_t which, double budget_per_member)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (which != CGPROP_EST_MIDPOINT && which != CGPROP_EST_WALK && which != CGPROP_EST_HEURISTIC)
+        return cgprop__err(g, CGPROP_EINVAL, "set_estimate: %u is not midpoint, walk or heuristic", which);
+    if (!(budget_per_member >= 0))
+        return cgprop__err(g, CGPROP_EINVAL, "set_estimate: the walk's budget must be 0 (no limit) or positive");
+    g->est_mode = which;
+    g->walk_budget = budget_per_member;
+    return cgprop__ok(g);
 }

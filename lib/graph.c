@@ -141,6 +141,8 @@ int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names, co
     memset(g, 0, sizeof *g);
     g->a = a;
     g->K = (uint32_t)nmetrics;
+    g->est_mode = CGPROP_EST_MIDPOINT;
+    g->walk_budget = CGPROP_WALK_BUDGET_DEFAULT;
     g->mname = cgprop__calloc(g, nmetrics, sizeof *g->mname);
     g->mlen = cgprop__calloc(g, nmetrics, sizeof *g->mlen);
     if (!g->mname || !g->mlen) goto nomem;

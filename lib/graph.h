@@ -136,6 +136,11 @@ struct cgprop_graph {
     uint32_t run_caller, run_e0, run_n;
     uint32_t run_tab[CGPROP__RUN_CAP]; /* id + 1, 0 = empty */
     bool has_classes;   /* any classified self or call cost was added */
+    /* What the bounds analysis shows for members bounded by measured calls
+     * alone (cgprop_graph_set_estimate): an estimate kind, and the walk's
+     * work budget per member (0: none). Settings, not graph state. */
+    uint32_t est_mode;
+    double walk_budget;
     bool any_cost;      /* any call has a cost */
 
     cgprop__adj adj;

@@ -25,6 +25,8 @@
  * kernels agree to a few units in the last place times the size. */
 #include "walk.h"
 
+#include "analysis.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -677,4 +679,103 @@ int cgprop__walk_scc(const cgprop_graph *g, uint32_t n, const uint32_t *in_off, 
 {
     return cgprop__walk_scc_kernel(g, n, in_off, in_src, in_cost, L, exit_member, budget, CGPROP__WALK_AUTO,
                                    walk_out, work_out);
+}
+
+/* ---- the analysis: every cycle that has members to estimate -------------- */
+
+int cgprop__walk_members(cgprop_graph *g, const uint8_t *want, double budget_per_member, double *walk,
+                         uint8_t *state)
+{
+    const cgprop__adj *adj = cgprop__get_adj(g);
+    if (!adj) return CGPROP_ENOMEM;
+    uint32_t K = g->K, ncyc = cgprop__cycles_count(g);
+    uint32_t *loc = NULL, *off = NULL, *src = NULL;
+    double *cost = NULL, *L = NULL, *out = NULL;
+    int rc = CGPROP_OK;
+    for (uint32_t cy = 0; cy < ncyc && rc == CGPROP_OK; cy++) {
+        uint32_t n;
+        const uint32_t *mem = cgprop__cycles_members(g, cy, &n);
+        bool any = false;
+        for (uint32_t i = 0; i < n && !any; i++)
+            for (uint32_t k = 0; k < K && !any; k++) any = want[(size_t)mem[i] * K + k] != 0;
+        if (!any) continue;
+        /* Calls into each member from the others, by callee; members are
+         * found by binary search in the sorted member list, so nothing of
+         * the size of the whole graph is needed. */
+        size_t m = 0;
+        for (uint32_t i = 0; i < n; i++) m += adj->in_off[mem[i] + 1] - adj->in_off[mem[i]];
+        cgprop__free(g, loc);
+        cgprop__free(g, off);
+        cgprop__free(g, src);
+        cgprop__free(g, cost);
+        cgprop__free(g, L);
+        cgprop__free(g, out);
+        loc = cgprop__alloc(g, m ? m : 1, sizeof *loc); /* call id of each kept entry */
+        off = cgprop__alloc(g, (size_t)n + 1, sizeof *off);
+        src = cgprop__alloc(g, m ? m : 1, sizeof *src);
+        cost = cgprop__alloc(g, m ? m : 1, sizeof *cost);
+        L = cgprop__alloc(g, n, sizeof *L);
+        out = cgprop__alloc(g, n, sizeof *out);
+        if (!loc || !off || !src || !cost || !L || !out) {
+            rc = CGPROP_ENOMEM;
+            break;
+        }
+        size_t at = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t f = mem[i];
+            off[i] = (uint32_t)at;
+            for (uint32_t j = adj->in_off[f]; j < adj->in_off[f + 1]; j++) {
+                uint32_t e = adj->in_e[j], a = g->ecaller[e];
+                if (a == f || cgprop__cycles_of(g, a) != cy) continue;
+                /* lower bound of a in mem */
+                uint32_t lo = 0, hi = n;
+                while (lo < hi) {
+                    uint32_t mid = lo + (hi - lo) / 2;
+                    if (mem[mid] < a) lo = mid + 1;
+                    else hi = mid;
+                }
+                loc[at] = e;
+                src[at++] = lo;
+            }
+        }
+        off[n] = (uint32_t)at;
+        double budget = budget_per_member > 0 ? budget_per_member * (double)n : 0;
+        for (uint32_t k = 0; k < K && rc == CGPROP_OK; k++) {
+            bool anyk = false;
+            for (uint32_t i = 0; i < n; i++) anyk |= want[(size_t)mem[i] * K + k] != 0;
+            if (!anyk) continue;
+            double inflow = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t f = mem[i];
+                double l = (double)g->spont_cost[(size_t)f * K + k];
+                for (uint32_t j = adj->in_off[f]; j < adj->in_off[f + 1]; j++) {
+                    uint32_t e = adj->in_e[j], a = g->ecaller[e];
+                    if (a != f && cgprop__cycles_of(g, a) != cy) l += (double)g->ecost[(size_t)e * K + k];
+                }
+                L[i] = l;
+                inflow += l;
+            }
+            for (size_t i = 0; i < at; i++) cost[i] = (double)g->ecost[(size_t)loc[i] * K + k];
+            int r = cgprop__walk_scc(g, n, off, src, cost, L, inflow > 0 ? UINT32_MAX : 0, budget, out, NULL);
+            /* The arrays are well formed and every figure is a finite
+             * non-negative sum of costs: only memory can run out. */
+            if (r == CGPROP_ENOMEM || r == CGPROP_EINVAL) {
+                rc = CGPROP_ENOMEM;
+                break;
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                size_t fk = (size_t)mem[i] * K + k;
+                if (!want[fk]) continue;
+                state[fk] = r == CGPROP__WALK_OVER_BUDGET ? CGPROP__WALK_BUDGET : CGPROP__WALK_DONE;
+                walk[fk] = r == CGPROP__WALK_OVER_BUDGET ? 0 : out[i];
+            }
+        }
+    }
+    cgprop__free(g, loc);
+    cgprop__free(g, off);
+    cgprop__free(g, src);
+    cgprop__free(g, cost);
+    cgprop__free(g, L);
+    cgprop__free(g, out);
+    return rc;
 }

@@ -554,6 +554,12 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(propagate_without_collapse, CGPROP_ESTATE, M_GN, collapse_after_cycles_then_propagate(f->gn))              \
     X(propagate_stale, CGPROP_ESTATE, M_GS, cgprop_graph_propagate(f->gs))                                       \
     X(split_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_split(NULL))                                             \
+    X(set_estimate_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_set_estimate(NULL, CGPROP_EST_WALK, 1))           \
+    X(set_estimate_exact, CGPROP_EINVAL, M_G, cgprop_graph_set_estimate(f->g, CGPROP_EST_EXACT, 1))              \
+    X(set_estimate_budget_kind, CGPROP_EINVAL, M_G, cgprop_graph_set_estimate(f->g, CGPROP_EST_BUDGET, 1))       \
+    X(set_estimate_kind_max, CGPROP_EINVAL, M_G, cgprop_graph_set_estimate(f->g, UINT32_MAX, 1))                 \
+    X(set_estimate_negative, CGPROP_EINVAL, M_G, cgprop_graph_set_estimate(f->g, CGPROP_EST_WALK, -1))           \
+    X(set_estimate_nan, CGPROP_EINVAL, M_G, cgprop_graph_set_estimate(f->g, CGPROP_EST_WALK, 0.0 / 0.0))         \
     /* iterators */                                                                                             \
     X(iter_new_null_g, CGPROP_EINVAL, M_NONE, new_iter(NULL, CGPROP_ITER_NODES, 0, 0))         \
     X(iter_new_null_out, CGPROP_EINVAL, M_G, cgprop_iter_new(f->g, CGPROP_ITER_NODES, 0, 0, NULL))               \

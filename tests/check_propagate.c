@@ -120,20 +120,46 @@ START_TEST(test_abc)
         ck_assert(!(a.flags & (CGPROP_F_ENTRY_ASSUMED | CGPROP_F_ROOT)));
         /* The measured calls pin A down: 50 enters it from main, and the
          * cycle's activations cost 20 + 10 + A->C 20 = 50 in all. B lies
-         * between its own 10 and the 30 A sends it; the heuristic's 10 is
-         * inside, so it stays. */
+         * between its own 10 and the 30 A sends it. Its estimate is the
+         * midpoint of the heuristic's 10 and the absorbing walk's: W(A) =
+         * 50 + 20 = 70, W(B) = 30; from B the walk steps to A for sure,
+         * from A back to B with chance 20/70, so B meets itself again with
+         * chance 2/7 and walk(B) = 30 * 5/7 = 150/7; the midpoint is
+         * (150/7 + 10) / 2 = 110/7. */
         ck_assert(!(a.flags & CGPROP_F_ESTIMATE));
         ck_assert_uint_eq(a.estimate, CGPROP_EST_EXACT);
         ck_near(a.lo, 50);
         ck_near(a.hi, 50);
         ck_near(a.total, 50);
         ck_assert(b.flags & CGPROP_F_ESTIMATE);
-        ck_assert(!(b.flags & CGPROP_F_CLAMPED));
-        ck_assert_uint_eq(b.estimate, CGPROP_EST_HEURISTIC);
+        ck_assert(!(b.flags & (CGPROP_F_CLAMPED | CGPROP_F_NO_WALK)));
+        ck_assert_uint_eq(b.estimate, CGPROP_EST_MIDPOINT);
         ck_assert_uint_eq(b.reason, CGPROP_R_RECURSION);
         ck_near(b.lo, 10);
         ck_near(b.hi, 30);
+        ck_assert(fabs(b.walk - 150.0 / 7) <= 1e-12 * 150);
+        ck_near(b.total, 110.0 / 7);
+        ck_assert(a.flags & CGPROP_F_NO_WALK); /* exact: no walk needed */
+        /* Either model alone on request, and the budget's way out: one
+         * front unit per member cannot eliminate two members. */
+        ck_assert_int_eq(cgprop_graph_set_estimate(g, CGPROP_EST_WALK, 0), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+        b = node_row(g, 0, B);
+        ck_assert_uint_eq(b.estimate, CGPROP_EST_WALK);
+        ck_near(b.total, 150.0 / 7);
+        ck_assert_int_eq(cgprop_graph_set_estimate(g, CGPROP_EST_HEURISTIC, 0), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+        b = node_row(g, 0, B);
+        ck_assert_uint_eq(b.estimate, CGPROP_EST_HEURISTIC);
+        ck_assert(b.flags & CGPROP_F_NO_WALK);
         ck_near(b.total, 10);
+        ck_assert_int_eq(cgprop_graph_set_estimate(g, CGPROP_EST_MIDPOINT, 1), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+        b = node_row(g, 0, B);
+        ck_assert_uint_eq(b.estimate, CGPROP_EST_BUDGET);
+        ck_assert(b.flags & CGPROP_F_NO_WALK);
+        ck_near(b.total, 10);
+        ck_near(node_row(g, 0, A).total, 50);
         ck_near(a.vertex_total, 50);
         ck_near(a.gprof_self + a.gprof_child, 40);
         ck_near(a.spont_share, 0);
@@ -377,16 +403,23 @@ START_TEST(test_root_cycle)
         }
         /* Nothing enters the cycle: whichever member was the entry had the
          * cycle's whole 50, so each lies between its own self cost and 50,
-         * and says so. The entry assumed for the heuristic is one end. */
+         * and says so. The walk leaves where the heuristic assumes the
+         * entry, the member with the lowest id: from there it leaves at
+         * once (walk = W = what the other member sends it), from the other
+         * member it steps there for sure and never returns (walk = W). So
+         * walk(A) = W(A) = 20 (B->A) and walk(B) = W(B) = 30 (A->B), either
+         * way round; the totals are the midpoints with the heuristic. */
         ck_near(a.lo, 20);
         ck_near(a.hi, 50);
         ck_near(b.lo, 10);
         ck_near(b.hi, 50);
         ck_assert_uint_eq(a.reason, CGPROP_R_ENTRY_UNKNOWN);
         ck_assert_uint_eq(b.reason, CGPROP_R_ENTRY_UNKNOWN);
-        ck_assert_uint_eq(a.estimate, CGPROP_EST_HEURISTIC);
-        ck_near(a.total, a.heuristic);
-        ck_near(b.total, b.heuristic);
+        ck_assert_uint_eq(a.estimate, CGPROP_EST_MIDPOINT);
+        ck_near(a.walk, 20);
+        ck_near(b.walk, 30);
+        ck_near(a.total, (20 + a.heuristic) / 2);
+        ck_near(b.total, (30 + b.heuristic) / 2);
         /* C, below it, is exact: what A's calls into it measure. */
         ck_assert_uint_eq(node_row(g, 0, C).estimate, CGPROP_EST_EXACT);
         cgprop_graph_free(g);

@@ -401,9 +401,18 @@ START_TEST(json_no_classes_no_split_object)
     ck_assert_double_eq(num(at(get(get(at(fs, 3), "split"), "C_n"), 0)), 20);
     ck_assert_uint_eq(get(at(fs, 3), "inexact")->n, 0);
     /* gprof2dot's numbers: main 100 %, A 100 %, B 20 %, C 40 % of 50. */
+    ck_assert_double_eq_tol(num(at(get(at(fs, 0), "heuristic"), 0)), 50, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(at(fs, 1), "heuristic"), 0)), 50, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(at(fs, 2), "heuristic"), 0)), 10, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(at(fs, 3), "heuristic"), 0)), 20, 1e-9);
+    /* The best figures: main, A and C exact; B the midpoint of the walk's
+     * 150/7 and the heuristic's 10 (worked out in check_propagate). */
     ck_assert_double_eq_tol(num(at(get(at(fs, 0), "total"), 0)), 50, 1e-9);
     ck_assert_double_eq_tol(num(at(get(at(fs, 1), "total"), 0)), 50, 1e-9);
-    ck_assert_double_eq_tol(num(at(get(at(fs, 2), "total"), 0)), 10, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(at(fs, 2), "total"), 0)), 110.0 / 7, 1e-9);
+    ck_assert_double_eq_tol(num(at(get(at(fs, 2), "walk"), 0)), 150.0 / 7, 1e-9);
+    ck_assert_str_eq(at(get(at(fs, 2), "estimate"), 0)->str, "midpoint");
+    ck_assert_int_eq(get(at(fs, 1), "walk")->t, J_NULL);
     ck_assert_double_eq_tol(num(at(get(at(fs, 3), "total"), 0)), 20, 1e-9);
     /* A's own gprof figure: S 20 + C's share 20 = 40, flagged not inclusive. */
     jv *gp = get(at(fs, 1), "gprof");
@@ -570,7 +579,7 @@ START_TEST(text_exact_where_split_says_so)
     const char *b = line_with(out, "   60.00             30");
     const char *c = line_with(out, "   40.00             20");
     ck_assert(a < b && b < c);
-    ck_assert_ptr_nonnull(strstr(b, "exact     B"));
+    ck_assert_ptr_nonnull(strstr(b, "exact      B"));
     ck_assert_ptr_nonnull(strstr(out, "<cycle 1 as a whole>"));
     ck_assert_ptr_nonnull(strstr(out, "B <cycle 1>"));
     free(out);
@@ -581,7 +590,7 @@ START_TEST(text_exact_where_split_says_so)
     o.flags = CGPROP_W_HEURISTIC_ONLY;
     out = render(g, CGPROP_FORMAT_TEXT, &o);
     b = line_with(out, "   20.00            ~10");
-    ck_assert_ptr_nonnull(strstr(b, "estimate  B"));
+    ck_assert_ptr_nonnull(strstr(b, "heuristic  B"));
     free(out);
     cgprop_graph_free(g);
 }
@@ -594,11 +603,12 @@ START_TEST(text_estimates_without_classes)
     /* main and C (no recursion) are exact. So is A, though in a cycle:
      * 50 enters it from main and the cycle's activations cost 50 in all
      * (self 20 + 10 and A->C 20). B is only bounded, by its own 10 and the
-     * 30 A sends it: an estimate (the heuristic's 10, inside). */
-    ck_assert_ptr_nonnull(strstr(out, "   20.00            ~10    20.00           10            1  estimate  B"));
-    ck_assert_ptr_nonnull(strstr(out, "  100.00             50    40.00           20            2  exact     A"));
-    ck_assert_ptr_nonnull(strstr(out, "   40.00             20    40.00           20            2  exact     C"));
-    ck_assert_ptr_nonnull(strstr(out, "  100.00             50     0.00            0            0  exact     main"));
+     * 30 A sends it: an estimate, the midpoint 110/7 of the walk and the
+     * heuristic. */
+    ck_assert_ptr_nonnull(strstr(out, "   31.43            ~16    20.00           10            1  midpoint   B"));
+    ck_assert_ptr_nonnull(strstr(out, "  100.00             50    40.00           20            2  exact      A"));
+    ck_assert_ptr_nonnull(strstr(out, "   40.00             20    40.00           20            2  exact      C"));
+    ck_assert_ptr_nonnull(strstr(out, "  100.00             50     0.00            0            0  exact      main"));
     ck_assert_ptr_null(strstr(out, "[10, 30]"));
     free(out);
     /* Asked for, the interval and the reason: B in [10, 30], recursion the
@@ -607,8 +617,8 @@ START_TEST(text_estimates_without_classes)
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_BOUNDS;
     out = render(g, CGPROP_FORMAT_TEXT, &o);
-    ck_assert_ptr_nonnull(strstr(out, "  estimate  [10, 30]                          recursion       B <cycle 1>\n"));
-    ck_assert_ptr_nonnull(strstr(out, "  exact                                                       A <cycle 1>\n"));
+    ck_assert_ptr_nonnull(strstr(out, "  midpoint   [10, 30]                          recursion       B <cycle 1>\n"));
+    ck_assert_ptr_nonnull(strstr(out, "  exact                                                        A <cycle 1>\n"));
     free(out);
     cgprop_graph_free(g);
 }
@@ -619,8 +629,10 @@ START_TEST(dot_labels_colours_and_pruning)
     cgprop_graph *g = abc_graph();
     char *out = render(g, CGPROP_FORMAT_DOT, NULL);
     ck_assert_ptr_nonnull(strstr(out, "digraph"));
-    /* B: ~20 % total, (20 %) self, 1 call; estimate -> dashed. */
-    const char *b = line_with(out, "label=\"B\\n~20.00%\\n(20.00%)\\n1\xc3\x97\"");
+    /* B: ~31.43 % total (the midpoint 110/7 of 50), (20 %) self, 1 call;
+     * estimate -> dashed, with its kind and interval as the tooltip. */
+    const char *b = line_with(out, "label=\"B\\n~31.43%\\n(20.00%)\\n1\xc3\x97\"");
+    ck_assert_ptr_nonnull(strstr(out, "style=\"filled,dashed\", tooltip=\"midpoint estimate in [10, 30]\", label=\"B"));
     (void)b;
     ck_assert_ptr_nonnull(strstr(out, "subgraph cluster_cycle1"));
     /* Hottest is saturated red (100 %), coldest towards dark blue. */
@@ -628,10 +640,10 @@ START_TEST(dot_labels_colours_and_pruning)
     ck_assert_ptr_nonnull(strstr(out, "n0 -> n1"));
     free(out);
 
-    /* Node threshold 30 %: B (20 %) goes, and with it the calls A->B, B->A. */
+    /* Node threshold 35 %: B (31.43 %) goes, and with it the calls A->B, B->A. */
     cgprop_write_options o;
     cgprop_write_options_init(&o);
-    o.node_thres = 30;
+    o.node_thres = 35;
     out = render(g, CGPROP_FORMAT_DOT, &o);
     ck_assert_ptr_null(strstr(out, "\n    n2 ["));
     ck_assert_ptr_null(strstr(out, "n2 ["));

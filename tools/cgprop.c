@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,15 @@ static const char usage[] =
     "                           where the exact inclusive cost is known\n"
     "  --bounds                 text: show the proven interval of every figure that\n"
     "                           is not exact, and why it is not\n"
+    "  --estimate midpoint|walk|heuristic\n"
+    "                           what a cycle member shows when only measured call\n"
+    "                           costs bound it (no recursion levels): the midpoint of\n"
+    "                           the absorbing walk and gprof2dot's heuristic (default)\n"
+    "                           or either model alone; every figure stays inside its\n"
+    "                           interval\n"
+    "  --walk-budget U          work the walk may spend per cycle member, in front\n"
+    "                           units (default 2000; 0: no limit); a cycle past it\n"
+    "                           keeps the heuristic\n"
     "  --delta-i X[,X..]        events: overhead inside an event, in counter units;\n"
     "                           one value for every metric or one per metric\n"
     "  --delta-e Y[,Y..]        events: overhead outside an event (seen by ancestors)\n"
@@ -183,7 +193,8 @@ int main(int argc, char **argv)
     cgprop_read_options_init(&ro);
     cgprop_write_options wo;
     cgprop_write_options_init(&wo);
-    uint32_t format = CGPROP_FORMAT_TEXT, share = CGPROP_SHARE_AUTO;
+    uint32_t format = CGPROP_FORMAT_TEXT, share = CGPROP_SHARE_AUTO, estimate = CGPROP_EST_MIDPOINT;
+    double walk_budget = CGPROP_WALK_BUDGET_DEFAULT;
     const char *metric = NULL, *outpath = NULL, *input = NULL;
     int recorder_opt = 0;
     cgprop_recorder_options rec;
@@ -229,7 +240,8 @@ int main(int argc, char **argv)
         /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
         static const char *const with_value[] = {"--input", "--format", "--metric", "--share",
                                                  "--separate-recs", "--node-thres", "--edge-thres",
-                                                 "--key", "--delta-i", "--delta-e", "-o", NULL};
+                                                 "--key", "--delta-i", "--delta-e", "--estimate",
+                                                 "--walk-budget", "-o", NULL};
         const char *val = NULL;
         char name[32];
         const char *eq = strchr(a, '=');
@@ -283,6 +295,17 @@ int main(int argc, char **argv)
             if (parse_list(val, name[8] == 'i' ? rec.delta_i : rec.delta_e))
                 return fail("%s: expected counter units (integers) separated by commas, got '%s'", name, val), 2;
             recorder_opt = 1;
+        } else if (!strcmp(name, "--estimate")) {
+            if (!strcmp(val, "midpoint")) estimate = CGPROP_EST_MIDPOINT;
+            else if (!strcmp(val, "walk")) estimate = CGPROP_EST_WALK;
+            else if (!strcmp(val, "heuristic")) estimate = CGPROP_EST_HEURISTIC;
+            else return fail("--estimate: expected midpoint, walk or heuristic, got '%s'%s", val, ""), 2;
+        } else if (!strcmp(name, "--walk-budget")) {
+            char *end;
+            errno = 0;
+            walk_budget = strtod(val, &end);
+            if (!*val || *end || errno || !(walk_budget >= 0) || walk_budget == HUGE_VAL)
+                return fail("--walk-budget: expected front units per member (0: no limit), got '%s'%s", val, ""), 2;
         } else if (!strcmp(name, "-o")) {
             outpath = val;
         }
@@ -338,11 +361,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    /* The split before propagate, which reuses a current one (after it, a
+     * second split would be built while the first is still held). */
     const char *step = "find_cycles";
-    if ((rc = cgprop_graph_find_cycles(g, NULL)) == CGPROP_OK && (step = "collapse") &&
-        (rc = cgprop_graph_collapse(g, share)) == CGPROP_OK && (step = "propagate") &&
-        (rc = cgprop_graph_propagate(g)) == CGPROP_OK && (step = "split"))
-        rc = cgprop_graph_split(g);
+    if ((rc = cgprop_graph_set_estimate(g, estimate, walk_budget)) == CGPROP_OK &&
+        (rc = cgprop_graph_find_cycles(g, NULL)) == CGPROP_OK && (step = "collapse") &&
+        (rc = cgprop_graph_collapse(g, share)) == CGPROP_OK && (step = "split") &&
+        (rc = cgprop_graph_split(g)) == CGPROP_OK && (step = "propagate"))
+        rc = cgprop_graph_propagate(g);
     if (rc != CGPROP_OK) {
         fail("%s: %s", input, cgprop_graph_errmsg(g));
         cgprop_graph_free(g);

@@ -58,6 +58,9 @@ static void put_escaped(cgprop__wr *w, const char *s, size_t len)
     cgprop__wr_put(w, s + run, len - run);
 }
 
+/* cgprop_estimate names, as JSON and the text report spell them. */
+static const char *const est_kind[] = {"exact", "heuristic", "shares", "walk", "midpoint", "budget"};
+
 static double ratio(const cgprop__view *v, double x) { return v->program > 0 ? x / v->program : 0.0; }
 
 static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uint32_t f, const char *indent)
@@ -68,8 +71,18 @@ static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uin
     int est = v->how[f] != CGPROP__SHOW_EXACT;
     size_t len;
     const char *name = cgprop__wr_name(g, f, &len);
-    cgprop__wr_printf(w, "%sn%u [color=\"%s\", fontcolor=\"#ffffff\", fontsize=\"10.00\", style=\"%s\", label=\"", indent,
-                      f, col, est ? "filled,dashed" : "filled");
+    cgprop__wr_printf(w, "%sn%u [color=\"%s\", fontcolor=\"#ffffff\", fontsize=\"10.00\", style=\"%s\", ", indent, f,
+                      col, est ? "filled,dashed" : "filled");
+    /* The kind of estimate and its interval, where a viewer shows tooltips
+     * (SVG): a dashed box says "estimate", this says which and how sure. */
+    if (est && v->tot[f].estimate < sizeof est_kind / sizeof est_kind[0]) {
+        const cgprop_total_row *t = &v->tot[f];
+        if (t->flags & CGPROP_F_NO_BOUNDS)
+            cgprop__wr_printf(w, "tooltip=\"%s estimate, no interval\", ", est_kind[t->estimate]);
+        else
+            cgprop__wr_printf(w, "tooltip=\"%s estimate in [%.0f, %.0f]\", ", est_kind[t->estimate], t->lo, t->hi);
+    }
+    cgprop__wr_puts(w, "label=\"");
     put_escaped(w, name, len);
     cgprop__wr_printf(w, "\\n%s%.2f%%\\n(%.2f%%)", est ? "~" : "", 100.0 * r, 100.0 * ratio(v, (double)v->node[f].self));
     if (v->node[f].calls_in) cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v->node[f].calls_in);

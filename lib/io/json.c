@@ -92,7 +92,7 @@ static void put_bounds(cgprop__wr *w, const cgprop_total_row *t, uint32_t K)
     cgprop__wr_put(w, "]", 1);
 }
 
-static const char *const estimate_names[] = {NULL, "heuristic", "shares"};
+static const char *const estimate_names[] = {NULL, "heuristic", "shares", "walk", "midpoint", "budget"};
 static const char *const reason_names[] = {"sides_disagree", "below_self", "recursion",
                                            "entry_unknown",  "unmeasured", "overflow"};
 
@@ -160,6 +160,24 @@ static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K,
         VEC(w, r->tot, cgprop_total_row, heuristic, T_DBL, K);
         key(w, "bounds");
         put_bounds(w, r->tot, K);
+        key(w, "walk");
+        {
+            uint32_t with = 0;
+            for (uint32_t k = 0; k < K; k++) with += !(r->tot[k].flags & CGPROP_F_NO_WALK);
+            if (!with) {
+                cgprop__wr_puts(w, "null");
+            } else {
+                cgprop__wr_put(w, "[", 1);
+                for (uint32_t k = 0; k < K; k++) {
+                    if (k) cgprop__wr_put(w, ",", 1);
+                    if (r->tot[k].flags & CGPROP_F_NO_WALK)
+                        cgprop__wr_puts(w, "null");
+                    else
+                        cgprop__wr_json_double(w, r->tot[k].walk);
+                }
+                cgprop__wr_put(w, "]", 1);
+            }
+        }
         put_estimate_reason(w, r->tot, K);
         key(w, "cycle");
         if (r->tot[0].cycle == CGPROP_NONE)

@@ -177,6 +177,15 @@ static int cycle_entry(tctx *t, uint32_t c)
     return CGPROP_OK;
 }
 
+/* What kind of figure the flat profile shows for f ("total is"). */
+static const char *kind_name(const cgprop__view *v, uint32_t f, uint32_t flags)
+{
+    static const char *const names[] = {"exact", "heuristic", "shares", "walk", "midpoint", "budget"};
+    if (flags & CGPROP_W_HEURISTIC_ONLY) return "heuristic";
+    uint32_t e = v->tot[f].estimate;
+    return e < sizeof names / sizeof names[0] ? names[e] : "estimate";
+}
+
 /* The --bounds columns of one function: its interval where the figure is
  * not exact, and the first reason that keeps it from being exact. */
 static void put_interval(tctx *t, uint32_t f)
@@ -273,9 +282,9 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     if (o->flags & CGPROP_W_HEURISTIC_ONLY)
         cgprop__wr_puts(w, "Every total is gprof2dot's per-root heuristic, marked '~' (asked for: --heuristic-only).\n");
     else
-        cgprop__wr_puts(w, "Totals marked '~' are estimates (gprof2dot's per-root heuristic, kept inside the interval\n"
-                           "the measured costs prove); the others are the exact inclusive cost C_n, counted once per\n"
-                           "stack.\n");
+        cgprop__wr_puts(w, "Totals marked '~' are estimates kept inside the interval the measured costs prove ('total\n"
+                           "is': midpoint of the absorbing walk and gprof2dot's heuristic, or one of them); the others\n"
+                           "are the exact inclusive cost C_n, counted once per stack.\n");
     /* Clamped figures are not the measured ones less the overhead: say so. */
     const uint64_t clamps = cgprop_graph_clamp_count(g);
     if (clamps)
@@ -291,16 +300,16 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         cgprop__wr_puts(w, "The interval holds the true inclusive cost; 'why' says what keeps a figure from being exact\n"
                            "(docs/BOUNDS.md). 'none': the call costs are not measured, so nothing is proven.\n");
     cgprop__wr_puts(w, "\n");
-    cgprop__wr_printf(w, "%8s %14s %8s %12s %12s  %-8s  ", "%total", "total", "%self", "self", "called", "total is");
+    cgprop__wr_printf(w, "%8s %14s %8s %12s %12s  %-9s  ", "%total", "total", "%self", "self", "called", "total is");
     if (bounds) cgprop__wr_printf(w, "%-33s %-15s ", "interval [lo, hi]", "why");
     cgprop__wr_puts(w, "name\n");
     for (size_t i = 0; i < v.nn; i++) {
         uint32_t f = ent[i].id;
         char b1[48];
-        cgprop__wr_printf(w, "%8.2f %14s %8.2f %12llu %12llu  %-8s  ", pct(&v, v.shown[f]),
+        cgprop__wr_printf(w, "%8.2f %14s %8.2f %12llu %12llu  %-9s  ", pct(&v, v.shown[f]),
                           fig(b1, sizeof b1, v.shown[f], v.how[f]), pct(&v, (double)v.node[f].self),
                           (unsigned long long)v.node[f].self, (unsigned long long)v.node[f].calls_in,
-                          v.how[f] == CGPROP__SHOW_EXACT ? "exact" : "estimate");
+                          kind_name(&v, f, o->flags));
         if (bounds) put_interval(&t, f);
         put_name(&t, f, 0);
         cgprop__wr_puts(w, "\n");

@@ -59,7 +59,7 @@ text)
 heuristic)
     # --heuristic-only: fb falls to gprof2dot's estimate, marked '~'.
     "$T" report --heuristic-only "$REC" > "$TMP/o" || die "exit $?"
-    grep -Eq "^ +[0-9.]+ +~[0-9]+ .* estimate +fb <cycle 1>\$" "$TMP/o" || die "fb not an estimate"
+    grep -Eq "^ +[0-9.]+ +~[0-9]+ .* heuristic +fb <cycle 1>\$" "$TMP/o" || die "fb not an estimate"
     ! grep -Eq "^ +[0-9.]+ +7025 .* fb" "$TMP/o" || die "fb still exact"
     ;;
 gaps)
@@ -84,13 +84,23 @@ withheld)
     # only from main (7953 in), and the cycle's activations cost 7953 in all,
     # so fa is exactly 7953; fib's calls from main are all outermost (32551).
     # fb is only bounded: its own self 80 up to the cycle's 7953; the truth
-    # 7025 lies inside, and the figure shown is an estimate.
+    # 7025 lies inside, and the figure shown is an estimate: the midpoint of
+    # the heuristic's 2390 and the absorbing walk's. By hand: nothing enters
+    # fb but fa's calls (21065), so from fb the walk steps to fa; from fa it
+    # leaves with chance 7953 / (7953 + 18675) (main's calls against fb's),
+    # so walk(fb) = 21065 * 7953 / 26628 = 6291.5, midpoint 4340.7.
     "$T" report --bounds "$D/recur/recur.recs1.callgrind.out" > "$TMP/o" || die "exit $?"
     grep -Eq "^ +4\.44 +7953 .* exact .* fa <cycle 1>\$" "$TMP/o" || die "fa not exact 7953"
     grep -Eq "^ +18\.19 +32551 .* exact .* fib\$" "$TMP/o" || die "fib not exact 32551"
-    grep -Eq "^ +[0-9.]+ +~[0-9]+ .* estimate +\[80, 7953\] +recursion +fb <cycle 1>\$" "$TMP/o" ||
-        die "fb not an estimate in [80, 7953]: $(grep ' fb <cycle' "$TMP/o" | head -1)"
+    grep -Eq "^ +2\.43 +~4341 .* midpoint +\[80, 7953\] +recursion +fb <cycle 1>\$" "$TMP/o" ||
+        die "fb not the midpoint 4341 in [80, 7953]: $(grep ' fb <cycle' "$TMP/o" | head -1)"
     grep -q 'recursion without fn' "$TMP/o" || die "no note on the input"
+    "$T" report --estimate walk "$D/recur/recur.recs1.callgrind.out" > "$TMP/o" || die "exit $?"
+    grep -Eq "^ +3\.52 +~6291 .* walk +fb <cycle 1>\$" "$TMP/o" || die "walk: $(grep ' fb <cycle' "$TMP/o" | head -1)"
+    "$T" report --estimate heuristic "$D/recur/recur.recs1.callgrind.out" > "$TMP/o" || die "exit $?"
+    grep -Eq "^ +1\.34 +~2390 .* heuristic +fb <cycle 1>\$" "$TMP/o" || die "heuristic: $(grep ' fb <cycle' "$TMP/o" | head -1)"
+    "$T" report --walk-budget 1 "$D/recur/recur.recs1.callgrind.out" > "$TMP/o" || die "exit $?"
+    grep -Eq "^ +1\.34 +~2390 .* budget +fb <cycle 1>\$" "$TMP/o" || die "budget: $(grep ' fb <cycle' "$TMP/o" | head -1)"
     ;;
 lost_entry)
     # Stacks a;b (10) and b alone (5): b is entered once from a and once
@@ -105,7 +115,7 @@ lost_entry)
     "$T" report --format callgrind -o "$TMP/s.out" "$TMP/s.folded" || die "callgrind exit $?"
     "$T" report --format json "$TMP/s.out" > "$TMP/b.json" || die "read back exit $?"
     "$T" report --bounds "$TMP/s.out" > "$TMP/b.txt" || die "text exit $?"
-    grep -Eq '^ +[0-9.]+ +~1[05] .* estimate +\[10, 15\] +sides disagree +b$' "$TMP/b.txt" || die "text: $(cat "$TMP/b.txt")"
+    grep -Eq '^ +[0-9.]+ +~1[05] .* heuristic +\[10, 15\] +sides disagree +b$' "$TMP/b.txt" || die "text: $(cat "$TMP/b.txt")"
     "$PY" - "$TMP/a.json" "$TMP/b.json" <<'PYEOF' || die "json check"
 import json, sys
 def fn(p, name):
@@ -248,6 +258,8 @@ bad_option)
     "$T" report --format xml "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--format"
     "$T" report --node-thres abc "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--node-thres"
     "$T" report --metric nosuch "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "no metric 'nosuch'"
+    "$T" report --estimate best "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--estimate"
+    "$T" report --walk-budget -1 "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--walk-budget"
     "$T" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "missing command"
     "$T" report > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "no input file"
     ;;

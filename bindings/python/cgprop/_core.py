@@ -426,6 +426,17 @@ class Graph(object):
         """KCachegrind's recursive / non-recursive split."""
         self._check(_ffi.lib().cgprop_graph_split(self._handle()))
 
+    def set_estimate(self, which="midpoint", budget=_ffi.CGPROP_WALK_BUDGET_DEFAULT):
+        """What `total` shows for cycle members bounded by measured calls alone
+        ("midpoint" of the absorbing walk and the heuristic, "walk" or
+        "heuristic"), and the walk's work budget per member (0: no limit).
+        Takes effect at the next propagate()."""
+        kinds = {"midpoint": _ffi.CGPROP_EST_MIDPOINT, "walk": _ffi.CGPROP_EST_WALK,
+                 "heuristic": _ffi.CGPROP_EST_HEURISTIC}
+        if which not in kinds:
+            raise ValueError("estimate must be midpoint, walk or heuristic, not %r" % (which,))
+        self._check(_ffi.lib().cgprop_graph_set_estimate(self._handle(), kinds[which], float(budget)))
+
     def analyze(self, share="auto", split=True):
         """find_cycles, collapse, propagate and (unless split=False) split."""
         n = self.find_cycles()

@@ -59,10 +59,15 @@ CGPROP_F_ROOT = 1 << 10
 CGPROP_F_ESTIMATE = 1 << 11
 CGPROP_F_NO_BOUNDS = 1 << 12
 CGPROP_F_CLAMPED = 1 << 13
+CGPROP_F_NO_WALK = 1 << 14
 
 CGPROP_EST_EXACT = 0
 CGPROP_EST_HEURISTIC = 1
 CGPROP_EST_SHARES = 2
+CGPROP_EST_WALK = 3
+CGPROP_EST_MIDPOINT = 4
+CGPROP_EST_BUDGET = 5
+CGPROP_WALK_BUDGET_DEFAULT = 2000
 
 CGPROP_R_SIDES_DISAGREE = 1 << 0
 CGPROP_R_BELOW_SELF = 1 << 1
@@ -214,6 +219,7 @@ class cgprop_total_row(Structure):
         ("heuristic", c_double),
         ("lo", c_double),
         ("hi", c_double),
+        ("walk", c_double),
         ("vertex_total", c_double),
         ("gprof_self", c_double),
         ("gprof_child", c_double),
@@ -434,6 +440,7 @@ FUNCTIONS = {
     "cgprop_graph_collapse": (c_int, (p_graph, c_uint32)),
     "cgprop_graph_propagate": (c_int, (p_graph,)),
     "cgprop_graph_split": (c_int, (p_graph,)),
+    "cgprop_graph_set_estimate": (c_int, (p_graph, c_uint32, c_double)),
     # reading results
     "cgprop_iter_new": (c_int, (p_graph, c_uint32, c_uint32, c_uint32, POINTER(p_iter))),
     "cgprop_iter_next": (c_int, (p_iter, c_void_p, c_size_t)),

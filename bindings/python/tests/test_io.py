@@ -78,6 +78,30 @@ class TestLoad(unittest.TestCase):
         for name, value in truth.items():
             self.assertEqual(t[name].total, value, name)
 
+    def test_walk_and_estimate_choice(self):
+        # --separate-recs=1: no levels. fb is bounded by [80, 7953]; by hand
+        # the walk from fb steps to fa (fa's calls are all that enter fb) and
+        # leaves there with chance 7953 / (7953 + 18675), so walk(fb) =
+        # 21065 * 7953 / 26628; total is its midpoint with the heuristic 2390.
+        p = cgprop.load(os.path.join(DATA, "recur", "recur.recs1.callgrind.out"))
+        p.analyze()
+        fb = {p.display_name(r.id): r for r in p.totals()}["fb"]
+        walk = 21065 * 7953 / 26628
+        self.assertEqual(fb.estimate, cgprop.EST_MIDPOINT)
+        self.assertAlmostEqual(fb.walk, walk, places=6)
+        self.assertAlmostEqual(fb.total, (walk + 2390) / 2, places=6)
+        self.assertEqual((fb.lo, fb.hi), (80.0, 7953.0))
+        self.assertTrue(fb.lo <= 7025 <= fb.hi)  # valgrind's measured truth
+        p.set_estimate("walk")
+        p.propagate()
+        fb = {p.display_name(r.id): r for r in p.totals()}["fb"]
+        self.assertEqual(fb.estimate, cgprop.EST_WALK)
+        self.assertAlmostEqual(fb.total, walk, places=6)
+        with self.assertRaises(ValueError):
+            p.set_estimate("best")
+        with self.assertRaises(cgprop.InvalidArgumentError):
+            p.set_estimate("walk", -1)
+
 
 class TestReport(unittest.TestCase):
     def _tool(self):

@@ -28,7 +28,7 @@ HAND_SIZES = {
     "cgprop_edge_row": 4 * 4 + 8 + 8,            # 32
     "cgprop_cycle_row": 4 * 4 + 8 + 8,           # 32
     "cgprop_member_row": 4 + 4,                  # 8
-    "cgprop_total_row": 4 * 4 + 8 * 8 + 4 * 2,   # 88
+    "cgprop_total_row": 4 * 4 + 8 * 9 + 4 * 2,   # 96
     "cgprop_edge_total_row": 4 * 4 + 8 * 5,      # 56
     "cgprop_split_row": 4 + 4 + 8 * 4 + 8 * 2,   # 56
     "cgprop_edge_split_row": 4 * 4 + 8 * 6,      # 64

@@ -91,6 +91,8 @@ pub mod flags {
     /// The heuristic lay outside the proven interval (or above the call's
     /// measured cost) and was clamped into it.
     pub const CLAMPED: u32 = sys::CGPROP_F_CLAMPED;
+    /// No walk figure on this row.
+    pub const NO_WALK: u32 = sys::CGPROP_F_NO_WALK;
 }
 
 /// What kind of figure a `TotalRow::total` is (its `estimate` field).
@@ -102,6 +104,12 @@ pub mod estimate {
     pub const HEURISTIC: u32 = sys::CGPROP_EST_HEURISTIC;
     /// gprof's propagation by call shares, without measured call costs: no interval.
     pub const SHARES: u32 = sys::CGPROP_EST_SHARES;
+    /// The absorbing walk over the measured call costs.
+    pub const WALK: u32 = sys::CGPROP_EST_WALK;
+    /// The midpoint of the walk and the clamped heuristic.
+    pub const MIDPOINT: u32 = sys::CGPROP_EST_MIDPOINT;
+    /// The clamped heuristic: the walk on this cycle passed its work budget.
+    pub const BUDGET: u32 = sys::CGPROP_EST_BUDGET;
 }
 
 /// Why a total is not exact (bits of `TotalRow::reason`).
@@ -675,6 +683,15 @@ impl Graph {
     /// KCachegrind's recursive / non-recursive split.
     pub fn split(&mut self) -> Result<()> {
         self.check(unsafe { sys::cgprop_graph_split(self.raw()) }).map(|_| ())
+    }
+
+    /// What `total` shows for cycle members bounded by measured calls alone
+    /// (`estimate::MIDPOINT`, `estimate::WALK` or `estimate::HEURISTIC`), and
+    /// the walk's work budget per member in front units (0: no limit;
+    /// `sys::CGPROP_WALK_BUDGET_DEFAULT` by default). Takes effect at the
+    /// next [`Graph::propagate`].
+    pub fn set_estimate(&mut self, which: u32, budget_per_member: f64) -> Result<()> {
+        self.check(unsafe { sys::cgprop_graph_set_estimate(self.raw(), which, budget_per_member) }).map(|_| ())
     }
 
     /// All four analyses in order, as the command-line tool runs them;

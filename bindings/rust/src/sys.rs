@@ -50,10 +50,15 @@ pub const CGPROP_F_ROOT: u32 = 1 << 10;
 pub const CGPROP_F_ESTIMATE: u32 = 1 << 11;
 pub const CGPROP_F_NO_BOUNDS: u32 = 1 << 12;
 pub const CGPROP_F_CLAMPED: u32 = 1 << 13;
+pub const CGPROP_F_NO_WALK: u32 = 1 << 14;
 
 pub const CGPROP_EST_EXACT: u32 = 0;
 pub const CGPROP_EST_HEURISTIC: u32 = 1;
 pub const CGPROP_EST_SHARES: u32 = 2;
+pub const CGPROP_EST_WALK: u32 = 3;
+pub const CGPROP_EST_MIDPOINT: u32 = 4;
+pub const CGPROP_EST_BUDGET: u32 = 5;
+pub const CGPROP_WALK_BUDGET_DEFAULT: u32 = 2000;
 
 pub const CGPROP_R_SIDES_DISAGREE: u32 = 1 << 0;
 pub const CGPROP_R_BELOW_SELF: u32 = 1 << 1;
@@ -219,6 +224,7 @@ pub struct cgprop_total_row {
     pub heuristic: f64,
     pub lo: f64,
     pub hi: f64,
+    pub walk: f64,
     pub vertex_total: f64,
     pub gprof_self: f64,
     pub gprof_child: f64,
@@ -373,6 +379,7 @@ extern "C" {
     pub fn cgprop_graph_collapse(g: *mut cgprop_graph, share: u32) -> c_int;
     pub fn cgprop_graph_propagate(g: *mut cgprop_graph) -> c_int;
     pub fn cgprop_graph_split(g: *mut cgprop_graph) -> c_int;
+    pub fn cgprop_graph_set_estimate(g: *mut cgprop_graph, which: u32, budget_per_member: f64) -> c_int;
     // reading results
     pub fn cgprop_iter_new(g: *mut cgprop_graph, kind: u32, metric: u32, arg: u32, out: *mut *mut cgprop_iter)
                            -> c_int;

@@ -181,6 +181,33 @@ fn writers_and_readers() {
     assert_eq!((t["B"].lo, t["B"].hi), (30.0, 30.0));
     assert!((t["B"].heuristic - 10.0).abs() < 1e-9);
 
+    // The same graph without levels (calls added plainly, as a
+    // --separate-recs=1 profile holds them): A is still pinned down (50 in,
+    // 50 in all), B lies in [10, 30]; the walk from B steps to A, which
+    // leaves with chance 50/70: walk(B) = 30 * 5/7 = 150/7; the midpoint
+    // with the heuristic's 10 is 110/7, and either model alone on request.
+    let mut h = Graph::new(&["w"]).unwrap();
+    let (m, a, b, c) = (h.add_function("main").unwrap(), h.add_function("A").unwrap(),
+                        h.add_function("B").unwrap(), h.add_function("C").unwrap());
+    h.add_self(a, &[20]).unwrap();
+    h.add_self(b, &[10]).unwrap();
+    h.add_self(c, &[20]).unwrap();
+    h.add_call(m, a, 1, Some(&[50])).unwrap();
+    h.add_call(a, b, 1, Some(&[30])).unwrap();
+    h.add_call(b, a, 1, Some(&[20])).unwrap();
+    h.add_call(a, c, 2, Some(&[20])).unwrap();
+    h.analyze(Share::Auto).unwrap();
+    let rb: cgprop::TotalRow = h.get(b, 0).unwrap();
+    assert_eq!(rb.estimate, cgprop::estimate::MIDPOINT);
+    assert!((rb.walk - 150.0 / 7.0).abs() < 1e-9);
+    assert!((rb.total - 110.0 / 7.0).abs() < 1e-9);
+    assert_eq!((rb.lo, rb.hi), (10.0, 30.0));
+    h.set_estimate(cgprop::estimate::WALK, 0.0).unwrap();
+    h.propagate().unwrap();
+    let rb: cgprop::TotalRow = h.get(b, 0).unwrap();
+    assert!((rb.total - 150.0 / 7.0).abs() < 1e-9);
+    assert!(h.set_estimate(cgprop::estimate::EXACT, 0.0).is_err());
+
     let e = Graph::read_buffer(b"A 10\nA;B x\n", "bad.folded", None).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Format);
     assert!(e.message().starts_with("bad.folded:2: "), "{}", e);
@@ -327,7 +354,7 @@ fn row_sizes_match_the_header() {
     assert_eq!(size_of::<CallRow>(), 32);
     assert_eq!(size_of::<cgprop::CycleRow>(), 32);
     assert_eq!(size_of::<cgprop::MemberRow>(), 8);
-    assert_eq!(size_of::<TotalRow>(), 88);
+    assert_eq!(size_of::<TotalRow>(), 96);
     assert_eq!(size_of::<cgprop::CallTotalRow>(), 56);
     assert_eq!(size_of::<SplitRow>(), 56);
     assert_eq!(size_of::<cgprop::CallSplitRow>(), 64);
