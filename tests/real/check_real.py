@@ -106,9 +106,10 @@ def run_tool(tool, profile_gz, scratch):
                               timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         return None, f"cgprop took more than {TIMEOUT} s"
+    except OSError as e:
+        return None, f"cannot run {tool}: {e}"
     finally:
-        pass
-    os.unlink(plain)
+        os.unlink(plain)
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace").strip()
         return None, f"cgprop exited {proc.returncode}: {err}"
