@@ -453,7 +453,7 @@ CGPROP_API int cgprop_graph_collapse(cgprop_graph *g, uint32_t share);
 CGPROP_API int cgprop_graph_propagate(cgprop_graph *g);
 
 /** Default work budget of the absorbing walk, in front units per cycle member (see cgprop_graph_set_estimate()). */
-#define CGPROP_WALK_BUDGET_DEFAULT 2000
+#define CGPROP_WALK_BUDGET_DEFAULT 20
 
 /**
  * Choose what @c total shows for a cycle member whose interval comes from
@@ -469,9 +469,12 @@ CGPROP_API int cgprop_graph_propagate(cgprop_graph *g);
  * @param which ::CGPROP_EST_MIDPOINT (default), ::CGPROP_EST_WALK or ::CGPROP_EST_HEURISTIC.
  * @param budget_per_member the walk's work budget per member of a cycle, in
  *        front units (eliminating a member whose front has s members costs
- *        s²): a cycle of n members that needs more than n times this keeps
- *        the clamped heuristic (::CGPROP_EST_BUDGET). 0 means no limit;
- *        ::CGPROP_WALK_BUDGET_DEFAULT is the default.
+ *        s², about 50 ns each): a cycle of n members that needs more than
+ *        max(n, 10000) times this keeps the clamped heuristic
+ *        (::CGPROP_EST_BUDGET). 0 means no limit;
+ *        ::CGPROP_WALK_BUDGET_DEFAULT is the default (the cycles of real
+ *        programs, a few hundred members with small separators, fit in it;
+ *        a random 20,000-member cycle gives up after about 20 ms).
  * @return ::CGPROP_OK, ::CGPROP_EINVAL (unknown @p which, negative or NaN budget).
  * @since 0.2
  */

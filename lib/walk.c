@@ -739,7 +739,12 @@ int cgprop__walk_members(cgprop_graph *g, const uint8_t *want, double budget_per
             }
         }
         off[n] = (uint32_t)at;
-        double budget = budget_per_member > 0 ? budget_per_member * (double)n : 0;
+        /* Small and mid-sized cycles get the budget of a cycle of
+         * CGPROP__WALK_BUDGET_MEMBERS members: the work a real program's
+         * cycle of a few hundred members needs costs milliseconds, while a
+         * cycle without small separators is given up on early. */
+        double nb = n > CGPROP__WALK_BUDGET_MEMBERS ? (double)n : (double)CGPROP__WALK_BUDGET_MEMBERS;
+        double budget = budget_per_member > 0 ? budget_per_member * nb : 0;
         for (uint32_t k = 0; k < K && rc == CGPROP_OK; k++) {
             bool anyk = false;
             for (uint32_t i = 0; i < n; i++) anyk |= want[(size_t)mem[i] * K + k] != 0;

@@ -74,6 +74,10 @@ int cgprop__walk_scc_kernel(const cgprop_graph *g, uint32_t n, const uint32_t *i
                             const double *in_cost, const double *L, uint32_t exit_member, double budget,
                             uint32_t kernel, double *walk_out, double *work_out);
 
+/* cgprop__walk_members gives a cycle of n members the budget of
+ * max(n, this) members. */
+#define CGPROP__WALK_BUDGET_MEMBERS 10000u
+
 /* What cgprop__walk_members left in state[]. */
 enum { CGPROP__WALK_NONE = 0, CGPROP__WALK_DONE = 1, CGPROP__WALK_BUDGET = 2 };
 
@@ -81,7 +85,8 @@ enum { CGPROP__WALK_NONE = 0, CGPROP__WALK_DONE = 1, CGPROP__WALK_BUDGET = 2 };
  * metric, from the graph's measured call costs (self-calls left out):
  * walk[f * K + k] and state[f * K + k] (CGPROP__WALK_DONE, or
  * CGPROP__WALK_BUDGET when its cycle needed more than budget_per_member
- * times its size in front units; <= 0: no limit). A cycle that nothing
+ * times max(its size, CGPROP__WALK_BUDGET_MEMBERS) in front units; <= 0: no
+ * limit). A cycle that nothing
  * enters leaves at its lowest-id member (the entry the per-root heuristic
  * assumes). Needs current cycles and the adjacency. CGPROP_OK or
  * CGPROP_ENOMEM (nothing leaked; walk and state unspecified). */

@@ -58,7 +58,7 @@ pub const CGPROP_EST_SHARES: u32 = 2;
 pub const CGPROP_EST_WALK: u32 = 3;
 pub const CGPROP_EST_MIDPOINT: u32 = 4;
 pub const CGPROP_EST_BUDGET: u32 = 5;
-pub const CGPROP_WALK_BUDGET_DEFAULT: u32 = 2000;
+pub const CGPROP_WALK_BUDGET_DEFAULT: u32 = 20;
 
 pub const CGPROP_R_SIDES_DISAGREE: u32 = 1 << 0;
 pub const CGPROP_R_BELOW_SELF: u32 = 1 << 1;
