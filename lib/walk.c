@@ -248,7 +248,11 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
     uint64_t *seen = NULL, tag = 0;
     int rc = CGPROP_ENOMEM;
     *lb = 0;
-    E.start = cgprop__alloc(g, m, sizeof *E.start);
+    /* The pool starts with room for the matrix's pairs, and every list at
+     * its start, so that no list is ever read through a null pointer. */
+    E.cap = 2 * (size_t)R->off[m] + 64;
+    E.pool = cgprop__alloc(g, E.cap, sizeof *E.pool);
+    E.start = cgprop__calloc(g, m, sizeof *E.start);
     E.n = cgprop__calloc(g, m, sizeof *E.n);
     E.room = cgprop__calloc(g, m, sizeof *E.room);
     B.head = cgprop__alloc(g, m, sizeof *B.head);
@@ -259,7 +263,8 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
     rep = cgprop__alloc(g, m, sizeof *rep);
     nb = cgprop__alloc(g, m, sizeof *nb);
     seen = cgprop__calloc(g, m, sizeof *seen);
-    if (!E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !rep || !nb || !seen)
+    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !rep || !nb ||
+        !seen)
         goto out;
     for (uint32_t r = 0; r < m; r++)
         for (uint32_t i = R->off[r]; i < R->off[r + 1]; i++)
@@ -395,7 +400,11 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
     uint64_t *seen = NULL, tag = 0;
     size_t scap = (size_t)m + 64;
     int rc = CGPROP_ENOMEM;
-    E.start = cgprop__alloc(g, m, sizeof *E.start);
+    /* The pool starts with room for the matrix's pairs, and every list at
+     * its start, so that no list is ever read through a null pointer. */
+    E.cap = 2 * (size_t)R->off[m] + 64;
+    E.pool = cgprop__alloc(g, E.cap, sizeof *E.pool);
+    E.start = cgprop__calloc(g, m, sizeof *E.start);
     E.n = cgprop__calloc(g, m, sizeof *E.n);
     E.room = cgprop__calloc(g, m, sizeof *E.room);
     B.head = cgprop__alloc(g, m, sizeof *B.head);
@@ -409,7 +418,7 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
     S->pos = cgprop__alloc(g, m, sizeof *S->pos);
     S->soff = cgprop__alloc(g, (size_t)m + 1, sizeof *S->soff);
     S->sidx = cgprop__alloc(g, scap, sizeof *S->sidx); /* never NULL, even when every front is empty */
-    if (!E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !front || !seen ||
+    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !front || !seen ||
         !S->perm || !S->pos || !S->soff || !S->sidx)
         goto out;
     for (uint32_t r = 0; r < m; r++)
