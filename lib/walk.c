@@ -329,6 +329,7 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
                 uint32_t x = nb[t];
                 if (x == w) continue;
                 if (seen[x] == tw) { /* x saw both u and w: one neighbour fewer */
+                    if (B.deg[x] == 0) continue;
                     bucket_out(&B, x);
                     B.deg[x]--;
                     bucket_in(&B, x);
@@ -343,12 +344,14 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
                 uint32_t x = nb[t];
                 if (x == w) continue;
                 if (adj_push(g, &E, w, x)) goto out;
+                /* A lowered bound may already be 0 (x has u, so really not). */
+                if (B.deg[x] == 0) continue;
                 bucket_out(&B, x);
                 B.deg[x]--;
                 bucket_in(&B, x);
                 if (B.deg[x] < mindeg) mindeg = B.deg[x];
             }
-            B.deg[w]--;
+            if (B.deg[w]) B.deg[w]--;
         }
         bucket_in(&B, w);
         if (B.deg[w] < mindeg) mindeg = B.deg[w];
