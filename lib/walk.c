@@ -154,14 +154,18 @@ static int adj_push(const cgprop_graph *g, elim *E, uint32_t u, uint32_t w)
     return CGPROP_OK;
 }
 
-/* Drops eliminated members and repeats from u's list (tag: a value of seen[]
- * used by no one before); returns the number left, u's exact degree. */
-static uint32_t adj_clean(elim *E, uint32_t u, const unsigned char *dead, uint64_t *seen, uint64_t tag)
+/* seen[x] of an eliminated member: above every tag, so that one load
+ * tells both "gone" and "met already in this pass". */
+#define GONE UINT64_MAX
+
+/* Drops eliminated members and repeats from u's list (tag: larger than any
+ * value of seen[] but GONE); returns the number left, u's exact degree. */
+static uint32_t adj_clean(elim *E, uint32_t u, uint64_t *seen, uint64_t tag)
 {
     uint32_t *a = E->pool + E->start[u], j = 0;
     for (uint32_t t = 0; t < E->n[u]; t++) {
         uint32_t x = a[t];
-        if (dead[x] || seen[x] == tag) continue;
+        if (seen[x] >= tag) continue;
         seen[x] = tag;
         a[j++] = x;
     }
@@ -243,7 +247,6 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
     uint32_t m = R->m;
     elim E = {0};
     buckets B = {0};
-    unsigned char *dead = NULL;
     uint32_t *rep = NULL, *nb = NULL;
     uint64_t *seen = NULL, tag = 0;
     int rc = CGPROP_ENOMEM;
@@ -259,11 +262,10 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
     B.next = cgprop__alloc(g, m, sizeof *B.next);
     B.prev = cgprop__alloc(g, m, sizeof *B.prev);
     B.deg = cgprop__alloc(g, m, sizeof *B.deg);
-    dead = cgprop__calloc(g, m, 1);
     rep = cgprop__alloc(g, m, sizeof *rep);
     nb = cgprop__alloc(g, m, sizeof *nb);
     seen = cgprop__calloc(g, m, sizeof *seen);
-    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !rep || !nb ||
+    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !rep || !nb ||
         !seen)
         goto out;
     for (uint32_t r = 0; r < m; r++)
@@ -272,7 +274,7 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
     for (uint32_t u = 0; u < m; u++) rep[u] = u;
     for (uint32_t d = 0; d < m; d++) B.head[d] = NONE;
     for (uint32_t u = 0; u < m; u++) {
-        B.deg[u] = adj_clean(&E, u, dead, seen, ++tag);
+        B.deg[u] = adj_clean(&E, u, seen, ++tag);
         bucket_in(&B, u);
     }
     uint32_t mindeg = 0, delta = 0;
@@ -304,7 +306,6 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
             *lb = sq_sum((double)delta + 1);
             if (budget > 0 && *lb > budget) break;
         }
-        dead[u] = 1;
         left--;
         if (d == 0) continue;
         memcpy(nb, a, (size_t)d * sizeof *nb);
@@ -366,7 +367,6 @@ out:
     cgprop__free(g, B.next);
     cgprop__free(g, B.prev);
     cgprop__free(g, B.deg);
-    cgprop__free(g, dead);
     cgprop__free(g, rep);
     cgprop__free(g, nb);
     cgprop__free(g, seen);
@@ -398,7 +398,6 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
     uint32_t m = R->m;
     elim E = {0};
     buckets B = {0};
-    unsigned char *dead = NULL;
     uint32_t *front = NULL;
     uint64_t *seen = NULL, tag = 0;
     size_t scap = (size_t)m + 64;
@@ -414,14 +413,13 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
     B.next = cgprop__alloc(g, m, sizeof *B.next);
     B.prev = cgprop__alloc(g, m, sizeof *B.prev);
     B.deg = cgprop__alloc(g, m, sizeof *B.deg);
-    dead = cgprop__calloc(g, m, 1);
     front = cgprop__alloc(g, m, sizeof *front);
     seen = cgprop__calloc(g, m, sizeof *seen);
     S->perm = cgprop__alloc(g, m, sizeof *S->perm);
     S->pos = cgprop__alloc(g, m, sizeof *S->pos);
     S->soff = cgprop__alloc(g, (size_t)m + 1, sizeof *S->soff);
     S->sidx = cgprop__alloc(g, scap, sizeof *S->sidx); /* never NULL, even when every front is empty */
-    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !front || !seen ||
+    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !front || !seen ||
         !S->perm || !S->pos || !S->soff || !S->sidx)
         goto out;
     for (uint32_t r = 0; r < m; r++)
@@ -429,7 +427,7 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
             if (adj_push(g, &E, r, R->col[i]) || adj_push(g, &E, R->col[i], r)) goto out;
     for (uint32_t d = 0; d < m; d++) B.head[d] = NONE;
     for (uint32_t u = 0; u < m; u++) {
-        B.deg[u] = adj_clean(&E, u, dead, seen, ++tag);
+        B.deg[u] = adj_clean(&E, u, seen, ++tag);
         bucket_in(&B, u);
     }
     S->soff[0] = 0;
@@ -439,7 +437,7 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
         while (B.head[mindeg] == NONE) mindeg++;
         uint32_t v = B.head[mindeg];
         bucket_out(&B, v);
-        uint32_t nf = adj_clean(&E, v, dead, seen, ++tag);
+        uint32_t nf = adj_clean(&E, v, seen, ++tag);
         memcpy(front, E.pool + E.start[v], (size_t)nf * sizeof *front);
         *work += ((double)nf + 1) * ((double)nf + 1);
         /* What is left costs at least sum_{x=1..nf} x^2: the front becomes
@@ -451,7 +449,7 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
             rc = CGPROP__WALK_OVER_BUDGET;
             goto out;
         }
-        dead[v] = 1;
+        seen[v] = GONE;
         E.n[v] = 0;
         S->perm[s] = v;
         S->pos[v] = s;
@@ -471,7 +469,7 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
             bucket_out(&B, u);
             if (E.n[u] <= 4 * nf + 16) {
                 uint64_t tu = ++tag;
-                adj_clean(&E, u, dead, seen, tu);
+                adj_clean(&E, u, seen, tu);
                 for (uint32_t b = 0; b < nf; b++)
                     if (front[b] != u && seen[front[b]] != tu && adj_push(g, &E, u, front[b])) goto out;
                 B.deg[u] = E.n[u];
@@ -481,7 +479,7 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
                 uint32_t d = B.deg[u] - 1 + (nf - 1);
                 B.deg[u] = d < left ? d : left - 1;
                 /* Most of a list twice its degree is repeats or gone. */
-                if (E.n[u] > 2 * (size_t)B.deg[u] + 16) B.deg[u] = adj_clean(&E, u, dead, seen, ++tag);
+                if (E.n[u] > 2 * (size_t)B.deg[u] + 16) B.deg[u] = adj_clean(&E, u, seen, ++tag);
             }
             bucket_in(&B, u);
             if (B.deg[u] < mindeg) mindeg = B.deg[u];
@@ -503,7 +501,6 @@ out:
     cgprop__free(g, B.next);
     cgprop__free(g, B.prev);
     cgprop__free(g, B.deg);
-    cgprop__free(g, dead);
     cgprop__free(g, front);
     cgprop__free(g, seen);
     return rc;
