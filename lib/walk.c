@@ -25,7 +25,6 @@
  * kernels agree to a few units in the last place times the size. */
 #include "walk.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
