@@ -1053,6 +1053,7 @@ START_TEST(alloc_failure)
     random_ring(&s, 300, 600, &rng);
     sweep(&s, UINT32_MAX, 0, CGPROP__WALK_SPARSE, CGPROP_OK);
     sweep(&s, UINT32_MAX, 5000, CGPROP__WALK_SPARSE, CGPROP__WALK_OVER_BUDGET);
+    sweep(&s, UINT32_MAX, 1e12, CGPROP__WALK_SPARSE, CGPROP_OK); /* the lower bound, then the rest */
     comp_free(&s);
     /* No inflow, an exit member and a never-entered member. */
     comp_init(&s, 4);
