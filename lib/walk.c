@@ -27,7 +27,6 @@
 
 #include "analysis.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -125,79 +124,10 @@ out:
 
 /* ---- the sparse kernel --------------------------------------------------- */
 
-/* A set of unordered member pairs (the filled pattern), each with a slot
- * number once the order is known. Key: smaller id high, larger low; never 0
- * because the two differ. */
-typedef struct pairs {
-    uint64_t *key;
-    uint32_t *val;
-    size_t cap, cnt; /* cap: power of two */
-} pairs;
-
-static uint64_t pair_key(uint32_t a, uint32_t b)
-{
-    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
-}
-
-static size_t pair_home(uint64_t key, size_t cap)
-{
-    return (size_t)cgprop__hash_pair((uint32_t)(key >> 32), (uint32_t)key) & (cap - 1);
-}
-
-/* The slot index holding key, or the empty one where it would go. */
-static size_t pair_find(const pairs *h, uint64_t key)
-{
-    size_t i = pair_home(key, h->cap);
-    while (h->key[i] && h->key[i] != key) i = (i + 1) & (h->cap - 1);
-    return i;
-}
-
-static int pair_grow(const cgprop_graph *g, pairs *h)
-{
-    size_t cap = h->cap ? h->cap * 2 : 64;
-    uint64_t *key = cgprop__calloc(g, cap, sizeof *key);
-    uint32_t *val = cgprop__alloc(g, cap, sizeof *val);
-    if (!key || !val) {
-        cgprop__free(g, key);
-        cgprop__free(g, val);
-        return CGPROP_ENOMEM;
-    }
-    pairs nh = {key, val, cap, h->cnt};
-    for (size_t i = 0; i < h->cap; i++)
-        if (h->key[i]) {
-            size_t j = pair_find(&nh, h->key[i]);
-            key[j] = h->key[i];
-            val[j] = h->val[i];
-        }
-    cgprop__free(g, h->key);
-    cgprop__free(g, h->val);
-    *h = nh;
-    return CGPROP_OK;
-}
-
-/* 1 when the pair is new (and now in), 0 when it was there, < 0 on error. */
-static int pair_add(const cgprop_graph *g, pairs *h, uint64_t key)
-{
-    if ((h->cnt + 1) * 2 > h->cap && pair_grow(g, h)) return CGPROP_ENOMEM;
-    size_t i = pair_find(h, key);
-    if (h->key[i]) return 0;
-    h->key[i] = key;
-    h->val[i] = 0;
-    h->cnt++;
-    return 1;
-}
-
-/* The slot of a pair known to be in the set. */
-static uint32_t pair_slot(const pairs *h, uint32_t a, uint32_t b)
-{
-    return h->val[pair_find(h, pair_key(a, b))];
-}
-
 /* The elimination graph of the ordering: each member's neighbours in one
  * pool; a list that fills up moves to the pool's end with twice the room.
- * Lists keep eliminated neighbours until their owner is eliminated (they are
- * skipped then): removing them would mean searching every neighbour's list,
- * which costs a hub its whole degree each time a neighbour goes. */
+ * Lists may hold eliminated members and repeats for a while; both are
+ * dropped whenever a list is read in full. */
 typedef struct elim {
     uint32_t *pool;
     size_t len, cap;
@@ -225,8 +155,27 @@ static int adj_push(const cgprop_graph *g, elim *E, uint32_t u, uint32_t w)
     return CGPROP_OK;
 }
 
+/* seen[x] of an eliminated member: above every tag, so that one load
+ * tells both "gone" and "met already in this pass". */
+#define GONE UINT64_MAX
+
+/* Drops eliminated members and repeats from u's list (tag: larger than any
+ * value of seen[] but GONE); returns the number left, u's exact degree. */
+static uint32_t adj_clean(elim *E, uint32_t u, uint64_t *seen, uint64_t tag)
+{
+    uint32_t *a = E->pool + E->start[u], j = 0;
+    for (uint32_t t = 0; t < E->n[u]; t++) {
+        uint32_t x = a[t];
+        if (seen[x] >= tag) continue;
+        seen[x] = tag;
+        a[j++] = x;
+    }
+    E->n[u] = j;
+    return j;
+}
+
 /* Degree buckets: doubly linked lists of the members not yet eliminated by
- * their number of neighbours not yet eliminated. */
+ * their degree (exact, or an upper bound, see order()). */
 typedef struct buckets {
     uint32_t *head, *next, *prev, *deg;
 } buckets;
@@ -273,118 +222,141 @@ static void sort_u32(uint32_t *a, size_t n)
     }
 }
 
-/* What the ordering leaves for the numeric phases. */
-typedef struct symb {
-    uint32_t *perm;  /* m: member eliminated at each step */
-    uint32_t *pos;   /* m: step at which each member goes */
-    size_t *soff;    /* m + 1: front of step k (without k) is sidx[soff[k] ..] */
-    uint32_t *sidx;  /* steps, ascending within a front */
-    uint32_t maxf;   /* largest front (without its pivot) */
-    pairs pat;       /* every pair of the filled pattern, val = its slot */
-} symb;
+/* 1^2 + 2^2 + ... + x^2. */
+static double sq_sum(double x) { return x * (x + 1) * (2 * x + 1) / 6; }
 
-/* Minimum degree on the explicit elimination graph: take a member with the
- * fewest neighbours, join its neighbours into a clique, repeat. Each step
- * costs about the square of its front (the clique's pairs are tested in the
- * pair set), which is what the budget counts. */
-static int order(const cgprop_graph *g, const red *R, double budget, symb *S, double *work)
+/* A lower bound of the work any elimination order needs, found in about
+ * linear time, so that a component far over its budget is turned away
+ * before the ordering spends the budget finding out. Contract a member of
+ * least degree into its neighbour of least degree, repeatedly: the largest
+ * least degree met, delta, is at most the treewidth (a contraction yields a
+ * minor, whose treewidth is no larger, and a graph's treewidth is at least
+ * its least degree). Some step of every order then has a front of at least
+ * delta members, which costs sq_sum(delta + 1) units at least (see the
+ * bound in order()). Unlike elimination, contraction adds no edges, so this
+ * stays cheap on graphs whose fill would be huge.
+ *
+ * Degrees are kept exact, except next to a member whose list is much longer
+ * than the contracted one's (a hub, not read for the same reason as in
+ * order()): there they are lowered as if every merge made a repeat, which
+ * keeps each a lower bound and so the result a lower bound. A list is read
+ * in full, and its degree made exact, when its member comes up as least.
+ * Returns CGPROP_OK with *lb set (or stops at the first delta whose bound
+ * passes the budget), CGPROP_ENOMEM. */
+static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, double *lb)
 {
     uint32_t m = R->m;
     elim E = {0};
     buckets B = {0};
-    unsigned char *dead = NULL;
-    uint32_t *front = NULL;
-    size_t scap = 0;
+    uint32_t *rep = NULL, *nb = NULL;
+    uint64_t *seen = NULL, tag = 0;
     int rc = CGPROP_ENOMEM;
-    E.start = cgprop__alloc(g, m, sizeof *E.start);
+    *lb = 0;
+    /* The pool starts with room for the matrix's pairs, and every list at
+     * its start, so that no list is ever read through a null pointer. */
+    E.cap = 2 * (size_t)R->off[m] + 64;
+    E.pool = cgprop__alloc(g, E.cap, sizeof *E.pool);
+    E.start = cgprop__calloc(g, m, sizeof *E.start);
     E.n = cgprop__calloc(g, m, sizeof *E.n);
     E.room = cgprop__calloc(g, m, sizeof *E.room);
     B.head = cgprop__alloc(g, m, sizeof *B.head);
     B.next = cgprop__alloc(g, m, sizeof *B.next);
     B.prev = cgprop__alloc(g, m, sizeof *B.prev);
-    B.deg = cgprop__calloc(g, m, sizeof *B.deg);
-    dead = cgprop__calloc(g, m, 1);
-    front = cgprop__alloc(g, m, sizeof *front);
-    S->perm = cgprop__alloc(g, m, sizeof *S->perm);
-    S->pos = cgprop__alloc(g, m, sizeof *S->pos);
-    S->soff = cgprop__alloc(g, (size_t)m + 1, sizeof *S->soff);
-    scap = (size_t)m + 64; /* never NULL, even when every front is empty */
-    S->sidx = cgprop__alloc(g, scap, sizeof *S->sidx);
-    if (!S->sidx || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !dead || !front || !S->perm ||
-        !S->pos || !S->soff)
+    B.deg = cgprop__alloc(g, m, sizeof *B.deg);
+    rep = cgprop__alloc(g, m, sizeof *rep);
+    nb = cgprop__alloc(g, m, sizeof *nb);
+    seen = cgprop__calloc(g, m, sizeof *seen);
+    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !rep || !nb ||
+        !seen)
         goto out;
     for (uint32_t r = 0; r < m; r++)
-        for (uint32_t i = R->off[r]; i < R->off[r + 1]; i++) {
-            uint32_t c = R->col[i];
-            int added = pair_add(g, &S->pat, pair_key(r, c));
-            if (added < 0) goto out;
-            if (added) {
-                if (adj_push(g, &E, r, c) || adj_push(g, &E, c, r)) goto out;
-                B.deg[r]++;
-                B.deg[c]++;
-            }
-        }
+        for (uint32_t i = R->off[r]; i < R->off[r + 1]; i++)
+            if (adj_push(g, &E, r, R->col[i]) || adj_push(g, &E, R->col[i], r)) goto out;
+    for (uint32_t u = 0; u < m; u++) rep[u] = u;
     for (uint32_t d = 0; d < m; d++) B.head[d] = NONE;
-    for (uint32_t u = 0; u < m; u++) bucket_in(&B, u);
-    S->soff[0] = 0;
-    S->maxf = 0;
-    uint32_t mindeg = 0;
-    for (uint32_t s = 0; s < m; s++) {
+    for (uint32_t u = 0; u < m; u++) {
+        B.deg[u] = adj_clean(&E, u, seen, ++tag);
+        bucket_in(&B, u);
+    }
+    uint32_t mindeg = 0, delta = 0;
+    for (uint32_t left = m; left > 0;) {
         while (B.head[mindeg] == NONE) mindeg++;
-        uint32_t v = B.head[mindeg];
-        bucket_out(&B, v);
-        uint32_t nf = 0;
-        for (uint32_t t = 0; t < E.n[v]; t++) {
-            uint32_t u = E.pool[E.start[v] + t];
-            if (!dead[u]) front[nf++] = u;
+        uint32_t u = B.head[mindeg];
+        bucket_out(&B, u);
+        /* u's neighbours as they are now: names through rep (merged members
+         * live on in their representative), without repeats or u itself. */
+        uint64_t tu = ++tag;
+        uint32_t d = 0, *a = E.pool + E.start[u];
+        seen[u] = tu;
+        for (uint32_t t = 0; t < E.n[u]; t++) {
+            uint32_t x = a[t];
+            while (rep[x] != x) x = rep[x] = rep[rep[x]];
+            if (seen[x] == tu) continue;
+            seen[x] = tu;
+            a[d++] = x;
         }
-        *work += ((double)nf + 1) * ((double)nf + 1);
-        if (budget > 0 && *work > budget) {
-            rc = CGPROP__WALK_OVER_BUDGET;
-            goto out;
+        E.n[u] = d;
+        if (d > B.deg[u]) { /* was a lower bound: take it up, pick again */
+            B.deg[u] = d;
+            bucket_in(&B, u);
+            continue;
         }
-        dead[v] = 1;
-        S->perm[s] = v;
-        S->pos[v] = s;
-        if (nf > S->maxf) S->maxf = nf;
-        if (S->soff[s] + nf > scap) {
-            size_t cap = scap * 2 > S->soff[s] + nf ? scap * 2 : S->soff[s] + nf + 64;
-            uint32_t *sidx = cgprop__realloc(g, S->sidx, cap, sizeof *sidx);
-            if (!sidx) goto out;
-            S->sidx = sidx;
-            scap = cap;
+        B.deg[u] = d;
+        if (d > delta) {
+            delta = d;
+            *lb = sq_sum((double)delta + 1);
+            if (budget > 0 && *lb > budget) break;
         }
-        memcpy(S->sidx + S->soff[s], front, (size_t)nf * sizeof *front);
-        S->soff[s + 1] = S->soff[s] + nf;
-        for (uint32_t a = 0; a < nf; a++) {
-            bucket_out(&B, front[a]);
-            B.deg[front[a]]--;
-        }
-        for (uint32_t a = 0; a < nf; a++)
-            for (uint32_t b = a + 1; b < nf; b++) {
-                uint32_t x = front[a], y = front[b];
-                int added = pair_add(g, &S->pat, pair_key(x, y));
-                if (added < 0) goto out;
-                if (added) {
-                    if (adj_push(g, &E, x, y) || adj_push(g, &E, y, x)) goto out;
-                    B.deg[x]++;
-                    B.deg[y]++;
+        left--;
+        if (d == 0) continue;
+        memcpy(nb, a, (size_t)d * sizeof *nb);
+        uint32_t w = nb[0];
+        for (uint32_t t = 1; t < d; t++)
+            if (B.deg[nb[t]] < B.deg[w]) w = nb[t];
+        rep[u] = w;
+        bucket_out(&B, w);
+        if (E.n[w] <= 4 * (size_t)d + 16) {
+            uint64_t tw = ++tag;
+            uint32_t *b = E.pool + E.start[w], k = 0;
+            seen[w] = tw;
+            for (uint32_t t = 0; t < E.n[w]; t++) {
+                uint32_t x = b[t];
+                while (rep[x] != x) x = rep[x] = rep[rep[x]];
+                if (seen[x] == tw) continue; /* u itself now reads as w */
+                seen[x] = tw;
+                b[k++] = x;
+            }
+            E.n[w] = k;
+            for (uint32_t t = 0; t < d; t++) {
+                uint32_t x = nb[t];
+                if (x == w) continue;
+                if (seen[x] == tw) { /* x saw both u and w: one neighbour fewer */
+                    if (B.deg[x] == 0) continue;
+                    bucket_out(&B, x);
+                    B.deg[x]--;
+                    bucket_in(&B, x);
+                    if (B.deg[x] < mindeg) mindeg = B.deg[x];
+                } else {
+                    if (adj_push(g, &E, w, x)) goto out;
                 }
             }
-        for (uint32_t a = 0; a < nf; a++) {
-            bucket_in(&B, front[a]);
-            if (B.deg[front[a]] < mindeg) mindeg = B.deg[front[a]];
+            B.deg[w] = E.n[w];
+        } else {
+            for (uint32_t t = 0; t < d; t++) {
+                uint32_t x = nb[t];
+                if (x == w) continue;
+                if (adj_push(g, &E, w, x)) goto out;
+                /* A lowered bound may already be 0 (x has u, so really not). */
+                if (B.deg[x] == 0) continue;
+                bucket_out(&B, x);
+                B.deg[x]--;
+                bucket_in(&B, x);
+                if (B.deg[x] < mindeg) mindeg = B.deg[x];
+            }
+            if (B.deg[w]) B.deg[w]--;
         }
-    }
-    /* Fronts as steps, ascending, and each pair's slot: the pair (k, j) with
-     * k eliminated first sits in step k's front. */
-    for (uint32_t k = 0; k < m; k++) {
-        uint32_t *f = S->sidx + S->soff[k];
-        size_t nf = S->soff[k + 1] - S->soff[k];
-        for (size_t a = 0; a < nf; a++) f[a] = S->pos[f[a]];
-        sort_u32(f, nf);
-        for (size_t a = 0; a < nf; a++)
-            S->pat.val[pair_find(&S->pat, pair_key(S->perm[k], S->perm[f[a]]))] = (uint32_t)(S->soff[k] + a);
+        bucket_in(&B, w);
+        if (B.deg[w] < mindeg) mindeg = B.deg[w];
     }
     rc = CGPROP_OK;
 out:
@@ -396,8 +368,142 @@ out:
     cgprop__free(g, B.next);
     cgprop__free(g, B.prev);
     cgprop__free(g, B.deg);
-    cgprop__free(g, dead);
+    cgprop__free(g, rep);
+    cgprop__free(g, nb);
+    cgprop__free(g, seen);
+    return rc;
+}
+
+/* What the ordering leaves for the numeric phases: the front of each step
+ * (the later steps joined to it), ascending. The pair (k, j), k < j, is
+ * slot soff[k] + (index of j in k's front). */
+typedef struct symb {
+    uint32_t *perm;  /* m: member eliminated at each step */
+    uint32_t *pos;   /* m: step at which each member goes */
+    size_t *soff;    /* m + 1 */
+    uint32_t *sidx;
+    uint32_t maxf;   /* largest front */
+} symb;
+
+/* Minimum degree on the explicit elimination graph: take a member of least
+ * degree, join its neighbours into a clique, repeat. Joining reads each
+ * neighbour's list to add only the pairs that are new, so degrees stay
+ * exact; but a neighbour whose list is much longer than the front (a hub)
+ * is not read, since a hub would then cost its whole degree each time one
+ * of its many neighbours goes: it gets the front appended as it is, repeats
+ * and all, and an upper bound for its degree, until its list is next read.
+ * A step costs about the square of its front, which is what the budget
+ * counts. */
+static int order(const cgprop_graph *g, const red *R, double budget, symb *S, double *work)
+{
+    uint32_t m = R->m;
+    elim E = {0};
+    buckets B = {0};
+    uint32_t *front = NULL;
+    uint64_t *seen = NULL, tag = 0;
+    size_t scap = (size_t)m + 64;
+    int rc = CGPROP_ENOMEM;
+    /* The pool starts with room for the matrix's pairs, and every list at
+     * its start, so that no list is ever read through a null pointer. */
+    E.cap = 2 * (size_t)R->off[m] + 64;
+    E.pool = cgprop__alloc(g, E.cap, sizeof *E.pool);
+    E.start = cgprop__calloc(g, m, sizeof *E.start);
+    E.n = cgprop__calloc(g, m, sizeof *E.n);
+    E.room = cgprop__calloc(g, m, sizeof *E.room);
+    B.head = cgprop__alloc(g, m, sizeof *B.head);
+    B.next = cgprop__alloc(g, m, sizeof *B.next);
+    B.prev = cgprop__alloc(g, m, sizeof *B.prev);
+    B.deg = cgprop__alloc(g, m, sizeof *B.deg);
+    front = cgprop__alloc(g, m, sizeof *front);
+    seen = cgprop__calloc(g, m, sizeof *seen);
+    S->perm = cgprop__alloc(g, m, sizeof *S->perm);
+    S->pos = cgprop__alloc(g, m, sizeof *S->pos);
+    S->soff = cgprop__alloc(g, (size_t)m + 1, sizeof *S->soff);
+    S->sidx = cgprop__alloc(g, scap, sizeof *S->sidx); /* never NULL, even when every front is empty */
+    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !front || !seen ||
+        !S->perm || !S->pos || !S->soff || !S->sidx)
+        goto out;
+    for (uint32_t r = 0; r < m; r++)
+        for (uint32_t i = R->off[r]; i < R->off[r + 1]; i++)
+            if (adj_push(g, &E, r, R->col[i]) || adj_push(g, &E, R->col[i], r)) goto out;
+    for (uint32_t d = 0; d < m; d++) B.head[d] = NONE;
+    for (uint32_t u = 0; u < m; u++) {
+        B.deg[u] = adj_clean(&E, u, seen, ++tag);
+        bucket_in(&B, u);
+    }
+    S->soff[0] = 0;
+    S->maxf = 0;
+    uint32_t mindeg = 0;
+    for (uint32_t s = 0; s < m; s++) {
+        while (B.head[mindeg] == NONE) mindeg++;
+        uint32_t v = B.head[mindeg];
+        bucket_out(&B, v);
+        uint32_t nf = adj_clean(&E, v, seen, ++tag);
+        memcpy(front, E.pool + E.start[v], (size_t)nf * sizeof *front);
+        *work += ((double)nf + 1) * ((double)nf + 1);
+        /* What is left costs at least sum_{x=1..nf} x^2: the front becomes
+         * a clique, and whenever one of its members goes, those of the
+         * others still there are in its front. A component without small
+         * separators is seen to be too big well before its work is done. */
+        if (budget > 0 && *work + sq_sum(nf) > budget) {
+            *work += sq_sum(nf);
+            rc = CGPROP__WALK_OVER_BUDGET;
+            goto out;
+        }
+        seen[v] = GONE;
+        E.n[v] = 0;
+        S->perm[s] = v;
+        S->pos[v] = s;
+        if (nf > S->maxf) S->maxf = nf;
+        if (S->soff[s] + nf > scap) {
+            size_t cap = scap * 2 > S->soff[s] + nf ? scap * 2 : S->soff[s] + nf;
+            uint32_t *sidx = cgprop__realloc(g, S->sidx, cap, sizeof *sidx);
+            if (!sidx) goto out;
+            S->sidx = sidx;
+            scap = cap;
+        }
+        memcpy(S->sidx + S->soff[s], front, (size_t)nf * sizeof *front);
+        S->soff[s + 1] = S->soff[s] + nf;
+        uint32_t left = m - s - 1; /* members not yet eliminated */
+        for (uint32_t a = 0; a < nf; a++) {
+            uint32_t u = front[a];
+            bucket_out(&B, u);
+            if (E.n[u] <= 4 * nf + 16) {
+                uint64_t tu = ++tag;
+                adj_clean(&E, u, seen, tu);
+                for (uint32_t b = 0; b < nf; b++)
+                    if (front[b] != u && seen[front[b]] != tu && adj_push(g, &E, u, front[b])) goto out;
+                B.deg[u] = E.n[u];
+            } else {
+                for (uint32_t b = 0; b < nf; b++)
+                    if (front[b] != u && adj_push(g, &E, u, front[b])) goto out;
+                uint32_t d = B.deg[u] - 1 + (nf - 1);
+                B.deg[u] = d < left ? d : left - 1;
+                /* Most of a list twice its degree is repeats or gone. */
+                if (E.n[u] > 2 * (size_t)B.deg[u] + 16) B.deg[u] = adj_clean(&E, u, seen, ++tag);
+            }
+            bucket_in(&B, u);
+            if (B.deg[u] < mindeg) mindeg = B.deg[u];
+        }
+    }
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t *f = S->sidx + S->soff[k];
+        size_t nf = S->soff[k + 1] - S->soff[k];
+        for (size_t a = 0; a < nf; a++) f[a] = S->pos[f[a]];
+        sort_u32(f, nf);
+    }
+    rc = CGPROP_OK;
+out:
+    cgprop__free(g, E.pool);
+    cgprop__free(g, E.start);
+    cgprop__free(g, E.n);
+    cgprop__free(g, E.room);
+    cgprop__free(g, B.head);
+    cgprop__free(g, B.next);
+    cgprop__free(g, B.prev);
+    cgprop__free(g, B.deg);
     cgprop__free(g, front);
+    cgprop__free(g, seen);
     return rc;
 }
 
@@ -407,8 +513,35 @@ static void symb_free(const cgprop_graph *g, symb *S)
     cgprop__free(g, S->pos);
     cgprop__free(g, S->soff);
     cgprop__free(g, S->sidx);
-    cgprop__free(g, S->pat.key);
-    cgprop__free(g, S->pat.val);
+}
+
+/* Slots of the pairs (f[a], f[b]) for b = a + 1 .. nf - 1, all in the front
+ * of step f[a] (after step k joined its front into a clique, each member's
+ * later partners there are neighbours when it goes). Both lists ascend: a
+ * merge when the front of f[a] is short, binary searches when it is long
+ * next to what is looked for, so a long front costs only a logarithm. */
+static void front_slots(const symb *S, const uint32_t *f, size_t nf, size_t a, uint32_t *out)
+{
+    size_t o = S->soff[f[a]], len = S->soff[f[a] + 1] - o, want = nf - a - 1;
+    const uint32_t *h = S->sidx + o;
+    size_t i = 0;
+    if (len <= 8 * want) {
+        for (size_t b = a + 1; b < nf; b++) {
+            while (h[i] != f[b]) i++;
+            out[b] = (uint32_t)(o + i);
+        }
+        return;
+    }
+    for (size_t b = a + 1; b < nf; b++) {
+        size_t lo = i, hi = len;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (h[mid] < f[b]) lo = mid + 1;
+            else hi = mid;
+        }
+        out[b] = (uint32_t)(o + lo);
+        i = lo + 1;
+    }
 }
 
 static int sparse_kernel(const cgprop_graph *g, const red *R, double budget, double *esc, double *work)
@@ -416,9 +549,21 @@ static int sparse_kernel(const cgprop_graph *g, const red *R, double budget, dou
     uint32_t m = R->m;
     symb S = {0};
     double *up = NULL, *lo = NULL, *e = NULL, *d = NULL, *t = NULL;
+    uint32_t *sl = NULL;
     unsigned char *trap = NULL;
     *work = 0;
-    int rc = order(g, R, budget, &S, work);
+    int rc = CGPROP_OK;
+    if (budget > 0) {
+        double lb;
+        rc = work_lower_bound(g, R, budget, &lb);
+        if (rc) goto out;
+        if (lb > budget) {
+            *work = lb;
+            rc = CGPROP__WALK_OVER_BUDGET;
+            goto out;
+        }
+    }
+    rc = order(g, R, budget, &S, work);
     if (rc) goto out;
     rc = CGPROP_ENOMEM;
     size_t nslot = S.soff[m];
@@ -430,14 +575,17 @@ static int sparse_kernel(const cgprop_graph *g, const red *R, double budget, dou
     e = cgprop__alloc(g, m, sizeof *e);
     d = cgprop__alloc(g, m, sizeof *d);
     t = cgprop__alloc(g, 4 * (size_t)S.maxf, sizeof *t);
+    sl = cgprop__alloc(g, S.maxf, sizeof *sl);
     trap = cgprop__calloc(g, m, 1);
-    if (!up || !lo || !e || !d || !t || !trap) goto out;
+    if (!up || !lo || !e || !d || !t || !sl || !trap) goto out;
     for (uint32_t r = 0; r < m; r++) {
         e[S.pos[r]] = R->exit[r];
         for (uint32_t i = R->off[r]; i < R->off[r + 1]; i++) {
-            uint32_t c = R->col[i], s = pair_slot(&S.pat, r, c);
-            if (S.pos[r] < S.pos[c]) up[s] += R->val[i];
-            else lo[s] += R->val[i];
+            uint32_t pr = S.pos[r], pc = S.pos[R->col[i]];
+            uint32_t pair[2] = {pr < pc ? pr : pc, pr < pc ? pc : pr}, s[2];
+            front_slots(&S, pair, 2, 0, s);
+            if (pr < pc) up[s[1]] += R->val[i];
+            else lo[s[1]] += R->val[i];
         }
     }
     for (uint32_t k = 0; k < m; k++) {
@@ -456,19 +604,19 @@ static int sparse_kernel(const cgprop_graph *g, const red *R, double budget, dou
         }
         d[k] = dk;
         for (size_t a = 0; a < nf; a++) {
-            double pa = lo[o + a];
-            if (pa == 0 && up[o + a] == 0) continue;
+            double pa = lo[o + a], ua = up[o + a];
             e[f[a]] += pa * ue;
+            if (pa == 0 && ua == 0) continue;
+            front_slots(&S, f, nf, a, sl);
             for (size_t b = a + 1; b < nf; b++) {
-                uint32_t s = pair_slot(&S.pat, S.perm[f[a]], S.perm[f[b]]);
-                up[s] += pa * up[o + b];
-                lo[s] += lo[o + b] * up[o + a];
+                up[sl[b]] += pa * up[o + b];
+                lo[sl[b]] += lo[o + b] * ua;
             }
         }
         for (size_t a = 0; a < nf; a++) lo[o + a] /= dk;
     }
     /* Takahashi, last step first (the dense kernel's equations, over the
-     * front only: the pattern of the inverse's needed entries is the filled
+     * front only: the inverse's entries needed are those of the filled
      * pattern, and every pair of a front is in it). */
     for (uint32_t k = m; k-- > 0;) {
         size_t o = S.soff[k], nf = S.soff[k + 1] - o;
@@ -481,15 +629,16 @@ static int sparse_kernel(const cgprop_graph *g, const red *R, double budget, dou
             zr[a] = u[a] * zaa;
             zc[a] = zaa * l[a];
         }
-        for (size_t a = 0; a < nf; a++)
+        for (size_t a = 0; a < nf; a++) {
+            front_slots(&S, f, nf, a, sl);
             for (size_t b = a + 1; b < nf; b++) {
-                uint32_t s = pair_slot(&S.pat, S.perm[f[a]], S.perm[f[b]]);
-                double zab = up[s], zba = lo[s]; /* Z[f_a][f_b], Z[f_b][f_a] */
+                double zab = up[sl[b]], zba = lo[sl[b]]; /* Z[f_a][f_b], Z[f_b][f_a] */
                 zr[a] += u[b] * zba;
                 zr[b] += u[a] * zab;
                 zc[a] += zab * l[b];
                 zc[b] += zba * l[a];
             }
+        }
         double zkk = 1 / d[k];
         for (size_t a = 0; a < nf; a++) {
             up[o + a] = zr[a];
@@ -512,6 +661,7 @@ out:
     cgprop__free(g, e);
     cgprop__free(g, d);
     cgprop__free(g, t);
+    cgprop__free(g, sl);
     cgprop__free(g, trap);
     return rc;
 }

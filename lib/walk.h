@@ -38,16 +38,21 @@
  * and the not yet eliminated members it is joined to) has size s costs s^2.
  * The dense kernel on m members counts m(m+1)(2m+1)/6 up front; the sparse
  * one counts as its ordering goes, and the factorisation and selected
- * inversion that follow cost a small multiple of the same sum.
+ * inversion that follow cost a small multiple of the same sum. Under a
+ * budget the sparse kernel also gives up as soon as a lower bound of the
+ * work still to come (before the ordering: one found by contraction; during
+ * it: the clique each front becomes) takes the count past the budget.
+ * Members set aside before the matrix (see above) count nothing.
  */
 #ifndef CGPROP_WALK_H
 #define CGPROP_WALK_H
 
 #include "graph.h"
 
-/* Returned (positive: not an error) when the counted work passed the budget;
- * walk_out is then unspecified and *work_out holds the units counted, which
- * exceed the budget. */
+/* Returned (positive: not an error) when the work passed the budget;
+ * walk_out is then unspecified and *work_out holds the units counted plus
+ * the lower bound that decided, above the budget (and never above what the
+ * whole computation would have counted). */
 #define CGPROP__WALK_OVER_BUDGET 2
 
 /* Components with at most this many members (after members whose walk is

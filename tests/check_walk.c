@@ -929,6 +929,30 @@ START_TEST(budget)
     ck_assert_int_eq(run(g, &s, UINT32_MAX, full, CGPROP__WALK_SPARSE, w, &work), CGPROP_OK);
     ck_assert(work == full);
     for (uint32_t f = 0; f < 500; f++) ck_assert(w[f] == ref[f]);
+    /* A generous budget changes nothing, on shapes with hubs too (a star:
+     * a hub calling 300 members that call it back; a program shape). */
+    for (int shape = 0; shape < 2; shape++) {
+        comp h;
+        if (shape == 0) {
+            comp_init(&h, 301);
+            for (uint32_t f = 1; f <= 300; f++) {
+                arc(&h, 0, f, 1 + f);
+                arc(&h, f, 0, 1 + f % 7);
+            }
+            h.L[0] = 10;
+            finish(&h);
+        } else {
+            random_program(&h, 2000, 12, &rng);
+        }
+        double *x = malloc(h.n * sizeof *x), *y = malloc(h.n * sizeof *y), wx, wy;
+        ck_assert_int_eq(run(g, &h, UINT32_MAX, 0, CGPROP__WALK_SPARSE, x, &wx), CGPROP_OK);
+        ck_assert_int_eq(run(g, &h, UINT32_MAX, 1e9, CGPROP__WALK_SPARSE, y, &wy), CGPROP_OK);
+        ck_assert(wx == wy);
+        for (uint32_t f = 0; f < h.n; f++) ck_assert(x[f] == y[f]);
+        free(x);
+        free(y);
+        comp_free(&h);
+    }
     /* The dense kernel knows its count up front: m(m+1)(2m+1)/6. */
     comp d;
     random_ring(&d, 30, 40, &rng);
@@ -1029,6 +1053,7 @@ START_TEST(alloc_failure)
     random_ring(&s, 300, 600, &rng);
     sweep(&s, UINT32_MAX, 0, CGPROP__WALK_SPARSE, CGPROP_OK);
     sweep(&s, UINT32_MAX, 5000, CGPROP__WALK_SPARSE, CGPROP__WALK_OVER_BUDGET);
+    sweep(&s, UINT32_MAX, 1e12, CGPROP__WALK_SPARSE, CGPROP_OK); /* the lower bound, then the rest */
     comp_free(&s);
     /* No inflow, an exit member and a never-entered member. */
     comp_init(&s, 4);
