@@ -725,7 +725,7 @@ CGPROP_API int cgprop_graph_node_cycle(cgprop_graph *g, uint32_t node, uint32_t 
 
 /** @} */
 
-/* ==== recorder (owner: recorder helper) ==== */
+/* ==== recorder ==== */
 
 /** @defgroup recorder Event recorder and overhead compensation
  *  The API an instrumenting profiler calls from its probes (DESIGN §6).

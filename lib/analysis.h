@@ -30,8 +30,6 @@ bool cgprop__collapse_current(const cgprop_graph *g);
 void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row);
 void cgprop__collapse_free(cgprop_graph *g);
 /* The following read the current collapse result (check _current first). */
-/* Share mode actually used: CGPROP_SHARE_COUNT or CGPROP_SHARE_COST. */
-uint32_t cgprop__collapse_share_mode(const cgprop_graph *g);
 /* Share weight w of a call under that mode (0 for a cost share without cost). */
 double cgprop__collapse_weight(const cgprop_graph *g, uint32_t edge, uint32_t k);
 /* w/W(H(callee)) with the zero-weight rule; 0 for self-calls and intra-cycle calls. */

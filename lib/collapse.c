@@ -82,12 +82,6 @@ static inline double frac(const col_res *r, uint32_t h, uint32_t k, double w)
     return v->kin ? 1.0 / (double)v->kin : 0.0;
 }
 
-uint32_t cgprop__collapse_share_mode(const cgprop_graph *g)
-{
-    const col_res *r = g->res_collapse;
-    return r ? r->share : CGPROP_SHARE_COUNT;
-}
-
 double cgprop__collapse_weight(const cgprop_graph *g, uint32_t edge, uint32_t k)
 {
     const col_res *r = g->res_collapse;

@@ -118,8 +118,6 @@ static uint64_t hash_bytes(const char *p, size_t len)
     return mix64(h);
 }
 
-static uint64_t hash_pair(uint32_t a, uint32_t b) { return cgprop__hash_pair(a, b); }
-
 /* ---- creation ---- */
 
 int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names, const size_t *name_lens,
@@ -313,13 +311,13 @@ static int rehash_edges(cgprop_graph *g, uint32_t ncap)
     if (!t) return CGPROP_ENOMEM;
     uint64_t mask = ncap - 1, ring[PF];
     for (uint32_t id = 0; id < count && id < PF; id++) {
-        ring[id] = hash_pair(g->ecaller[id], g->ecallee[id]);
+        ring[id] = cgprop__hash_pair(g->ecaller[id], g->ecallee[id]);
         CGPROP__PREFETCH_W(&t[ring[id] & mask]);
     }
     for (uint32_t id = 0; id < count; id++) {
         uint64_t h = ring[id % PF];
         if (id + PF < count) {
-            uint64_t hn = hash_pair(g->ecaller[id + PF], g->ecallee[id + PF]);
+            uint64_t hn = cgprop__hash_pair(g->ecaller[id + PF], g->ecallee[id + PF]);
             ring[id % PF] = hn;
             CGPROP__PREFETCH_W(&t[hn & mask]);
         }
@@ -566,7 +564,7 @@ static void flush_pending(cgprop_graph *g)
     uint32_t n = g->npend, e0 = g->pend0;
     uint64_t mask = g->ehash_cap - 1, hs[CGPROP__PEND];
     for (uint32_t j = 0; j < n; j++) {
-        hs[j] = hash_pair(g->ecaller[e0 + j], g->ecallee[e0 + j]);
+        hs[j] = cgprop__hash_pair(g->ecaller[e0 + j], g->ecallee[e0 + j]);
         CGPROP__PREFETCH_W(&g->ehash[hs[j] & mask]);
     }
     /* In id order, as the undo needs (see cgprop__rollback_edges). */
@@ -594,7 +592,7 @@ static void run_end(cgprop_graph *g)
 
 uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee)
 {
-    return edge_lookup_h(g, caller, callee, hash_pair(caller, callee));
+    return edge_lookup_h(g, caller, callee, cgprop__hash_pair(caller, callee));
 }
 
 /* Grow the per-call arrays to hold at least `need` calls (doubling). */
@@ -735,7 +733,7 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
 
 int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
 {
-    uint64_t h = hash_pair(caller, callee);
+    uint64_t h = cgprop__hash_pair(caller, callee);
     uint32_t e = edge_lookup_h(g, caller, callee, h);
     if (e != UINT32_MAX) {
         *out = e;
@@ -754,7 +752,7 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
     /* On a graph larger than the caches the index slot, the callee's
      * calls_in and its flags are three misses; asking for all of them
      * before the probe needs the first lets them overlap. */
-    uint64_t h = hash_pair(caller, callee);
+    uint64_t h = cgprop__hash_pair(caller, callee);
     bool in_run = g->run_on && g->run_caller == caller;
     if (g->ehash_cap && !in_run) CGPROP__PREFETCH(&g->ehash[h & (g->ehash_cap - 1)]);
     CGPROP__PREFETCH_W(&g->calls_in[callee]);
@@ -890,11 +888,11 @@ static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *calle
     size_t K = g->K;
     uint64_t ring[BA], cv[CGPROP_MAX_METRICS];
     uint32_t i;
-    for (i = 0; i < n && i < BA; i++) ring[i] = hash_pair(caller[i], callee[i]);
+    for (i = 0; i < n && i < BA; i++) ring[i] = cgprop__hash_pair(caller[i], callee[i]);
     for (i = 0; i < n; i++) {
         uint64_t emask = g->ehash_cap - 1, h = ring[i % BA];
         if (i + BA < n) {
-            uint64_t hn = hash_pair(caller[i + BA], callee[i + BA]);
+            uint64_t hn = cgprop__hash_pair(caller[i + BA], callee[i + BA]);
             ring[(i + BA) % BA] = hn;
             if (g->ehash_cap) CGPROP__PREFETCH(&g->ehash[hn & emask]);
             CGPROP__PREFETCH_W(&g->calls_in[callee[i + BA]]);

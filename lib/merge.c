@@ -1,5 +1,5 @@
 /* Merging graphs (per-thread recorder graphs into one), all-or-nothing. */
-#include "recorder.h"
+#include "graph.h"
 
 #include <string.h>
 

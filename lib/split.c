@@ -92,8 +92,6 @@ void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, c
     row->C_rd = v[E_RD * r->K + k];
 }
 
-/* ---- which functions can recurse ---- */
-
 /* ---- the analysis ---- */
 
 /* Per-function facts gathered from the calls (metric independent). */
