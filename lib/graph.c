@@ -161,10 +161,7 @@ nomem:
 void cgprop_graph_free(cgprop_graph *g)
 {
     if (!g) return;
-    cgprop__cycles_free(g);
-    cgprop__collapse_free(g);
-    cgprop__propagate_free(g);
-    cgprop__split_free(g);
+    cgprop__analyses_free(g);
     cgprop__stacks_free(g);
     if (g->mname)
         for (uint32_t k = 0; k < g->K; k++) cgprop__free(g, g->mname[k]);

@@ -52,8 +52,39 @@ static inline uint32_t cgprop__cls(uint32_t caller_rec, uint32_t callee_level)
     return caller_rec * 4u + callee_level;
 }
 
-/* Which analysis an aserial[] slot belongs to. */
-enum { CGPROP__A_CYCLES, CGPROP__A_COLLAPSE, CGPROP__A_PROPAGATE, CGPROP__A_SPLIT, CGPROP__A_COUNT };
+/* The analyses: one row each, in an order where every analysis comes after
+ * those it is built on. A row gives the analysis's slot name, the prefix of
+ * its functions (cgprop__<name>_destroy frees its result), the slots its
+ * result is built on, whether it takes arguments, and the public call that
+ * runs it (for messages). An analysis that takes arguments (collapse's
+ * share mode) may give another result when run again on the same graph, so
+ * what was built on it goes stale when it runs again; the others give the
+ * same result on the same generation, so what was built on them stays
+ * current when they run again (the tool runs the split after propagate,
+ * which has already run it for the bounds). Adding an analysis: its .c file
+ * and one row here. */
+#define CGPROP__DEP(NAME) (1u << CGPROP__A_##NAME)
+#define CGPROP__ANALYSES(X)                                                                             \
+    X(CYCLES, cycles, 0, false, "cgprop_graph_find_cycles")                                            \
+    X(COLLAPSE, collapse, CGPROP__DEP(CYCLES), true, "cgprop_graph_collapse")                          \
+    X(PROPAGATE, propagate, CGPROP__DEP(COLLAPSE), false, "cgprop_graph_propagate")                    \
+    X(SPLIT, split, 0, false, "cgprop_graph_split")                                                    \
+    X(BOUNDS, bounds, CGPROP__DEP(PROPAGATE) | CGPROP__DEP(SPLIT), false, "cgprop_graph_propagate")
+
+enum {
+#define CGPROP__X(NAME, name, deps, args, call) CGPROP__A_##NAME,
+    CGPROP__ANALYSES(CGPROP__X)
+#undef CGPROP__X
+    CGPROP__A_COUNT
+};
+
+/* One analysis's result in the store. */
+typedef struct cgprop__slot {
+    void *res;        /* owned by the analysis (its type is private to its .c); NULL before a run */
+    uint64_t gen;     /* the generation it was built at */
+    uint64_t run;     /* bumped by every run that installs a result */
+    uint64_t dep_run[CGPROP__A_COUNT]; /* the run of each slot it is built on, when it was built */
+} cgprop__slot;
 
 /* Compressed adjacency, rebuilt on demand when the generation moved. Edge ids
  * in each node's slice are ascending. */
@@ -73,7 +104,6 @@ struct cgprop_graph {
     size_t *mlen;
 
     uint64_t gen;                       /* bumped by every successful mutation */
-    uint64_t aserial[CGPROP__A_COUNT];  /* bumped by every run of each analysis */
     char err[512];
 
     /* functions */
@@ -141,11 +171,7 @@ struct cgprop_graph {
     cgprop__adj adj;
     bool adj_valid;
 
-    /* results, owned by their modules (types private to each .c) */
-    void *res_cycles;
-    void *res_collapse;
-    void *res_propagate;
-    void *res_split;
+    cgprop__slot slot[CGPROP__A_COUNT]; /* analysis results (analysis.c) */
     void *stack_scratch; /* owned by stacks.c */
 };
 
