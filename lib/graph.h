@@ -242,13 +242,31 @@ uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t ca
  * Does not bump the generation. */
 int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out);
 
-/* Forget calls with ids >= ne0 / functions with ids >= nn0 (calls first):
- * undo for multi-step writers (recorder flush, merge) whose later step failed.
- * Dropping a suffix of the insertion order from a linear-probing table leaves
- * the table the older ids alone would have made. The bytes of dropped keys
- * stay in their block until the graph is freed. */
-void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0);
-void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0);
+/* ---- writing all or nothing ----
+ *
+ * Every writer that can fail half way (the batch and staged calls of the
+ * readers, add_stack, merge, the recorder's flush) goes the same way:
+ *   begin     cgprop__txn_begin records where the store stands;
+ *   check     every sum it will add fits (the cgprop__fits_* rules below),
+ *             checked before writing it, or the writer takes back what it
+ *             added to older functions and calls itself;
+ *   apply     functions and calls are created, sums added;
+ *   rollback  on a failure, cgprop__txn_rollback drops what was created
+ *             and gives the store back its generation: it is as it was, so
+ *             the results and iterators made before stay current (a failed
+ *             call changes nothing, the generation included). */
+typedef struct cgprop__txn {
+    uint32_t nn0, ne0;          /* functions and calls before it */
+    uint64_t gen0;
+    bool adj0;                  /* the adjacency index was valid */
+    bool any_cost0, has_classes0;
+} cgprop__txn;
+
+static inline void cgprop__txn_begin(const cgprop_graph *g, cgprop__txn *t);
+/* Drop the functions and calls created since begin (calls first) and restore
+ * the store's flags and generation; sums added to older functions and calls
+ * must have been taken back already. */
+void cgprop__txn_rollback(cgprop_graph *g, const cgprop__txn *t);
 
 #define CGPROP__ECLS_BLK 16u
 
@@ -299,6 +317,40 @@ static inline bool cgprop__can_add(const uint64_t *dst, const uint64_t *src, uin
 static inline void cgprop__add(uint64_t *dst, const uint64_t *src, uint32_t K)
 {
     for (uint32_t k = 0; k < K; k++) dst[k] += src[k];
+}
+
+/* The overflow rules: an addition fits when the plain sums it adds to do.
+ * S bounds S_n and S_r, a call's count and cost bound its class buckets, so
+ * these are all there is to check. costs NULL: a count alone. */
+static inline bool cgprop__fits_self(const cgprop_graph *g, uint32_t node, const uint64_t *costs)
+{
+    return cgprop__can_add(g->self + (size_t)node * g->K, costs, g->K);
+}
+static inline bool cgprop__fits_spont(const cgprop_graph *g, uint32_t node, uint64_t count, const uint64_t *costs)
+{
+    return g->spont_cnt[node] <= UINT64_MAX - count &&
+           cgprop__can_add(g->spont_cost + (size_t)node * g->K, costs, g->K);
+}
+static inline bool cgprop__fits_call(const cgprop_graph *g, uint32_t e, uint64_t count, const uint64_t *costs)
+{
+    return g->ecount[e] <= UINT64_MAX - count && (!costs || cgprop__can_add(g->ecost + (size_t)e * g->K, costs, g->K));
+}
+static inline bool cgprop__fits_calls_in(const cgprop_graph *g, uint32_t node, uint64_t count)
+{
+    return g->calls_in[node] <= UINT64_MAX - count;
+}
+/* The graph's recorder clamp and floor counts (flush, merge). */
+static inline bool cgprop__fits_clamps(const cgprop_graph *g, uint64_t n) { return g->clamps <= UINT64_MAX - n; }
+static inline bool cgprop__fits_floors(const cgprop_graph *g, uint64_t n) { return g->floors <= UINT64_MAX - n; }
+
+static inline void cgprop__txn_begin(const cgprop_graph *g, cgprop__txn *t)
+{
+    t->nn0 = g->nn;
+    t->ne0 = g->ne;
+    t->gen0 = g->gen;
+    t->adj0 = g->adj_valid;
+    t->any_cost0 = g->any_cost;
+    t->has_classes0 = g->has_classes;
 }
 
 /* Invalidate results and live iterators after a mutation. */
