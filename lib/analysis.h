@@ -74,7 +74,7 @@ void cgprop__collapse_prefetch_edge(const cgprop_graph *g, uint32_t edge);
 /* ---- propagate.c ---- */
 void cgprop__propagate_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row);
 void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_total_row *row);
-/* The per-node §4 total; false when propagate has not run on this generation. */
+/* The per-node propagated total; false when propagate has not run on this generation. */
 bool cgprop__propagate_total(const cgprop_graph *g, uint32_t node, uint32_t k, double *out);
 
 /* ---- bounds.c ---- */

@@ -1,4 +1,4 @@
-/* gprof-style collapse (DESIGN §3): every cycle becomes one vertex of a DAG
+/* gprof-style collapse: every cycle becomes one vertex of a DAG
  * and totals follow the Graham–Kessler–McKusick recurrence, callees first.
  * All K metrics are done in the same pass. */
 #include "analysis.h"

@@ -1,4 +1,4 @@
-/* Cycle detection (DESIGN §2): strongly connected components by an iterative
+/* Cycle detection: strongly connected components by an iterative
  * Tarjan, so that a chain of ten million calls needs no native stack. */
 #include "analysis.h"
 

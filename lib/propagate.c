@@ -1,4 +1,4 @@
-/* Linear per-root propagation (DESIGN §4, gprof2dot's heuristic): every
+/* Linear per-root propagation (gprof2dot's heuristic): every
  * entry of a cycle pushes its share of the cycle's total down its own BFS
  * DAG, and the members' totals are the sums over entries. */
 #include "analysis.h"

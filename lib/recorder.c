@@ -1,4 +1,4 @@
-/* The event recorder (DESIGN §6): probes call enter/exit with counter
+/* The event recorder: probes call enter/exit with counter
  * readings; figures reach the graph only at flush, so the hot path never
  * hashes a function's key or touches the graph's tables.
  *
@@ -1090,7 +1090,7 @@ int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint6
         goto done;
     for (size_t k = 0; k < nmetrics; k++) di_min[k] = de_min[k] = -1.0;
     /* Three runs, smallest estimate kept: the paper's repeat-and-minimum,
-     * around TAU's single run (compensation.md §1.6). A failing clock is
+     * around TAU's single run. A failing clock is
      * EINVAL, a clock running backwards (EFORMAT from the recorder) too; out
      * of memory stays ENOMEM. */
 #define PROBE(call)                                                                                                    \

@@ -1,4 +1,4 @@
-/* KCachegrind's recursive / non-recursive split (DESIGN §5), computed from
+/* KCachegrind's recursive / non-recursive split, computed from
  * the per-class costs in the store. docs/SPLIT.md explains every figure and
  * the choices made where the input cannot tell a class. */
 #include "graph.h"

@@ -1,4 +1,4 @@
-/* Stack ingestion (DESIGN §1 route 2, §5): one sampled stack becomes leaf
+/* Stack ingestion: one sampled stack becomes leaf
  * self cost, one call cost per adjacent pair and a spontaneous entry of the
  * root frame, each in the exact activation class read off the stack.
  *
