@@ -679,9 +679,11 @@ typedef struct cgprop_edge_split_row {
 } cgprop_edge_split_row;
 
 /**
- * Create an iterator. It is valid while the graph is not mutated (and, for
- * analysis kinds, the analysis is not re-run); after that cgprop_iter_next()
- * returns ::CGPROP_ESTATE.
+ * Create an iterator. It is valid while the graph is not mutated and, for
+ * analysis kinds, no analysis its rows read is run again (a TOTALS row reads
+ * find_cycles, collapse and propagate; a CYCLES row reads find_cycles and,
+ * once it has run, collapse; a SPLIT row reads the split and, once it has
+ * run, propagate); after that cgprop_iter_next() returns ::CGPROP_ESTATE.
  * @param g the graph.
  * @param kind a ::cgprop_iter_kind.
  * @param metric metric index for cost fields (ignored by MEMBERS).
@@ -758,7 +760,7 @@ CGPROP_API int cgprop_graph_node_cycle(cgprop_graph *g, uint32_t node, uint32_t 
 
 /** @} */
 
-/* ==== recorder (owner: recorder helper) ==== */
+/* ==== recorder ==== */
 
 /** @defgroup recorder Event recorder and overhead compensation
  *  The API an instrumenting profiler calls from its probes (DESIGN §6).

@@ -14,7 +14,7 @@
 
 CGPROP_BEGIN_DECLS
 
-/* ==== readers (owner: readers helper) ==== */
+/* ==== readers ==== */
 
 /** @defgroup readers Readers
  *  Build a graph from a callgrind file, folded stacks or a recorder event
@@ -171,7 +171,7 @@ CGPROP_API const char *cgprop_node_display_name(const cgprop_graph *g, uint32_t 
 
 /* ==== end readers ==== */
 
-/* ==== writers (owner: writers helper) ==== */
+/* ==== writers ==== */
 
 /** @defgroup writers Writers
  *  Text, JSON, DOT and callgrind output of a graph whose analyses have run.
@@ -281,7 +281,7 @@ CGPROP_API int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_
 
 /* ==== end writers ==== */
 
-/* ==== event traces (owner: recorder helper) ==== */
+/* ==== event traces ==== */
 
 /** @defgroup events Event traces
  *  A text format for the event streams of instrumenting profilers, replayed

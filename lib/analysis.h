@@ -1,20 +1,43 @@
-/* Private: what each analysis offers the others and the iterators. Each
- * analysis keeps its result behind an opaque pointer in the graph
- * (g->res_*), tagged with the generation it was computed at; nothing outside
- * its own .c looks inside. */
+/* Private: the analysis registry (analysis.c) and what each analysis offers
+ * the others and the iterators. Each analysis keeps its result in its slot
+ * of the store (g->slot, rows in graph.h's CGPROP__ANALYSES); nothing
+ * outside its own .c looks inside. */
 #ifndef CGPROP_ANALYSIS_H
 #define CGPROP_ANALYSIS_H
 
 #include "graph.h"
 
+/* ---- analysis.c: the registry ---- */
+
+/* Every analysis frees its result with cgprop__<name>_destroy (NULL-safe). */
+#define CGPROP__X(NAME, name, deps, args, call) void cgprop__##name##_destroy(const cgprop_graph *g, void *res);
+CGPROP__ANALYSES(CGPROP__X)
+#undef CGPROP__X
+
+/* The slots whose results are current (bit a for slot a): built at this
+ * generation, on dependencies that are current and, for those that take
+ * arguments, still the run they were built on. */
+uint32_t cgprop__current_mask(const cgprop_graph *g);
+static inline bool cgprop__current(const cgprop_graph *g, uint32_t a)
+{
+    return (cgprop__current_mask(g) >> a) & 1u;
+}
+/* Slot a's result (current or not; NULL before its first run). */
+static inline void *cgprop__res(const cgprop_graph *g, uint32_t a) { return g->slot[a].res; }
+/* Make res slot a's result, built now on what is current now; the old one
+ * is destroyed. Cannot fail: a run builds everything first and installs last. */
+void cgprop__install(cgprop_graph *g, uint32_t a, void *res);
+/* The public call that runs slot a, for messages. */
+const char *cgprop__analysis_call(uint32_t a);
+/* Destroy every result (cgprop_graph_free). */
+void cgprop__analyses_free(cgprop_graph *g);
+
 /* ---- cycles.c ---- */
-bool cgprop__cycles_current(const cgprop_graph *g);
 uint32_t cgprop__cycles_count(const cgprop_graph *g);
 /* CGPROP_NONE when the node is in no cycle. */
 uint32_t cgprop__cycles_of(const cgprop_graph *g, uint32_t node);
 /* Members of a cycle, ascending ids. */
 const uint32_t *cgprop__cycles_members(const cgprop_graph *g, uint32_t cycle, uint32_t *n_out);
-void cgprop__cycles_free(cgprop_graph *g);
 /* Every node once, SCCs contiguous, callers before callees (walk it backwards
  * for callees first). NULL without a result. */
 const uint32_t *cgprop__cycles_order(const cgprop_graph *g);
@@ -25,13 +48,9 @@ const uint32_t *cgprop__cycles_order(const cgprop_graph *g);
 const uint32_t *cgprop__cycles_ids(cgprop_graph *g, uint32_t **own);
 
 /* ---- collapse.c ---- */
-bool cgprop__collapse_current(const cgprop_graph *g);
 /* Adds total and flags of a cycle to a row filled from the cycles. */
 void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row);
-void cgprop__collapse_free(cgprop_graph *g);
 /* The following read the current collapse result (check _current first). */
-/* Share mode actually used: CGPROP_SHARE_COUNT or CGPROP_SHARE_COST. */
-uint32_t cgprop__collapse_share_mode(const cgprop_graph *g);
 /* Share weight w of a call under that mode (0 for a cost share without cost). */
 double cgprop__collapse_weight(const cgprop_graph *g, uint32_t edge, uint32_t k);
 /* w/W(H(callee)) with the zero-weight rule; 0 for self-calls and intra-cycle calls. */
@@ -53,29 +72,26 @@ bool cgprop__collapse_is_root(const cgprop_graph *g, uint32_t node);
 void cgprop__collapse_prefetch_edge(const cgprop_graph *g, uint32_t edge);
 
 /* ---- propagate.c ---- */
-bool cgprop__propagate_current(const cgprop_graph *g);
 void cgprop__propagate_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row);
 void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_total_row *row);
-/* The per-node §4 total; false when propagate has not run on this generation. */
+/* The per-node propagated total; false when propagate has not run on this generation. */
 bool cgprop__propagate_total(const cgprop_graph *g, uint32_t node, uint32_t k, double *out);
-void cgprop__propagate_free(cgprop_graph *g);
 
 /* ---- bounds.c ---- */
+/* Built by cgprop_graph_propagate, installed in its own slot beside
+ * propagate's result. */
 typedef struct cgprop__bounds cgprop__bounds;
 /* The interval of every function's inclusive cost (runs the split when it
  * is not current). CGPROP_OK, CGPROP_ENOMEM, or the split's error. */
 int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out);
-void cgprop__bounds_destroy(const cgprop_graph *g, cgprop__bounds *b);
 /* Set lo, hi, reason, estimate, total and the ESTIMATE, NO_BOUNDS and
- * CLAMPED flags of a row whose heuristic, cycle and other flags are set. */
-void cgprop__bounds_fill(const cgprop_graph *g, const cgprop__bounds *b, uint32_t node, uint32_t k,
-                         cgprop_total_row *row);
+ * CLAMPED flags of a row whose heuristic, cycle and other flags are set,
+ * from the current bounds. */
+void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row);
 
 /* ---- split.c ---- */
-bool cgprop__split_current(const cgprop_graph *g);
 void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_split_row *row);
 void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_split_row *row);
-void cgprop__split_free(cgprop_graph *g);
 /* Which sides of C_n the classes determine (bits of *sides). */
 enum {
     CGPROP__SIDE_IN = 1u << 0,  /* in: spontaneous cost + every call into level-0 activations */

@@ -20,7 +20,7 @@ struct cgprop__bounds {
     uint8_t *wstate;   /* nn * K: CGPROP__WALK_NONE / DONE / BUDGET */
 };
 
-void cgprop__bounds_destroy(const cgprop_graph *g, cgprop__bounds *b)
+static void res_destroy(const cgprop_graph *g, cgprop__bounds *b)
 {
     if (!b) return;
     cgprop__free(g, b->lo);
@@ -30,6 +30,8 @@ void cgprop__bounds_destroy(const cgprop_graph *g, cgprop__bounds *b)
     cgprop__free(g, b->wstate);
     cgprop__free(g, b);
 }
+
+void cgprop__bounds_destroy(const cgprop_graph *g, void *res) { res_destroy(g, res); }
 
 static bool sat_add(uint64_t *a, uint64_t b)
 {
@@ -132,7 +134,7 @@ static void from_calls(const cgprop_graph *g, const cgprop__adj *adj, uint32_t f
 int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
 {
     *out = NULL;
-    if (!cgprop__split_current(g)) {
+    if (!cgprop__current(g, CGPROP__A_SPLIT)) {
         int rc = cgprop_graph_split(g);
         if (rc != CGPROP_OK) return rc;
     }
@@ -258,16 +260,16 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
     *out = b;
     return CGPROP_OK;
 nomem:
-    cgprop__bounds_destroy(g, b);
+    res_destroy(g, b);
     cgprop__free(g, need);
     cgprop__free(g, c.T);
     cgprop__free(g, c.ovf);
     return CGPROP_ENOMEM;
 }
 
-void cgprop__bounds_fill(const cgprop_graph *g, const cgprop__bounds *b, uint32_t node, uint32_t k,
-                         cgprop_total_row *row)
+void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row)
 {
+    const cgprop__bounds *b = cgprop__res(g, CGPROP__A_BOUNDS);
     size_t fk = (size_t)node * b->K + k;
     uint32_t reason = b->reason[fk];
     double h = row->heuristic;

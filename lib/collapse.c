@@ -1,4 +1,4 @@
-/* gprof-style collapse (DESIGN §3): every cycle becomes one vertex of a DAG
+/* gprof-style collapse: every cycle becomes one vertex of a DAG
  * and totals follow the Graham–Kessler–McKusick recurrence, callees first.
  * All K metrics are done in the same pass. */
 #include "analysis.h"
@@ -18,7 +18,6 @@ typedef struct vrec {
 } vrec;
 
 typedef struct col_res {
-    uint64_t gen;
     uint32_t share; /* resolved: CGPROP_SHARE_COUNT or CGPROP_SHARE_COST */
     uint32_t K, nn, ncyc;
     /* Vertex records, indexed by vid: a function's own id, or nn + cycle id. */
@@ -38,18 +37,9 @@ static void res_destroy(const cgprop_graph *g, col_res *r)
     cgprop__free(g, r);
 }
 
-void cgprop__collapse_free(cgprop_graph *g)
-{
-    if (!g) return;
-    res_destroy(g, g->res_collapse);
-    g->res_collapse = NULL;
-}
+void cgprop__collapse_destroy(const cgprop_graph *g, void *res) { res_destroy(g, res); }
 
-bool cgprop__collapse_current(const cgprop_graph *g)
-{
-    const col_res *r = g ? g->res_collapse : NULL;
-    return r && r->gen == g->gen && cgprop__cycles_current(g);
-}
+static const col_res *RES(const cgprop_graph *g) { return cgprop__res(g, CGPROP__A_COLLAPSE); }
 
 static inline vrec *VR(const col_res *r, size_t v) { return (vrec *)(r->vx + v * r->vstride); }
 static inline double *T_of(const col_res *r, size_t v) { return VR(r, v)->tw; }
@@ -82,21 +72,15 @@ static inline double frac(const col_res *r, uint32_t h, uint32_t k, double w)
     return v->kin ? 1.0 / (double)v->kin : 0.0;
 }
 
-uint32_t cgprop__collapse_share_mode(const cgprop_graph *g)
-{
-    const col_res *r = g->res_collapse;
-    return r ? r->share : CGPROP_SHARE_COUNT;
-}
-
 double cgprop__collapse_weight(const cgprop_graph *g, uint32_t edge, uint32_t k)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     return weight(g, r->share, edge, k);
 }
 
 double cgprop__collapse_edge_share(const cgprop_graph *g, uint32_t edge, uint32_t k)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     uint32_t hu = vid_of(g, r, g->ecaller[edge]), hv = vid_of(g, r, g->ecallee[edge]);
     if (hu == hv) return 0.0;
     return frac(r, hv, k, weight(g, r->share, edge, k));
@@ -104,7 +88,7 @@ double cgprop__collapse_edge_share(const cgprop_graph *g, uint32_t edge, uint32_
 
 double cgprop__collapse_entry(const cgprop_graph *g, uint32_t node, uint32_t k)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     uint32_t h = vid_of(g, r, node);
     if (VR(r, h)->kin == 0) {
         if (h == node) return 1.0;
@@ -118,13 +102,13 @@ double cgprop__collapse_entry(const cgprop_graph *g, uint32_t node, uint32_t k)
 
 double cgprop__collapse_vertex_total(const cgprop_graph *g, uint32_t node, uint32_t k)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     return T_of(r, vid_of(g, r, node))[k];
 }
 
 double cgprop__collapse_vertex_self(const cgprop_graph *g, uint32_t node, uint32_t k)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     uint32_t h = vid_of(g, r, node);
     if (h == node) return (double)g->self[(size_t)node * r->K + k];
     return r->Sz[(size_t)(h - r->nn) * r->K + k];
@@ -132,25 +116,25 @@ double cgprop__collapse_vertex_self(const cgprop_graph *g, uint32_t node, uint32
 
 double cgprop__collapse_gprof_child(const cgprop_graph *g, uint32_t node, uint32_t k)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     return r->gch[(size_t)node * r->K + k];
 }
 
 bool cgprop__collapse_is_root(const cgprop_graph *g, uint32_t node)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     return VR(r, vid_of(g, r, node))->kin == 0;
 }
 
 void cgprop__collapse_prefetch_edge(const cgprop_graph *g, uint32_t edge)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     CGPROP__PREFETCH(VR(r, g->ecallee[edge]));
 }
 
 void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row)
 {
-    const col_res *r = g->res_collapse;
+    const col_res *r = RES(g);
     if (!r || cycle >= r->ncyc || k >= r->K) return;
     uint32_t h = r->nn + cycle;
     row->total = T_of(r, h)[k];
@@ -173,7 +157,6 @@ static int build(cgprop_graph *g, uint32_t share, col_res **out)
     size_t nv = (size_t)nn + ncyc;
     col_res *r = cgprop__calloc(g, 1, sizeof *r);
     if (!r) return CGPROP_ENOMEM;
-    r->gen = g->gen;
     r->share = share;
     r->K = K;
     r->nn = nn;
@@ -270,14 +253,12 @@ int cgprop_graph_collapse(cgprop_graph *g, uint32_t share)
 {
     if (!g) return CGPROP_EINVAL;
     if (share > CGPROP_SHARE_COST) return cgprop__err(g, CGPROP_EINVAL, "collapse: unknown share mode %u", share);
-    if (!cgprop__cycles_current(g))
+    if (!cgprop__current(g, CGPROP__A_CYCLES))
         return cgprop__err(g, CGPROP_ESTATE, "collapse: run cgprop_graph_find_cycles() on the current graph first");
     if (share == CGPROP_SHARE_AUTO) share = g->any_cost ? CGPROP_SHARE_COST : CGPROP_SHARE_COUNT;
     col_res *r = NULL;
     if (build(g, share, &r) != CGPROP_OK)
         return cgprop__err(g, CGPROP_ENOMEM, "collapse: out of memory (%u functions, %u calls)", g->nn, g->ne);
-    cgprop__collapse_free(g);
-    g->res_collapse = r;
-    g->aserial[CGPROP__A_COLLAPSE]++;
+    cgprop__install(g, CGPROP__A_COLLAPSE, r);
     return cgprop__ok(g);
 }

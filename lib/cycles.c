@@ -1,4 +1,4 @@
-/* Cycle detection (DESIGN §2): strongly connected components by an iterative
+/* Cycle detection: strongly connected components by an iterative
  * Tarjan, so that a chain of ten million calls needs no native stack. */
 #include "analysis.h"
 
@@ -7,7 +7,6 @@
 #define UNSEEN UINT32_MAX
 
 typedef struct cyc_res {
-    uint64_t gen;
     uint32_t nn;
     uint32_t ncyc;
     uint32_t *cyc_of;  /* nn: cycle id or CGPROP_NONE */
@@ -29,35 +28,26 @@ static void res_destroy(const cgprop_graph *g, cyc_res *r)
     cgprop__free(g, r);
 }
 
-void cgprop__cycles_free(cgprop_graph *g)
-{
-    if (!g) return;
-    res_destroy(g, g->res_cycles);
-    g->res_cycles = NULL;
-}
+void cgprop__cycles_destroy(const cgprop_graph *g, void *res) { res_destroy(g, res); }
 
-bool cgprop__cycles_current(const cgprop_graph *g)
-{
-    const cyc_res *r = g ? g->res_cycles : NULL;
-    return r && r->gen == g->gen;
-}
+static const cyc_res *RES(const cgprop_graph *g) { return cgprop__res(g, CGPROP__A_CYCLES); }
 
 uint32_t cgprop__cycles_count(const cgprop_graph *g)
 {
-    const cyc_res *r = g->res_cycles;
+    const cyc_res *r = RES(g);
     return r ? r->ncyc : 0;
 }
 
 uint32_t cgprop__cycles_of(const cgprop_graph *g, uint32_t node)
 {
-    const cyc_res *r = g->res_cycles;
+    const cyc_res *r = RES(g);
     if (!r || node >= r->nn) return CGPROP_NONE;
     return r->cyc_of[node];
 }
 
 const uint32_t *cgprop__cycles_members(const cgprop_graph *g, uint32_t cycle, uint32_t *n_out)
 {
-    const cyc_res *r = g->res_cycles;
+    const cyc_res *r = RES(g);
     if (!r || cycle >= r->ncyc) {
         if (n_out) *n_out = 0;
         return NULL;
@@ -68,7 +58,7 @@ const uint32_t *cgprop__cycles_members(const cgprop_graph *g, uint32_t cycle, ui
 
 const uint32_t *cgprop__cycles_order(const cgprop_graph *g)
 {
-    const cyc_res *r = g->res_cycles;
+    const cyc_res *r = RES(g);
     return r ? r->order : NULL;
 }
 
@@ -162,7 +152,6 @@ static int build(cgprop_graph *g, cyc_res **out)
     uint32_t nn = g->nn;
     cyc_res *r = cgprop__calloc(g, 1, sizeof *r);
     if (!r) return CGPROP_ENOMEM;
-    r->gen = g->gen;
     r->nn = nn;
     r->order = cgprop__alloc(g, nn, sizeof *r->order);
     r->cyc_of = cgprop__alloc(g, nn, sizeof *r->cyc_of);
@@ -222,7 +211,7 @@ nomem:
 const uint32_t *cgprop__cycles_ids(cgprop_graph *g, uint32_t **own)
 {
     *own = NULL;
-    if (cgprop__cycles_current(g)) return ((const cyc_res *)g->res_cycles)->cyc_of;
+    if (cgprop__current(g, CGPROP__A_CYCLES)) return RES(g)->cyc_of;
     cyc_res *r = NULL;
     if (build(g, &r) != CGPROP_OK) return NULL;
     *own = r->cyc_of;
@@ -238,9 +227,7 @@ int cgprop_graph_find_cycles(cgprop_graph *g, size_t *ncycles_out)
     cyc_res *r = NULL;
     if (build(g, &r) != CGPROP_OK)
         return cgprop__err(g, CGPROP_ENOMEM, "find_cycles: out of memory (%u functions, %u calls)", g->nn, g->ne);
-    cgprop__cycles_free(g);
-    g->res_cycles = r;
-    g->aserial[CGPROP__A_CYCLES]++;
+    cgprop__install(g, CGPROP__A_CYCLES, r);
     if (ncycles_out) *ncycles_out = r->ncyc;
     return cgprop__ok(g);
 }
@@ -252,7 +239,7 @@ int cgprop_graph_node_cycle(cgprop_graph *g, uint32_t node, uint32_t *out)
     *out = CGPROP_NONE;
     if (node >= g->nn)
         return cgprop__err(g, CGPROP_EINVAL, "node_cycle: function id %u out of range (%u functions)", node, g->nn);
-    if (!cgprop__cycles_current(g))
+    if (!cgprop__current(g, CGPROP__A_CYCLES))
         return cgprop__err(g, CGPROP_ESTATE, "node_cycle: run cgprop_graph_find_cycles() on the current graph first");
     *out = cgprop__cycles_of(g, node);
     return cgprop__ok(g);

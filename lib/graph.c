@@ -118,8 +118,6 @@ static uint64_t hash_bytes(const char *p, size_t len)
     return mix64(h);
 }
 
-static uint64_t hash_pair(uint32_t a, uint32_t b) { return cgprop__hash_pair(a, b); }
-
 /* ---- creation ---- */
 
 int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names, const size_t *name_lens,
@@ -165,10 +163,7 @@ nomem:
 void cgprop_graph_free(cgprop_graph *g)
 {
     if (!g) return;
-    cgprop__cycles_free(g);
-    cgprop__collapse_free(g);
-    cgprop__propagate_free(g);
-    cgprop__split_free(g);
+    cgprop__analyses_free(g);
     cgprop__stacks_free(g);
     if (g->mname)
         for (uint32_t k = 0; k < g->K; k++) cgprop__free(g, g->mname[k]);
@@ -242,7 +237,7 @@ static int grow_nodes_to(cgprop_graph *g, uint64_t need)
 
 static int grow_nodes(cgprop_graph *g) { return grow_nodes_to(g, (uint64_t)g->nn + 1); }
 
-/* Rehashing inserts in id order (cgprop__rollback_* rely on it: the
+/* Rehashing inserts in id order (the rollback relies on it: the
  * older ids never sit past a newer one on their probe path), but the slot
  * each id lands on is random: on a table larger than the caches every
  * insertion is a miss. The hash of the id PF ahead is computed and its
@@ -315,13 +310,13 @@ static int rehash_edges(cgprop_graph *g, uint32_t ncap)
     if (!t) return CGPROP_ENOMEM;
     uint64_t mask = ncap - 1, ring[PF];
     for (uint32_t id = 0; id < count && id < PF; id++) {
-        ring[id] = hash_pair(g->ecaller[id], g->ecallee[id]);
+        ring[id] = cgprop__hash_pair(g->ecaller[id], g->ecallee[id]);
         CGPROP__PREFETCH_W(&t[ring[id] & mask]);
     }
     for (uint32_t id = 0; id < count; id++) {
         uint64_t h = ring[id % PF];
         if (id + PF < count) {
-            uint64_t hn = hash_pair(g->ecaller[id + PF], g->ecallee[id + PF]);
+            uint64_t hn = cgprop__hash_pair(g->ecaller[id + PF], g->ecallee[id + PF]);
             ring[id % PF] = hn;
             CGPROP__PREFETCH_W(&t[hn & mask]);
         }
@@ -481,7 +476,7 @@ int cgprop_graph_add_self(cgprop_graph *g, uint32_t node, const uint64_t *costs)
     int rc = check_node(g, node, "add_self");
     if (rc) return rc;
     uint64_t *s = g->self + (size_t)node * g->K;
-    if (!cgprop__can_add(s, costs, g->K))
+    if (!cgprop__fits_self(g, node, costs))
         return cgprop__err(g, CGPROP_EOVERFLOW, "add_self: self cost of function %u would overflow", node);
     cgprop__add(s, costs, g->K);
     for (uint32_t k = 0; k < g->K; k++)
@@ -501,7 +496,7 @@ int cgprop_graph_add_self_class(cgprop_graph *g, uint32_t node, uint32_t level, 
     if (rc) return rc;
     uint64_t *s = g->self + (size_t)node * g->K;
     /* S = S_n + S_r + unclassified, so a sum that fits in S fits in either part. */
-    if (!cgprop__can_add(s, costs, g->K))
+    if (!cgprop__fits_self(g, node, costs))
         return cgprop__err(g, CGPROP_EOVERFLOW, "add_self_class: self cost of function %u would overflow",
                            node);
     uint64_t *part = (level == CGPROP_LEVEL_0 ? g->self_n : g->self_r) + (size_t)node * g->K;
@@ -519,7 +514,7 @@ int cgprop_graph_add_spontaneous(cgprop_graph *g, uint32_t node, uint64_t count,
     int rc = check_node(g, node, "add_spontaneous");
     if (rc) return rc;
     uint64_t *s = g->spont_cost + (size_t)node * g->K;
-    if (g->spont_cnt[node] > UINT64_MAX - count || !cgprop__can_add(s, costs, g->K))
+    if (!cgprop__fits_spont(g, node, count, costs))
         return cgprop__err(g, CGPROP_EOVERFLOW, "add_spontaneous: function %u would overflow", node);
     g->spont_cnt[node] += count;
     cgprop__add(s, costs, g->K);
@@ -568,10 +563,10 @@ static void flush_pending(cgprop_graph *g)
     uint32_t n = g->npend, e0 = g->pend0;
     uint64_t mask = g->ehash_cap - 1, hs[CGPROP__PEND];
     for (uint32_t j = 0; j < n; j++) {
-        hs[j] = hash_pair(g->ecaller[e0 + j], g->ecallee[e0 + j]);
+        hs[j] = cgprop__hash_pair(g->ecaller[e0 + j], g->ecallee[e0 + j]);
         CGPROP__PREFETCH_W(&g->ehash[hs[j] & mask]);
     }
-    /* In id order, as the undo needs (see cgprop__rollback_edges). */
+    /* In id order, as the undo needs (see rollback_edges). */
     for (uint32_t j = 0; j < n; j++) {
         uint64_t i = hs[j] & mask;
         while (g->ehash[i]) i = (i + 1) & mask;
@@ -596,7 +591,7 @@ static void run_end(cgprop_graph *g)
 
 uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee)
 {
-    return edge_lookup_h(g, caller, callee, hash_pair(caller, callee));
+    return edge_lookup_h(g, caller, callee, cgprop__hash_pair(caller, callee));
 }
 
 /* Grow the per-call arrays to hold at least `need` calls (doubling). */
@@ -737,7 +732,7 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
 
 int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
 {
-    uint64_t h = hash_pair(caller, callee);
+    uint64_t h = cgprop__hash_pair(caller, callee);
     uint32_t e = edge_lookup_h(g, caller, callee, h);
     if (e != UINT32_MAX) {
         *out = e;
@@ -756,7 +751,7 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
     /* On a graph larger than the caches the index slot, the callee's
      * calls_in and its flags are three misses; asking for all of them
      * before the probe needs the first lets them overlap. */
-    uint64_t h = hash_pair(caller, callee);
+    uint64_t h = cgprop__hash_pair(caller, callee);
     bool in_run = g->run_on && g->run_caller == caller;
     if (g->ehash_cap && !in_run) CGPROP__PREFETCH(&g->ehash[h & (g->ehash_cap - 1)]);
     CGPROP__PREFETCH_W(&g->calls_in[callee]);
@@ -765,11 +760,9 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
     size_t K = g->K;
     /* Overflow first, so a refused addition leaves no trace. The class
      * buckets never exceed the plain sums, so checking those suffices. */
-    if (e != UINT32_MAX) {
-        if (g->ecount[e] > UINT64_MAX - count || (costs && !cgprop__can_add(g->ecost + (size_t)e * K, costs, g->K)))
-            return cgprop__err(g, CGPROP_EOVERFLOW, "%s: call %u -> %u would overflow", what, caller, callee);
-    }
-    if (g->calls_in[callee] > UINT64_MAX - count)
+    if (e != UINT32_MAX && !cgprop__fits_call(g, e, count, costs))
+        return cgprop__err(g, CGPROP_EOVERFLOW, "%s: call %u -> %u would overflow", what, caller, callee);
+    if (!cgprop__fits_calls_in(g, callee, count))
         return cgprop__err(g, CGPROP_EOVERFLOW, "%s: calls into function %u would overflow", what, callee);
     bool nonzero = count != 0;
     for (size_t k = 0; costs && k < K && !nonzero; k++) nonzero = costs[k] != 0;
@@ -830,14 +823,15 @@ int cgprop_graph_add_edge_class(cgprop_graph *g, uint32_t caller, uint32_t calle
 
 /* Take back calls 0 .. i - 1 of a batch that failed at call i (see
  * cgprop__add_edges): their sums are subtracted (none overflowed), the
- * flags of calls older than the batch restored from fl0, calls the batch
- * created dropped. Changes of representation (class blocks, run table) stay:
- * they are invisible. */
-static void add_edges_undo(cgprop_graph *g, uint32_t i, uint32_t ne0, const uint32_t *caller,
+ * flags of calls older than the batch restored from fl0, then the
+ * transaction rolled back. Changes of representation (class blocks, run
+ * table) stay: they are invisible. */
+static void add_edges_undo(cgprop_graph *g, const cgprop__txn *t, uint32_t i, const uint32_t *caller,
                            const uint32_t *callee, const uint64_t *count, const uint64_t *costs,
-                           const uint8_t *cls, const uint32_t *fl0, bool any_cost0, bool has_classes0)
+                           const uint8_t *cls, const uint32_t *fl0)
 {
     size_t K = g->K;
+    uint32_t ne0 = t->ne0;
     while (i-- > 0) {
         uint32_t e = cgprop__edge_lookup(g, caller[i], callee[i]);
         g->ecount[e] -= count[i];
@@ -853,9 +847,7 @@ static void add_edges_undo(cgprop_graph *g, uint32_t i, uint32_t ne0, const uint
         }
         if (e < ne0) g->eflags[e] = fl0[i];
     }
-    cgprop__rollback_edges(g, ne0);
-    g->any_cost = any_cost0;
-    g->has_classes = has_classes0;
+    cgprop__txn_rollback(g, t);
 }
 
 /* How far ahead the batch fetches: the index slot and the callee's sums of
@@ -892,11 +884,11 @@ static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *calle
     size_t K = g->K;
     uint64_t ring[BA], cv[CGPROP_MAX_METRICS];
     uint32_t i;
-    for (i = 0; i < n && i < BA; i++) ring[i] = hash_pair(caller[i], callee[i]);
+    for (i = 0; i < n && i < BA; i++) ring[i] = cgprop__hash_pair(caller[i], callee[i]);
     for (i = 0; i < n; i++) {
         uint64_t emask = g->ehash_cap - 1, h = ring[i % BA];
         if (i + BA < n) {
-            uint64_t hn = hash_pair(caller[i + BA], callee[i + BA]);
+            uint64_t hn = cgprop__hash_pair(caller[i + BA], callee[i + BA]);
             ring[(i + BA) % BA] = hn;
             if (g->ehash_cap) CGPROP__PREFETCH(&g->ehash[hn & emask]);
             CGPROP__PREFETCH_W(&g->calls_in[callee[i + BA]]);
@@ -918,13 +910,12 @@ static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *calle
         }
         int c = cls && cls[i] != CGPROP__NOCLS ? cls[i] : -1;
         uint32_t e = edge_lookup_h(g, a, b, h);
-        if (e != UINT32_MAX &&
-            (g->ecount[e] > UINT64_MAX - cnt || (cs && !cgprop__can_add(g->ecost + (size_t)e * K, cs, g->K)))) {
+        if (e != UINT32_MAX && !cgprop__fits_call(g, e, cnt, cs)) {
             *rc = CGPROP_EOVERFLOW;
             *why = "would overflow";
             return i;
         }
-        if (g->calls_in[b] > UINT64_MAX - cnt) {
+        if (!cgprop__fits_calls_in(g, b, cnt)) {
             *rc = CGPROP_EOVERFLOW;
             *why = "would overflow the callee's calls";
             return i;
@@ -981,16 +972,17 @@ int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const
     /* Everything that can fail before the first change: memory. */
     rc = cgprop__reserve_edges(g, n);
     if (rc) return cgprop__err(g, rc, "add_edges: %s", rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
-    uint32_t ne0 = g->ne, *fl0 = NULL;
-    if (ne0) {
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
+    uint32_t *fl0 = NULL;
+    if (t.ne0) {
         fl0 = cgprop__alloc(g, n, sizeof *fl0);
         if (!fl0) return cgprop__err(g, CGPROP_ENOMEM, "add_edges: out of memory");
     }
-    bool any_cost0 = g->any_cost, has_classes0 = g->has_classes;
     const char *why = NULL;
-    uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, ne0, fl0, &rc, &why);
+    uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, t.ne0, fl0, &rc, &why);
     if (rc) {
-        add_edges_undo(g, i, ne0, caller, callee, count, costs, cls, fl0, any_cost0, has_classes0);
+        add_edges_undo(g, &t, i, caller, callee, count, costs, cls, fl0);
         cgprop__free(g, fl0);
         return cgprop__err(g, rc, "add_edges: call %u -> %u: %s", caller[i], callee[i], why);
     }
@@ -1036,17 +1028,16 @@ int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls)
     }
     rc = cgprop__reserve_edges(g, n);
     if (rc) return cgprop__err(g, rc, "add_edges: %s", rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
-    bool any_cost0 = g->any_cost, has_classes0 = g->has_classes;
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
     const char *why = NULL;
     uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, 0, NULL, &rc, &why);
     if (rc) {
-        /* Every call is new to the graph: dropping them all, and what they
-         * added to their callees' calls in, is the whole undo. */
+        /* Every call is new to the graph: what they added to their callees'
+         * calls in is the only sum to take back. */
         uint32_t a = caller[i], b = callee[i];
         for (uint32_t e = 0; e < g->ne; e++) g->calls_in[g->ecallee[e]] -= g->ecount[e];
-        cgprop__rollback_edges(g, 0);
-        g->any_cost = any_cost0;
-        g->has_classes = has_classes0;
+        cgprop__txn_rollback(g, &t);
         return cgprop__err(g, rc, "add_edges: call %u -> %u: %s", a, b, why);
     }
     cgprop__mutated(g);
@@ -1068,7 +1059,11 @@ int cgprop_graph_find_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, ui
 
 /* ---- undo ---- */
 
-void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0)
+/* Forget calls with ids >= ne0 / functions with ids >= nn0. Dropping a
+ * suffix of the insertion order from a linear-probing table leaves the table
+ * the older ids alone would have made. The bytes of dropped keys stay in
+ * their block until the graph is freed. */
+static void rollback_edges(cgprop_graph *g, uint32_t ne0)
 {
     if (ne0 >= g->ne) return;
     run_end(g);
@@ -1086,16 +1081,26 @@ void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0)
         g->nflags[g->ecaller[e]] |= CGPROP__NF_HAS_CALLEE;
     }
     g->ne = ne0;
-    cgprop__mutated(g);
 }
 
-void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0)
+static void rollback_nodes(cgprop_graph *g, uint32_t nn0)
 {
     if (nn0 >= g->nn) return;
     for (uint32_t i = 0; i < g->nhash_cap; i++)
         if ((uint32_t)g->nhash[i] > nn0) g->nhash[i] = 0;
     g->nn = nn0;
-    cgprop__mutated(g);
+}
+
+void cgprop__txn_rollback(cgprop_graph *g, const cgprop__txn *t)
+{
+    rollback_edges(g, t->ne0);
+    rollback_nodes(g, t->nn0);
+    g->any_cost = t->any_cost0;
+    g->has_classes = t->has_classes0;
+    /* The store is as it was at gen0. The adjacency index is still right
+     * for it unless it was rebuilt since, which no writer does. */
+    g->gen = t->gen0;
+    g->adj_valid = t->adj0 && g->adj.gen == t->gen0;
 }
 
 /* ---- adjacency ---- */

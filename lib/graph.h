@@ -52,8 +52,39 @@ static inline uint32_t cgprop__cls(uint32_t caller_rec, uint32_t callee_level)
     return caller_rec * 4u + callee_level;
 }
 
-/* Which analysis an aserial[] slot belongs to. */
-enum { CGPROP__A_CYCLES, CGPROP__A_COLLAPSE, CGPROP__A_PROPAGATE, CGPROP__A_SPLIT, CGPROP__A_COUNT };
+/* The analyses: one row each, in an order where every analysis comes after
+ * those it is built on. A row gives the analysis's slot name, the prefix of
+ * its functions (cgprop__<name>_destroy frees its result), the slots its
+ * result is built on, whether it takes arguments, and the public call that
+ * runs it (for messages). An analysis that takes arguments (collapse's
+ * share mode) may give another result when run again on the same graph, so
+ * what was built on it goes stale when it runs again; the others give the
+ * same result on the same generation, so what was built on them stays
+ * current when they run again (the tool runs the split after propagate,
+ * which has already run it for the bounds). Adding an analysis: its .c file
+ * and one row here. */
+#define CGPROP__DEP(NAME) (1u << CGPROP__A_##NAME)
+#define CGPROP__ANALYSES(X)                                                                             \
+    X(CYCLES, cycles, 0, false, "cgprop_graph_find_cycles")                                            \
+    X(COLLAPSE, collapse, CGPROP__DEP(CYCLES), true, "cgprop_graph_collapse")                          \
+    X(PROPAGATE, propagate, CGPROP__DEP(COLLAPSE), false, "cgprop_graph_propagate")                    \
+    X(SPLIT, split, 0, false, "cgprop_graph_split")                                                    \
+    X(BOUNDS, bounds, CGPROP__DEP(PROPAGATE) | CGPROP__DEP(SPLIT), false, "cgprop_graph_propagate")
+
+enum {
+#define CGPROP__X(NAME, name, deps, args, call) CGPROP__A_##NAME,
+    CGPROP__ANALYSES(CGPROP__X)
+#undef CGPROP__X
+    CGPROP__A_COUNT
+};
+
+/* One analysis's result in the store. */
+typedef struct cgprop__slot {
+    void *res;        /* owned by the analysis (its type is private to its .c); NULL before a run */
+    uint64_t gen;     /* the generation it was built at */
+    uint64_t run;     /* bumped by every run that installs a result */
+    uint64_t dep_run[CGPROP__A_COUNT]; /* the run of each slot it is built on, when it was built */
+} cgprop__slot;
 
 /* Compressed adjacency, rebuilt on demand when the generation moved. Edge ids
  * in each node's slice are ascending. */
@@ -73,7 +104,6 @@ struct cgprop_graph {
     size_t *mlen;
 
     uint64_t gen;                       /* bumped by every successful mutation */
-    uint64_t aserial[CGPROP__A_COUNT];  /* bumped by every run of each analysis */
     char err[512];
 
     /* functions */
@@ -146,11 +176,7 @@ struct cgprop_graph {
     cgprop__adj adj;
     bool adj_valid;
 
-    /* results, owned by their modules (types private to each .c) */
-    void *res_cycles;
-    void *res_collapse;
-    void *res_propagate;
-    void *res_split;
+    cgprop__slot slot[CGPROP__A_COUNT]; /* analysis results (analysis.c) */
     void *stack_scratch; /* owned by stacks.c */
 };
 
@@ -221,13 +247,31 @@ uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t ca
  * Does not bump the generation. */
 int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out);
 
-/* Forget calls with ids >= ne0 / functions with ids >= nn0 (calls first):
- * undo for multi-step writers (recorder flush, merge) whose later step failed.
- * Dropping a suffix of the insertion order from a linear-probing table leaves
- * the table the older ids alone would have made. The bytes of dropped keys
- * stay in their block until the graph is freed. */
-void cgprop__rollback_edges(cgprop_graph *g, uint32_t ne0);
-void cgprop__rollback_nodes(cgprop_graph *g, uint32_t nn0);
+/* ---- writing all or nothing ----
+ *
+ * Every writer that can fail half way (the batch and staged calls of the
+ * readers, add_stack, merge, the recorder's flush) goes the same way:
+ *   begin     cgprop__txn_begin records where the store stands;
+ *   check     every sum it will add fits (the cgprop__fits_* rules below),
+ *             checked before writing it, or the writer takes back what it
+ *             added to older functions and calls itself;
+ *   apply     functions and calls are created, sums added;
+ *   rollback  on a failure, cgprop__txn_rollback drops what was created
+ *             and gives the store back its generation: it is as it was, so
+ *             the results and iterators made before stay current (a failed
+ *             call changes nothing, the generation included). */
+typedef struct cgprop__txn {
+    uint32_t nn0, ne0;          /* functions and calls before it */
+    uint64_t gen0;
+    bool adj0;                  /* the adjacency index was valid */
+    bool any_cost0, has_classes0;
+} cgprop__txn;
+
+static inline void cgprop__txn_begin(const cgprop_graph *g, cgprop__txn *t);
+/* Drop the functions and calls created since begin (calls first) and restore
+ * the store's flags and generation; sums added to older functions and calls
+ * must have been taken back already. */
+void cgprop__txn_rollback(cgprop_graph *g, const cgprop__txn *t);
 
 #define CGPROP__ECLS_BLK 16u
 
@@ -278,6 +322,40 @@ static inline bool cgprop__can_add(const uint64_t *dst, const uint64_t *src, uin
 static inline void cgprop__add(uint64_t *dst, const uint64_t *src, uint32_t K)
 {
     for (uint32_t k = 0; k < K; k++) dst[k] += src[k];
+}
+
+/* The overflow rules: an addition fits when the plain sums it adds to do.
+ * S bounds S_n and S_r, a call's count and cost bound its class buckets, so
+ * these are all there is to check. costs NULL: a count alone. */
+static inline bool cgprop__fits_self(const cgprop_graph *g, uint32_t node, const uint64_t *costs)
+{
+    return cgprop__can_add(g->self + (size_t)node * g->K, costs, g->K);
+}
+static inline bool cgprop__fits_spont(const cgprop_graph *g, uint32_t node, uint64_t count, const uint64_t *costs)
+{
+    return g->spont_cnt[node] <= UINT64_MAX - count &&
+           cgprop__can_add(g->spont_cost + (size_t)node * g->K, costs, g->K);
+}
+static inline bool cgprop__fits_call(const cgprop_graph *g, uint32_t e, uint64_t count, const uint64_t *costs)
+{
+    return g->ecount[e] <= UINT64_MAX - count && (!costs || cgprop__can_add(g->ecost + (size_t)e * g->K, costs, g->K));
+}
+static inline bool cgprop__fits_calls_in(const cgprop_graph *g, uint32_t node, uint64_t count)
+{
+    return g->calls_in[node] <= UINT64_MAX - count;
+}
+/* The graph's recorder clamp and floor counts (flush, merge). */
+static inline bool cgprop__fits_clamps(const cgprop_graph *g, uint64_t n) { return g->clamps <= UINT64_MAX - n; }
+static inline bool cgprop__fits_floors(const cgprop_graph *g, uint64_t n) { return g->floors <= UINT64_MAX - n; }
+
+static inline void cgprop__txn_begin(const cgprop_graph *g, cgprop__txn *t)
+{
+    t->nn0 = g->nn;
+    t->ne0 = g->ne;
+    t->gen0 = g->gen;
+    t->adj0 = g->adj_valid;
+    t->any_cost0 = g->any_cost;
+    t->has_classes0 = g->has_classes;
 }
 
 /* Invalidate results and live iterators after a mutation. */

@@ -10,60 +10,52 @@ struct cgprop_iter {
     cgprop_graph *g;
     cgprop_allocator a; /* kept so the iterator can be freed after the graph */
     uint32_t kind, metric, arg;
-    int analysis;    /* CGPROP__A_* slot the kind depends on, or -1 */
+    uint32_t watch;  /* slots whose runs its rows may read (CGPROP__DEP bits) */
+    uint32_t cur;    /* of those, the ones that were current at creation */
     uint64_t gen;    /* graph generation at creation */
-    uint64_t serial; /* analysis run at creation */
+    uint64_t run[CGPROP__A_COUNT]; /* run of each watched slot at creation */
     size_t pos, count;
     const uint32_t *list; /* CALLERS/CALLEES/MEMBERS: ids to walk; NULL = 0..count-1 */
 };
 
+#define D(NAME) CGPROP__DEP(NAME)
+/* Per kind: its row, the analyses that must be current for it (a message
+ * names the call that runs the last of them), and those its rows read only
+ * when they are current (a cycle's total, a split row's heuristic). An
+ * iterator stays valid while every analysis its rows read is the run it
+ * was made on, and still current. */
+static const struct kind {
+    size_t size;
+    uint32_t needs, reads_if_current;
+} kinds[] = {
+    [CGPROP_ITER_NODES] = {sizeof(cgprop_node_row), 0, 0},
+    [CGPROP_ITER_EDGES] = {sizeof(cgprop_edge_row), 0, 0},
+    [CGPROP_ITER_CALLERS] = {sizeof(cgprop_edge_row), 0, 0},
+    [CGPROP_ITER_CALLEES] = {sizeof(cgprop_edge_row), 0, 0},
+    [CGPROP_ITER_CYCLES] = {sizeof(cgprop_cycle_row), D(CYCLES), D(COLLAPSE)},
+    [CGPROP_ITER_MEMBERS] = {sizeof(cgprop_member_row), D(CYCLES), 0},
+    [CGPROP_ITER_TOTALS] = {sizeof(cgprop_total_row), D(CYCLES) | D(COLLAPSE) | D(PROPAGATE) | D(BOUNDS), 0},
+    [CGPROP_ITER_EDGE_TOTALS] = {sizeof(cgprop_edge_total_row), D(CYCLES) | D(COLLAPSE) | D(PROPAGATE), 0},
+    [CGPROP_ITER_SPLIT] = {sizeof(cgprop_split_row), D(SPLIT), D(PROPAGATE)},
+    [CGPROP_ITER_EDGE_SPLIT] = {sizeof(cgprop_edge_split_row), D(SPLIT), 0},
+};
+#undef D
+
 static size_t row_size_of(uint32_t kind)
 {
-    switch (kind) {
-    case CGPROP_ITER_NODES: return sizeof(cgprop_node_row);
-    case CGPROP_ITER_EDGES:
-    case CGPROP_ITER_CALLERS:
-    case CGPROP_ITER_CALLEES: return sizeof(cgprop_edge_row);
-    case CGPROP_ITER_CYCLES: return sizeof(cgprop_cycle_row);
-    case CGPROP_ITER_MEMBERS: return sizeof(cgprop_member_row);
-    case CGPROP_ITER_TOTALS: return sizeof(cgprop_total_row);
-    case CGPROP_ITER_EDGE_TOTALS: return sizeof(cgprop_edge_total_row);
-    case CGPROP_ITER_SPLIT: return sizeof(cgprop_split_row);
-    case CGPROP_ITER_EDGE_SPLIT: return sizeof(cgprop_edge_split_row);
-    default: return 0;
-    }
+    return kind < sizeof kinds / sizeof kinds[0] ? kinds[kind].size : 0;
 }
 
-static int analysis_of(uint32_t kind)
+/* CGPROP_OK when what the kind needs is current, else ESTATE with a message
+ * naming the call to make. */
+static int need_current(cgprop_graph *g, uint32_t kind, const char *what)
 {
-    switch (kind) {
-    case CGPROP_ITER_CYCLES:
-    case CGPROP_ITER_MEMBERS: return CGPROP__A_CYCLES;
-    case CGPROP_ITER_TOTALS:
-    case CGPROP_ITER_EDGE_TOTALS: return CGPROP__A_PROPAGATE;
-    case CGPROP_ITER_SPLIT:
-    case CGPROP_ITER_EDGE_SPLIT: return CGPROP__A_SPLIT;
-    default: return -1;
-    }
-}
-
-static bool analysis_current(const cgprop_graph *g, int a)
-{
-    switch (a) {
-    case CGPROP__A_CYCLES: return cgprop__cycles_current(g);
-    case CGPROP__A_PROPAGATE: return cgprop__propagate_current(g);
-    case CGPROP__A_SPLIT: return cgprop__split_current(g);
-    default: return true;
-    }
-}
-
-static const char *analysis_call(int a)
-{
-    switch (a) {
-    case CGPROP__A_CYCLES: return "cgprop_graph_find_cycles";
-    case CGPROP__A_PROPAGATE: return "cgprop_graph_propagate";
-    default: return "cgprop_graph_split";
-    }
+    uint32_t needs = kinds[kind].needs, missing = needs & ~cgprop__current_mask(g);
+    if (!missing) return CGPROP_OK;
+    uint32_t last = 0;
+    for (uint32_t a = 0; a < CGPROP__A_COUNT; a++)
+        if (needs >> a & 1u) last = a;
+    return cgprop__err(g, CGPROP_ESTATE, "%s: run %s on the current graph first", what, cgprop__analysis_call(last));
 }
 
 /* Number of rows a kind has, for kinds over a whole table. */
@@ -116,7 +108,7 @@ static void fill_cycle(const cgprop_graph *g, uint32_t k, uint32_t c, cgprop_cyc
     r->nmembers = n;
     r->first = n ? m[0] : CGPROP_NONE;
     for (uint32_t i = 0; i < n; i++) r->self += g->self[(size_t)m[i] * g->K + k];
-    if (cgprop__collapse_current(g)) cgprop__collapse_fill_cycle(g, c, k, r);
+    if (cgprop__current(g, CGPROP__A_COLLAPSE)) cgprop__collapse_fill_cycle(g, c, k, r);
 }
 
 /* Fill one row of a whole-table kind; the caller checked id and staleness. */
@@ -144,9 +136,8 @@ int cgprop_iter_new(cgprop_graph *g, uint32_t kind, uint32_t metric, uint32_t ar
     if (!row_size_of(kind)) return cgprop__err(g, CGPROP_EINVAL, "iter_new: unknown iterator kind %u", kind);
     if (metric >= g->K && kind != CGPROP_ITER_MEMBERS)
         return cgprop__err(g, CGPROP_EINVAL, "iter_new: metric %u out of range (K = %u)", metric, g->K);
-    int a = analysis_of(kind);
-    if (a >= 0 && !analysis_current(g, a))
-        return cgprop__err(g, CGPROP_ESTATE, "iter_new: run %s on the current graph first", analysis_call(a));
+    int rc = need_current(g, kind, "iter_new");
+    if (rc) return rc;
 
     const uint32_t *list = NULL;
     size_t count = 0;
@@ -177,9 +168,10 @@ int cgprop_iter_new(cgprop_graph *g, uint32_t kind, uint32_t metric, uint32_t ar
     it->kind = kind;
     it->metric = metric;
     it->arg = arg;
-    it->analysis = a;
     it->gen = g->gen;
-    it->serial = a >= 0 ? g->aserial[a] : 0;
+    it->watch = kinds[kind].needs | kinds[kind].reads_if_current;
+    it->cur = it->watch & cgprop__current_mask(g);
+    for (uint32_t a = 0; a < CGPROP__A_COUNT; a++) it->run[a] = g->slot[a].run;
     it->count = count;
     it->list = list;
     *out = it;
@@ -194,8 +186,11 @@ static int iter_check(cgprop_iter *it, size_t row_size)
                            row_size_of(it->kind));
     if (g->gen != it->gen)
         return cgprop__err(g, CGPROP_ESTATE, "iterator is stale: the graph was changed after it was made");
-    if (it->analysis >= 0 && (g->aserial[it->analysis] != it->serial || !analysis_current(g, it->analysis)))
-        return cgprop__err(g, CGPROP_ESTATE, "iterator is stale: its analysis was run again");
+    bool same = true;
+    for (uint32_t a = 0; a < CGPROP__A_COUNT; a++)
+        if (it->watch >> a & 1u) same = same && g->slot[a].run == it->run[a];
+    if (!same || (it->cur && (it->cur & ~cgprop__current_mask(g))))
+        return cgprop__err(g, CGPROP_ESTATE, "iterator is stale: an analysis its rows read was run again");
     return CGPROP_OK;
 }
 
@@ -274,11 +269,10 @@ int cgprop_graph_get_row(cgprop_graph *g, uint32_t kind, uint32_t metric, uint32
         return cgprop__err(g, CGPROP_EINVAL, "get_row: row size %zu does not match the kind's row (%zu)", row_size,
                            want);
     if (metric >= g->K) return cgprop__err(g, CGPROP_EINVAL, "get_row: metric %u out of range (K = %u)", metric, g->K);
-    int a = analysis_of(kind);
-    if (a >= 0 && !analysis_current(g, a))
-        return cgprop__err(g, CGPROP_ESTATE, "get_row: run %s on the current graph first", analysis_call(a));
+    int rc = need_current(g, kind, "get_row");
+    if (rc) return rc;
     if (id >= table_size(g, kind)) return cgprop__err(g, CGPROP_EINVAL, "get_row: id %u out of range", id);
-    int rc = fill(g, kind, metric, id, row);
+    rc = fill(g, kind, metric, id, row);
     if (rc) return cgprop__err(g, rc, "get_row: %s", cgprop_strerror(rc));
     return cgprop__ok(g);
 }

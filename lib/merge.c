@@ -1,20 +1,13 @@
 /* Merging graphs (per-thread recorder graphs into one), all-or-nothing. */
-#include "recorder.h"
+#include "graph.h"
 
 #include <string.h>
 
-/* The rollback leaves the store as it was at generation gen0, so it gets
- * that generation back: results and iterators made before a failed merge
- * stay current (a failed call changes nothing, the generation included).
- * The adjacency index is still right for that store unless it was rebuilt
- * since, which nothing in a merge does. */
-static int undo(cgprop_graph *g, uint64_t gen0, bool adj0, uint32_t nn0, uint32_t ne0, uint32_t *map, int rc,
-                const char *why)
+/* Nothing was added yet (phase 3 cannot fail): rolling back what phase 1
+ * created is the whole undo. */
+static int undo(cgprop_graph *g, const cgprop__txn *t, uint32_t *map, int rc, const char *why)
 {
-    cgprop__rollback_edges(g, ne0);
-    cgprop__rollback_nodes(g, nn0);
-    g->gen = gen0;
-    g->adj_valid = adj0 && g->adj.gen == gen0;
+    cgprop__txn_rollback(g, t);
     cgprop__free(g, map);
     return cgprop__err(g, rc, "merge: %s; nothing merged", why);
 }
@@ -64,22 +57,21 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
                                src->mname[k], dst->mname[k]);
 
     /* Phase 1: every function and call exists in dst (undone on failure). */
-    const uint32_t nn0 = dst->nn, ne0 = dst->ne;
-    const uint64_t gen0 = dst->gen;
-    const bool adj0 = dst->adj_valid;
+    cgprop__txn t;
+    cgprop__txn_begin(dst, &t);
     uint32_t *map = cgprop__alloc(dst, (size_t)src->nn + 1, sizeof *map);
     if (!map) return cgprop__err(dst, CGPROP_ENOMEM, "merge: out of memory");
     int rc;
     for (uint32_t v = 0; v < src->nn; v++)
         if ((rc = cgprop_graph_add_node(dst, src->key_ptr[v], src->key_len[v], &map[v])))
-            return undo(dst, gen0, adj0, nn0, ne0, map, rc, "cannot add a function");
+            return undo(dst, &t, map, rc, "cannot add a function");
     for (uint32_t e = 0; e < src->ne; e++) {
         uint32_t id;
         if ((rc = cgprop__edge_get_or_add(dst, map[src->ecaller[e]], map[src->ecallee[e]], &id)))
-            return undo(dst, gen0, adj0, nn0, ne0, map, rc, "cannot add a call");
+            return undo(dst, &t, map, rc, "cannot add a call");
         /* Room for the class buckets phase 3 adds to (see add_edge_parts). */
         if ((rc = add_edge_parts(dst, src, e, id, false)))
-            return undo(dst, gen0, adj0, nn0, ne0, map, rc, "out of memory");
+            return undo(dst, &t, map, rc, "out of memory");
     }
 
     /* Phase 2: every sum fits. Keys are unique in both graphs, so each
@@ -87,21 +79,20 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
      * (S_n, S_r, class buckets) never exceed the sums checked here. */
     for (uint32_t v = 0; v < src->nn; v++) {
         uint32_t u = map[v];
-        if (!cgprop__can_add(dst->self + (size_t)u * K, src->self + (size_t)v * K, K) ||
-            !cgprop__can_add(dst->spont_cost + (size_t)u * K, src->spont_cost + (size_t)v * K, K) ||
-            dst->spont_cnt[u] > UINT64_MAX - src->spont_cnt[v] || dst->calls_in[u] > UINT64_MAX - src->calls_in[v])
-            return undo(dst, gen0, adj0, nn0, ne0, map, CGPROP_EOVERFLOW, "a function's sum would overflow");
+        if (!cgprop__fits_self(dst, u, src->self + (size_t)v * K) ||
+            !cgprop__fits_spont(dst, u, src->spont_cnt[v], src->spont_cost + (size_t)v * K) ||
+            !cgprop__fits_calls_in(dst, u, src->calls_in[v]))
+            return undo(dst, &t, map, CGPROP_EOVERFLOW, "a function's sum would overflow");
     }
     for (uint32_t e = 0; e < src->ne; e++) {
         uint32_t d = cgprop__edge_lookup(dst, map[src->ecaller[e]], map[src->ecallee[e]]);
-        if (dst->ecount[d] > UINT64_MAX - src->ecount[e] ||
-            !cgprop__can_add(dst->ecost + (size_t)d * K, src->ecost + (size_t)e * K, K))
-            return undo(dst, gen0, adj0, nn0, ne0, map, CGPROP_EOVERFLOW, "a call's sum would overflow");
+        if (!cgprop__fits_call(dst, d, src->ecount[e], src->ecost + (size_t)e * K))
+            return undo(dst, &t, map, CGPROP_EOVERFLOW, "a call's sum would overflow");
     }
-    if (dst->clamps > UINT64_MAX - src->clamps)
-        return undo(dst, gen0, adj0, nn0, ne0, map, CGPROP_EOVERFLOW, "the clamp count would overflow");
-    if (dst->floors > UINT64_MAX - src->floors)
-        return undo(dst, gen0, adj0, nn0, ne0, map, CGPROP_EOVERFLOW, "the floor count would overflow");
+    if (!cgprop__fits_clamps(dst, src->clamps))
+        return undo(dst, &t, map, CGPROP_EOVERFLOW, "the clamp count would overflow");
+    if (!cgprop__fits_floors(dst, src->floors))
+        return undo(dst, &t, map, CGPROP_EOVERFLOW, "the floor count would overflow");
 
     /* Phase 3: add through the public calls, which can no longer fail. */
     uint64_t part[CGPROP_MAX_METRICS];

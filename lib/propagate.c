@@ -1,4 +1,4 @@
-/* Linear per-root propagation (DESIGN §4, gprof2dot's heuristic): every
+/* Linear per-root propagation (gprof2dot's heuristic): every
  * entry of a cycle pushes its share of the cycle's total down its own BFS
  * DAG, and the members' totals are the sums over entries. */
 #include "analysis.h"
@@ -8,13 +8,10 @@
 #define UNSEEN UINT32_MAX
 
 typedef struct prop_res {
-    uint64_t gen;
-    uint64_t col_serial; /* collapse run this was built on (its share mode) */
     uint32_t K, nn, ne;
     double *tot;     /* nn * K */
     double *etot;    /* ne * K */
     uint64_t *indag; /* ne * K bits: intra-cycle call kept by some entry with ρ > 0 */
-    cgprop__bounds *bnd; /* intervals and best figures (bounds.c) */
 } prop_res;
 
 static void res_destroy(const cgprop_graph *g, prop_res *r)
@@ -23,23 +20,12 @@ static void res_destroy(const cgprop_graph *g, prop_res *r)
     cgprop__free(g, r->tot);
     cgprop__free(g, r->etot);
     cgprop__free(g, r->indag);
-    cgprop__bounds_destroy(g, r->bnd);
     cgprop__free(g, r);
 }
 
-void cgprop__propagate_free(cgprop_graph *g)
-{
-    if (!g) return;
-    res_destroy(g, g->res_propagate);
-    g->res_propagate = NULL;
-}
+void cgprop__propagate_destroy(const cgprop_graph *g, void *res) { res_destroy(g, res); }
 
-bool cgprop__propagate_current(const cgprop_graph *g)
-{
-    const prop_res *r = g ? g->res_propagate : NULL;
-    return r && r->gen == g->gen && cgprop__collapse_current(g) &&
-           r->col_serial == g->aserial[CGPROP__A_COLLAPSE];
-}
+static const prop_res *RES(const cgprop_graph *g) { return cgprop__res(g, CGPROP__A_PROPAGATE); }
 
 static inline void bit_set(uint64_t *b, size_t i) { b[i >> 6] |= (uint64_t)1 << (i & 63); }
 static inline bool bit_get(const uint64_t *b, size_t i) { return (b[i >> 6] >> (i & 63)) & 1u; }
@@ -754,8 +740,6 @@ static int build(cgprop_graph *g, prop_res **out)
     uint32_t K = g->K, nn = g->nn, ne = g->ne, ncyc = cgprop__cycles_count(g);
     prop_res *r = cgprop__calloc(g, 1, sizeof *r);
     if (!r) return CGPROP_ENOMEM;
-    r->gen = g->gen;
-    r->col_serial = g->aserial[CGPROP__A_COLLAPSE];
     r->K = K;
     r->nn = nn;
     r->ne = ne;
@@ -810,12 +794,15 @@ nomem:
 int cgprop_graph_propagate(cgprop_graph *g)
 {
     if (!g) return CGPROP_EINVAL;
-    if (!cgprop__collapse_current(g))
+    if (!cgprop__current(g, CGPROP__A_COLLAPSE))
         return cgprop__err(g, CGPROP_ESTATE, "propagate: run cgprop_graph_collapse() on the current graph first");
     prop_res *r = NULL;
     if (build(g, &r) != CGPROP_OK)
         return cgprop__err(g, CGPROP_ENOMEM, "propagate: out of memory (%u functions, %u calls)", g->nn, g->ne);
-    int rc = cgprop__bounds_build(g, &r->bnd);
+    /* The bounds go with the totals they clamp: both are installed, or
+     * neither (a failure keeps the old pair, still current). */
+    cgprop__bounds *b = NULL;
+    int rc = cgprop__bounds_build(g, &b);
     if (rc != CGPROP_OK) {
         res_destroy(g, r);
         if (rc == CGPROP_ENOMEM)
@@ -823,16 +810,15 @@ int cgprop_graph_propagate(cgprop_graph *g)
                                g->ne);
         return rc; /* the split's own error and message */
     }
-    cgprop__propagate_free(g);
-    g->res_propagate = r;
-    g->aserial[CGPROP__A_PROPAGATE]++;
+    cgprop__install(g, CGPROP__A_PROPAGATE, r);
+    cgprop__install(g, CGPROP__A_BOUNDS, b);
     return cgprop__ok(g);
 }
 
 bool cgprop__propagate_total(const cgprop_graph *g, uint32_t node, uint32_t k, double *out)
 {
-    if (!cgprop__propagate_current(g)) return false;
-    const prop_res *r = g->res_propagate;
+    if (!cgprop__current(g, CGPROP__A_PROPAGATE)) return false;
+    const prop_res *r = RES(g);
     if (node >= r->nn || k >= r->K) return false;
     *out = r->tot[(size_t)node * r->K + k];
     return true;
@@ -840,7 +826,7 @@ bool cgprop__propagate_total(const cgprop_graph *g, uint32_t node, uint32_t k, d
 
 void cgprop__propagate_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row)
 {
-    const prop_res *r = g->res_propagate;
+    const prop_res *r = RES(g);
     if (!r || node >= r->nn || k >= r->K) return;
     uint32_t c = cgprop__cycles_of(g, node);
     uint32_t flags = 0;
@@ -861,12 +847,12 @@ void cgprop__propagate_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cg
     row->gprof_self = (double)g->self[(size_t)node * r->K + k];
     row->gprof_child = cgprop__collapse_gprof_child(g, node, k);
     row->spont_share = cgprop__collapse_entry(g, node, k) * vt;
-    cgprop__bounds_fill(g, r->bnd, node, k, row);
+    cgprop__bounds_fill(g, node, k, row);
 }
 
 void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_total_row *row)
 {
-    const prop_res *r = g->res_propagate;
+    const prop_res *r = RES(g);
     if (!r || edge >= r->ne || k >= r->K) return;
     uint32_t u = g->ecaller[edge], v = g->ecallee[edge];
     uint32_t cu = cgprop__cycles_of(g, u), cv = cgprop__cycles_of(g, v);

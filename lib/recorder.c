@@ -1,4 +1,4 @@
-/* The event recorder (DESIGN §6): probes call enter/exit with counter
+/* The event recorder: probes call enter/exit with counter
  * readings; figures reach the graph only at flush, so the hot path never
  * hashes a function's key or touches the graph's tables.
  *
@@ -931,10 +931,8 @@ static bool fig_write(const cgprop_recorder *r, const figval *v, uint64_t *out, 
     return true;
 }
 
-/* Check every sum flush will add (phase 2), or add them (phase 3). The
- * checks mirror graph.c's: S (which bounds S_n and S_r), spontaneous count
- * and cost, each call's plain count and cost (which bound the class
- * buckets), each callee's calls_in, and the graph's clamp count. */
+/* Check every sum flush will add against the store's overflow rules
+ * (phase 2), or add them (phase 3). */
 static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t *floors)
 {
     cgprop_graph *g = r->g;
@@ -953,13 +951,13 @@ static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t
                 if (cgprop__add_u64(sum[k], val[k], &sum[k])) goto ovf;
             if (write && (rc = cgprop_graph_add_self_class(g, node, cls, val))) return rc;
         }
-        if (!write && !cgprop__can_add(g->self + (size_t)node * K, sum, K)) goto ovf;
+        if (!write && !cgprop__fits_self(g, node, sum)) goto ovf;
         fig_value(r, CGPROP_RF_SPONT, node, NO_SLOT, 0, K, &v);
         if (!v.n) continue;
         if (!fig_write(r, &v, val, floors)) goto ovf;
         if (write) {
             if ((rc = cgprop_graph_add_spontaneous(g, node, v.n, val))) return rc;
-        } else if (g->spont_cnt[node] > UINT64_MAX - v.n || !cgprop__can_add(g->spont_cost + (size_t)node * K, val, K)) {
+        } else if (!cgprop__fits_spont(g, node, v.n, val)) {
             goto ovf;
         }
     }
@@ -979,12 +977,11 @@ static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t
         }
         if (!write) {
             uint32_t e = cgprop__edge_lookup(g, a, b);
-            if (g->ecount[e] > UINT64_MAX - calls || !cgprop__can_add(g->ecost + (size_t)e * K, sum, K)) goto ovf;
-            if (cgprop__add_u64(callin[b], calls, &callin[b]) || g->calls_in[b] > UINT64_MAX - callin[b])
-                goto ovf;
+            if (!cgprop__fits_call(g, e, calls, sum)) goto ovf;
+            if (cgprop__add_u64(callin[b], calls, &callin[b]) || !cgprop__fits_calls_in(g, b, callin[b])) goto ovf;
         }
     }
-    if (!write && g->clamps > UINT64_MAX - (r->clamps - r->clamps_flushed)) goto ovf;
+    if (!write && !cgprop__fits_clamps(g, r->clamps - r->clamps_flushed)) goto ovf;
     return CGPROP_OK;
 ovf:
     return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_flush: a figure would overflow; nothing written");
@@ -1025,11 +1022,8 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     if (d0) memcpy(r->last, c, K * sizeof r->last[0]);
 
     /* Phase 1: make every call exist, so phase 3 cannot need memory. */
-    const uint32_t ne0 = g->ne;
-    /* A rollback below leaves the store as it was at this generation: give
-     * it back (see merge.c's undo). */
-    const uint64_t gen0 = g->gen;
-    const bool adj0 = g->adj_valid;
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
     for (uint32_t s = 0; s < r->np && !rc; s++) {
         uint32_t e;
         if (r->pcaller[s] == SPONT || !any_count(r, s)) continue;
@@ -1045,12 +1039,10 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     uint64_t floors = 0;
     if (!rc) rc = flush_pass(r, false, callin, &floors);
     cgprop__free(g, callin);
-    if (!rc && g->floors > UINT64_MAX - floors)
+    if (!rc && !cgprop__fits_floors(g, floors))
         rc = cgprop__err(g, CGPROP_EOVERFLOW, "recorder_flush: the graph's floor count would overflow; nothing written");
     if (rc) {
-        cgprop__rollback_edges(g, ne0);
-        g->gen = gen0;
-        g->adj_valid = adj0 && g->adj.gen == gen0;
+        cgprop__txn_rollback(g, &t);
         reopen_to(r, c, d0);
         memcpy(r->last, last0, K * sizeof r->last[0]);
         return rc;
@@ -1098,7 +1090,7 @@ int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint6
         goto done;
     for (size_t k = 0; k < nmetrics; k++) di_min[k] = de_min[k] = -1.0;
     /* Three runs, smallest estimate kept: the paper's repeat-and-minimum,
-     * around TAU's single run (compensation.md §1.6). A failing clock is
+     * around TAU's single run. A failing clock is
      * EINVAL, a clock running backwards (EFORMAT from the recorder) too; out
      * of memory stays ENOMEM. */
 #define PROBE(call)                                                                                                    \

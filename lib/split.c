@@ -1,4 +1,4 @@
-/* KCachegrind's recursive / non-recursive split (DESIGN §5), computed from
+/* KCachegrind's recursive / non-recursive split, computed from
  * the per-class costs in the store. docs/SPLIT.md explains every figure and
  * the choices made where the input cannot tell a class. */
 #include "graph.h"
@@ -15,7 +15,6 @@ enum { E_NN, E_NR, E_ND, E_RN, E_RR, E_RD, E_FIG };
 enum { N_SN, N_SR, N_CN, N_CR, N_OUT, N_FIG };
 
 typedef struct split_res {
-    uint64_t gen;
     uint32_t nn, ne, K;
     uint64_t *node; /* nn * N_FIG * K */
     double *D;      /* nn * K */
@@ -37,21 +36,13 @@ static void res_free(const cgprop_graph *g, split_res *r)
     cgprop__free(g, r);
 }
 
-void cgprop__split_free(cgprop_graph *g)
-{
-    res_free(g, g->res_split);
-    g->res_split = NULL;
-}
+void cgprop__split_destroy(const cgprop_graph *g, void *res) { res_free(g, res); }
 
-bool cgprop__split_current(const cgprop_graph *g)
-{
-    const split_res *r = g->res_split;
-    return r && r->gen == g->gen;
-}
+static const split_res *RES(const cgprop_graph *g) { return cgprop__res(g, CGPROP__A_SPLIT); }
 
 void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_split_row *row)
 {
-    const split_res *r = g->res_split;
+    const split_res *r = RES(g);
     const uint64_t *v = r->node + (size_t)node * N_FIG * r->K;
     memset(row, 0, sizeof *row);
     row->id = node;
@@ -68,7 +59,7 @@ void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop
 void cgprop__split_sides(const cgprop_graph *g, uint32_t node, uint32_t k, uint64_t *in, uint64_t *out,
                          uint32_t *sides)
 {
-    const split_res *r = g->res_split;
+    const split_res *r = RES(g);
     const uint64_t *v = r->node + (size_t)node * N_FIG * r->K;
     *in = v[N_CN * r->K + k];
     *out = v[N_OUT * r->K + k];
@@ -77,7 +68,7 @@ void cgprop__split_sides(const cgprop_graph *g, uint32_t node, uint32_t k, uint6
 
 void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_split_row *row)
 {
-    const split_res *r = g->res_split;
+    const split_res *r = RES(g);
     const uint64_t *v = r->edge + (size_t)edge * E_FIG * r->K;
     memset(row, 0, sizeof *row);
     row->id = edge;
@@ -91,8 +82,6 @@ void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, c
     row->C_rr = v[E_RR * r->K + k];
     row->C_rd = v[E_RD * r->K + k];
 }
-
-/* ---- which functions can recurse ---- */
 
 /* ---- the analysis ---- */
 
@@ -313,10 +302,7 @@ int cgprop_graph_split(cgprop_graph *g)
     cgprop__free(g, out_xr);
     cgprop__free(g, ovf);
     cgprop__free(g, own_cyc);
-    r->gen = g->gen;
-    cgprop__split_free(g);
-    g->res_split = r;
-    g->aserial[CGPROP__A_SPLIT]++;
+    cgprop__install(g, CGPROP__A_SPLIT, r);
     return cgprop__ok(g);
 
 nomem:

@@ -1,4 +1,4 @@
-/* Stack ingestion (DESIGN §1 route 2, §5): one sampled stack becomes leaf
+/* Stack ingestion: one sampled stack becomes leaf
  * self cost, one call cost per adjacent pair and a spontaneous entry of the
  * root frame, each in the exact activation class read off the stack.
  *
@@ -186,9 +186,9 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
     uint32_t K = g->K;
     uint64_t *sp = g->spont_cost + (size_t)frames[0] * K;
     uint64_t *se = g->self + (size_t)frames[depth - 1] * K;
-    if (!cgprop__can_add(sp, w, K)) return false;
+    if (!cgprop__fits_spont(g, frames[0], 0, w)) return false;
     cgprop__add(sp, w, K);
-    if (!cgprop__can_add(se, w, K)) {
+    if (!cgprop__fits_self(g, frames[depth - 1], w)) {
         sub(sp, w, K);
         return false;
     }
@@ -202,7 +202,7 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
         }
         uint32_t e = eid[i];
         if (e == MISSING) continue;
-        if (!cgprop__can_add(g->ecost + (size_t)e * K, w, K)) {
+        if (!cgprop__fits_call(g, e, 0, w)) {
             undo(g, s, frames, depth, w, i);
             return false;
         }
@@ -262,14 +262,15 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
         if (rc) return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
     }
 
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
     if (!add_existing(g, s, frames, depth, weights))
         return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: a cost would overflow; nothing was added");
     if (nmissing) {
         if ((uint64_t)g->ne + nmissing > UINT32_MAX - 1) rc = CGPROP_EOVERFLOW;
         else rc = check_missing(g, s, frames, depth, weights, nmissing);
-        /* Creating calls can fail half way: the calls made so far stay, with
-         * count 0 and no cost (as add_edge(g, a, b, 0, NULL) leaves them);
-         * no cost of this stack remains anywhere. */
+        /* Creating calls can fail half way: the costs added above are taken
+         * back, then the calls made so far dropped. */
         for (size_t i = 0; !rc && i + 1 < depth; i++) {
             uint32_t e;
             if (s->eid[i] != MISSING) continue;
@@ -279,6 +280,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
         }
         if (rc) {
             undo(g, s, frames, depth, weights, depth - 1);
+            cgprop__txn_rollback(g, &t);
             return cgprop__err(g, rc, "add_stack: %s; nothing was added",
                                rc == CGPROP_ENOMEM ? "out of memory" : "a cost or the number of calls would overflow");
         }

@@ -566,6 +566,56 @@ START_TEST(test_analysis_iterator_goes_stale)
 }
 END_TEST
 
+/* A row that reads more than one analysis goes stale when any of them runs
+ * again: a cycle row reads the cycles and, once collapse has run, its total;
+ * a split row reads propagate's heuristic once propagate has run. */
+START_TEST(test_iterator_tracks_every_analysis_it_reads)
+{
+    cgprop_graph *g = fixture();
+    cgprop_cycle_row cr;
+    cgprop_split_row sr;
+    cgprop_total_row tr;
+    cgprop_iter *it, *is, *itot;
+
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
+    it = iter(g, CGPROP_ITER_CYCLES, 0, 0);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
+    /* Made before collapse: its rows would now carry collapse's total. */
+    ck_assert_int_eq(cgprop_iter_next(it, &cr, sizeof cr), CGPROP_ESTATE);
+    cgprop_iter_free(it);
+    it = iter(g, CGPROP_ITER_CYCLES, 0, 0);
+    ck_assert_int_eq(cgprop_iter_next(it, &cr, sizeof cr), CGPROP_OK);
+    /* {a, b}: self 1 + 3, and all of c (self 5) below it. */
+    ck_assert_msg(cr.total == 9.0, "total %g", cr.total);
+    cgprop_iter_free(it);
+    /* Made after collapse: a re-run of collapse makes it stale. */
+    it = iter(g, CGPROP_ITER_CYCLES, 0, 0);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_COUNT), CGPROP_OK);
+    ck_assert_int_eq(cgprop_iter_next(it, &cr, sizeof cr), CGPROP_ESTATE);
+    cgprop_iter_free(it);
+
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    is = iter(g, CGPROP_ITER_SPLIT, 0, 0);
+    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_iter_next(is, &sr, sizeof sr), CGPROP_ESTATE);
+    cgprop_iter_free(is);
+    /* The split gives the same result on the same graph: running it again
+     * leaves the totals, and the bounds built on it, current. */
+    itot = iter(g, CGPROP_ITER_TOTALS, 0, 0);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_iter_next(itot, &tr, sizeof tr), CGPROP_OK);
+    /* A re-run of the cycles does not change the totals, but the rows read
+     * the cycles: the iterator goes stale, a new one reads on. */
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_iter_next(itot, &tr, sizeof tr), CGPROP_ESTATE);
+    cgprop_iter_free(itot);
+    itot = iter(g, CGPROP_ITER_TOTALS, 0, 0);
+    ck_assert_int_eq(cgprop_iter_next(itot, &tr, sizeof tr), CGPROP_OK);
+    cgprop_iter_free(itot);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_iterators_are_independent)
 {
     cgprop_graph *g = fixture();
@@ -621,6 +671,7 @@ static Suite *iter_suite(void)
     tcase_add_test(tc, test_iter_new_bad_args);
     tcase_add_test(tc, test_analysis_kinds_before_analysis);
     tcase_add_test(tc, test_analysis_iterator_goes_stale);
+    tcase_add_test(tc, test_iterator_tracks_every_analysis_it_reads);
     tcase_add_test(tc, test_iterators_are_independent);
     tcase_add_test(tc, test_iter_free_after_graph_free);
     suite_add_tcase(s, tc);

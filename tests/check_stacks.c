@@ -444,9 +444,9 @@ static void fa_free(void *u, void *p)
 START_TEST(enomem_adds_no_cost)
 {
     /* Fail the n-th allocation for every n: the stack either goes in whole
-     * or returns ENOMEM with no cost anywhere (calls it created stay, empty,
-     * as documented); retrying then succeeds; nothing leaks. Many new
-     * calls force the call table to grow mid-stack. */
+     * or returns ENOMEM with nothing added (no cost, and no call: those it
+     * created are dropped again); retrying then succeeds; nothing leaks.
+     * Many new calls force the call table to grow mid-stack. */
     enum { NFN = 200 };
     fail_alloc fa = {-1, 0};
     cgprop_allocator al = {fa_malloc, fa_realloc, fa_free, &fa};
@@ -476,6 +476,7 @@ START_TEST(enomem_adds_no_cost)
             break;
         }
         ck_assert_int_eq(rc, CGPROP_ENOMEM);
+        ck_assert_uint_eq(cgprop_graph_edge_count(g), 0);
         for (uint32_t i = 0; i < NFN; i++) {
             ck_assert_uint_eq(g->self[i], 0);
             ck_assert_uint_eq(g->spont_cost[i], 0);

@@ -1,0 +1,61 @@
+/* The analysis registry: which results in the store are current. The rows
+ * are graph.h's CGPROP__ANALYSES; every analysis installs its result here and
+ * asks here whether the results it reads are current, so that staleness is
+ * decided in one place, the same way for all. */
+#include "analysis.h"
+
+typedef struct row {
+    void (*destroy)(const cgprop_graph *g, void *res);
+    uint32_t deps; /* CGPROP__DEP bits */
+    bool args;     /* a re-run on the same graph may give another result */
+    const char *call;
+} row;
+
+static const row rows[CGPROP__A_COUNT] = {
+#define CGPROP__X(NAME, name, deps, args, call) {cgprop__##name##_destroy, (deps), (args), (call)},
+    CGPROP__ANALYSES(CGPROP__X)
+#undef CGPROP__X
+};
+
+/* One pass in row order decides every slot (no recursion over the
+ * dependencies), which needs every dependency listed before its user. */
+#define CGPROP__X(NAME, name, deps, args, call)                                                         \
+    _Static_assert((deps) < CGPROP__DEP(NAME), "an analysis is built only on analyses listed before it");
+CGPROP__ANALYSES(CGPROP__X)
+#undef CGPROP__X
+_Static_assert(CGPROP__A_COUNT <= 32, "slot masks are 32 bits");
+
+uint32_t cgprop__current_mask(const cgprop_graph *g)
+{
+    uint32_t cur = 0;
+    for (uint32_t a = 0; a < CGPROP__A_COUNT; a++) {
+        const cgprop__slot *s = &g->slot[a];
+        uint32_t deps = rows[a].deps;
+        if (!s->res || s->gen != g->gen || (cur & deps) != deps) continue;
+        bool same = true;
+        for (uint32_t d = 0; d < a && same; d++)
+            if ((deps >> d & 1u) && rows[d].args) same = s->dep_run[d] == g->slot[d].run;
+        if (same) cur |= 1u << a;
+    }
+    return cur;
+}
+
+void cgprop__install(cgprop_graph *g, uint32_t a, void *res)
+{
+    cgprop__slot *s = &g->slot[a];
+    rows[a].destroy(g, s->res);
+    s->res = res;
+    s->gen = g->gen;
+    s->run++;
+    for (uint32_t d = 0; d < CGPROP__A_COUNT; d++) s->dep_run[d] = g->slot[d].run;
+}
+
+const char *cgprop__analysis_call(uint32_t a) { return a < CGPROP__A_COUNT ? rows[a].call : ""; }
+
+void cgprop__analyses_free(cgprop_graph *g)
+{
+    for (uint32_t a = CGPROP__A_COUNT; a-- > 0;) {
+        rows[a].destroy(g, g->slot[a].res);
+        g->slot[a].res = NULL;
+    }
+}
