@@ -87,6 +87,9 @@ def main():
     ap.add_argument("data", nargs="?", default=os.path.join(os.path.dirname(__file__), "..", "tests", "data", "real"))
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--svg")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless the midpoint's mean error is at most 60 %% of the heuristic's over all "
+                         "programs and at most 0.5 points above it on each")
     a = ap.parse_args()
 
     programs = sorted(d for d in os.listdir(a.data) if os.path.isfile(os.path.join(a.data, d, "truth.tsv")))
@@ -148,6 +151,14 @@ def main():
         print("midpoint mean error / heuristic's: %.2f" % (m / h if h else 0.0))
     if a.svg:
         write_svg(a.svg, programs, per)
+    if a.check:
+        bad = [p for p, _, s in table[:-1] if s["midpoint"][0] > s["heuristic"][0] + 0.5]
+        allm, allh = table[-1][2]["midpoint"][0], table[-1][2]["heuristic"][0]
+        ok = not bad and allm <= 0.6 * allh
+        print("%d passed, %d failed" % (1 if ok else 0, 0 if ok else 1))
+        if bad:
+            print("midpoint more than 0.5 points worse than the heuristic on: %s" % ", ".join(bad))
+        return 0 if ok else 1
     return 0
 
 
