@@ -82,6 +82,10 @@ int cgprop__walk_scc_kernel(const cgprop_graph *g, uint32_t n, const uint32_t *i
 /* cgprop__walk_members gives a cycle of n members the budget of
  * max(n, this) members. */
 #define CGPROP__WALK_BUDGET_MEMBERS 10000u
+/* Under a budget, cycles of more members than this keep the clamped
+ * heuristic without trying: proving the work too large would cost more than
+ * the rest of the report. */
+#define CGPROP__WALK_MAX_MEMBERS 50000u
 
 /* What cgprop__walk_members left in state[]. */
 enum { CGPROP__WALK_NONE = 0, CGPROP__WALK_DONE = 1, CGPROP__WALK_BUDGET = 2 };
