@@ -89,6 +89,19 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out);
  * from the current bounds. */
 void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row);
 
+/* True when f's interval in metric k (fk = f * K + k) comes from the
+ * measured calls alone and is not a point: the walk estimates it. */
+bool cgprop__bounds_wants_walk(const cgprop__bounds *b, size_t fk, double *lo, double *hi);
+
+/* ---- walk.c (the analysis; the kernel is walk.h's) ---- */
+/* Built by cgprop_graph_propagate after the bounds it reads, installed in
+ * its own slot: the walk of every member that cgprop__bounds_wants_walk. */
+int cgprop__walk_build(cgprop_graph *g, const cgprop__bounds *b, void **out);
+/* The current walk result for a function and metric: its state
+ * (CGPROP__WALK_NONE, DONE, BUDGET), the figure when DONE, and the estimate
+ * total shows (cgprop_graph_set_estimate at the build). */
+uint32_t cgprop__walk_get(const cgprop_graph *g, uint32_t node, uint32_t k, double *walk, uint32_t *mode);
+
 /* ---- split.c ---- */
 void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_split_row *row);
 void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_split_row *row);

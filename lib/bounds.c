@@ -13,11 +13,8 @@
 
 struct cgprop__bounds {
     uint32_t nn, K;
-    uint32_t mode;     /* what total shows where the walk ran (cgprop_graph_set_estimate) */
     uint64_t *lo, *hi; /* nn * K */
     uint8_t *reason;   /* nn * K: CGPROP_R_* bits (they fit in 8) */
-    double *walk;      /* nn * K, inside [lo, hi] where wstate says DONE */
-    uint8_t *wstate;   /* nn * K: CGPROP__WALK_NONE / DONE / BUDGET */
 };
 
 static void res_destroy(const cgprop_graph *g, cgprop__bounds *b)
@@ -26,8 +23,6 @@ static void res_destroy(const cgprop_graph *g, cgprop__bounds *b)
     cgprop__free(g, b->lo);
     cgprop__free(g, b->hi);
     cgprop__free(g, b->reason);
-    cgprop__free(g, b->walk);
-    cgprop__free(g, b->wstate);
     cgprop__free(g, b);
 }
 
@@ -153,10 +148,7 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
     b->lo = cgprop__calloc(g, nk ? nk : 1, sizeof *b->lo);
     b->hi = cgprop__calloc(g, nk ? nk : 1, sizeof *b->hi);
     b->reason = cgprop__calloc(g, nk ? nk : 1, 1);
-    b->walk = cgprop__calloc(g, nk ? nk : 1, sizeof *b->walk);
-    b->wstate = cgprop__calloc(g, nk ? nk : 1, 1);
-    b->mode = g->est_mode;
-    if (!b->lo || !b->hi || !b->reason || !b->walk || !b->wstate) goto nomem;
+    if (!b->lo || !b->hi || !b->reason) goto nomem;
 
     /* What the classes determine. Where both sides do and they differ, the
      * truth is one of them or between (the data is off); where neither
@@ -231,29 +223,6 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         }
         if (b->lo[fk] == b->hi[fk]) b->reason[fk] &= (uint8_t)~(CGPROP_R_RECURSION | CGPROP_R_ENTRY_UNKNOWN);
     }
-    /* Cycle members bounded by the measured calls alone get the absorbing
-     * walk beside the heuristic (walk.c). */
-    uint8_t *want = cgprop__calloc(g, nk ? nk : 1, 1);
-    if (!want) goto nomem;
-    bool any = false;
-    for (size_t fk = 0; fk < nk; fk++)
-        if (b->reason[fk] & (CGPROP_R_RECURSION | CGPROP_R_ENTRY_UNKNOWN)) {
-            want[fk] = 1;
-            any = true;
-        }
-    if (any && b->mode != CGPROP_EST_HEURISTIC &&
-        cgprop__walk_members(g, want, g->walk_budget, b->walk, b->wstate) != CGPROP_OK) {
-        cgprop__free(g, want);
-        goto nomem;
-    }
-    cgprop__free(g, want);
-    /* The walk lies in [L, U] on consistent data; the interval's lower end
-     * may also include the self cost, so keep the walk inside it too. */
-    for (size_t fk = 0; fk < nk; fk++) {
-        if (b->wstate[fk] != CGPROP__WALK_DONE) continue;
-        double lo = (double)b->lo[fk], hi = (double)b->hi[fk], w = b->walk[fk];
-        b->walk[fk] = w < lo ? lo : w > hi ? hi : w;
-    }
     cgprop__free(g, need);
     cgprop__free(g, c.T);
     cgprop__free(g, c.ovf);
@@ -305,16 +274,18 @@ void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgpro
     if (hc != h) row->flags |= CGPROP_F_CLAMPED;
     row->estimate = CGPROP_EST_HEURISTIC;
     row->total = hc;
-    if (b->wstate[fk] == CGPROP__WALK_BUDGET) {
+    double w;
+    uint32_t mode;
+    uint32_t ws = cgprop__walk_get(g, node, k, &w, &mode);
+    if (ws == CGPROP__WALK_BUDGET) {
         row->estimate = CGPROP_EST_BUDGET;
-    } else if (b->wstate[fk] == CGPROP__WALK_DONE) {
-        double w = b->walk[fk];
+    } else if (ws == CGPROP__WALK_DONE) {
         row->walk = w;
         row->flags &= ~(uint32_t)CGPROP_F_NO_WALK;
-        if (b->mode == CGPROP_EST_WALK) {
+        if (mode == CGPROP_EST_WALK) {
             row->estimate = CGPROP_EST_WALK;
             row->total = w;
-        } else if (b->mode == CGPROP_EST_MIDPOINT) {
+        } else if (mode == CGPROP_EST_MIDPOINT) {
             /* The two models err in opposite directions on real programs
              * (docs/BOUNDS.md): halfway is inside the interval, as both are. */
             row->estimate = CGPROP_EST_MIDPOINT;
@@ -324,14 +295,10 @@ void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgpro
     (void)g;
 }
 
-int cgprop_graph_set_estimate(cgprop_graph *g, uint32_t which, double budget_per_member)
+bool cgprop__bounds_wants_walk(const cgprop__bounds *b, size_t fk, double *lo, double *hi)
 {
-    if (!g) return CGPROP_EINVAL;
-    if (which != CGPROP_EST_MIDPOINT && which != CGPROP_EST_WALK && which != CGPROP_EST_HEURISTIC)
-        return cgprop__err(g, CGPROP_EINVAL, "set_estimate: %u is not midpoint, walk or heuristic", which);
-    if (!(budget_per_member >= 0))
-        return cgprop__err(g, CGPROP_EINVAL, "set_estimate: the walk's budget must be 0 (no limit) or positive");
-    g->est_mode = which;
-    g->walk_budget = budget_per_member;
-    return cgprop__ok(g);
+    if (!(b->reason[fk] & (CGPROP_R_RECURSION | CGPROP_R_ENTRY_UNKNOWN))) return false;
+    *lo = (double)b->lo[fk];
+    *hi = (double)b->hi[fk];
+    return true;
 }

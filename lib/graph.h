@@ -69,7 +69,8 @@ static inline uint32_t cgprop__cls(uint32_t caller_rec, uint32_t callee_level)
     X(COLLAPSE, collapse, CGPROP__DEP(CYCLES), true, "cgprop_graph_collapse")                          \
     X(PROPAGATE, propagate, CGPROP__DEP(COLLAPSE), false, "cgprop_graph_propagate")                    \
     X(SPLIT, split, 0, false, "cgprop_graph_split")                                                    \
-    X(BOUNDS, bounds, CGPROP__DEP(PROPAGATE) | CGPROP__DEP(SPLIT), false, "cgprop_graph_propagate")
+    X(BOUNDS, bounds, CGPROP__DEP(PROPAGATE) | CGPROP__DEP(SPLIT), false, "cgprop_graph_propagate")      \
+    X(WALK, walk, CGPROP__DEP(BOUNDS), true, "cgprop_graph_propagate")
 
 enum {
 #define CGPROP__X(NAME, name, deps, args, call) CGPROP__A_##NAME,

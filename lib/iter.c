@@ -34,7 +34,7 @@ static const struct kind {
     [CGPROP_ITER_CALLEES] = {sizeof(cgprop_edge_row), 0, 0},
     [CGPROP_ITER_CYCLES] = {sizeof(cgprop_cycle_row), D(CYCLES), D(COLLAPSE)},
     [CGPROP_ITER_MEMBERS] = {sizeof(cgprop_member_row), D(CYCLES), 0},
-    [CGPROP_ITER_TOTALS] = {sizeof(cgprop_total_row), D(CYCLES) | D(COLLAPSE) | D(PROPAGATE) | D(BOUNDS), 0},
+    [CGPROP_ITER_TOTALS] = {sizeof(cgprop_total_row), D(CYCLES) | D(COLLAPSE) | D(PROPAGATE) | D(BOUNDS) | D(WALK), 0},
     [CGPROP_ITER_EDGE_TOTALS] = {sizeof(cgprop_edge_total_row), D(CYCLES) | D(COLLAPSE) | D(PROPAGATE), 0},
     [CGPROP_ITER_SPLIT] = {sizeof(cgprop_split_row), D(SPLIT), D(PROPAGATE)},
     [CGPROP_ITER_EDGE_SPLIT] = {sizeof(cgprop_edge_split_row), D(SPLIT), 0},

@@ -799,8 +799,9 @@ int cgprop_graph_propagate(cgprop_graph *g)
     prop_res *r = NULL;
     if (build(g, &r) != CGPROP_OK)
         return cgprop__err(g, CGPROP_ENOMEM, "propagate: out of memory (%u functions, %u calls)", g->nn, g->ne);
-    /* The bounds go with the totals they clamp: both are installed, or
-     * neither (a failure keeps the old pair, still current). */
+    /* The bounds and the walk go with the totals they clamp and estimate:
+     * all are installed, or none (a failure keeps the old ones, still
+     * current). */
     cgprop__bounds *b = NULL;
     int rc = cgprop__bounds_build(g, &b);
     if (rc != CGPROP_OK) {
@@ -810,8 +811,16 @@ int cgprop_graph_propagate(cgprop_graph *g)
                                g->ne);
         return rc; /* the split's own error and message */
     }
+    void *w = NULL;
+    if (cgprop__walk_build(g, b, &w) != CGPROP_OK) {
+        res_destroy(g, r);
+        cgprop__bounds_destroy(g, b);
+        return cgprop__err(g, CGPROP_ENOMEM, "propagate: out of memory for the walk (%u functions, %u calls)", g->nn,
+                           g->ne);
+    }
     cgprop__install(g, CGPROP__A_PROPAGATE, r);
     cgprop__install(g, CGPROP__A_BOUNDS, b);
+    cgprop__install(g, CGPROP__A_WALK, w);
     return cgprop__ok(g);
 }
 

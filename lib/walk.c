@@ -944,3 +944,89 @@ int cgprop__walk_members(cgprop_graph *g, const uint8_t *want, double budget_per
     cgprop__free(g, out);
     return rc;
 }
+int cgprop_graph_set_estimate(cgprop_graph *g, uint32_t which, double budget_per_member)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (which != CGPROP_EST_MIDPOINT && which != CGPROP_EST_WALK && which != CGPROP_EST_HEURISTIC)
+        return cgprop__err(g, CGPROP_EINVAL, "set_estimate: %u is not midpoint, walk or heuristic", which);
+    if (!(budget_per_member >= 0))
+        return cgprop__err(g, CGPROP_EINVAL, "set_estimate: the walk's budget must be 0 (no limit) or positive");
+    g->est_mode = which;
+    g->walk_budget = budget_per_member;
+    return cgprop__ok(g);
+}
+
+/* ---- the walk's slot in the registry ------------------------------------- */
+
+/* The walk of every cycle member bounded by measured calls alone, beside
+ * the bounds it was built for, and the estimate total shows with it. */
+typedef struct walk_res {
+    uint32_t K, mode;
+    double *walk;   /* nn * K, inside the member's interval */
+    uint8_t *state; /* nn * K: CGPROP__WALK_* */
+} walk_res;
+
+static void res_destroy(const cgprop_graph *g, walk_res *r)
+{
+    if (!r) return;
+    cgprop__free(g, r->walk);
+    cgprop__free(g, r->state);
+    cgprop__free(g, r);
+}
+
+void cgprop__walk_destroy(const cgprop_graph *g, void *res) { res_destroy(g, res); }
+
+int cgprop__walk_build(cgprop_graph *g, const cgprop__bounds *b, void **out)
+{
+    *out = NULL;
+    uint32_t K = g->K;
+    size_t nk = (size_t)g->nn * K;
+    walk_res *r = cgprop__calloc(g, 1, sizeof *r);
+    uint8_t *want = cgprop__calloc(g, nk ? nk : 1, 1);
+    double *lo = cgprop__alloc(g, nk ? nk : 1, sizeof *lo), *hi = cgprop__alloc(g, nk ? nk : 1, sizeof *hi);
+    if (!r || !want || !lo || !hi) goto nomem;
+    r->K = K;
+    r->mode = g->est_mode;
+    r->walk = cgprop__calloc(g, nk ? nk : 1, sizeof *r->walk);
+    r->state = cgprop__calloc(g, nk ? nk : 1, 1);
+    if (!r->walk || !r->state) goto nomem;
+    bool any = false;
+    for (size_t fk = 0; fk < nk; fk++)
+        if (cgprop__bounds_wants_walk(b, fk, &lo[fk], &hi[fk])) {
+            want[fk] = 1;
+            any = true;
+        }
+    if (any && r->mode != CGPROP_EST_HEURISTIC &&
+        cgprop__walk_members(g, want, g->walk_budget, r->walk, r->state) != CGPROP_OK)
+        goto nomem;
+    /* The walk lies in [L, U] on consistent data; the interval's lower end
+     * may also include the self cost, so keep the walk inside it too. */
+    for (size_t fk = 0; fk < nk; fk++) {
+        if (r->state[fk] != CGPROP__WALK_DONE) continue;
+        double w = r->walk[fk];
+        r->walk[fk] = w < lo[fk] ? lo[fk] : w > hi[fk] ? hi[fk] : w;
+    }
+    cgprop__free(g, want);
+    cgprop__free(g, lo);
+    cgprop__free(g, hi);
+    *out = r;
+    return CGPROP_OK;
+nomem:
+    res_destroy(g, r);
+    cgprop__free(g, want);
+    cgprop__free(g, lo);
+    cgprop__free(g, hi);
+    return CGPROP_ENOMEM;
+}
+
+uint32_t cgprop__walk_get(const cgprop_graph *g, uint32_t node, uint32_t k, double *walk, uint32_t *mode)
+{
+    const walk_res *r = cgprop__res(g, CGPROP__A_WALK);
+    *walk = 0;
+    *mode = CGPROP_EST_HEURISTIC;
+    if (!r) return CGPROP__WALK_NONE;
+    size_t fk = (size_t)node * r->K + k;
+    *walk = r->walk[fk];
+    *mode = r->mode;
+    return r->state[fk];
+}
