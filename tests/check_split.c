@@ -3,6 +3,8 @@
  * inexact flags of lumped and unclassified input. */
 #include <check.h>
 #include <stdlib.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cgprop.h"
@@ -428,6 +430,70 @@ static void random_run(uint64_t seed, int nstacks, int sorted, int nfun, int rec
     cgprop_graph_free(h);
 }
 
+/* The estimates against the oracle on aggregated random stacks: every
+ * figure (total, walk) inside its interval, and the fraction of graphs where
+ * the midpoint's total error over the members it estimates is below the
+ * heuristic's (printed; and over all graphs the midpoint's summed error must
+ * be the smaller). */
+START_TEST(midpoint_on_aggregated_stacks)
+{
+    int better = 0, graphs = 0;
+    double err_mid = 0, err_heur = 0;
+    for (uint64_t seed = 1; seed <= 150; seed++) {
+        rng_state = seed * 0x2545F4914F6CDD1Dull + 7;
+        cgprop_graph *h = new_graph(KM);
+        char key[8];
+        for (int f = 0; f < NF; f++) {
+            key[0] = (char)('a' + f);
+            key[1] = 0;
+            ck_assert_uint_eq(node(h, key), (uint32_t)f);
+        }
+        oracle *o = calloc(1, sizeof *o);
+        ck_assert_ptr_nonnull(o);
+        for (int s = 0; s < 200; s++) {
+            uint32_t st[MAXD];
+            size_t d = 1 + rnd() % MAXD;
+            for (size_t i = 0; i < d; i++) {
+                if (i == 0) st[i] = (uint32_t)(rnd() % 2);
+                else if (rnd() % 100 < 35) st[i] = st[rnd() % i];
+                else st[i] = (uint32_t)(rnd() % NF);
+            }
+            uint64_t w[KM] = {1 + rnd() % 1000, 1 + rnd() % 7};
+            oracle_stack(o, st, d, w);
+            aggregate_stack(h, st, d, w);
+        }
+        ck_assert_int_eq(cgprop_graph_find_cycles(h, NULL), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_collapse(h, CGPROP_SHARE_COST), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_propagate(h), CGPROP_OK);
+        double em = 0, eh = 0;
+        int estimated = 0;
+        for (uint32_t f = 0; f < NF; f++) {
+            cgprop_total_row t = trow(h, f, 0);
+            double cn = (double)o->Cn[f][0];
+            ck_assert(t.lo <= cn && cn <= t.hi);
+            ck_assert(t.lo <= t.total && t.total <= t.hi);
+            if (!(t.flags & CGPROP_F_NO_WALK)) ck_assert(t.lo <= t.walk && t.walk <= t.hi);
+            if (t.estimate != CGPROP_EST_MIDPOINT) continue;
+            estimated = 1;
+            em += fabs(t.total - cn);
+            eh += fabs(t.heuristic - cn);
+        }
+        if (estimated) {
+            graphs++;
+            better += em < eh;
+            err_mid += em;
+            err_heur += eh;
+        }
+        free(o);
+        cgprop_graph_free(h);
+    }
+    printf("aggregated random stacks: midpoint's error below the heuristic's in %d of %d graphs "
+           "(summed error %.0f against %.0f)\n", better, graphs, err_mid, err_heur);
+    ck_assert_int_gt(graphs, 50);
+    ck_assert(err_mid < err_heur);
+}
+END_TEST
+
 START_TEST(oracle_random_stacks)
 {
     /* _i: 40 graphs × 300 stacks = 12,000 stacks; a third sorted (the
@@ -829,6 +895,7 @@ static Suite *split_suite(void)
     tcase_add_test(tc, notes_example_heuristic);
     tcase_add_test(tc, drawing_size_negative);
     tcase_add_loop_test(tc, oracle_random_stacks, 0, 40);
+    tcase_add_test(tc, midpoint_on_aggregated_stacks);
     tcase_add_test(tc, oracle_interleaved_edges);
     tcase_add_test(tc, lumped_flags);
     tcase_add_test(tc, lumped_notes_example);
