@@ -704,7 +704,11 @@ START_TEST(test_huge_key)
     for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
         out.n = 0;
         ck_assert_int_eq(cgprop_write(g, fmt, NULL, to_sink, &out), CGPROP_OK);
-        ck_assert_uint_gt(out.n, L);
+        /* DOT cuts a name at 4096 bytes: graphviz refuses strings over 16 KiB. */
+        if (fmt == CGPROP_FORMAT_DOT)
+            ck_assert(out.n > 4096 && out.n < 16384);
+        else
+            ck_assert_uint_gt(out.n, L);
     }
     cgprop_graph *back = NULL;
     cgprop_read_error err;

@@ -130,6 +130,7 @@ typedef struct cg {
     uint64_t acc[CGPROP_MAX_METRICS];
     uint64_t gbound;
 
+    bool plus1; /* the writer's desc: line: every count is one more (CGPROP__DESC_PLUS1) */
     int pending;
     uint64_t pend_line;
     uint64_t call_count;
@@ -827,6 +828,7 @@ static int calls_line(cg *c, const char *v, size_t n)
     int rc = skip_targets(c, v, n, i);
     if (rc) return rc;
     if (c->cfn == NONE_SID) return fail(c, CGPROP_EFORMAT, "%s", "calls= without cfn=");
+    if (c->plus1 && count-- == 0) return fail(c, CGPROP_EFORMAT, "%s", "calls=0 where every count is one more");
     rc = current_fn(c);
     if (rc) return rc;
     /* Callee object defaults to the caller's, its file to the current one. */
@@ -902,7 +904,9 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
         c->has_totals = rc == CGPROP_OK;
         return rc;
     }
-    /* version, creator, cmd, desc, event (derived events carry no data), ... */
+    if (key_is(s, klen, "desc") && n == sizeof CGPROP__DESC_PLUS1 - 1 && memcmp(v, CGPROP__DESC_PLUS1, n) == 0)
+        c->plus1 = true;
+    /* version, creator, cmd, other desc, event (derived events carry no data), ... */
     return CGPROP_OK;
 }
 
@@ -1261,6 +1265,7 @@ static const char *fast_calls(cg *c, const char *p, const char *lim)
     if (!c->part_events || c->cfn == NONE_SID) return NULL;
     p = fast_dec(p, &count);
     if (!p || (*p != ' ' && *p != '\t')) return NULL;
+    if (c->plus1 && count-- == 0) return NULL; /* the general parser says why */
     p++;
     for (;;) {
         if (cnt == np || p >= lim) return NULL;

@@ -58,6 +58,22 @@ static void put_escaped(cgprop__wr *w, const char *s, size_t len)
     cgprop__wr_put(w, s + run, len - run);
 }
 
+/* Graphviz refuses a quoted string over 16 KiB: a name is cut after at
+ * most CGPROP__DOT_NAME_MAX bytes (escaped, 2 per byte at worst), at a
+ * UTF-8 character boundary, and "..." marks the cut. */
+#define CGPROP__DOT_NAME_MAX 4096
+static void put_label_name(cgprop__wr *w, const char *s, size_t len)
+{
+    if (len <= CGPROP__DOT_NAME_MAX) {
+        put_escaped(w, s, len);
+        return;
+    }
+    size_t cut = CGPROP__DOT_NAME_MAX;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) cut--;
+    put_escaped(w, s, cut);
+    cgprop__wr_puts(w, "...");
+}
+
 static double ratio(const cgprop__view *v, double x) { return v->program > 0 ? x / v->program : 0.0; }
 
 static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uint32_t f, const char *indent)
@@ -70,7 +86,7 @@ static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uin
     const char *name = cgprop__wr_name(g, f, &len);
     cgprop__wr_printf(w, "%sn%u [color=\"%s\", fontcolor=\"#ffffff\", fontsize=\"10.00\", style=\"%s\", label=\"", indent,
                       f, col, est ? "filled,dashed" : "filled");
-    put_escaped(w, name, len);
+    put_label_name(w, name, len);
     cgprop__wr_printf(w, "\\n%s%.2f%%\\n(%.2f%%)", est ? "~" : "", 100.0 * r, 100.0 * ratio(v, (double)v->node[f].self));
     if (v->node[f].calls_in) cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v->node[f].calls_in);
     cgprop__wr_puts(w, "\"];\n");

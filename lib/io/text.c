@@ -46,11 +46,30 @@ typedef struct tctx {
     uint64_t *cyc_intra; /* nc: calls between members */
 } tctx;
 
+/* A name for a terminal: a control byte (which could move the cursor or
+ * ring the bell) is shown as \xHH, and a backslash as \\ so the spelling
+ * stays unambiguous. */
+static void put_text_name(cgprop__wr *w, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f && c != '\\') continue;
+        cgprop__wr_put(w, s + run, i - run);
+        run = i + 1;
+        char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+        cgprop__wr_put(w, e, c == '\\' ? 1 : 4);
+        if (c == '\\') cgprop__wr_put(w, "\\", 1);
+    }
+    cgprop__wr_put(w, s + run, len - run);
+}
+
 static void put_name(tctx *t, uint32_t id, int with_index)
 {
     size_t len;
     const char *name = cgprop__wr_name(t->g, id, &len);
-    cgprop__wr_put(t->w, name, len);
+    put_text_name(t->w, name, len);
     if (t->v->tot[id].cycle != CGPROP_NONE) cgprop__wr_printf(t->w, " <cycle %u>", t->v->tot[id].cycle + 1);
     if (with_index) cgprop__wr_printf(t->w, " [%u]", t->index[id]);
 }
