@@ -132,6 +132,15 @@ int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names, co
         if (!names[k]) return CGPROP_EINVAL;
         size_t len = name_lens ? name_lens[k] : strlen(names[k]);
         if (len == 0) return CGPROP_EINVAL;
+        /* One word each, and distinct: callgrind's events: line (and every
+         * tool that reads it) splits at blanks, and a name written twice
+         * names nothing. */
+        for (size_t i = 0; i < len; i++)
+            if ((unsigned char)names[k][i] <= 0x20 || names[k][i] == 0x7f) return CGPROP_EINVAL;
+        for (size_t j = 0; j < k; j++) {
+            size_t lj = name_lens ? name_lens[j] : strlen(names[j]);
+            if (lj == len && memcmp(names[j], names[k], len) == 0) return CGPROP_EINVAL;
+        }
     }
 
     cgprop_allocator a = {std_malloc, std_realloc, std_free, NULL};

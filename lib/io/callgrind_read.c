@@ -528,7 +528,10 @@ static int parse_events(cg *c, const char *v, size_t n)
                 return fail(c, CGPROP_EFORMAT, "%s", "events: line names an event twice");
     if (!c->raw) {
         int rc = cgprop_graph_new(c->alloc, names, lens, cnt, &c->raw);
-        if (rc) return fail(c, rc, "%s", rc == CGPROP_ENOMEM ? "out of memory" : "bad events: line");
+        /* The names are distinct words: what cgprop_graph_new() can still
+         * refuse is a control byte inside one. */
+        if (rc == CGPROP_ENOMEM) return fail(c, rc, "%s", "out of memory");
+        if (rc) return fail(c, CGPROP_EFORMAT, "%s", "an event name holds a control byte");
         c->K = cnt;
         for (uint32_t k = 0; k < cnt; k++) c->colmap[k] = k;
     } else {

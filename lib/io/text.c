@@ -34,6 +34,27 @@ static const char *fig(char *b, size_t n, double x, int how)
     return b;
 }
 
+/* An exact figure as the integer it is: a double holds integers exactly
+ * only up to 2^53. The exact totals are the split's C_n of a function and
+ * C_nn + C_rn of a call (see cgprop__view_load); "-" prefixes a negative
+ * difference. */
+static const char *fig_exact(char *b, size_t n, double x, int how, uint64_t plus, uint64_t minus)
+{
+    if (how != CGPROP__SHOW_EXACT) return fig(b, n, x, how);
+    if (plus >= minus)
+        snprintf(b, n, "%llu", (unsigned long long)(plus - minus));
+    else
+        snprintf(b, n, "-%llu", (unsigned long long)(minus - plus));
+    return b;
+}
+
+static uint64_t node_exact(const cgprop__view *v, uint32_t f) { return v->split ? v->split[f].C_n : 0; }
+
+static uint64_t edge_exact(const cgprop__view *v, uint32_t e)
+{
+    return v->esplit ? v->esplit[e].C_nn + v->esplit[e].C_rn : 0;
+}
+
 static double pct(const cgprop__view *v, double x) { return v->program > 0 ? 100.0 * x / v->program : 0.0; }
 
 typedef struct tctx {
@@ -87,7 +108,7 @@ static void arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
         snprintf(b2, sizeof b2, "%.0f", v->etot[e].gprof_self);
         snprintf(b3, sizeof b3, "%.0f", v->etot[e].gprof_child);
         cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu/%-9llu", "", "",
-                          fig(b1, sizeof b1, v->eshown[e], v->ehow[e]), b2, b3,
+                          fig_exact(b1, sizeof b1, v->eshown[e], v->ehow[e], edge_exact(v, e), 0), b2, b3,
                           (unsigned long long)v->edge[e].count, (unsigned long long)denom);
     }
     cgprop__wr_puts(t->w, "    ");
@@ -143,8 +164,9 @@ static int function_entry(tctx *t, uint32_t f)
     char idx[16];
     snprintf(idx, sizeof idx, "[%u]", t->index[f]);
     cgprop__wr_printf(w, "%-6s %7.2f%c %14s %12llu %12s %22s    ", idx, pct(v, tot), how == CGPROP__SHOW_EXACT ? ' ' : '~',
-                      fig(b1, sizeof b1, tot, how), (unsigned long long)v->node[f].self,
-                      fig(b2, sizeof b2, tot - (double)v->node[f].self, how), b4);
+                      fig_exact(b1, sizeof b1, tot, how, node_exact(v, f), 0), (unsigned long long)v->node[f].self,
+                      fig_exact(b2, sizeof b2, tot - (double)v->node[f].self, how, node_exact(v, f), v->node[f].self),
+                      b4);
     (void)b3;
     put_name(t, f, 1);
     cgprop__wr_puts(w, "\n");
@@ -265,7 +287,19 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
 
     size_t mlen;
     const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
-    cgprop__wr_printf(w, "Flat profile: metric %s, program total %.0f (sum of self costs)\n", mname, v.program);
+    /* The program total exactly, while it fits in 64 bits. */
+    uint64_t prog = 0;
+    int prog_exact = 1;
+    for (uint32_t f = 0; f < v.nn && prog_exact; f++) {
+        prog_exact = prog <= UINT64_MAX - v.node[f].self;
+        prog += v.node[f].self;
+    }
+    char pb[48];
+    if (prog_exact)
+        snprintf(pb, sizeof pb, "%llu", (unsigned long long)prog);
+    else
+        snprintf(pb, sizeof pb, "%.0f", v.program);
+    cgprop__wr_printf(w, "Flat profile: metric %s, program total %s (sum of self costs)\n", mname, pb);
     cgprop__wr_puts(w, "Totals marked '~' are estimates (gprof2dot's per-root heuristic); the others are the exact\n"
                        "inclusive cost C_n, counted once per stack.\n");
     /* Clamped figures are not the measured ones less the overhead: say so. */
@@ -284,7 +318,8 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         uint32_t f = ent[i].id;
         char b1[48];
         cgprop__wr_printf(w, "%8.2f %14s %8.2f %12llu %12llu  %-8s  ", pct(&v, v.shown[f]),
-                          fig(b1, sizeof b1, v.shown[f], v.how[f]), pct(&v, (double)v.node[f].self),
+                          fig_exact(b1, sizeof b1, v.shown[f], v.how[f], node_exact(&v, f), 0),
+                          pct(&v, (double)v.node[f].self),
                           (unsigned long long)v.node[f].self, (unsigned long long)v.node[f].calls_in,
                           v.how[f] == CGPROP__SHOW_EXACT ? "exact" : "estimate");
         put_name(&t, f, 0);

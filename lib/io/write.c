@@ -309,6 +309,8 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
         o = *opts;
     else
         cgprop_write_options_init(&o);
+    const uint32_t known = CGPROP_W_HEURISTIC_ONLY | CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION | CGPROP_W_NO_PRUNE;
+    if (o.flags & ~known) return cgprop__err(g, CGPROP_EINVAL, "write: unknown flag bits 0x%x", o.flags & ~known);
     if (o.metric >= cgprop_graph_metric_count(g))
         return cgprop__err(g, CGPROP_EINVAL, "write: metric %u out of range (%zu metrics)", o.metric,
                            cgprop_graph_metric_count(g));

@@ -209,6 +209,12 @@ bad_option)
     "$T" report --metric nosuch "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "no metric 'nosuch'"
     "$T" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "missing command"
     "$T" report > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "no input file"
+    # Usage errors exit 2, a value past the reader's bound included.
+    "$T" report --separate-recs 4294967295 "$REC" > "$TMP/o" 2> "$TMP/e"; rc=$?
+    one_line_error "$TMP/o" "$TMP/e" $rc "--separate-recs"
+    [ $rc -eq 2 ] || die "--separate-recs 4294967295: exit $rc, not 2"
+    # A percent too small for a double is 0, not an error.
+    "$T" report --format dot --node-thres 1e-400 "$REC" > "$TMP/o" || die "--node-thres 1e-400: exit $?"
     ;;
 missing_file)
     "$T" report "$TMP/nosuch.out" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "nosuch.out"
