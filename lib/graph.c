@@ -925,15 +925,18 @@ static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *calle
         }
         int c = cls && cls[i] != CGPROP__NOCLS ? cls[i] : -1;
         uint32_t e = edge_lookup_h(g, a, b, h);
-        if (e != UINT32_MAX &&
-            (g->ecount[e] > UINT64_MAX - cnt || (cs && !cgprop__can_add(g->ecost + (size_t)e * K, cs, g->K)))) {
+        int over = e == UINT32_MAX                                            ? 0
+                   : g->ecount[e] > UINT64_MAX - cnt                          ? CGPROP__WHY_COUNT
+                   : cs && !cgprop__can_add(g->ecost + (size_t)e * K, cs, g->K) ? CGPROP__WHY_COST
+                                                                              : 0;
+        if (!over && g->calls_in[b] > UINT64_MAX - cnt) over = CGPROP__WHY_CALLS_IN;
+        if (over) {
             *rc = CGPROP_EOVERFLOW;
-            *why = "would overflow";
-            return i;
-        }
-        if (g->calls_in[b] > UINT64_MAX - cnt) {
-            *rc = CGPROP_EOVERFLOW;
-            *why = "would overflow the callee's calls";
+            *why = over == CGPROP__WHY_COUNT  ? "its count would overflow"
+                   : over == CGPROP__WHY_COST ? "its cost would overflow"
+                                              : "would overflow the callee's calls";
+            g->batch_at = i;
+            g->batch_why = over;
             return i;
         }
         bool nonzero = cnt != 0;

@@ -87,7 +87,7 @@ typedef struct cg {
     char *scratch;
     size_t scratch_cap;
     uint64_t line;
-    const char *end; /* of the input */
+    const char *data, *end; /* the input */
     int fast_rc;     /* an error met on the fast path (see fast_cur) */
     /* First capacities of the per-name and per-call arrays, from the input's
      * size (valgrind writes a function per kilobyte or so, a call per
@@ -1690,6 +1690,32 @@ static int raw_key(cg *c, uint32_t r, size_t name_len, bool full, size_t *len)
     return build_key(c, so, lob, sf, lfl, sn, name_len, full, len);
 }
 
+/* The call lines' sums are taken when the graph is built, after reading:
+ * the refused call is the batch_at-th calls= line of the input (every one
+ * added a call, in order), its cost on the next line. */
+static int calls_fail(cg *c, const cgprop_graph *g)
+{
+    cgprop__lines r;
+    cgprop__lines_init(&r, c->data, (size_t)(c->end - c->data));
+    const char *s;
+    size_t n;
+    uint32_t at = g->batch_at, seen = 0;
+    int why = g->batch_why;
+    while (cgprop__lines_next(&r, &s, &n)) {
+        while (n && cgprop__is_space(*s)) {
+            s++;
+            n--;
+        }
+        if (n < 6 || memcmp(s, "calls=", 6) != 0 || seen++ != at) continue;
+        if (why == CGPROP__WHY_COST)
+            return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, r.no + 1, "the cost of a call summed over its lines overflows 64 bits");
+        return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, r.no,
+                                 why == CGPROP__WHY_COUNT ? "the count of a call summed over its lines overflows 64 bits"
+                                                          : "the calls into a function overflow 64 bits");
+    }
+    return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, 0, "a call sum overflows 64 bits");
+}
+
 static int graph_fail(cg *c, int rc)
 {
     if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(c->err, rc, 0, "a cost sum overflows 64 bits");
@@ -1839,7 +1865,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         c->ccallee[e] = b->fid;
     }
     if (!rc && (rc = cgprop__add_staged_edges(g, (uint32_t)c->ncalls, classes ? p->cls : NULL)) != CGPROP_OK)
-        rc = graph_fail(c, rc);
+        rc = rc == CGPROP_EOVERFLOW && g->batch_why ? calls_fail(c, g) : graph_fail(c, rc);
     if (rc) return rc; /* p->g is freed by the caller */
     if (info) {
         info->format = CGPROP_INPUT_CALLGRIND;
@@ -1889,6 +1915,7 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     }
 
     const char *end = data + len;
+    c.data = data;
     c.end = end;
     c.est_fn = 1024;
     while (c.est_fn < (1u << 22) && (size_t)c.est_fn * 1024 < len) c.est_fn *= 2;
