@@ -778,6 +778,20 @@ START_TEST(callgrind_summary_overflow_refused)
     ck_assert_uint_eq(b.n, 0);
     free(b.p);
     cgprop_graph_free(g);
+
+    /* A count of 2^64 - 1 beside a call without one: it would have to be
+     * written one more. */
+    g = new_graph("Ir");
+    uint32_t m = node(g, "main"), a = node(g, "a"), c = node(g, "c");
+    uint64_t one = 1;
+    ck_assert_int_eq(cgprop_graph_add_edge(g, m, a, UINT64_MAX, &one, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 0, &one, NULL), CGPROP_OK);
+    buf b2 = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b2), CGPROP_EOVERFLOW);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "2^64 - 1"));
+    ck_assert_uint_eq(b2.n, 0);
+    free(b2.p);
+    cgprop_graph_free(g);
 }
 END_TEST
 

@@ -58,9 +58,9 @@ static void put_escaped(cgprop__wr *w, const char *s, size_t len)
     cgprop__wr_put(w, s + run, len - run);
 }
 
-/* Graphviz refuses a quoted string over 16 KiB: a name is cut after at
- * most CGPROP__DOT_NAME_MAX bytes (escaped, 2 per byte at worst), at a
- * UTF-8 character boundary, and "..." marks the cut. */
+/* Graphviz refuses a quoted string over 16 KiB: a name (of a function or a
+ * metric) is cut after at most CGPROP__DOT_NAME_MAX bytes (escaped, 2 per
+ * byte at worst), at a UTF-8 character boundary, and "..." marks the cut. */
 #define CGPROP__DOT_NAME_MAX 4096
 static void put_label_name(cgprop__wr *w, const char *s, size_t len)
 {
@@ -111,7 +111,7 @@ int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr
     const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
     cgprop__wr_puts(w, "digraph cgprop {\n");
     cgprop__wr_puts(w, "  graph [fontname=\"Arial\", nodesep=\"0.125\", ranksep=\"0.25\", label=\"metric ");
-    put_escaped(w, mname, mlen);
+    put_label_name(w, mname, mlen);
     cgprop__wr_puts(w, "; '~' and dashed: estimated total\", labelloc=\"t\"];\n"
                        "  node [fontcolor=\"#ffffff\", fontname=\"Arial\", height=\"0\", shape=\"box\", "
                        "style=\"filled\", width=\"0\"];\n"

@@ -100,6 +100,10 @@ def annotate(path, inclusive):
             vals, name = columns(ln, len(events))
             if vals is None:
                 sys.exit("%s: unreadable annotate row %r" % (path, ln))
+            # annotate keys a function by file:function; the [object] after
+            # it is the one of the last fn= line it read, so two objects'
+            # same-named functions show whichever came last.
+            name = re.sub(r" \[[^]]*\]$", "", name)
             if name in fns:
                 sys.exit("%s: function %r listed twice" % (path, name))
             fns[name] = vals
