@@ -701,23 +701,28 @@ static cgprop_edge_row edge_of(cgprop_graph *g, const char *a, const char *b)
 
 START_TEST(callgrind_name_spelling_an_id)
 {
-    /* main (0) calls "(1)" (1). Ids are f * 3 + class + 1 with the numbers
-     * names spell left out: 1 is, so main gets 2 and "(1)" 4 + 1 = 5. */
+    /* main (0) calls "(7)'(1)" (1) and "(1)" (2). Ids are f * 3 + class + 1
+     * with the numbers names spell left out, 1 and 7: main gets 2, "(7)'(1)"
+     * 4 + 1 = 5, "(1)" 7 + 2 = 9. */
     cgprop_graph *g = new_graph("Ir");
-    uint32_t m = node(g, "main"), f = node(g, "(1)");
+    uint32_t m = node(g, "main"), q = node(g, "(7)'(1)"), f = node(g, "(1)");
     uint64_t one = 1, five = 5;
     ck_assert_int_eq(cgprop_graph_add_self(g, m, &one), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_self(g, f, &five), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, m, q, 1, &one, NULL), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_edge(g, m, f, 2, &five, NULL), CGPROP_OK);
     char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
     ck_assert_ptr_nonnull(strstr(out, "fn=(2) main\n"));
-    ck_assert_ptr_nonnull(strstr(out, "cfn=(5) (1)\ncalls=2 0\n0 5\n"));
+    ck_assert_ptr_nonnull(strstr(out, "cfn=(5) (7)'(1)\ncalls=1 0\n0 1\n"));
+    ck_assert_ptr_nonnull(strstr(out, "cfn=(9) (1)\ncalls=2 0\n0 5\n"));
     ck_assert_ptr_null(strstr(out, "=(1)"));
+    ck_assert_ptr_null(strstr(out, "=(7)"));
     cgprop_graph *back = read_back(out);
-    ck_assert_uint_eq(cgprop_graph_node_count(back), 2);
+    ck_assert_uint_eq(cgprop_graph_node_count(back), 3);
     cgprop_edge_row r = edge_of(back, "main", "(1)");
     ck_assert_uint_eq(r.count, 2);
     ck_assert_uint_eq(r.cost, 5);
+    ck_assert_uint_eq(edge_of(back, "main", "(7)'(1)").cost, 1);
     cgprop_graph_free(back);
     free(out);
     cgprop_graph_free(g);
