@@ -896,6 +896,34 @@ START_TEST(text_names_escaped_exact_figures_exact)
 }
 END_TEST
 
+START_TEST(text_gap_table_exact)
+{
+    /* The notes' stacks with weight W = 3002399751580331 each: B's exact
+     * C_n is 3W = 2^53 + 1 (A;B, A;B;A, A;B;A;C), and B is in the table of
+     * gaps (gprof2dot's estimate is off by more than 0.01 %). */
+    cgprop_graph *g = new_graph("w");
+    uint32_t A = node(g, "A"), B = node(g, "B"), C = node(g, "C");
+    uint32_t s1[] = {A}, s2[] = {A, C}, s3[] = {A, B}, s4[] = {A, B, A}, s5[] = {A, B, A, C};
+    uint64_t w = 3002399751580331ull;
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s1, 1, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s2, 2, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s3, 2, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s4, 3, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s5, 4, &w), CGPROP_OK);
+    analyse(g, 1);
+    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    const char *gaps = strstr(out, "Exact vs estimate");
+    ck_assert_ptr_nonnull(gaps);
+    const char *row = strstr(gaps, "\n9007199254740993 "); /* wider than its 14 columns */
+    ck_assert_ptr_nonnull(row);
+    const char *eol = strchr(row + 1, '\n');
+    ck_assert(eol && eol - row > 13 && memcmp(eol - 13, "  B <cycle 1>", 13) == 0);
+    ck_assert_ptr_null(strstr(out, "9007199254740992"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(dot_long_name_cut)
 {
     /* 4095 'a', then e-acute across the 4096th byte: cut before it. */
@@ -1046,6 +1074,7 @@ static Suite *suite(void)
     tcase_add_test(t, callgrind_stacks_counts_one_more);
     tcase_add_test(t, json_bytes_outside_utf8);
     tcase_add_test(t, text_names_escaped_exact_figures_exact);
+    tcase_add_test(t, text_gap_table_exact);
     tcase_add_test(t, dot_long_name_cut);
     tcase_add_test(t, write_unknown_flags_refused);
     tcase_add_test(t, errors);

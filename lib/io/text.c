@@ -246,8 +246,8 @@ static int heuristic_gaps(tctx *t)
         for (size_t i = 0; i < n && i < CGPROP__GAPS_SHOWN; i++) {
             uint32_t f = gap[i].id;
             double h = v->tot[f].total, c = (double)v->split[f].C_n;
-            cgprop__wr_printf(t->w, "%14.0f %8.2f %14.0f %8.2f %+9.2f  ", c, pct(v, c), h, pct(v, h),
-                              pct(v, h) - pct(v, c));
+            cgprop__wr_printf(t->w, "%14llu %8.2f %14.0f %8.2f %+9.2f  ", (unsigned long long)v->split[f].C_n,
+                              pct(v, c), h, pct(v, h), pct(v, h) - pct(v, c));
             put_name(t, f, 0);
             cgprop__wr_puts(t->w, "\n");
         }
