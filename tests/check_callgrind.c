@@ -1425,6 +1425,9 @@ START_TEST(call_sum_overflow_located)
                  "fn=c\n0 1\n# calls=1 0\ncfn=b\ncalls=1 0\n0 1\n",
                  CGPROP_EOVERFLOW, 11);
     ck_assert_str_eq(e.reason, "the calls into a function overflow 64 bits");
+    /* An event name the graph refuses (a control byte in it) is malformed. */
+    e = read_bad("events: I\001r\nfn=a\n0 1\n", CGPROP_EFORMAT, 1);
+    ck_assert_str_eq(e.reason, "an event name holds a control byte");
 }
 END_TEST
 
