@@ -7,16 +7,19 @@ profile with the same figures as the profile itself?
 For each profile: `TOOL report --format callgrind` writes it out again, and
 callgrind_annotate (--inclusive=no and --inclusive=yes) reads both files.
 Every function's self and inclusive figure of every event must agree, as
-must the program totals. The reference is annotate's own reading of the
+must the program totals (--inclusive=no). The reference is annotate's own reading of the
 profile, an implementation independent of cgprop.
 
-One normalisation of the profile first: callgrind_annotate credits the
+The profile is normalised first: callgrind_annotate credits the
 cost lines after an `fi=`/`fe=` line (inlined code) to a function of that
 file, while a profiler's function - and so cgprop's - is the one of the
 `fl=` in force at its `fn=` line. The reference therefore reads the profile
 with each `fi=`/`fe=` turned into a `jfi=` line (which only defines a
 compressed name, for both readers) and the inlined file written out as
-`cfi=` for calls that relied on it as their default callee file.
+`cfi=` for calls that relied on it as their default callee file. Its
+`summary:`/`totals:` lines are dropped too: annotate then sums the self costs
+itself (--inclusive=no), the figure cgprop's `summary:` must equal (a stated
+summary may differ from the costs, and annotate keeps only the last part's).
 
 Exit 0 when every profile agrees, 1 with a message otherwise, 77 when
 callgrind_annotate is not installed.
@@ -30,7 +33,6 @@ import tempfile
 
 def normalise(src, dst):
     """Fold inlined files into the function's file (see the module doc)."""
-    names = {}  # compressed file ids -> name
     fi = None  # the inlined file in force, as a file spec, or None
     have_cfi = False
     out = []
@@ -40,9 +42,6 @@ def normalise(src, dst):
             m = re.match(r"^(fl|fi|fe|cfi|cfl|jfi)=(.*)$", line)
             if m:
                 key, val = m.groups()
-                d = re.match(r"^\((\d+)\)\s*(.*)$", val)
-                if d and d.group(2):
-                    names[d.group(1)] = d.group(2)
                 if key == "fl":
                     fi = None
                 elif key in ("fi", "fe"):
