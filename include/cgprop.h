@@ -186,11 +186,13 @@ enum cgprop_level {
 /**
  * Create an empty graph with @p nmetrics named metrics.
  * @param alloc allocator to use, copied; NULL for malloc/realloc/free.
- * @param names @p nmetrics metric names (e.g. "Ir"), each non-empty.
+ * @param names @p nmetrics metric names (e.g. "Ir"): each non-empty, one word
+ *        (no byte 0x00-0x20 or 0x7f: no blank, line break or control byte, so
+ *        callgrind's events: line carries it), and no two alike.
  * @param name_lens their lengths in bytes; NULL means every name is NUL-terminated.
  * @param nmetrics K, 1 ≤ K ≤ ::CGPROP_MAX_METRICS.
  * @param[out] out the new graph, or NULL on error.
- * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument), ::CGPROP_ENOMEM.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument, including a metric name against the rules above), ::CGPROP_ENOMEM.
  * @since 0.1
  */
 CGPROP_API int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names,

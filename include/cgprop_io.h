@@ -228,7 +228,7 @@ enum cgprop_write_flag {
  */
 typedef struct cgprop_write_options {
     uint32_t metric;     /**< Metric shown by text and DOT (default 0). */
-    uint32_t flags;      /**< ::cgprop_write_flag bits (default 0). */
+    uint32_t flags;      /**< ::cgprop_write_flag bits (default 0); cgprop_write() refuses any other bit. */
     double node_thres;   /**< DOT: drop functions whose total is below this percent of the program (default 0.5). */
     double edge_thres;   /**< DOT: drop calls whose total is below this percent of the program (default 0.1). */
 } cgprop_write_options;

@@ -130,6 +130,15 @@ int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names, co
         if (!names[k]) return CGPROP_EINVAL;
         size_t len = name_lens ? name_lens[k] : strlen(names[k]);
         if (len == 0) return CGPROP_EINVAL;
+        /* One word each, and distinct: callgrind's events: line (and every
+         * tool that reads it) splits at blanks, and a name written twice
+         * names nothing. */
+        for (size_t i = 0; i < len; i++)
+            if ((unsigned char)names[k][i] <= 0x20 || names[k][i] == 0x7f) return CGPROP_EINVAL;
+        for (size_t j = 0; j < k; j++) {
+            size_t lj = name_lens ? name_lens[j] : strlen(names[j]);
+            if (lj == len && memcmp(names[j], names[k], len) == 0) return CGPROP_EINVAL;
+        }
     }
 
     cgprop_allocator a = {std_malloc, std_realloc, std_free, NULL};
@@ -910,14 +919,20 @@ static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *calle
         }
         int c = cls && cls[i] != CGPROP__NOCLS ? cls[i] : -1;
         uint32_t e = edge_lookup_h(g, a, b, h);
-        if (e != UINT32_MAX && !cgprop__fits_call(g, e, cnt, cs)) {
+        /* Which sum would overflow, for the reader's message (the count or
+         * the cost of this call, or the callee's calls). */
+        int over = e == UINT32_MAX                        ? 0
+                   : !cgprop__fits_call(g, e, cnt, NULL)  ? CGPROP__WHY_COUNT
+                   : !cgprop__fits_call(g, e, 0, cs)      ? CGPROP__WHY_COST
+                                                          : 0;
+        if (!over && !cgprop__fits_calls_in(g, b, cnt)) over = CGPROP__WHY_CALLS_IN;
+        if (over) {
             *rc = CGPROP_EOVERFLOW;
-            *why = "would overflow";
-            return i;
-        }
-        if (!cgprop__fits_calls_in(g, b, cnt)) {
-            *rc = CGPROP_EOVERFLOW;
-            *why = "would overflow the callee's calls";
+            *why = over == CGPROP__WHY_COUNT  ? "its count would overflow"
+                   : over == CGPROP__WHY_COST ? "its cost would overflow"
+                                              : "would overflow the callee's calls";
+            g->batch_at = i;
+            g->batch_why = over;
             return i;
         }
         bool nonzero = cnt != 0;

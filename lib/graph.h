@@ -173,6 +173,10 @@ struct cgprop_graph {
     uint32_t est_mode;
     double walk_budget;
     bool any_cost;      /* any call has a cost */
+    /* The call a refused batch (cgprop__add_edges) stopped at, by its index
+     * in the batch, and why: a reader turns it into a line number. */
+    uint32_t batch_at;
+    int batch_why; /* CGPROP__WHY_* */
 
     cgprop__adj adj;
     bool adj_valid;
@@ -212,6 +216,9 @@ static inline uint64_t cgprop__hash_pair(uint32_t a, uint32_t b)
 int cgprop__reserve_edges(cgprop_graph *g, uint32_t n);
 /* The same for n more functions (per-function arrays and key index). */
 int cgprop__reserve_nodes(cgprop_graph *g, uint32_t n);
+
+/* Why a batch of calls was refused with EOVERFLOW (cgprop_graph.batch_why). */
+enum { CGPROP__WHY_COUNT = 1, CGPROP__WHY_COST = 2, CGPROP__WHY_CALLS_IN = 3 };
 
 /* cls[i] of cgprop__add_edges: the call's cost has no class. */
 #define CGPROP__NOCLS 0xFFu

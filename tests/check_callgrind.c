@@ -1470,11 +1470,35 @@ START_TEST(alloc_failures)
 }
 END_TEST
 
+START_TEST(call_sum_overflow_located)
+{
+    /* Two lines of one call a -> b: their sum overflows. The cost is named
+     * at the second cost line (9), the count at the second calls= line (8);
+     * calls into b from two callers at the second one's calls= line (11). */
+    cgprop_read_error e = read_bad("events: Ir\nfn=a\n0 1\ncfn=b\ncalls=1 0\n0 18446744073709551615\n"
+                                   "cfn=b\ncalls=1 0\n0 1\n",
+                                   CGPROP_EOVERFLOW, 9);
+    ck_assert_str_eq(e.reason, "the cost of a call summed over its lines overflows 64 bits");
+    e = read_bad("events: Ir\nfn=a\n0 1\ncfn=b\ncalls=18446744073709551615 0\n0 1\n"
+                 "cfn=b\ncalls=1 0\n0 1\n",
+                 CGPROP_EOVERFLOW, 8);
+    ck_assert_str_eq(e.reason, "the count of a call summed over its lines overflows 64 bits");
+    e = read_bad("events: Ir\nfn=a\n0 1\n  cfn=b\n  calls=18446744073709551615 0\n0 1\n"
+                 "fn=c\n0 1\n# calls=1 0\ncfn=b\ncalls=1 0\n0 1\n",
+                 CGPROP_EOVERFLOW, 11);
+    ck_assert_str_eq(e.reason, "the calls into a function overflow 64 bits");
+    /* An event name the graph refuses (a control byte in it) is malformed. */
+    e = read_bad("events: I\001r\nfn=a\n0 1\n", CGPROP_EFORMAT, 1);
+    ck_assert_str_eq(e.reason, "an event name holds a control byte");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("callgrind");
     TCase *tc = tcase_create("recur");
     tcase_add_test(tc, recur_default);
+    tcase_add_test(tc, call_sum_overflow_located);
     tcase_add_test(tc, recur_recs3);
     tcase_add_test(tc, recur_instr_jumps);
     tcase_add_test(tc, recur_callers2);

@@ -181,6 +181,7 @@ START_TEST(test_errors)
     read_bad("# metrics: ns\nenter A 10\nenter B 9\n", CGPROP_EFORMAT, 3, "counter 'ns' runs backwards: 9 after 10");
     read_bad("enter A 1\n# metrics: ns\n", CGPROP_EFORMAT, 2, "metrics header after the first event");
     read_bad("# metrics: ns ns\n", CGPROP_EFORMAT, 1, "metric 'ns' named twice");
+    read_bad("# metrics: n\001s\n", CGPROP_EFORMAT, 1, "a metric name holds a control byte");
     read_bad("# metrics:\n", CGPROP_EFORMAT, 1, "names no metric");
     read_bad("# metrics: ns\nenter A 99999999999999999999\n", CGPROP_EOVERFLOW, 2, "does not fit");
     read_bad("# metrics: ns\ncall A 1\n", CGPROP_EFORMAT, 2, "expected 'enter NAME READINGS'");

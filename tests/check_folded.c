@@ -212,11 +212,23 @@ START_TEST(alloc_failures)
 }
 END_TEST
 
+START_TEST(byte_order_mark)
+{
+    /* A UTF-8 byte order mark before the first frame is not part of it. */
+    cgprop_read_info info;
+    cgprop_graph *g = rd("\xef\xbb\xbfmain;a 1\n", &info);
+    ck_assert_uint_eq(id(g, "main"), 0);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("folded");
     TCase *tc = tcase_create("folded");
     tcase_add_test(tc, basic);
+    tcase_add_test(tc, byte_order_mark);
     tcase_add_test(tc, several_weights);
     tcase_add_test(tc, notes_example);
     tcase_add_test(tc, malformed);

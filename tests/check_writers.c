@@ -488,7 +488,7 @@ END_TEST
 
 START_TEST(json_escapes_and_no_nonfinite)
 {
-    cgprop_graph *g = new_graph("a \"b\"");
+    cgprop_graph *g = new_graph("a\"b\"");
     uint32_t f = node(g, "x\"y\\z\n\t\001");
     uint64_t s = 7;
     ck_assert_int_eq(cgprop_graph_add_self(g, f, &s), CGPROP_OK);
@@ -498,7 +498,7 @@ START_TEST(json_escapes_and_no_nonfinite)
     ck_assert_ptr_null(strstr(out, "inf"));
     jv r;
     parse_json(out, &r);
-    ck_assert_str_eq(at(get(&r, "metrics"), 0)->str, "a \"b\"");
+    ck_assert_str_eq(at(get(&r, "metrics"), 0)->str, "a\"b\"");
     ck_assert_str_eq(get(at(get(&r, "functions"), 0), "key")->str, "x\"y\\z\n\t\001");
     /* propagate ran the split: a lone function is exact, its total its self */
     jv *f0 = at(get(&r, "functions"), 0);
@@ -690,7 +690,11 @@ START_TEST(callgrind_classes_written_as_names)
     /* A level 0 self 10, A'2 (level 1) self 10; B->A'2 cost 20; A'2->C cost 10. */
     ck_assert_ptr_nonnull(strstr(out, "fn=(1) A\n0 10\n"));
     ck_assert_ptr_nonnull(strstr(out, "A'2\n0 10\n"));
-    ck_assert_ptr_nonnull(strstr(out, "calls=0 0\n0 20\n"));
+    /* Stacks give no call counts: every count is written one more (annotate
+     * takes a count of 0 for self cost), and the header says so. */
+    ck_assert_ptr_nonnull(strstr(out, "\ndesc: Call counts: every calls= count is one more than the calls made\n"));
+    ck_assert_ptr_nonnull(strstr(out, "calls=1 0\n0 20\n"));
+    ck_assert_ptr_null(strstr(out, "calls=0"));
     free(out);
 
     cgprop_write_options o;
@@ -699,8 +703,297 @@ START_TEST(callgrind_classes_written_as_names)
     out = render(g, CGPROP_FORMAT_CALLGRIND, &o);
     ck_assert_ptr_null(strstr(out, "'2"));
     ck_assert_ptr_nonnull(strstr(out, "fn=A\n0 20\n"));
-    ck_assert_ptr_nonnull(strstr(out, "cfn=B\ncalls=0 0\n0 30\n"));
+    ck_assert_ptr_nonnull(strstr(out, "cfn=B\ncalls=1 0\n0 30\n"));
     free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- what every writer must carry, or refuse ---- */
+
+/* Read callgrind text back, keys by bare name. */
+static cgprop_graph *read_back(const char *text)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_CALLGRIND;
+    o.key_mode = CGPROP_KEY_NAME;
+    int rc = cgprop_read_buffer(text, strlen(text), "w", 1, &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
+    return g;
+}
+
+static cgprop_edge_row edge_of(cgprop_graph *g, const char *a, const char *b)
+{
+    uint32_t x, y, e;
+    ck_assert_int_eq(cgprop_graph_find_node(g, a, strlen(a), &x), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_find_node(g, b, strlen(b), &y), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, x, y, &e), CGPROP_OK);
+    cgprop_edge_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, e, &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
+START_TEST(callgrind_name_spelling_an_id)
+{
+    /* main (0) calls "(7)'(1)" (1) and "(1)" (2). Ids are f * 3 + class + 1
+     * with the numbers names spell left out, 1 and 7: main gets 2, "(7)'(1)"
+     * 4 + 1 = 5, "(1)" 7 + 2 = 9. */
+    cgprop_graph *g = new_graph("Ir");
+    uint32_t m = node(g, "main"), q = node(g, "(7)'(1)"), f = node(g, "(1)");
+    uint64_t one = 1, five = 5;
+    ck_assert_int_eq(cgprop_graph_add_self(g, m, &one), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, f, &five), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, m, q, 1, &one, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, m, f, 2, &five, NULL), CGPROP_OK);
+    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "fn=(2) main\n"));
+    ck_assert_ptr_nonnull(strstr(out, "cfn=(5) (7)'(1)\ncalls=1 0\n0 1\n"));
+    ck_assert_ptr_nonnull(strstr(out, "cfn=(9) (1)\ncalls=2 0\n0 5\n"));
+    ck_assert_ptr_null(strstr(out, "=(1)"));
+    ck_assert_ptr_null(strstr(out, "=(7)"));
+    cgprop_graph *back = read_back(out);
+    ck_assert_uint_eq(cgprop_graph_node_count(back), 3);
+    cgprop_edge_row r = edge_of(back, "main", "(1)");
+    ck_assert_uint_eq(r.count, 2);
+    ck_assert_uint_eq(r.cost, 5);
+    ck_assert_uint_eq(edge_of(back, "main", "(7)'(1)").cost, 1);
+    cgprop_graph_free(back);
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(callgrind_line_break_refused)
+{
+    cgprop_graph *g = new_graph("Ir");
+    node(g, "main\nfn=evil");
+    buf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b), CGPROP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "line break"));
+    ck_assert_uint_eq(b.n, 0);
+    /* JSON carries it escaped. */
+    analyse(g, 0);
+    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "\"main\\nfn=evil\""));
+    free(out);
+    free(b.p);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(metric_names_one_word_each)
+{
+    cgprop_graph *g = NULL;
+    const char *space[] = {"a b"}, *nl[] = {"x\ny"}, *twice[] = {"a", "a"}, *tab[] = {"a\tb"}, *del[] = {"a\177"};
+    const char *both[] = {"a_b", "a b"}, *ok[] = {"a_b", "a-b", "Ir"};
+    ck_assert_int_eq(cgprop_graph_new(NULL, space, NULL, 1, &g), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_graph_new(NULL, nl, NULL, 1, &g), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_graph_new(NULL, twice, NULL, 2, &g), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_graph_new(NULL, tab, NULL, 1, &g), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_graph_new(NULL, del, NULL, 1, &g), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_graph_new(NULL, both, NULL, 2, &g), CGPROP_EINVAL);
+    ck_assert_ptr_null(g);
+    /* Two names alike only within the given lengths. */
+    size_t lens[] = {1, 1};
+    const char *prefix[] = {"ab", "ac"};
+    ck_assert_int_eq(cgprop_graph_new(NULL, prefix, lens, 2, &g), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_graph_new(NULL, ok, NULL, 3, &g), CGPROP_OK);
+    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "\nevents: a_b a-b Ir\n"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(callgrind_summary_overflow_refused)
+{
+    cgprop_graph *g = new_graph("Ir");
+    uint64_t max = UINT64_MAX;
+    ck_assert_int_eq(cgprop_graph_add_self(g, node(g, "a"), &max), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, node(g, "b"), &max), CGPROP_OK);
+    buf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b), CGPROP_EOVERFLOW);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "summary:"));
+    ck_assert_uint_eq(b.n, 0);
+    free(b.p);
+    cgprop_graph_free(g);
+
+    /* A count of 2^64 - 1 beside a call without one: it would have to be
+     * written one more. */
+    g = new_graph("Ir");
+    uint32_t m = node(g, "main"), a = node(g, "a"), c = node(g, "c");
+    uint64_t one = 1;
+    ck_assert_int_eq(cgprop_graph_add_edge(g, m, a, UINT64_MAX, &one, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 0, &one, NULL), CGPROP_OK);
+    buf b2 = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b2), CGPROP_EOVERFLOW);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "2^64 - 1"));
+    ck_assert_uint_eq(b2.n, 0);
+    free(b2.p);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(callgrind_counts_on_every_part)
+{
+    /* f recursive: main -> f once (10); f -> f'2 once (6) from level 0 and
+     * twice (4) from level >= 1: a call of 3 written on two lines, the
+     * first carrying 3 - 1 = 2, the second 1. No line says calls=0. */
+    cgprop_graph *g = new_graph("Ir");
+    uint32_t m = node(g, "main"), f = node(g, "f");
+    uint64_t c10 = 10, c6 = 6, c4 = 4, s4 = 4, s6 = 6;
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, f, CGPROP_LEVEL_0, &s4), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self_class(g, f, CGPROP_LEVEL_REC, &s6), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, m, f, CGPROP_LEVEL_0, CGPROP_LEVEL_0, 1, &c10, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, f, f, CGPROP_LEVEL_0, CGPROP_LEVEL_REC, 1, &c6, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge_class(g, f, f, CGPROP_LEVEL_REC, CGPROP_LEVEL_REC, 2, &c4, NULL),
+                     CGPROP_OK);
+    analyse(g, 1);
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    o.flags = CGPROP_W_NO_COMPRESSION;
+    char *out = render(g, CGPROP_FORMAT_CALLGRIND, &o);
+    ck_assert_ptr_nonnull(strstr(out, "fn=f\n0 4\ncob=\ncfi=\ncfn=f'2\ncalls=2 0\n0 6\n"));
+    ck_assert_ptr_nonnull(strstr(out, "fn=f'2\n0 6\ncob=\ncfi=\ncfn=f'2\ncalls=1 0\n0 4\n"));
+    ck_assert_ptr_null(strstr(out, "calls=0"));
+    ck_assert_ptr_null(strstr(out, "desc:"));
+    cgprop_graph *back = read_back(out);
+    ck_assert_uint_eq(edge_of(back, "f", "f").count, 3);
+    ck_assert_uint_eq(edge_of(back, "f", "f").cost, 10);
+    cgprop_graph_free(back);
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(callgrind_stacks_counts_one_more)
+{
+    /* Stacks have no counts (0): each line says 1, the header says why, and
+     * the reader takes the 1 off again. */
+    const char *text = "main;a 3\nmain 1\n";
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    ck_assert_int_eq(cgprop_read_buffer(text, strlen(text), "s", 1, NULL, NULL, &g, NULL, &err), CGPROP_OK);
+    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "\ndesc: Call counts: every calls= count is one more than the calls made\n"));
+    ck_assert_ptr_nonnull(strstr(out, "cfn=(4) a\ncalls=1 0\n0 3\n"));
+    cgprop_graph *back = read_back(out);
+    ck_assert_uint_eq(edge_of(back, "main", "a").count, 0);
+    ck_assert_uint_eq(edge_of(back, "main", "a").cost, 3);
+    cgprop_graph_free(back);
+    free(out);
+    /* A count of 0 in such a file is malformed. */
+    cgprop_graph *bad = NULL;
+    cgprop_read_options ro;
+    cgprop_read_options_init(&ro);
+    const char *zero = "desc: Call counts: every calls= count is one more than the calls made\nevents: x\n"
+                       "fn=a\n0 1\ncfn=b\ncalls=0 0\n0 1\n";
+    ck_assert_int_eq(cgprop_read_buffer(zero, strlen(zero), "z", 1, &ro, NULL, &bad, NULL, &err), CGPROP_EFORMAT);
+    ck_assert_uint_eq(err.line, 6);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(json_bytes_outside_utf8)
+{
+    /* 0xff, an overlong '/' (c0 af) and a surrogate (ed a0 80) are no
+     * UTF-8: each byte as \udcXX; a well-formed e-acute (c3 a9) and a
+     * 4-byte U+1F600 (f0 9f 98 80) pass through. */
+    cgprop_graph *g = new_graph("Ir");
+    node(g, "a\xff" "b\xc3\xa9\xc0\xaf\xed\xa0\x80\xf0\x9f\x98\x80\xc3");
+    analyse(g, 0);
+    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "\"key\":\"a\\udcffb\xc3\xa9\\udcc0\\udcaf\\udced\\udca0\\udc80\xf0\x9f\x98\x80\\udcc3\""));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(text_names_escaped_exact_figures_exact)
+{
+    /* ESC, BEL and a backslash; main's self 2^53 + 1, which a double
+     * cannot hold. */
+    cgprop_graph *g = new_graph("Ir");
+    uint32_t m = node(g, "x\x1b[31my\x07\\");
+    uint64_t big = 9007199254740993ull;
+    ck_assert_int_eq(cgprop_graph_add_self(g, m, &big), CGPROP_OK);
+    analyse(g, 1);
+    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    ck_assert_ptr_null(strchr(out, '\x1b'));
+    ck_assert_ptr_null(strchr(out, '\x07'));
+    ck_assert_ptr_nonnull(strstr(out, "x\\x1b[31my\\x07\\\\\n"));
+    ck_assert_ptr_nonnull(strstr(out, "program total 9007199254740993 "));
+    ck_assert_ptr_nonnull(strstr(out, " 9007199254740993 "));
+    ck_assert_ptr_null(strstr(out, "9007199254740992"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(text_gap_table_exact)
+{
+    /* The notes' stacks with weight W = 3002399751580331 each: B's exact
+     * C_n is 3W = 2^53 + 1 (A;B, A;B;A, A;B;A;C), and B is in the table of
+     * gaps (gprof2dot's estimate is off by more than 0.01 %). */
+    cgprop_graph *g = new_graph("w");
+    uint32_t A = node(g, "A"), B = node(g, "B"), C = node(g, "C");
+    uint32_t s1[] = {A}, s2[] = {A, C}, s3[] = {A, B}, s4[] = {A, B, A}, s5[] = {A, B, A, C};
+    uint64_t w = 3002399751580331ull;
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s1, 1, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s2, 2, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s3, 2, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s4, 3, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, s5, 4, &w), CGPROP_OK);
+    analyse(g, 1);
+    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    const char *gaps = strstr(out, "Exact vs estimate");
+    ck_assert_ptr_nonnull(gaps);
+    const char *row = strstr(gaps, "\n9007199254740993 "); /* wider than its 14 columns */
+    ck_assert_ptr_nonnull(row);
+    const char *eol = strchr(row + 1, '\n');
+    ck_assert(eol && eol - row > 13 && memcmp(eol - 13, "  B <cycle 1>", 13) == 0);
+    ck_assert_ptr_null(strstr(out, "9007199254740992"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(dot_long_name_cut)
+{
+    /* 4095 'a', then e-acute across the 4096th byte: cut before it. */
+    char name[6000];
+    memset(name, 'a', sizeof name);
+    name[4095] = '\xc3';
+    name[4096] = '\xa9';
+    name[sizeof name - 1] = '\0';
+    cgprop_graph *g = new_graph("Ir");
+    uint64_t one = 1;
+    ck_assert_int_eq(cgprop_graph_add_self(g, node(g, name), &one), CGPROP_OK);
+    analyse(g, 0);
+    char *out = render(g, CGPROP_FORMAT_DOT, NULL);
+    char want[4200];
+    memset(want, 'a', 4095);
+    strcpy(want + 4095, "...\\n");
+    ck_assert_ptr_nonnull(strstr(out, want));
+    ck_assert_ptr_null(strstr(out, "\xc3"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(write_unknown_flags_refused)
+{
+    cgprop_graph *g = abc_graph();
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    o.flags = 1u << 5; /* the first bit no flag uses */
+    buf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, &o, sink, &b), CGPROP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "unknown flag bits 0x20"));
+    free(b.p);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -810,6 +1103,17 @@ static Suite *suite(void)
     tcase_add_test(t, dot_labels_colours_and_pruning);
     tcase_add_test(t, dot_exact_node_not_dashed);
     tcase_add_test(t, callgrind_classes_written_as_names);
+    tcase_add_test(t, callgrind_name_spelling_an_id);
+    tcase_add_test(t, callgrind_line_break_refused);
+    tcase_add_test(t, metric_names_one_word_each);
+    tcase_add_test(t, callgrind_summary_overflow_refused);
+    tcase_add_test(t, callgrind_counts_on_every_part);
+    tcase_add_test(t, callgrind_stacks_counts_one_more);
+    tcase_add_test(t, json_bytes_outside_utf8);
+    tcase_add_test(t, text_names_escaped_exact_figures_exact);
+    tcase_add_test(t, text_gap_table_exact);
+    tcase_add_test(t, dot_long_name_cut);
+    tcase_add_test(t, write_unknown_flags_refused);
     tcase_add_test(t, errors);
     tcase_add_test(t, allocation_failures);
     suite_add_tcase(s, t);

@@ -119,6 +119,8 @@ static int parse_double(const char *s, double *out)
     char *end;
     errno = 0;
     double x = strtod(s, &end);
+    /* Underflow (1e-400) is a percent too small to tell from 0, not an error. */
+    if (errno == ERANGE && x < 1) errno = 0;
     if (!*s || *end || errno || !(x >= 0 && x <= 100)) return -1;
     *out = x;
     return 0;
@@ -280,8 +282,9 @@ int main(int argc, char **argv)
             else if (!strcmp(val, "count")) share = CGPROP_SHARE_COUNT;
             else return fail("--share: expected cost or count, got '%s'%s", val, ""), 2;
         } else if (!strcmp(name, "--separate-recs")) {
-            if (parse_u32(val, &ro.separate_recs) || ro.separate_recs == 0)
-                return fail("--separate-recs: expected a positive integer, got '%s'%s", val, ""), 2;
+            /* The reader's own bound, checked here so it is a usage error. */
+            if (parse_u32(val, &ro.separate_recs) || ro.separate_recs == 0 || ro.separate_recs > 1000000u)
+                return fail("--separate-recs: expected an integer from 1 to 1000000, got '%s'%s", val, ""), 2;
         } else if (!strcmp(name, "--node-thres")) {
             if (parse_double(val, &wo.node_thres))
                 return fail("--node-thres: expected a percent in [0, 100], got '%s'%s", val, ""), 2;

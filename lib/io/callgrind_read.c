@@ -87,7 +87,7 @@ typedef struct cg {
     char *scratch;
     size_t scratch_cap;
     uint64_t line;
-    const char *end; /* of the input */
+    const char *data, *end; /* the input */
     int fast_rc;     /* an error met on the fast path (see fast_cur) */
     /* First capacities of the per-name and per-call arrays, from the input's
      * size (valgrind writes a function per kilobyte or so, a call per
@@ -130,6 +130,7 @@ typedef struct cg {
     uint64_t acc[CGPROP_MAX_METRICS];
     uint64_t gbound;
 
+    bool plus1; /* the writer's desc: line: every count is one more (CGPROP__DESC_PLUS1) */
     int pending;
     uint64_t pend_line;
     uint64_t call_count;
@@ -527,7 +528,10 @@ static int parse_events(cg *c, const char *v, size_t n)
                 return fail(c, CGPROP_EFORMAT, "%s", "events: line names an event twice");
     if (!c->raw) {
         int rc = cgprop_graph_new(c->alloc, names, lens, cnt, &c->raw);
-        if (rc) return fail(c, rc, "%s", rc == CGPROP_ENOMEM ? "out of memory" : "bad events: line");
+        /* The names are distinct words: what cgprop_graph_new() can still
+         * refuse is a control byte inside one. */
+        if (rc == CGPROP_ENOMEM) return fail(c, rc, "%s", "out of memory");
+        if (rc) return fail(c, CGPROP_EFORMAT, "%s", "an event name holds a control byte");
         c->K = cnt;
         for (uint32_t k = 0; k < cnt; k++) c->colmap[k] = k;
     } else {
@@ -827,6 +831,7 @@ static int calls_line(cg *c, const char *v, size_t n)
     int rc = skip_targets(c, v, n, i);
     if (rc) return rc;
     if (c->cfn == NONE_SID) return fail(c, CGPROP_EFORMAT, "%s", "calls= without cfn=");
+    if (c->plus1 && count-- == 0) return fail(c, CGPROP_EFORMAT, "%s", "calls=0 where every count is one more");
     rc = current_fn(c);
     if (rc) return rc;
     /* Callee object defaults to the caller's, its file to the current one. */
@@ -902,7 +907,9 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
         c->has_totals = rc == CGPROP_OK;
         return rc;
     }
-    /* version, creator, cmd, desc, event (derived events carry no data), ... */
+    if (key_is(s, klen, "desc") && n == sizeof CGPROP__DESC_PLUS1 - 1 && memcmp(v, CGPROP__DESC_PLUS1, n) == 0)
+        c->plus1 = true;
+    /* version, creator, cmd, other desc, event (derived events carry no data), ... */
     return CGPROP_OK;
 }
 
@@ -1261,6 +1268,7 @@ static const char *fast_calls(cg *c, const char *p, const char *lim)
     if (!c->part_events || c->cfn == NONE_SID) return NULL;
     p = fast_dec(p, &count);
     if (!p || (*p != ' ' && *p != '\t')) return NULL;
+    if (c->plus1 && count-- == 0) return NULL; /* the general parser says why */
     p++;
     for (;;) {
         if (cnt == np || p >= lim) return NULL;
@@ -1673,6 +1681,32 @@ static int raw_key(cg *c, uint32_t r, size_t name_len, bool full, size_t *len)
     return build_key(c, so, lob, sf, lfl, sn, name_len, full, len);
 }
 
+/* The call lines' sums are taken when the graph is built, after reading:
+ * the refused call is the batch_at-th calls= line of the input (every one
+ * added a call, in order), its cost on the next line. */
+static int calls_fail(cg *c, const cgprop_graph *g)
+{
+    cgprop__lines r;
+    cgprop__lines_init(&r, c->data, (size_t)(c->end - c->data));
+    const char *s;
+    size_t n;
+    uint32_t at = g->batch_at, seen = 0;
+    int why = g->batch_why;
+    while (cgprop__lines_next(&r, &s, &n)) {
+        while (n && cgprop__is_space(*s)) {
+            s++;
+            n--;
+        }
+        if (n < 6 || memcmp(s, "calls=", 6) != 0 || seen++ != at) continue;
+        if (why == CGPROP__WHY_COST)
+            return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, r.no + 1, "the cost of a call summed over its lines overflows 64 bits");
+        return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, r.no,
+                                 why == CGPROP__WHY_COUNT ? "the count of a call summed over its lines overflows 64 bits"
+                                                          : "the calls into a function overflow 64 bits");
+    }
+    return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, 0, "a call sum overflows 64 bits");
+}
+
 static int graph_fail(cg *c, int rc)
 {
     if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(c->err, rc, 0, "a cost sum overflows 64 bits");
@@ -1825,7 +1859,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         c->ccallee[e] = b->fid;
     }
     if (!rc && (rc = cgprop__add_staged_edges(g, (uint32_t)c->ncalls, classes ? p->cls : NULL)) != CGPROP_OK)
-        rc = graph_fail(c, rc);
+        rc = rc == CGPROP_EOVERFLOW && g->batch_why ? calls_fail(c, g) : graph_fail(c, rc);
     if (rc) return rc; /* p->g is freed by the caller */
     if (info) {
         info->format = CGPROP_INPUT_CALLGRIND;
@@ -1875,6 +1909,7 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     }
 
     const char *end = data + len;
+    c.data = data;
     c.end = end;
     c.est_fn = 1024;
     while (c.est_fn < (1u << 22) && (size_t)c.est_fn * 1024 < len) c.est_fn *= 2;

@@ -5,9 +5,14 @@
  * recursion classes, they are written the way callgrind itself writes them:
  * level-0 activations as "name", level >= 1 as "name'2" (and, when the input
  * kept level 1 apart from deeper levels, level >= 2 as "name'3"), so the
- * callgrind reader folds them back into the same classes. */
+ * callgrind reader folds them back into the same classes.
+ *
+ * Every call line carries a count of at least 1: callgrind_annotate takes
+ * the cost line after "calls=0" for the caller's self cost. */
+#include "io_util.h"
 #include "write.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct strtab {
@@ -84,6 +89,12 @@ typedef struct cw {
     unsigned char *fn_defined;  /* nn * 3: fn name (class 0, '2, '3) already defined */
     const char **part[3];       /* nn each: object, file, name */
     size_t *plen[3];
+    uint32_t *resv;             /* sorted, distinct: ids no function may get (see fn_id) */
+    size_t nresv;
+    int plus1;                  /* every calls= count is one more than the calls made */
+    int classes, deep;
+    cgprop_edge_row *er;
+    cgprop_edge_split_row *esr;
 } cw;
 
 /* Cut "object TAB file TAB name" into its parts; a key without TABs is a name. */
@@ -142,6 +153,70 @@ static void spec(cw *c, const char *key, strtab *t, uint32_t id, const char *s, 
 
 static const char *const suffix[3] = {"", "'2", "'3"};
 
+/* Compressed id of function f's class cls. A name whose quote-separated
+ * segment is "(N)" reads as a reference to function N (callgrind's
+ * --compress-mangled names), so N is never given out: the ids are 1, 2, 3,
+ * ... with the reserved numbers left out. Among the sorted reserved ids,
+ * resv[i] - i - 1 ids below resv[i] are free, a non-decreasing figure. */
+static uint64_t fn_id(const cw *c, uint32_t f, int cls)
+{
+    uint64_t x = (uint64_t)f * 3 + (uint64_t)cls + 1;
+    size_t lo = 0, hi = c->nresv; /* reserved ids before the answer: the first i with resv[i] - i > x */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->resv[mid] - mid <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return x + lo;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The "(N)" segments of names that start like a reference, as the reader
+ * would expand them (a decimal N of at most 32 bits; N = 0 is no id). */
+static int reserve_ids(cw *c)
+{
+    size_t n = 0, cap = 0;
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t f = 0; f < c->nn; f++) {
+            const char *s = c->part[2][f];
+            size_t len = c->plen[2][f];
+            if (!looks_like_ref(s, len)) continue;
+            for (size_t i = 0; i <= len;) {
+                const char *q = memchr(s + i, '\'', len - i);
+                size_t j = q ? (size_t)(q - s) : len;
+                size_t k = i + 1;
+                uint64_t id;
+                if (j - i >= 3 && s[i] == '(' && s[j - 1] == ')' &&
+                    cgprop__parse_u64(s, j - 1, &k, false, &id) == CGPROP__NUM_OK && k == j - 1 && id &&
+                    id <= UINT32_MAX) {
+                    if (round == 1) c->resv[n] = (uint32_t)id;
+                    n++;
+                }
+                i = j + 1;
+            }
+        }
+        if (round == 0) {
+            if (!n) return CGPROP_OK;
+            cap = n;
+            n = 0;
+            if (!(c->resv = cgprop__alloc(c->g, cap, sizeof *c->resv))) return CGPROP_ENOMEM;
+        }
+    }
+    qsort(c->resv, n, sizeof *c->resv, cmp_u32);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || c->resv[m - 1] != c->resv[i]) c->resv[m++] = c->resv[i];
+    c->nresv = m;
+    return CGPROP_OK;
+}
+
 static void fn_spec(cw *c, const char *key, uint32_t f, int cls)
 {
     cgprop__wr_puts(c->w, key);
@@ -150,11 +225,12 @@ static void fn_spec(cw *c, const char *key, uint32_t f, int cls)
     size_t nl = c->plen[2][f];
     /* "(1) " would read as a reference, and so would a bare "(3)". */
     int compress = (c->compress || looks_like_ref(nm, nl)) && (!blank(nm, nl) || cls > 0);
+    unsigned long long id = (unsigned long long)fn_id(c, f, cls);
     if (compress && *d) {
-        cgprop__wr_printf(c->w, "(%u)\n", f * 3 + (uint32_t)cls + 1);
+        cgprop__wr_printf(c->w, "(%llu)\n", id);
         return;
     }
-    if (compress) cgprop__wr_printf(c->w, "(%u) ", f * 3 + (uint32_t)cls + 1);
+    if (compress) cgprop__wr_printf(c->w, "(%llu) ", id);
     /* A blank name reads back empty whatever form it takes: write it empty
      * in every form, so all its classes name the same function. */
     if (!blank(nm, nl)) put_str(c->w, nm, nl);
@@ -194,6 +270,66 @@ static int all_zero(const uint64_t *v, uint32_t K)
     return 1;
 }
 
+/* Costs of call e split into the parts it is written as: x[(blk * 3 + cls)
+ * * K + k] for the caller's block (level 0 / >= 1) and the callee's class. */
+static int edge_parts(cw *c, uint32_t e, uint64_t *x, uint32_t *callee, uint64_t *count)
+{
+    uint32_t K = c->K;
+    int rc;
+    for (uint32_t k = 0; k < K; k++) {
+        if ((rc = cgprop_graph_get_row(c->g, CGPROP_ITER_EDGES, k, e, &c->er[k], sizeof c->er[k]))) return rc;
+        if (c->classes &&
+            (rc = cgprop_graph_get_row(c->g, CGPROP_ITER_EDGE_SPLIT, k, e, &c->esr[k], sizeof c->esr[k])))
+            return rc;
+    }
+    *callee = c->er[0].callee;
+    *count = c->er[0].count;
+    memset(x, 0, (size_t)6 * K * sizeof *x);
+    for (uint32_t k = 0; k < K; k++) {
+        const cgprop_edge_split_row *s = &c->esr[k];
+        uint64_t cost = c->er[k].cost;
+        if (!c->classes || (s->inexact & 0x7e0u) == 0x7e0u) {
+            x[k] = cost; /* no class known: a plain call */
+            continue;
+        }
+        uint64_t known = s->C_nn + s->C_nr + s->C_nd + s->C_rn + s->C_rr + s->C_rd;
+        int deep = c->deep;
+        /* What came without a class stays a plain call of the plain caller. */
+        x[0 * K + k] = s->C_nn + (cost > known ? cost - known : 0);
+        x[1 * K + k] = deep ? s->C_nr : s->C_nr + s->C_nd;
+        x[2 * K + k] = deep ? s->C_nd : 0;
+        x[3 * K + k] = s->C_rn;
+        x[4 * K + k] = deep ? s->C_rr : s->C_rr + s->C_rd;
+        x[5 * K + k] = deep ? s->C_rd : 0;
+    }
+    return CGPROP_OK;
+}
+
+/* How many lines a call is written on: its parts with a cost, or the first
+ * part alone when none has one. *carrier: the first of them. */
+static uint32_t parts_written(const uint64_t *x, uint32_t K, int *carrier)
+{
+    uint32_t n = 0;
+    *carrier = -1;
+    for (int j = 0; j < 6; j++)
+        if (!all_zero(x + (size_t)j * K, K)) {
+            if (*carrier < 0) *carrier = j;
+            n++;
+        }
+    if (!n) *carrier = 0;
+    return n ? n : 1;
+}
+
+/* The count on part j's line: each line at least 1 (see the top); the
+ * first line carries what is left of the call's count. When some call has
+ * fewer calls than lines (no count at all, as stacks give), every line
+ * says one more than its share (the desc: line of the header tells). */
+static uint64_t part_count(const cw *c, int j, int carrier, uint64_t count, uint32_t nparts)
+{
+    if (c->plus1) return (j == carrier ? count : 0) + 1;
+    return j == carrier ? count - (nparts - 1) : 1;
+}
+
 int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
 {
     cw c;
@@ -203,12 +339,11 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
     c.K = (uint32_t)cgprop_graph_metric_count(g);
     c.nn = (uint32_t)cgprop_graph_node_count(g);
     c.compress = !(o->flags & CGPROP_W_NO_COMPRESSION);
-    uint32_t K = c.K, nn = c.nn;
+    uint32_t K = c.K, nn = c.nn, ne = (uint32_t)cgprop_graph_edge_count(g);
     int rc = CGPROP_OK;
     defs d = {NULL, NULL};
 
     /* Classes: only from a current split that knows them. */
-    int classes = 0, deep = 0;
     if (!(o->flags & CGPROP_W_NO_CLASSES)) {
         cgprop_iter *it = NULL;
         int irc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, 0, 0, &it);
@@ -223,20 +358,21 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
              * without any (and writing those as classes would lose the
              * "unclassified" mark on reading back). */
             while (cgprop_iter_next(it, &s, sizeof s) == CGPROP_OK) {
-                if ((s.S_r && !(s.inexact & CGPROP_X_S_R)) || (s.C_r && !(s.inexact & CGPROP_X_C_R))) classes = 1;
+                if ((s.S_r && !(s.inexact & CGPROP_X_S_R)) || (s.C_r && !(s.inexact & CGPROP_X_C_R))) c.classes = 1;
                 if (s.inexact & CGPROP_X_C_R) lumped = 1;
             }
-            deep = classes && !lumped;
+            c.deep = c.classes && !lumped;
         }
         cgprop_iter_free(it);
     }
+    int classes = c.classes;
 
     size_t n1 = nn ? nn : 1;
     uint64_t *v = cgprop__alloc(g, (size_t)K * 8, sizeof *v); /* scratch vectors */
     cgprop_node_row *nr = cgprop__alloc(g, K, sizeof *nr);
     cgprop_split_row *sr = cgprop__alloc(g, K, sizeof *sr);
-    cgprop_edge_row *er = cgprop__alloc(g, K, sizeof *er);
-    cgprop_edge_split_row *esr = cgprop__alloc(g, K, sizeof *esr);
+    c.er = cgprop__alloc(g, K, sizeof *c.er);
+    c.esr = cgprop__alloc(g, K, sizeof *c.esr);
     c.ob = cgprop__alloc(g, n1, sizeof *c.ob);
     c.fl = cgprop__alloc(g, n1, sizeof *c.fl);
     c.fn_defined = cgprop__calloc(g, n1 * 3, 1);
@@ -244,12 +380,17 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
         c.part[i] = cgprop__alloc(g, n1, sizeof *c.part[i]);
         c.plen[i] = cgprop__alloc(g, n1, sizeof *c.plen[i]);
     }
-    if (!v || !nr || !sr || !er || !esr || !c.ob || !c.fl || !c.fn_defined || !c.part[0] || !c.part[1] ||
+    if (!v || !nr || !sr || !c.er || !c.esr || !c.ob || !c.fl || !c.fn_defined || !c.part[0] || !c.part[1] ||
         !c.part[2] || !c.plen[0] || !c.plen[1] || !c.plen[2])
         goto nomem;
     for (uint32_t f = 0; f < nn; f++) {
         size_t kl;
         const char *key = cgprop_graph_node_key(g, f, &kl);
+        /* A line break would end the name line and start another. */
+        if (memchr(key, '\n', kl)) {
+            rc = cgprop__err(g, CGPROP_EINVAL, "write: the key of function %u holds a line break, which callgrind cannot carry", f);
+            goto done;
+        }
         const char *p[3];
         size_t l[3];
         split_key(key, kl, p, l);
@@ -261,33 +402,68 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
         if (!(c.ob[f] = intern(g, &c.obs, p[0], l[0], &fresh))) goto nomem;
         if (!(c.fl[f] = intern(g, &c.fls, p[1], l[1], &fresh))) goto nomem;
     }
+    if (reserve_ids(&c)) goto nomem;
     d.ob = cgprop__calloc(g, (size_t)c.obs.n + 1, 1);
     d.fl = cgprop__calloc(g, (size_t)c.fls.n + 1, 1);
     if (!d.ob || !d.fl) goto nomem;
 
+    /* Does some call have fewer calls than the lines it is written on? */
+    {
+        uint64_t *x = cgprop__alloc(g, 6, (size_t)K * sizeof *x);
+        if (!x) goto nomem;
+        int full = 0;
+        for (uint32_t e = 0; e < ne; e++) {
+            uint32_t callee;
+            uint64_t count;
+            int carrier;
+            if ((rc = edge_parts(&c, e, x, &callee, &count))) break;
+            if (count < parts_written(x, K, &carrier)) c.plus1 = 1;
+            if (count == UINT64_MAX) full = 1;
+        }
+        cgprop__free(g, x);
+        if (rc) goto done;
+        if (c.plus1 && full) {
+            rc = cgprop__err(g, CGPROP_EOVERFLOW,
+                             "write: a call count of 2^64 - 1 beside calls without a count cannot be written");
+            goto done;
+        }
+    }
+
+    /* Σ self per metric, refused rather than wrapped. */
+    uint64_t *tot = v;
+    memset(tot, 0, (size_t)K * sizeof *tot);
+    for (uint32_t f = 0; f < nn; f++) {
+        for (uint32_t k = 0; k < K; k++) {
+            if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) goto done;
+            if (tot[k] > UINT64_MAX - nr[k].self) {
+                size_t ml;
+                rc = cgprop__err(g, CGPROP_EOVERFLOW,
+                                 "write: the program total of metric %s exceeds 2^64 - 1, which callgrind's "
+                                 "summary: cannot carry",
+                                 cgprop_graph_metric_name(g, k, &ml));
+                goto done;
+            }
+            tot[k] += nr[k].self;
+        }
+    }
+
     cgprop__wr_puts(w, "# callgrind format\nversion: 1\ncreator: cgprop ");
     cgprop__wr_puts(w, cgprop_version_string());
-    cgprop__wr_puts(w, "\npositions: line\nevents:");
+    cgprop__wr_puts(w, "\n");
+    if (c.plus1) {
+        cgprop__wr_puts(w, "desc: " CGPROP__DESC_PLUS1 "\n");
+    }
+    cgprop__wr_puts(w, "positions: line\nevents:");
     for (uint32_t k = 0; k < K; k++) {
         size_t ml;
         const char *m = cgprop_graph_metric_name(g, k, &ml);
+        /* cgprop_graph_new() admits single words only. */
         cgprop__wr_put(w, " ", 1);
-        /* Event names are single words. */
-        for (size_t i = 0; i < ml; i++) cgprop__wr_put(w, (m[i] == ' ' || m[i] == '\t') ? "_" : &m[i], 1);
+        cgprop__wr_put(w, m, ml);
     }
-    cgprop__wr_puts(w, "\n");
-    {
-        uint64_t *tot = v;
-        memset(tot, 0, (size_t)K * sizeof *tot);
-        for (uint32_t f = 0; f < nn; f++) {
-            for (uint32_t k = 0; k < K; k++)
-                if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) goto done;
-            for (uint32_t k = 0; k < K; k++) tot[k] += nr[k].self;
-        }
-        cgprop__wr_puts(w, "summary:");
-        for (uint32_t k = 0; k < K; k++) cgprop__wr_printf(w, " %llu", (unsigned long long)tot[k]);
-        cgprop__wr_puts(w, "\n\n");
-    }
+    cgprop__wr_puts(w, "\nsummary:");
+    for (uint32_t k = 0; k < K; k++) cgprop__wr_printf(w, " %llu", (unsigned long long)tot[k]);
+    cgprop__wr_puts(w, "\n\n");
 
     for (uint32_t f = 0; f < nn && !w->failed; f++) {
         for (uint32_t k = 0; k < K; k++) {
@@ -310,59 +486,31 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
 
         /* Gather the calls first: per edge, per block (caller level 0 /
          * >= 1) and callee class, K costs; then write both blocks. */
-        uint64_t *cc = cgprop__calloc(g, (m ? m : 1) * 6, (size_t)K * sizeof *cc);
+        uint64_t *cc = cgprop__alloc(g, (m ? m : 1) * 6, (size_t)K * sizeof *cc);
         uint32_t *callee = cgprop__alloc(g, m ? m : 1, sizeof *callee);
         uint64_t *count = cgprop__alloc(g, m ? m : 1, sizeof *count);
         int *carrier = cgprop__alloc(g, m ? m : 1, sizeof *carrier);
-        if (!cc || !callee || !count || !carrier) {
+        uint32_t *nparts = cgprop__alloc(g, m ? m : 1, sizeof *nparts);
+        if (!cc || !callee || !count || !carrier || !nparts) {
             cgprop__free(g, eids);
             cgprop__free(g, cc);
             cgprop__free(g, callee);
             cgprop__free(g, count);
             cgprop__free(g, carrier);
+            cgprop__free(g, nparts);
             goto nomem;
         }
         for (size_t i = 0; i < m && !rc; i++) {
-            for (uint32_t k = 0; k < K && !rc; k++) {
-                rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGES, k, eids[i], &er[k], sizeof er[k]);
-                if (!rc && classes)
-                    rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGE_SPLIT, k, eids[i], &esr[k], sizeof esr[k]);
-            }
-            if (rc) break;
-            callee[i] = er[0].callee;
-            count[i] = er[0].count;
-            uint64_t *x = cc + i * 6 * K; /* [blk * 3 + cls][k] */
-            for (uint32_t k = 0; k < K; k++) {
-                const cgprop_edge_split_row *s = &esr[k];
-                if (!classes || (s->inexact & 0x7e0u) == 0x7e0u) {
-                    x[k] = er[k].cost; /* no class known: a plain call */
-                    continue;
-                }
-                uint64_t known = s->C_nn + s->C_nr + s->C_nd + s->C_rn + s->C_rr + s->C_rd;
-                /* What came without a class stays a plain call of the plain caller. */
-                x[0 * K + k] = s->C_nn + (er[k].cost > known ? er[k].cost - known : 0);
-                x[1 * K + k] = deep ? s->C_nr : s->C_nr + s->C_nd;
-                x[2 * K + k] = deep ? s->C_nd : 0;
-                x[3 * K + k] = s->C_rn;
-                x[4 * K + k] = deep ? s->C_rr : s->C_rr + s->C_rd;
-                x[5 * K + k] = deep ? s->C_rd : 0;
-            }
-            /* The whole count rides on the first call written for the edge. */
-            carrier[i] = 0;
-            for (int j = 0; j < 6; j++)
-                if (!all_zero(x + (size_t)j * K, K)) {
-                    carrier[i] = j;
-                    break;
-                }
+            uint64_t *x = cc + i * 6 * K;
+            if (!(rc = edge_parts(&c, eids[i], x, &callee[i], &count[i]))) nparts[i] = parts_written(x, K, &carrier[i]);
         }
         for (int blk = 0; blk < (classes ? 2 : 1) && !rc && !w->failed; blk++) {
             uint64_t *self = v;
+            /* S_r is the self cost that came with a level >= 1 class, even
+             * when flagged inexact (then some came without a class, which
+             * S_n holds): each part goes back where it came from. */
             for (uint32_t k = 0; k < K; k++)
-            {
-                /* Self cost that came without a class stays with the plain name. */
-                int plain = !classes || (sr[k].inexact & CGPROP_X_S_R);
-                self[k] = plain ? (blk == 0 ? nr[k].self : 0) : blk == 0 ? nr[k].self - sr[k].S_r : sr[k].S_r;
-            }
+                self[k] = !classes ? (blk == 0 ? nr[k].self : 0) : blk == 0 ? nr[k].self - sr[k].S_r : sr[k].S_r;
             int any = blk == 0 || !all_zero(self, K);
             for (size_t i = 0; i < m && !any; i++)
                 for (int cl = 0; cl < 3; cl++)
@@ -378,10 +526,10 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
             costs_line(&c, self);
             for (size_t i = 0; i < m; i++)
                 for (int cl = 0; cl < 3; cl++) {
-                    const uint64_t *x = cc + (i * 6 + (size_t)blk * 3 + (size_t)cl) * K;
-                    int carries = carrier[i] == blk * 3 + cl;
-                    if (!carries && all_zero(x, K)) continue;
-                    call(&c, &d, callee[i], cl, carries ? count[i] : 0, x);
+                    int j = blk * 3 + cl;
+                    const uint64_t *x = cc + (i * 6 + (size_t)j) * K;
+                    if (carrier[i] != j && all_zero(x, K)) continue;
+                    call(&c, &d, callee[i], cl, part_count(&c, j, carrier[i], count[i], nparts[i]), x);
                 }
             cgprop__wr_puts(w, "\n");
         }
@@ -389,11 +537,9 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
         cgprop__free(g, callee);
         cgprop__free(g, count);
         cgprop__free(g, carrier);
-        if (rc) {
-            cgprop__free(g, eids);
-            goto done;
-        }
+        cgprop__free(g, nparts);
         cgprop__free(g, eids);
+        if (rc) goto done;
     }
     goto done;
 nomem:
@@ -402,11 +548,12 @@ done:
     cgprop__free(g, v);
     cgprop__free(g, nr);
     cgprop__free(g, sr);
-    cgprop__free(g, er);
-    cgprop__free(g, esr);
+    cgprop__free(g, c.er);
+    cgprop__free(g, c.esr);
     cgprop__free(g, c.ob);
     cgprop__free(g, c.fl);
     cgprop__free(g, c.fn_defined);
+    cgprop__free(g, c.resv);
     for (int i = 0; i < 3; i++) {
         cgprop__free(g, (void *)c.part[i]);
         cgprop__free(g, c.plen[i]);

@@ -61,6 +61,22 @@ static void put_escaped(cgprop__wr *w, const char *s, size_t len)
 /* cgprop_estimate names, as JSON and the text report spell them. */
 static const char *const est_kind[] = {"exact", "heuristic", "shares", "walk", "midpoint", "budget"};
 
+/* Graphviz refuses a quoted string over 16 KiB: a name (of a function or a
+ * metric) is cut after at most CGPROP__DOT_NAME_MAX bytes (escaped, 2 per
+ * byte at worst), at a UTF-8 character boundary, and "..." marks the cut. */
+#define CGPROP__DOT_NAME_MAX 4096
+static void put_label_name(cgprop__wr *w, const char *s, size_t len)
+{
+    if (len <= CGPROP__DOT_NAME_MAX) {
+        put_escaped(w, s, len);
+        return;
+    }
+    size_t cut = CGPROP__DOT_NAME_MAX;
+    while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) cut--;
+    put_escaped(w, s, cut);
+    cgprop__wr_puts(w, "...");
+}
+
 static double ratio(const cgprop__view *v, double x) { return v->program > 0 ? x / v->program : 0.0; }
 
 static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uint32_t f, const char *indent)
@@ -83,7 +99,7 @@ static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uin
             cgprop__wr_printf(w, "tooltip=\"%s estimate in [%.0f, %.0f]\", ", est_kind[t->estimate], t->lo, t->hi);
     }
     cgprop__wr_puts(w, "label=\"");
-    put_escaped(w, name, len);
+    put_label_name(w, name, len);
     cgprop__wr_printf(w, "\\n%s%.2f%%\\n(%.2f%%)", est ? "~" : "", 100.0 * r, 100.0 * ratio(v, (double)v->node[f].self));
     if (v->node[f].calls_in) cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v->node[f].calls_in);
     cgprop__wr_puts(w, "\"];\n");
@@ -108,7 +124,7 @@ int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr
     const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
     cgprop__wr_puts(w, "digraph cgprop {\n");
     cgprop__wr_puts(w, "  graph [fontname=\"Arial\", nodesep=\"0.125\", ranksep=\"0.25\", label=\"metric ");
-    put_escaped(w, mname, mlen);
+    put_label_name(w, mname, mlen);
     cgprop__wr_puts(w, "; '~' and dashed: estimated total\", labelloc=\"t\"];\n"
                        "  node [fontcolor=\"#ffffff\", fontname=\"Arial\", height=\"0\", shape=\"box\", "
                        "style=\"filled\", width=\"0\"];\n"

@@ -60,6 +60,9 @@ static int start(rd *x)
         }
     }
     int rc = cgprop_graph_new(x->alloc, names, lens, x->K, &x->g);
+    /* The names are distinct words: what cgprop_graph_new() can still
+     * refuse is a control byte inside one. */
+    if (rc == CGPROP_EINVAL) return cgprop__read_fail(x->err, CGPROP_EFORMAT, x->line, "a metric name holds a control byte");
     if (rc) return cgprop__read_fail(x->err, rc, 0, "cannot create the graph: %s", cgprop_strerror(rc));
     rc = cgprop_recorder_new(x->g, x->ropt, &x->r);
     if (rc) return cgprop__read_fail(x->err, rc, 0, "recorder options: %s", cgprop_graph_errmsg(x->g));

@@ -99,6 +99,12 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
     fold f;
     memset(&f, 0, sizeof f);
     f.err = err;
+    /* A UTF-8 byte order mark (editors on Windows write one) is no part of
+     * the first frame's name. */
+    if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+        data += 3;
+        len -= 3;
+    }
     cgprop__lines r;
     cgprop__lines_init(&r, data, len);
     const char *s;
@@ -124,6 +130,14 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
             }
             if (cnt == 0) {
                 rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "no weight at the end of the line");
+                break;
+            }
+            /* A 65th number would otherwise end the last frame's name. */
+            size_t j = end;
+            while (j > 0 && cgprop__is_digit(s[j - 1])) j--;
+            if (cnt == CGPROP_MAX_METRICS && j < end && j > 0 && cgprop__is_space(s[j - 1])) {
+                rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "more than %d weights at the end of the line",
+                                       CGPROP_MAX_METRICS);
                 break;
             }
             K = cnt;

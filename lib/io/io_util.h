@@ -47,6 +47,12 @@ static inline bool cgprop__lines_next(cgprop__lines *r, const char **s, size_t *
 static inline bool cgprop__is_space(char c) { return c == ' ' || c == '\t'; }
 static inline bool cgprop__is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* The callgrind writer's desc: line for a profile with calls that have
+ * fewer calls than the lines they are written on (sampled stacks have no
+ * count): callgrind_annotate takes a call line with count 0 for self cost,
+ * so every count is written one more, and the reader takes one off. */
+#define CGPROP__DESC_PLUS1 "Call counts: every calls= count is one more than the calls made"
+
 /* Results of cgprop__parse_u64. */
 enum { CGPROP__NUM_OK = 0, CGPROP__NUM_NONE = 1, CGPROP__NUM_OVERFLOW = 2 };
 

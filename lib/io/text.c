@@ -34,6 +34,32 @@ static const char *fig(char *b, size_t n, double x, int how)
     return b;
 }
 
+/* An exact figure as the integer it is: a double holds integers exactly
+ * only up to 2^53. The exact totals are the split's C_n of a function and
+ * C_nn + C_rn of a call (see cgprop__view_load); "-" prefixes a negative
+ * difference. */
+static const char *fig_exact(char *b, size_t n, double x, int how, uint64_t plus, uint64_t minus)
+{
+    if (how != CGPROP__SHOW_EXACT) return fig(b, n, x, how);
+    /* The integer is the figure's own only when it converts to the figure
+     * shown (an exact figure the measured calls pin down has no split
+     * integer behind it): otherwise the double, exact below 2^53. */
+    double v = plus >= minus ? (double)(plus - minus) : -(double)(minus - plus);
+    if (v != x) return fig(b, n, x, how);
+    if (plus >= minus)
+        snprintf(b, n, "%llu", (unsigned long long)(plus - minus));
+    else
+        snprintf(b, n, "-%llu", (unsigned long long)(minus - plus));
+    return b;
+}
+
+static uint64_t node_exact(const cgprop__view *v, uint32_t f) { return v->split ? v->split[f].C_n : 0; }
+
+static uint64_t edge_exact(const cgprop__view *v, uint32_t e)
+{
+    return v->esplit ? v->esplit[e].C_nn + v->esplit[e].C_rn : 0;
+}
+
 static double pct(const cgprop__view *v, double x) { return v->program > 0 ? 100.0 * x / v->program : 0.0; }
 
 typedef struct tctx {
@@ -46,11 +72,30 @@ typedef struct tctx {
     uint64_t *cyc_intra; /* nc: calls between members */
 } tctx;
 
+/* A name for a terminal: a control byte (which could move the cursor or
+ * ring the bell) is shown as \xHH, and a backslash as \\ so the spelling
+ * stays unambiguous. */
+static void put_text_name(cgprop__wr *w, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f && c != '\\') continue;
+        cgprop__wr_put(w, s + run, i - run);
+        run = i + 1;
+        char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+        cgprop__wr_put(w, e, c == '\\' ? 1 : 4);
+        if (c == '\\') cgprop__wr_put(w, "\\", 1);
+    }
+    cgprop__wr_put(w, s + run, len - run);
+}
+
 static void put_name(tctx *t, uint32_t id, int with_index)
 {
     size_t len;
     const char *name = cgprop__wr_name(t->g, id, &len);
-    cgprop__wr_put(t->w, name, len);
+    put_text_name(t->w, name, len);
     if (t->v->tot[id].cycle != CGPROP_NONE) cgprop__wr_printf(t->w, " <cycle %u>", t->v->tot[id].cycle + 1);
     if (with_index) cgprop__wr_printf(t->w, " [%u]", t->index[id]);
 }
@@ -68,7 +113,7 @@ static void arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
         snprintf(b2, sizeof b2, "%.0f", v->etot[e].gprof_self);
         snprintf(b3, sizeof b3, "%.0f", v->etot[e].gprof_child);
         cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu/%-9llu", "", "",
-                          fig(b1, sizeof b1, v->eshown[e], v->ehow[e]), b2, b3,
+                          fig_exact(b1, sizeof b1, v->eshown[e], v->ehow[e], edge_exact(v, e), 0), b2, b3,
                           (unsigned long long)v->edge[e].count, (unsigned long long)denom);
     }
     cgprop__wr_puts(t->w, "    ");
@@ -124,8 +169,9 @@ static int function_entry(tctx *t, uint32_t f)
     char idx[16];
     snprintf(idx, sizeof idx, "[%u]", t->index[f]);
     cgprop__wr_printf(w, "%-6s %7.2f%c %14s %12llu %12s %22s    ", idx, pct(v, tot), how == CGPROP__SHOW_EXACT ? ' ' : '~',
-                      fig(b1, sizeof b1, tot, how), (unsigned long long)v->node[f].self,
-                      fig(b2, sizeof b2, tot - (double)v->node[f].self, how), b4);
+                      fig_exact(b1, sizeof b1, tot, how, node_exact(v, f), 0), (unsigned long long)v->node[f].self,
+                      fig_exact(b2, sizeof b2, tot - (double)v->node[f].self, how, node_exact(v, f), v->node[f].self),
+                      b4);
     (void)b3;
     put_name(t, f, 1);
     cgprop__wr_puts(w, "\n");
@@ -237,8 +283,10 @@ static int heuristic_gaps(tctx *t)
         for (size_t i = 0; i < n && i < CGPROP__GAPS_SHOWN; i++) {
             uint32_t f = gap[i].id;
             double h = v->tot[f].heuristic, c = v->shown[f];
-            cgprop__wr_printf(t->w, "%14.0f %8.2f %14.0f %8.2f %+9.2f  ", c, pct(v, c), h, pct(v, h),
-                              pct(v, h) - pct(v, c));
+            char cb[48];
+            cgprop__wr_printf(t->w, "%14s %8.2f %14.0f %8.2f %+9.2f  ",
+                              fig_exact(cb, sizeof cb, c, CGPROP__SHOW_EXACT, node_exact(v, f), 0), pct(v, c), h,
+                              pct(v, h), pct(v, h) - pct(v, c));
             put_name(t, f, 0);
             cgprop__wr_puts(t->w, "\n");
         }
@@ -278,7 +326,19 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
 
     size_t mlen;
     const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
-    cgprop__wr_printf(w, "Flat profile: metric %s, program total %.0f (sum of self costs)\n", mname, v.program);
+    /* The program total exactly, while it fits in 64 bits. */
+    uint64_t prog = 0;
+    int prog_exact = 1;
+    for (uint32_t f = 0; f < v.nn && prog_exact; f++) {
+        prog_exact = prog <= UINT64_MAX - v.node[f].self;
+        prog += v.node[f].self;
+    }
+    char pb[48];
+    if (prog_exact)
+        snprintf(pb, sizeof pb, "%llu", (unsigned long long)prog);
+    else
+        snprintf(pb, sizeof pb, "%.0f", v.program);
+    cgprop__wr_printf(w, "Flat profile: metric %s, program total %s (sum of self costs)\n", mname, pb);
     if (o->flags & CGPROP_W_HEURISTIC_ONLY)
         cgprop__wr_puts(w, "Every total is gprof2dot's per-root heuristic, marked '~' (asked for: --heuristic-only).\n");
     else
@@ -307,7 +367,8 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         uint32_t f = ent[i].id;
         char b1[48];
         cgprop__wr_printf(w, "%8.2f %14s %8.2f %12llu %12llu  %-9s  ", pct(&v, v.shown[f]),
-                          fig(b1, sizeof b1, v.shown[f], v.how[f]), pct(&v, (double)v.node[f].self),
+                          fig_exact(b1, sizeof b1, v.shown[f], v.how[f], node_exact(&v, f), 0),
+                          pct(&v, (double)v.node[f].self),
                           (unsigned long long)v.node[f].self, (unsigned long long)v.node[f].calls_in,
                           kind_name(&v, f, o->flags));
         if (bounds) put_interval(&t, f);

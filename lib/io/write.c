@@ -98,18 +98,44 @@ void cgprop__wr_json_double(cgprop__wr *w, double x)
     cgprop__wr_puts(w, b);
 }
 
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: shortest form,
+ * no surrogates, at most U+10FFFF), 0 when the byte starts none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!len || len > n) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xf0 && s[1] < 0x90)) return 0; /* overlong */
+    if ((c == 0xed && s[1] >= 0xa0) || (c == 0xf4 && s[1] >= 0x90)) return 0; /* surrogate, > U+10FFFF */
+    return len;
+}
+
 void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
     cgprop__wr_put(w, "\"", 1);
     size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = u[i];
+        size_t l = c < 0x80 ? 1 : utf8_len(u + i, len - i);
+        if (l > 1 || (l == 1 && c >= 0x20 && c != '"' && c != '\\')) {
+            i += l;
+            continue;
+        }
         cgprop__wr_put(w, s + run, i - run);
-        run = i + 1;
+        run = ++i;
+        /* A byte outside well-formed UTF-8 becomes the lone surrogate
+         * U+DC80..U+DCFF (PEP 383's surrogateescape), which no text holds:
+         * the output stays UTF-8 and the bytes can be recovered. */
         char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-        if (c == '"' || c == '\\') {
+        if (l == 0) {
+            e[2] = 'd';
+            e[3] = 'c';
+            cgprop__wr_put(w, e, 6);
+        } else if (c == '"' || c == '\\') {
             e[1] = (char)c;
             cgprop__wr_put(w, e, 2);
         } else if (c == '\n') {
@@ -283,6 +309,9 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
         o = *opts;
     else
         cgprop_write_options_init(&o);
+    const uint32_t known = CGPROP_W_HEURISTIC_ONLY | CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION | CGPROP_W_NO_PRUNE |
+                           CGPROP_W_BOUNDS;
+    if (o.flags & ~known) return cgprop__err(g, CGPROP_EINVAL, "write: unknown flag bits 0x%x", o.flags & ~known);
     if (o.metric >= cgprop_graph_metric_count(g))
         return cgprop__err(g, CGPROP_EINVAL, "write: metric %u out of range (%zu metrics)", o.metric,
                            cgprop_graph_metric_count(g));

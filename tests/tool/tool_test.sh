@@ -262,6 +262,38 @@ bad_option)
     "$T" report --walk-budget -1 "$REC" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "--walk-budget"
     "$T" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "missing command"
     "$T" report > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "no input file"
+    # Usage errors exit 2, a value past the reader's bound included.
+    "$T" report --separate-recs 4294967295 "$REC" > "$TMP/o" 2> "$TMP/e"; rc=$?
+    one_line_error "$TMP/o" "$TMP/e" $rc "--separate-recs"
+    [ $rc -eq 2 ] || die "--separate-recs 4294967295: exit $rc, not 2"
+    # A percent too small for a double is 0, not an error.
+    "$T" report --format dot --node-thres 1e-400 "$REC" > "$TMP/o" || die "--node-thres 1e-400: exit $?"
+    ;;
+annotate_detects)
+    # tool_annotate's checker must see the misreading it exists for: a copy
+    # of a profile agrees with it, the same copy with one calls= count made 0
+    # (annotate then takes that call's cost for the caller's self cost) does
+    # not. A stand-in for the tool writes the copies.
+    [ -n "$PY" ] || skip python3
+    command -v callgrind_annotate > /dev/null || skip callgrind_annotate
+    CMP=$(dirname "$0")/annotate_compare.py
+    for mode in same zero; do
+        # report --format callgrind -o OUT PROFILE: $5 is OUT, $6 PROFILE
+        if [ $mode = zero ]; then
+            printf '#!/bin/sh\nsed "0,/^calls=[0-9]*/s//calls=0/" "$6" > "$5"\n' > "$TMP/fake"
+        else
+            printf '#!/bin/sh\ncp "$6" "$5"\n' > "$TMP/fake"
+        fi
+        chmod +x "$TMP/fake"
+        "$PY" "$CMP" "$TMP/fake" "$D/gprof2dot/abc.callgrind" > "$TMP/o" 2> "$TMP/e"; rc=$?
+        if [ $mode = same ]; then
+            [ $rc -eq 0 ] || die "a copy does not agree: $(cat "$TMP/e")"
+        else
+            [ $rc -eq 1 ] || die "calls=0 not seen (exit $rc)"
+            # Σ self is 50 (A 20, B 10, C 20); main -> A's 50 becomes main's self.
+            grep -q "program totals \[50\] vs \[100\]" "$TMP/e" || die "not the totals: $(cat "$TMP/e")"
+        fi
+    done
     ;;
 missing_file)
     "$T" report "$TMP/nosuch.out" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "nosuch.out"
