@@ -529,7 +529,7 @@ static void bench_giant(void)
     double all = t[0] + t[1] + t[2];
     /* The peer: gprof2dot on the same graph, when GPROF2DOT names its
      * gprof2dot.py; else its published figure for this shape
-     * (reference/gprof2dot.md §6, 20,000 functions, ~100 entries). */
+     * (44 s on another machine, 20,000 functions, ~100 entries). */
     const char *g2d = getenv("GPROF2DOT");
     double tg = -1;
     if (opt.peer && g2d && *g2d) {

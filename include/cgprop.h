@@ -172,7 +172,7 @@ typedef struct cgprop_graph cgprop_graph;
 #define CGPROP_MAX_METRICS 64
 
 /**
- * Activation classes for per-class costs (DESIGN §1). The level of an
+ * Activation classes for per-class costs (docs/SPLIT.md). The level of an
  * activation of f is the number of activations of f strictly below it on the
  * call stack.
  */
@@ -408,7 +408,7 @@ CGPROP_API uint64_t cgprop_graph_generation(const cgprop_graph *g);
  *  Each analysis stores its result in the graph; a mutation discards it.
  *  @{ */
 
-/** Share weights for propagation (DESIGN §3). */
+/** Share weights for the gprof collapse and propagation (docs/PROPAGATION.md). */
 enum cgprop_share {
     CGPROP_SHARE_AUTO = 0,  /**< By cost if any call has a cost, else by count. */
     CGPROP_SHARE_COUNT = 1, /**< By call count (gprof). */
@@ -483,7 +483,7 @@ CGPROP_API int cgprop_graph_propagate(cgprop_graph *g);
 CGPROP_API int cgprop_graph_set_estimate(cgprop_graph *g, uint32_t which, double budget_per_member);
 
 /**
- * KCachegrind's recursive/non-recursive split (DESIGN §5) from the per-class
+ * KCachegrind's recursive/non-recursive split (docs/SPLIT.md) from the per-class
  * costs in the graph. Figures that the input cannot give exactly are flagged.
  * @param g the graph.
  * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM.
@@ -663,7 +663,7 @@ typedef struct cgprop_split_row {
     uint64_t C_n;     /**< Inclusive cost of level-0 activations: the true inclusive cost. */
     uint64_t C_r;     /**< Inclusive cost of level-1 activations. */
     double D;         /**< Drawing size C_n − Σ_g C_xr(f,g). */
-    double heuristic; /**< The §4 total (needs propagate; else 0), to compare with C_n. */
+    double heuristic; /**< gprof2dot's per-root total (needs propagate; else 0), to compare with C_n. */
 } cgprop_split_row;
 
 /** Split figures of a call: ::CGPROP_ITER_EDGE_SPLIT. */
@@ -765,7 +765,7 @@ CGPROP_API int cgprop_graph_node_cycle(cgprop_graph *g, uint32_t node, uint32_t 
 /* ==== recorder ==== */
 
 /** @defgroup recorder Event recorder and overhead compensation
- *  The API an instrumenting profiler calls from its probes (DESIGN §6).
+ *  The API an instrumenting profiler calls from its probes (docs/RECORDER.md).
  *
  *  A recorder is bound to one graph and used by one thread. Each probe passes
  *  the K counter readings it took (time, instructions, …) to
@@ -828,7 +828,7 @@ enum cgprop_recorder_figure_kind {
 
 /**
  * One figure of a recorder, for one metric, with the event counts that
- * post-mortem compensation uses (compensation.md §1.3).
+ * post-mortem compensation uses (docs/RECORDER.md, *Compensation*).
  */
 typedef struct cgprop_recorder_figure {
     uint64_t count;    /**< N: activations (self, inclusive, spontaneous figures) or calls (call figures). */

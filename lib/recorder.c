@@ -16,7 +16,7 @@
  * Activations still open are corrected for from their frames (the sums of
  * their closed children).
  *
- * Compensation (docs/RECORDER.md, reference compensation.md): post-mortem
+ * Compensation (docs/RECORDER.md, *Compensation*): post-mortem
  * figures come from the raw sums and counts when read. On the fly, each exit
  * computes the activation's compensated inclusive cost and adds it to its
  * record; exclusive figures are derived as above.

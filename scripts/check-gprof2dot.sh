@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rerun the comparison of cgprop's §3/§4 figures with gprof2dot's own
+# Rerun the comparison of cgprop's collapse and per-root figures with gprof2dot's own
 # (docs/PROPAGATION.md, "Agreement with gprof2dot"): random recursive
 # callgrind profiles from scripts/gen_recursive_callgrind.py, plus the real
 # profiles under tests/data, each figure to 1e-9 of the program total, every
@@ -13,7 +13,7 @@
 #   LARGE      more random profiles of up to 400 functions (default 100;
 #              gprof2dot is quadratic in cycles: about a second each)
 #   KEEP       directory for profiles on which cgprop differs
-# Exit status 1 when a difference is not one of DESIGN's corner cases.
+# Exit status 1 when a difference is not one of cgprop's corner cases.
 set -eu
 : "${GPROF2DOT:?set GPROF2DOT to the path of gprof2dot.py}"
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare cgprop's §3/§4 figures with gprof2dot's on random recursive
+"""Compare cgprop's collapse and per-root figures with gprof2dot's on random recursive
 callgrind files (scripts/gen_recursive_callgrind.py) or on given files.
 
 usage: check_gprof2dot.py --gprof2dot PATH/gprof2dot.py --cgprop BUILD/tools/cgprop
@@ -9,7 +9,7 @@ usage: check_gprof2dot.py --gprof2dot PATH/gprof2dot.py --cgprop BUILD/tools/cgp
 For every file: `cgprop report --key name --no-fold-recursion --format json`
 (functions merged by bare name, fn'N names kept apart, share by call cost:
 the graph gprof2dot builds), and gprof2dot's own callgrind pipeline twice
-(scripts/gprof2dot_tsv.py): as it is, and with DESIGN's corner-case rules
+(scripts/gprof2dot_tsv.py): as it is, and with cgprop's corner-case rules
 (--design). Every figure is compared to 1e-9 of the program total:
 
   function totals, call totals (and which calls have none), cycle totals
@@ -19,16 +19,16 @@ the graph gprof2dot builds), and gprof2dot's own callgrind pipeline twice
   call shares w/W and gprof self/child parts of calls between vertices.
 
 Each difference is classified:
-  (a) corner cases DESIGN settles (cgprop equals gprof2dot-with-DESIGN's-
-      rules, which differs from plain gprof2dot), named by the rule that
+  (a) corner cases cgprop settles its own way (cgprop equals
+      gprof2dot-with-cgprop's-rules, which differs from plain gprof2dot), named by the rule that
       fired: zero_in (k >= 2 external in-calls of a function all weigh 0),
       zero_inz (the same into a cycle: InZ = 0),
       zero_kept (k >= 2 kept in-calls of a member all weigh 0),
       root_cycle (a cycle nobody calls), and g2d_assert when gprof2dot
       itself fails its assertion on such a file;
   no_total_flag: a call inside a cycle kept only by entries with ρ = 0:
-      gprof2dot gives it total 0.0, cgprop 0 flagged no_total (DESIGN
-      §4.2 takes only entries with ρ > 0);
+      gprof2dot gives it total 0.0, cgprop 0 flagged no_total (its
+      per-root propagation takes only entries with ρ > 0);
   (b) everything else: a cgprop bug (or a flaw of this check), listed.
 Exit status 1 if any (b) difference was found.
 """
@@ -218,7 +218,7 @@ class Checker:
             sh["most entries of one cycle"] = max(sh["most entries of one cycle"], ne)
 
     def check(self, path, label):
-        """Compare one file; returns a dict: pure and design TSVs, the DESIGN
+        """Compare one file; returns a dict: pure and design TSVs, the design
         TSV of each metric k >= 1 (mtsv), fired rules, cgprop's JSON, bugs."""
         js, err = cgprop_json(self.cgprop, path)
         pure, perr, _ = gprof2dot_tsv.run(self.g2d, path, False)
@@ -239,7 +239,7 @@ class Checker:
         self.tally(js)
         for kind, key, a, b in compare(js, design, P):
             if kind == "no_total_flag":
-                self.count("no_total_flag (value 0 both, DESIGN §4.2: entries with rho > 0 only)")
+                self.count("no_total_flag (value 0 both; per-root propagation takes entries with rho > 0 only)")
             else:
                 bugs.append((kind, key, a, b))
         # Metrics other than the first: gprof2dot on the file with that event first.
@@ -264,7 +264,7 @@ class Checker:
                     bugs.append(("metric%d_%s" % (k, kind), key, a, b))
         rules = [r for r, n in sorted(fired.items()) if n]
         for r in rules:
-            self.count("(a) file where DESIGN's %s rule applies" % r)
+            self.count("(a) file where cgprop's %s rule applies" % r)
         if perr:
             self.count("(a) gprof2dot fails its own assertion (%s)" % "+".join(rules or ["no rule fired!"]))
             if not rules:
@@ -273,7 +273,7 @@ class Checker:
             diffs = [d for d in compare(js, pure, P) if d[0] != "no_total_flag"]
             if diffs:
                 if rules:
-                    self.count("(a) figures differing from plain gprof2dot by DESIGN's %s rule" % "+".join(rules),
+                    self.count("(a) figures differing from plain gprof2dot by cgprop's %s rule" % "+".join(rules),
                                len(diffs))
                 else:
                     bugs.extend(diffs)

@@ -19,7 +19,7 @@ self-calls without a ratio). `cycle` indexes gprof2dot's cycles sorted by
 their smallest member name.
 
 --design applies, around gprof2dot's own code, the corner-case rules that
-DESIGN.md §3/§4 settle differently, so the output is what DESIGN asks for:
+cgprop settles differently, so the output is what cgprop computes:
   * a vertex whose k >= 1 external in-calls all weigh 0 gives each 1/k
     (gprof2dot: ratio(0, 0) = 1.0 each); counted as zero_in for a function,
     zero_inz for a cycle as a whole (InZ = 0);
@@ -94,7 +94,7 @@ def _install(g2d):
         orig_rank(self, cycle, function, ranks)
         if not _State.design:
             return
-        # Does DESIGN's kept-in-calls rule change anything for this entry?
+        # Does cgprop's kept-in-calls rule change anything for this entry?
         rho = sum(c.ratio for f in self.functions.values() if f.cycle is not cycle
                   for c in f.calls.values() if c.callee_id == function.id)
         if rho <= 0:

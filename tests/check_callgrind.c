@@ -201,7 +201,7 @@ END_TEST
 START_TEST(recur_recs3_levels)
 {
     /* With --separate-recs=3, fn'2 is exactly level 1: C_r(fa) is the one
-     * call fb -> fa'2 (6,547 in the reference), and exact. */
+     * call fb -> fa'2 (6,547 in the file), and exact. */
     cgprop_graph *g = read_path(DATA "/recur/recur.recs3.callgrind.out", NULL, NULL);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
     char key[128];
@@ -426,7 +426,7 @@ START_TEST(gprof2dot_abc2) { check_gprof2dot_equal("abc2"); }
 END_TEST
 
 /* bzr: gprof2dot gives every zero-weight call into a callee whose callers
- * all weigh 0 the ratio 1.0 (counting the callee once per caller); DESIGN
+ * all weigh 0 the ratio 1.0 (counting the callee once per caller); cgprop
  * gives each 1/k. Apply that rule: find the calls it affects in gprof2dot's
  * own table, and check that every function that cannot reach one of them
  * agrees to 1e-9 of the total, and that the others are the only ones that
@@ -789,7 +789,7 @@ START_TEST(grammar_key_name)
 }
 END_TEST
 
-/* ---- the recursion rules of DESIGN §8 ---- */
+/* ---- the recursion rules (docs/READERS.md, "Recursion names") ---- */
 
 START_TEST(rules_plain_self_call_without_names)
 {

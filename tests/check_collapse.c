@@ -1,6 +1,6 @@
-/* gprof-style collapse (DESIGN §3). Every expected figure is worked by hand
- * in the comments; gprof's own printout (reference/gprof.md §3) is the
- * source of the cycle fixture. */
+/* gprof-style collapse (docs/PROPAGATION.md). Every expected figure is
+ * worked by hand in the comments; gprof's own printout of a small program
+ * with a cycle is the source of the cycle fixture. */
 #include <check.h>
 #include <cgprop.h>
 
@@ -145,7 +145,7 @@ START_TEST(test_self_recursive)
 }
 END_TEST
 
-/* reference/gprof.md §3: 400 iterations of main -> fa(10) with fa <-> fb
+/* What gprof prints for 400 iterations of main -> fa(10) with fa <-> fb
  * alternating, each calling cleaf once, and main -> dself(20). Self times
  * in centiseconds from gprof_cycles.gprof-b.txt: fa 25, fb 37, cleaf 173,
  * dself 108. Arc counts: main->fa 400, fa->fb 2000, fb->fa 2000,
@@ -231,7 +231,7 @@ START_TEST(test_gprof_fixture)
     ck_near(node_row(g, 0, MAIN).heuristic, 343);
     ck_assert_int_eq((int)(1000.0 * 235 / node_row(g, 0, MAIN).heuristic + 0.5), 685);
 
-    /* §4 on top: every activation enters at fa (rho = 1), so fa's total is
+    /* Per-root propagation on top: every activation enters at fa (rho = 1), so fa's total is
      * the cycle's 235; fb keeps only its gprof figure (the heuristic's
      * known blind spot; its true inclusive is about 215). */
     ck_near(fa.heuristic, 235);

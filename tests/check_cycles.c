@@ -1,4 +1,4 @@
-/* Cycle detection (DESIGN §2): hand-made graphs, a brute-force
+/* Cycle detection (docs/PROPAGATION.md): hand-made graphs, a brute-force
  * transitive-closure oracle on random graphs, and deep graphs under a small
  * stack limit. */
 #define _POSIX_C_SOURCE 200809L

@@ -39,7 +39,7 @@ END_TEST
 
 START_TEST(test_codes_are_stable)
 {
-    /* The ABI: these numbers are frozen (STYLE §3). */
+    /* The ABI: these numbers are frozen. */
     ck_assert_int_eq(CGPROP_OK, 0);
     ck_assert_int_eq(CGPROP_DONE, 1);
     ck_assert_int_eq(CGPROP_ENOMEM, -1);

@@ -55,7 +55,7 @@ static void check_abc(uint32_t mode)
     o.delta_e[0] = 2;
     cgprop_events_info info;
     cgprop_graph *g = read_ok(ABC, &o, &info);
-    /* compensation.md §1.7: excl A 10, B 5+5, C 3; A's inclusive 23; A->B 8+5. */
+    /* A(10) -> B(5) -> C(3); A -> B(5): excl A 10, B 5+5, C 3; A's inclusive 23; A->B 8+5. */
     uint32_t A = id_of(g, "A"), B = id_of(g, "B"), C = id_of(g, "C");
     ck_assert_uint_eq(g->self_n[A], 10);
     ck_assert_uint_eq(g->self_n[B], 10);

@@ -108,7 +108,7 @@ END_TEST
 
 START_TEST(notes_example)
 {
-    /* DESIGN §5's example as stacks (abc.collapse): every figure exact. */
+    /* The A/B/C example of docs/SPLIT.md as stacks (abc.collapse): every figure exact. */
     cgprop_graph *g = NULL;
     cgprop_read_error err;
     const char *p = DATA "/gprof2dot/abc.collapse";

@@ -6,15 +6,15 @@
  * Each NAME.callgrind comes with what gprof2dot computes from it (fractions
  * of the program total): NAME.tsv is gprof2dot as it is (absent where
  * gprof2dot fails its own assertion), NAME.design.tsv is gprof2dot with the
- * corner-case rules DESIGN §3/§4 settle differently (present where one of
- * them changes a figure), NAME.mK.tsv is the DESIGN figure of metric K
+ * corner-case rules cgprop settles differently (present where one of them
+ * changes a figure), NAME.mK.tsv is cgprop's figure of metric K
  * (gprof2dot on the file with event K moved first: it reads only the first
  * event). MANIFEST lists NAME, the rules that apply and the extra metrics.
  *
  * The graph is built as gprof2dot builds it: functions keyed by bare name,
  * fn'N names kept apart, shares by call cost. Every function total, call
  * total (or its absence), cycle total and share of a call between vertices
- * must equal the DESIGN figure to 1e-9 of the program total; where a rule
+ * must equal cgprop's expected figure to 1e-9 of the program total; where a rule
  * applies, the test also shows that gprof2dot's own figure differs (or
  * that gprof2dot could not produce one). */
 #include <check.h>
@@ -179,7 +179,7 @@ static double cycle_total(cgprop_graph *g, const tsv *t, const char *idx, uint32
     return 0;
 }
 
-/* Every figure of `want` (DESIGN's) against cgprop, metric m. Returns the
+/* Every figure of `want` (the expected one) against cgprop, metric m. Returns the
  * number of rows compared. */
 static size_t check_metric(cgprop_graph *g, const char *name, const tsv *want, uint32_t m)
 {
@@ -204,7 +204,8 @@ static size_t check_metric(cgprop_graph *g, const char *name, const tsv *want, u
             continue;
         }
         /* gprof2dot also gives 0.0 to intra-cycle calls that only entries
-         * with ρ = 0 keep; DESIGN §4.2 takes entries with ρ > 0 only. */
+         * with ρ = 0 keep; cgprop's per-root propagation takes entries with ρ > 0
+         * only. */
         ck_assert_msg(!none || fabs(r->total * P) <= tol, "%s m%u: %s -> %s no total, gprof2dot %.17g", name, m,
                       r->a, r->b, r->total * P);
         ck_assert_msg(fabs(got - r->total * P) <= tol, "%s m%u: %c %s %s total %.17g, gprof2dot %.17g", name, m,
@@ -221,7 +222,7 @@ static size_t check_metric(cgprop_graph *g, const char *name, const tsv *want, u
     return nf + nc + nz;
 }
 
-/* Rows where gprof2dot's own figure and DESIGN's differ by more than tol. */
+/* Rows where gprof2dot's own figure and the rule's differ by more than tol. */
 static size_t rule_shows(const tsv *plain, const tsv *design, double tol_ratio)
 {
     ck_assert_uint_eq(plain->n, design->n);
@@ -257,8 +258,8 @@ START_TEST(random_profiles_match_gprof2dot)
         snprintf(path, sizeof path, DIR "/%s.design.tsv", name);
         bool have_design = load_tsv(path, &design);
         bool has_rule = strcmp(rl, "-") != 0;
-        ck_assert_msg(has_rule == have_design, "%s: a DESIGN table exactly where a rule applies", name);
-        ck_assert_msg(have_plain || has_rule, "%s: gprof2dot fails only on DESIGN's corner cases", name);
+        ck_assert_msg(has_rule == have_design, "%s: a design table exactly where a rule applies", name);
+        ck_assert_msg(have_plain || has_rule, "%s: gprof2dot fails only on cgprop's corner cases", name);
         figures += check_metric(g, name, have_design ? &design : &plain, 0);
         if (has_rule) {
             with_rule++;
@@ -266,7 +267,7 @@ START_TEST(random_profiles_match_gprof2dot)
             snprintf(rl2, sizeof rl2, "%s,", rl);
             for (int k = 0; k < 4; k++)
                 if (strstr(rl2, rules[k])) seen_rule[k] = true;
-            /* Both numbers: DESIGN's (above) and gprof2dot's own, which the
+            /* Both numbers: cgprop's (above) and gprof2dot's own, which the
              * rule changes, or which gprof2dot cannot produce (it fails its
              * assertion on double counting). */
             if (have_plain) {

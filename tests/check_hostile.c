@@ -259,7 +259,7 @@ START_TEST(test_big_scc)
      * T(Z) = M; entries ρ(f0) = 3/4, ρ(f(M/2)) = 1/4, and f0's own total
      * holds at least its entry's share: T(f0) >= 3M/4. Every member's total
      * lies between its own gprof figure (1) and T(Z), and equals the sum of
-     * its incoming call totals plus its spontaneous share (DESIGN §4). */
+     * its incoming call totals plus its spontaneous share. */
     uint32_t M = size_from("CGPROP_DEEP_CYCLE", 1000000, 1000000, 100000);
     long rss0 = maxrss_kb();
     cgprop_graph *g = new_graph(1);

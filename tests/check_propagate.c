@@ -1,6 +1,6 @@
-/* Linear per-root propagation (DESIGN §4). Hand-worked graphs (every figure
+/* Linear per-root propagation (docs/PROPAGATION.md). Hand-worked graphs (every figure
  * derived in the comments), gprof2dot's own totals on real callgrind
- * profiles, the corner cases DESIGN settles, invariants on thousands of
+ * profiles, the corner cases cgprop settles its own way, invariants on thousands of
  * random graphs, and allocation failures. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -85,7 +85,7 @@ static cgprop_cycle_row cycle_row(cgprop_graph *g, uint32_t c)
 
 START_TEST(test_abc)
 {
-    /* The notes' A/B/C (reference/gprof2dot.md §6, fixture abc.callgrind):
+    /* The A/B/C example (fixture abc.callgrind):
      * main->A cost 50; A self 20, A->B cost 30, A->C (2 calls) cost 20;
      * B self 10, B->A cost 20; C self 20. Z = {A,B}, T(Z) = 30 + 20 = 50.
      * The only entry is A (rho 1): ranks A0 B1, kept A->B, B->A dropped.
@@ -173,7 +173,7 @@ END_TEST
 
 START_TEST(test_two_entries)
 {
-    /* reference/gprof2dot.md §6 "Two entries" (abc2): main->A 50, main->B 30;
+    /* Two entries (fixture abc2.callgrind): main->A 50, main->B 30;
      * A self 30, A->B 30, A->C 30; B self 20, B->A 20; C self 30. Program 80.
      * rho(A) = 5/8, rho(B) = 3/8; bases A 60, B 20; T(Z) = 80.
      * Root A: p(B) = 5/8*20 = 12.5, p(A) = 37.5 + 12.5 = 50.
@@ -295,7 +295,7 @@ START_TEST(test_nested_members)
 }
 END_TEST
 
-/* ---- corner cases DESIGN settles ---- */
+/* ---- corner cases cgprop settles its own way ---- */
 
 START_TEST(test_spontaneous_inside_cycle)
 {
@@ -331,7 +331,7 @@ END_TEST
 
 START_TEST(test_stacks_entry_known)
 {
-    /* The notes' example as stacks without main (abc.collapse minus its
+    /* The A/B/C example as stacks without main (abc.collapse minus its
      * first frame): A is the first frame of every stack, so rho(A) = 1 and
      * A's total is 50 even though nothing calls the cycle {A,B}. */
     cgprop_graph *g = graph_k(1, 3);
@@ -360,7 +360,7 @@ END_TEST
 
 START_TEST(test_root_cycle)
 {
-    /* abc_rootcycle: the notes' example without main. Nothing says where
+    /* abc_rootcycle: the A/B/C example without main. Nothing says where
      * {A,B} was entered: its lowest id is the assumed entry (rho 1), flagged.
      * A first: A = 50, B = 10 (gprof2dot: both 0). B first (lower id):
      * B = T(Z) = 50, A = its gprof figure 20 + 20 = 40. */
@@ -886,8 +886,8 @@ END_TEST
 /* ---- batches of entries against a per-entry oracle ---- */
 
 /* The library runs up to 32 entries at once and cuts each BFS level into
- * words of 64 calls; this checks those cuts against DESIGN §4 done the plain
- * way, one entry at a time, on cycles with more entries than a batch holds,
+ * words of 64 calls; this checks those cuts against per-root propagation done the
+ * plain way, one entry at a time, on cycles with more entries than a batch holds,
  * levels that start mid-word, more BFS levels than the first allocation,
  * self-calls, and zero-weight calls. Shapes 4 and 5 have enough calls
  * (over 2,000) for the library's other way of doing a level that reaches

@@ -1,5 +1,5 @@
-/* Recorder, overhead compensation and graph merging (DESIGN §6,
- * reference compensation.md). Expected values are worked out by hand in the
+/* Recorder, overhead compensation and graph merging (docs/RECORDER.md).
+ * Expected values are worked out by hand in the
  * comments, or come from the brute-force simulator below, which builds call
  * trees with known true costs and adds known probe overheads a, b, c, d to
  * the simulated counters. */
@@ -81,17 +81,17 @@ static void expect(cgprop_recorder *r, uint32_t which, uint32_t f, uint32_t call
     ck_assert_int_eq(x.comp, comp);
 }
 
-/* ---- compensation.md §1.7: A(10) -> B#1(5) -> C(3); A -> B#2(5) ---- */
+/* ---- A(10) -> B#1(5) -> C(3); A -> B#2(5) ---- */
 
 /* Probe overheads a = 0, b = 1, c = 0, d = 2 give δ_i = b + c = 1 and
- * δ_e = a + d = 2, as in §1.7 (whose a..d are fractional; raw figures depend
- * only on δ_i and δ_e). Enter reads the clock after a, then b elapses; exit
+ * δ_e = a + d = 2 (raw figures depend only on δ_i and δ_e, so whole a..d
+ * do). Enter reads the clock after a, then b elapses; exit
  * reads after c, then d elapses. Timeline (read values):
  *   A enter 0, t=1; A self 4 -> 5; B#1 enter 5, t=6; B self 2 -> 8;
  *   C enter 8, t=9; C self 3 -> 12; C exit 12, t=14; B self 3 -> 17;
  *   B#1 exit 17, t=19; A self 3 -> 22; B#2 enter 22, t=23; self 5 -> 28;
  *   B#2 exit 28, t=30; A self 3 -> 33; A exit 33.
- * Raw inclusive: C 4, B#1 12, B#2 6, A 33, as the table of §1.7. */
+ * Raw inclusive: C 4, B#1 12, B#2 6, A 33. */
 static void record_abc(cgprop_recorder *r, uint32_t A, uint32_t B, uint32_t C)
 {
     enter1(r, A, 0);
@@ -176,12 +176,12 @@ START_TEST(test_abc_off)
 }
 END_TEST
 
-/* ---- compensation.md §1.7: D(2) -> D(2) -> D(2), δ_i = 1, δ_e = 2 ---- */
+/* ---- D(2) -> D(2) -> D(2), δ_i = 1, δ_e = 2 ---- */
 
 /* Timeline with a = 0, b = 1, c = 0, d = 2: D0 enter 0, t=1; self 1 -> 2;
  * D1 enter 2, t=3; self 1 -> 4; D2 enter 4, t=5; self 2 -> 7; D2 exit 7, t=9;
  * self 1 -> 10; D1 exit 10, t=12; self 1 -> 13; D0 exit 13.
- * Raw inclusive 3, 8, 13 (inner to outer), as §1.7. */
+ * Raw inclusive 3, 8, 13 (inner to outer). */
 static void check_ddd(uint32_t mode)
 {
     cgprop_graph *g = new_graph(1);
@@ -311,7 +311,7 @@ static void add_fig(fig *x, uint32_t K, uint64_t second, const uint64_t *truth, 
     }
 }
 
-/* What one activation adds to each figure (DESIGN §6's table). */
+/* What one activation adds to each figure (docs/RECORDER.md's table). */
 static void account(figset *fs, uint32_t K, const act *a)
 {
     add_fig(&fs->self[a->f][a->level ? 1 : 0], K, a->children, a->tself, a->rex);

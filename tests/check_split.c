@@ -1,4 +1,4 @@
-/* The recursive / non-recursive split (DESIGN §5): the notes' example by hand,
+/* The recursive / non-recursive split (docs/SPLIT.md): the A/B/C example by hand,
  * a brute-force oracle over random recursive stacks, the identities, and the
  * inexact flags of lumped and unclassified input. */
 #include <check.h>
@@ -51,7 +51,7 @@ static void stack(cgprop_graph *g, const uint32_t *fr, size_t n, uint64_t w)
     ck_assert_int_eq(cgprop_graph_add_stack(g, fr, n, ws), CGPROP_OK);
 }
 
-/* ---- the notes' example ---- */
+/* ---- the A/B/C example (A calls B and C, B calls A again) ---- */
 
 enum { A, B, C };
 
@@ -128,7 +128,7 @@ static void check_notes_figures(cgprop_graph *g)
     ck_assert_uint_eq(ba.C_nn + ba.C_nd + ba.C_rn + ba.C_rd, 0);
     ck_assert_uint_eq(ab.inexact | ac.inexact | ba.inexact, 0);
 
-    /* The notes' short identity C_n(f) = S_n(f) + Σ C_nn(f,g) fails for B
+    /* The short identity C_n(f) = S_n(f) + Σ C_nn(f,g) fails for B
      * (10 + 0 ≠ 30); the corrected one counts the call into level-1 A. */
     ck_assert_uint_ne(b.S_n, b.C_n);
     ck_assert_uint_eq(b.S_n + ba.C_nn + ba.C_nr + ba.C_nd, b.C_n);
@@ -163,7 +163,7 @@ END_TEST
 
 START_TEST(notes_example_heuristic)
 {
-    /* DESIGN §4: with the entry known (A is every stack's first frame),
+    /* Per-root propagation: with the entry known (A is every stack's first frame),
      * gprof2dot's per-root total of A is 50, its exact C_n. */
     cgprop_graph *g = notes_stacks();
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
@@ -266,7 +266,7 @@ static int cmp_stack(const void *a, const void *b)
     return memcmp(a, b, sizeof(uint32_t) * (MAXD + 1));
 }
 
-/* Compare every figure of the library with the oracle and check the §5
+/* Compare every figure of the library with the oracle and check the split's
  * identities on the library's own figures, to the last unit. */
 static void compare(cgprop_graph *g, const oracle *o)
 {
@@ -307,7 +307,7 @@ static void compare(cgprop_graph *g, const oracle *o)
             ck_assert_uint_eq(r.C_r, o->Cr[f][k]);
             double D = (double)o->Cn[f][k] - (double)out_xr[f];
             ck_assert(r.D == D);
-            /* Identities (DESIGN §5). */
+            /* Identities (docs/SPLIT.md). */
             cgprop_node_row nr;
             ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr, sizeof nr), CGPROP_OK);
             ck_assert_uint_eq(nr.spont_cost, o->spont[f][k]);
@@ -571,7 +571,7 @@ END_TEST
 
 START_TEST(lumped_notes_example)
 {
-    /* The notes' example with B → A'2 lumped (0 → "≥ 1"): only what needs
+    /* The A/B/C example with B → A'2 lumped (0 → "≥ 1"): only what needs
      * the exact level-1 class is flagged; C_n, S_n, S_r, C_xn stay exact. */
     cgprop_graph *g = new_graph(1);
     node(g, "A");
@@ -704,8 +704,8 @@ END_TEST
 
 START_TEST(recur_fixture_recs1)
 {
-    /* The arcs of fixtures/recur with --separate-recs=1 (plain names only;
-     * reference/callgrind-format.md §3), truth measured with
+    /* The arcs of tests/data/recur with --separate-recs=1 (plain names only:
+     * no fn'N recursion names), truth measured with
      * --toggle-collect: fib 32,551, fa 7,953. annotate says fib 330,536. */
     cgprop_graph *g = new_graph(1);
     uint32_t m = node(g, "main"), fa = node(g, "fa"), fb = node(g, "fb"), fib = node(g, "fib");

@@ -1,7 +1,7 @@
 /* The absorbing walk's kernel (lib/walk.c), one component at a time.
  *
- * Expected figures come from hand derivations (the notes' example, closed
- * forms for two members, small chains worked out step by step), from an
+ * Expected figures come from hand derivations (the A/B/C example of
+ * docs/SPLIT.md, closed forms for two members, small chains worked out step by step), from an
  * independent oracle (the elimination rule written the plain way: remove the
  * other members one by one, with subtractions, in the order given), from
  * the other kernel, and from random call stacks aggregated here the way a
@@ -435,10 +435,10 @@ END_TEST
 
 START_TEST(zero_costs)
 {
-    /* {A, B} with the notes' costs, {C, D} calling each other for 5 and 7,
+    /* {A, B} with the A/B/C example's costs, {C, D} calling each other for 5 and 7,
      * joined to {A, B} only by calls measured at 0 (a component by its
      * calls, not by its costs). C and D can never leave: walk 0. A and B
-     * are the notes' example; cost-0 arcs change nothing. */
+     * are the A/B/C example; cost-0 arcs change nothing. */
     comp s;
     comp_init(&s, 4);
     arc(&s, 0, 1, 30);
@@ -462,7 +462,7 @@ END_TEST
 
 START_TEST(duplicate_entries_add_up)
 {
-    /* The notes' example with B->A given as 12 + 8 and A->B as 30 + 0. */
+    /* The A/B/C example with B->A given as 12 + 8 and A->B as 30 + 0. */
     comp s;
     comp_init(&s, 2);
     arc(&s, 0, 1, 30);

@@ -1,6 +1,6 @@
 /* JSON writer: every figure of every metric, so nothing the library knows is
- * lost on the way out (DESIGN §8). The shape is fixed by issue 6; the extra
- * keys are documented in docs/TOOL.md. */
+ * lost on the way out. The shape is fixed (docs/TOOL.md documents it and
+ * the extra keys). */
 #include "write.h"
 
 #include <string.h>
@@ -206,7 +206,7 @@ static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K,
         }
         key(w, "inexact");
         put_inexact(w, inexact);
-        /* Extras (DESIGN §8). */
+        /* Extras: the function's recursion flags and inexact bits. */
         uint32_t f = r->tot[0].flags | r->node[0].flags;
         cgprop__wr_printf(w, ",\"self_recursive\":%s", (f & CGPROP_F_SELF_RECURSIVE) ? "true" : "false");
         cgprop__wr_printf(w, ",\"entry_assumed\":%s", (f & CGPROP_F_ENTRY_ASSUMED) ? "true" : "false");

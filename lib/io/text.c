@@ -1,6 +1,7 @@
 /* Text writer: a flat profile and a gprof-like call graph for one metric.
- * Totals are the exact C_n wherever the split has it, else the §4 estimate
- * marked '~' (issue 6's rule for views meant for people). */
+ * Totals are the exact C_n wherever the split has it, else gprof2dot's
+ * per-root estimate marked '~': a view meant for people shows the best
+ * figure there is and says when it is an estimate. */
 #include "write.h"
 
 #include <math.h>
@@ -255,7 +256,7 @@ static void put_interval(tctx *t, uint32_t f)
     cgprop__wr_printf(t->w, "%-33s %-15s ", iv, reason);
 }
 
-/* Issue 4's "exact vs heuristic": where the input gives the exact C_n, show
+/* "Exact vs heuristic": where the input gives the exact C_n, show
  * how far gprof2dot's per-root estimate would have been from it, largest
  * gaps first, so a user sees what an ordinary profiler would have told them. */
 #define CGPROP__GAPS_SHOWN 20

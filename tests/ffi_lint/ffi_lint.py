@@ -1,4 +1,4 @@
-"""FFI lint (STYLE §10) and a ctypes/cffi smoke test of the shared library.
+"""FFI lint and a ctypes/cffi smoke test of the shared library.
 
 1. Filter the public headers (cgprop.h first, then the others) the way a binding generator would: drop every
    preprocessor line except `#define CGPROP_x <integer>`, and drop the tokens

@@ -8,7 +8,7 @@ inc=$1 src=$2 work=$3 ccs=$4 cxxs=$5
 mkdir -p "$work"
 fail=0
 
-# The header may include only <stddef.h> and <stdint.h> (STYLE §10).
+# The header may include only <stddef.h> and <stdint.h>.
 bad=$(grep -E '^[[:space:]]*#[[:space:]]*include' "$inc/cgprop.h" |
       grep -vE '<(stddef|stdint)\.h>' || true)
 if [ -n "$bad" ]; then

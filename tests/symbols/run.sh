@@ -1,5 +1,5 @@
 #!/bin/sh
-# Exported-symbol test (STYLE §9). The shared library must export exactly the
+# Exported-symbol test. The shared library must export exactly the
 # functions the public headers declare with CGPROP_API: nothing private leaks
 # (hidden visibility works), nothing declared is missing.
 # Usage: run.sh <libcgprop.so> <include dir> <work dir>
@@ -22,7 +22,7 @@ fail=0
 if [ ! -s "$work/declared.txt" ]; then echo "FAIL: no CGPROP_API declaration found in $inc"; fail=1; fi
 if [ ! -s "$work/exported.txt" ]; then echo "FAIL: $lib exports nothing"; fail=1; fi
 
-# cgprop__name is private (STYLE §1): the pattern rejects it too.
+# cgprop__name (double underscore) is private: the pattern rejects it too.
 leaked=$(grep -v '^cgprop_[A-Za-z0-9]' "$work/exported.txt" || true)
 if [ -n "$leaked" ]; then
     echo "FAIL: exported symbols outside the public cgprop_ namespace:"

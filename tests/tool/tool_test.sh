@@ -2,7 +2,7 @@
 # Tool tests, one case per ctest test: tool_test.sh CASE TOOL DATADIR.
 # Expected figures: tests/data/recur/recur.default.callgrind.out is valgrind output
 # for recur.c; the exact inclusive costs are the measured truth of
-# ../shared/fixtures/recur/truth-toggle-collect.txt (main 53139, fa 7953,
+# tests/data/recur/truth-toggle-collect.txt (main 53139, fa 7953,
 # fb 7025, fib 32551, leafc 16794) and the program total its summary: line.
 # Exit 77 = skipped (a helper program is missing); with CGPROP_STRICT_TESTS
 # set (CI) a missing helper fails the test instead.
@@ -66,7 +66,7 @@ gaps)
     # The exact-vs-estimate section: fb's exact C_n 7025 (measured truth)
     # beside gprof2dot's per-root figure for it. With one entry (fa, from
     # main) fb keeps what the kept edge fa->fb passes down: its own self 80
-    # plus its leafc calls, 2390 in all (reference table, KCG member column),
+    # plus its leafc calls, 2390 in all,
     # i.e. 3.93 % vs 1.34 % of the 178958 program: -2.59 points.
     "$T" report "$REC" > "$TMP/o" || die "exit $?"
     grep -q '^Exact vs estimate: 1 function ' "$TMP/o" || die "no exact-vs-estimate section"
@@ -169,7 +169,7 @@ dot)
     ;;
 roundtrip)
     # read -> write callgrind -> read: the same graph (functions, keys, self,
-    # call counts and costs, split figures and their inexact flags; §4 totals
+    # call counts and costs, split figures and their inexact flags; per-root totals
     # to 1e-9, as summation order may differ).
     [ -n "$PY" ] || skip python3
     for f in "$D"/recur/*.callgrind.out "$D"/gprof2dot/*.callgrind; do
@@ -203,7 +203,7 @@ PYEOF
     ;;
 events)
     # tests/data/events/abc.events: A(0..33) calls B(5..17) which calls
-    # C(8..12), then B(22..28). With delta_i = delta_e = 1, DESIGN §6 on the fly:
+    # C(8..12), then B(22..28). With delta_i = delta_e = 1, compensation on the fly:
     # comp_incl = raw - d_i - m (d_i + d_e), m = events nested below:
     # C 4-1 = 3; B (12-1-1*2) + (6-1) = 14; A 33-1-3*2 = 26. Post-mortem agrees.
     E="$D/events/abc.events"

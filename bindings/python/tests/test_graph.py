@@ -16,7 +16,7 @@ from cgprop import _core  # noqa: E402
 
 
 def notes_example():
-    # The notes' A/B/C example as five samples of weight 10:
+    # The A/B/C example of docs/SPLIT.md as five samples of weight 10:
     #   A          A self 10 (level 0)
     #   A;C        C self 10 (C level 0)
     #   A;B        B self 10
@@ -152,7 +152,7 @@ class TestErrors(unittest.TestCase):
 
 
 class TestNotesExample(unittest.TestCase):
-    """DESIGN §5 figures of the notes' example, from stacks."""
+    """Split figures of the A/B/C example, from stacks."""
 
     def setUp(self):
         self.g = notes_example()

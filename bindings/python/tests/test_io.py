@@ -31,7 +31,7 @@ class TestLoad(unittest.TestCase):
         self.assertEqual(p.info.recursion, "stacks")
         self.assertEqual(p.info.lines, 5)
         c_n = {p.key(r.id): r.C_n for r in p.splits()}
-        self.assertEqual(c_n, {"A": 50, "B": 30, "C": 20})  # the notes' figures
+        self.assertEqual(c_n, {"A": 50, "B": 30, "C": 20})  # the A/B/C example's figures
 
     def test_detect(self):
         self.assertEqual(cgprop.detect(FOLDED), "folded")

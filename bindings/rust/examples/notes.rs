@@ -1,4 +1,4 @@
-//! The notes' A/B/C example through the safe wrapper:
+//! The A/B/C example of docs/SPLIT.md through the safe wrapper:
 //! `cargo run --offline --example notes` (with CGPROP_LIB_DIR set).
 use cgprop::{Format, Graph, Share, SplitRow};
 

@@ -4,7 +4,7 @@
 use cgprop::{flags, CallRow, ErrorKind, Format, Graph, Level, NodeRow, Share, SplitRow, TotalRow};
 use std::collections::HashMap;
 
-/// The notes' A/B/C example as five samples of weight 10:
+/// The A/B/C example of docs/SPLIT.md as five samples of weight 10:
 /// `A`, `A;C`, `A;B`, `A;B;A`, `A;B;A;C`.
 fn notes() -> Graph {
     let mut g = Graph::new(&["samples"]).unwrap();
