@@ -766,6 +766,29 @@ START_TEST(callgrind_name_spelling_an_id)
 }
 END_TEST
 
+START_TEST(callgrind_leading_blanks_kept)
+{
+    /* Readers skip the blanks after "(id) ": names that start with one are
+     * written out in full, and come back with it. */
+    cgprop_graph *g = new_graph("Ir");
+    uint32_t a = node(g, "o\t lib.c\t f"), b = node(g, "o\tlib.c\t\rg");
+    uint64_t one = 1;
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, &one, NULL), CGPROP_OK);
+    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "\nfl= lib.c\nfn= f\n"));
+    ck_assert_ptr_nonnull(strstr(out, "\ncfn=\rg\n"));
+    cgprop_graph *back = NULL;
+    cgprop_read_error err;
+    ck_assert_int_eq(cgprop_read_buffer(out, strlen(out), "w", 1, NULL, NULL, &back, NULL, &err), CGPROP_OK);
+    uint32_t x;
+    ck_assert_int_eq(cgprop_graph_find_node(back, "o\t lib.c\t f", 11, &x), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_find_node(back, "o\tlib.c\t\rg", 10, &x), CGPROP_OK);
+    cgprop_graph_free(back);
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(callgrind_line_break_refused)
 {
     cgprop_graph *g = new_graph("Ir");
@@ -1104,6 +1127,7 @@ static Suite *suite(void)
     tcase_add_test(t, dot_exact_node_not_dashed);
     tcase_add_test(t, callgrind_classes_written_as_names);
     tcase_add_test(t, callgrind_name_spelling_an_id);
+    tcase_add_test(t, callgrind_leading_blanks_kept);
     tcase_add_test(t, callgrind_line_break_refused);
     tcase_add_test(t, metric_names_one_word_each);
     tcase_add_test(t, callgrind_summary_overflow_refused);

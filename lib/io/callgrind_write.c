@@ -119,15 +119,11 @@ static void split_key(const char *k, size_t n, const char **p, size_t *l)
 
 static void put_str(cgprop__wr *w, const char *s, size_t n) { cgprop__wr_put(w, s, n); }
 
-/* Readers trim blanks around a name and a CR before the line end, so a
- * name of those only comes back empty: compressing it would leave "(1)",
- * a reference. */
-static int blank(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
-    return 1;
-}
+/* Readers skip the blanks after "(id) " and take "(1) " for a reference,
+ * while a name written out in full keeps every byte (but a CR before the
+ * line end, which would leave "(1) " of a name "\r"): an empty name, and
+ * one that starts with a blank or a CR, are always written out in full. */
+static int spelled_out(const char *s, size_t n) { return n == 0 || s[0] == ' ' || s[0] == '\t' || s[0] == '\r'; }
 
 /* A name spelled "(3)…" reads as a reference to id 3 unless it comes
  * after an id of its own ("(7) (3)"): such names are always compressed. */
@@ -137,9 +133,8 @@ static void spec(cw *c, const char *key, strtab *t, uint32_t id, const char *s, 
 {
     (void)t;
     cgprop__wr_puts(c->w, key);
-    /* An empty name cannot be compressed ("(1) " reads as a reference):
-     * spell it empty, which readers take as "none". */
-    if (blank(s, n) || (!c->compress && !looks_like_ref(s, n))) {
+    /* An empty object or file is written empty, which readers take as "none". */
+    if (spelled_out(s, n) || (!c->compress && !looks_like_ref(s, n))) {
         put_str(c->w, s, n);
     } else if (*defined) {
         cgprop__wr_printf(c->w, "(%u)", id);
@@ -224,16 +219,14 @@ static void fn_spec(cw *c, const char *key, uint32_t f, int cls)
     const char *nm = c->part[2][f];
     size_t nl = c->plen[2][f];
     /* "(1) " would read as a reference, and so would a bare "(3)". */
-    int compress = (c->compress || looks_like_ref(nm, nl)) && (!blank(nm, nl) || cls > 0);
+    int compress = (c->compress || looks_like_ref(nm, nl)) && !spelled_out(nm, nl);
     unsigned long long id = (unsigned long long)fn_id(c, f, cls);
     if (compress && *d) {
         cgprop__wr_printf(c->w, "(%llu)\n", id);
         return;
     }
     if (compress) cgprop__wr_printf(c->w, "(%llu) ", id);
-    /* A blank name reads back empty whatever form it takes: write it empty
-     * in every form, so all its classes name the same function. */
-    if (!blank(nm, nl)) put_str(c->w, nm, nl);
+    put_str(c->w, nm, nl);
     cgprop__wr_puts(c->w, suffix[cls]);
     cgprop__wr_puts(c->w, "\n");
     *d = 1;

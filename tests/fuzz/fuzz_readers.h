@@ -396,20 +396,15 @@ static void fz_roundtrip(const cgprop_graph *g, const char *cg, size_t len)
         FZ_CHECK(cgprop_graph_metric_count(back) == cgprop_graph_metric_count(g));
         /* Names the callgrind format cannot carry come back changed: one
          * that spells a recursion suffix ("f'2", kept as a name when folding
-         * is off, or from folded stacks) reads back as a class of "f"; blanks
-         * around a name and a CR before the line end are trimmed, so the
-         * same name written bare and with a class suffix reads back as two.
-         * When every name is plain the graph must come back whole. */
+         * is off, or from folded stacks) reads back as a class of "f", and
+         * quotes may read as caller contexts; a CR before the line end is
+         * dropped, so the same name written bare and with a class suffix
+         * reads back as two. Otherwise the graph must come back whole. */
         int quoted = 0;
         for (uint32_t v = 0; v < cgprop_graph_node_count(g) && !quoted; v++) {
             size_t kl;
             const char *k = cgprop_graph_node_key(g, v, &kl);
-            const char *nm = k;
-            for (size_t i = 0; i < kl; i++)
-                if (k[i] == '\t') nm = k + i + 1;
-            size_t nl = kl - (size_t)(nm - k);
-            quoted = memchr(k, '\'', kl) != NULL || memchr(k, '\r', kl) != NULL ||
-                     (nl && (nm[0] == ' ' || nm[nl - 1] == ' '));
+            quoted = memchr(k, '\'', kl) != NULL || memchr(k, '\r', kl) != NULL;
         }
         if (!quoted) fz_same_as_written(g, back);
     }
