@@ -1,5 +1,5 @@
 /* Writers on hand-built graphs. Expected figures are worked out by hand in
- * the comments (the notes' A/B/C example and gprof2dot's ABC). JSON output is
+ * the comments (the A/B/C example of docs/SPLIT.md and gprof2dot's ABC). JSON output is
  * parsed by a small independent parser below, so a syntax error fails too. */
 #include <check.h>
 #include <math.h>
@@ -262,7 +262,7 @@ static cgprop_graph *notes_graph(void)
     return g;
 }
 
-/* gprof2dot's ABC (reference/gprof2dot.md §6) as an aggregated graph without
+/* gprof2dot's ABC (its test file abc.callgrind) as an aggregated graph without
  * classes: main=0, A=1, B=2, C=3. */
 static cgprop_graph *abc_graph(void)
 {
@@ -319,7 +319,7 @@ START_TEST(json_notes_example)
     ck_assert_double_eq(num(get(A, "cycle")), 0);
     ck_assert_double_eq(num(get(B, "cycle")), 0);
     ck_assert_int_eq(get(C, "cycle")->t, J_NULL);
-    /* Split, DESIGN §5. */
+    /* The split (docs/SPLIT.md). */
     jv *sa = get(A, "split"), *sb = get(B, "split"), *sc = get(C, "split");
     ck_assert_ptr_nonnull(sa);
     ck_assert_double_eq(num(at(get(sa, "S_n"), 0)), 10);
@@ -584,7 +584,7 @@ START_TEST(text_exact_where_split_says_so)
     ck_assert_ptr_nonnull(strstr(out, "B <cycle 1>"));
     free(out);
 
-    /* Heuristic only: B falls to its §4 total ~10, marked. */
+    /* Heuristic only: B falls to gprof2dot's per-root total ~10, marked. */
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_HEURISTIC_ONLY;

@@ -5,7 +5,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Stacks give exact classes, so DESIGN §5's identities must close for every
+/* Stacks give exact classes, so the split's identities must close for every
  * function and metric:
  *   C_n(g) = Σ_f C_xn(f,g) + spontaneous cost of g
  *   C_r(g) = Σ_f C_xr(f,g)
