@@ -24,6 +24,7 @@ summary may differ from the costs, and annotate keeps only the last part's).
 Exit 0 when every profile agrees, 1 with a message otherwise, 77 when
 callgrind_annotate is not installed.
 """
+import gzip
 import os
 import re
 import shutil
@@ -121,6 +122,11 @@ def main():
     tool = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         for prof in sys.argv[2:]:
+            if prof.endswith(".gz"):  # the real programs' profiles are kept gzipped
+                plain = os.path.join(tmp, os.path.basename(prof)[:-3])
+                with gzip.open(prof, "rb") as src, open(plain, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                prof = plain
             ref = os.path.join(tmp, "ref.out")
             out = os.path.join(tmp, "cgprop.out")
             normalise(prof, ref)
