@@ -225,6 +225,48 @@ static void sort_u32(uint32_t *a, size_t n)
 /* 1^2 + 2^2 + ... + x^2. */
 static double sq_sum(double x) { return x * (x + 1) * (2 * x + 1) / 6; }
 
+/* The symmetric pattern of the matrix as adjacency lists, every member in
+ * its degree's bucket: where both the lower bound and the ordering start.
+ * seen (m tags) and *tag are the duplicate filter adj_clean uses. */
+static int elim_build(const cgprop_graph *g, const red *R, elim *E, buckets *B, uint64_t *seen, uint64_t *tag)
+{
+    uint32_t m = R->m;
+    /* The pool starts with room for the matrix's pairs, and every list at
+     * its start, so that no list is ever read through a null pointer. */
+    E->cap = 2 * (size_t)R->off[m] + 64;
+    E->pool = cgprop__alloc(g, E->cap, sizeof *E->pool);
+    E->start = cgprop__calloc(g, m, sizeof *E->start);
+    E->n = cgprop__calloc(g, m, sizeof *E->n);
+    E->room = cgprop__calloc(g, m, sizeof *E->room);
+    B->head = cgprop__alloc(g, m, sizeof *B->head);
+    B->next = cgprop__alloc(g, m, sizeof *B->next);
+    B->prev = cgprop__alloc(g, m, sizeof *B->prev);
+    B->deg = cgprop__alloc(g, m, sizeof *B->deg);
+    if (!E->pool || !E->start || !E->n || !E->room || !B->head || !B->next || !B->prev || !B->deg)
+        return CGPROP_ENOMEM;
+    for (uint32_t r = 0; r < m; r++)
+        for (uint32_t i = R->off[r]; i < R->off[r + 1]; i++)
+            if (adj_push(g, E, r, R->col[i]) || adj_push(g, E, R->col[i], r)) return CGPROP_ENOMEM;
+    for (uint32_t d = 0; d < m; d++) B->head[d] = NONE;
+    for (uint32_t u = 0; u < m; u++) {
+        B->deg[u] = adj_clean(E, u, seen, ++*tag);
+        bucket_in(B, u);
+    }
+    return CGPROP_OK;
+}
+
+static void elim_free(const cgprop_graph *g, elim *E, buckets *B)
+{
+    cgprop__free(g, E->pool);
+    cgprop__free(g, E->start);
+    cgprop__free(g, E->n);
+    cgprop__free(g, E->room);
+    cgprop__free(g, B->head);
+    cgprop__free(g, B->next);
+    cgprop__free(g, B->prev);
+    cgprop__free(g, B->deg);
+}
+
 /* A lower bound of the work any elimination order needs, found in about
  * linear time, so that a component far over its budget is turned away
  * before the ordering spends the budget finding out. Contract a member of
@@ -252,32 +294,11 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
     uint64_t *seen = NULL, tag = 0;
     int rc = CGPROP_ENOMEM;
     *lb = 0;
-    /* The pool starts with room for the matrix's pairs, and every list at
-     * its start, so that no list is ever read through a null pointer. */
-    E.cap = 2 * (size_t)R->off[m] + 64;
-    E.pool = cgprop__alloc(g, E.cap, sizeof *E.pool);
-    E.start = cgprop__calloc(g, m, sizeof *E.start);
-    E.n = cgprop__calloc(g, m, sizeof *E.n);
-    E.room = cgprop__calloc(g, m, sizeof *E.room);
-    B.head = cgprop__alloc(g, m, sizeof *B.head);
-    B.next = cgprop__alloc(g, m, sizeof *B.next);
-    B.prev = cgprop__alloc(g, m, sizeof *B.prev);
-    B.deg = cgprop__alloc(g, m, sizeof *B.deg);
     rep = cgprop__alloc(g, m, sizeof *rep);
     nb = cgprop__alloc(g, m, sizeof *nb);
     seen = cgprop__calloc(g, m, sizeof *seen);
-    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !rep || !nb ||
-        !seen)
-        goto out;
-    for (uint32_t r = 0; r < m; r++)
-        for (uint32_t i = R->off[r]; i < R->off[r + 1]; i++)
-            if (adj_push(g, &E, r, R->col[i]) || adj_push(g, &E, R->col[i], r)) goto out;
+    if (!rep || !nb || !seen || elim_build(g, R, &E, &B, seen, &tag) != CGPROP_OK) goto out;
     for (uint32_t u = 0; u < m; u++) rep[u] = u;
-    for (uint32_t d = 0; d < m; d++) B.head[d] = NONE;
-    for (uint32_t u = 0; u < m; u++) {
-        B.deg[u] = adj_clean(&E, u, seen, ++tag);
-        bucket_in(&B, u);
-    }
     uint32_t mindeg = 0, delta = 0;
     for (uint32_t left = m; left > 0;) {
         while (B.head[mindeg] == NONE) mindeg++;
@@ -360,14 +381,7 @@ static int work_lower_bound(const cgprop_graph *g, const red *R, double budget, 
     }
     rc = CGPROP_OK;
 out:
-    cgprop__free(g, E.pool);
-    cgprop__free(g, E.start);
-    cgprop__free(g, E.n);
-    cgprop__free(g, E.room);
-    cgprop__free(g, B.head);
-    cgprop__free(g, B.next);
-    cgprop__free(g, B.prev);
-    cgprop__free(g, B.deg);
+    elim_free(g, &E, &B);
     cgprop__free(g, rep);
     cgprop__free(g, nb);
     cgprop__free(g, seen);
@@ -403,34 +417,15 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
     uint64_t *seen = NULL, tag = 0;
     size_t scap = (size_t)m + 64;
     int rc = CGPROP_ENOMEM;
-    /* The pool starts with room for the matrix's pairs, and every list at
-     * its start, so that no list is ever read through a null pointer. */
-    E.cap = 2 * (size_t)R->off[m] + 64;
-    E.pool = cgprop__alloc(g, E.cap, sizeof *E.pool);
-    E.start = cgprop__calloc(g, m, sizeof *E.start);
-    E.n = cgprop__calloc(g, m, sizeof *E.n);
-    E.room = cgprop__calloc(g, m, sizeof *E.room);
-    B.head = cgprop__alloc(g, m, sizeof *B.head);
-    B.next = cgprop__alloc(g, m, sizeof *B.next);
-    B.prev = cgprop__alloc(g, m, sizeof *B.prev);
-    B.deg = cgprop__alloc(g, m, sizeof *B.deg);
     front = cgprop__alloc(g, m, sizeof *front);
     seen = cgprop__calloc(g, m, sizeof *seen);
     S->perm = cgprop__alloc(g, m, sizeof *S->perm);
     S->pos = cgprop__alloc(g, m, sizeof *S->pos);
     S->soff = cgprop__alloc(g, (size_t)m + 1, sizeof *S->soff);
     S->sidx = cgprop__alloc(g, scap, sizeof *S->sidx); /* never NULL, even when every front is empty */
-    if (!E.pool || !E.start || !E.n || !E.room || !B.head || !B.next || !B.prev || !B.deg || !front || !seen ||
-        !S->perm || !S->pos || !S->soff || !S->sidx)
+    if (!front || !seen || !S->perm || !S->pos || !S->soff || !S->sidx ||
+        elim_build(g, R, &E, &B, seen, &tag) != CGPROP_OK)
         goto out;
-    for (uint32_t r = 0; r < m; r++)
-        for (uint32_t i = R->off[r]; i < R->off[r + 1]; i++)
-            if (adj_push(g, &E, r, R->col[i]) || adj_push(g, &E, R->col[i], r)) goto out;
-    for (uint32_t d = 0; d < m; d++) B.head[d] = NONE;
-    for (uint32_t u = 0; u < m; u++) {
-        B.deg[u] = adj_clean(&E, u, seen, ++tag);
-        bucket_in(&B, u);
-    }
     S->soff[0] = 0;
     S->maxf = 0;
     uint32_t mindeg = 0;
@@ -494,14 +489,7 @@ static int order(const cgprop_graph *g, const red *R, double budget, symb *S, do
     }
     rc = CGPROP_OK;
 out:
-    cgprop__free(g, E.pool);
-    cgprop__free(g, E.start);
-    cgprop__free(g, E.n);
-    cgprop__free(g, E.room);
-    cgprop__free(g, B.head);
-    cgprop__free(g, B.next);
-    cgprop__free(g, B.prev);
-    cgprop__free(g, B.deg);
+    elim_free(g, &E, &B);
     cgprop__free(g, front);
     cgprop__free(g, seen);
     return rc;
