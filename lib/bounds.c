@@ -28,15 +28,6 @@ static void res_destroy(const cgprop_graph *g, cgprop__bounds *b)
 
 void cgprop__bounds_destroy(const cgprop_graph *g, void *res) { res_destroy(g, res); }
 
-static bool sat_add(uint64_t *a, uint64_t b)
-{
-    if (*a > UINT64_MAX - b) {
-        *a = UINT64_MAX;
-        return false;
-    }
-    *a += b;
-    return true;
-}
 
 #define NO_INTERVAL (CGPROP_R_UNMEASURED | CGPROP_R_OVERFLOW)
 
@@ -65,13 +56,13 @@ static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint3
         uint32_t f = mem[i];
         if (g->nflags[f] & CGPROP__NF_SPONT) c->entered = true;
         for (uint32_t k = 0; k < K; k++)
-            if (!sat_add(&c->T[k], g->self[(size_t)f * K + k])) c->ovf[k] = true;
+            if (!cgprop__sat_add(&c->T[k], g->self[(size_t)f * K + k])) c->ovf[k] = true;
         for (uint32_t j = adj->out_off[f]; j < adj->out_off[f + 1]; j++) {
             uint32_t e = adj->out_e[j], h = adj->out_v[j];
             if (h == f || (cyc != CGPROP_NONE && cgprop__cycles_of(g, h) == cyc)) continue;
             if (!(g->eflags[e] & CGPROP__EF_HAS_COST)) c->measured = false;
             for (uint32_t k = 0; k < K; k++)
-                if (!sat_add(&c->T[k], g->ecost[(size_t)e * K + k])) c->ovf[k] = true;
+                if (!cgprop__sat_add(&c->T[k], g->ecost[(size_t)e * K + k])) c->ovf[k] = true;
         }
         for (uint32_t j = adj->in_off[f]; j < adj->in_off[f + 1]; j++) {
             uint32_t e = adj->in_e[j], a = g->ecaller[e];
@@ -112,10 +103,10 @@ static void from_calls(const cgprop_graph *g, const cgprop__adj *adj, uint32_t f
             uint32_t e = adj->in_e[j], a = g->ecaller[e];
             if (a == f) continue;
             bool inside = cyc != CGPROP_NONE && cgprop__cycles_of(g, a) == cyc;
-            if (!sat_add(inside ? &M : &L, g->ecost[(size_t)e * K + k])) ovf = true;
+            if (!cgprop__sat_add(inside ? &M : &L, g->ecost[(size_t)e * K + k])) ovf = true;
         }
         uint64_t U = L;
-        if (!sat_add(&U, M)) U = UINT64_MAX;
+        if (!cgprop__sat_add(&U, M)) U = UINT64_MAX;
         if (ovf) {
             reason[k] = CGPROP_R_OVERFLOW;
             continue;

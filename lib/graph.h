@@ -327,6 +327,16 @@ static inline bool cgprop__can_add(const uint64_t *dst, const uint64_t *src, uin
         if (dst[k] > UINT64_MAX - src[k]) return false;
     return true;
 }
+/* *a += b, saturating at UINT64_MAX: false when it saturated. */
+static inline bool cgprop__sat_add(uint64_t *a, uint64_t b)
+{
+    if (*a > UINT64_MAX - b) {
+        *a = UINT64_MAX;
+        return false;
+    }
+    *a += b;
+    return true;
+}
 static inline void cgprop__add(uint64_t *dst, const uint64_t *src, uint32_t K)
 {
     for (uint32_t k = 0; k < K; k++) dst[k] += src[k];

@@ -94,15 +94,6 @@ enum {
     T_IN_LEVEL0 = 1u << 4    /* some other function may call its level-0 activations */
 };
 
-static bool sat_add(uint64_t *a, uint64_t b)
-{
-    if (*a > UINT64_MAX - b) {
-        *a = UINT64_MAX;
-        return false;
-    }
-    *a += b;
-    return true;
-}
 
 /* Whether class bucket c of call e holds anything, in any metric. */
 static bool bucket_used(const cgprop_graph *g, uint32_t e, uint32_t c)
@@ -242,10 +233,10 @@ int cgprop_graph_split(cgprop_graph *g)
             size_t fk = (size_t)f * K + k, hk = (size_t)h * K + k;
             uint64_t *hv = r->node + (size_t)h * N_FIG * K;
             /* C_n(h) from its callers; replaced below for roots. */
-            if (!sat_add(&hv[N_CN * K + k], fig[E_NN] + fig[E_RN])) ovf[hk] |= 1;
-            if (!sat_add(&hv[N_CR * K + k], fig[E_NR] + fig[E_RR])) ovf[hk] |= 2;
-            if (!sat_add(&out_n[fk], fig[E_NN] + fig[E_NR] + fig[E_ND])) ovf[fk] |= 8;
-            if (!sat_add(&out_xr[fk], fig[E_NR] + fig[E_RR])) ovf[fk] |= 4;
+            if (!cgprop__sat_add(&hv[N_CN * K + k], fig[E_NN] + fig[E_RN])) ovf[hk] |= 1;
+            if (!cgprop__sat_add(&hv[N_CR * K + k], fig[E_NR] + fig[E_RR])) ovf[hk] |= 2;
+            if (!cgprop__sat_add(&out_n[fk], fig[E_NN] + fig[E_NR] + fig[E_ND])) ovf[fk] |= 8;
+            if (!cgprop__sat_add(&out_xr[fk], fig[E_NR] + fig[E_RR])) ovf[fk] |= 4;
         }
     }
 
@@ -266,7 +257,7 @@ int cgprop_graph_split(cgprop_graph *g)
             /* C_n two ways: what enters level-0 activations (their callers'
              * calls and spontaneous entries) and what they spend and call. */
             uint64_t out = v[N_SN * K + k];
-            bool out_ok = !(ovf[fk] & 8) && sat_add(&out, out_n[fk]) && !(xs & CGPROP_X_S_N) &&
+            bool out_ok = !(ovf[fk] & 8) && cgprop__sat_add(&out, out_n[fk]) && !(xs & CGPROP_X_S_N) &&
                           !(tf & T_OUT_N_BAD);
             v[N_OUT * K + k] = out;
             if (out_ok) sd |= CGPROP__SIDE_OUT;
@@ -275,7 +266,7 @@ int cgprop_graph_split(cgprop_graph *g)
                 sd |= CGPROP__SIDE_ROOT;
                 if (!out_ok) x |= CGPROP_X_C_N;
             } else {
-                bool in_ok = !(ovf[fk] & 1) && sat_add(&v[N_CN * K + k], g->spont_cost[fk]) &&
+                bool in_ok = !(ovf[fk] & 1) && cgprop__sat_add(&v[N_CN * K + k], g->spont_cost[fk]) &&
                              !(tf & T_IN_XN_BAD);
                 if (in_ok) sd |= CGPROP__SIDE_IN;
                 else x |= CGPROP_X_C_N;

@@ -58,8 +58,6 @@ static void put_escaped(cgprop__wr *w, const char *s, size_t len)
     cgprop__wr_put(w, s + run, len - run);
 }
 
-/* cgprop_estimate names, as JSON and the text report spell them. */
-static const char *const est_kind[] = {"exact", "heuristic", "shares", "walk", "midpoint", "budget"};
 
 /* Graphviz refuses a quoted string over 16 KiB: a name (of a function or a
  * metric) is cut after at most CGPROP__DOT_NAME_MAX bytes (escaped, 2 per
@@ -91,12 +89,13 @@ static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uin
                       col, est ? "filled,dashed" : "filled");
     /* The kind of estimate and its interval, where a viewer shows tooltips
      * (SVG): a dashed box says "estimate", this says which and how sure. */
-    if (est && v->tot[f].estimate < sizeof est_kind / sizeof est_kind[0]) {
+    if (est) {
         const cgprop_total_row *t = &v->tot[f];
+        const char *kind = cgprop__wr_estimate_name(t->estimate);
         if (t->flags & CGPROP_F_NO_BOUNDS)
-            cgprop__wr_printf(w, "tooltip=\"%s estimate, no interval\", ", est_kind[t->estimate]);
+            cgprop__wr_printf(w, "tooltip=\"%s estimate, no interval\", ", kind);
         else
-            cgprop__wr_printf(w, "tooltip=\"%s estimate in [%.0f, %.0f]\", ", est_kind[t->estimate], t->lo, t->hi);
+            cgprop__wr_printf(w, "tooltip=\"%s estimate in [%.0f, %.0f]\", ", kind, t->lo, t->hi);
     }
     cgprop__wr_puts(w, "label=\"");
     put_label_name(w, name, len);

@@ -92,7 +92,6 @@ static void put_bounds(cgprop__wr *w, const cgprop_total_row *t, uint32_t K)
     cgprop__wr_put(w, "]", 1);
 }
 
-static const char *const estimate_names[] = {NULL, "heuristic", "shares", "walk", "midpoint", "budget"};
 static const char *const reason_names[] = {"sides_disagree", "below_self", "recursion",
                                            "entry_unknown",  "unmeasured", "overflow"};
 
@@ -104,11 +103,10 @@ static void put_estimate_reason(cgprop__wr *w, const cgprop_total_row *t, uint32
     cgprop__wr_put(w, "[", 1);
     for (uint32_t k = 0; k < K; k++) {
         if (k) cgprop__wr_put(w, ",", 1);
-        uint32_t e = t[k].estimate;
-        if (e < sizeof estimate_names / sizeof estimate_names[0] && estimate_names[e])
-            cgprop__wr_printf(w, "\"%s\"", estimate_names[e]);
-        else
+        if (t[k].estimate == CGPROP_EST_EXACT)
             cgprop__wr_puts(w, "null");
+        else
+            cgprop__wr_printf(w, "\"%s\"", cgprop__wr_estimate_name(t[k].estimate));
     }
     cgprop__wr_put(w, "]", 1);
     key(w, "reason");

@@ -227,10 +227,8 @@ static int cycle_entry(tctx *t, uint32_t c)
 /* What kind of figure the flat profile shows for f ("total is"). */
 static const char *kind_name(const cgprop__view *v, uint32_t f, uint32_t flags)
 {
-    static const char *const names[] = {"exact", "heuristic", "shares", "walk", "midpoint", "budget"};
     if (flags & CGPROP_W_HEURISTIC_ONLY) return "heuristic";
-    uint32_t e = v->tot[f].estimate;
-    return e < sizeof names / sizeof names[0] ? names[e] : "estimate";
+    return cgprop__wr_estimate_name(v->tot[f].estimate);
 }
 
 /* The --bounds columns of one function: its interval where the figure is

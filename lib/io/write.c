@@ -150,6 +150,12 @@ void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len)
     cgprop__wr_put(w, "\"", 1);
 }
 
+const char *cgprop__wr_estimate_name(uint32_t estimate)
+{
+    static const char *const names[] = {"exact", "heuristic", "shares", "walk", "midpoint", "budget"};
+    return estimate < sizeof names / sizeof names[0] ? names[estimate] : "estimate";
+}
+
 const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len)
 {
     size_t n = 0;
