@@ -689,10 +689,13 @@ static void bench_recorder(void)
         check(g, cgprop_graph_add_node(g, key, (size_t)len, &id), "add_node");
     }
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = CGPROP_COMP_ONLINE;
-    o.delta_i[0] = 3;
-    o.delta_e[0] = 2;
+    o_di[0] = 3;
+    o_de[0] = 2;
     cgprop_recorder *r;
     check(g, cgprop_recorder_new(g, &o, &r), "recorder_new");
     for (int real = 0; real <= 1; real++) {
@@ -763,6 +766,7 @@ static double read_file(const char *path, int reps)
     for (int r = 0; r < reps; r++) {
         cgprop_graph *g;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         double t0 = cpu_now();
         int rc = cgprop_read_file(path, strlen(path), NULL, NULL, &g, NULL, &err);
         double t = cpu_now() - t0;

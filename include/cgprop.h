@@ -2,8 +2,9 @@
  * @file cgprop.h
  * @brief cgprop: correct inclusive costs for call graphs with recursion.
  *
- * This is the one stable public header of cgprop. Whatever is not declared
- * here is not part of the API.
+ * This header and cgprop_io.h are cgprop's stable API (docs/API.md says what
+ * is promised). cgprop_experimental.h holds calls outside that promise.
+ * Whatever is not declared in these headers is not part of the API.
  *
  * A ::cgprop_graph holds functions (nodes) and calls (edges), each with a cost
  * vector of K metrics. Separate calls run cycle detection
@@ -26,6 +27,14 @@
  * error the graph is unchanged and cgprop_graph_errmsg() says why. The library
  * never prints, aborts or exits.
  *
+ * @par Options and info structs
+ * Every struct of options or information starts with a @c size field, set to
+ * the struct's size by its @c _init() function. Call that function first,
+ * then set the fields you need: the library reads and writes only the first
+ * @c size bytes, so a program built against an older header keeps working
+ * when later versions add fields at the end. A struct whose @c size is not
+ * set is refused with ::CGPROP_EINVAL.
+ *
  * @par Strings
  * Strings come in as pointer + length (no NUL needed) and are copied. Strings
  * going out are borrowed, NUL-terminated, and valid until the graph is freed.
@@ -43,11 +52,11 @@
 /** Major version: incremented on incompatible API or ABI changes. */
 #define CGPROP_VERSION_MAJOR 0
 /** Minor version: incremented when API is added. Before 1.0 the ABI may change with it. */
-#define CGPROP_VERSION_MINOR 2
+#define CGPROP_VERSION_MINOR 3
 /** Patch version: incremented for fixes that change no API. */
 #define CGPROP_VERSION_PATCH 0
 /** The version as one number: MAJOR*10000 + MINOR*100 + PATCH. */
-#define CGPROP_VERSION_NUMBER 200
+#define CGPROP_VERSION_NUMBER 300
 
 /** @} */
 
@@ -127,7 +136,8 @@ enum cgprop_status {
     CGPROP_ENOTFOUND = -3, /**< No such key or call. */
     CGPROP_ESTATE = -4,    /**< Call out of order: a stale iterator or result, or a missing analysis. */
     CGPROP_EOVERFLOW = -5, /**< A cost or count sum would overflow uint64_t; nothing was added. */
-    CGPROP_EFORMAT = -6    /**< Malformed input (readers, recorder event order). */
+    CGPROP_EFORMAT = -6,   /**< Malformed input (readers, recorder event order). */
+    CGPROP_EWRITE = -7     /**< A writer's output callback or file failed; the output is truncated. */
 };
 
 /**
@@ -491,6 +501,18 @@ CGPROP_API int cgprop_graph_set_estimate(cgprop_graph *g, uint32_t which, double
  */
 CGPROP_API int cgprop_graph_split(cgprop_graph *g);
 
+/**
+ * The common case in one call: cgprop_graph_find_cycles(),
+ * cgprop_graph_collapse() with ::CGPROP_SHARE_AUTO, cgprop_graph_split() and
+ * cgprop_graph_propagate(), each skipped when its result is already current.
+ * Afterwards every iterator kind and every writer format can be used.
+ * @param g the graph.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM; on error the graph
+ *         keeps its data and the analyses that completed.
+ * @since 0.3
+ */
+CGPROP_API int cgprop_graph_analyze(cgprop_graph *g);
+
 /** @} */
 
 /** @defgroup iterate Reading results
@@ -799,44 +821,27 @@ enum cgprop_recorder_flag {
 };
 
 /**
- * Recorder options. A zero-filled struct means "no compensation". The
- * per-metric overheads are in counter units; only the first K entries are
- * read. For each metric, @c delta_i[k] + @c delta_e[k] must not exceed
- * INT64_MAX.
+ * Recorder options. Fill with cgprop_recorder_options_init() (no
+ * compensation), then set what you need. The per-metric overheads are in
+ * counter units, K entries each (K = the graph's metric count), read and
+ * copied by cgprop_recorder_new(); NULL means 0 for every metric. For each
+ * metric, @c delta_i[k] + @c delta_e[k] must not exceed INT64_MAX.
  */
 typedef struct cgprop_recorder_options {
-    uint32_t mode;                          /**< A ::cgprop_comp_mode. */
-    uint32_t flags;                         /**< ::cgprop_recorder_flag bits. */
-    uint64_t delta_i[CGPROP_MAX_METRICS];   /**< δ_i per metric: overhead inside an activation's own measured interval. */
-    uint64_t delta_e[CGPROP_MAX_METRICS];   /**< δ_e per metric: overhead outside it, seen only by its ancestors. */
+    uint32_t size;            /**< sizeof(cgprop_recorder_options), set by cgprop_recorder_options_init(). */
+    uint32_t mode;            /**< A ::cgprop_comp_mode. */
+    uint32_t flags;           /**< ::cgprop_recorder_flag bits. */
+    uint32_t reserved;        /**< Always 0. */
+    const uint64_t *delta_i;  /**< δ_i per metric (K entries or NULL): overhead inside an activation's own measured interval. */
+    const uint64_t *delta_e;  /**< δ_e per metric (K entries or NULL): overhead outside it, seen only by its ancestors. */
 } cgprop_recorder_options;
 
-/** Figures a recorder keeps (the @c which argument of cgprop_recorder_get()). */
-enum cgprop_recorder_figure_kind {
-    CGPROP_RF_S_N = 0,   /**< Self cost of level-0 activations of the function (S_n). */
-    CGPROP_RF_S_R = 1,   /**< Self cost of level ≥ 1 activations (S_r). */
-    CGPROP_RF_C_N = 2,   /**< Inclusive cost of level-0 activations (C_n). */
-    CGPROP_RF_C_R = 3,   /**< Inclusive cost of level-1 activations (C_r). */
-    CGPROP_RF_SPONT = 4, /**< Inclusive cost of activations entered on an empty stack. */
-    CGPROP_RF_C_NN = 5,  /**< Calls from level-0 caller activations to level-0 callee activations. */
-    CGPROP_RF_C_NR = 6,  /**< Calls from level-0 callers to level-1 callees. */
-    CGPROP_RF_C_ND = 7,  /**< Calls from level-0 callers to level ≥ 2 callees. */
-    CGPROP_RF_C_RN = 8,  /**< Calls from level ≥ 1 callers to level-0 callees. */
-    CGPROP_RF_C_RR = 9,  /**< Calls from level ≥ 1 callers to level-1 callees. */
-    CGPROP_RF_C_RD = 10  /**< Calls from level ≥ 1 callers to level ≥ 2 callees. */
-};
-
 /**
- * One figure of a recorder, for one metric, with the event counts that
- * post-mortem compensation uses (docs/RECORDER.md, *Compensation*).
+ * Fill @p opt with the defaults: its size, no compensation, no flags, no δ.
+ * @param opt the options to fill; NULL is a no-op.
+ * @since 0.3
  */
-typedef struct cgprop_recorder_figure {
-    uint64_t count;    /**< N: activations (self, inclusive, spontaneous figures) or calls (call figures). */
-    uint64_t nested;   /**< M: activations nested anywhere below those activations (0 for self figures). */
-    uint64_t children; /**< L: direct children of those activations (0 except for self figures). */
-    uint64_t raw;      /**< The measured sum, uncompensated. */
-    int64_t comp;      /**< The compensated sum by the recorder's route (equal to @c raw with ::CGPROP_COMP_OFF). May be negative when δ overshoots. */
-} cgprop_recorder_figure;
+CGPROP_API void cgprop_recorder_options_init(cgprop_recorder_options *opt);
 
 /**
  * Create a recorder bound to @p g. It allocates through the graph's allocator
@@ -926,94 +931,6 @@ CGPROP_API int cgprop_recorder_unwind(cgprop_recorder *r, const uint64_t *counte
  * @since 0.1
  */
 CGPROP_API int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *counters);
-
-/**
- * Read one figure the recorder holds (since creation or the last flush).
- * Figures count the activations closed so far; one still open counts in
- * none, though its closed children count in theirs. Per-function figures
- * are summed from the per-call ones here, in time linear in the function's
- * calls and the stack depth.
- * @param r the recorder.
- * @param which a ::cgprop_recorder_figure_kind.
- * @param node the function (the caller, for call figures).
- * @param callee the called function for call figures; ignored otherwise.
- * @param metric metric index.
- * @param[out] out the figure.
- * @param size sizeof(::cgprop_recorder_figure).
- * @return ::CGPROP_OK (a figure never recorded reads as zeros), ::CGPROP_EINVAL,
- *         ::CGPROP_EOVERFLOW (the compensated figure, by either route, leaves the int64_t
- *         range; with compensation off, the raw one does).
- * @since 0.1
- */
-CGPROP_API int cgprop_recorder_get(cgprop_recorder *r, uint32_t which, uint32_t node, uint32_t callee,
-                                   uint32_t metric, cgprop_recorder_figure *out, size_t size);
-
-/**
- * Number of on-the-fly clamps (::CGPROP_REC_CLAMP) since the recorder was created.
- * @param r the recorder.
- * @return the count, or 0 if @p r is NULL.
- * @since 0.1
- */
-CGPROP_API uint64_t cgprop_recorder_clamp_count(const cgprop_recorder *r);
-
-/**
- * Number of negative compensated figures that flushes wrote as 0, since the
- * recorder was created.
- * @param r the recorder.
- * @return the count, or 0 if @p r is NULL.
- * @since 0.1
- */
-CGPROP_API uint64_t cgprop_recorder_floor_count(const cgprop_recorder *r);
-
-/**
- * Estimate δ_i and δ_e per metric by timing null activations through a
- * scratch recorder, as TAU's null-timer calibration does: an outer activation
- * wraps @p iterations enter/exit pairs of an empty one; δ_i is the empty
- * activation's inclusive cost per pair, δ_i + δ_e the outer one's (less one
- * δ_i) per pair. Three runs are made and the smallest estimate kept.
- * Round the results into ::cgprop_recorder_options.
- * @param nmetrics K, 1 ≤ K ≤ ::CGPROP_MAX_METRICS.
- * @param now the caller's clock: fills K counter readings and returns 0, or
- *        returns non-zero to abort the calibration. Called on this thread.
- * @param user passed to @p now.
- * @param iterations null pairs per run, ≥ 1 (TAU uses 1000).
- * @param alloc allocator for the scratch graph and recorder; NULL for the C library's.
- * @param[out] delta_i_out K estimates of δ_i (never below 0; 0 on error).
- * @param[out] delta_e_out K estimates of δ_e (never below 0; 0 on error).
- * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument, clock failed or ran backwards), ::CGPROP_ENOMEM.
- * @since 0.1
- */
-CGPROP_API int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint64_t *out_counters),
-                                         void *user, uint32_t iterations, const cgprop_allocator *alloc,
-                                         double *delta_i_out, double *delta_e_out);
-
-/**
- * Number of on-the-fly clamps (::CGPROP_REC_CLAMP) in the figures this graph
- * holds: cgprop_recorder_flush() adds the clamps of the figures it writes
- * (cgprop_recorder_clamp_count() since the previous flush), and
- * cgprop_graph_merge() adds the source's count. 0 for a graph no clamping
- * recorder wrote into — any graph read from callgrind or folded stacks, or
- * from an event trace without clamping — because only on-the-fly
- * compensation with ::CGPROP_REC_CLAMP clamps.
- * @param g the graph.
- * @return the count, or 0 if @p g is NULL.
- * @since 0.1
- */
-CGPROP_API uint64_t cgprop_graph_clamp_count(const cgprop_graph *g);
-
-/**
- * Number of compensated figures this graph holds that came out below 0 and
- * were written as 0: cgprop_recorder_flush() adds the floors of the figures
- * it writes (what cgprop_recorder_floor_count() counts), and
- * cgprop_graph_merge() adds the source's count. Unlike clamps, floors happen
- * with either compensation route and without ::CGPROP_REC_CLAMP: a figure
- * below 0 means δ_i or δ_e overestimated the probes' overhead. 0 for a graph
- * no compensating recorder wrote into.
- * @param g the graph.
- * @return the count, or 0 if @p g is NULL.
- * @since 0.1
- */
-CGPROP_API uint64_t cgprop_graph_floor_count(const cgprop_graph *g);
 
 /**
  * Add every function, self cost, spontaneous entry and call of @p src to

@@ -45,10 +45,11 @@ enum cgprop_key_mode {
 };
 
 /**
- * Reader options. A fixed layout (frozen for the major version); all zero
- * means the defaults, which cgprop_read_options_init() also sets.
+ * Reader options. Fill with cgprop_read_options_init(), then set what you
+ * need (see "Options and info structs" in cgprop.h).
  */
 typedef struct cgprop_read_options {
+    uint32_t size;              /**< sizeof(cgprop_read_options), set by cgprop_read_options_init(). */
     uint32_t format;            /**< A ::cgprop_input_format; default ::CGPROP_INPUT_AUTO. */
     uint32_t key_mode;          /**< A ::cgprop_key_mode; default ::CGPROP_KEY_FULL. */
     uint32_t no_fold_recursion; /**< Callgrind: non-zero keeps @c fn'N names as separate functions
@@ -76,30 +77,57 @@ enum cgprop_read_flag {
     CGPROP_RI_PLAIN_CYCLES = 1u << 3     /**< Cycles among plain names beside @c fn'N names: added without class. */
 };
 
-/** What a reader found, besides the graph. A fixed layout. */
+/**
+ * What a reader found, besides the graph. Fill with cgprop_read_info_init()
+ * before the call; to receive the stated program totals, point @c totals at
+ * an array of @c totals_len entries.
+ */
 typedef struct cgprop_read_info {
+    uint32_t size;          /**< sizeof(cgprop_read_info), set by cgprop_read_info_init(). */
     uint32_t format;        /**< The ::cgprop_input_format actually read. */
     uint32_t recursion;     /**< A ::cgprop_read_recursion. */
     uint32_t separate_recs; /**< The N used for @c fn'N names (::CGPROP_RECS_NAMES), else 0. */
     uint32_t flags;         /**< ::cgprop_read_flag bits. */
+    uint32_t nmetrics;      /**< K, the metric count of the graph read. */
     uint64_t parts;         /**< Callgrind parts (dumps, threads) summed into the graph; 0 for other formats. */
     uint64_t lines;         /**< Lines read. */
-    uint64_t totals[CGPROP_MAX_METRICS]; /**< With ::CGPROP_RI_TOTALS: the stated program total per metric
-                                              (Σ over parts of @c totals:, or @c summary: where a part has none). */
+    uint64_t *totals;       /**< In: NULL, or an array the caller owns. Out: with ::CGPROP_RI_TOTALS, its first
+                                 min(K, @c totals_len) entries hold the stated program total per metric (Σ over
+                                 parts of @c totals:, or @c summary: where a part has none); else zeros. */
+    uint32_t totals_len;    /**< In: the number of entries @c totals has room for. */
+    uint32_t reserved;      /**< Always 0. */
 } cgprop_read_info;
 
-/** Where and why reading failed. A fixed layout; strings are NUL-terminated and truncated to fit. */
+/**
+ * Prepare @p info for a reader call: its size, no totals array.
+ * @param info the struct to fill; NULL is a no-op.
+ * @since 0.3
+ */
+CGPROP_API void cgprop_read_info_init(cgprop_read_info *info);
+
+/**
+ * Where and why reading failed. Fill with cgprop_read_error_init() before
+ * the call. Strings are NUL-terminated and truncated to fit.
+ */
 typedef struct cgprop_read_error {
-    uint64_t line;     /**< 1-based line of the error; 0 when it concerns no line (open, allocation). */
+    uint32_t size;     /**< sizeof(cgprop_read_error), set by cgprop_read_error_init(). */
     int32_t code;      /**< The status returned, a ::cgprop_status. */
-    uint32_t reserved; /**< Always 0. */
+    uint64_t line;     /**< 1-based line of the error (byte offset + 1 for binary inputs); 0 when it
+                            concerns no line (open, allocation). */
     char file[256];    /**< The file name given (or the buffer's name). */
     char reason[256];  /**< What was wrong. */
 } cgprop_read_error;
 
 /**
- * Fill @p opts with the defaults (all zero: auto-detect, full keys, fold
- * recursion names, detect --separate-recs).
+ * Prepare @p err for a reader call (its size; empty strings).
+ * @param err the struct to fill; NULL is a no-op.
+ * @since 0.3
+ */
+CGPROP_API void cgprop_read_error_init(cgprop_read_error *err);
+
+/**
+ * Fill @p opts with the defaults: its size, auto-detect, full keys, fold
+ * recursion names, detect --separate-recs.
  * @param opts the options to fill; NULL is a no-op.
  * @since 0.1
  */
@@ -191,11 +219,6 @@ CGPROP_API const char *cgprop_node_display_name(const cgprop_graph *g, uint32_t 
  */
 typedef int (*cgprop_write_fn)(void *user, const char *data, size_t len);
 
-/** Status of cgprop_write() when the output callback (or the file) failed. */
-enum cgprop_write_status {
-    CGPROP_EWRITE = -20 /**< The output callback or file failed. */
-};
-
 /** Output formats for cgprop_write(). */
 enum cgprop_format {
     CGPROP_FORMAT_TEXT = 1,     /**< Flat profile plus a gprof-like call graph (one metric). Needs propagate. */
@@ -223,10 +246,11 @@ enum cgprop_write_flag {
 };
 
 /**
- * Writer options. A fixed layout (frozen for the major version): fill it
- * with cgprop_write_options_init() and change what you need.
+ * Writer options: fill them with cgprop_write_options_init() and change what
+ * you need.
  */
 typedef struct cgprop_write_options {
+    uint32_t size;       /**< sizeof(cgprop_write_options), set by cgprop_write_options_init(). */
     uint32_t metric;     /**< Metric shown by text and DOT (default 0). */
     uint32_t flags;      /**< ::cgprop_write_flag bits (default 0); cgprop_write() refuses any other bit. */
     double node_thres;   /**< DOT: drop functions whose total is below this percent of the program (default 0.5). */
@@ -234,7 +258,7 @@ typedef struct cgprop_write_options {
 } cgprop_write_options;
 
 /**
- * Fill @p opts with the defaults: metric 0, no flags, node threshold 0.5 %,
+ * Fill @p opts with the defaults: its size, metric 0, no flags, node threshold 0.5 %,
  * edge threshold 0.1 % (gprof2dot's).
  * @param opts the options to fill; NULL is a no-op.
  * @since 0.1
@@ -304,14 +328,23 @@ CGPROP_API int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_
  *  below take recorder options.
  *  @{ */
 
-/** What replaying an event trace found. A fixed layout. */
+/** What replaying an event trace found. Fill with cgprop_events_info_init() before the call. */
 typedef struct cgprop_events_info {
+    uint32_t size;     /**< sizeof(cgprop_events_info), set by cgprop_events_info_init(). */
+    uint32_t reserved; /**< Always 0. */
     uint64_t lines;    /**< Lines read. */
     uint64_t events;   /**< Enter and exit events replayed. */
     uint64_t unclosed; /**< Activations open at the end of the trace, closed at the last readings. */
     uint64_t clamps;   /**< On-the-fly clamps (::CGPROP_REC_CLAMP), see cgprop_recorder_clamp_count(). */
     uint64_t floors;   /**< Negative compensated figures written as 0, see cgprop_recorder_floor_count(). */
 } cgprop_events_info;
+
+/**
+ * Prepare @p info for an event-trace call (its size).
+ * @param info the struct to fill; NULL is a no-op.
+ * @since 0.3
+ */
+CGPROP_API void cgprop_events_info_init(cgprop_events_info *info);
 
 /**
  * Replay an event trace held in memory into a new graph, through a recorder

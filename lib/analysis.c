@@ -59,3 +59,20 @@ void cgprop__analyses_free(cgprop_graph *g)
         g->slot[a].res = NULL;
     }
 }
+
+int cgprop_graph_analyze(cgprop_graph *g)
+{
+    if (!g) return CGPROP_EINVAL;
+    int rc;
+    uint32_t cur = cgprop__current_mask(g);
+    if (!(cur & CGPROP__DEP(CYCLES)) && (rc = cgprop_graph_find_cycles(g, NULL))) return rc;
+    cur = cgprop__current_mask(g);
+    if (!(cur & CGPROP__DEP(COLLAPSE)) && (rc = cgprop_graph_collapse(g, CGPROP_SHARE_AUTO))) return rc;
+    /* The split first: propagate reuses a current split instead of building its own. */
+    cur = cgprop__current_mask(g);
+    if (!(cur & CGPROP__DEP(SPLIT)) && (rc = cgprop_graph_split(g))) return rc;
+    cur = cgprop__current_mask(g);
+    uint32_t want = CGPROP__DEP(PROPAGATE) | CGPROP__DEP(BOUNDS) | CGPROP__DEP(WALK);
+    if ((cur & want) != want && (rc = cgprop_graph_propagate(g))) return rc;
+    return CGPROP_OK;
+}

@@ -32,9 +32,41 @@ const char *cgprop_strerror(int code)
     case CGPROP_ESTATE: return "call out of order or stale result";
     case CGPROP_EOVERFLOW: return "value would overflow";
     case CGPROP_EFORMAT: return "malformed input";
-    case -20: return "writing the output failed"; /* CGPROP_EWRITE of cgprop_io.h */
+    case CGPROP_EWRITE: return "writing the output failed";
     default: return "unknown status code";
     }
+}
+
+/* ---- versioned structs ---- */
+
+bool cgprop__opts_in(void *dst, size_t dst_size, const void *src, size_t min)
+{
+    uint32_t size;
+    memcpy(&size, src, sizeof size);
+    if (size < min) return false;
+    if (size > dst_size) {
+        const unsigned char *tail = (const unsigned char *)src + dst_size;
+        for (size_t i = 0; i < size - dst_size; i++)
+            if (tail[i]) return false;
+    }
+    memcpy((unsigned char *)dst + sizeof size, (const unsigned char *)src + sizeof size,
+           (size < dst_size ? size : dst_size) - sizeof size);
+    return true;
+}
+
+bool cgprop__size_ok(const void *p, size_t min)
+{
+    uint32_t size;
+    memcpy(&size, p, sizeof size);
+    return size >= min;
+}
+
+void cgprop__info_out(void *dst, const void *src, size_t src_size)
+{
+    uint32_t size;
+    memcpy(&size, dst, sizeof size);
+    memcpy((unsigned char *)dst + sizeof size, (const unsigned char *)src + sizeof size,
+           (size < src_size ? size : src_size) - sizeof size);
 }
 
 /* ---- errors and allocation ---- */

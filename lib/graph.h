@@ -4,6 +4,7 @@
 #define CGPROP_GRAPH_H
 
 #include "cgprop.h"
+#include "cgprop_experimental.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -47,6 +48,18 @@ enum {
 /* Per-edge class buckets: caller class (0 = level 0, 1 = level >= 1) times
  * callee class (cgprop_level 0..3). */
 #define CGPROP__NCLS 8
+/* Versioned option and info structs start with a uint32_t size: the part of
+ * the struct the caller was compiled with. Options are read through
+ * cgprop__opts_in: dst holds the defaults, the caller's known prefix is
+ * copied over them; a size below min (the first published layout), or a
+ * larger struct whose unknown tail is not zero, is refused (false).
+ * cgprop__size_ok checks an info struct's size before the work starts, and
+ * cgprop__info_out copies the library's full result into the caller's
+ * prefix, keeping the caller's size. */
+bool cgprop__opts_in(void *dst, size_t dst_size, const void *src, size_t min);
+bool cgprop__size_ok(const void *p, size_t min);
+void cgprop__info_out(void *dst, const void *src, size_t src_size);
+
 static inline uint32_t cgprop__cls(uint32_t caller_rec, uint32_t callee_level)
 {
     return caller_rec * 4u + callee_level;

@@ -129,14 +129,24 @@ static int pair_rehash(cgprop_recorder *r, uint64_t ncap);
 
 /* ---- creation ---- */
 
+void cgprop_recorder_options_init(cgprop_recorder_options *opt)
+{
+    if (!opt) return;
+    memset(opt, 0, sizeof *opt);
+    opt->size = (uint32_t)sizeof *opt;
+}
+
 int cgprop_recorder_new(cgprop_graph *g, const cgprop_recorder_options *opt, cgprop_recorder **out)
 {
     if (out) *out = NULL;
     if (!g) return CGPROP_EINVAL;
     if (!out) return cgprop__err(g, CGPROP_EINVAL, "recorder_new: out is NULL");
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
-    if (opt) o = *opt;
+    cgprop_recorder_options_init(&o);
+    if (opt && !cgprop__opts_in(&o, sizeof o, opt, sizeof o))
+        return cgprop__err(g, CGPROP_EINVAL, "recorder_new: options size %u: call cgprop_recorder_options_init() first",
+                           opt->size);
+    if (o.reserved) return cgprop__err(g, CGPROP_EINVAL, "recorder_new: reserved field is not 0");
     if (o.mode > CGPROP_COMP_POSTMORTEM)
         return cgprop__err(g, CGPROP_EINVAL, "recorder_new: unknown compensation mode %u", o.mode);
     if (o.flags & ~(uint32_t)CGPROP_REC_CLAMP)
@@ -144,8 +154,12 @@ int cgprop_recorder_new(cgprop_graph *g, const cgprop_recorder_options *opt, cgp
     if ((o.flags & CGPROP_REC_CLAMP) && o.mode != CGPROP_COMP_ONLINE)
         return cgprop__err(g, CGPROP_EINVAL, "recorder_new: clamping needs on-the-fly compensation");
     uint32_t K = g->K;
+    /* δ is copied here, so the caller's arrays need not outlive this call. */
+    uint64_t di_v[CGPROP_MAX_METRICS], de_v[CGPROP_MAX_METRICS];
     for (uint32_t k = 0; k < K; k++) {
-        if (o.delta_i[k] > (uint64_t)INT64_MAX || o.delta_e[k] > (uint64_t)INT64_MAX - o.delta_i[k])
+        di_v[k] = o.delta_i ? o.delta_i[k] : 0;
+        de_v[k] = o.delta_e ? o.delta_e[k] : 0;
+        if (di_v[k] > (uint64_t)INT64_MAX || de_v[k] > (uint64_t)INT64_MAX - di_v[k])
             return cgprop__err(g, CGPROP_EINVAL, "recorder_new: delta_i + delta_e of metric %u exceeds INT64_MAX",
                                k);
     }
@@ -157,10 +171,10 @@ int cgprop_recorder_new(cgprop_graph *g, const cgprop_recorder_options *opt, cgp
     r->mode = o.mode;
     r->online = o.mode == CGPROP_COMP_ONLINE;
     r->clamp = (o.flags & CGPROP_REC_CLAMP) != 0;
-    r->fast_exit = K == 1 && !r->clamp && (!r->online || o.delta_i[0] + o.delta_e[0] < ((uint64_t)1 << 31));
+    r->fast_exit = K == 1 && !r->clamp && (!r->online || di_v[0] + de_v[0] < ((uint64_t)1 << 31));
     for (uint32_t k = 0; k < K; k++) {
         /* With compensation off, δ plays no part anywhere. */
-        uint64_t di = o.mode ? o.delta_i[k] : 0, de = o.mode ? o.delta_e[k] : 0;
+        uint64_t di = o.mode ? di_v[k] : 0, de = o.mode ? de_v[k] : 0;
         r->di[k] = (int64_t)di;
         r->de[k] = (int64_t)de;
         r->df[k] = (int64_t)(di + de);
@@ -1061,7 +1075,7 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
 
 /* ---- calibration ---- */
 
-int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint64_t *out_counters), void *user,
+int cgprop_recorder_calibrate(size_t nmetrics, int (*now)(void *user, uint64_t *out_counters), void *user,
                               uint32_t iterations, const cgprop_allocator *alloc, double *delta_i_out,
                               double *delta_e_out)
 {
@@ -1083,7 +1097,7 @@ int cgprop_recorder_calibrate(size_t nmetrics, uint64_t (*now)(void *user, uint6
     double di_min[CGPROP_MAX_METRICS], de_min[CGPROP_MAX_METRICS];
     /* On the fly with zero δ: the probes then do the work they do in a compensated run. */
     cgprop_recorder_options ropt;
-    memset(&ropt, 0, sizeof ropt);
+    cgprop_recorder_options_init(&ropt);
     ropt.mode = CGPROP_COMP_ONLINE;
     if ((rc = cgprop_graph_add_node(g, "one", 3, &one)) || (rc = cgprop_graph_add_node(g, "null", 4, &null)) ||
         (rc = cgprop_recorder_new(g, &ropt, &r)))

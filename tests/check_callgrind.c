@@ -38,6 +38,7 @@ static cgprop_graph *read_path(const char *path, const cgprop_read_options *o, c
 {
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_file(path, strlen(path), o, NULL, &g, info, &err);
     ck_assert_msg(rc == CGPROP_OK, "%s:%llu: %s", err.file, (unsigned long long)err.line, err.reason);
     ck_assert(g != NULL);
@@ -48,6 +49,7 @@ static cgprop_graph *read_text(const char *text, const cgprop_read_options *o, c
 {
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_buffer(text, strlen(text), "t", 1, o, NULL, &g, info, &err);
     ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
     return g;
@@ -58,6 +60,7 @@ static cgprop_read_error read_bad(const char *text, int code, uint64_t line)
 {
     cgprop_graph *g = (cgprop_graph *)1;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     cgprop_read_options o;
     cgprop_read_options_init(&o);
     o.format = CGPROP_INPUT_CALLGRIND;
@@ -163,6 +166,10 @@ static void check_recur_exact(const char *file, uint32_t expect_N, uint64_t expe
     char path[512];
     snprintf(path, sizeof path, DATA "/recur/%s", file);
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_path(path, NULL, &info);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_CALLGRIND);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
@@ -171,7 +178,7 @@ static void check_recur_exact(const char *file, uint32_t expect_N, uint64_t expe
     ck_assert(info.flags & CGPROP_RI_TOTALS);
     uint64_t tot = file_totals(path);
     ck_assert_uint_eq(sum_self(g, 0), tot);
-    ck_assert_uint_eq(info.totals[0], tot);
+    ck_assert_uint_eq(info_tot[0], tot);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
     uint64_t t[5];
     truth(t);
@@ -222,6 +229,10 @@ END_TEST
 START_TEST(recur_callers_contexts)
 {
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_path(DATA "/recur/recur.callers2.main.callgrind.out", NULL, &info);
     ck_assert(info.flags & CGPROP_RI_CALLER_CONTEXTS);
     /* Contexts are summed: no function name keeps a quote. */
@@ -246,9 +257,13 @@ START_TEST(recur_combined_parts)
 {
     /* (below main) -> main is split across the dump: 7,961 + 45,178. */
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_path(DATA "/recur/recur.combined-parts.main.callgrind.out", NULL, &info);
     ck_assert_uint_eq(info.parts, 2);
-    ck_assert_uint_eq(info.totals[0], 7961 + 45178);
+    ck_assert_uint_eq(info_tot[0], 7961 + 45178);
     char k[128];
     recur_key(k, sizeof k, "main");
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
@@ -260,6 +275,10 @@ END_TEST
 START_TEST(recur_recs1)
 {
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     const char *path = DATA "/recur/recur.recs1.callgrind.out";
     cgprop_graph *g = read_path(path, NULL, &info);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_WITHHELD);
@@ -556,6 +575,10 @@ START_TEST(grammar_compression)
                     "* 3\n"
                     "totals: 38\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
     ck_assert_uint_eq(self_of(g, "prog\ta.c\tmain", 0), 5);
@@ -567,7 +590,7 @@ START_TEST(grammar_compression)
     e = edge_of(g, "prog\ta.c\twork", "lib.so\tb.c\thelper", 0);
     ck_assert_uint_eq(e.count, 1);
     ck_assert_uint_eq(e.cost, 3);
-    ck_assert_uint_eq(info.totals[0], 38);
+    ck_assert_uint_eq(info_tot[0], 38);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_NONE);
     /* No recursion: every figure exact, C_n(main) = 5 + 40. */
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
@@ -608,6 +631,10 @@ START_TEST(grammar_positions_and_events)
                     "fn=g\n"
                     "0x500000 1 8\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
     ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "Dr");
@@ -620,8 +647,8 @@ START_TEST(grammar_positions_and_events)
     ck_assert_uint_eq(e.cost, 0);
     ck_assert_uint_eq(self_of(g, "\ta.c\tg", 0), 8);
     ck_assert(info.flags & CGPROP_RI_TOTALS);
-    ck_assert_uint_eq(info.totals[0], 21);
-    ck_assert_uint_eq(info.totals[1], 4);
+    ck_assert_uint_eq(info_tot[0], 21);
+    ck_assert_uint_eq(info_tot[1], 4);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -640,12 +667,16 @@ START_TEST(grammar_parts)
                     "fn=a\n"
                     "1 2 20\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.parts, 2);
     ck_assert_uint_eq(self_of(g, "\t\ta", 0), 30);
     ck_assert_uint_eq(self_of(g, "\t\ta", 1), 3);
-    ck_assert_uint_eq(info.totals[0], 30);
-    ck_assert_uint_eq(info.totals[1], 3);
+    ck_assert_uint_eq(info_tot[0], 30);
+    ck_assert_uint_eq(info_tot[1], 3);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -677,6 +708,10 @@ START_TEST(grammar_parts_calls)
                      * general parser: this keeps every line above on it. */
                     "# ................................................................\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.parts, 2);
     cgprop_edge_row ir = edge_of(g, "\t\ta", "\t\tb", 0), dr = edge_of(g, "\t\ta", "\t\tb", 1);
@@ -718,6 +753,10 @@ START_TEST(grammar_mangled_and_unknown)
                     "fn=it's'x\n"
                     "1 0\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert(info.flags & CGPROP_RI_CALLER_CONTEXTS);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
@@ -748,6 +787,10 @@ START_TEST(grammar_mangled_plain)
                     "fn=it's\n"
                     "1 2\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert(!(info.flags & CGPROP_RI_CALLER_CONTEXTS));
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
@@ -798,6 +841,10 @@ START_TEST(rules_plain_self_call_without_names)
                     "fn=main\n1 1\ncfn=f\ncalls=1 1\n1 10\n"
                     "fn=f\n1 10\ncfn=f\ncalls=3 1\n1 6\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_WITHHELD);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
@@ -817,6 +864,10 @@ START_TEST(rules_plain_self_call_with_names)
                     "fn=g\n1 3\ncfn=g'2\ncalls=1 1\n1 6\n"
                     "fn=g'2\n1 6\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
     ck_assert(info.flags & CGPROP_RI_PLAIN_SELF_CALLS);
@@ -849,6 +900,10 @@ START_TEST(rules_plain_cycle_with_names)
                     "fn=x\n1 2\ncfn=x'2\ncalls=1 1\n1 2\n"
                     "fn=x'2\n1 2\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
     ck_assert(info.flags & CGPROP_RI_PLAIN_CYCLES);
@@ -898,6 +953,10 @@ START_TEST(sides_disagree_not_exact)
      * split C_n is flagged. a is what it spends and calls: 1 + 10. */
     const char *t = "events: Ir\nfn=a\n0 1\ncfn=b\ncalls=1 0\n0 10\nfn=b\n0 15\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_NONE);
     ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
@@ -926,6 +985,10 @@ START_TEST(rules_no_recursion_and_override)
                     "fn=f\n1 5\ncfn=f'2\ncalls=1 1\n1 7\n"
                     "fn=f'2\n1 7\n";
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    uint64_t info_tot[CGPROP_MAX_METRICS];
+    info.totals = info_tot;
+    info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.separate_recs, 2);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
@@ -980,6 +1043,7 @@ START_TEST(malformed)
     /* Garbage recognised as nothing. */
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     const char junk[] = "\x01\x02\xff\xfe garbage\n\x7f";
     ck_assert_int_eq(cgprop_read_buffer(junk, sizeof junk - 1, "j", 1, NULL, NULL, &g, NULL, &err), CGPROP_EFORMAT);
     ck_assert(g == NULL);
@@ -1040,6 +1104,7 @@ START_TEST(garbage)
             o.no_fold_recursion = rnd() & 1;
             cgprop_graph *g = NULL;
             cgprop_read_error err;
+            cgprop_read_error_init(&err);
             int rc = cgprop_read_buffer(buf, len, "g", 1, &o, NULL, &g, NULL, &err);
             if (rc == CGPROP_OK) {
                 ck_assert(g != NULL);
@@ -1058,6 +1123,7 @@ START_TEST(garbage)
     for (size_t cut = 0; cut < len; cut += 1 + cut / 50) {
         cgprop_graph *g = NULL;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         int rc = cgprop_read_buffer(p, cut, "cut", 3, NULL, NULL, &g, NULL, &err);
         if (rc == CGPROP_OK) cgprop_graph_free(g);
         else ck_assert(g == NULL);
@@ -1069,6 +1135,7 @@ START_TEST(garbage)
         p[at] = (char)(rnd() & 0xff);
         cgprop_graph *g = NULL;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         int rc = cgprop_read_buffer(p, len, "mut", 3, NULL, NULL, &g, NULL, &err);
         if (rc == CGPROP_OK) cgprop_graph_free(g);
         p[at] = old;
@@ -1153,8 +1220,10 @@ static void check_agree(const char *in, size_t len, const cgprop_read_options *o
     cgprop_graph *ga = NULL, *gb = NULL;
     cgprop_read_info ia, ib;
     cgprop_read_error ea, eb;
-    memset(&ia, 0, sizeof ia);
-    memset(&ib, 0, sizeof ib);
+    cgprop_read_info_init(&ia);
+    cgprop_read_info_init(&ib);
+    cgprop_read_error_init(&ea);
+    cgprop_read_error_init(&eb);
     int ra = cgprop_read_buffer(a, la, "x", 1, o, NULL, &ga, &ia, &ea);
     int rb = cgprop_read_buffer(b, lb, "x", 1, o, NULL, &gb, &ib, &eb);
     const char *diff = ra != rb                         ? "status"
@@ -1179,6 +1248,7 @@ static void check_agree_opts(const char *in, size_t len)
 {
     static const uint32_t recs[] = {0, 1, 3};
     cgprop_read_options o;
+    cgprop_read_options_init(&o);
     for (uint32_t v = 0; v < 6; v++) {
         cgprop_read_options_init(&o);
         o.format = v == 5 ? CGPROP_INPUT_AUTO : CGPROP_INPUT_CALLGRIND;
@@ -1455,6 +1525,7 @@ START_TEST(alloc_failures)
         cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
         cgprop_graph *g = NULL;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         int rc = cgprop_read_buffer(p, len, "a", 1, NULL, &a, &g, NULL, &err);
         if (rc == CGPROP_OK) {
             ok = 1;

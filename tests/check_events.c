@@ -23,6 +23,7 @@ static cgprop_graph *read_ok(const char *text, const cgprop_recorder_options *o,
 {
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_events_read_buffer(text, strlen(text), "t", 1, o, NULL, &g, info, &err);
     ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
     ck_assert_ptr_nonnull(g);
@@ -35,7 +36,10 @@ static void read_bad(const char *text, int code, uint64_t line, const char *need
 {
     cgprop_graph *g = (cgprop_graph *)1;
     cgprop_read_error err;
-    cgprop_events_info info = {99, 99, 99, 99, 99};
+    cgprop_read_error_init(&err);
+    cgprop_events_info info;
+    cgprop_events_info_init(&info);
+    info.events = 99;
     int rc = cgprop_events_read_buffer(text, strlen(text), "bad.ev", 6, NULL, NULL, &g, &info, &err);
     ck_assert_int_eq(rc, code);
     ck_assert_ptr_null(g);
@@ -49,11 +53,15 @@ static void read_bad(const char *text, int code, uint64_t line, const char *need
 static void check_abc(uint32_t mode)
 {
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = mode;
-    o.delta_i[0] = 1;
-    o.delta_e[0] = 2;
+    o_di[0] = 1;
+    o_de[0] = 2;
     cgprop_events_info info;
+    cgprop_events_info_init(&info);
     cgprop_graph *g = read_ok(ABC, &o, &info);
     /* A(10) -> B(5) -> C(3); A -> B(5): excl A 10, B 5+5, C 3; A's inclusive 23; A->B 8+5. */
     uint32_t A = id_of(g, "A"), B = id_of(g, "B"), C = id_of(g, "C");
@@ -87,7 +95,9 @@ START_TEST(test_generic_reader)
     /* Through cgprop_read_buffer (format detected): no compensation, raw figures. */
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     ck_assert_uint_eq(cgprop_read_detect(ABC, strlen(ABC)), CGPROP_INPUT_EVENTS);
     ck_assert_int_eq(cgprop_read_buffer(ABC, strlen(ABC), "abc", 3, NULL, NULL, &g, &info, &err), CGPROP_OK);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_EVENTS);
@@ -102,14 +112,19 @@ END_TEST
 START_TEST(test_files)
 {
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = CGPROP_COMP_ONLINE;
-    o.delta_i[0] = 1;
-    o.delta_e[0] = 2;
+    o_di[0] = 1;
+    o_de[0] = 2;
     const char *path = CGPROP_TEST_DATA "/events/abc.events";
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     cgprop_events_info info;
+    cgprop_events_info_init(&info);
     ck_assert_int_eq(cgprop_events_read_file(path, strlen(path), &o, NULL, &g, &info, &err), CGPROP_OK);
     ck_assert_uint_eq(g->spont_cost[id_of(g, "A")], 23);
     ck_assert_uint_eq(info.lines, 11);
@@ -138,6 +153,7 @@ START_TEST(test_syntax)
                     "exit f g 2 15 150\n"
                     "exit operator new(unsigned long) 20 200\n";
     cgprop_events_info info;
+    cgprop_events_info_init(&info);
     cgprop_graph *g = read_ok(t, NULL, &info);
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
     ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "m1");
@@ -191,8 +207,12 @@ START_TEST(test_errors)
 
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = 9;
     ck_assert_int_eq(cgprop_events_read_buffer(ABC, strlen(ABC), NULL, 0, &o, NULL, &g, NULL, &err), CGPROP_EINVAL);
     ck_assert_ptr_null(g);
@@ -227,6 +247,7 @@ START_TEST(test_garbage)
         memcpy(text + pl, buf, n);
         cgprop_graph *g = NULL;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         int rc = cgprop_events_read_buffer(text, pl + n, NULL, 0, NULL, NULL, &g, NULL, &err);
         if (rc == CGPROP_OK) {
             ok++;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cgprop.h"
+#include "cgprop_experimental.h"
 #include "cgprop_io.h"
 
 #define DATA CGPROP_TEST_DATA
@@ -332,6 +333,9 @@ static long total_points;
 static void ctx_init(ctx *c)
 {
     memset(c, 0, sizeof *c);
+    cgprop_read_error_init(&c->err);
+    cgprop_read_info_init(&c->info);
+    cgprop_events_info_init(&c->einfo);
     c->a.malloc_fn = t_malloc;
     c->a.realloc_fn = t_realloc;
     c->a.free_fn = t_free;
@@ -443,10 +447,13 @@ static int call_events(ctx *c)
     cgprop_graph_free(c->out);
     c->out = NULL;
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = c->mode;
-    o.delta_i[0] = 1;
-    o.delta_e[0] = 1;
+    o_di[0] = 1;
+    o_de[0] = 1;
     if (c->mode == CGPROP_COMP_ONLINE) o.flags = CGPROP_REC_CLAMP;
     return cgprop_events_read_buffer(c->data, c->len, "faults", 6, &o, &c->a, &c->out, &c->einfo, &c->err);
 }
@@ -514,6 +521,7 @@ END_TEST
 static void read_into(ctx *c, cgprop_graph **g, const char *text, size_t len)
 {
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     ck_assert_int_eq(cgprop_read_buffer(text, len, "faults", 6, NULL, &c->a, g, NULL, &err), CGPROP_OK);
 }
 
@@ -882,10 +890,13 @@ static uint64_t recorder_run(uint32_t mode, size_t fail_at, int *failed)
         ck_assert_int_eq(cgprop_graph_add_node(c.g, key, (size_t)n, &id), CGPROP_OK);
     }
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = mode;
-    o.delta_i[0] = 1;
-    o.delta_e[1] = 1;
+    o_di[0] = 1;
+    o_de[1] = 1;
     *failed = 0;
     arm(&c.ctr, fail_at);
     int rc = cgprop_recorder_new(c.g, &o, &c.r);
@@ -963,7 +974,7 @@ END_TEST
 
 /* ---- calibration: its scratch graph and recorder use the allocator given ---- */
 
-static uint64_t cal_clock(void *user, uint64_t *out)
+static int cal_clock(void *user, uint64_t *out)
 {
     uint64_t *t = user;
     *t += 5;

@@ -12,6 +12,7 @@ static cgprop_graph *rd(const char *text, cgprop_read_info *info)
 {
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_buffer(text, strlen(text), "f", 1, NULL, NULL, &g, info, &err);
     ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
     return g;
@@ -21,6 +22,7 @@ static void bad(const char *text, int code, uint64_t line)
 {
     cgprop_graph *g = (cgprop_graph *)1;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     cgprop_read_options o;
     cgprop_read_options_init(&o);
     o.format = CGPROP_INPUT_FOLDED;
@@ -65,6 +67,7 @@ static cgprop_split_row split(cgprop_graph *g, const char *k)
 START_TEST(basic)
 {
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_graph *g = rd("a;b;c 42\na;b 8\n", &info);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_FOLDED);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_STACKS);
@@ -111,6 +114,7 @@ START_TEST(notes_example)
     /* The A/B/C example of docs/SPLIT.md as stacks (abc.collapse): every figure exact. */
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     const char *p = DATA "/gprof2dot/abc.collapse";
     ck_assert_int_eq(cgprop_read_file(p, strlen(p), NULL, NULL, &g, NULL, &err), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
@@ -198,6 +202,7 @@ START_TEST(alloc_failures)
         cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
         cgprop_graph *g = NULL;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         int rc = cgprop_read_buffer(t, strlen(t), "a", 1, NULL, &a, &g, NULL, &err);
         if (rc == CGPROP_OK) {
             ok = 1;
@@ -216,6 +221,7 @@ START_TEST(byte_order_mark)
 {
     /* A UTF-8 byte order mark before the first frame is not part of it. */
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_graph *g = rd("\xef\xbb\xbfmain;a 1\n", &info);
     ck_assert_uint_eq(id(g, "main"), 0);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);

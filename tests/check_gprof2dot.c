@@ -115,6 +115,7 @@ static cgprop_graph *analyse(const char *path)
     o.no_fold_recursion = 1;
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_file(path, strlen(path), &o, NULL, &g, NULL, &err);
     ck_assert_msg(rc == CGPROP_OK, "%s:%llu: %s", err.file, (unsigned long long)err.line, err.reason);
     ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);

@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 
 #include "cgprop.h"
+#include "cgprop_experimental.h"
 #include "cgprop_io.h"
 #include "graph.h" /* white box: the id range checks without 4 G functions */
 
@@ -412,6 +413,7 @@ static int read_text(const char *t, uint32_t fmt, cgprop_read_error *err, cgprop
 START_TEST(test_reader_limits)
 {
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     cgprop_graph *g;
     /* Compressed ids: 2^32 - 1 is a valid id (the reader keeps them in a
      * table of what it saw, not an array of 2^32); 2^32 is not one. */
@@ -719,6 +721,7 @@ START_TEST(test_huge_key)
     }
     cgprop_graph *back = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     cgprop_read_options o;
     cgprop_read_options_init(&o);
     o.key_mode = CGPROP_KEY_NAME;
@@ -777,6 +780,7 @@ START_TEST(test_empty_lines)
         o.format = fmt;
         cgprop_graph *g = NULL;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         int rc = cgprop_read_buffer(text, L, "blank", 5, &o, NULL, &g, NULL, &err);
         ck_assert_msg(rc == CGPROP_EFORMAT || rc == CGPROP_OK, "format %u: %d %s", fmt, rc, err.reason);
         if (rc == CGPROP_OK) cgprop_graph_free(g);
@@ -789,7 +793,9 @@ START_TEST(test_empty_lines)
     o.format = CGPROP_INPUT_FOLDED;
     cgprop_graph *g = NULL;
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     ck_assert_int_eq(cgprop_read_buffer(text, L + 6, "blank", 5, &o, NULL, &g, &info, &err), CGPROP_OK);
     ck_assert_uint_eq(info.lines, L + 1);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);

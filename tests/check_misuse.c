@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cgprop.h"
+#include "cgprop_experimental.h"
 #include "cgprop_io.h"
 
 /* ---- a counting allocator ---- */
@@ -112,6 +113,7 @@ static void totals(cgprop_graph *g, double *out)
 static void setup(fx *f)
 {
     memset(f, 0, sizeof *f);
+    cgprop_read_error_init(&f->err);
     f->a.malloc_fn = c_malloc;
     f->a.realloc_fn = c_realloc;
     f->a.free_fn = c_free;
@@ -299,11 +301,14 @@ static int fresh_recorder_exit(cgprop_graph *gr)
 static int recorder_new(cgprop_graph *g, uint32_t mode, uint32_t flags, uint64_t di, uint64_t de)
 {
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = mode;
     o.flags = flags;
-    o.delta_i[1] = di;
-    o.delta_e[1] = de;
+    o_di[1] = di;
+    o_de[1] = de;
     cgprop_recorder *r = (cgprop_recorder *)&r;
     int rc = cgprop_recorder_new(g, &o, &r);
     if (rc == CGPROP_OK) {
@@ -326,7 +331,7 @@ typedef struct clk {
     int calls;
 } clk;
 
-static uint64_t clock_fn(void *user, uint64_t *out)
+static int clock_fn(void *user, uint64_t *out)
 {
     clk *c = user;
     c->calls++;
@@ -380,13 +385,105 @@ static int options_inits(void)
     cgprop_read_options_init(NULL);
     cgprop_write_options_init(NULL);
     cgprop_read_options ro;
+    cgprop_read_options_init(&ro);
     memset(&ro, 0xAB, sizeof ro);
     cgprop_read_options_init(&ro);
     cgprop_write_options wo;
+    cgprop_write_options_init(&wo);
     memset(&wo, 0xAB, sizeof wo);
     cgprop_write_options_init(&wo);
     return WANT(ro.format == 0 && ro.key_mode == 0 && ro.separate_recs == 0 && ro.no_fold_recursion == 0 &&
                 wo.metric == 0 && wo.flags == 0 && wo.node_thres == 0.5 && wo.edge_thres == 0.1);
+}
+
+static const char good_folded[] = "a;b 1\n";
+static const char good_events[] = "enter a 1\nexit a 2\n";
+
+/* A struct whose size field was never set (or is smaller than the first
+ * published layout) is refused with EINVAL and nothing is made; one from a
+ * newer header, larger with a zero tail, is accepted. which: 0 read options,
+ * 1 read info, 2 read error, 3 write options, 4 recorder options, 5 events
+ * info, 6 a larger read options struct with a zero tail, 7 the same with a
+ * non-zero tail. */
+static int bad_size(fx *f, int which)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_options ro;
+    cgprop_read_options_init(&ro);
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_events_info ei;
+    cgprop_events_info_init(&ei);
+    struct {
+        cgprop_read_options o;
+        uint64_t more[2];
+    } big;
+    memset(&big, 0, sizeof big);
+    cgprop_read_options_init(&big.o);
+    big.o.size = (uint32_t)sizeof big;
+    int rc;
+    switch (which) {
+    case 0:
+        ro.size = 0;
+        rc = cgprop_read_buffer(good_folded, 6, "s", 1, &ro, NULL, &g, &info, &err);
+        break;
+    case 1:
+        info.size = 4;
+        rc = cgprop_read_buffer(good_folded, 6, "s", 1, &ro, NULL, &g, &info, &err);
+        break;
+    case 2:
+        err.size = 0;
+        rc = cgprop_read_buffer(good_folded, 6, "s", 1, &ro, NULL, &g, &info, &err);
+        if (rc == CGPROP_EINVAL && err.reason[0]) return -110; /* nothing written into an unsized struct */
+        break;
+    case 3: {
+        cgprop_write_options wo;
+        cgprop_write_options_init(&wo);
+        wo.size = (uint32_t)sizeof wo - 1;
+        return cgprop_write(f->g, CGPROP_FORMAT_TEXT, &wo, sink_ok, NULL);
+    }
+    case 4: {
+        cgprop_recorder_options o;
+        cgprop_recorder_options_init(&o);
+        o.size = 0;
+        cgprop_recorder *r = NULL;
+        rc = cgprop_recorder_new(f->gr, &o, &r);
+        if (r) return -111;
+        return rc;
+    }
+    case 5:
+        ei.size = 8;
+        rc = cgprop_events_read_buffer(good_events, sizeof good_events - 1, "s", 1, NULL, NULL, &g, &ei, &err);
+        break;
+    case 6:
+    case 7:
+        if (which == 7) big.more[1] = 1;
+        rc = cgprop_read_buffer(good_folded, 6, "s", 1, &big.o, NULL, &g, &info, &err);
+        break;
+    default: return -112;
+    }
+    if (rc != CGPROP_OK && g) return -113;
+    cgprop_graph_free(g);
+    return rc;
+}
+
+static int analyze_then_rows(cgprop_graph *g)
+{
+    int rc = cgprop_graph_analyze(g);
+    if (rc) return rc;
+    cgprop_total_row t;
+    cgprop_split_row sp;
+    cgprop_cycle_row cy;
+    if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, 0, &t, sizeof t)) ||
+        (rc = cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, 0, 0, &sp, sizeof sp)) ||
+        (rc = cgprop_graph_get_row(g, CGPROP_ITER_CYCLES, 0, 0, &cy, sizeof cy)))
+        return rc;
+    /* A second call finds everything current and changes nothing. */
+    uint64_t gen = cgprop_graph_generation(g);
+    if ((rc = cgprop_graph_analyze(g))) return rc;
+    return WANT(cgprop_graph_generation(g) == gen);
 }
 
 static int frees_of_null(void)
@@ -397,8 +494,6 @@ static int frees_of_null(void)
     return CGPROP_OK;
 }
 
-static const char good_folded[] = "a;b 1\n";
-static const char good_events[] = "enter a 1\nexit a 2\n";
 
 static int read_buf(fx *f, const char *data, size_t len, uint32_t format, uint32_t key_mode, uint32_t recs,
                     const cgprop_allocator *a, int null_out)
@@ -410,6 +505,7 @@ static int read_buf(fx *f, const char *data, size_t len, uint32_t format, uint32
     o.separate_recs = recs;
     cgprop_graph *g = (cgprop_graph *)&g;
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     int rc = cgprop_read_buffer(data, len, "misuse", 6, &o, a, null_out ? NULL : &g, &info, &f->err);
     if (!null_out && g != NULL) {
         if (rc == CGPROP_OK) cgprop_graph_free(g);
@@ -432,10 +528,14 @@ static int read_path(fx *f, const char *path, size_t len, int null_out)
 static int events_buf(fx *f, const char *data, size_t len, uint32_t mode, const cgprop_allocator *a, int null_out)
 {
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = mode;
     cgprop_graph *g = (cgprop_graph *)&g;
     cgprop_events_info info;
+    cgprop_events_info_init(&info);
     int rc = cgprop_events_read_buffer(data, len, "misuse", 6, &o, a, null_out ? NULL : &g, &info, &f->err);
     if (!null_out && g != NULL) {
         if (rc == CGPROP_OK) cgprop_graph_free(g);
@@ -554,6 +654,17 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(propagate_without_collapse, CGPROP_ESTATE, M_GN, collapse_after_cycles_then_propagate(f->gn))              \
     X(propagate_stale, CGPROP_ESTATE, M_GS, cgprop_graph_propagate(f->gs))                                       \
     X(split_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_split(NULL))                                             \
+    X(analyze_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_analyze(NULL))                                         \
+    X(analyze_fresh, CGPROP_OK, M_NONE, analyze_then_rows(f->gn))                                                \
+    X(analyze_stale, CGPROP_OK, M_NONE, analyze_then_rows(f->gs))                                                \
+    X(size_read_options, CGPROP_EINVAL, M_NONE, bad_size(f, 0))                                                  \
+    X(size_read_info, CGPROP_EINVAL, M_NONE, bad_size(f, 1))                                                     \
+    X(size_read_error, CGPROP_EINVAL, M_NONE, bad_size(f, 2))                                                    \
+    X(size_write_options, CGPROP_EINVAL, M_G, bad_size(f, 3))                                                    \
+    X(size_recorder_options, CGPROP_EINVAL, M_GR, bad_size(f, 4))                                                \
+    X(size_events_info, CGPROP_EINVAL, M_NONE, bad_size(f, 5))                                                   \
+    X(size_newer_zero_tail, CGPROP_OK, M_NONE, bad_size(f, 6))                                                   \
+    X(size_newer_dirty_tail, CGPROP_EINVAL, M_NONE, bad_size(f, 7))                                              \
     X(set_estimate_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_set_estimate(NULL, CGPROP_EST_WALK, 1))           \
     X(set_estimate_exact, CGPROP_EINVAL, M_G, cgprop_graph_set_estimate(f->g, CGPROP_EST_EXACT, 1))              \
     X(set_estimate_budget_kind, CGPROP_EINVAL, M_G, cgprop_graph_set_estimate(f->g, CGPROP_EST_BUDGET, 1))       \

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cgprop.h"
+#include "cgprop_experimental.h"
 #include "graph.h"
 
 #define MAXK 2
@@ -46,12 +47,15 @@ static uint32_t node(cgprop_graph *g, const char *name)
 static cgprop_recorder *new_rec(cgprop_graph *g, uint32_t mode, uint64_t di, uint64_t de, uint32_t flags)
 {
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = mode;
     o.flags = flags;
     for (int k = 0; k < CGPROP_MAX_METRICS; k++) {
-        o.delta_i[k] = di;
-        o.delta_e[k] = de;
+        o_di[k] = di;
+        o_de[k] = de;
     }
     cgprop_recorder *r = NULL;
     ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
@@ -428,11 +432,14 @@ static void replay(cgprop_recorder *r, const sim *s, const uint32_t *ids)
 static cgprop_recorder *new_rec_k(cgprop_graph *g, uint32_t mode, const sim *s)
 {
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = mode;
     for (uint32_t k = 0; k < s->K; k++) {
-        o.delta_i[k] = s->b[k] + s->c[k];
-        o.delta_e[k] = s->a[k] + s->d[k];
+        o_di[k] = s->b[k] + s->c[k];
+        o_de[k] = s->a[k] + s->d[k];
     }
     cgprop_recorder *r = NULL;
     ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
@@ -623,10 +630,13 @@ START_TEST(test_routes_identical)
             ids[f] = node(g, nm);
         }
         cgprop_recorder_options o;
-        memset(&o, 0, sizeof o);
+        cgprop_recorder_options_init(&o);
+        uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+        o.delta_i = o_di;
+        o.delta_e = o_de;
         for (uint32_t k = 0; k < 2; k++) {
-            o.delta_i[k] = s->b[k] + s->c[k] + 1 + seed % 3;
-            o.delta_e[k] = s->a[k] + s->d[k] + 2 * (seed % 2);
+            o_di[k] = s->b[k] + s->c[k] + 1 + seed % 3;
+            o_de[k] = s->a[k] + s->d[k] + 2 * (seed % 2);
         }
         cgprop_recorder *on = NULL, *pm = NULL;
         o.mode = CGPROP_COMP_ONLINE;
@@ -675,7 +685,10 @@ START_TEST(test_misuse)
     uint32_t A = node(g, "A"), B = node(g, "B");
     cgprop_recorder *r = NULL;
     cgprop_recorder_options o;
-    memset(&o, 0, sizeof o);
+    cgprop_recorder_options_init(&o);
+    uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+    o.delta_i = o_di;
+    o.delta_e = o_de;
     o.mode = 3;
     ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_EINVAL);
     ck_assert_ptr_null(r);
@@ -683,8 +696,8 @@ START_TEST(test_misuse)
     o.flags = CGPROP_REC_CLAMP; /* clamping is on-the-fly only */
     ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_EINVAL);
     o.flags = 0;
-    o.delta_i[0] = (uint64_t)INT64_MAX;
-    o.delta_e[0] = 1;
+    o_di[0] = (uint64_t)INT64_MAX;
+    o_de[0] = 1;
     ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_EINVAL);
     ck_assert_int_eq(cgprop_recorder_new(NULL, NULL, &r), CGPROP_EINVAL);
     ck_assert_int_eq(cgprop_recorder_new(g, NULL, NULL), CGPROP_EINVAL);
@@ -1149,7 +1162,7 @@ typedef struct fake_clock {
     int fail_after; /* reads left before failing; < 0: never */
 } fake_clock;
 
-static uint64_t fake_now(void *user, uint64_t *out)
+static int fake_now(void *user, uint64_t *out)
 {
     fake_clock *c = user;
     if (c->fail_after == 0) return 1;

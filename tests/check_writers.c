@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cgprop.h"
+#include "cgprop_experimental.h"
 #include "cgprop_io.h"
 
 /* ---- output capture ---- */
@@ -532,10 +533,13 @@ START_TEST(clamp_and_floor_counts_in_json_and_text)
         cgprop_graph *g = new_graph("ns");
         uint32_t m = node(g, "main"), f = node(g, "f");
         cgprop_recorder_options o;
-        memset(&o, 0, sizeof o);
+        cgprop_recorder_options_init(&o);
+        uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+        o.delta_i = o_di;
+        o.delta_e = o_de;
         o.mode = CGPROP_COMP_ONLINE;
         o.flags = cases[c].flags;
-        o.delta_i[0] = 5;
+        o_di[0] = 5;
         cgprop_recorder *r = NULL;
         ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
         const uint64_t t[6] = {0, 10, 12, 20, 21, 40};
@@ -716,6 +720,7 @@ static cgprop_graph *read_back(const char *text)
 {
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     cgprop_read_options o;
     cgprop_read_options_init(&o);
     o.format = CGPROP_INPUT_CALLGRIND;
@@ -779,6 +784,7 @@ START_TEST(callgrind_leading_blanks_kept)
     ck_assert_ptr_nonnull(strstr(out, "\ncfn=\rg\n"));
     cgprop_graph *back = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     ck_assert_int_eq(cgprop_read_buffer(out, strlen(out), "w", 1, NULL, NULL, &back, NULL, &err), CGPROP_OK);
     uint32_t x;
     ck_assert_int_eq(cgprop_graph_find_node(back, "o\t lib.c\t f", 11, &x), CGPROP_OK);
@@ -899,6 +905,7 @@ START_TEST(callgrind_stacks_counts_one_more)
     const char *text = "main;a 3\nmain 1\n";
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     ck_assert_int_eq(cgprop_read_buffer(text, strlen(text), "s", 1, NULL, NULL, &g, NULL, &err), CGPROP_OK);
     char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
     ck_assert_ptr_nonnull(strstr(out, "\ndesc: Call counts: every calls= count is one more than the calls made\n"));

@@ -201,7 +201,11 @@ int main(int argc, char **argv)
     const char *metric = NULL, *outpath = NULL, *input = NULL;
     int recorder_opt = 0;
     cgprop_recorder_options rec;
-    memset(&rec, 0, sizeof rec);
+    cgprop_recorder_options_init(&rec);
+    /* The recorder copies δ at creation; these outlive that. */
+    static uint64_t delta_i[CGPROP_MAX_METRICS], delta_e[CGPROP_MAX_METRICS];
+    rec.delta_i = delta_i;
+    rec.delta_e = delta_e;
 
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -296,7 +300,7 @@ int main(int argc, char **argv)
             else if (!strcmp(val, "name")) ro.key_mode = CGPROP_KEY_NAME;
             else return fail("--key: expected full or name, got '%s'%s", val, ""), 2;
         } else if (!strcmp(name, "--delta-i") || !strcmp(name, "--delta-e")) {
-            if (parse_list(val, name[8] == 'i' ? rec.delta_i : rec.delta_e))
+            if (parse_list(val, name[8] == 'i' ? delta_i : delta_e))
                 return fail("%s: expected counter units (integers) separated by commas, got '%s'", name, val), 2;
             recorder_opt = 1;
         } else if (!strcmp(name, "--estimate")) {
@@ -327,11 +331,13 @@ int main(int argc, char **argv)
     g_stage = 1;
     cgprop_graph *g = NULL;
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_read_error err;
-    memset(&info, 0, sizeof info);
-    memset(&err, 0, sizeof err);
+    cgprop_read_error_init(&err);
+    cgprop_read_info_init(&info);
+    cgprop_read_error_init(&err);
     cgprop_events_info einfo;
-    memset(&einfo, 0, sizeof einfo);
+    cgprop_events_info_init(&einfo);
     int rc;
     if (recorder_opt) {
         /* Compensation needs the recorder's own reader. */

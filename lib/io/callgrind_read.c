@@ -1875,7 +1875,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
         if (mode == MODE_NAMES && ncyc) info->flags |= CGPROP_RI_PLAIN_CYCLES;
         info->parts = c->parts;
         info->lines = c->line;
-        memset(info->totals, 0, sizeof info->totals);
+        /* info is the entry point's full-size copy: totals holds CGPROP_MAX_METRICS entries. */
         if (c->any_totals) memcpy(info->totals, c->totals, sizeof(uint64_t) * K);
     }
     *out = g;

@@ -274,33 +274,23 @@ static void set_name(cgprop_read_error *err, const char *name, size_t len)
     err->file[m] = '\0';
 }
 
-int cgprop_events_read_buffer(const char *data, size_t len, const char *name, size_t name_len,
-                              const cgprop_recorder_options *ropt, const cgprop_allocator *alloc, cgprop_graph **out,
-                              cgprop_events_info *info, cgprop_read_error *err)
+static int events_buffer(const char *data, size_t len, const char *name, size_t name_len,
+                         const cgprop_recorder_options *ropt, const cgprop_allocator *alloc, cgprop_graph **out,
+                         cgprop_events_info *info, cgprop_read_error *err)
 {
-    if (err) memset(err, 0, sizeof *err);
     set_name(err, name, name_len);
     if (out) *out = NULL;
     if (!out || (!data && len))
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s", !out ? "out is NULL" : "data is NULL");
     if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn))
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
-    cgprop_events_info tmp;
-    memset(&tmp, 0, sizeof tmp);
-    int rc = run(data, len, ropt, alloc, out, &tmp, err);
-    if (rc) {
-        if (err) err->code = rc;
-        return rc;
-    }
-    if (info) *info = tmp;
-    return CGPROP_OK;
+    return run(data, len, ropt, alloc, out, info, err);
 }
 
-int cgprop_events_read_file(const char *path, size_t path_len, const cgprop_recorder_options *ropt,
-                            const cgprop_allocator *alloc, cgprop_graph **out, cgprop_events_info *info,
-                            cgprop_read_error *err)
+static int events_file(const char *path, size_t path_len, const cgprop_recorder_options *ropt,
+                       const cgprop_allocator *alloc, cgprop_graph **out, cgprop_events_info *info,
+                       cgprop_read_error *err)
 {
-    if (err) memset(err, 0, sizeof *err);
     if (out) *out = NULL;
     if (!path || !out || path_len == 0 || path_len >= 4096 || memchr(path, '\0', path_len)) {
         set_name(err, path, path ? path_len : 0);
@@ -317,7 +307,7 @@ int cgprop_events_read_file(const char *path, size_t path_len, const cgprop_reco
     const char *name = is_stdin ? "<stdin>" : cpath;
     set_name(err, name, strlen(name));
     FILE *f = is_stdin ? stdin : fopen(cpath, "rb");
-    if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", strerror(errno));
+    if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", cgprop__errno_text(errno));
 
     /* The whole trace in memory, through the caller's allocator. */
     void *(*re)(void *, void *, size_t) = NULL;
@@ -347,19 +337,73 @@ int cgprop_events_read_file(const char *path, size_t path_len, const cgprop_reco
         size_t got = fread(buf + blen, 1, cap - blen, f);
         blen += got;
         if (got == 0) {
-            if (ferror(f)) rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "read error: %s", strerror(errno));
+            if (ferror(f)) rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "read error: %s", cgprop__errno_text(errno));
             break;
         }
     }
     if (!is_stdin) fclose(f);
     if (!rc) {
-        rc = cgprop_events_read_buffer(buf, blen, name, strlen(name), ropt, alloc, out, info, err);
-    } else if (err) {
-        err->code = rc;
+        rc = events_buffer(buf, blen, name, strlen(name), ropt, alloc, out, info, err);
     }
     if (buf) {
         if (fr) fr(user, buf);
         else free(buf);
     }
     return rc;
+}
+
+void cgprop_events_info_init(cgprop_events_info *info)
+{
+    if (!info) return;
+    memset(info, 0, sizeof *info);
+    info->size = (uint32_t)sizeof *info;
+}
+
+/* As the readers' entry points: full-size working copies, the caller's
+ * prefix filled at the end. */
+static int events_begin(cgprop__out *o, cgprop_events_info *tmp, cgprop_events_info *info, cgprop_read_error *err)
+{
+    int rc = cgprop__out_begin(o, NULL, err);
+    if (rc) return rc;
+    cgprop_events_info_init(tmp);
+    if (info && !cgprop__size_ok(info, sizeof *info)) {
+        cgprop__read_fail(&o->err, CGPROP_EINVAL, 0,
+                          "invalid argument: info size %u: call cgprop_events_info_init() first", info->size);
+        return cgprop__out_end(o, CGPROP_EINVAL);
+    }
+    return CGPROP_OK;
+}
+
+static int events_end(cgprop__out *o, cgprop_events_info *tmp, cgprop_events_info *info, int rc)
+{
+    if (info && rc == CGPROP_OK) cgprop__info_out(info, tmp, sizeof *tmp);
+    return cgprop__out_end(o, rc);
+}
+
+int cgprop_events_read_buffer(const char *data, size_t len, const char *name, size_t name_len,
+                              const cgprop_recorder_options *ropt, const cgprop_allocator *alloc, cgprop_graph **out,
+                              cgprop_events_info *info, cgprop_read_error *err)
+{
+    cgprop__out o;
+    cgprop_events_info tmp;
+    int rc = events_begin(&o, &tmp, info, err);
+    if (rc) {
+        if (out) *out = NULL;
+        return rc;
+    }
+    return events_end(&o, &tmp, info, events_buffer(data, len, name, name_len, ropt, alloc, out, &tmp, &o.err));
+}
+
+int cgprop_events_read_file(const char *path, size_t path_len, const cgprop_recorder_options *ropt,
+                            const cgprop_allocator *alloc, cgprop_graph **out, cgprop_events_info *info,
+                            cgprop_read_error *err)
+{
+    cgprop__out o;
+    cgprop_events_info tmp;
+    int rc = events_begin(&o, &tmp, info, err);
+    if (rc) {
+        if (out) *out = NULL;
+        return rc;
+    }
+    return events_end(&o, &tmp, info, events_file(path, path_len, ropt, alloc, out, &tmp, &o.err));
 }

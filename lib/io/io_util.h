@@ -100,6 +100,19 @@ int cgprop__read_fail(cgprop_read_error *err, int code, uint64_t line, const cha
 #endif
     ;
 
+/* Full-size working copies of a caller's info and error structs, whose
+ * size fields may cover only a prefix (see cgprop__out_begin in read.c). */
+typedef struct cgprop__out {
+    cgprop_read_info info, *uinfo;
+    cgprop_read_error err, *uerr;
+    uint64_t totals[CGPROP_MAX_METRICS];
+} cgprop__out;
+int cgprop__out_begin(cgprop__out *o, cgprop_read_info *info, cgprop_read_error *err);
+int cgprop__out_end(cgprop__out *o, int rc);
+
+/* Text for an errno value, without strerror()'s shared buffer. */
+const char *cgprop__errno_text(int e);
+
 /* A short, printable excerpt of untrusted bytes for messages: at most max
  * bytes, non-printable bytes shown as '?'. dst must hold max + 4 bytes. */
 void cgprop__excerpt(char *dst, const char *s, size_t n, size_t max);

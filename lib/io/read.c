@@ -37,6 +37,42 @@ int cgprop__read_fail(cgprop_read_error *err, int code, uint64_t line, const cha
     return code;
 }
 
+/* strerror() may share one static buffer between threads, and graphs on
+ * distinct threads must not interfere: the library names the errors that
+ * opening, reading or writing a file can give itself. */
+const char *cgprop__errno_text(int e)
+{
+    switch (e) {
+    case 0: return "unknown error";
+    case ENOENT: return "no such file or directory";
+    case EACCES: return "permission denied";
+    case EPERM: return "operation not permitted";
+    case EISDIR: return "is a directory";
+    case ENOTDIR: return "a part of the path is not a directory";
+    case ENAMETOOLONG: return "file name too long";
+    case ELOOP: return "too many levels of symbolic links";
+    case EMFILE: return "too many open files in this process";
+    case ENFILE: return "too many open files in the system";
+    case ENOSPC: return "no space left on device";
+    case EROFS: return "read-only file system";
+    case EIO: return "input/output error";
+    case EFBIG: return "file too large";
+    case ENOMEM: return "out of memory";
+    case EINVAL: return "invalid argument";
+    case EBADF: return "bad file descriptor";
+    case EPIPE: return "broken pipe";
+    case EEXIST: return "file exists";
+    case EINTR: return "interrupted";
+#ifdef EDQUOT
+    case EDQUOT: return "disk quota exceeded";
+#endif
+#ifdef ETXTBSY
+    case ETXTBSY: return "text file busy";
+#endif
+    default: return "system error";
+    }
+}
+
 void cgprop__excerpt(char *dst, const char *s, size_t n, size_t max)
 {
     size_t m = n < max ? n : max;
@@ -53,7 +89,72 @@ void cgprop__excerpt(char *dst, const char *s, size_t n, size_t max)
 
 void cgprop_read_options_init(cgprop_read_options *opts)
 {
-    if (opts) memset(opts, 0, sizeof *opts);
+    if (!opts) return;
+    memset(opts, 0, sizeof *opts);
+    opts->size = (uint32_t)sizeof *opts;
+}
+
+void cgprop_read_info_init(cgprop_read_info *info)
+{
+    if (!info) return;
+    memset(info, 0, sizeof *info);
+    info->size = (uint32_t)sizeof *info;
+}
+
+void cgprop_read_error_init(cgprop_read_error *err)
+{
+    if (!err) return;
+    memset(err, 0, sizeof *err);
+    err->size = (uint32_t)sizeof *err;
+}
+
+/* The public entry points work on full-size copies of the caller's info and
+ * error structs (readers fill those freely) and copy back the prefix the
+ * caller's size covers. */
+int cgprop__out_begin(cgprop__out *o, cgprop_read_info *info, cgprop_read_error *err)
+{
+    o->uinfo = info;
+    o->uerr = err;
+    cgprop_read_info_init(&o->info);
+    cgprop_read_error_init(&o->err);
+    o->info.totals = o->totals;
+    o->info.totals_len = CGPROP_MAX_METRICS;
+    memset(o->totals, 0, sizeof o->totals);
+    /* Without a valid error struct there is nowhere to say what is wrong. */
+    if (err && !cgprop__size_ok(err, sizeof *err)) return CGPROP_EINVAL;
+    if (info && !cgprop__size_ok(info, sizeof *info)) {
+        cgprop__read_fail(&o->err, CGPROP_EINVAL, 0, "invalid argument: info size %u: call cgprop_read_info_init() first",
+                          info->size);
+        cgprop__out_end(o, CGPROP_EINVAL);
+        return CGPROP_EINVAL;
+    }
+    return CGPROP_OK;
+}
+
+int cgprop__out_end(cgprop__out *o, int rc)
+{
+    if (o->uerr) {
+        if (rc == CGPROP_OK) {
+            char file[sizeof o->err.file];
+            memcpy(file, o->err.file, sizeof file);
+            cgprop_read_error_init(&o->err);
+            memcpy(o->err.file, file, sizeof file);
+        }
+        o->err.code = rc;
+        cgprop__info_out(o->uerr, &o->err, sizeof o->err);
+    }
+    if (o->uinfo && rc == CGPROP_OK) {
+        uint64_t *ut = o->uinfo->totals;
+        uint32_t ul = o->uinfo->totals_len;
+        o->info.totals = ut;
+        o->info.totals_len = ul;
+        cgprop__info_out(o->uinfo, &o->info, sizeof o->info);
+        if (ut) {
+            uint32_t n = ul < o->info.nmetrics ? ul : o->info.nmetrics;
+            for (uint32_t k = 0; k < ul; k++) ut[k] = k < n ? o->totals[k] : 0;
+        }
+    }
+    return rc;
 }
 
 const char *cgprop_node_display_name(const cgprop_graph *g, uint32_t node, size_t *len_out)
@@ -128,11 +229,10 @@ static void set_file(cgprop_read_error *err, const char *name, size_t name_len)
     err->file[m] = '\0';
 }
 
-int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t name_len,
-                       const cgprop_read_options *opts, const cgprop_allocator *alloc, cgprop_graph **out,
+static int read_buffer(const char *data, size_t len, const char *name, size_t name_len,
+                       const cgprop_read_options *uopts, const cgprop_allocator *alloc, cgprop_graph **out,
                        cgprop_read_info *info, cgprop_read_error *err)
 {
-    if (err) memset(err, 0, sizeof *err);
     set_file(err, name, name_len);
     if (out) *out = NULL;
     if (!out || (!data && len)) return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s",
@@ -141,7 +241,10 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
     cgprop_read_options defaults;
     cgprop_read_options_init(&defaults);
-    if (!opts) opts = &defaults;
+    if (uopts && !cgprop__opts_in(&defaults, sizeof defaults, uopts, sizeof defaults))
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0,
+                                 "invalid option: options size %u: call cgprop_read_options_init() first", uopts->size);
+    const cgprop_read_options *opts = &defaults;
     if (opts->format > CGPROP_INPUT_EVENTS)
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: input format %u", opts->format);
     if (opts->key_mode > CGPROP_KEY_NAME)
@@ -149,7 +252,6 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
     if (opts->separate_recs > 1000000u)
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: separate_recs %u", opts->separate_recs);
     if (!data) data = "";
-    if (info) memset(info, 0, sizeof *info);
 
     uint32_t fmt = opts->format;
     if (fmt == CGPROP_INPUT_AUTO) {
@@ -190,11 +292,21 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
         }
         return rc;
     }
-    if (err) {
-        memset(err, 0, sizeof *err);
-        set_file(err, name, name_len);
-    }
+    if (info) info->nmetrics = (uint32_t)cgprop_graph_metric_count(*out);
     return CGPROP_OK;
+}
+
+int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t name_len,
+                       const cgprop_read_options *opts, const cgprop_allocator *alloc, cgprop_graph **out,
+                       cgprop_read_info *info, cgprop_read_error *err)
+{
+    cgprop__out o;
+    int rc = cgprop__out_begin(&o, info, err);
+    if (rc) {
+        if (out) *out = NULL;
+        return rc;
+    }
+    return cgprop__out_end(&o, read_buffer(data, len, name, name_len, opts, alloc, out, &o.info, &o.err));
 }
 
 /* Whole-input loading through the caller's allocator (or malloc). */
@@ -229,11 +341,10 @@ static bool buf_grow(buf *b, size_t need)
     return true;
 }
 
-int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_options *opts,
+static int read_file(const char *path, size_t path_len, const cgprop_read_options *opts,
                      const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                      cgprop_read_error *err)
 {
-    if (err) memset(err, 0, sizeof *err);
     if (out) *out = NULL;
     if (!path || !out || path_len == 0 || path_len >= 4096 || memchr(path, '\0', path_len)) {
         set_file(err, path ? path : "", path ? path_len : 0);
@@ -256,13 +367,13 @@ int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_option
     /* A regular file is mapped, not copied: no buffer to zero and fill. */
     if (!is_stdin) {
         int fd = open(cpath, O_RDONLY);
-        if (fd < 0) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", strerror(errno));
+        if (fd < 0) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", cgprop__errno_text(errno));
         struct stat st;
         /* A directory opens and seeks to a meaningless size; refuse it here
          * rather than try to allocate that size. */
         if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
             close(fd);
-            return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot read: %s", strerror(EISDIR));
+            return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot read: %s", cgprop__errno_text(EISDIR));
         }
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
             (uint64_t)st.st_size < (uint64_t)SIZE_MAX) {
@@ -273,7 +384,7 @@ int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_option
 #ifdef MADV_SEQUENTIAL
                 (void)madvise(m, len, MADV_SEQUENTIAL);
 #endif
-                int rc = cgprop_read_buffer(m, len, name, name_len, opts, alloc, out, info, err);
+                int rc = read_buffer(m, len, name, name_len, opts, alloc, out, info, err);
                 munmap(m, len);
                 return rc;
             }
@@ -283,7 +394,7 @@ int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_option
     }
 #endif
     FILE *f = is_stdin ? stdin : fopen(cpath, "rb");
-    if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", strerror(errno));
+    if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", cgprop__errno_text(errno));
     buf b = {alloc, NULL, 0, 0};
     int rc = CGPROP_OK;
     /* One allocation of the right size for regular files (+1 to see EOF). */
@@ -292,7 +403,7 @@ int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_option
         if (sz > 0 && (unsigned long)sz < SIZE_MAX - 1 && !buf_grow(&b, (size_t)sz + 1))
             rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory loading the input");
         if (fseek(f, 0, SEEK_SET) != 0 && !rc)
-            rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot seek: %s", strerror(errno));
+            rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot seek: %s", cgprop__errno_text(errno));
     }
     while (!rc) {
         if (b.len == b.cap && !buf_grow(&b, b.len + 65536)) {
@@ -302,12 +413,25 @@ int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_option
         size_t got = fread(b.p + b.len, 1, b.cap - b.len, f);
         b.len += got;
         if (got == 0) {
-            if (ferror(f)) rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "read error: %s", strerror(errno));
+            if (ferror(f)) rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "read error: %s", cgprop__errno_text(errno));
             break;
         }
     }
     if (!is_stdin) fclose(f);
-    if (!rc) rc = cgprop_read_buffer(b.p, b.len, name, name_len, opts, alloc, out, info, err);
+    if (!rc) rc = read_buffer(b.p, b.len, name, name_len, opts, alloc, out, info, err);
     buf_free(&b);
     return rc;
+}
+
+int cgprop_read_file(const char *path, size_t path_len, const cgprop_read_options *opts,
+                     const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                     cgprop_read_error *err)
+{
+    cgprop__out o;
+    int rc = cgprop__out_begin(&o, info, err);
+    if (rc) {
+        if (out) *out = NULL;
+        return rc;
+    }
+    return cgprop__out_end(&o, read_file(path, path_len, opts, alloc, out, &o.info, &o.err));
 }

@@ -2,6 +2,7 @@
  * text and DOT share. Results come only through the public iterators, so a
  * writer can never see a figure an FFI caller could not. */
 #include "write.h"
+#include "io_util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,6 +15,7 @@ void cgprop_write_options_init(cgprop_write_options *opts)
 {
     if (!opts) return;
     memset(opts, 0, sizeof *opts);
+    opts->size = (uint32_t)sizeof *opts;
     opts->metric = 0;
     opts->flags = 0;
     opts->node_thres = 0.5;
@@ -311,10 +313,10 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
     if (!g) return CGPROP_EINVAL;
     if (!write) return cgprop__err(g, CGPROP_EINVAL, "write: the output callback is NULL");
     cgprop_write_options o;
-    if (opts)
-        o = *opts;
-    else
-        cgprop_write_options_init(&o);
+    cgprop_write_options_init(&o);
+    if (opts && !cgprop__opts_in(&o, sizeof o, opts, sizeof o))
+        return cgprop__err(g, CGPROP_EINVAL, "write: options size %u: call cgprop_write_options_init() first",
+                           opts->size);
     const uint32_t known = CGPROP_W_HEURISTIC_ONLY | CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION | CGPROP_W_NO_PRUNE |
                            CGPROP_W_BOUNDS;
     if (o.flags & ~known) return cgprop__err(g, CGPROP_EINVAL, "write: unknown flag bits 0x%x", o.flags & ~known);
@@ -363,7 +365,7 @@ int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_optio
     FILE *f = fopen(p, "wb");
     if (!f) {
         int e = errno;
-        cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, strerror(e));
+        cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, cgprop__errno_text(e));
         cgprop__free(g, p);
         return CGPROP_EWRITE;
     }
@@ -373,7 +375,7 @@ int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_optio
         e = errno;
         rc = CGPROP_EWRITE;
     }
-    if (rc == CGPROP_EWRITE) cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, e ? strerror(e) : "write failed");
+    if (rc == CGPROP_EWRITE) cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, e ? cgprop__errno_text(e) : "write failed");
     cgprop__free(g, p);
     return rc == CGPROP_OK ? cgprop__ok(g) : rc;
 }

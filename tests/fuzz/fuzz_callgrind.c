@@ -81,8 +81,10 @@ static void fz_fast_agrees(const uint8_t *data, size_t size, const cgprop_read_o
         cgprop_graph *ga = NULL, *gb = NULL;
         cgprop_read_info ia, ib;
         cgprop_read_error ea, eb;
-        memset(&ia, 0, sizeof ia);
-        memset(&ib, 0, sizeof ib);
+        cgprop_read_info_init(&ia);
+        cgprop_read_info_init(&ib);
+        cgprop_read_error_init(&ea);
+        cgprop_read_error_init(&eb);
         int ra = cgprop_read_buffer(a, la, "f", 1, o, NULL, &ga, &ia, &ea);
         int rb = cgprop_read_buffer(b, lb, "f", 1, o, NULL, &gb, &ib, &eb);
         FZ_CHECK(ra == rb && ea.line == eb.line && strcmp(ea.reason, eb.reason) == 0);
@@ -115,7 +117,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cgprop_allocator a = fz_allocator(&f, until);
     cgprop_graph *g = NULL;
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     if (until < 0) fz_fast_agrees(data, size, &o);
     int rc = cgprop_read_buffer((const char *)data, size, "fuzz.out", 8, &o, &a, &g, &info, &err);
     fz_check_read_status(rc, g, &err);

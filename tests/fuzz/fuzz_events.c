@@ -4,6 +4,7 @@
  * and writer (see fuzz_callgrind.c for what traps). Also the generic reader
  * on the same bytes, which must agree on success and failure. */
 #include "fuzz_readers.h"
+#include "cgprop_experimental.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -11,18 +12,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint64_t h = fz_hash(data, size);
     cgprop_recorder_options ro;
-    memset(&ro, 0, sizeof ro);
+    cgprop_recorder_options_init(&ro);
+    uint64_t ro_di[CGPROP_MAX_METRICS] = {0}, ro_de[CGPROP_MAX_METRICS] = {0};
+    ro.delta_i = ro_di;
+    ro.delta_e = ro_de;
     ro.mode = (uint32_t)(h & 3u) % 3u;
     if (ro.mode == CGPROP_COMP_ONLINE && ((h >> 2) & 1u)) ro.flags = CGPROP_REC_CLAMP;
     for (int k = 0; k < CGPROP_MAX_METRICS; k++) {
-        ro.delta_i[k] = (h >> (3 + k % 8)) & 3u;
-        ro.delta_e[k] = (h >> (5 + k % 8)) & 3u;
+        ro_di[k] = (h >> (3 + k % 8)) & 3u;
+        ro_de[k] = (h >> (5 + k % 8)) & 3u;
     }
     /* Huge overheads now and then, to drive compensated figures negative
      * and towards the int64_t limits. */
     if (((h >> 16) & 15u) == 0) {
-        ro.delta_i[0] = (uint64_t)INT64_MAX / 2;
-        ro.delta_e[0] = (uint64_t)INT64_MAX / 2;
+        ro_di[0] = (uint64_t)INT64_MAX / 2;
+        ro_de[0] = (uint64_t)INT64_MAX / 2;
     }
     long until = ((h >> 9) & 3u) == 0 ? (long)((h >> 40) % 200) : -1;
 
@@ -30,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cgprop_allocator a = fz_allocator(&f, until);
     cgprop_graph *g = NULL;
     cgprop_events_info info;
+    cgprop_events_info_init(&info);
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_events_read_buffer((const char *)data, size, "fuzz.events", 11, &ro, &a, &g, &info, &err);
     fz_check_read_status(rc, g, &err);
     if (rc == CGPROP_ENOMEM) FZ_CHECK(f.failed > 0);
@@ -59,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.format = CGPROP_INPUT_EVENTS;
         cgprop_graph *g2 = NULL;
         cgprop_read_error err2;
+        cgprop_read_error_init(&err2);
         int rc2 = cgprop_read_buffer((const char *)data, size, "fuzz.events", 11, &o, NULL, &g2, NULL, &err2);
         fz_check_read_status(rc2, g2, &err2);
         FZ_CHECK(rc2 == rc);

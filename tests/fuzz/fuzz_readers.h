@@ -368,6 +368,7 @@ static void fz_roundtrip(const cgprop_graph *g, const char *cg, size_t len)
     o.format = CGPROP_INPUT_CALLGRIND;
     cgprop_graph *back = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_buffer(cg, len, "roundtrip", 9, &o, NULL, &back, NULL, &err);
 #ifdef FZ_DEBUG
     if (rc != CGPROP_OK) {
