@@ -371,20 +371,17 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    /* The split before propagate, which reuses a current one (after it, a
-     * second split would be built while the first is still held). */
-    const char *step = "find_cycles";
-    if ((rc = cgprop_graph_set_estimate(g, estimate, walk_budget)) == CGPROP_OK &&
-        (rc = cgprop_graph_find_cycles(g, NULL)) == CGPROP_OK && (step = "collapse") &&
-        (rc = cgprop_graph_collapse(g, share)) == CGPROP_OK && (step = "split") &&
-        (rc = cgprop_graph_split(g)) == CGPROP_OK && (step = "propagate"))
-        rc = cgprop_graph_propagate(g);
+    /* cgprop_graph_analyze() runs what is not current with the default
+     * share; another share is one collapse ahead of it, which it keeps. */
+    if ((rc = cgprop_graph_set_estimate(g, estimate, walk_budget)) == CGPROP_OK && share != CGPROP_SHARE_AUTO &&
+        (rc = cgprop_graph_find_cycles(g, NULL)) == CGPROP_OK)
+        rc = cgprop_graph_collapse(g, share);
+    if (rc == CGPROP_OK) rc = cgprop_graph_analyze(g);
     if (rc != CGPROP_OK) {
         fail("%s: %s", input, cgprop_graph_errmsg(g));
         cgprop_graph_free(g);
         return 1;
     }
-    (void)step;
 
     g_stage = 3;
     FILE *out = stdout;
