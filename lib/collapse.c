@@ -145,8 +145,9 @@ void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t
 
 /* How far ahead records are fetched: calls in id order, and functions in
  * the order (three steps of D: the function's list, its first callees). */
-#define PF 32
-#define D 8
+#define PF CGPROP__AHEAD_COLLAPSE_CALLS
+#define D CGPROP__AHEAD_COLLAPSE_ORDER
+#define L CGPROP__AHEAD_COLLAPSE_LIST
 
 static int build(cgprop_graph *g, uint32_t share, col_res **out)
 {
@@ -225,13 +226,13 @@ static int build(cgprop_graph *g, uint32_t share, col_res **out)
                 CGPROP__PREFETCH(&g->eflags[e]);
                 CGPROP__PREFETCH(&g->ecost[(size_t)e * K]);
             }
-            for (uint32_t q = p; q < end && q < p + 4; q++) CGPROP__PREFETCH(VR(r, ov[q]));
+            for (uint32_t q = p; q < end && q < p + L; q++) CGPROP__PREFETCH(VR(r, ov[q]));
         }
         uint32_t n = order[i];
         uint32_t h = vid_of(g, r, n);
         double *gc = r->gch + (size_t)n * K;
         for (uint32_t p = off[n], end = off[n + 1]; p < end; p++) {
-            if (p + 4 < end) CGPROP__PREFETCH(VR(r, ov[p + 4]));
+            if (p + L < end) CGPROP__PREFETCH(VR(r, ov[p + L]));
             uint32_t e = oe[p];
             uint32_t hv = vid_of(g, r, ov[p]);
             if (hv == h) continue; /* self-call or intra-cycle: no propagation */

@@ -75,7 +75,7 @@ const uint32_t *cgprop__cycles_order(const cgprop_graph *g)
  * sequential. Callees a few calls ahead in the current node's list are
  * fetched early. */
 #define DONE (UINT32_MAX - 1)
-#define PF 4
+#define PF CGPROP__AHEAD_CYCLES_CALLEES
 
 typedef struct frame {
     uint32_t v, p, end, num, low;

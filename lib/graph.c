@@ -283,7 +283,7 @@ static int grow_nodes(cgprop_graph *g) { return grow_nodes_to(g, (uint64_t)g->nn
  * each id lands on is random: on a table larger than the caches every
  * insertion is a miss. The hash of the id PF ahead is computed and its
  * slot prefetched, so that many misses are in flight at once. */
-#define PF 16
+#define PF CGPROP__AHEAD_REHASH
 
 static inline uint64_t node_slot(uint32_t id, uint64_t h) { return (h & 0xFFFFFFFF00000000ull) | (id + 1u); }
 
@@ -893,8 +893,8 @@ static void add_edges_undo(cgprop_graph *g, const cgprop__txn *t, uint32_t i, co
 
 /* How far ahead the batch fetches: the index slot and the callee's sums of
  * the call BA ahead, then (that slot in cache) the call in it, BB ahead. */
-#define BA 16
-#define BB 8
+#define BA CGPROP__AHEAD_BATCH_SLOT
+#define BB CGPROP__AHEAD_BATCH_CALL
 
 /* Check a batch's ids and classes (EINVAL; nothing changed). */
 static int add_edges_check(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,

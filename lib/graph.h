@@ -11,16 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Ask for a cache line ahead of its use (read, or read and write). On a
- * graph larger than the caches most per-call work is independent misses;
- * asking early lets several be in flight at once. */
-#if defined(__GNUC__)
-#define CGPROP__PREFETCH(p) __builtin_prefetch((p), 0)
-#define CGPROP__PREFETCH_W(p) __builtin_prefetch((p), 1)
-#else
-#define CGPROP__PREFETCH(p) ((void)0)
-#define CGPROP__PREFETCH_W(p) ((void)0)
-#endif
+#include "util/prefetch.h"
 
 /* Node flag bits (g->nflags). */
 enum {

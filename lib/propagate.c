@@ -756,7 +756,7 @@ static int build(cgprop_graph *g, prop_res **out)
     for (uint32_t e = 0; e < ne; e++) {
         /* The callee's vertex record is a random read on a big graph: ask
          * for it a few calls ahead so the misses overlap. */
-        if (e + 32 < ne) cgprop__collapse_prefetch_edge(g, e + 32);
+        if (e + CGPROP__AHEAD_PROPAGATE_CALLS < ne) cgprop__collapse_prefetch_edge(g, e + CGPROP__AHEAD_PROPAGATE_CALLS);
         for (uint32_t k = 0; k < K; k++) {
             double s = cgprop__collapse_edge_share(g, e, k);
             if (s != 0) r->etot[(size_t)e * K + k] = s * cgprop__collapse_vertex_total(g, g->ecallee[e], k);

@@ -107,7 +107,7 @@ static bool bucket_used(const cgprop_graph *g, uint32_t e, uint32_t c)
 }
 
 /* How many calls ahead to fetch the callee's figures. */
-#define PF 16
+#define PF CGPROP__AHEAD_SPLIT_CALLS
 
 #define X_EDGE_ALL                                                                                      \
     (CGPROP_X_C_NN | CGPROP_X_C_NR | CGPROP_X_C_ND | CGPROP_X_C_RN | CGPROP_X_C_RR | CGPROP_X_C_RD)

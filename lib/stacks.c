@@ -130,14 +130,9 @@ static void sub(uint64_t *dst, const uint64_t *src, uint32_t K)
     for (uint32_t k = 0; k < K; k++) dst[k] -= src[k];
 }
 
-#if defined(__GNUC__)
-#define PREFETCH_W(p) __builtin_prefetch((p), 1)
-#else
-#define PREFETCH_W(p) ((void)0)
-#endif
-/* How many pairs ahead to prefetch: the adds are independent cache misses
- * into large arrays, so overlapping them is most of the speed. */
-#define AHEAD 8
+/* The adds are independent cache misses into large arrays, so overlapping
+ * them is most of the speed. */
+#define AHEAD CGPROP__AHEAD_STACK_PAIRS
 
 static uint32_t class_of(const stack_scratch *s, size_t i)
 {
@@ -197,8 +192,8 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
     size_t npairs = depth - 1;
     for (size_t i = 0; i < npairs; i++) {
         if (i + AHEAD < npairs && eid[i + AHEAD] != MISSING) {
-            PREFETCH_W(g->ecost + (size_t)eid[i + AHEAD] * K);
-            PREFETCH_W(g->ecls_ref + eid[i + AHEAD]);
+            CGPROP__PREFETCH_W(g->ecost + (size_t)eid[i + AHEAD] * K);
+            CGPROP__PREFETCH_W(g->ecls_ref + eid[i + AHEAD]);
         }
         uint32_t e = eid[i];
         if (e == MISSING) continue;

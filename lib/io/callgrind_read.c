@@ -1345,9 +1345,7 @@ ALWAYS_INLINE const char *fast_name(cg *c, int which, const char *p)
     uint32_t raw;
     if (fn_resolve(c, c->fn_id, c->fn_ob, c->fn_fl, sid, &raw)) {
         c->cur_raw = raw;
-#if defined(__GNUC__)
-        __builtin_prefetch(c->rself + (size_t)raw * c->K, 1);
-#endif
+        CGPROP__PREFETCH_W(c->rself + (size_t)raw * c->K);
     }
     return next;
 }
@@ -1844,12 +1842,10 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
     }
     const struct rend *ends = p->ends;
     for (size_t e = 0; e < c->ncalls && !rc; e++) {
-#if defined(__GNUC__)
-        if (e + 16 < c->ncalls) {
-            __builtin_prefetch(&ends[c->ccaller[e + 16]]);
-            __builtin_prefetch(&ends[c->ccallee[e + 16]]);
+        if (e + CGPROP__AHEAD_READ_CALLS < c->ncalls) {
+            CGPROP__PREFETCH(&ends[c->ccaller[e + CGPROP__AHEAD_READ_CALLS]]);
+            CGPROP__PREFETCH(&ends[c->ccallee[e + CGPROP__AHEAD_READ_CALLS]]);
         }
-#endif
         const struct rend *a = &ends[c->ccaller[e]], *b = &ends[c->ccallee[e]];
         if (classes)
             p->cls[e] = mode == MODE_NONE || !(a->group != UINT64_MAX && a->group == b->group)

@@ -1,0 +1,76 @@
+/* Prefetching, in one place: the hint itself and every look-ahead distance
+ * the library uses, each named after the loop it serves.
+ *
+ * Why at all: on a graph larger than the caches most per-call work is an
+ * independent miss (a callee's record, a hash slot), and asking for the line
+ * a few iterations early keeps several misses in flight at once. The
+ * algorithms do not depend on it: each tuned loop has a plain counterpart
+ * (the reference kernels) that the tests hold it to.
+ *
+ * Each distance is in iterations of its loop. A distance that is too short
+ * leaves the miss exposed; one that is too long evicts lines before use.
+ * Each can be overridden at build time (-DCGPROP__AHEAD_...=n) to measure it
+ * again with the benchmark group named beside it (cgprop-bench --only GROUP);
+ * docs/PERFORMANCE.md, "Prefetch distances", has the measurements that chose
+ * them. */
+#ifndef CGPROP_UTIL_PREFETCH_H
+#define CGPROP_UTIL_PREFETCH_H
+
+#if defined(__GNUC__)
+#define CGPROP__PREFETCH(p) __builtin_prefetch((p), 0)
+#define CGPROP__PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define CGPROP__PREFETCH(p) ((void)0)
+#define CGPROP__PREFETCH_W(p) ((void)0)
+#endif
+
+/* graph.c, rebuilding the function and call indexes (bench: build): the
+ * hash of the id this far ahead is computed and its slot fetched. Also the
+ * adjacency build, per call, for the callee's counter and slot. */
+#ifndef CGPROP__AHEAD_REHASH
+#define CGPROP__AHEAD_REHASH 16
+#endif
+/* graph.c, adding a batch of calls (bench: build): the index slot and the
+ * callee's sums of the call this far ahead... */
+#ifndef CGPROP__AHEAD_BATCH_SLOT
+#define CGPROP__AHEAD_BATCH_SLOT 16
+#endif
+/* ...then, that slot being in cache by now, the call it names, this far. */
+#ifndef CGPROP__AHEAD_BATCH_CALL
+#define CGPROP__AHEAD_BATCH_CALL 8
+#endif
+/* stacks.c, adding a stack's caller/callee pairs (bench: stacks). */
+#ifndef CGPROP__AHEAD_STACK_PAIRS
+#define CGPROP__AHEAD_STACK_PAIRS 8
+#endif
+/* cycles.c, Tarjan's walk over a function's callees (bench: cycles). */
+#ifndef CGPROP__AHEAD_CYCLES_CALLEES
+#define CGPROP__AHEAD_CYCLES_CALLEES 4
+#endif
+/* collapse.c, calls in id order, the callee's vertex record (bench: collapse). */
+#ifndef CGPROP__AHEAD_COLLAPSE_CALLS
+#define CGPROP__AHEAD_COLLAPSE_CALLS 32
+#endif
+/* collapse.c, functions callees first: three steps of this distance (the
+ * function's record and list, then its first calls, then their callees). */
+#ifndef CGPROP__AHEAD_COLLAPSE_ORDER
+#define CGPROP__AHEAD_COLLAPSE_ORDER 8
+#endif
+/* collapse.c, within one function's call list, the callees' records. */
+#ifndef CGPROP__AHEAD_COLLAPSE_LIST
+#define CGPROP__AHEAD_COLLAPSE_LIST 4
+#endif
+/* propagate.c, calls in id order, the callee's vertex record (bench: propagate). */
+#ifndef CGPROP__AHEAD_PROPAGATE_CALLS
+#define CGPROP__AHEAD_PROPAGATE_CALLS 32
+#endif
+/* split.c, calls in id order, the callee's figures (bench: split). */
+#ifndef CGPROP__AHEAD_SPLIT_CALLS
+#define CGPROP__AHEAD_SPLIT_CALLS 16
+#endif
+/* io/callgrind_read.c, classifying the calls read, both ends' records (bench: read). */
+#ifndef CGPROP__AHEAD_READ_CALLS
+#define CGPROP__AHEAD_READ_CALLS 16
+#endif
+
+#endif
