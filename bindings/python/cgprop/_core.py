@@ -7,8 +7,7 @@ import dataclasses
 import struct
 import sys
 from ctypes import byref, c_char_p, c_size_t, c_uint32, c_uint64, c_void_p
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type,
-                    TypeVar, Union)
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from . import _ffi
 from ._enums import Estimate, Flag, Inexact, IterKind, Level, Reason, Share, enum_arg, kind_or_int
@@ -93,7 +92,7 @@ class TotalRow:
     gprof_self: float
     gprof_child: float
     spont_share: float
-    estimate: Estimate
+    estimate: Union[Estimate, int]  # an int: a kind newer than this binding
 
 
 @dataclasses.dataclass(**_DC)
@@ -407,11 +406,11 @@ class Graph:
             if not 0 <= m < self._k:
                 raise InvalidArgumentError("metric %d out of range (K = %d)" % (m, self._k))
             return m
+        key = _encode(cast(Key, m))  # a bool is refused here, as a key
         try:
-            return self._metric_index[_decode(_encode(m))]
+            return self._metric_index[_decode(key)]
         except KeyError:
             out = c_uint32()
-            key = _encode(m)
             self._check(_ffi.lib().cgprop_graph_find_metric(self._handle(), key, len(key), byref(out)))
             return out.value
 
@@ -426,7 +425,7 @@ class Graph:
                 raise InvalidArgumentError("%s: one number given, the graph has %d metrics" % (what, k))
             vals = [costs]
         else:
-            vals = list(costs)
+            vals = list(cast(Sequence[int], costs))
             if len(vals) != k:
                 raise InvalidArgumentError("%s: %d values given, the graph has %d metrics"
                                            % (what, len(vals), k))
@@ -450,7 +449,7 @@ class Graph:
                     raise InvalidArgumentError("function id %d out of range (%d functions)" % (ref, n))
                 ids.append(ref)
                 continue
-            raw = _encode(ref)
+            raw = _encode(cast(Key, ref))
             out = c_uint32()
             rc = _ffi.lib().cgprop_graph_find_node(self._handle(), raw, len(raw), byref(out))
             if rc == _ffi.CGPROP_ENOTFOUND:
@@ -474,7 +473,7 @@ class Graph:
             if not 0 <= node <= 0xFFFFFFFF:
                 raise InvalidArgumentError("function id %d out of range" % node)
             return node
-        raw = _encode(node)
+        raw = _encode(cast(Key, node))
         found = self._lookup(raw)
         if found is None:
             raise FunctionNotFoundError("no function has the key or display name %r" % (node,),

@@ -8,7 +8,7 @@ compare equal to the raw numbers and go to the library unchanged.
 from __future__ import annotations
 
 import enum
-from typing import Type, TypeVar, Union
+from typing import Optional, Type, TypeVar, Union
 
 from . import _ffi
 
@@ -183,7 +183,7 @@ class RecorderFlag(enum.IntFlag):
 E = TypeVar("E", bound=enum.IntEnum)
 
 
-def enum_arg(cls: Type[E], value: Union[E, int, str, None], what: str, default: E = None) -> E:
+def enum_arg(cls: Type[E], value: Union[E, int, str, None], what: str, default: Optional[E] = None) -> E:
     """`value` as a member of `cls`: a member, its number, or its name in any
     case ("json", "JSON"); None gives `default`. InvalidArgumentError otherwise."""
     from ._errors import InvalidArgumentError
@@ -203,13 +203,9 @@ def enum_arg(cls: Type[E], value: Union[E, int, str, None], what: str, default: 
                                % (what, ", ".join(m.name.lower() for m in cls), value), _ffi.CGPROP_EINVAL)
 
 
-def flag_or_int(cls, value: int):
-    """`value` as a flag set of `cls` (bits the binding does not know survive as is)."""
-    return cls(value)
-
-
-def kind_or_int(cls, value: int):
-    """`value` as a member of `cls`, or the plain int when a newer library returns a kind this binding does not know."""
+def kind_or_int(cls: Type[E], value: int) -> Union[E, int]:
+    """`value` as a member of `cls`, or the plain int when a newer library
+    returns a kind this binding does not know."""
     try:
         return cls(value)
     except ValueError:

@@ -11,11 +11,14 @@ be inspected (by the agreement check, by documentation tools) on a machine
 without libcgprop.
 """
 
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import os
 import struct as _struct
 import threading
+from typing import Any, Optional, Tuple, Type
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_int,
                     c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p)
 
@@ -376,24 +379,25 @@ ROW_OF_KIND = {
 _STRUCT_CODES = {c_uint32: "I", c_uint64: "Q", c_double: "d", c_int32: "i", c_int64: "q"}
 
 
-def unpack_format(cls):
+def unpack_format(cls: Type[Structure]) -> str:
     """A struct-module format reading one `cls` from raw bytes.
 
     Built from the ctypes field offsets, so padding comes out exactly as the
     compiler lays the C struct out; struct.iter_unpack over a buffer of rows
     is the fast path of the bulk copy (no per-field getattr).
     """
-    fmt = ["="]
+    parts = ["="]
     pos = 0
-    for name, ctype in cls._fields_:
+    for field in cls._fields_:
+        name, ctype = field[0], field[1]
         off = getattr(cls, name).offset
         if off > pos:
-            fmt.append("%dx" % (off - pos))
-        fmt.append(_STRUCT_CODES[ctype])
+            parts.append("%dx" % (off - pos))
+        parts.append(_STRUCT_CODES[ctype])
         pos = off + ctypes.sizeof(ctype)
     if ctypes.sizeof(cls) > pos:
-        fmt.append("%dx" % (ctypes.sizeof(cls) - pos))
-    fmt = "".join(fmt)
+        parts.append("%dx" % (ctypes.sizeof(cls) - pos))
+    fmt = "".join(parts)
     if _struct.calcsize(fmt) != ctypes.sizeof(cls):
         raise AssertionError("unpack format of %s is %d bytes, struct is %d"
                              % (cls.__name__, _struct.calcsize(fmt), ctypes.sizeof(cls)))
@@ -531,11 +535,11 @@ class _Lib(object):
     MissingFunction naming it.
     """
 
-    def __init__(self, cdll, path):
+    def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
         self._cdll = cdll
         self.path = path
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         try:
             restype, argtypes = FUNCTIONS[name]
         except KeyError:
@@ -550,16 +554,16 @@ class _Lib(object):
         setattr(self, name, fn)
         return fn
 
-    def has(self, name):
+    def has(self, name: str) -> bool:
         """True if the loaded library exports `name`."""
         return hasattr(self._cdll, name)
 
 
-_lib = None
+_lib: Optional[_Lib] = None
 _lock = threading.Lock()
 
 
-def _abi_error(cdll, name):
+def _abi_error(cdll: ctypes.CDLL, name: str) -> Optional[str]:
     """Why `cdll` cannot serve this binding, or None: the structs above are
     laid out for one MAJOR.MINOR (before 1.0 every minor may change the ABI)."""
     try:
@@ -575,7 +579,7 @@ def _abi_error(cdll, name):
     return None
 
 
-def _open():
+def _open() -> Tuple[ctypes.CDLL, str]:
     """Load the library: CGPROP_LIBRARY (a path), else whatever
     ctypes.util.find_library("cgprop") names, else SONAME through the system
     loader. A library of another ABI is refused (named explicitly) or skipped
@@ -607,7 +611,7 @@ def _open():
                           % (CGPROP_VERSION_MAJOR, CGPROP_VERSION_MINOR, "; ".join(errors)))
 
 
-def lib():
+def lib() -> _Lib:
     """The loaded library (loaded on first call)."""
     global _lib
     if _lib is None:

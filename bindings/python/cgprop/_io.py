@@ -32,8 +32,8 @@ _MAX_K = _ffi.CGPROP_MAX_METRICS
 @dataclasses.dataclass(**_DC)
 class ReadInfo:
     """What a reader found besides the graph (cgprop_read_info)."""
-    format: InputFormat
-    recursion: Recursion
+    format: Union[InputFormat, int]  # an int: a format newer than this binding
+    recursion: Union[Recursion, int]
     separate_recs: int
     flags: ReadFlag
     nmetrics: int
@@ -212,14 +212,13 @@ def _delta_array(vals: Union[int, Sequence[int], None], what: str) -> Optional[c
     and zeros past the values given."""
     if vals is None:
         return None
-    if isinstance(vals, int):
-        vals = [vals]
-    vals = list(vals)
-    if len(vals) > _MAX_K or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 64
-                                     for v in vals):
+    given: List[int] = [vals] if isinstance(vals, int) else list(vals)
+    if len(given) > _MAX_K or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 64
+                                      for v in given):
         raise InvalidArgumentError("%s: at most %d integers in [0, 2^64)" % (what, _MAX_K))
     arr = (c_uint64 * _MAX_K)()
-    arr[:len(vals)] = vals
+    for i, v in enumerate(given):
+        arr[i] = v
     return arr
 
 
@@ -308,7 +307,7 @@ def _read_error(rc: int, err: _ffi.cgprop_read_error, name: bytes, path: Optiona
     return e
 
 
-def detect(data: Union[bytes, str]) -> Optional[InputFormat]:
+def detect(data: Union[bytes, str]) -> Optional[Union[InputFormat, int]]:
     """The input format the readers recognise in `data`, or None."""
     buf = _bytes(data)
     f = _ffi.lib().cgprop_read_detect(buf, len(buf))

@@ -80,6 +80,19 @@ class TestBackendMetadata(unittest.TestCase):
         self.assertEqual(got, want)
 
 
+class TestTypeHints(unittest.TestCase):
+    def test_every_definition_is_annotated(self):
+        # py.typed promises hints: mypy must find every function annotated
+        # and the annotations consistent. Skipped without mypy.
+        if subprocess.run([sys.executable, "-m", "mypy", "--version"], capture_output=True).returncode != 0:
+            self.skipTest("mypy is not installed for this Python")
+        with tempfile.TemporaryDirectory() as cache:
+            r = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", cache, "--disallow-untyped-defs",
+                                "--disallow-incomplete-defs", "--no-error-summary", "cgprop"],
+                               capture_output=True, text=True, cwd=PKG)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+
 @unittest.skipUnless(_pip_available(), "this Python has no pip")
 class TestPipInstall(unittest.TestCase):
     def setUp(self):
