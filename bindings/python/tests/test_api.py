@@ -252,6 +252,17 @@ class TestFileErrors(unittest.TestCase):
         finally:
             os.unlink(path)
 
+    def test_os_error_classes(self):
+        # what load() raises for each errno (root cannot see EACCES above)
+        from cgprop import _errors
+        for num, builtin in ((errno.ENOENT, FileNotFoundError), (errno.EACCES, PermissionError),
+                             (errno.EPERM, PermissionError), (errno.EISDIR, IsADirectoryError)):
+            e = _errors.open_error(-3, "f: cannot open", num, "f")
+            self.assertIsInstance(e, builtin)
+            self.assertIsInstance(e, cgprop.OpenError)
+            self.assertIsInstance(e, cgprop.NotFoundError)
+            self.assertEqual((e.errno, e.filename, e.code, str(e)), (num, "f", -3, "f: cannot open"))
+
     def test_malformed_names_file_and_line(self):
         fd, path = tempfile.mkstemp(suffix=".folded")
         try:
