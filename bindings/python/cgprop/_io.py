@@ -15,10 +15,10 @@ from ctypes import POINTER, byref, c_uint64, c_void_p
 from typing import IO, Any, Dict, List, Optional, Sequence, Union
 
 from . import _ffi
-from ._core import _DC, Costs, FunctionRef, Graph, Metric, _count, _decode
+from ._core import _DC, Costs, FunctionRef, Graph, Metric, _count
 from ._enums import (Compensation, InputFormat, KeyMode, OutputFormat, ReadFlag, Recursion, Share, WriteFlag,
                      enum_arg, kind_or_int)
-from ._errors import CgpropError, FormatError, InvalidArgumentError, error_for, open_error, strerror
+from ._errors import CgpropError, InvalidArgumentError, error_for, open_error, strerror
 
 __all__ = ["ReadInfo", "EventsInfo", "Profile", "Recorder", "load", "load_events", "from_pstats", "write", "detect",
            "merge"]
@@ -194,7 +194,7 @@ def from_pstats(stats: Any, name: str = "<pstats>", analyze: bool = True,
                 share: Union[Share, str] = Share.AUTO) -> Profile:
     """Read Python's own profile: a pstats.Stats, a cProfile.Profile or
     profile.Profile (its create_stats() is called to take the current
-    figures), or the dict they hold (`stats.stats`). The dict is marshalled
+    figures, which also stops it), or the dict they hold (`stats.stats`). The dict is marshalled
     as pstats writes its files and read with InputFormat.PSTATS; a library
     without that reader raises InvalidArgumentError."""
     if hasattr(stats, "create_stats") and callable(stats.create_stats):

@@ -53,7 +53,15 @@ class TestLoad(unittest.TestCase):
 
     def test_bad_input_name(self):
         with self.assertRaises(cgprop.InvalidArgumentError):
-            cgprop.load("x", data=b"A 1\n", input="perf")
+            cgprop.load("x", data=b"A 1\n", input="pdf")
+        # a format the library may not read yet is refused by the library
+        # (or read, once its reader is in)
+        try:
+            cgprop.load("x", data=b"A 1\n", input=cgprop.InputFormat.GPROF)
+        except cgprop.InvalidArgumentError as e:
+            self.assertIn("input format 8", str(e))
+        except cgprop.FormatError:
+            pass
 
     def test_callgrind_file(self):
         p = cgprop.load(RECUR)
@@ -63,6 +71,18 @@ class TestLoad(unittest.TestCase):
         self.assertIn("Ir", p.metrics)
         names = {p.display_name(i) for i in range(len(p))}
         self.assertIn("main", names)
+
+    def test_stated_totals(self):
+        # the file's own "totals:" line, read here without the library
+        with open(RECUR) as f:
+            stated = [int(line.split()[1]) for line in f if line.startswith("totals:")]
+        self.assertEqual(stated, [178958])
+        p = cgprop.load(RECUR, analyze=False)
+        self.assertEqual(p.info.nmetrics, 1)
+        self.assertTrue(p.info.flags & cgprop.ReadFlag.TOTALS)
+        self.assertEqual(p.info.totals, stated)
+        # folded stacks state no totals
+        self.assertIsNone(cgprop.load("x.folded", data=FOLDED).info.totals)
 
     def test_totals_are_the_best_figure(self):
         # valgrind's own --toggle-collect truth for this profile
