@@ -277,6 +277,48 @@ class TestFileErrors(unittest.TestCase):
             os.unlink(path)
 
 
+class TestLoading(unittest.TestCase):
+    """Where the library comes from; each case in a fresh interpreter, since
+    a process loads it once."""
+
+    PROBE = "import cgprop, cgprop._ffi as f; print(f.lib().path); print(cgprop.version())"
+
+    def run_probe(self, env):
+        import subprocess
+        env = dict(env, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+        return subprocess.run([sys.executable, "-c", self.PROBE], capture_output=True, text=True, env=env)
+
+    def test_by_soname_through_the_loader(self):
+        lib = os.environ.get("CGPROP_LIBRARY")
+        if not lib or not os.path.exists(os.path.join(os.path.dirname(lib), "libcgprop.so.0.3")):
+            self.skipTest("no libcgprop.so.0.3 beside CGPROP_LIBRARY")
+        env = {k: v for k, v in os.environ.items() if k != "CGPROP_LIBRARY"}
+        env["LD_LIBRARY_PATH"] = os.path.dirname(lib)
+        r = self.run_probe(env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        path, ver = r.stdout.split()
+        self.assertTrue(path.startswith("libcgprop.so"), path)  # a name the loader resolved, not a path
+        self.assertEqual(ver, cgprop.__version__)
+
+    def test_another_abi_is_refused(self):
+        # A stand-in library whose cgprop_version() says 0.2.0 (200).
+        import shutil
+        import subprocess
+        cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+        if not cc or not shutil.which(cc):
+            self.skipTest("no C compiler for the stand-in library")
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "old.c")
+            so = os.path.join(tmp, "libold.so")
+            with open(src, "w") as f:
+                f.write("unsigned cgprop_version(void) { return 200; }\n")
+            subprocess.run([cc, "-shared", "-fPIC", "-o", so, src], check=True)
+            r = self.run_probe(dict(os.environ, CGPROP_LIBRARY=so))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("LibraryNotFound", r.stderr)
+        self.assertIn("libcgprop 0.2.0; this binding needs 0.3.x", r.stderr)
+
+
 def fact(n):
     return 1 if n <= 1 else n * fact(n - 1)
 
