@@ -1,8 +1,9 @@
-"""Python binding of cgprop (correct inclusive costs under recursion).
+"""Python binding of cgprop: correct inclusive costs of call graphs with recursion.
 
-Standard library only (ctypes). The shared library is found through the
-CGPROP_LIBRARY environment variable (a path), else the system loader
-(ctypes.util.find_library("cgprop"), then "libcgprop.so.0.2", ...).
+Standard library only (ctypes over libcgprop). The shared library is found
+through the CGPROP_LIBRARY environment variable (a path), else
+ctypes.util.find_library("cgprop"), else libcgprop.so.0.3 through the
+system loader; see docs/PYTHON.md.
 
     import cgprop
     g = cgprop.Graph(metrics=["samples"])
@@ -12,34 +13,33 @@ CGPROP_LIBRARY environment variable (a path), else the system loader
     for row in g.splits():
         print(g.key(row.id), row.C_n)
 
-See docs/PYTHON.md.
+cgprop.experimental holds calls outside the stability promise.
 """
 
 from . import _ffi
-from ._core import (CHUNK_ROWS, CallRow, CallSplitRow, CallTotalRow, CycleRow, Graph, MemberRow, NodeRow,
-                    Rows, SplitRow, TotalRow, version)
-from ._errors import (CgpropError, CostOverflowError, FormatError, InvalidArgumentError, NotFoundError,
-                      OutOfMemoryError, StateError, WriteError, strerror)
+from ._core import (CHUNK_ROWS, CallRow, CallSplitRow, CallTotalRow, CycleRow, FunctionRef, Graph, Key, MemberRow,
+                    NodeRow, Row, Rows, SplitRow, TotalRow, version)
+from ._enums import (Compensation, Estimate, Flag, Inexact, InputFormat, IterKind, KeyMode, Level, OutputFormat,
+                     ReadFlag, RecorderFlag, Reason, Recursion, Share, Status, WriteFlag)
+from ._errors import (AmbiguousNameError, CgpropError, CostOverflowError, FormatError, FunctionNotFoundError,
+                      InvalidArgumentError, NotFoundError, OpenError, OutOfMemoryError, ProfileIsADirectoryError,
+                      ProfileNotFoundError, ProfilePermissionError, StateError, WriteError, strerror)
 from ._ffi import LibraryNotFound, MissingFunction
-from ._io import (FORMATS, EventsInfo, Figure, Profile, ReadInfo, Recorder, calibrate, detect, load, load_events,
-                  merge, write)
-
-# Flag bits of the rows' `flags` fields, inexact bits of split rows, estimate kinds and reason bits, under
-# their C names without the CGPROP_ prefix (F_IN_CYCLE, X_C_N, ...).
-for _name in dir(_ffi):
-    if _name.startswith(("CGPROP_F_", "CGPROP_X_", "CGPROP_EST_", "CGPROP_R_", "CGPROP_ITER_", "CGPROP_LEVEL_", "CGPROP_SHARE_",
-                         "CGPROP_FORMAT_", "CGPROP_W_", "CGPROP_RI_")) or _name in ("CGPROP_NONE", "CGPROP_MAX_METRICS"):
-        globals()[_name[len("CGPROP_"):]] = getattr(_ffi, _name)
-del _name
+from ._io import (EventsInfo, Profile, ReadInfo, Recorder, detect, from_pstats, load, load_events, merge, write)
+from . import experimental  # noqa: E402  (after _io, which it uses)
 
 __version__ = "%d.%d.%d" % (_ffi.CGPROP_VERSION_MAJOR, _ffi.CGPROP_VERSION_MINOR, _ffi.CGPROP_VERSION_PATCH)
 
-
-def flag_names(flags, prefix="F_"):
-    """Names of the bits set in `flags` ("F_" for row flags, "X_" for inexact bits)."""
-    out = []
-    for name in sorted(n for n in globals() if n.startswith(prefix)):
-        bit = globals()[name]
-        if flags & bit:
-            out.append(name[len(prefix):])
-    return out
+__all__ = [
+    "Graph", "Profile", "Recorder", "Rows", "Row", "Key", "FunctionRef",
+    "NodeRow", "CallRow", "CycleRow", "MemberRow", "TotalRow", "CallTotalRow", "SplitRow", "CallSplitRow",
+    "ReadInfo", "EventsInfo",
+    "Status", "Flag", "Reason", "Inexact", "Estimate", "IterKind", "Level", "Share", "InputFormat", "KeyMode",
+    "Recursion", "ReadFlag", "OutputFormat", "WriteFlag", "Compensation", "RecorderFlag",
+    "CgpropError", "OutOfMemoryError", "InvalidArgumentError", "NotFoundError", "StateError", "CostOverflowError",
+    "FormatError", "WriteError", "FunctionNotFoundError", "AmbiguousNameError", "OpenError",
+    "ProfileNotFoundError", "ProfilePermissionError", "ProfileIsADirectoryError", "LibraryNotFound",
+    "MissingFunction",
+    "load", "load_events", "from_pstats", "write", "detect", "merge", "strerror", "version", "experimental",
+    "CHUNK_ROWS",
+]

@@ -1,63 +1,207 @@
 """Graph building, analyses and row iteration over the core API (cgprop.h)."""
 
-import collections
+from __future__ import annotations
+
 import ctypes
+import dataclasses
 import struct
+import sys
 from ctypes import byref, c_char_p, c_size_t, c_uint32, c_uint64, c_void_p
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from . import _ffi
-from ._errors import InvalidArgumentError, StateError, error_for
+from ._enums import Estimate, Flag, Inexact, IterKind, Level, Reason, Share, enum_arg, kind_or_int
+from ._errors import (AmbiguousNameError, CostOverflowError, FunctionNotFoundError, InvalidArgumentError,
+                      StateError, error_for, strerror)
 
-# ---- rows as plain values ---------------------------------------------------
+__all__ = ["Graph", "Rows", "NodeRow", "CallRow", "CycleRow", "MemberRow", "TotalRow", "CallTotalRow", "SplitRow",
+           "CallSplitRow", "Row", "Key", "FunctionRef", "Costs", "version", "CHUNK_ROWS"]
+
+# A function key as given: str (UTF-8; surrogate escapes carry other bytes) or bytes.
+Key = Union[str, bytes]
+# A function argument: its id, or a key / unambiguous display name.
+FunctionRef = Union[int, str, bytes]
+# K costs: a sequence, one int when K = 1, or {metric name: value}.
+Costs = Union[int, Sequence[int], Mapping[str, int]]
+Metric = Union[int, str]
+
+_U64_MAX = (1 << 64) - 1
+
+# ---- rows as frozen dataclasses ---------------------------------------------
+
+# slots make rows smaller and faster to build where dataclasses support them.
+_DC: Dict[str, Any] = {"frozen": True, "slots": True} if sys.version_info >= (3, 10) else {"frozen": True}
 
 
-def _row_type(name, cls):
-    return collections.namedtuple(name, [f for f, _ in cls._fields_])
+@dataclasses.dataclass(**_DC)
+class NodeRow:
+    """A function as built (cgprop_node_row), costs of the iterator's metric."""
+    id: int
+    flags: Flag
+    self: int
+    spont_count: int
+    spont_cost: int
+    calls_in: int
 
 
-NodeRow = _row_type("NodeRow", _ffi.cgprop_node_row)
-CallRow = _row_type("CallRow", _ffi.cgprop_edge_row)
-CycleRow = _row_type("CycleRow", _ffi.cgprop_cycle_row)
-MemberRow = _row_type("MemberRow", _ffi.cgprop_member_row)
-TotalRow = _row_type("TotalRow", _ffi.cgprop_total_row)
-CallTotalRow = _row_type("CallTotalRow", _ffi.cgprop_edge_total_row)
-SplitRow = _row_type("SplitRow", _ffi.cgprop_split_row)
-CallSplitRow = _row_type("CallSplitRow", _ffi.cgprop_edge_split_row)
+@dataclasses.dataclass(**_DC)
+class CallRow:
+    """A call as built (cgprop_edge_row). `cost` is None when the call has no
+    measured cost (no Flag.HAS_COST)."""
+    id: int
+    caller: int
+    callee: int
+    flags: Flag
+    count: int
+    cost: Optional[int]
 
-# kind -> (row namedtuple, struct.Struct reading the C row from bytes)
-_ROWS = {}
-for _kind, _tuple in ((_ffi.CGPROP_ITER_NODES, NodeRow), (_ffi.CGPROP_ITER_EDGES, CallRow),
-                      (_ffi.CGPROP_ITER_CALLERS, CallRow), (_ffi.CGPROP_ITER_CALLEES, CallRow),
-                      (_ffi.CGPROP_ITER_CYCLES, CycleRow), (_ffi.CGPROP_ITER_MEMBERS, MemberRow),
-                      (_ffi.CGPROP_ITER_TOTALS, TotalRow), (_ffi.CGPROP_ITER_EDGE_TOTALS, CallTotalRow),
-                      (_ffi.CGPROP_ITER_SPLIT, SplitRow), (_ffi.CGPROP_ITER_EDGE_SPLIT, CallSplitRow)):
-    _ROWS[_kind] = (_tuple, struct.Struct(_ffi.unpack_format(_ffi.ROW_OF_KIND[_kind])))
-del _kind, _tuple
+
+@dataclasses.dataclass(**_DC)
+class CycleRow:
+    """A recursion cycle (cgprop_cycle_row); `total` is 0.0 before collapse."""
+    id: int
+    nmembers: int
+    flags: Flag
+    first: int
+    self: int
+    total: float
+
+
+@dataclasses.dataclass(**_DC)
+class MemberRow:
+    """A member of a cycle (cgprop_member_row)."""
+    cycle: int
+    node: int
+
+
+@dataclasses.dataclass(**_DC)
+class TotalRow:
+    """Inclusive figures of a function (cgprop_total_row). `cycle` is None
+    outside cycles; `lo` and `hi` are None without a proven interval
+    (Flag.NO_BOUNDS), `walk` None without a walk figure (Flag.NO_WALK)."""
+    id: int
+    flags: Flag
+    cycle: Optional[int]
+    reason: Reason
+    total: float
+    heuristic: float
+    lo: Optional[float]
+    hi: Optional[float]
+    walk: Optional[float]
+    vertex_total: float
+    gprof_self: float
+    gprof_child: float
+    spont_share: float
+    estimate: Union[Estimate, int]  # an int: a kind newer than this binding
+
+
+@dataclasses.dataclass(**_DC)
+class CallTotalRow:
+    """Propagated figures of a call (cgprop_edge_total_row)."""
+    id: int
+    caller: int
+    callee: int
+    flags: Flag
+    total: float
+    heuristic: float
+    gprof_self: float
+    gprof_child: float
+    share: float
+
+
+@dataclasses.dataclass(**_DC)
+class SplitRow:
+    """Split figures of a function (cgprop_split_row)."""
+    id: int
+    inexact: Inexact
+    S_n: int
+    S_r: int
+    C_n: int
+    C_r: int
+    D: float
+    heuristic: float
+
+
+@dataclasses.dataclass(**_DC)
+class CallSplitRow:
+    """Split figures of a call (cgprop_edge_split_row)."""
+    id: int
+    caller: int
+    callee: int
+    inexact: Inexact
+    C_nn: int
+    C_nr: int
+    C_nd: int
+    C_rn: int
+    C_rr: int
+    C_rd: int
+
+
+Row = Union[NodeRow, CallRow, CycleRow, MemberRow, TotalRow, CallTotalRow, SplitRow, CallSplitRow]
+
+_NONE = _ffi.CGPROP_NONE
+
+
+def _node_row(t: tuple) -> NodeRow:
+    return NodeRow(t[0], Flag(t[1]), t[2], t[3], t[4], t[5])
+
+
+def _call_row(t: tuple) -> CallRow:
+    return CallRow(t[0], t[1], t[2], Flag(t[3]), t[4], t[5] if t[3] & _ffi.CGPROP_F_HAS_COST else None)
+
+
+def _cycle_row(t: tuple) -> CycleRow:
+    return CycleRow(t[0], t[1], Flag(t[2]), t[3], t[4], t[5])
+
+
+def _member_row(t: tuple) -> MemberRow:
+    return MemberRow(t[0], t[1])
+
+
+def _total_row(t: tuple) -> TotalRow:
+    # t: id flags cycle reason total heuristic lo hi walk vertex_total gprof_self gprof_child spont_share
+    #    estimate reserved
+    f = t[1]
+    bounds = not f & _ffi.CGPROP_F_NO_BOUNDS
+    return TotalRow(t[0], Flag(f), None if t[2] == _NONE else t[2], Reason(t[3]), t[4], t[5],
+                    t[6] if bounds else None, t[7] if bounds else None,
+                    None if f & _ffi.CGPROP_F_NO_WALK else t[8], t[9], t[10], t[11], t[12],
+                    kind_or_int(Estimate, t[13]))
+
+
+def _call_total_row(t: tuple) -> CallTotalRow:
+    return CallTotalRow(t[0], t[1], t[2], Flag(t[3]), *t[4:])
+
+
+def _split_row(t: tuple) -> SplitRow:
+    return SplitRow(t[0], Inexact(t[1]), *t[2:])
+
+
+def _call_split_row(t: tuple) -> CallSplitRow:
+    return CallSplitRow(t[0], t[1], t[2], Inexact(t[3]), *t[4:])
+
+
+# kind -> (row maker from the raw tuple, struct.Struct reading the C row from bytes)
+_ROWS: Dict[int, Tuple[Callable[[tuple], Any], struct.Struct]] = {}
+for _kind, _make in ((IterKind.NODES, _node_row), (IterKind.EDGES, _call_row), (IterKind.CALLERS, _call_row),
+                     (IterKind.CALLEES, _call_row), (IterKind.CYCLES, _cycle_row), (IterKind.MEMBERS, _member_row),
+                     (IterKind.TOTALS, _total_row), (IterKind.EDGE_TOTALS, _call_total_row),
+                     (IterKind.SPLIT, _split_row), (IterKind.EDGE_SPLIT, _call_split_row)):
+    _ROWS[_kind] = (_make, struct.Struct(_ffi.unpack_format(_ffi.ROW_OF_KIND[_kind])))
+del _kind, _make
 
 # Names accepted by Graph.get(); kinds without a point look-up are absent.
 _GET_KINDS = {
-    "nodes": _ffi.CGPROP_ITER_NODES, "calls": _ffi.CGPROP_ITER_EDGES,
-    "cycles": _ffi.CGPROP_ITER_CYCLES, "totals": _ffi.CGPROP_ITER_TOTALS,
-    "call_totals": _ffi.CGPROP_ITER_EDGE_TOTALS, "splits": _ffi.CGPROP_ITER_SPLIT,
-    "call_splits": _ffi.CGPROP_ITER_EDGE_SPLIT,
+    "nodes": IterKind.NODES, "calls": IterKind.EDGES, "cycles": IterKind.CYCLES, "totals": IterKind.TOTALS,
+    "call_totals": IterKind.EDGE_TOTALS, "splits": IterKind.SPLIT, "call_splits": IterKind.EDGE_SPLIT,
 }
-
-_SHARES = {"auto": _ffi.CGPROP_SHARE_AUTO, "count": _ffi.CGPROP_SHARE_COUNT,
-           "cost": _ffi.CGPROP_SHARE_COST}
-
-_LEVELS = {0: _ffi.CGPROP_LEVEL_0, 1: _ffi.CGPROP_LEVEL_1, 2: _ffi.CGPROP_LEVEL_DEEP,
-           "n": _ffi.CGPROP_LEVEL_0, "0": _ffi.CGPROP_LEVEL_0, "1": _ffi.CGPROP_LEVEL_1,
-           "deep": _ffi.CGPROP_LEVEL_DEEP, "rec": _ffi.CGPROP_LEVEL_REC,
-           "r": _ffi.CGPROP_LEVEL_REC}
 
 # Rows fetched per FFI call; large enough that the call overhead vanishes,
 # small enough that a short loop that stops early wastes little.
 CHUNK_ROWS = 4096
 
-_U64_MAX = (1 << 64) - 1
 
-
-def _encode(key):
+def _encode(key: Key) -> bytes:
     if isinstance(key, bytes):
         return key
     if isinstance(key, str):
@@ -67,12 +211,15 @@ def _encode(key):
     raise TypeError("a key must be str or bytes, not %s" % type(key).__name__)
 
 
-def _decode(raw):
+def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-class Rows(object):
-    """Iterator over the rows of one cgprop iterator, yielding namedtuples.
+R = TypeVar("R")
+
+
+class Rows(Iterator[R]):
+    """Iterator over the rows of one cgprop iterator, yielding frozen dataclasses.
 
     Rows are fetched in chunks with cgprop_iter_copy_rows (one FFI call per
     CHUNK_ROWS rows). The C iterator is freed when the rows run out, on
@@ -80,27 +227,27 @@ class Rows(object):
     len() is the total number of rows the iterator yields.
     """
 
-    def __init__(self, graph, kind, metric, arg):
+    def __init__(self, graph: "Graph", kind: int, metric: int, arg: int) -> None:
         self._graph = graph  # keeps the graph alive while rows are read
-        self._it = None
+        self._it: Optional[c_void_p] = None
         it = c_void_p()
         graph._check(_ffi.lib().cgprop_iter_new(graph._handle(), kind, metric, arg, byref(it)))
         self._it = it
-        self._tuple, self._struct = _ROWS[kind]
+        self._make, self._struct = _ROWS[kind]
         self._cls = _ffi.ROW_OF_KIND[kind]
         self._count = _ffi.lib().cgprop_iter_count(it)
         cap = max(1, min(self._count, CHUNK_ROWS))
         self._buf = (self._cls * cap)()
         self._cap = cap
-        self._pending = iter(())
+        self._pending: Iterator[R] = iter(())
 
-    def __iter__(self):
+    def __iter__(self) -> "Rows[R]":
         return self
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._count
 
-    def __next__(self):
+    def __next__(self) -> R:
         while True:
             for row in self._pending:
                 return row
@@ -108,9 +255,7 @@ class Rows(object):
                 raise StopIteration
             self._fill()
 
-    next = __next__
-
-    def _fill(self):
+    def _fill(self) -> None:
         lib = _ffi.lib()
         size = ctypes.sizeof(self._cls)
         n = c_size_t()
@@ -124,49 +269,55 @@ class Rows(object):
         data = ctypes.string_at(self._buf, n.value * size)
         if n.value < self._cap:  # a short copy only happens at the end
             self.close()
-        self._pending = map(self._tuple._make, self._struct.iter_unpack(data))
+        self._pending = map(self._make, self._struct.iter_unpack(data))
 
-    def _it_handle(self):
+    def _it_handle(self) -> c_void_p:
         # The C iterator points at its graph: reading it after the graph is
         # freed would touch freed memory, so refuse.
         self._graph._handle()
+        assert self._it is not None
         return self._it
 
-    def close(self):
+    def close(self) -> None:
         """Free the C iterator now; later next() calls stop the iteration."""
         self._pending = iter(())
         if self._it is not None:
             _ffi.lib().cgprop_iter_free(self._it)
             self._it = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Rows[R]":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:
             pass
 
 
-class Graph(object):
+class Graph:
     """A call graph with K named metrics.
 
-    Functions are identified by id (int) or key (str or bytes). Methods that
-    add data accept a key anywhere a function id goes and add the function
-    if it is new; methods that only read accept a key of an existing one.
-    Costs are a sequence of K non-negative integers, a single integer when
-    K = 1, or a dict {metric name: value} (missing metrics are 0).
+    Methods that add data name a function by id (int) or key (str or
+    bytes), and add the function when the key is new. Methods that only read
+    also accept its display name (the part of the key after the last TAB)
+    when one function alone has it: graph["main"] gives the id,
+    FunctionNotFoundError (a KeyError) when nothing matches,
+    AmbiguousNameError (listing the keys) when several functions do. Costs are a
+    sequence of K non-negative integers, a single integer when K = 1, or a
+    dict {metric name: value} (missing metrics are 0).
 
     The graph is freed by close(), at the end of a `with` block, or when it is
     garbage collected. It is not safe to share one Graph between threads
     without a lock (read calls update caches inside the library).
     """
 
-    def __init__(self, metrics=("Ir",)):
+    _ptr: Optional[c_void_p]
+
+    def __init__(self, metrics: Union[str, Sequence[str]] = ("Ir",)) -> None:
         if isinstance(metrics, (str, bytes)):
             metrics = [metrics]
         names = [_encode(m) for m in metrics]
@@ -177,67 +328,67 @@ class Graph(object):
         out = c_void_p()
         rc = _ffi.lib().cgprop_graph_new(None, arr, lens, k, byref(out))
         if rc != _ffi.CGPROP_OK:
-            from ._errors import strerror
             raise error_for(rc, "cgprop_graph_new: %s (metrics %r)" % (strerror(rc), list(metrics)))
-        self._ptr = out
-        self._k = k
-        self._metrics = [_decode(n) for n in names]
-        self._metric_index = {m: i for i, m in enumerate(self._metrics)}
+        self._setup(out)
 
-    @classmethod
-    def _adopt(cls, ptr):
-        """Wrap a cgprop_graph * made by the library (a reader); takes ownership."""
-        self = cls.__new__(cls)
+    def _setup(self, ptr: c_void_p) -> None:
         self._ptr = ptr
         lib = _ffi.lib()
         self._k = lib.cgprop_graph_metric_count(ptr)
-        self._metrics = []
+        self._metrics: List[str] = []
         for i in range(self._k):
             n = c_size_t()
             p = lib.cgprop_graph_metric_name(ptr, i, byref(n))
             self._metrics.append(_decode(ctypes.string_at(p, n.value)))
         self._metric_index = {m: i for i, m in enumerate(self._metrics)}
+        # display name -> ids, extended as functions are added (ids are dense
+        # and keys never change, so the functions seen so far stay valid)
+        self._names: Dict[str, List[int]] = {}
+        self._names_seen = 0
+
+    @classmethod
+    def _adopt(cls, ptr: c_void_p) -> "Graph":
+        """Wrap a cgprop_graph * made by the library (a reader); takes ownership."""
+        self = cls.__new__(cls)
+        self._setup(ptr)
         return self
 
     # ---- lifetime ----
 
-    def close(self):
+    def close(self) -> None:
         """Free the graph (closing its recorders first). Later calls raise StateError."""
         for r in list(getattr(self, "_recorders", ())):
             r.close()
-        if self._ptr is not None:
+        if getattr(self, "_ptr", None) is not None:
             _ffi.lib().cgprop_graph_free(self._ptr)
             self._ptr = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Graph":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:
             pass
 
-    def _handle(self):
+    def _handle(self) -> c_void_p:
         if self._ptr is None:
             raise StateError("the graph is closed", _ffi.CGPROP_ESTATE)
         return self._ptr
 
-    def _check(self, rc):
+    def _check(self, rc: int) -> int:
         if rc < 0:
             msg = _ffi.lib().cgprop_graph_errmsg(self._ptr)
             msg = msg.decode("utf-8", "replace") if msg else ""
-            if not msg:
-                from ._errors import strerror
-                msg = strerror(rc)
-            raise error_for(rc, msg)
+            raise error_for(rc, msg or strerror(rc))
         return rc
 
     @property
-    def errmsg(self):
+    def errmsg(self) -> str:
         """The library's message for the last call on this graph ("" after success)."""
         msg = _ffi.lib().cgprop_graph_errmsg(self._handle())
         return msg.decode("utf-8", "replace") if msg else ""
@@ -245,27 +396,27 @@ class Graph(object):
     # ---- argument conversion ----
 
     @property
-    def metrics(self):
+    def metrics(self) -> List[str]:
         """Metric names, in index order."""
         return list(self._metrics)
 
-    def metric(self, m):
+    def metric(self, m: Metric) -> int:
         """Index of metric `m` (an index or a name)."""
         if isinstance(m, int) and not isinstance(m, bool):
             if not 0 <= m < self._k:
                 raise InvalidArgumentError("metric %d out of range (K = %d)" % (m, self._k))
             return m
+        key = _encode(cast(Key, m))  # a bool is refused here, as a key
         try:
-            return self._metric_index[_decode(_encode(m))]
+            return self._metric_index[_decode(key)]
         except KeyError:
             out = c_uint32()
-            key = _encode(m)
             self._check(_ffi.lib().cgprop_graph_find_metric(self._handle(), key, len(key), byref(out)))
             return out.value
 
-    def _costs(self, costs, what="costs"):
+    def _costs(self, costs: Costs, what: str = "costs") -> ctypes.Array:
         k = self._k
-        if isinstance(costs, dict):
+        if isinstance(costs, Mapping):
             vals = [0] * k
             for name, v in costs.items():
                 vals[self.metric(name)] = v
@@ -274,7 +425,7 @@ class Graph(object):
                 raise InvalidArgumentError("%s: one number given, the graph has %d metrics" % (what, k))
             vals = [costs]
         else:
-            vals = list(costs)
+            vals = list(cast(Sequence[int], costs))
             if len(vals) != k:
                 raise InvalidArgumentError("%s: %d values given, the graph has %d metrics"
                                            % (what, len(vals), k))
@@ -283,254 +434,374 @@ class Graph(object):
                 raise InvalidArgumentError("%s: %r is not an integer in [0, 2^64)" % (what, v))
         return (c_uint64 * k)(*vals)
 
-    def _node(self, node, create):
+    def _resolve(self, refs: Sequence[FunctionRef]) -> Tuple[List[Optional[int]], Dict[bytes, None]]:
+        """Ids of `refs` for a call that adds data, without changing the graph:
+        None for a key no function has yet, collected in the second result
+        (in order, once each). Adding takes exact keys only (a display name
+        is not tried: a new key is a new function). Ids out of range and bad
+        types raise here, before anything is added."""
+        ids: List[Optional[int]] = []
+        new: Dict[bytes, None] = {}
+        n = self.function_count
+        for ref in refs:
+            if isinstance(ref, int) and not isinstance(ref, bool):
+                if not 0 <= ref < n:
+                    raise InvalidArgumentError("function id %d out of range (%d functions)" % (ref, n))
+                ids.append(ref)
+                continue
+            raw = _encode(cast(Key, ref))
+            out = c_uint32()
+            rc = _ffi.lib().cgprop_graph_find_node(self._handle(), raw, len(raw), byref(out))
+            if rc == _ffi.CGPROP_ENOTFOUND:
+                new[raw] = None
+                ids.append(None)
+            else:
+                self._check(rc)
+                ids.append(out.value)
+        return ids, new
+
+    def _create(self, ids: List[Optional[int]], refs: Sequence[FunctionRef]) -> List[int]:
+        """Add the functions _resolve() found missing; the ids of all `refs`."""
+        out = []
+        for i, ref in zip(ids, refs):
+            out.append(i if i is not None else self.add_function(ref))  # type: ignore[arg-type]
+        return out
+
+    def _node(self, node: FunctionRef) -> int:
+        """The id of an existing function named by id, key or display name."""
         if isinstance(node, int) and not isinstance(node, bool):
             if not 0 <= node <= 0xFFFFFFFF:
                 raise InvalidArgumentError("function id %d out of range" % node)
             return node
-        return self.add_function(node) if create else self.find_function(node)
+        raw = _encode(cast(Key, node))
+        found = self._lookup(raw)
+        if found is None:
+            raise FunctionNotFoundError("no function has the key or display name %r" % (node,),
+                                        _ffi.CGPROP_ENOTFOUND)
+        return found
 
-    # ---- building ----
+    def _lookup(self, raw: bytes) -> Optional[int]:
+        """Exact key first, then the display name; None when neither matches."""
+        out = c_uint32()
+        rc = _ffi.lib().cgprop_graph_find_node(self._handle(), raw, len(raw), byref(out))
+        if rc == _ffi.CGPROP_OK:
+            return out.value
+        if rc != _ffi.CGPROP_ENOTFOUND:
+            self._check(rc)
+        ids = self._display_index().get(_decode(raw), ())
+        if len(ids) > 1:
+            raise AmbiguousNameError(_decode(raw), [self.key(i) for i in ids])
+        return ids[0] if ids else None
 
-    def add_function(self, key):
+    def _display_index(self) -> Dict[str, List[int]]:
+        n = self.function_count
+        for i in range(self._names_seen, n):
+            self._names.setdefault(self.display_name(i), []).append(i)
+        self._names_seen = n
+        return self._names
+
+    # ---- functions ----
+
+    def __getitem__(self, name: Key) -> int:
+        """The id of the function with key or display name `name`.
+        FunctionNotFoundError (a KeyError) when there is none,
+        AmbiguousNameError (listing the keys) when the display name is shared."""
+        if not isinstance(name, (str, bytes)):
+            raise TypeError("graph[...] takes a key or display name (str or bytes), not %s" % type(name).__name__)
+        return self._node(name)
+
+    def __contains__(self, name: object) -> bool:
+        """True if a function has this key or display name."""
+        if not isinstance(name, (str, bytes)):
+            return False
+        try:
+            self._node(name)
+        except FunctionNotFoundError:
+            return False
+        except AmbiguousNameError:
+            return True
+        return True
+
+    def __iter__(self) -> Iterator[int]:
+        """The function ids, 0 .. len(graph) - 1."""
+        return iter(range(self.function_count))
+
+    def __len__(self) -> int:
+        return self.function_count
+
+    def add_function(self, key: Key) -> int:
         """Add a function by key (str or bytes), or return the id it already has."""
         raw = _encode(key)
         out = c_uint32()
         self._check(_ffi.lib().cgprop_graph_add_node(self._handle(), raw, len(raw), byref(out)))
         return out.value
 
-    def find_function(self, key):
-        """The id of the function with `key`; NotFoundError if there is none."""
+    def find_function(self, key: Key) -> int:
+        """The id of the function with exactly this key (display names are not
+        tried); FunctionNotFoundError if there is none."""
         raw = _encode(key)
         out = c_uint32()
-        self._check(_ffi.lib().cgprop_graph_find_node(self._handle(), raw, len(raw), byref(out)))
+        rc = _ffi.lib().cgprop_graph_find_node(self._handle(), raw, len(raw), byref(out))
+        if rc == _ffi.CGPROP_ENOTFOUND:
+            raise FunctionNotFoundError(self.errmsg or "no function has the key %r" % (key,), rc)
+        self._check(rc)
         return out.value
 
-    def key(self, node):
+    def key(self, node: FunctionRef) -> str:
         """The key of function `node` as str (bytes that are not UTF-8 survive
         as surrogate escapes; key_bytes() gives them raw)."""
         return _decode(self.key_bytes(node))
 
-    def key_bytes(self, node):
+    def key_bytes(self, node: FunctionRef) -> bytes:
         """The key of function `node` as bytes."""
         n = c_size_t()
-        p = _ffi.lib().cgprop_graph_node_key(self._handle(), self._node(node, False), byref(n))
+        p = _ffi.lib().cgprop_graph_node_key(self._handle(), self._node(node), byref(n))
         if not p:
             raise InvalidArgumentError("function id %r out of range" % (node,))
         return ctypes.string_at(p, n.value)
 
+    def display_name(self, node: FunctionRef) -> str:
+        """The name to show for `node`: the part of its key after the last TAB."""
+        n = c_size_t()
+        p = _ffi.lib().cgprop_node_display_name(self._handle(), self._node(node), byref(n))
+        if not p:
+            raise InvalidArgumentError("function id %r out of range" % (node,))
+        return _decode(ctypes.string_at(p, n.value))
+
     @property
-    def function_count(self):
+    def function_count(self) -> int:
         return _ffi.lib().cgprop_graph_node_count(self._handle())
 
     @property
-    def call_count(self):
+    def call_count(self) -> int:
         return _ffi.lib().cgprop_graph_edge_count(self._handle())
 
-    def __len__(self):
-        return self.function_count
-
     @property
-    def generation(self):
+    def generation(self) -> int:
         """Incremented by every successful mutation."""
         return _ffi.lib().cgprop_graph_generation(self._handle())
 
-    @property
-    def clamp_count(self):
-        """On-the-fly clamps (Recorder(..., clamp=True)) in the figures this
-        graph holds: each flush adds its recorder's, merge adds the
-        source's; 0 when no clamping recorder wrote into it."""
-        return _ffi.lib().cgprop_graph_clamp_count(self._handle())
+    # ---- building ----
+    #
+    # Every method below checks all its arguments before it adds a function,
+    # so a refused call leaves no new function behind (the library cannot
+    # remove one). Only running out of memory while adding can.
 
-    @property
-    def floor_count(self):
-        """Compensated figures in this graph that came out below 0 and were
-        written as 0 (either compensation route): each flush adds its
-        recorder's, merge adds the source's; 0 when no compensating recorder
-        wrote into it."""
-        return _ffi.lib().cgprop_graph_floor_count(self._handle())
-
-    def add_self(self, node, costs, level=None):
+    def add_self(self, node: FunctionRef, costs: Costs, level: Union[Level, int, str, None] = None) -> None:
         """Add self cost to a function. `level` is the activation class when
-        known: 0 (non-recursive), 1, "deep" (≥ 2) or "rec" (≥ 1, lumped)."""
-        node = self._node(node, True)
+        known: Level.L0 (non-recursive), L1, DEEP (≥ 2) or REC (≥ 1, lumped)."""
+        ids, new = self._resolve([node])
         c = self._costs(costs)
-        if level is None:
-            self._check(_ffi.lib().cgprop_graph_add_self(self._handle(), node, c))
+        lv = None if level is None else _level(level)
+        (node_id,) = self._create(ids, [node])
+        if lv is None:
+            self._check(_ffi.lib().cgprop_graph_add_self(self._handle(), node_id, c))
         else:
-            self._check(_ffi.lib().cgprop_graph_add_self_class(self._handle(), node, _level(level), c))
+            self._check(_ffi.lib().cgprop_graph_add_self_class(self._handle(), node_id, lv, c))
 
-    def add_call(self, caller, callee, count=0, costs=None):
+    def _check_calls_in(self, ids: List[Optional[int]], new: Mapping[bytes, None], count: int) -> None:
+        # The one refusal the library can make for a call between a new
+        # function and an existing callee: its calls_in would overflow.
+        callee = ids[1]
+        if new and callee is not None:
+            row = self.get("nodes", callee)
+            if row.calls_in + count > _U64_MAX:
+                raise CostOverflowError("calls into function %d would overflow" % callee, _ffi.CGPROP_EOVERFLOW)
+
+    def add_call(self, caller: FunctionRef, callee: FunctionRef, count: int = 0,
+                 costs: Optional[Costs] = None) -> int:
         """Add `count` calls caller → callee with inclusive `costs` (None when
         the input has none). Returns the call id."""
-        caller = self._node(caller, True)
-        callee = self._node(callee, True)
+        refs = [caller, callee]
+        ids, new = self._resolve(refs)
         c = None if costs is None else self._costs(costs)
+        n = _count(count)
+        self._check_calls_in(ids, new, n)
+        a, b = self._create(ids, refs)
         out = c_uint32()
-        self._check(_ffi.lib().cgprop_graph_add_edge(self._handle(), caller, callee, _count(count), c,
-                                                     byref(out)))
+        self._check(_ffi.lib().cgprop_graph_add_edge(self._handle(), a, b, n, c, byref(out)))
         return out.value
 
-    def add_call_class(self, caller, callee, caller_level, callee_level, count, costs):
+    def add_call_class(self, caller: FunctionRef, callee: FunctionRef, caller_level: Union[Level, int, str],
+                       callee_level: Union[Level, int, str], count: int, costs: Costs) -> int:
         """Add calls between activations of known classes. Returns the call id."""
-        caller = self._node(caller, True)
-        callee = self._node(callee, True)
+        refs = [caller, callee]
+        ids, new = self._resolve(refs)
         c = self._costs(costs)
+        n = _count(count)
+        la, lb = _level(caller_level), _level(callee_level)
+        self._check_calls_in(ids, new, n)
+        a, b = self._create(ids, refs)
         out = c_uint32()
-        self._check(_ffi.lib().cgprop_graph_add_edge_class(self._handle(), caller, callee,
-                                                           _level(caller_level), _level(callee_level),
-                                                           _count(count), c, byref(out)))
+        self._check(_ffi.lib().cgprop_graph_add_edge_class(self._handle(), a, b, la, lb, n, c, byref(out)))
         return out.value
 
-    def add_spontaneous(self, node, count, costs):
+    def add_spontaneous(self, node: FunctionRef, count: int, costs: Costs) -> None:
         """Add `count` activations of `node` with no caller, of inclusive `costs`."""
-        node = self._node(node, True)
+        ids, new = self._resolve([node])
         c = self._costs(costs)
-        self._check(_ffi.lib().cgprop_graph_add_spontaneous(self._handle(), node, _count(count), c))
+        n = _count(count)
+        (node_id,) = self._create(ids, [node])
+        self._check(_ffi.lib().cgprop_graph_add_spontaneous(self._handle(), node_id, n, c))
 
-    def add_stack(self, frames, weights):
+    def add_stack(self, frames: Sequence[FunctionRef], weights: Costs) -> None:
         """Add one sampled stack (root first, leaf last) with K weights."""
-        ids = [self._node(f, True) for f in frames]
-        arr = (c_uint32 * max(len(ids), 1))(*ids)
+        frames = list(frames)
+        if not frames:
+            raise InvalidArgumentError("add_stack: empty stack")
+        ids, new = self._resolve(frames)
         w = self._costs(weights, "weights")
-        self._check(_ffi.lib().cgprop_graph_add_stack(self._handle(), arr, len(ids), w))
+        got = self._create(ids, frames)
+        arr = (c_uint32 * len(got))(*got)
+        self._check(_ffi.lib().cgprop_graph_add_stack(self._handle(), arr, len(got), w))
 
-    def find_call(self, caller, callee):
+    def find_call(self, caller: FunctionRef, callee: FunctionRef) -> int:
         """The id of the call caller → callee; NotFoundError if there is none."""
         out = c_uint32()
-        self._check(_ffi.lib().cgprop_graph_find_edge(self._handle(), self._node(caller, False),
-                                                      self._node(callee, False), byref(out)))
+        self._check(_ffi.lib().cgprop_graph_find_edge(self._handle(), self._node(caller), self._node(callee),
+                                                      byref(out)))
         return out.value
 
     # ---- analyses ----
 
-    def find_cycles(self):
+    def find_cycles(self) -> int:
         """Find recursion cycles; returns how many there are."""
         n = c_size_t()
         self._check(_ffi.lib().cgprop_graph_find_cycles(self._handle(), byref(n)))
         return n.value
 
-    def collapse(self, share="auto"):
-        """gprof-style collapse; `share` is "auto", "count" or "cost"."""
-        try:
-            s = _SHARES[share]
-        except (KeyError, TypeError):
-            raise InvalidArgumentError("share must be one of %s, not %r" % (sorted(_SHARES), share))
+    def collapse(self, share: Union[Share, str] = Share.AUTO) -> None:
+        """gprof-style collapse; `share` is Share.AUTO, COUNT or COST (or its name)."""
+        s = enum_arg(Share, share, "share")
         self._check(_ffi.lib().cgprop_graph_collapse(self._handle(), s))
 
-    def propagate(self):
+    def propagate(self) -> None:
         """gprof2dot's per-root propagation (after collapse)."""
         self._check(_ffi.lib().cgprop_graph_propagate(self._handle()))
 
-    def split(self):
+    def split(self) -> None:
         """KCachegrind's recursive / non-recursive split."""
         self._check(_ffi.lib().cgprop_graph_split(self._handle()))
 
-    def set_estimate(self, which="midpoint", budget=_ffi.CGPROP_WALK_BUDGET_DEFAULT):
+    def set_estimate(self, which: Union[Estimate, str] = Estimate.MIDPOINT,
+                     budget: float = _ffi.CGPROP_WALK_BUDGET_DEFAULT) -> None:
         """What `total` shows for cycle members bounded by measured calls alone
-        ("midpoint" of the absorbing walk and the heuristic, "walk" or
-        "heuristic"), and the walk's work budget per member (0: no limit).
+        (Estimate.MIDPOINT of the absorbing walk and the heuristic, WALK or
+        HEURISTIC), and the walk's work budget per member (0: no limit).
         Takes effect at the next propagate()."""
-        kinds = {"midpoint": _ffi.CGPROP_EST_MIDPOINT, "walk": _ffi.CGPROP_EST_WALK,
-                 "heuristic": _ffi.CGPROP_EST_HEURISTIC}
-        if which not in kinds:
-            raise ValueError("estimate must be midpoint, walk or heuristic, not %r" % (which,))
-        self._check(_ffi.lib().cgprop_graph_set_estimate(self._handle(), kinds[which], float(budget)))
+        w = enum_arg(Estimate, which, "estimate")
+        if w not in (Estimate.MIDPOINT, Estimate.WALK, Estimate.HEURISTIC):
+            raise InvalidArgumentError("estimate must be midpoint, walk or heuristic, not %r" % (which,))
+        self._check(_ffi.lib().cgprop_graph_set_estimate(self._handle(), w, float(budget)))
 
-    def analyze(self, share="auto", split=True):
-        """find_cycles, collapse, propagate and (unless split=False) split."""
-        n = self.find_cycles()
-        self.collapse(share)
-        self.propagate()
-        if split:
+    def analyze(self, share: Union[Share, str] = Share.AUTO) -> int:
+        """Every analysis, each skipped when its result is current:
+        cgprop_graph_analyze() (find_cycles, collapse with Share.AUTO,
+        propagate, split), or with another `share` the four steps one by one.
+        Returns the number of cycles."""
+        s = enum_arg(Share, share, "share")
+        if s == Share.AUTO:
+            self._check(_ffi.lib().cgprop_graph_analyze(self._handle()))
+        else:
+            self.find_cycles()
+            self.collapse(s)
+            self.propagate()
             self.split()
-        return n
+        return len(self.cycles())
 
     # ---- reading ----
 
-    def rows(self, kind, metric=0, arg=0):
-        """Rows of iterator kind `kind` (a CGPROP_ITER_* number)."""
+    def rows(self, kind: Union[IterKind, int], metric: Metric = 0, arg: int = 0) -> Rows[Any]:
+        """Rows of iterator kind `kind` (an IterKind)."""
         if kind not in _ROWS:
             raise InvalidArgumentError("unknown iterator kind %r" % (kind,))
-        return Rows(self, kind, self.metric(metric) if kind != _ffi.CGPROP_ITER_MEMBERS else 0, arg)
+        return Rows(self, int(kind), self.metric(metric) if kind != IterKind.MEMBERS else 0, arg)
 
-    def nodes(self, metric=0):
-        """Every function as built: NodeRow."""
-        return self.rows(_ffi.CGPROP_ITER_NODES, metric)
+    def nodes(self, metric: Metric = 0) -> Rows[NodeRow]:
+        """Every function as built."""
+        return self.rows(IterKind.NODES, metric)
 
-    def calls(self, metric=0):
-        """Every call as built: CallRow."""
-        return self.rows(_ffi.CGPROP_ITER_EDGES, metric)
+    def calls(self, metric: Metric = 0) -> Rows[CallRow]:
+        """Every call as built."""
+        return self.rows(IterKind.EDGES, metric)
 
-    def callers(self, node, metric=0):
-        """Calls into `node`: CallRow."""
-        return self.rows(_ffi.CGPROP_ITER_CALLERS, metric, self._node(node, False))
+    def callers(self, node: FunctionRef, metric: Metric = 0) -> Rows[CallRow]:
+        """Calls into `node`."""
+        return self.rows(IterKind.CALLERS, metric, self._node(node))
 
-    def callees(self, node, metric=0):
-        """Calls out of `node`: CallRow."""
-        return self.rows(_ffi.CGPROP_ITER_CALLEES, metric, self._node(node, False))
+    def callees(self, node: FunctionRef, metric: Metric = 0) -> Rows[CallRow]:
+        """Calls out of `node`."""
+        return self.rows(IterKind.CALLEES, metric, self._node(node))
 
-    def cycles(self, metric=0):
-        """Cycles (after find_cycles; totals after collapse): CycleRow."""
-        return self.rows(_ffi.CGPROP_ITER_CYCLES, metric)
+    def cycles(self, metric: Metric = 0) -> Rows[CycleRow]:
+        """Cycles (after find_cycles; totals after collapse)."""
+        return self.rows(IterKind.CYCLES, metric)
 
-    def members(self, cycle):
-        """Members of cycle `cycle`: MemberRow."""
-        return self.rows(_ffi.CGPROP_ITER_MEMBERS, 0, cycle)
+    def members(self, cycle: int) -> Rows[MemberRow]:
+        """Members of cycle `cycle`."""
+        return self.rows(IterKind.MEMBERS, 0, cycle)
 
-    def totals(self, metric=0):
-        """Propagated figures per function (after propagate): TotalRow."""
-        return self.rows(_ffi.CGPROP_ITER_TOTALS, metric)
+    def totals(self, metric: Metric = 0) -> Rows[TotalRow]:
+        """Propagated figures per function (after propagate)."""
+        return self.rows(IterKind.TOTALS, metric)
 
-    def call_totals(self, metric=0):
-        """Propagated figures per call (after propagate): CallTotalRow."""
-        return self.rows(_ffi.CGPROP_ITER_EDGE_TOTALS, metric)
+    def call_totals(self, metric: Metric = 0) -> Rows[CallTotalRow]:
+        """Propagated figures per call (after propagate)."""
+        return self.rows(IterKind.EDGE_TOTALS, metric)
 
-    def splits(self, metric=0):
-        """Split figures per function (after split): SplitRow."""
-        return self.rows(_ffi.CGPROP_ITER_SPLIT, metric)
+    def splits(self, metric: Metric = 0) -> Rows[SplitRow]:
+        """Split figures per function (after split)."""
+        return self.rows(IterKind.SPLIT, metric)
 
-    def call_splits(self, metric=0):
-        """Split figures per call (after split): CallSplitRow."""
-        return self.rows(_ffi.CGPROP_ITER_EDGE_SPLIT, metric)
+    def call_splits(self, metric: Metric = 0) -> Rows[CallSplitRow]:
+        """Split figures per call (after split)."""
+        return self.rows(IterKind.EDGE_SPLIT, metric)
 
-    def get(self, kind, id, metric=0):
+    def get(self, kind: str, id: FunctionRef, metric: Metric = 0) -> Any:
         """One row by id: kind is "nodes", "calls", "cycles", "totals",
-        "call_totals", "splits" or "call_splits"; `id` a function id or key,
-        call id or cycle id accordingly."""
+        "call_totals", "splits" or "call_splits"; `id` a function (id, key or
+        display name), call id or cycle id accordingly."""
         try:
             k = _GET_KINDS[kind]
         except (KeyError, TypeError):
             raise InvalidArgumentError("kind must be one of %s, not %r" % (sorted(_GET_KINDS), kind))
-        if k in (_ffi.CGPROP_ITER_NODES, _ffi.CGPROP_ITER_TOTALS, _ffi.CGPROP_ITER_SPLIT):
-            id = self._node(id, False)
+        if k in (IterKind.NODES, IterKind.TOTALS, IterKind.SPLIT):
+            num = self._node(id)
+        elif isinstance(id, int) and not isinstance(id, bool):
+            num = id
+        else:
+            raise InvalidArgumentError("%s are looked up by id (int), not %r" % (kind, id))
         cls = _ffi.ROW_OF_KIND[k]
         row = cls()
-        self._check(_ffi.lib().cgprop_graph_get_row(self._handle(), k, self.metric(metric), id,
+        self._check(_ffi.lib().cgprop_graph_get_row(self._handle(), k, self.metric(metric), num,
                                                     byref(row), ctypes.sizeof(cls)))
-        tup, st = _ROWS[k]
-        return tup._make(st.unpack(ctypes.string_at(byref(row), ctypes.sizeof(cls))))
+        make, st = _ROWS[k]
+        return make(st.unpack(ctypes.string_at(byref(row), ctypes.sizeof(cls))))
 
-    def node_cycle(self, node):
+    def node_cycle(self, node: FunctionRef) -> Optional[int]:
         """The cycle id of `node`, or None (after find_cycles)."""
         out = c_uint32()
-        self._check(_ffi.lib().cgprop_graph_node_cycle(self._handle(), self._node(node, False), byref(out)))
+        self._check(_ffi.lib().cgprop_graph_node_cycle(self._handle(), self._node(node), byref(out)))
         return None if out.value == _ffi.CGPROP_NONE else out.value
 
 
-def _level(level):
-    try:
-        return _LEVELS[level]
-    except (KeyError, TypeError):
-        raise InvalidArgumentError("level must be 0, 1, 'deep' or 'rec', not %r" % (level,))
+_LEVEL_ALIASES = {0: Level.L0, 1: Level.L1, "0": Level.L0, "1": Level.L1, "n": Level.L0, "r": Level.REC}
 
 
-def _count(count):
+def _level(level: Union[Level, int, str]) -> Level:
+    if isinstance(level, Level):
+        return level
+    if isinstance(level, (int, str)) and not isinstance(level, bool) and level in _LEVEL_ALIASES:
+        return _LEVEL_ALIASES[level]
+    return enum_arg(Level, level, "level")
+
+
+def _count(count: int) -> int:
     if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= _U64_MAX:
         raise InvalidArgumentError("count %r is not an integer in [0, 2^64)" % (count,))
     return count
 
 
-def version():
-    """The loaded library's version string, e.g. "0.2.0"."""
+def version() -> str:
+    """The loaded library's version string, e.g. "0.3.0"."""
     return _ffi.lib().cgprop_version_string().decode("ascii")

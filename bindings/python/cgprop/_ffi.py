@@ -1,6 +1,7 @@
 """Raw ctypes layer: constants, row structs and the function table.
 
-Everything here mirrors include/cgprop.h and include/cgprop_io.h by hand.
+Everything here mirrors include/cgprop.h, include/cgprop_io.h and
+include/cgprop_experimental.h by hand.
 tests/bindings/check_agreement.py compares this module with the headers
 (every exported function, its argument and return types, every constant,
 every struct's fields) so the two cannot drift apart silently.
@@ -10,20 +11,23 @@ be inspected (by the agreement check, by documentation tools) on a machine
 without libcgprop.
 """
 
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import os
 import struct as _struct
 import threading
+from typing import Any, Optional, Tuple, Type
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_double, c_int,
                     c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p)
 
 # ---- constants (cgprop.h) ---------------------------------------------------
 
 CGPROP_VERSION_MAJOR = 0
-CGPROP_VERSION_MINOR = 2
+CGPROP_VERSION_MINOR = 3
 CGPROP_VERSION_PATCH = 0
-CGPROP_VERSION_NUMBER = 200
+CGPROP_VERSION_NUMBER = 300
 
 CGPROP_OK = 0
 CGPROP_DONE = 1
@@ -33,6 +37,7 @@ CGPROP_ENOTFOUND = -3
 CGPROP_ESTATE = -4
 CGPROP_EOVERFLOW = -5
 CGPROP_EFORMAT = -6
+CGPROP_EWRITE = -7
 
 CGPROP_MAX_METRICS = 64
 
@@ -109,6 +114,8 @@ CGPROP_COMP_POSTMORTEM = 2
 
 CGPROP_REC_CLAMP = 1 << 0
 
+# ---- constants (cgprop_experimental.h) --------------------------------------
+
 CGPROP_RF_S_N = 0
 CGPROP_RF_S_R = 1
 CGPROP_RF_C_N = 2
@@ -143,8 +150,6 @@ CGPROP_RI_PLAIN_SELF_CALLS = 1 << 2
 CGPROP_RI_PLAIN_CYCLES = 1 << 3
 
 # ---- constants (cgprop_io.h: writers) ---------------------------------------
-
-CGPROP_EWRITE = -20
 
 CGPROP_FORMAT_TEXT = 1
 CGPROP_FORMAT_JSON = 2
@@ -273,10 +278,12 @@ class cgprop_edge_split_row(Structure):
 
 class cgprop_recorder_options(Structure):
     _fields_ = [
+        ("size", c_uint32),
         ("mode", c_uint32),
         ("flags", c_uint32),
-        ("delta_i", c_uint64 * CGPROP_MAX_METRICS),
-        ("delta_e", c_uint64 * CGPROP_MAX_METRICS),
+        ("reserved", c_uint32),
+        ("delta_i", POINTER(c_uint64)),
+        ("delta_e", POINTER(c_uint64)),
     ]
 
 
@@ -292,6 +299,7 @@ class cgprop_recorder_figure(Structure):
 
 class cgprop_read_options(Structure):
     _fields_ = [
+        ("size", c_uint32),
         ("format", c_uint32),
         ("key_mode", c_uint32),
         ("no_fold_recursion", c_uint32),
@@ -301,21 +309,25 @@ class cgprop_read_options(Structure):
 
 class cgprop_read_info(Structure):
     _fields_ = [
+        ("size", c_uint32),
         ("format", c_uint32),
         ("recursion", c_uint32),
         ("separate_recs", c_uint32),
         ("flags", c_uint32),
+        ("nmetrics", c_uint32),
         ("parts", c_uint64),
         ("lines", c_uint64),
-        ("totals", c_uint64 * CGPROP_MAX_METRICS),
+        ("totals", POINTER(c_uint64)),
+        ("totals_len", c_uint32),
+        ("reserved", c_uint32),
     ]
 
 
 class cgprop_read_error(Structure):
     _fields_ = [
-        ("line", c_uint64),
+        ("size", c_uint32),
         ("code", c_int32),
-        ("reserved", c_uint32),
+        ("line", c_uint64),
         ("file", c_char * 256),
         ("reason", c_char * 256),
     ]
@@ -323,6 +335,8 @@ class cgprop_read_error(Structure):
 
 class cgprop_events_info(Structure):
     _fields_ = [
+        ("size", c_uint32),
+        ("reserved", c_uint32),
         ("lines", c_uint64),
         ("events", c_uint64),
         ("unclosed", c_uint64),
@@ -333,6 +347,7 @@ class cgprop_events_info(Structure):
 
 class cgprop_write_options(Structure):
     _fields_ = [
+        ("size", c_uint32),
         ("metric", c_uint32),
         ("flags", c_uint32),
         ("node_thres", c_double),
@@ -364,24 +379,25 @@ ROW_OF_KIND = {
 _STRUCT_CODES = {c_uint32: "I", c_uint64: "Q", c_double: "d", c_int32: "i", c_int64: "q"}
 
 
-def unpack_format(cls):
+def unpack_format(cls: Type[Structure]) -> str:
     """A struct-module format reading one `cls` from raw bytes.
 
     Built from the ctypes field offsets, so padding comes out exactly as the
     compiler lays the C struct out; struct.iter_unpack over a buffer of rows
     is the fast path of the bulk copy (no per-field getattr).
     """
-    fmt = ["="]
+    parts = ["="]
     pos = 0
-    for name, ctype in cls._fields_:
+    for field in cls._fields_:
+        name, ctype = field[0], field[1]
         off = getattr(cls, name).offset
         if off > pos:
-            fmt.append("%dx" % (off - pos))
-        fmt.append(_STRUCT_CODES[ctype])
+            parts.append("%dx" % (off - pos))
+        parts.append(_STRUCT_CODES[ctype])
         pos = off + ctypes.sizeof(ctype)
     if ctypes.sizeof(cls) > pos:
-        fmt.append("%dx" % (ctypes.sizeof(cls) - pos))
-    fmt = "".join(fmt)
+        parts.append("%dx" % (ctypes.sizeof(cls) - pos))
+    fmt = "".join(parts)
     if _struct.calcsize(fmt) != ctypes.sizeof(cls):
         raise AssertionError("unpack format of %s is %d bytes, struct is %d"
                              % (cls.__name__, _struct.calcsize(fmt), ctypes.sizeof(cls)))
@@ -400,8 +416,9 @@ p_size = POINTER(c_size_t)
 # taken as void * because it is not NUL-terminated.
 cgprop_write_fn = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
 
-# uint64_t (*now)(void *user, uint64_t *out_counters), cgprop_recorder_calibrate's clock.
-cgprop_clock_fn = CFUNCTYPE(c_uint64, c_void_p, POINTER(c_uint64))
+# int (*now)(void *user, uint64_t *out_counters), cgprop_recorder_calibrate's
+# clock (cgprop_experimental.h): 0 on success, non-zero aborts.
+cgprop_clock_fn = CFUNCTYPE(c_int, c_void_p, POINTER(c_uint64))
 
 p_rec = c_void_p  # cgprop_recorder *, opaque
 
@@ -441,6 +458,7 @@ FUNCTIONS = {
     "cgprop_graph_propagate": (c_int, (p_graph,)),
     "cgprop_graph_split": (c_int, (p_graph,)),
     "cgprop_graph_set_estimate": (c_int, (p_graph, c_uint32, c_double)),
+    "cgprop_graph_analyze": (c_int, (p_graph,)),
     # reading results
     "cgprop_iter_new": (c_int, (p_graph, c_uint32, c_uint32, c_uint32, POINTER(p_iter))),
     "cgprop_iter_next": (c_int, (p_iter, c_void_p, c_size_t)),
@@ -450,6 +468,7 @@ FUNCTIONS = {
     "cgprop_graph_get_row": (c_int, (p_graph, c_uint32, c_uint32, c_uint32, c_void_p, c_size_t)),
     "cgprop_graph_node_cycle": (c_int, (p_graph, c_uint32, p_u32)),
     # recorder
+    "cgprop_recorder_options_init": (None, (POINTER(cgprop_recorder_options),)),
     "cgprop_recorder_new": (c_int, (p_graph, POINTER(cgprop_recorder_options), POINTER(p_rec))),
     "cgprop_recorder_free": (None, (p_rec,)),
     "cgprop_recorder_enter": (c_int, (p_rec, c_uint32, p_u64)),
@@ -457,6 +476,8 @@ FUNCTIONS = {
     "cgprop_recorder_depth": (c_size_t, (p_rec,)),
     "cgprop_recorder_unwind": (c_int, (p_rec, p_u64)),
     "cgprop_recorder_flush": (c_int, (p_rec, p_u64)),
+    "cgprop_graph_merge": (c_int, (p_graph, p_graph)),
+    # experimental (cgprop_experimental.h): outside the stability promise
     "cgprop_recorder_get": (c_int, (p_rec, c_uint32, c_uint32, c_uint32, c_uint32,
                                     POINTER(cgprop_recorder_figure), c_size_t)),
     "cgprop_recorder_clamp_count": (c_uint64, (p_rec,)),
@@ -465,9 +486,10 @@ FUNCTIONS = {
                                           POINTER(cgprop_allocator), POINTER(c_double), POINTER(c_double))),
     "cgprop_graph_clamp_count": (c_uint64, (p_graph,)),
     "cgprop_graph_floor_count": (c_uint64, (p_graph,)),
-    "cgprop_graph_merge": (c_int, (p_graph, p_graph)),
     # readers (cgprop_io.h)
     "cgprop_read_options_init": (None, (POINTER(cgprop_read_options),)),
+    "cgprop_read_info_init": (None, (POINTER(cgprop_read_info),)),
+    "cgprop_read_error_init": (None, (POINTER(cgprop_read_error),)),
     "cgprop_read_detect": (c_uint32, (c_char_p, c_size_t)),
     "cgprop_read_buffer": (c_int, (c_char_p, c_size_t, c_char_p, c_size_t, POINTER(cgprop_read_options),
                                    POINTER(cgprop_allocator), POINTER(p_graph), POINTER(cgprop_read_info),
@@ -482,6 +504,7 @@ FUNCTIONS = {
     "cgprop_events_read_file": (c_int, (c_char_p, c_size_t, POINTER(cgprop_recorder_options),
                                         POINTER(cgprop_allocator), POINTER(p_graph), POINTER(cgprop_events_info),
                                         POINTER(cgprop_read_error))),
+    "cgprop_events_info_init": (None, (POINTER(cgprop_events_info),)),
     # writers (cgprop_io.h)
     "cgprop_write_options_init": (None, (POINTER(cgprop_write_options),)),
     "cgprop_write": (c_int, (p_graph, c_uint32, POINTER(cgprop_write_options), cgprop_write_fn, c_void_p)),
@@ -490,8 +513,10 @@ FUNCTIONS = {
 
 # ---- loading ----------------------------------------------------------------
 
-# Names the system loader may know the library by, newest ABI first.
-_SONAMES = ("libcgprop.so.0.2", "libcgprop.so", "libcgprop.dylib", "cgprop.dll")
+# The name the system loader knows this ABI by (the SONAME). An unversioned
+# libcgprop.so may be another ABI, so it is only used when
+# ctypes.util.find_library names it, and the version is checked on load.
+SONAME = "libcgprop.so.0.3"
 
 
 class LibraryNotFound(OSError):
@@ -510,11 +535,11 @@ class _Lib(object):
     MissingFunction naming it.
     """
 
-    def __init__(self, cdll, path):
+    def __init__(self, cdll: ctypes.CDLL, path: str) -> None:
         self._cdll = cdll
         self.path = path
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         try:
             restype, argtypes = FUNCTIONS[name]
         except KeyError:
@@ -529,34 +554,64 @@ class _Lib(object):
         setattr(self, name, fn)
         return fn
 
-    def has(self, name):
+    def has(self, name: str) -> bool:
         """True if the loaded library exports `name`."""
         return hasattr(self._cdll, name)
 
 
-_lib = None
+_lib: Optional[_Lib] = None
 _lock = threading.Lock()
 
 
-def _open():
+def _abi_error(cdll: ctypes.CDLL, name: str) -> Optional[str]:
+    """Why `cdll` cannot serve this binding, or None: the structs above are
+    laid out for one MAJOR.MINOR (before 1.0 every minor may change the ABI)."""
+    try:
+        fn = cdll.cgprop_version
+    except AttributeError:
+        return "%s exports no cgprop_version (not libcgprop?)" % name
+    fn.restype = c_uint32
+    fn.argtypes = []
+    v = fn()
+    if v // 100 != CGPROP_VERSION_NUMBER // 100:
+        return "%s is libcgprop %d.%d.%d; this binding needs %d.%d.x" % (
+            name, v // 10000, v // 100 % 100, v % 100, CGPROP_VERSION_MAJOR, CGPROP_VERSION_MINOR)
+    return None
+
+
+def _open() -> Tuple[ctypes.CDLL, str]:
+    """Load the library: CGPROP_LIBRARY (a path), else whatever
+    ctypes.util.find_library("cgprop") names, else SONAME through the system
+    loader. A library of another ABI is refused (named explicitly) or skipped
+    (found by search)."""
     path = os.environ.get("CGPROP_LIBRARY")
     if path:
         try:
-            return ctypes.CDLL(path), path
+            cdll = ctypes.CDLL(path)
         except OSError as e:
             raise LibraryNotFound("CGPROP_LIBRARY=%s cannot be loaded: %s" % (path, e))
+        why = _abi_error(cdll, path)
+        if why:
+            raise LibraryNotFound("CGPROP_LIBRARY: " + why)
+        return cdll, path
     errors = []
     found = ctypes.util.find_library("cgprop")
-    for name in ((found,) if found else ()) + _SONAMES:
+    for name in ((found,) if found and found != SONAME else ()) + (SONAME,):
         try:
-            return ctypes.CDLL(name), name
+            cdll = ctypes.CDLL(name)
         except OSError as e:
             errors.append(str(e))
-    raise LibraryNotFound("libcgprop not found: set CGPROP_LIBRARY to its path, or install it where "
-                          "the system loader looks (tried %s)" % "; ".join(errors))
+            continue
+        why = _abi_error(cdll, name)
+        if why is None:
+            return cdll, name
+        errors.append(why)
+    raise LibraryNotFound("libcgprop %d.%d not found: set CGPROP_LIBRARY to its path, or install it where "
+                          "the system loader looks (tried: %s)"
+                          % (CGPROP_VERSION_MAJOR, CGPROP_VERSION_MINOR, "; ".join(errors)))
 
 
-def lib():
+def lib() -> _Lib:
     """The loaded library (loaded on first call)."""
     global _lib
     if _lib is None:

@@ -1,6 +1,6 @@
 """The examples of docs/PYTHON.md and docs/RUST.md stay runnable.
 
-Every ```python block of docs/PYTHON.md is run; the ```rust block of
+Every ```python block of docs/PYTHON.md and of the package's README.md is run; the ```rust block of
 docs/RUST.md must be bindings/rust/examples/notes.rs verbatim (cargo builds
 and runs that file in the bindings_rust test).
 """
@@ -30,6 +30,15 @@ class TestDocs(unittest.TestCase):
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 exec(compile(block, "docs/PYTHON.md block %d" % (i + 1), "exec"), {"__name__": "__doc__"})
+            self.assertTrue(out.getvalue())
+
+    def test_package_readme_runs(self):
+        code = blocks(os.path.join(HERE, "..", "README.md"), "python")
+        self.assertTrue(code, "no python block in bindings/python/README.md")
+        for i, block in enumerate(code):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(block, "bindings/python/README.md block %d" % (i + 1), "exec"), {"__name__": "__doc__"})
             self.assertTrue(out.getvalue())
 
     def test_rust_page_is_the_built_example(self):

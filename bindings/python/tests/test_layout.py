@@ -32,13 +32,16 @@ HAND_SIZES = {
     "cgprop_edge_total_row": 4 * 4 + 8 * 5,      # 56
     "cgprop_split_row": 4 + 4 + 8 * 4 + 8 * 2,   # 56
     "cgprop_edge_split_row": 4 * 4 + 8 * 6,      # 64
-    "cgprop_write_options": 4 + 4 + 8 + 8,       # 24
-    "cgprop_read_options": 4 * 4,                # 16
-    "cgprop_read_info": 4 * 4 + 8 + 8 + 8 * 64,  # 544
-    "cgprop_read_error": 8 + 4 + 4 + 256 + 256,  # 528
-    "cgprop_recorder_options": 4 + 4 + 8 * 64 * 2,  # 1032
+    # size, metric, flags, 4 bytes of padding before the two doubles
+    "cgprop_write_options": 4 * 3 + 4 + 8 + 8,   # 32
+    "cgprop_read_options": 4 * 5,                # 20: size and four options
+    # size .. nmetrics (six uint32_t), parts, lines, the totals pointer,
+    # totals_len and reserved
+    "cgprop_read_info": 4 * 6 + 8 + 8 + 8 + 4 + 4,  # 56
+    "cgprop_read_error": 4 + 4 + 8 + 256 + 256,  # 528: size, code, line, file, reason
+    "cgprop_recorder_options": 4 * 4 + 8 + 8,    # 32: size, mode, flags, reserved, two pointers
     "cgprop_recorder_figure": 8 * 5,             # 40
-    "cgprop_events_info": 8 * 5,                 # 40
+    "cgprop_events_info": 4 + 4 + 8 * 5,         # 48: size, reserved, five counts
     "cgprop_allocator": 8 * 4,                   # 32: three function pointers and a void *
 }
 
@@ -49,6 +52,21 @@ class TestHandLayout(unittest.TestCase):
         self.assertEqual(set(HAND_SIZES), set(_ffi.STRUCTS))
         for name, size in HAND_SIZES.items():
             self.assertEqual(ctypes.sizeof(_ffi.STRUCTS[name]), size, name)
+
+    @unittest.skipUnless(ctypes.sizeof(ctypes.c_void_p) == 8, "sizes worked out for LP64")
+    def test_init_sets_the_size(self):
+        # Each _init() writes sizeof(struct) into `size`, the library's
+        # check that the caller's struct is the layout it knows.
+        lib = _ffi.lib()
+        for name, init in (("cgprop_read_options", "cgprop_read_options_init"),
+                           ("cgprop_read_info", "cgprop_read_info_init"),
+                           ("cgprop_read_error", "cgprop_read_error_init"),
+                           ("cgprop_write_options", "cgprop_write_options_init"),
+                           ("cgprop_recorder_options", "cgprop_recorder_options_init"),
+                           ("cgprop_events_info", "cgprop_events_info_init")):
+            s = _ffi.STRUCTS[name]()
+            getattr(lib, init)(ctypes.byref(s))
+            self.assertEqual(s.size, HAND_SIZES[name], name)
 
     def test_unpack_formats_cover_the_rows(self):
         # the fast path's struct formats read exactly one row each
@@ -73,6 +91,7 @@ class TestCompiledLayout(unittest.TestCase):
         if cc is None:
             self.skipTest("no C compiler to build the layout probe")
         lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "cgprop.h"', '#include "cgprop_io.h"',
+                 '#include "cgprop_experimental.h"',
                  "int main(void) {"]
         for name, cls in sorted(_ffi.STRUCTS.items()):
             lines.append('printf("%s sizeof %%zu\\n", sizeof(%s));' % (name, name))
