@@ -3,8 +3,8 @@
 
 Usage: check_agreement.py <source dir>
 
-Parses include/cgprop.h and include/cgprop_io.h (comments and preprocessor
-lines dropped) and compares them with
+Parses include/cgprop.h, include/cgprop_io.h and include/cgprop_experimental.h
+(comments and preprocessor lines dropped) and compares them with
   * the Python binding's table (bindings/python/cgprop/_ffi.py, imported
     without loading the library): FUNCTIONS, the row/option structs and the
     CGPROP_* constants;
@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-HEADERS = ("include/cgprop.h", "include/cgprop_io.h")
+HEADERS = ("include/cgprop.h", "include/cgprop_io.h", "include/cgprop_experimental.h")
 
 # ---- C header -------------------------------------------------------------
 
