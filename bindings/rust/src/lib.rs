@@ -47,6 +47,11 @@ pub mod sys;
 #[cfg(feature = "experimental")]
 pub mod experimental;
 
+// The README's example is compiled and run as a doc-test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 use std::ffi::CStr;
 use std::fmt;
 use std::marker::PhantomData;
