@@ -20,7 +20,7 @@
 //! library's read calls update caches inside the graph.
 //!
 //! Calls outside the library's stability promise (recorder figures,
-//! calibration, clamp and floor counts) are in the [`experimental`] module,
+//! calibration, clamp and floor counts) are in the module `experimental`,
 //! built only with the cargo feature `experimental`.
 //!
 //! ```
