@@ -3,8 +3,8 @@
 
 Usage: check_agreement.py <source dir>
 
-Parses include/cgprop.h, cgprop_io.h and cgprop_experimental.h (comments and preprocessor
-lines dropped) and compares them with
+Parses include/cgprop.h, include/cgprop_io.h and include/cgprop_experimental.h
+(comments and preprocessor lines dropped) and compares them with
   * the Python binding's table (bindings/python/cgprop/_ffi.py, imported
     without loading the library): FUNCTIONS, the row/option structs and the
     CGPROP_* constants;

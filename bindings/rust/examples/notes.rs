@@ -1,6 +1,6 @@
 //! The A/B/C example of docs/SPLIT.md through the safe wrapper:
-//! `cargo run --offline --example notes` (with CGPROP_LIB_DIR set).
-use cgprop::{Format, Graph, Share, SplitRow};
+//! `cargo run --offline --example notes` (the library found as in docs/RUST.md).
+use cgprop::{Estimate, Format, Graph, SplitRow};
 
 fn main() -> cgprop::Result<()> {
     // Sampled stacks: A calls B and C, B calls A again.
@@ -9,16 +9,25 @@ fn main() -> cgprop::Result<()> {
         let frames: Vec<&str> = stack.split(';').collect();
         g.add_stack_keys(&frames, &[10])?;
     }
-    let ncycles = g.analyze(Share::Auto)?; // find_cycles, collapse, propagate, split
-    assert_eq!(ncycles, 1);
+    g.analyze()?; // find cycles, collapse, split, propagate
 
     // True inclusive cost C_n (once per stack) beside gprof2dot's estimate.
+    // Each row is a Result: an iterator the library stops yields its error.
     for row in g.splits(0)? {
+        let row = row?;
         println!("{:<3} C_n={:>3}  heuristic={:>5.1}", g.key(row.id).unwrap(), row.C_n, row.heuristic);
     }
     let b = g.find_function("B")?;
     let split: SplitRow = g.get(b, 0)?;
     assert_eq!(split.C_n, 30);
+
+    // The best figure per function, exact here: the stacks give the levels.
+    for row in g.totals(0)? {
+        let row = row?;
+        assert_eq!(row.estimate, Estimate::Exact);
+        println!("{:<3} total={:>4}  cycle={:?}  flags={:?}", g.key(row.id).unwrap(), row.total, row.cycle,
+                 row.flags);
+    }
 
     // Errors carry the library's message.
     match g.add_self(99, &[1]) {
@@ -31,8 +40,8 @@ fn main() -> cgprop::Result<()> {
     println!("{}", text.lines().next().unwrap_or(""));
 
     // Profiles from memory or files (callgrind, folded stacks, event traces).
-    let (mut p, _info) = Graph::read_buffer(b"main;f 5\nmain 1\n", "example.folded", None)?;
-    p.analyze(Share::Auto)?;
-    println!("{} functions read", p.function_count());
+    let (mut p, info) = Graph::read_buffer(b"main;f 5\nmain 1\n", "example.folded", None)?;
+    p.analyze()?;
+    println!("{} functions read as {:?}", p.function_count(), info.format);
     Ok(())
 }

@@ -1,132 +1,382 @@
 //! Safe Rust binding of libcgprop: correct inclusive costs for call graphs
 //! with recursion.
 //!
-//! [`sys`] holds the raw `extern "C"` declarations; this module wraps them:
-//! an owned [`Graph`] (freed on drop), iterators over typed rows
-//! (implementing [`Iterator`], filled in bulk through
-//! `cgprop_iter_copy_rows`), and [`Result`]s whose [`Error`] carries the
-//! library's own message.
+//! [`sys`] holds the raw `extern "C"` declarations, one for one with the C
+//! headers; the rest of the crate wraps them: an owned [`Graph`] (freed on
+//! drop), iterators over typed rows, and [`Result`]s whose [`Error`]
+//! carries the library's own message.
+//!
+//! Rows are Rust structs, not the C ones: "no cycle" is `None`, flag words
+//! are typed sets ([`Flags`], [`Reasons`], [`Inexact`]), and enumerations
+//! ([`Estimate`], [`InputFormat`], …) keep an `Unknown(u32)` variant for
+//! values a newer library may add.
 //!
 //! Mutating calls and analyses take `&mut Graph`, reads take `&Graph`, and
-//! row iterators borrow the graph: the borrow checker rules out the stale
-//! iterators the C API reports as `CGPROP_ESTATE`. A `Graph` may move to
-//! another thread (`Send`) but not be shared between threads (`!Sync`):
-//! the library's read calls update caches inside the graph.
+//! row iterators borrow the graph, so safe code cannot change a graph under
+//! a live iterator. Each row is still a `Result`: an iterator the library
+//! stops (an out-of-memory, or a graph changed through [`Graph::as_ptr`])
+//! yields that error once and then ends. A `Graph` may move to another
+//! thread (`Send`) but not be shared between threads (`!Sync`): the
+//! library's read calls update caches inside the graph.
 //!
-//! ```no_run
-//! let mut g = cgprop::Graph::new(&["samples"]).unwrap();
+//! Calls outside the library's stability promise (recorder figures,
+//! calibration, clamp and floor counts) are in the module `experimental`,
+//! built only with the cargo feature `experimental`.
+//!
+//! ```
+//! let mut g = cgprop::Graph::new(&["samples"])?;
 //! for s in ["A", "A;C", "A;B", "A;B;A", "A;B;A;C"] {
 //!     let frames: Vec<&str> = s.split(';').collect();
-//!     g.add_stack_keys(&frames, &[10]).unwrap();
+//!     g.add_stack_keys(&frames, &[10])?;
 //! }
-//! g.analyze(cgprop::Share::Auto).unwrap();
-//! for row in g.splits(0).unwrap() {
-//!     println!("{} {}", g.key(row.id).unwrap(), row.C_n);
+//! g.analyze()?;
+//! let b = g.find_function("B")?;
+//! // B is on three of the five stacks, 10 each: its inclusive cost is 30.
+//! let row: cgprop::SplitRow = g.get(b, 0)?;
+//! assert_eq!(row.C_n, 30);
+//! for row in g.totals(0)? {
+//!     let row = row?;
+//!     println!("{} {} ({:?})", g.key(row.id).unwrap(), row.total, row.estimate);
 //! }
+//! # Ok::<(), cgprop::Error>(())
 //! ```
 #![deny(missing_docs)]
 
 pub mod sys;
 
+#[cfg(feature = "experimental")]
+pub mod experimental;
+
+// The README's example is compiled and run as a doc-test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 use std::ffi::CStr;
 use std::fmt;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::os::raw::{c_char, c_int, c_void};
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
-/// A function as built (`CGPROP_ITER_NODES`). `self_` is C's `self`.
-pub type NodeRow = sys::cgprop_node_row;
-/// A call as built (`CGPROP_ITER_EDGES`, `_CALLERS`, `_CALLEES`).
-pub type CallRow = sys::cgprop_edge_row;
-/// A cycle (`CGPROP_ITER_CYCLES`). `self_` is C's `self`.
-pub type CycleRow = sys::cgprop_cycle_row;
-/// A cycle member (`CGPROP_ITER_MEMBERS`).
-pub type MemberRow = sys::cgprop_member_row;
-/// Propagated figures of a function (`CGPROP_ITER_TOTALS`).
-pub type TotalRow = sys::cgprop_total_row;
-/// Propagated figures of a call (`CGPROP_ITER_EDGE_TOTALS`).
-pub type CallTotalRow = sys::cgprop_edge_total_row;
-/// Split figures of a function (`CGPROP_ITER_SPLIT`).
-pub type SplitRow = sys::cgprop_split_row;
-/// Split figures of a call (`CGPROP_ITER_EDGE_SPLIT`).
-pub type CallSplitRow = sys::cgprop_edge_split_row;
-/// Reader options; `Default` (all zero) is the library's default.
-pub type ReadOptions = sys::cgprop_read_options;
-/// What a reader found besides the graph.
-pub type ReadInfo = sys::cgprop_read_info;
+// ---- typed flag sets and open enumerations ------------------------------------
 
-/// "No cycle" value of cycle id fields.
-pub const NONE: u32 = sys::CGPROP_NONE;
+/// A set of bits, written by hand in the manner of the `bitflags` crate (the
+/// crate takes nothing from a registry). Bits this version does not name are
+/// kept, shown in hex by `Debug`.
+macro_rules! flag_set {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $flag:ident = $val:expr,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub struct $name(u32);
 
-/// Row flag bits (the `flags` fields).
-pub mod flags {
-    use super::sys;
-    /// Function is a member of a cycle.
-    pub const IN_CYCLE: u32 = sys::CGPROP_F_IN_CYCLE;
-    /// Function calls itself directly.
-    pub const SELF_RECURSIVE: u32 = sys::CGPROP_F_SELF_RECURSIVE;
-    /// Function has spontaneous entries.
-    pub const SPONTANEOUS: u32 = sys::CGPROP_F_SPONTANEOUS;
-    /// Function has no caller at all.
-    pub const NO_CALLERS: u32 = sys::CGPROP_F_NO_CALLERS;
-    /// Call has a measured cost.
-    pub const HAS_COST: u32 = sys::CGPROP_F_HAS_COST;
-    /// Call is a self-call.
-    pub const SELF_CALL: u32 = sys::CGPROP_F_SELF_CALL;
-    /// Call joins two members of the same cycle.
-    pub const INTRA_CYCLE: u32 = sys::CGPROP_F_INTRA_CYCLE;
-    /// Cycle whose entry had to be assumed.
-    pub const ENTRY_ASSUMED: u32 = sys::CGPROP_F_ENTRY_ASSUMED;
-    /// gprof figure of a cycle member: not inclusive.
-    pub const NOT_INCLUSIVE: u32 = sys::CGPROP_F_NOT_INCLUSIVE;
-    /// Call got no propagated total.
-    pub const NO_TOTAL: u32 = sys::CGPROP_F_NO_TOTAL;
-    /// Vertex with no external caller and no spontaneous weight.
-    pub const ROOT: u32 = sys::CGPROP_F_ROOT;
-    /// The figure is an estimate, not exact (see the row's `estimate`).
-    pub const ESTIMATE: u32 = sys::CGPROP_F_ESTIMATE;
-    /// No proven interval: the call costs are not measured, or a sum overflows.
-    pub const NO_BOUNDS: u32 = sys::CGPROP_F_NO_BOUNDS;
-    /// The heuristic lay outside the proven interval (or above the call's
-    /// measured cost) and was clamped into it.
-    pub const CLAMPED: u32 = sys::CGPROP_F_CLAMPED;
-    /// No walk figure on this row.
-    pub const NO_WALK: u32 = sys::CGPROP_F_NO_WALK;
+        impl $name {
+            $($(#[$fm])* pub const $flag: $name = $name($val);)*
+            const NAMES: &'static [(&'static str, u32)] = &[$((stringify!($flag), $val),)*];
+
+            /// No bit set.
+            pub const fn empty() -> $name {
+                $name(0)
+            }
+            /// The set from a raw bit word, unknown bits kept.
+            pub const fn from_bits_retain(bits: u32) -> $name {
+                $name(bits)
+            }
+            /// The raw bit word.
+            pub const fn bits(self) -> u32 {
+                self.0
+            }
+            /// True when every bit of `other` is set.
+            pub const fn contains(self, other: $name) -> bool {
+                self.0 & other.0 == other.0
+            }
+            /// True when some bit of `other` is set.
+            pub const fn intersects(self, other: $name) -> bool {
+                self.0 & other.0 != 0
+            }
+            /// True when no bit is set.
+            pub const fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+        }
+
+        impl std::ops::BitOr for $name {
+            type Output = $name;
+            fn bitor(self, o: $name) -> $name {
+                $name(self.0 | o.0)
+            }
+        }
+        impl std::ops::BitOrAssign for $name {
+            fn bitor_assign(&mut self, o: $name) {
+                self.0 |= o.0;
+            }
+        }
+        impl std::ops::BitAnd for $name {
+            type Output = $name;
+            fn bitand(self, o: $name) -> $name {
+                $name(self.0 & o.0)
+            }
+        }
+        impl std::ops::Sub for $name {
+            type Output = $name;
+            fn sub(self, o: $name) -> $name {
+                $name(self.0 & !o.0)
+            }
+        }
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}(", stringify!($name))?;
+                let mut rest = self.0;
+                let mut first = true;
+                for (n, v) in Self::NAMES {
+                    if rest & v != 0 && self.0 & v == *v {
+                        write!(f, "{}{}", if first { "" } else { " | " }, n)?;
+                        rest &= !v;
+                        first = false;
+                    }
+                }
+                if rest != 0 {
+                    write!(f, "{}{:#x}", if first { "" } else { " | " }, rest)?;
+                }
+                write!(f, ")")
+            }
+        }
+    };
 }
 
-/// What kind of figure a `TotalRow::total` is (its `estimate` field).
-pub mod estimate {
-    use super::sys;
-    /// Exact: the interval is a single point.
-    pub const EXACT: u32 = sys::CGPROP_EST_EXACT;
-    /// gprof2dot's per-root estimate, clamped into the interval where there is one.
-    pub const HEURISTIC: u32 = sys::CGPROP_EST_HEURISTIC;
-    /// gprof's propagation by call shares, without measured call costs: no interval.
-    pub const SHARES: u32 = sys::CGPROP_EST_SHARES;
-    /// The absorbing walk over the measured call costs.
-    pub const WALK: u32 = sys::CGPROP_EST_WALK;
-    /// The midpoint of the walk and the clamped heuristic.
-    pub const MIDPOINT: u32 = sys::CGPROP_EST_MIDPOINT;
-    /// The clamped heuristic: the walk on this cycle passed its work budget.
-    pub const BUDGET: u32 = sys::CGPROP_EST_BUDGET;
+/// An enumeration of the C API read back from the library, with
+/// `Unknown(u32)` for a value this version does not know (a newer library).
+macro_rules! open_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $val:expr,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vm])* $var,)*
+            /// A value this version of the crate does not know.
+            Unknown(u32),
+        }
+
+        impl $name {
+            /// The variant for a raw value.
+            pub fn from_raw(v: u32) -> $name {
+                $(if v == $val {
+                    return $name::$var;
+                })*
+                $name::Unknown(v)
+            }
+            /// The raw value.
+            pub fn raw(self) -> u32 {
+                match self {
+                    $($name::$var => $val,)*
+                    $name::Unknown(v) => v,
+                }
+            }
+        }
+    };
 }
 
-/// Why a total is not exact (bits of `TotalRow::reason`).
-pub mod reason {
-    use super::sys;
-    /// The calls into the function and what it spends and calls disagree.
-    pub const SIDES_DISAGREE: u32 = sys::CGPROP_R_SIDES_DISAGREE;
-    /// A measured inclusive side lies below the function's own self cost.
-    pub const BELOW_SELF: u32 = sys::CGPROP_R_BELOW_SELF;
-    /// Member of a recursion cycle the input gives no levels for.
-    pub const RECURSION: u32 = sys::CGPROP_R_RECURSION;
-    /// Member of a cycle nothing calls and nothing enters.
-    pub const ENTRY_UNKNOWN: u32 = sys::CGPROP_R_ENTRY_UNKNOWN;
-    /// Some call the figure rests on has no measured cost: no interval.
-    pub const UNMEASURED: u32 = sys::CGPROP_R_UNMEASURED;
-    /// A sum the interval needs exceeds 64 bits: no interval.
-    pub const OVERFLOW: u32 = sys::CGPROP_R_OVERFLOW;
+flag_set! {
+    /// Row flags (the `flags` fields of rows).
+    Flags {
+        /// Function is a member of a cycle.
+        IN_CYCLE = sys::CGPROP_F_IN_CYCLE,
+        /// Function calls itself directly.
+        SELF_RECURSIVE = sys::CGPROP_F_SELF_RECURSIVE,
+        /// Function has spontaneous entries.
+        SPONTANEOUS = sys::CGPROP_F_SPONTANEOUS,
+        /// Function is called by no other function.
+        NO_CALLERS = sys::CGPROP_F_NO_CALLERS,
+        /// Call has a measured cost.
+        HAS_COST = sys::CGPROP_F_HAS_COST,
+        /// Call is a self-call f→f.
+        SELF_CALL = sys::CGPROP_F_SELF_CALL,
+        /// Call joins two members of the same cycle.
+        INTRA_CYCLE = sys::CGPROP_F_INTRA_CYCLE,
+        /// Cycle (or member of one) whose entry had to be assumed.
+        ENTRY_ASSUMED = sys::CGPROP_F_ENTRY_ASSUMED,
+        /// The gprof figure of a cycle member: not an inclusive cost.
+        NOT_INCLUSIVE = sys::CGPROP_F_NOT_INCLUSIVE,
+        /// Call got no propagated total.
+        NO_TOTAL = sys::CGPROP_F_NO_TOTAL,
+        /// Vertex with no external caller and no spontaneous weight.
+        ROOT = sys::CGPROP_F_ROOT,
+        /// The figure is an estimate, not exact (see [`TotalRow::estimate`]).
+        ESTIMATE = sys::CGPROP_F_ESTIMATE,
+        /// No proven interval.
+        NO_BOUNDS = sys::CGPROP_F_NO_BOUNDS,
+        /// The heuristic lay outside the proven interval and was clamped into it.
+        CLAMPED = sys::CGPROP_F_CLAMPED,
+        /// No walk figure on this row.
+        NO_WALK = sys::CGPROP_F_NO_WALK,
+    }
+}
+
+flag_set! {
+    /// Why a total is not exact ([`TotalRow::reason`]).
+    Reasons {
+        /// The calls into the function and what it spends and calls disagree.
+        SIDES_DISAGREE = sys::CGPROP_R_SIDES_DISAGREE,
+        /// A measured inclusive side lies below the function's own self cost.
+        BELOW_SELF = sys::CGPROP_R_BELOW_SELF,
+        /// Member of a recursion cycle the input gives no levels for.
+        RECURSION = sys::CGPROP_R_RECURSION,
+        /// Member of a cycle nothing calls and nothing enters.
+        ENTRY_UNKNOWN = sys::CGPROP_R_ENTRY_UNKNOWN,
+        /// Some call the figure rests on has no measured cost: no interval.
+        UNMEASURED = sys::CGPROP_R_UNMEASURED,
+        /// A sum the interval needs exceeds 64 bits: no interval.
+        OVERFLOW = sys::CGPROP_R_OVERFLOW,
+    }
+}
+
+flag_set! {
+    /// Split figures that are not exact (the `inexact` fields): one bit per figure.
+    Inexact {
+        /// S_n not exact.
+        S_N = sys::CGPROP_X_S_N,
+        /// S_r not exact.
+        S_R = sys::CGPROP_X_S_R,
+        /// C_n not exact.
+        C_N = sys::CGPROP_X_C_N,
+        /// C_r not exact.
+        C_R = sys::CGPROP_X_C_R,
+        /// D not exact.
+        D = sys::CGPROP_X_D,
+        /// C_nn not exact.
+        C_NN = sys::CGPROP_X_C_NN,
+        /// C_nr not exact.
+        C_NR = sys::CGPROP_X_C_NR,
+        /// C_nd not exact.
+        C_ND = sys::CGPROP_X_C_ND,
+        /// C_rn not exact.
+        C_RN = sys::CGPROP_X_C_RN,
+        /// C_rr not exact.
+        C_RR = sys::CGPROP_X_C_RR,
+        /// C_rd not exact.
+        C_RD = sys::CGPROP_X_C_RD,
+    }
+}
+
+flag_set! {
+    /// What a reader noticed ([`ReadInfo::flags`]).
+    ReadFlags {
+        /// The input stated program totals ([`ReadInfo::totals`]).
+        TOTALS = sys::CGPROP_RI_TOTALS,
+        /// Callgrind names carried --separate-callers contexts (summed).
+        CALLER_CONTEXTS = sys::CGPROP_RI_CALLER_CONTEXTS,
+        /// Plain `f->f` calls beside `fn'N` names: added without class.
+        PLAIN_SELF_CALLS = sys::CGPROP_RI_PLAIN_SELF_CALLS,
+        /// Cycles among plain names beside `fn'N` names: added without class.
+        PLAIN_CYCLES = sys::CGPROP_RI_PLAIN_CYCLES,
+    }
+}
+
+flag_set! {
+    /// Writer flags ([`WriteOptions::flags`]).
+    WriteFlags {
+        /// Text and DOT: gprof2dot's per-root heuristic everywhere, unclamped.
+        HEURISTIC_ONLY = sys::CGPROP_W_HEURISTIC_ONLY,
+        /// Callgrind: plain names, no `fn'N` recursion classes.
+        NO_CLASSES = sys::CGPROP_W_NO_CLASSES,
+        /// Callgrind: no name compression.
+        NO_COMPRESSION = sys::CGPROP_W_NO_COMPRESSION,
+        /// DOT: no pruning.
+        NO_PRUNE = sys::CGPROP_W_NO_PRUNE,
+        /// Text: the proven interval beside each inexact total.
+        BOUNDS = sys::CGPROP_W_BOUNDS,
+    }
+}
+
+flag_set! {
+    /// Recorder flags ([`RecorderOptions::flags`]).
+    RecorderFlags {
+        /// On the fly only: floor each activation's compensated costs at 0 (TAU's behaviour).
+        CLAMP = sys::CGPROP_REC_CLAMP,
+    }
+}
+
+open_enum! {
+    /// What kind of figure a [`TotalRow::total`] is.
+    Estimate {
+        /// Exact: the interval is a single point.
+        Exact = sys::CGPROP_EST_EXACT,
+        /// gprof2dot's per-root estimate, clamped into the interval where there is one.
+        Heuristic = sys::CGPROP_EST_HEURISTIC,
+        /// gprof's propagation by call shares, without measured call costs: no interval.
+        Shares = sys::CGPROP_EST_SHARES,
+        /// The absorbing walk over the measured call costs.
+        Walk = sys::CGPROP_EST_WALK,
+        /// The midpoint of the walk and the clamped heuristic.
+        Midpoint = sys::CGPROP_EST_MIDPOINT,
+        /// The clamped heuristic: the walk on this cycle passed its work budget.
+        Budget = sys::CGPROP_EST_BUDGET,
+    }
+}
+
+open_enum! {
+    /// Input formats ([`ReadOptions::format`], [`ReadInfo::format`]).
+    ///
+    /// `Perf` to `Gprof` are readers of the 0.3 series; a library without
+    /// one refuses it with [`ErrorKind::InvalidArgument`].
+    InputFormat {
+        /// Recognise the format by content.
+        Auto = sys::CGPROP_INPUT_AUTO,
+        /// Callgrind profile.
+        Callgrind = sys::CGPROP_INPUT_CALLGRIND,
+        /// Folded stacks.
+        Folded = sys::CGPROP_INPUT_FOLDED,
+        /// The recorder's event trace format.
+        Events = sys::CGPROP_INPUT_EVENTS,
+        /// `perf script` output.
+        Perf = 4,
+        /// pprof profile.
+        Pprof = 5,
+        /// V8 CPU profile.
+        V8 = 6,
+        /// Python pstats dump.
+        Pstats = 7,
+        /// gprof call graph.
+        Gprof = 8,
+    }
+}
+
+open_enum! {
+    /// How a reader obtained recursion classes ([`ReadInfo::recursion`]).
+    Recursion {
+        /// No recursion in the input: the split is exact.
+        None = sys::CGPROP_RECS_NONE,
+        /// Callgrind `fn'N` names gave the classes.
+        Names = sys::CGPROP_RECS_NAMES,
+        /// Recursion without `fn'N` names: the split is flagged inexact.
+        Withheld = sys::CGPROP_RECS_WITHHELD,
+        /// Stacks or an event trace: exact classes.
+        Stacks = sys::CGPROP_RECS_STACKS,
+        /// Folding disabled and the input recursive: no classes.
+        Unfolded = sys::CGPROP_RECS_UNFOLDED,
+    }
+}
+
+open_enum! {
+    /// Function key modes of the callgrind reader ([`ReadOptions::key_mode`]).
+    KeyMode {
+        /// object TAB file TAB name (KCachegrind's identity).
+        Full = sys::CGPROP_KEY_FULL,
+        /// Bare name: same-named functions of different files merge (gprof2dot).
+        Name = sys::CGPROP_KEY_NAME,
+    }
+}
+
+open_enum! {
+    /// Overhead compensation routes ([`RecorderOptions::mode`]).
+    CompMode {
+        /// No compensation.
+        Off = sys::CGPROP_COMP_OFF,
+        /// On the fly at each exit, as TAU does.
+        Online = sys::CGPROP_COMP_ONLINE,
+        /// From the recorded event counts, when figures are read or flushed.
+        Postmortem = sys::CGPROP_COMP_POSTMORTEM,
+    }
 }
 
 // ---- errors -------------------------------------------------------------------
@@ -140,7 +390,8 @@ pub enum ErrorKind {
     InvalidArgument,
     /// `CGPROP_ENOTFOUND`: no such key, metric, call or file.
     NotFound,
-    /// `CGPROP_ESTATE`: call out of order (an analysis has not run).
+    /// `CGPROP_ESTATE`: call out of order: an analysis has not run, or the
+    /// graph changed under an iterator.
     State,
     /// `CGPROP_EOVERFLOW`: a sum would overflow; nothing was added.
     Overflow,
@@ -148,7 +399,7 @@ pub enum ErrorKind {
     Format,
     /// `CGPROP_EWRITE`: a writer's output failed.
     Write,
-    /// Any other negative status.
+    /// Any other negative status (from a newer library).
     Other,
 }
 
@@ -202,9 +453,15 @@ pub fn strerror(code: i32) -> String {
     unsafe { cstr(sys::cgprop_strerror(code)) }
 }
 
-/// The loaded library's version, e.g. "0.2.0".
+/// The loaded library's version, e.g. "0.3.0".
 pub fn version() -> String {
     unsafe { cstr(sys::cgprop_version_string()) }
+}
+
+/// The loaded library's version as one number (MAJOR*10000 + MINOR*100 +
+/// PATCH); compare with `sys::CGPROP_VERSION_NUMBER`, the header's.
+pub fn version_number() -> u32 {
+    unsafe { sys::cgprop_version() }
 }
 
 unsafe fn cstr(p: *const c_char) -> String {
@@ -227,12 +484,24 @@ fn invalid(message: String) -> Error {
     Error::new(sys::CGPROP_EINVAL, message)
 }
 
+/// A C options or info struct filled by its `_init()`, which sets its size:
+/// the library refuses a struct whose size is not set.
+fn c_init<T>(init: unsafe extern "C" fn(*mut T)) -> T {
+    let mut v = MaybeUninit::<T>::zeroed();
+    // The structs hold integers, doubles, arrays and raw pointers only: all
+    // zeros is a valid value even before init fills it.
+    unsafe {
+        init(v.as_mut_ptr());
+        v.assume_init()
+    }
+}
+
 // ---- options ------------------------------------------------------------------
 
-/// Share weights for propagation.
+/// Share weights for [`Graph::collapse`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Share {
-    /// By cost if any call has a cost, else by count.
+    /// By cost if any call has a cost, else by count (what [`Graph::analyze`] uses).
     Auto,
     /// By call count (gprof).
     Count,
@@ -277,13 +546,13 @@ impl Level {
 /// Output formats of [`Graph::write`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// Flat profile plus a gprof-like call graph.
+    /// Flat profile plus a gprof-like call graph (one metric).
     Text,
     /// Every figure of every metric (the tool's JSON).
     Json,
-    /// Graphviz picture.
+    /// Graphviz picture (one metric).
     Dot,
-    /// Callgrind profile.
+    /// Callgrind profile of the input costs.
     Callgrind,
 }
 
@@ -298,57 +567,437 @@ impl Format {
     }
 }
 
-/// Writer options; `WriteOptions::default()` is the library's defaults.
-pub type WriteOptions = sys::cgprop_write_options;
+/// Writer options. `WriteOptions::default()` is the library's defaults
+/// (`cgprop_write_options_init`): metric 0, no flags, DOT thresholds 0.5 %
+/// and 0.1 %.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WriteOptions {
+    /// Metric shown by text and DOT.
+    pub metric: u32,
+    /// Writer flags.
+    pub flags: WriteFlags,
+    /// DOT: drop functions whose total is below this percent of the program.
+    pub node_thres: f64,
+    /// DOT: drop calls whose total is below this percent of the program.
+    pub edge_thres: f64,
+}
 
-fn write_defaults() -> WriteOptions {
-    let mut o = WriteOptions::default();
-    unsafe { sys::cgprop_write_options_init(&mut o) };
-    o
+impl Default for WriteOptions {
+    fn default() -> WriteOptions {
+        let o = c_init(sys::cgprop_write_options_init);
+        WriteOptions { metric: o.metric, flags: WriteFlags(o.flags), node_thres: o.node_thres,
+                       edge_thres: o.edge_thres }
+    }
+}
+
+impl WriteOptions {
+    fn to_sys(&self) -> sys::cgprop_write_options {
+        let mut o = c_init(sys::cgprop_write_options_init);
+        o.metric = self.metric;
+        o.flags = self.flags.bits();
+        o.node_thres = self.node_thres;
+        o.edge_thres = self.edge_thres;
+        o
+    }
+}
+
+/// Reader options. `ReadOptions::default()` is the library's defaults
+/// (`cgprop_read_options_init`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The input format; `Auto` recognises it by content.
+    pub format: InputFormat,
+    /// Callgrind: how functions are keyed.
+    pub key_mode: KeyMode,
+    /// Callgrind: false keeps `fn'N` names as separate functions (no
+    /// recursion classes), as gprof2dot does; true (default) folds them.
+    pub fold_recursion: bool,
+    /// Callgrind: the `--separate-recs=N` the file was made with; 0
+    /// (default) detects it.
+    pub separate_recs: u32,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        let o = c_init(sys::cgprop_read_options_init);
+        ReadOptions { format: InputFormat::from_raw(o.format), key_mode: KeyMode::from_raw(o.key_mode),
+                      fold_recursion: o.no_fold_recursion == 0, separate_recs: o.separate_recs }
+    }
+}
+
+impl ReadOptions {
+    fn to_sys(&self) -> sys::cgprop_read_options {
+        let mut o = c_init(sys::cgprop_read_options_init);
+        o.format = self.format.raw();
+        o.key_mode = self.key_mode.raw();
+        o.no_fold_recursion = u32::from(!self.fold_recursion);
+        o.separate_recs = self.separate_recs;
+        o
+    }
+}
+
+/// What a reader found, besides the graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadInfo {
+    /// The format actually read.
+    pub format: InputFormat,
+    /// How recursion classes were obtained.
+    pub recursion: Recursion,
+    /// The N of `fn'N` names ([`Recursion::Names`]), else 0.
+    pub separate_recs: u32,
+    /// What the reader noticed.
+    pub flags: ReadFlags,
+    /// Callgrind parts (dumps, threads) summed into the graph; 0 for other formats.
+    pub parts: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// The program totals the input stated, one per metric; None when it
+    /// stated none ([`ReadFlags::TOTALS`] unset).
+    pub totals: Option<Vec<u64>>,
+}
+
+/// What replaying an event trace found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EventsInfo {
+    /// Lines read.
+    pub lines: u64,
+    /// Enter and exit events replayed.
+    pub events: u64,
+    /// Activations open at the end of the trace, closed at the last readings.
+    pub unclosed: u64,
+    /// On-the-fly clamps ([`RecorderFlags::CLAMP`]).
+    pub clamps: u64,
+    /// Negative compensated figures written as 0.
+    pub floors: u64,
+}
+
+/// Recorder options. `RecorderOptions::default()` is no compensation.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RecorderOptions {
+    /// The compensation route.
+    pub mode: CompMode,
+    /// Recorder flags.
+    pub flags: RecorderFlags,
+    /// δ_i per metric, in counter units: K values, or empty for 0 everywhere.
+    pub delta_i: Vec<u64>,
+    /// δ_e per metric, in counter units: K values, or empty for 0 everywhere.
+    pub delta_e: Vec<u64>,
+}
+
+impl Default for CompMode {
+    fn default() -> CompMode {
+        CompMode::Off
+    }
+}
+
+impl RecorderOptions {
+    /// Checks the δ lengths against K; K None (an event trace, whose K is
+    /// known only once read) pads them to the library's largest K so the
+    /// library never reads past them, and the caller checks K afterwards.
+    fn to_sys(&self, k: Option<usize>, pad: &mut [Vec<u64>; 2]) -> Result<sys::cgprop_recorder_options> {
+        let mut o = c_init(sys::cgprop_recorder_options_init);
+        o.mode = self.mode.raw();
+        o.flags = self.flags.bits();
+        for (i, (d, name)) in [(&self.delta_i, "delta_i"), (&self.delta_e, "delta_e")].into_iter().enumerate() {
+            if d.is_empty() {
+                continue;
+            }
+            match k {
+                Some(k) if d.len() != k => {
+                    return Err(invalid(format!("recorder options: {} has {} values, the graph has {} metrics",
+                                               name, d.len(), k)))
+                }
+                Some(_) => pad[i] = d.clone(),
+                None if d.len() > sys::CGPROP_MAX_METRICS => {
+                    return Err(invalid(format!("recorder options: {} has {} values, more than {} metrics",
+                                               name, d.len(), sys::CGPROP_MAX_METRICS)))
+                }
+                None => {
+                    pad[i] = d.clone();
+                    pad[i].resize(sys::CGPROP_MAX_METRICS, 0);
+                }
+            }
+        }
+        if !pad[0].is_empty() {
+            o.delta_i = pad[0].as_ptr();
+        }
+        if !pad[1].is_empty() {
+            o.delta_e = pad[1].as_ptr();
+        }
+        Ok(o)
+    }
+
+    fn check_k(&self, k: usize) -> Result<()> {
+        for (d, name) in [(&self.delta_i, "delta_i"), (&self.delta_e, "delta_e")] {
+            if !d.is_empty() && d.len() != k {
+                return Err(invalid(format!("recorder options: {} has {} values, the trace has {} metrics",
+                                           name, d.len(), k)));
+            }
+        }
+        Ok(())
+    }
 }
 
 // ---- rows ---------------------------------------------------------------------
 
-/// A row type of the C API: plain data of a fixed layout.
+fn cycle_id(c: u32) -> Option<u32> {
+    if c == sys::CGPROP_NONE {
+        None
+    } else {
+        Some(c)
+    }
+}
+
+/// A function as built ([`Graph::nodes`]); costs are of the iterator's metric.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeRow {
+    /// Function id.
+    pub id: u32,
+    /// SELF_RECURSIVE, SPONTANEOUS, NO_CALLERS (known without analysis).
+    pub flags: Flags,
+    /// Self cost S (C's `self`).
+    pub self_cost: u64,
+    /// Spontaneous activations.
+    pub spont_count: u64,
+    /// Inclusive cost of spontaneous activations.
+    pub spont_cost: u64,
+    /// Σ counts of calls into it, self-calls included (gprof's "called").
+    pub calls_in: u64,
+}
+
+/// A call as built ([`Graph::calls`], [`Graph::callers`], [`Graph::callees`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallRow {
+    /// Call id.
+    pub id: u32,
+    /// Calling function.
+    pub caller: u32,
+    /// Called function.
+    pub callee: u32,
+    /// HAS_COST, SELF_CALL.
+    pub flags: Flags,
+    /// Call count.
+    pub count: u64,
+    /// Inclusive cost; None when the call has no measured cost.
+    pub cost: Option<u64>,
+}
+
+/// A cycle ([`Graph::cycles`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CycleRow {
+    /// Cycle id (dense, ordered by smallest member id).
+    pub id: u32,
+    /// Number of member functions.
+    pub nmembers: u32,
+    /// ENTRY_ASSUMED, ROOT (after collapse).
+    pub flags: Flags,
+    /// Smallest member id.
+    pub first: u32,
+    /// Σ members' self costs (C's `self`).
+    pub self_cost: u64,
+    /// T(Z) from [`Graph::collapse`]; 0 before it.
+    pub total: f64,
+}
+
+/// A cycle member ([`Graph::members`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemberRow {
+    /// Cycle id.
+    pub cycle: u32,
+    /// Member function id.
+    pub node: u32,
+}
+
+/// Inclusive figures of a function ([`Graph::totals`]).
 ///
-/// # Safety
-/// Implemented only for the `#[repr(C)]` row structs of [`sys`], for which
-/// any bit pattern the library writes is valid.
-pub unsafe trait Row: Copy + Default {}
-unsafe impl Row for NodeRow {}
-unsafe impl Row for CallRow {}
-unsafe impl Row for CycleRow {}
-unsafe impl Row for MemberRow {}
-unsafe impl Row for TotalRow {}
-unsafe impl Row for CallTotalRow {}
-unsafe impl Row for SplitRow {}
-unsafe impl Row for CallSplitRow {}
+/// `total` is the best figure there is: the exact inclusive cost where the
+/// input determines it ([`Estimate::Exact`]), else an estimate inside the
+/// proven interval [`TotalRow::bounds`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TotalRow {
+    /// Function id.
+    pub id: u32,
+    /// IN_CYCLE, SELF_RECURSIVE, ENTRY_ASSUMED, ROOT, ESTIMATE, NO_BOUNDS, CLAMPED, NO_WALK.
+    pub flags: Flags,
+    /// The function's cycle, None when it is in none.
+    pub cycle: Option<u32>,
+    /// Why the figure is not exact or has no interval; empty when exact.
+    pub reason: Reasons,
+    /// Best inclusive figure.
+    pub total: f64,
+    /// gprof2dot's per-root total, unclamped.
+    pub heuristic: f64,
+    /// Proven lower bound (0 with NO_BOUNDS; see [`TotalRow::bounds`]).
+    pub lo: f64,
+    /// Proven upper bound (0 with NO_BOUNDS).
+    pub hi: f64,
+    /// The absorbing walk's estimate; None with NO_WALK.
+    pub walk: Option<f64>,
+    /// T(H(f)) of the collapsed DAG: the cycle's total for members.
+    pub vertex_total: f64,
+    /// gprof figure, self part.
+    pub gprof_self: f64,
+    /// gprof figure, child part (not inclusive for cycle members).
+    pub gprof_child: f64,
+    /// Share of the heuristic total that entered spontaneously.
+    pub spont_share: f64,
+    /// Which kind of figure `total` is.
+    pub estimate: Estimate,
+}
+
+impl TotalRow {
+    /// The proven interval `(lo, hi)` of the inclusive cost; None with NO_BOUNDS.
+    pub fn bounds(&self) -> Option<(f64, f64)> {
+        if self.flags.contains(Flags::NO_BOUNDS) {
+            None
+        } else {
+            Some((self.lo, self.hi))
+        }
+    }
+}
+
+/// Propagated figures of a call ([`Graph::call_totals`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallTotalRow {
+    /// Call id.
+    pub id: u32,
+    /// Calling function.
+    pub caller: u32,
+    /// Called function.
+    pub callee: u32,
+    /// SELF_CALL, INTRA_CYCLE, NO_TOTAL, ESTIMATE, CLAMPED.
+    pub flags: Flags,
+    /// Propagated total, never above the measured cost; None with NO_TOTAL.
+    pub total: Option<f64>,
+    /// The same before that clamp.
+    pub heuristic: f64,
+    /// gprof's self part propagated along the call (0 inside a cycle).
+    pub gprof_self: f64,
+    /// gprof's child part propagated along the call (0 inside a cycle).
+    pub gprof_child: f64,
+    /// Fraction of the callee (vertex) total given to this call.
+    pub share: f64,
+}
+
+/// Split figures of a function ([`Graph::splits`]); names as in docs/SPLIT.md.
+#[allow(non_snake_case)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SplitRow {
+    /// Function id.
+    pub id: u32,
+    /// Figures that are not exact.
+    pub inexact: Inexact,
+    /// Self cost in level-0 activations.
+    pub S_n: u64,
+    /// Self cost in level ≥ 1 activations.
+    pub S_r: u64,
+    /// Inclusive cost of level-0 activations: the true inclusive cost.
+    pub C_n: u64,
+    /// Inclusive cost of level-1 activations.
+    pub C_r: u64,
+    /// Drawing size.
+    pub D: f64,
+    /// gprof2dot's per-root total (after propagate; else 0).
+    pub heuristic: f64,
+}
+
+/// Split figures of a call ([`Graph::call_splits`]).
+#[allow(non_snake_case)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallSplitRow {
+    /// Call id.
+    pub id: u32,
+    /// Calling function.
+    pub caller: u32,
+    /// Called function.
+    pub callee: u32,
+    /// Figures that are not exact.
+    pub inexact: Inexact,
+    /// Level-0 caller → level-0 callee.
+    pub C_nn: u64,
+    /// Level-0 caller → level-1 callee.
+    pub C_nr: u64,
+    /// Level-0 caller → level ≥ 2 callee.
+    pub C_nd: u64,
+    /// Level ≥ 1 caller → level-0 callee.
+    pub C_rn: u64,
+    /// Level ≥ 1 caller → level-1 callee.
+    pub C_rr: u64,
+    /// Level ≥ 1 caller → level ≥ 2 callee.
+    pub C_rd: u64,
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A row type: the Rust form of one of the C row structs.
+pub trait Row: sealed::Sealed + Sized {
+    /// The `#[repr(C)]` struct the library fills.
+    type Raw: Copy + Default;
+    /// Converts the library's row.
+    fn from_raw(r: &Self::Raw) -> Self;
+}
 
 /// A row type with a point look-up ([`Graph::get`]).
 pub trait PointRow: Row {
     /// The iterator kind whose rows this type holds.
     const KIND: u32;
 }
-impl PointRow for NodeRow {
-    const KIND: u32 = sys::CGPROP_ITER_NODES;
+
+macro_rules! row {
+    ($t:ty, $raw:ty, $kind:expr, |$r:ident| $body:expr) => {
+        impl sealed::Sealed for $t {}
+        impl Row for $t {
+            type Raw = $raw;
+            fn from_raw($r: &$raw) -> $t {
+                $body
+            }
+        }
+        impl PointRow for $t {
+            const KIND: u32 = $kind;
+        }
+    };
 }
-impl PointRow for CallRow {
-    const KIND: u32 = sys::CGPROP_ITER_EDGES;
-}
-impl PointRow for CycleRow {
-    const KIND: u32 = sys::CGPROP_ITER_CYCLES;
-}
-impl PointRow for TotalRow {
-    const KIND: u32 = sys::CGPROP_ITER_TOTALS;
-}
-impl PointRow for CallTotalRow {
-    const KIND: u32 = sys::CGPROP_ITER_EDGE_TOTALS;
-}
-impl PointRow for SplitRow {
-    const KIND: u32 = sys::CGPROP_ITER_SPLIT;
-}
-impl PointRow for CallSplitRow {
-    const KIND: u32 = sys::CGPROP_ITER_EDGE_SPLIT;
+
+row!(NodeRow, sys::cgprop_node_row, sys::CGPROP_ITER_NODES, |r| NodeRow {
+    id: r.id, flags: Flags(r.flags), self_cost: r.self_, spont_count: r.spont_count, spont_cost: r.spont_cost,
+    calls_in: r.calls_in,
+});
+row!(CallRow, sys::cgprop_edge_row, sys::CGPROP_ITER_EDGES, |r| CallRow {
+    id: r.id, caller: r.caller, callee: r.callee, flags: Flags(r.flags), count: r.count,
+    cost: if r.flags & sys::CGPROP_F_HAS_COST != 0 { Some(r.cost) } else { None },
+});
+row!(CycleRow, sys::cgprop_cycle_row, sys::CGPROP_ITER_CYCLES, |r| CycleRow {
+    id: r.id, nmembers: r.nmembers, flags: Flags(r.flags), first: r.first, self_cost: r.self_, total: r.total,
+});
+row!(TotalRow, sys::cgprop_total_row, sys::CGPROP_ITER_TOTALS, |r| TotalRow {
+    id: r.id, flags: Flags(r.flags), cycle: cycle_id(r.cycle), reason: Reasons(r.reason), total: r.total,
+    heuristic: r.heuristic, lo: r.lo, hi: r.hi,
+    walk: if r.flags & sys::CGPROP_F_NO_WALK != 0 { None } else { Some(r.walk) },
+    vertex_total: r.vertex_total, gprof_self: r.gprof_self, gprof_child: r.gprof_child, spont_share: r.spont_share,
+    estimate: Estimate::from_raw(r.estimate),
+});
+row!(CallTotalRow, sys::cgprop_edge_total_row, sys::CGPROP_ITER_EDGE_TOTALS, |r| CallTotalRow {
+    id: r.id, caller: r.caller, callee: r.callee, flags: Flags(r.flags),
+    total: if r.flags & sys::CGPROP_F_NO_TOTAL != 0 { None } else { Some(r.total) },
+    heuristic: r.heuristic, gprof_self: r.gprof_self, gprof_child: r.gprof_child, share: r.share,
+});
+row!(SplitRow, sys::cgprop_split_row, sys::CGPROP_ITER_SPLIT, |r| SplitRow {
+    id: r.id, inexact: Inexact(r.inexact), S_n: r.S_n, S_r: r.S_r, C_n: r.C_n, C_r: r.C_r, D: r.D,
+    heuristic: r.heuristic,
+});
+row!(CallSplitRow, sys::cgprop_edge_split_row, sys::CGPROP_ITER_EDGE_SPLIT, |r| CallSplitRow {
+    id: r.id, caller: r.caller, callee: r.callee, inexact: Inexact(r.inexact), C_nn: r.C_nn, C_nr: r.C_nr,
+    C_nd: r.C_nd, C_rn: r.C_rn, C_rr: r.C_rr, C_rd: r.C_rd,
+});
+
+impl sealed::Sealed for MemberRow {}
+impl Row for MemberRow {
+    type Raw = sys::cgprop_member_row;
+    fn from_raw(r: &sys::cgprop_member_row) -> MemberRow {
+        MemberRow { cycle: r.cycle, node: r.node }
+    }
 }
 
 /// Rows fetched per FFI call.
@@ -356,13 +1005,15 @@ const CHUNK: usize = 1024;
 
 /// Iterator over the rows of one C iterator, borrowing the graph.
 ///
-/// Rows are copied in chunks. The graph cannot change while it lives, so
-/// the only failure mid-way is the library's own (out of memory); the
-/// iteration then ends and [`Rows::error`] tells why.
+/// Rows are copied in chunks of up to 1024 with `cgprop_iter_copy_rows`.
+/// When the library stops the iterator (`CGPROP_ESTATE` after the graph
+/// changed through [`Graph::as_ptr`], `CGPROP_ENOMEM`, …) the next item is
+/// that `Err`, and the iteration then ends. Collect into
+/// `Result<Vec<_>>` to stop at the first error.
 pub struct Rows<'g, R: Row> {
     g: *mut sys::cgprop_graph,
     it: *mut sys::cgprop_iter,
-    buf: Vec<R>,
+    buf: Vec<R::Raw>,
     pos: usize,
     filled: usize,
     remaining: usize,
@@ -371,7 +1022,8 @@ pub struct Rows<'g, R: Row> {
 }
 
 impl<'g, R: Row> Rows<'g, R> {
-    /// Rows not yet yielded (all of them before the first `next`).
+    /// Rows not yet yielded (all of them before the first `next`), as the
+    /// library counted them when the iterator was made.
     pub fn len(&self) -> usize {
         self.remaining
     }
@@ -379,11 +1031,6 @@ impl<'g, R: Row> Rows<'g, R> {
     /// True when no row is left.
     pub fn is_empty(&self) -> bool {
         self.remaining == 0
-    }
-
-    /// The error that ended the iteration early, if any.
-    pub fn error(&self) -> Option<&Error> {
-        self.err.as_ref()
     }
 
     fn refill(&mut self) {
@@ -394,8 +1041,8 @@ impl<'g, R: Row> Rows<'g, R> {
         }
         let mut n: usize = 0;
         let rc = unsafe {
-            sys::cgprop_iter_copy_rows(self.it, self.buf.as_mut_ptr() as *mut c_void, std::mem::size_of::<R>(),
-                                       self.buf.len(), &mut n)
+            sys::cgprop_iter_copy_rows(self.it, self.buf.as_mut_ptr() as *mut c_void,
+                                       std::mem::size_of::<R::Raw>(), self.buf.len(), &mut n)
         };
         if rc < 0 {
             self.err = Some(Error::new(rc, unsafe { cstr(sys::cgprop_graph_errmsg(self.g)) }));
@@ -405,32 +1052,34 @@ impl<'g, R: Row> Rows<'g, R> {
             unsafe { sys::cgprop_iter_free(self.it) };
             self.it = ptr::null_mut();
         }
-        self.pos = 0;
         self.filled = n;
     }
 }
 
 impl<'g, R: Row> Iterator for Rows<'g, R> {
-    type Item = R;
+    type Item = Result<R>;
 
-    fn next(&mut self) -> Option<R> {
+    fn next(&mut self) -> Option<Result<R>> {
         if self.pos == self.filled {
             self.refill();
             if self.filled == 0 {
                 self.remaining = 0;
-                return None;
+                return self.err.take().map(Err);
             }
         }
-        let r = self.buf[self.pos];
+        let r = R::from_raw(&self.buf[self.pos]);
         self.pos += 1;
-        self.remaining -= 1;
-        Some(r)
+        self.remaining = self.remaining.saturating_sub(1);
+        Some(Ok(r))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (if self.err.is_some() { 0 } else { self.remaining }, Some(self.remaining))
+        // An error may end the rows early, and is one item more.
+        (0, Some(self.remaining + 1))
     }
 }
+
+impl<'g, R: Row> std::iter::FusedIterator for Rows<'g, R> {}
 
 impl<'g, R: Row> Drop for Rows<'g, R> {
     fn drop(&mut self) {
@@ -473,6 +1122,7 @@ impl Graph {
         let mut out = ptr::null_mut();
         let rc = unsafe { sys::cgprop_graph_new(ptr::null(), names.as_ptr(), lens.as_ptr(), names.len(), &mut out) };
         if rc != sys::CGPROP_OK {
+            // No graph to ask for a message: the static text must do.
             return Err(Error::new(rc, format!("cgprop_graph_new: {} (metrics {:?})", strerror(rc), metrics)));
         }
         Ok(unsafe { Graph::adopt(out) })
@@ -481,6 +1131,13 @@ impl Graph {
     unsafe fn adopt(p: *mut sys::cgprop_graph) -> Graph {
         let k = sys::cgprop_graph_metric_count(p);
         Graph { ptr: NonNull::new_unchecked(p), k }
+    }
+
+    /// The C handle, for calls of [`sys`] this crate does not wrap. It stays
+    /// owned by this `Graph`. Changing the graph through it while a
+    /// [`Rows`] of it lives makes that iterator yield `ErrorKind::State`.
+    pub fn as_ptr(&self) -> *mut sys::cgprop_graph {
+        self.ptr.as_ptr()
     }
 
     fn raw(&self) -> *mut sys::cgprop_graph {
@@ -583,21 +1240,6 @@ impl Graph {
         unsafe { sys::cgprop_graph_generation(self.raw()) }
     }
 
-    /// On-the-fly clamps (`CGPROP_REC_CLAMP`) in the figures this graph
-    /// holds: each recorder flush adds its own, [`Graph::merge`] the
-    /// source's; 0 when no clamping recorder wrote into it.
-    pub fn clamp_count(&self) -> u64 {
-        unsafe { sys::cgprop_graph_clamp_count(self.raw()) }
-    }
-
-    /// Compensated figures in this graph that came out below 0 and were
-    /// written as 0 (either compensation route): each recorder flush adds
-    /// its own, [`Graph::merge`] the source's; 0 when no compensating
-    /// recorder wrote into it.
-    pub fn floor_count(&self) -> u64 {
-        unsafe { sys::cgprop_graph_floor_count(self.raw()) }
-    }
-
     /// Add self cost (K values) to a function, activation class unknown.
     pub fn add_self(&mut self, node: u32, costs: &[u64]) -> Result<()> {
         let c = self.costs(costs, "add_self")?;
@@ -663,6 +1305,19 @@ impl Graph {
         Ok(out)
     }
 
+    /// Add every function, cost and call of `src` to this graph.
+    pub fn merge(&mut self, src: &Graph) -> Result<()> {
+        self.check(unsafe { sys::cgprop_graph_merge(self.raw(), src.raw()) }).map(|_| ())
+    }
+
+    /// The common case in one call (`cgprop_graph_analyze`): find cycles,
+    /// collapse with [`Share::Auto`], split and propagate, each skipped when
+    /// its result is already current. Afterwards every row kind and every
+    /// writer format can be used.
+    pub fn analyze(&mut self) -> Result<()> {
+        self.check(unsafe { sys::cgprop_graph_analyze(self.raw()) }).map(|_| ())
+    }
+
     /// Find recursion cycles; returns their number.
     pub fn find_cycles(&mut self) -> Result<usize> {
         let mut n = 0usize;
@@ -675,7 +1330,8 @@ impl Graph {
         self.check(unsafe { sys::cgprop_graph_collapse(self.raw(), share.raw()) }).map(|_| ())
     }
 
-    /// gprof2dot's per-root propagation (after [`Graph::collapse`]).
+    /// Per-function inclusive figures and bounds (after [`Graph::collapse`];
+    /// runs the split too when it is not current).
     pub fn propagate(&mut self) -> Result<()> {
         self.check(unsafe { sys::cgprop_graph_propagate(self.raw()) }).map(|_| ())
     }
@@ -686,22 +1342,12 @@ impl Graph {
     }
 
     /// What `total` shows for cycle members bounded by measured calls alone
-    /// (`estimate::MIDPOINT`, `estimate::WALK` or `estimate::HEURISTIC`), and
-    /// the walk's work budget per member in front units (0: no limit;
-    /// `sys::CGPROP_WALK_BUDGET_DEFAULT` by default). Takes effect at the
-    /// next [`Graph::propagate`].
-    pub fn set_estimate(&mut self, which: u32, budget_per_member: f64) -> Result<()> {
-        self.check(unsafe { sys::cgprop_graph_set_estimate(self.raw(), which, budget_per_member) }).map(|_| ())
-    }
-
-    /// All four analyses in order, as the command-line tool runs them;
-    /// returns the number of cycles.
-    pub fn analyze(&mut self, share: Share) -> Result<usize> {
-        let n = self.find_cycles()?;
-        self.collapse(share)?;
-        self.propagate()?;
-        self.split()?;
-        Ok(n)
+    /// ([`Estimate::Midpoint`], the default, [`Estimate::Walk`] or
+    /// [`Estimate::Heuristic`]), and the walk's work budget per member in
+    /// front units (0: no limit; `sys::CGPROP_WALK_BUDGET_DEFAULT` by
+    /// default). Takes effect at the next [`Graph::propagate`].
+    pub fn set_estimate(&mut self, which: Estimate, budget_per_member: f64) -> Result<()> {
+        self.check(unsafe { sys::cgprop_graph_set_estimate(self.raw(), which.raw(), budget_per_member) }).map(|_| ())
     }
 
     fn rows<R: Row>(&self, kind: u32, metric: u32, arg: u32) -> Result<Rows<'_, R>> {
@@ -711,7 +1357,7 @@ impl Graph {
         Ok(Rows {
             g: self.raw(),
             it,
-            buf: vec![R::default(); count.clamp(1, CHUNK)],
+            buf: vec![R::Raw::default(); count.clamp(1, CHUNK)],
             pos: 0,
             filled: 0,
             remaining: count,
@@ -744,7 +1390,7 @@ impl Graph {
     pub fn members(&self, cycle: u32) -> Result<Rows<'_, MemberRow>> {
         self.rows(sys::CGPROP_ITER_MEMBERS, 0, cycle)
     }
-    /// Propagated figures per function (after propagate).
+    /// Inclusive figures per function (after propagate).
     pub fn totals(&self, metric: u32) -> Result<Rows<'_, TotalRow>> {
         self.rows(sys::CGPROP_ITER_TOTALS, metric, 0)
     }
@@ -764,24 +1410,19 @@ impl Graph {
     /// One row by id: a function id for NodeRow/TotalRow/SplitRow, a call
     /// id for the call rows, a cycle id for CycleRow.
     pub fn get<R: PointRow>(&self, id: u32, metric: u32) -> Result<R> {
-        let mut row = R::default();
+        let mut row = R::Raw::default();
         self.check(unsafe {
-            sys::cgprop_graph_get_row(self.raw(), R::KIND, metric, id, &mut row as *mut R as *mut c_void,
-                                      std::mem::size_of::<R>())
+            sys::cgprop_graph_get_row(self.raw(), R::KIND, metric, id, &mut row as *mut R::Raw as *mut c_void,
+                                      std::mem::size_of::<R::Raw>())
         })?;
-        Ok(row)
+        Ok(R::from_raw(&row))
     }
 
     /// The cycle of `node`, None when it is in none (after find_cycles).
     pub fn node_cycle(&self, node: u32) -> Result<Option<u32>> {
         let mut out = 0u32;
         self.check(unsafe { sys::cgprop_graph_node_cycle(self.raw(), node, &mut out) })?;
-        Ok(if out == NONE { None } else { Some(out) })
-    }
-
-    /// Add every function, cost and call of `src` to this graph.
-    pub fn merge(&mut self, src: &Graph) -> Result<()> {
-        self.check(unsafe { sys::cgprop_graph_merge(self.raw(), src.raw()) }).map(|_| ())
+        Ok(cycle_id(out))
     }
 
     /// Write the graph with the library's writer into `out`. Text, JSON and
@@ -810,10 +1451,7 @@ impl Graph {
                 }
             }
         }
-        let o = match opts {
-            Some(o) => *o,
-            None => write_defaults(),
-        };
+        let o = opts.copied().unwrap_or_default().to_sys();
         let mut s = Sink { out, failed: None, panic: None };
         let rc = unsafe {
             sys::cgprop_write(self.raw(), format.raw(), &o, Some(sink), &mut s as *mut Sink<'_> as *mut c_void)
@@ -822,7 +1460,8 @@ impl Graph {
             std::panic::resume_unwind(p);
         }
         if let Some(e) = s.failed.take() {
-            return Err(Error::new(sys::CGPROP_EWRITE, format!("write failed: {}", e)));
+            // The library says only that the callback failed; the I/O error says why.
+            return Err(Error::new(if rc < 0 { rc } else { sys::CGPROP_EWRITE }, format!("write failed: {}", e)));
         }
         self.check(rc).map(|_| ())
     }
@@ -836,10 +1475,7 @@ impl Graph {
 
     /// Write into a file (created or truncated) by the library.
     pub fn write_path<P: AsRef<Path>>(&self, format: Format, opts: Option<&WriteOptions>, path: P) -> Result<()> {
-        let o = match opts {
-            Some(o) => *o,
-            None => write_defaults(),
-        };
+        let o = opts.copied().unwrap_or_default().to_sys();
         let p = path_bytes(path.as_ref());
         self.check(unsafe {
             sys::cgprop_write_path(self.raw(), format.raw(), &o, p.as_ptr() as *const c_char, p.len())
@@ -849,51 +1485,43 @@ impl Graph {
 
     /// Read a profile held in memory (`name` is used in messages).
     pub fn read_buffer(data: &[u8], name: &str, opts: Option<&ReadOptions>) -> Result<(Graph, ReadInfo)> {
-        read(read_info(), |out, info, err| unsafe {
+        let o = opts.map(|o| o.to_sys());
+        read_profile(|out, info, err| unsafe {
             sys::cgprop_read_buffer(data.as_ptr() as *const c_char, data.len(), name.as_ptr() as *const c_char,
-                                    name.len(), opts.map_or(ptr::null(), |o| o as *const _), ptr::null(), out, info,
-                                    err)
+                                    name.len(), o.as_ref().map_or(ptr::null(), |o| o as *const _), ptr::null(),
+                                    out, info, err)
         })
     }
 
-    /// Read a profile file (callgrind, folded stacks, event trace).
+    /// Read a profile file (callgrind, folded stacks, event trace, …).
     pub fn read_file<P: AsRef<Path>>(path: P, opts: Option<&ReadOptions>) -> Result<(Graph, ReadInfo)> {
         let p = path_bytes(path.as_ref());
-        read(read_info(), |out, info, err| unsafe {
-            sys::cgprop_read_file(p.as_ptr() as *const c_char, p.len(), opts.map_or(ptr::null(), |o| o as *const _),
-                                  ptr::null(), out, info, err)
+        let o = opts.map(|o| o.to_sys());
+        read_profile(|out, info, err| unsafe {
+            sys::cgprop_read_file(p.as_ptr() as *const c_char, p.len(),
+                                  o.as_ref().map_or(ptr::null(), |o| o as *const _), ptr::null(), out, info, err)
         })
     }
-}
 
-impl Graph {
     /// Replay an event trace held in memory through a recorder with
-    /// options `ropt` (None: no compensation).
+    /// options `ropt` (None: no compensation). Non-empty δ vectors must hold
+    /// one value per metric of the trace.
     pub fn read_events_buffer(data: &[u8], name: &str, ropt: Option<&RecorderOptions>)
                               -> Result<(Graph, EventsInfo)> {
-        read(EventsInfo::default(), |out, info, err| unsafe {
+        read_events(ropt, |o, out, info, err| unsafe {
             sys::cgprop_events_read_buffer(data.as_ptr() as *const c_char, data.len(),
-                                           name.as_ptr() as *const c_char, name.len(),
-                                           ropt.map_or(ptr::null(), |o| o as *const _), ptr::null(), out, info, err)
+                                           name.as_ptr() as *const c_char, name.len(), o, ptr::null(), out, info,
+                                           err)
         })
     }
 
     /// Replay an event trace file (see [`Graph::read_events_buffer`]).
     pub fn read_events_file<P: AsRef<Path>>(path: P, ropt: Option<&RecorderOptions>) -> Result<(Graph, EventsInfo)> {
         let p = path_bytes(path.as_ref());
-        read(EventsInfo::default(), |out, info, err| unsafe {
-            sys::cgprop_events_read_file(p.as_ptr() as *const c_char, p.len(),
-                                         ropt.map_or(ptr::null(), |o| o as *const _), ptr::null(), out, info, err)
+        read_events(ropt, |o, out, info, err| unsafe {
+            sys::cgprop_events_read_file(p.as_ptr() as *const c_char, p.len(), o, ptr::null(), out, info, err)
         })
     }
-}
-
-/// What replaying an event trace found.
-pub type EventsInfo = sys::cgprop_events_info;
-
-fn read_info() -> ReadInfo {
-    ReadInfo { format: 0, recursion: 0, separate_recs: 0, flags: 0, parts: 0, lines: 0,
-               totals: [0; sys::CGPROP_MAX_METRICS] }
 }
 
 #[cfg(unix)]
@@ -907,13 +1535,15 @@ fn path_bytes(p: &Path) -> Vec<u8> {
     p.to_string_lossy().as_bytes().to_vec()
 }
 
-fn read<I, F>(mut info: I, f: F) -> Result<(Graph, I)>
+/// Runs one reader call and turns a failure into an [`Error`] with the
+/// reader's `file:line: reason`.
+fn read_call<I, F>(info: &mut I, f: F) -> Result<Graph>
 where
     F: FnOnce(*mut *mut sys::cgprop_graph, *mut I, *mut sys::cgprop_read_error) -> c_int,
 {
     let mut out = ptr::null_mut();
-    let mut err = sys::cgprop_read_error { line: 0, code: 0, reserved: 0, file: [0; 256], reason: [0; 256] };
-    let rc = f(&mut out, &mut info, &mut err);
+    let mut err = c_init(sys::cgprop_read_error_init);
+    let rc = f(&mut out, info, &mut err);
     if rc != sys::CGPROP_OK {
         let file = unsafe { cstr(err.file.as_ptr()) };
         let mut reason = unsafe { cstr(err.reason.as_ptr()) };
@@ -923,21 +1553,54 @@ where
         let msg = if err.line > 0 { format!("{}:{}: {}", file, err.line, reason) } else { format!("{}: {}", file, reason) };
         return Err(Error::new(rc, msg));
     }
-    Ok((unsafe { Graph::adopt(out) }, info))
+    Ok(unsafe { Graph::adopt(out) })
+}
+
+fn read_profile<F>(f: F) -> Result<(Graph, ReadInfo)>
+where
+    F: FnOnce(*mut *mut sys::cgprop_graph, *mut sys::cgprop_read_info, *mut sys::cgprop_read_error) -> c_int,
+{
+    // The stated totals go into an array of ours: room for the largest K.
+    let mut totals = vec![0u64; sys::CGPROP_MAX_METRICS];
+    let mut info = c_init(sys::cgprop_read_info_init);
+    info.totals = totals.as_mut_ptr();
+    info.totals_len = totals.len() as u32;
+    let g = read_call(&mut info, f)?;
+    let flags = ReadFlags(info.flags);
+    totals.truncate((info.nmetrics as usize).min(sys::CGPROP_MAX_METRICS));
+    Ok((g, ReadInfo {
+        format: InputFormat::from_raw(info.format),
+        recursion: Recursion::from_raw(info.recursion),
+        separate_recs: info.separate_recs,
+        flags,
+        parts: info.parts,
+        lines: info.lines,
+        totals: if flags.contains(ReadFlags::TOTALS) { Some(totals) } else { None },
+    }))
+}
+
+fn read_events<F>(ropt: Option<&RecorderOptions>, f: F) -> Result<(Graph, EventsInfo)>
+where
+    F: FnOnce(*const sys::cgprop_recorder_options, *mut *mut sys::cgprop_graph, *mut sys::cgprop_events_info,
+              *mut sys::cgprop_read_error) -> c_int,
+{
+    let mut pad = [Vec::new(), Vec::new()];
+    let o = match ropt {
+        Some(r) => Some(r.to_sys(None, &mut pad)?),
+        None => None,
+    };
+    let mut info = c_init(sys::cgprop_events_info_init);
+    let g = read_call(&mut info, |out, i, e| f(o.as_ref().map_or(ptr::null(), |o| o as *const _), out, i, e))?;
+    if let Some(r) = ropt {
+        // The δ were padded with zeros to be safe to read; a K other than
+        // theirs is the caller's mistake all the same.
+        r.check_k(g.metric_count())?;
+    }
+    Ok((g, EventsInfo { lines: info.lines, events: info.events, unclosed: info.unclosed, clamps: info.clamps,
+                        floors: info.floors }))
 }
 
 // ---- recorder -----------------------------------------------------------------
-
-/// Recorder options; `RecorderOptions::default()` (via [`recorder_options`]) is no compensation.
-pub type RecorderOptions = sys::cgprop_recorder_options;
-/// One recorder figure with its event counts.
-pub type Figure = sys::cgprop_recorder_figure;
-
-/// Zeroed recorder options: no compensation.
-pub fn recorder_options() -> RecorderOptions {
-    RecorderOptions { mode: sys::CGPROP_COMP_OFF, flags: 0, delta_i: [0; sys::CGPROP_MAX_METRICS],
-                      delta_e: [0; sys::CGPROP_MAX_METRICS] }
-}
 
 /// An event recorder bound to a graph, which it borrows mutably (so it is
 /// freed before the graph). Probes call [`Recorder::enter`] / [`Recorder::exit`].
@@ -949,8 +1612,15 @@ pub struct Recorder<'g> {
 impl<'g> Recorder<'g> {
     /// A recorder writing into `g` at flush; `opts` None = no compensation.
     pub fn new(g: &'g mut Graph, opts: Option<&RecorderOptions>) -> Result<Recorder<'g>> {
+        let mut pad = [Vec::new(), Vec::new()];
+        let o = match opts {
+            Some(o) => Some(o.to_sys(Some(g.metric_count()), &mut pad)?),
+            None => None,
+        };
         let mut out = ptr::null_mut();
-        g.check(unsafe { sys::cgprop_recorder_new(g.raw(), opts.map_or(ptr::null(), |o| o as *const _), &mut out) })?;
+        g.check(unsafe {
+            sys::cgprop_recorder_new(g.raw(), o.as_ref().map_or(ptr::null(), |o| o as *const _), &mut out)
+        })?;
         Ok(Recorder { r: unsafe { NonNull::new_unchecked(out) }, g })
     }
 
@@ -981,7 +1651,17 @@ impl<'g> Recorder<'g> {
         unsafe { sys::cgprop_recorder_depth(self.r.as_ptr()) }
     }
 
-    /// Write the figures into the graph, closing open activations at `counters`.
+    /// Close every open activation at `counters` (None when none is open).
+    pub fn unwind(&mut self, counters: Option<&[u64]>) -> Result<()> {
+        let c = match counters {
+            Some(c) => self.g.costs(c, "unwind")?.as_ptr(),
+            None => ptr::null(),
+        };
+        self.g.check(unsafe { sys::cgprop_recorder_unwind(self.r.as_ptr(), c) }).map(|_| ())
+    }
+
+    /// Write the figures into the graph, closing open activations at
+    /// `counters` (None when none is open).
     pub fn flush(&mut self, counters: Option<&[u64]>) -> Result<()> {
         let c = match counters {
             Some(c) => self.g.costs(c, "flush")?.as_ptr(),
@@ -990,68 +1670,10 @@ impl<'g> Recorder<'g> {
         self.g.check(unsafe { sys::cgprop_recorder_flush(self.r.as_ptr(), c) }).map(|_| ())
     }
 
-    /// One figure (`which` is a `sys::CGPROP_RF_*`); `callee` for call figures.
-    pub fn get(&self, which: u32, node: u32, callee: u32, metric: u32) -> Result<Figure> {
-        let mut f = Figure::default();
-        self.g.check(unsafe {
-            sys::cgprop_recorder_get(self.r.as_ptr(), which, node, callee, metric, &mut f, std::mem::size_of::<Figure>())
-        })?;
-        Ok(f)
+    #[cfg(feature = "experimental")]
+    fn raw(&self) -> *mut sys::cgprop_recorder {
+        self.r.as_ptr()
     }
-
-    /// On-the-fly clamps since the recorder was created.
-    pub fn clamp_count(&self) -> u64 {
-        unsafe { sys::cgprop_recorder_clamp_count(self.r.as_ptr()) }
-    }
-
-    /// Negative compensated figures that flushes wrote as 0.
-    pub fn floor_count(&self) -> u64 {
-        unsafe { sys::cgprop_recorder_floor_count(self.r.as_ptr()) }
-    }
-}
-
-struct ClockState<'a> {
-    clock: &'a mut dyn FnMut(&mut [u64]) -> bool,
-    k: usize,
-    panicked: bool,
-}
-
-unsafe extern "C" fn clock_trampoline(user: *mut c_void, out: *mut u64) -> u64 {
-    let st = &mut *(user as *mut ClockState);
-    let k = st.k;
-    let out = std::slice::from_raw_parts_mut(out, k);
-    // A panic must not unwind into C: report it as a failed clock.
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (st.clock)(out))) {
-        Ok(true) => 0,
-        Ok(false) => 1,
-        Err(_) => {
-            st.panicked = true;
-            1
-        }
-    }
-}
-
-/// Estimate (δ_i, δ_e) per metric by timing `iterations` null enter/exit
-/// pairs with `clock`, which fills `nmetrics` counter readings and returns
-/// true (false aborts: `InvalidArgument`), as TAU's calibration does.
-pub fn calibrate<F: FnMut(&mut [u64]) -> bool>(nmetrics: usize, mut clock: F, iterations: u32)
-    -> Result<(Vec<f64>, Vec<f64>)> {
-    let mut di = vec![0.0; nmetrics.max(1)];
-    let mut de = vec![0.0; nmetrics.max(1)];
-    let mut st = ClockState { clock: &mut clock, k: nmetrics, panicked: false };
-    let rc = unsafe {
-        sys::cgprop_recorder_calibrate(nmetrics, Some(clock_trampoline), &mut st as *mut ClockState as *mut c_void,
-                                       iterations, ptr::null(), di.as_mut_ptr(), de.as_mut_ptr())
-    };
-    if st.panicked {
-        panic!("cgprop::calibrate: the clock panicked");
-    }
-    if rc != sys::CGPROP_OK {
-        return Err(Error::new(rc, format!("cgprop_recorder_calibrate: {}", strerror(rc))));
-    }
-    di.truncate(nmetrics);
-    de.truncate(nmetrics);
-    Ok((di, de))
 }
 
 impl<'g> Drop for Recorder<'g> {

@@ -1,17 +1,20 @@
-//! Raw declarations of include/cgprop.h and include/cgprop_io.h.
+//! Raw declarations of include/cgprop.h and include/cgprop_io.h, and, with
+//! the cargo feature `experimental`, of include/cgprop_experimental.h.
 //!
 //! Kept in step with the headers by hand; `tests/bindings/check_agreement.py`
 //! (a ctest test) fails when a function, struct field or constant differs.
 //! Everything here is `unsafe` to call: see the header for each contract.
+//! Options and info structs must be filled by their `_init()` function
+//! before use: it sets their `size`, without which the library refuses them.
 #![allow(non_camel_case_types, non_snake_case, missing_docs)]
 
 use std::os::raw::{c_char, c_int, c_void};
 
 // ---- version ----------------------------------------------------------------
 pub const CGPROP_VERSION_MAJOR: u32 = 0;
-pub const CGPROP_VERSION_MINOR: u32 = 2;
+pub const CGPROP_VERSION_MINOR: u32 = 3;
 pub const CGPROP_VERSION_PATCH: u32 = 0;
-pub const CGPROP_VERSION_NUMBER: u32 = 200;
+pub const CGPROP_VERSION_NUMBER: u32 = 300;
 
 // ---- status codes -----------------------------------------------------------
 pub const CGPROP_OK: c_int = 0;
@@ -22,6 +25,7 @@ pub const CGPROP_ENOTFOUND: c_int = -3;
 pub const CGPROP_ESTATE: c_int = -4;
 pub const CGPROP_EOVERFLOW: c_int = -5;
 pub const CGPROP_EFORMAT: c_int = -6;
+pub const CGPROP_EWRITE: c_int = -7;
 
 pub const CGPROP_MAX_METRICS: usize = 64;
 
@@ -100,16 +104,28 @@ pub const CGPROP_COMP_POSTMORTEM: u32 = 2;
 
 pub const CGPROP_REC_CLAMP: u32 = 1 << 0;
 
+// experimental (cgprop_experimental.h)
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_S_N: u32 = 0;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_S_R: u32 = 1;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_C_N: u32 = 2;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_C_R: u32 = 3;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_SPONT: u32 = 4;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_C_NN: u32 = 5;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_C_NR: u32 = 6;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_C_ND: u32 = 7;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_C_RN: u32 = 8;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_C_RR: u32 = 9;
+#[cfg(feature = "experimental")]
 pub const CGPROP_RF_C_RD: u32 = 10;
 
 // ---- readers ----------------------------------------------------------------
@@ -133,7 +149,6 @@ pub const CGPROP_RI_PLAIN_SELF_CALLS: u32 = 1 << 2;
 pub const CGPROP_RI_PLAIN_CYCLES: u32 = 1 << 3;
 
 // ---- writers ----------------------------------------------------------------
-pub const CGPROP_EWRITE: c_int = -20;
 
 pub const CGPROP_FORMAT_TEXT: u32 = 1;
 pub const CGPROP_FORMAT_JSON: u32 = 2;
@@ -161,7 +176,9 @@ pub struct cgprop_recorder {
 }
 
 pub type cgprop_write_fn = Option<unsafe extern "C" fn(user: *mut c_void, data: *const c_char, len: usize) -> c_int>;
-pub type cgprop_clock_fn = Option<unsafe extern "C" fn(user: *mut c_void, out_counters: *mut u64) -> u64>;
+/// The clock of cgprop_recorder_calibrate(): 0 = readings filled, else abort.
+#[cfg(feature = "experimental")]
+pub type cgprop_clock_fn = Option<unsafe extern "C" fn(user: *mut c_void, out_counters: *mut u64) -> c_int>;
 
 // ---- structs ----------------------------------------------------------------
 #[repr(C)]
@@ -278,12 +295,15 @@ pub struct cgprop_edge_split_row {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cgprop_recorder_options {
+    pub size: u32,
     pub mode: u32,
     pub flags: u32,
-    pub delta_i: [u64; CGPROP_MAX_METRICS],
-    pub delta_e: [u64; CGPROP_MAX_METRICS],
+    pub reserved: u32,
+    pub delta_i: *const u64,
+    pub delta_e: *const u64,
 }
 
+#[cfg(feature = "experimental")]
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct cgprop_recorder_figure {
@@ -295,8 +315,9 @@ pub struct cgprop_recorder_figure {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct cgprop_read_options {
+    pub size: u32,
     pub format: u32,
     pub key_mode: u32,
     pub no_fold_recursion: u32,
@@ -306,28 +327,34 @@ pub struct cgprop_read_options {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct cgprop_read_info {
+    pub size: u32,
     pub format: u32,
     pub recursion: u32,
     pub separate_recs: u32,
     pub flags: u32,
+    pub nmetrics: u32,
     pub parts: u64,
     pub lines: u64,
-    pub totals: [u64; CGPROP_MAX_METRICS],
+    pub totals: *mut u64,
+    pub totals_len: u32,
+    pub reserved: u32,
 }
 
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct cgprop_read_error {
-    pub line: u64,
+    pub size: u32,
     pub code: i32,
-    pub reserved: u32,
+    pub line: u64,
     pub file: [c_char; 256],
     pub reason: [c_char; 256],
 }
 
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct cgprop_events_info {
+    pub size: u32,
+    pub reserved: u32,
     pub lines: u64,
     pub events: u64,
     pub unclosed: u64,
@@ -336,8 +363,9 @@ pub struct cgprop_events_info {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct cgprop_write_options {
+    pub size: u32,
     pub metric: u32,
     pub flags: u32,
     pub node_thres: f64,
@@ -380,6 +408,7 @@ extern "C" {
     pub fn cgprop_graph_propagate(g: *mut cgprop_graph) -> c_int;
     pub fn cgprop_graph_split(g: *mut cgprop_graph) -> c_int;
     pub fn cgprop_graph_set_estimate(g: *mut cgprop_graph, which: u32, budget_per_member: f64) -> c_int;
+    pub fn cgprop_graph_analyze(g: *mut cgprop_graph) -> c_int;
     // reading results
     pub fn cgprop_iter_new(g: *mut cgprop_graph, kind: u32, metric: u32, arg: u32, out: *mut *mut cgprop_iter)
                            -> c_int;
@@ -392,6 +421,7 @@ extern "C" {
                                 row_size: usize) -> c_int;
     pub fn cgprop_graph_node_cycle(g: *mut cgprop_graph, node: u32, out: *mut u32) -> c_int;
     // recorder
+    pub fn cgprop_recorder_options_init(opt: *mut cgprop_recorder_options);
     pub fn cgprop_recorder_new(g: *mut cgprop_graph, opt: *const cgprop_recorder_options,
                                out: *mut *mut cgprop_recorder) -> c_int;
     pub fn cgprop_recorder_free(r: *mut cgprop_recorder);
@@ -400,17 +430,10 @@ extern "C" {
     pub fn cgprop_recorder_depth(r: *const cgprop_recorder) -> usize;
     pub fn cgprop_recorder_unwind(r: *mut cgprop_recorder, counters: *const u64) -> c_int;
     pub fn cgprop_recorder_flush(r: *mut cgprop_recorder, counters: *const u64) -> c_int;
-    pub fn cgprop_recorder_get(r: *mut cgprop_recorder, which: u32, node: u32, callee: u32, metric: u32,
-                               out: *mut cgprop_recorder_figure, size: usize) -> c_int;
-    pub fn cgprop_recorder_clamp_count(r: *const cgprop_recorder) -> u64;
-    pub fn cgprop_recorder_floor_count(r: *const cgprop_recorder) -> u64;
-    pub fn cgprop_recorder_calibrate(nmetrics: usize, now: cgprop_clock_fn, user: *mut c_void, iterations: u32,
-                                     alloc: *const cgprop_allocator, delta_i_out: *mut f64,
-                                     delta_e_out: *mut f64) -> c_int;
-    pub fn cgprop_graph_clamp_count(g: *const cgprop_graph) -> u64;
-    pub fn cgprop_graph_floor_count(g: *const cgprop_graph) -> u64;
     pub fn cgprop_graph_merge(dst: *mut cgprop_graph, src: *const cgprop_graph) -> c_int;
     // readers (cgprop_io.h)
+    pub fn cgprop_read_info_init(info: *mut cgprop_read_info);
+    pub fn cgprop_read_error_init(err: *mut cgprop_read_error);
     pub fn cgprop_read_options_init(opts: *mut cgprop_read_options);
     pub fn cgprop_read_detect(data: *const c_char, len: usize) -> u32;
     pub fn cgprop_read_buffer(data: *const c_char, len: usize, name: *const c_char, name_len: usize,
@@ -422,6 +445,7 @@ extern "C" {
                             info: *mut cgprop_read_info, err: *mut cgprop_read_error) -> c_int;
     pub fn cgprop_node_display_name(g: *const cgprop_graph, node: u32, len_out: *mut usize) -> *const c_char;
     // event traces (cgprop_io.h)
+    pub fn cgprop_events_info_init(info: *mut cgprop_events_info);
     pub fn cgprop_events_read_buffer(data: *const c_char, len: usize, name: *const c_char, name_len: usize,
                                      ropt: *const cgprop_recorder_options, alloc: *const cgprop_allocator,
                                      out: *mut *mut cgprop_graph, info: *mut cgprop_events_info,
@@ -435,4 +459,19 @@ extern "C" {
                         user: *mut c_void) -> c_int;
     pub fn cgprop_write_path(g: *mut cgprop_graph, format: u32, opts: *const cgprop_write_options,
                              path: *const c_char, path_len: usize) -> c_int;
+}
+
+// Outside the stability promise: they may change or go away in any release
+// with no SONAME change (cgprop_experimental.h).
+#[cfg(feature = "experimental")]
+extern "C" {
+    pub fn cgprop_recorder_get(r: *mut cgprop_recorder, which: u32, node: u32, callee: u32, metric: u32,
+                               out: *mut cgprop_recorder_figure, size: usize) -> c_int;
+    pub fn cgprop_recorder_clamp_count(r: *const cgprop_recorder) -> u64;
+    pub fn cgprop_recorder_floor_count(r: *const cgprop_recorder) -> u64;
+    pub fn cgprop_recorder_calibrate(nmetrics: usize, now: cgprop_clock_fn, user: *mut c_void, iterations: u32,
+                                     alloc: *const cgprop_allocator, delta_i_out: *mut f64,
+                                     delta_e_out: *mut f64) -> c_int;
+    pub fn cgprop_graph_clamp_count(g: *const cgprop_graph) -> u64;
+    pub fn cgprop_graph_floor_count(g: *const cgprop_graph) -> u64;
 }
