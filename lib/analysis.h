@@ -52,6 +52,16 @@ const uint32_t *cgprop__cycles_ids(cgprop_graph *g, uint32_t **own);
 void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row);
 /* The following read the current collapse result (check _current first). */
 /* Share weight w of a call under that mode (0 for a cost share without cost). */
+/* Tests: the collapse's vertex total and gprof child figure of every
+ * function (nn·K each) by either kernel (plain: the reference one). Needs
+ * current cycles. */
+int cgprop__collapse_reference(cgprop_graph *g, uint32_t share, bool plain, double *vertex_total, double *gprof_child);
+
+/* Tests: the per-root figures by either kernel (plain: the reference one),
+ * into caller arrays of nn·K, ne·K and ne·K entries (indag: 1 where an
+ * intra-cycle call is kept by some entry). Needs a current collapse. */
+int cgprop__propagate_reference(cgprop_graph *g, bool plain, double *tot, double *etot, uint8_t *indag);
+
 double cgprop__collapse_weight(const cgprop_graph *g, uint32_t edge, uint32_t k);
 /* w/W(H(callee)) with the zero-weight rule; 0 for self-calls and intra-cycle calls. */
 double cgprop__collapse_edge_share(const cgprop_graph *g, uint32_t edge, uint32_t k);

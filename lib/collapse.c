@@ -149,7 +149,93 @@ void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t
 #define D CGPROP__AHEAD_COLLAPSE_ORDER
 #define L CGPROP__AHEAD_COLLAPSE_LIST
 
-static int build(cgprop_graph *g, uint32_t share, col_res **out)
+/* The Graham–Kessler–McKusick recurrence, plainly: functions callees first
+ * (the cycle finder's order); each adds to its vertex's total its self cost
+ * and, for every call into another vertex, that call's share of the
+ * callee's total (its gprof child figure). The reference kernel: the tests
+ * hold totals_tuned to it (tests/check_kernels.c), and a build with
+ * CGPROP_REFERENCE_KERNELS uses it. */
+static void totals_plain(const cgprop_graph *g, col_res *r, uint32_t share, const cgprop__adj *adj,
+                         const uint32_t *order)
+{
+    uint32_t K = g->K, nn = g->nn;
+    for (uint32_t i = nn; i-- > 0;) {
+        uint32_t n = order[i], h = vid_of(g, r, n);
+        double *gc = r->gch + (size_t)n * K, *Th = T_of(r, h);
+        for (uint32_t p = adj->out_off[n]; p < adj->out_off[n + 1]; p++) {
+            uint32_t hv = vid_of(g, r, adj->out_v[p]);
+            if (hv == h) continue; /* self-call or intra-cycle: no propagation */
+            for (uint32_t k = 0; k < K; k++)
+                gc[k] += frac(r, hv, k, weight(g, share, adj->out_e[p], k)) * T_of(r, hv)[k];
+        }
+        for (uint32_t k = 0; k < K; k++) {
+            double s = (double)g->self[(size_t)n * K + k];
+            Th[k] += s + gc[k];
+            if (h != n) r->Sz[(size_t)(h - nn) * K + k] += s;
+        }
+    }
+}
+
+/* The same walk with the misses overlapped. Callees first: a cycle's
+ * members are contiguous in the order, and all vertices they call outside
+ * the cycle come later in it, so walking backwards finds every callee total
+ * final. The order jumps around the id space: the next functions' records
+ * and call lists are fetched ahead, and within a list the callees' records. */
+static void totals_tuned(const cgprop_graph *g, col_res *r, uint32_t share, const cgprop__adj *adj,
+                         const uint32_t *order)
+{
+    uint32_t K = g->K, nn = g->nn;
+    const uint32_t *off = adj->out_off, *oe = adj->out_e, *ov = adj->out_v;
+    for (uint32_t i = nn; i-- > 0;) {
+        if (i >= 3 * D) {
+            uint32_t m = order[i - 3 * D];
+            CGPROP__PREFETCH(VR(r, m));
+            CGPROP__PREFETCH(&off[m]);
+            CGPROP__PREFETCH_W(&r->gch[(size_t)m * K]);
+            CGPROP__PREFETCH(&g->self[(size_t)m * K]);
+        }
+        if (i >= 2 * D) {
+            uint32_t p = off[order[i - 2 * D]];
+            CGPROP__PREFETCH(&oe[p]);
+            CGPROP__PREFETCH(&ov[p]);
+        }
+        if (i >= D) {
+            uint32_t m = order[i - D], p = off[m], end = off[m + 1];
+            if (p < end) {
+                uint32_t e = oe[p];
+                CGPROP__PREFETCH(&g->ecount[e]);
+                CGPROP__PREFETCH(&g->eflags[e]);
+                CGPROP__PREFETCH(&g->ecost[(size_t)e * K]);
+            }
+            for (uint32_t q = p; q < end && q < p + L; q++) CGPROP__PREFETCH(VR(r, ov[q]));
+        }
+        uint32_t n = order[i];
+        uint32_t h = vid_of(g, r, n);
+        double *gc = r->gch + (size_t)n * K;
+        for (uint32_t p = off[n], end = off[n + 1]; p < end; p++) {
+            if (p + L < end) CGPROP__PREFETCH(VR(r, ov[p + L]));
+            uint32_t e = oe[p];
+            uint32_t hv = vid_of(g, r, ov[p]);
+            if (hv == h) continue;
+            const double *Tv = T_of(r, hv);
+            for (uint32_t k = 0; k < K; k++) gc[k] += frac(r, hv, k, weight(g, share, e, k)) * Tv[k];
+        }
+        double *Th = T_of(r, h);
+        for (uint32_t k = 0; k < K; k++) {
+            double s = (double)g->self[(size_t)n * K + k];
+            Th[k] += s + gc[k];
+            if (h != n) r->Sz[(size_t)(h - nn) * K + k] += s;
+        }
+    }
+}
+
+#ifdef CGPROP_REFERENCE_KERNELS
+#define PLAIN_DEFAULT true
+#else
+#define PLAIN_DEFAULT false
+#endif
+
+static int build(cgprop_graph *g, uint32_t share, col_res **out, bool plain)
 {
     const cgprop__adj *adj = cgprop__get_adj(g);
     if (!adj) return CGPROP_ENOMEM;
@@ -185,7 +271,7 @@ static int build(cgprop_graph *g, uint32_t share, col_res **out)
      * record a miss, fetched PF calls ahead. */
     const uint32_t *ca = g->ecaller, *cb = g->ecallee;
     for (uint32_t e = 0; e < ne; e++) {
-        if (e + PF < ne) CGPROP__PREFETCH_W(VR(r, cb[e + PF]));
+        if (!plain && e + PF < ne) CGPROP__PREFETCH_W(VR(r, cb[e + PF]));
         uint32_t hu = vid_of(g, r, ca[e]), hv = vid_of(g, r, cb[e]);
         if (hu == hv) continue;
         vrec *v = VR(r, hv);
@@ -198,55 +284,25 @@ static int build(cgprop_graph *g, uint32_t share, col_res **out)
         v->kin++;
         for (uint32_t k = 0; k < K; k++) v->tw[K + k] += spont_weight(g, share, n, k);
     }
-
-    /* Callees first: a cycle's members are contiguous in the order, and all
-     * vertices they call outside the cycle come later in it, so walking
-     * backwards finds every callee total final. The order jumps around the
-     * id space: the next functions' records and call lists are fetched
-     * ahead, and within a list the callees' records. */
-    const uint32_t *off = adj->out_off, *oe = adj->out_e, *ov = adj->out_v;
-    for (uint32_t i = nn; i-- > 0;) {
-        if (i >= 3 * D) {
-            uint32_t m = order[i - 3 * D];
-            CGPROP__PREFETCH(VR(r, m));
-            CGPROP__PREFETCH(&off[m]);
-            CGPROP__PREFETCH_W(&r->gch[(size_t)m * K]);
-            CGPROP__PREFETCH(&g->self[(size_t)m * K]);
-        }
-        if (i >= 2 * D) {
-            uint32_t p = off[order[i - 2 * D]];
-            CGPROP__PREFETCH(&oe[p]);
-            CGPROP__PREFETCH(&ov[p]);
-        }
-        if (i >= D) {
-            uint32_t m = order[i - D], p = off[m], end = off[m + 1];
-            if (p < end) {
-                uint32_t e = oe[p];
-                CGPROP__PREFETCH(&g->ecount[e]);
-                CGPROP__PREFETCH(&g->eflags[e]);
-                CGPROP__PREFETCH(&g->ecost[(size_t)e * K]);
-            }
-            for (uint32_t q = p; q < end && q < p + L; q++) CGPROP__PREFETCH(VR(r, ov[q]));
-        }
-        uint32_t n = order[i];
-        uint32_t h = vid_of(g, r, n);
-        double *gc = r->gch + (size_t)n * K;
-        for (uint32_t p = off[n], end = off[n + 1]; p < end; p++) {
-            if (p + L < end) CGPROP__PREFETCH(VR(r, ov[p + L]));
-            uint32_t e = oe[p];
-            uint32_t hv = vid_of(g, r, ov[p]);
-            if (hv == h) continue; /* self-call or intra-cycle: no propagation */
-            const double *Tv = T_of(r, hv);
-            for (uint32_t k = 0; k < K; k++) gc[k] += frac(r, hv, k, weight(g, share, e, k)) * Tv[k];
-        }
-        double *Th = T_of(r, h);
-        for (uint32_t k = 0; k < K; k++) {
-            double s = (double)g->self[(size_t)n * K + k];
-            Th[k] += s + gc[k];
-            if (h != n) r->Sz[(size_t)(h - nn) * K + k] += s;
-        }
-    }
+    if (plain) totals_plain(g, r, share, adj, order);
+    else totals_tuned(g, r, share, adj, order);
     *out = r;
+    return CGPROP_OK;
+}
+
+int cgprop__collapse_reference(cgprop_graph *g, uint32_t share, bool plain, double *vertex_total, double *gprof_child)
+{
+    if (!cgprop__current(g, CGPROP__A_CYCLES)) return CGPROP_ESTATE;
+    if (share == CGPROP_SHARE_AUTO) share = g->any_cost ? CGPROP_SHARE_COST : CGPROP_SHARE_COUNT;
+    col_res *r = NULL;
+    if (build(g, share, &r, plain) != CGPROP_OK) return CGPROP_ENOMEM;
+    uint32_t K = g->K;
+    for (uint32_t n = 0; n < g->nn; n++)
+        for (uint32_t k = 0; k < K; k++) {
+            vertex_total[(size_t)n * K + k] = T_of(r, vid_of(g, r, n))[k];
+            gprof_child[(size_t)n * K + k] = r->gch[(size_t)n * K + k];
+        }
+    res_destroy(g, r);
     return CGPROP_OK;
 }
 
@@ -258,7 +314,7 @@ int cgprop_graph_collapse(cgprop_graph *g, uint32_t share)
         return cgprop__err(g, CGPROP_ESTATE, "collapse: run cgprop_graph_find_cycles() on the current graph first");
     if (share == CGPROP_SHARE_AUTO) share = g->any_cost ? CGPROP_SHARE_COST : CGPROP_SHARE_COUNT;
     col_res *r = NULL;
-    if (build(g, share, &r) != CGPROP_OK)
+    if (build(g, share, &r, PLAIN_DEFAULT) != CGPROP_OK)
         return cgprop__err(g, CGPROP_ENOMEM, "collapse: out of memory (%u functions, %u calls)", g->nn, g->ne);
     cgprop__install(g, CGPROP__A_COLLAPSE, r);
     return cgprop__ok(g);

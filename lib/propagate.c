@@ -733,7 +733,129 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
     return CGPROP_OK;
 }
 
-static int build(cgprop_graph *g, prop_res **out)
+/* ---- the reference kernel ----
+ *
+ * The same figures as one_cycle, computed the plain way: one entry at a
+ * time, a breadth-first search from it over the cycle's calls (self-calls
+ * left out), the calls from each level to the next kept, then the entry's
+ * share pushed back up those calls, deepest level first:
+ *   p(u) starts at ρ·base(u); for a kept call u→v, c = w·p(v)/W(v), where W(v)
+ *   is the weight of v's kept in-calls (p(v)/n when all n of them weigh 0);
+ *   c goes to the call's total and to p(u).
+ * A member's total is Σ over the entries of its final p. No batches, no
+ * bit tricks, no ordering for the caches: the tests hold the tuned kernel
+ * to this one on random graphs (tests/check_kernels.c), and a build with
+ * CGPROP_REFERENCE_KERNELS uses it everywhere. */
+static int one_cycle_plain(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, uint32_t c)
+{
+    uint32_t K = g->K, V;
+    const uint32_t *mem = cgprop__cycles_members(g, c, &V);
+    size_t E = 0;
+    for (uint32_t i = 0; i < V; i++) E += adj->out_off[mem[i] + 1] - adj->out_off[mem[i]];
+    uint32_t *loc = cgprop__alloc(g, g->nn, sizeof *loc);
+    uint32_t *level = cgprop__alloc(g, V, sizeof *level);
+    uint32_t *queue = cgprop__alloc(g, V, sizeof *queue);
+    uint32_t *cu = cgprop__alloc(g, E + 1, sizeof *cu), *cv = cgprop__alloc(g, E + 1, sizeof *cv);
+    uint32_t *ce = cgprop__alloc(g, E + 1, sizeof *ce), *coff = cgprop__alloc(g, (size_t)V + 1, sizeof *coff);
+    uint32_t *nk = cgprop__alloc(g, V, sizeof *nk);
+    double *p = cgprop__alloc(g, V, sizeof *p), *W = cgprop__alloc(g, V, sizeof *W);
+    double *acc = cgprop__alloc(g, E + 1, sizeof *acc);
+    bool *kept = cgprop__alloc(g, E + 1, sizeof *kept);
+    int rc = CGPROP_OK;
+    if (!loc || !level || !queue || !cu || !cv || !ce || !coff || !nk || !p || !W || !acc || !kept) {
+        rc = CGPROP_ENOMEM;
+        goto done;
+    }
+    for (uint32_t n = 0; n < g->nn; n++) loc[n] = UNSEEN;
+    for (uint32_t i = 0; i < V; i++) loc[mem[i]] = i;
+    /* The cycle's calls, by caller. */
+    size_t nc = 0;
+    for (uint32_t i = 0; i < V; i++) {
+        coff[i] = (uint32_t)nc;
+        for (uint32_t q = adj->out_off[mem[i]]; q < adj->out_off[mem[i] + 1]; q++) {
+            uint32_t v = loc[adj->out_v[q]];
+            if (v == UNSEEN || v == i) continue;
+            cu[nc] = i;
+            cv[nc] = v;
+            ce[nc++] = adj->out_e[q];
+        }
+    }
+    coff[V] = (uint32_t)nc;
+    for (uint32_t k = 0; k < K; k++) {
+        memset(acc, 0, nc * sizeof *acc);
+        memset(kept, 0, nc * sizeof *kept);
+        for (uint32_t entry = 0; entry < V; entry++) {
+            uint32_t u0 = mem[entry];
+            double rho = cgprop__collapse_entry(g, u0, k);
+            for (uint32_t q = adj->in_off[u0]; q < adj->in_off[u0 + 1]; q++)
+                if (loc[g->ecaller[adj->in_e[q]]] == UNSEEN) rho += cgprop__collapse_edge_share(g, adj->in_e[q], k);
+            if (!(rho > 0)) continue;
+            /* Breadth-first levels from the entry. */
+            for (uint32_t i = 0; i < V; i++) level[i] = UNSEEN;
+            uint32_t qh = 0, qt = 0, maxl = 0;
+            level[entry] = 0;
+            queue[qt++] = entry;
+            while (qh < qt) {
+                uint32_t u = queue[qh++];
+                for (uint32_t j = coff[u]; j < coff[u + 1]; j++)
+                    if (level[cv[j]] == UNSEEN) {
+                        level[cv[j]] = level[u] + 1;
+                        if (level[u] + 1 > maxl) maxl = level[u] + 1;
+                        queue[qt++] = cv[j];
+                    }
+            }
+            for (uint32_t i = 0; i < V; i++) {
+                p[i] = rho * ((double)g->self[(size_t)mem[i] * K + k] + cgprop__collapse_gprof_child(g, mem[i], k));
+                W[i] = 0;
+                nk[i] = 0;
+            }
+            for (size_t j = 0; j < nc; j++)
+                if (level[cu[j]] != UNSEEN && level[cv[j]] == level[cu[j]] + 1) {
+                    W[cv[j]] += cgprop__collapse_weight(g, ce[j], k);
+                    nk[cv[j]]++;
+                }
+            /* Deepest level first: a callee's p is complete before its callers read it. */
+            for (uint32_t d = maxl; d-- > 0;)
+                for (size_t j = 0; j < nc; j++) {
+                    uint32_t u = cu[j], v = cv[j];
+                    if (level[u] != d || level[v] != d + 1) continue;
+                    double w = cgprop__collapse_weight(g, ce[j], k);
+                    double x = W[v] > 0 ? w * p[v] / W[v] : p[v] / (double)nk[v];
+                    acc[j] += x;
+                    p[u] += x;
+                    kept[j] = true;
+                }
+            for (uint32_t i = 0; i < V; i++) res->tot[(size_t)mem[i] * K + k] += p[i];
+        }
+        for (size_t j = 0; j < nc; j++) {
+            if (!kept[j]) continue;
+            res->etot[(size_t)ce[j] * K + k] += acc[j];
+            bit_set(res->indag, (size_t)ce[j] * K + k);
+        }
+    }
+done:
+    cgprop__free(g, loc);
+    cgprop__free(g, level);
+    cgprop__free(g, queue);
+    cgprop__free(g, cu);
+    cgprop__free(g, cv);
+    cgprop__free(g, ce);
+    cgprop__free(g, coff);
+    cgprop__free(g, nk);
+    cgprop__free(g, p);
+    cgprop__free(g, W);
+    cgprop__free(g, acc);
+    cgprop__free(g, kept);
+    return rc;
+}
+
+#ifdef CGPROP_REFERENCE_KERNELS
+#define PLAIN_DEFAULT true
+#else
+#define PLAIN_DEFAULT false
+#endif
+
+static int build(cgprop_graph *g, prop_res **out, bool plain)
 {
     const cgprop__adj *adj = cgprop__get_adj(g);
     if (!adj) return CGPROP_ENOMEM;
@@ -763,7 +885,11 @@ static int build(cgprop_graph *g, prop_res **out)
         }
     }
 
-    if (ncyc) {
+    if (ncyc && plain) {
+        int rc = CGPROP_OK;
+        for (uint32_t c = 0; c < ncyc && rc == CGPROP_OK; c++) rc = one_cycle_plain(g, adj, r, c);
+        if (rc != CGPROP_OK) goto nomem;
+    } else if (ncyc) {
         size_t maxV = 0, maxE = 0, maxI = 0;
         for (uint32_t c = 0; c < ncyc; c++) {
             uint32_t V;
@@ -797,7 +923,7 @@ int cgprop_graph_propagate(cgprop_graph *g)
     if (!cgprop__current(g, CGPROP__A_COLLAPSE))
         return cgprop__err(g, CGPROP_ESTATE, "propagate: run cgprop_graph_collapse() on the current graph first");
     prop_res *r = NULL;
-    if (build(g, &r) != CGPROP_OK)
+    if (build(g, &r, PLAIN_DEFAULT) != CGPROP_OK)
         return cgprop__err(g, CGPROP_ENOMEM, "propagate: out of memory (%u functions, %u calls)", g->nn, g->ne);
     /* The bounds and the walk go with the totals they clamp and estimate:
      * all are installed, or none (a failure keeps the old ones, still
@@ -901,4 +1027,17 @@ void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t 
     row->gprof_self = gs;
     row->gprof_child = gc;
     row->share = share;
+}
+
+int cgprop__propagate_reference(cgprop_graph *g, bool plain, double *tot, double *etot, uint8_t *indag)
+{
+    if (!cgprop__current(g, CGPROP__A_COLLAPSE)) return CGPROP_ESTATE;
+    prop_res *r = NULL;
+    if (build(g, &r, plain) != CGPROP_OK) return CGPROP_ENOMEM;
+    size_t nk = (size_t)g->nn * g->K, ek = (size_t)g->ne * g->K;
+    memcpy(tot, r->tot, nk * sizeof *tot);
+    memcpy(etot, r->etot, ek * sizeof *etot);
+    for (size_t i = 0; i < ek; i++) indag[i] = bit_get(r->indag, i);
+    res_destroy(g, r);
+    return CGPROP_OK;
 }
