@@ -323,6 +323,236 @@ static uint64_t part_count(const cw *c, int j, int carrier, uint64_t count, uint
     return j == carrier ? count - (nparts - 1) : 1;
 }
 
+/* Classes are written only from a current split that knows them: only an
+ * exact recursive figure proves the input told classes (non-recursive
+ * functions are exact even in a graph built without any, and writing those
+ * as classes would lose the "unclassified" mark on reading back). */
+static int detect_classes(cw *c, const cgprop_write_options *o)
+{
+    if (o->flags & CGPROP_W_NO_CLASSES) return CGPROP_OK;
+    cgprop_iter *it = NULL;
+    int irc = cgprop_iter_new(c->g, CGPROP_ITER_SPLIT, 0, 0, &it);
+    /* ESTATE only means "no current split"; out of memory must not quietly
+     * drop the classes from the output. */
+    if (irc == CGPROP_ENOMEM) return cgprop__err(c->g, irc, "write: out of memory");
+    if (irc == CGPROP_OK) {
+        cgprop_split_row s;
+        int lumped = 0;
+        while (cgprop_iter_next(it, &s, sizeof s) == CGPROP_OK) {
+            if ((s.S_r && !(s.inexact & CGPROP_X_S_R)) || (s.C_r && !(s.inexact & CGPROP_X_C_R))) c->classes = 1;
+            if (s.inexact & CGPROP_X_C_R) lumped = 1;
+        }
+        c->deep = c->classes && !lumped;
+    }
+    cgprop_iter_free(it);
+    return CGPROP_OK;
+}
+
+/* Every function's object, file and name, with the ids name compression
+ * gives them. Returns ENOMEM, EINVAL (a key with a line break) or OK. */
+static int prepare_names(cw *c, defs *d)
+{
+    cgprop_graph *g = c->g;
+    size_t n1 = c->nn ? c->nn : 1;
+    c->ob = cgprop__alloc(g, n1, sizeof *c->ob);
+    c->fl = cgprop__alloc(g, n1, sizeof *c->fl);
+    c->fn_defined = cgprop__calloc(g, n1 * 3, 1);
+    for (int i = 0; i < 3; i++) {
+        c->part[i] = cgprop__alloc(g, n1, sizeof *c->part[i]);
+        c->plen[i] = cgprop__alloc(g, n1, sizeof *c->plen[i]);
+    }
+    if (!c->ob || !c->fl || !c->fn_defined || !c->part[0] || !c->part[1] || !c->part[2] || !c->plen[0] ||
+        !c->plen[1] || !c->plen[2])
+        return CGPROP_ENOMEM;
+    for (uint32_t f = 0; f < c->nn; f++) {
+        size_t kl;
+        const char *key = cgprop_graph_node_key(g, f, &kl);
+        /* A line break would end the name line and start another. */
+        if (memchr(key, '\n', kl))
+            return cgprop__err(g, CGPROP_EINVAL,
+                               "write: the key of function %u holds a line break, which callgrind cannot carry", f);
+        const char *p[3];
+        size_t l[3];
+        split_key(key, kl, p, l);
+        for (int i = 0; i < 3; i++) {
+            c->part[i][f] = p[i];
+            c->plen[i][f] = l[i];
+        }
+        int fresh;
+        if (!(c->ob[f] = intern(g, &c->obs, p[0], l[0], &fresh))) return CGPROP_ENOMEM;
+        if (!(c->fl[f] = intern(g, &c->fls, p[1], l[1], &fresh))) return CGPROP_ENOMEM;
+    }
+    if (reserve_ids(c)) return CGPROP_ENOMEM;
+    d->ob = cgprop__calloc(g, (size_t)c->obs.n + 1, 1);
+    d->fl = cgprop__calloc(g, (size_t)c->fls.n + 1, 1);
+    return d->ob && d->fl ? CGPROP_OK : CGPROP_ENOMEM;
+}
+
+/* Does some call have fewer calls than the lines it is written on? Then
+ * every written count is one more (said in a desc: line), which a count of
+ * 2^64 - 1 cannot take. */
+static int check_counts(cw *c, uint32_t ne)
+{
+    uint64_t *x = cgprop__alloc(c->g, 6, (size_t)c->K * sizeof *x);
+    if (!x) return CGPROP_ENOMEM;
+    int full = 0, rc = CGPROP_OK;
+    for (uint32_t e = 0; e < ne && !rc; e++) {
+        uint32_t callee;
+        uint64_t count;
+        int carrier;
+        if ((rc = edge_parts(c, e, x, &callee, &count))) break;
+        if (count < parts_written(x, c->K, &carrier)) c->plus1 = 1;
+        if (count == UINT64_MAX) full = 1;
+    }
+    cgprop__free(c->g, x);
+    if (!rc && c->plus1 && full)
+        rc = cgprop__err(c->g, CGPROP_EOVERFLOW,
+                         "write: a call count of 2^64 - 1 beside calls without a count cannot be written");
+    return rc;
+}
+
+/* Σ self per metric into tot, refused rather than wrapped. */
+static int program_total(cw *c, uint64_t *tot)
+{
+    memset(tot, 0, (size_t)c->K * sizeof *tot);
+    for (uint32_t f = 0; f < c->nn; f++)
+        for (uint32_t k = 0; k < c->K; k++) {
+            cgprop_node_row nr;
+            int rc = cgprop_graph_get_row(c->g, CGPROP_ITER_NODES, k, f, &nr, sizeof nr);
+            if (rc) return rc;
+            if (tot[k] > UINT64_MAX - nr.self) {
+                size_t ml;
+                return cgprop__err(c->g, CGPROP_EOVERFLOW,
+                                   "write: the program total of metric %s exceeds 2^64 - 1, which callgrind's "
+                                   "summary: cannot carry",
+                                   cgprop_graph_metric_name(c->g, k, &ml));
+            }
+            tot[k] += nr.self;
+        }
+    return CGPROP_OK;
+}
+
+static void write_header(cw *c, const uint64_t *tot)
+{
+    cgprop__wr *w = c->w;
+    cgprop__wr_puts(w, "# callgrind format\nversion: 1\ncreator: cgprop ");
+    cgprop__wr_puts(w, cgprop_version_string());
+    cgprop__wr_puts(w, "\n");
+    if (c->plus1) cgprop__wr_puts(w, "desc: " CGPROP__DESC_PLUS1 "\n");
+    cgprop__wr_puts(w, "positions: line\nevents:");
+    for (uint32_t k = 0; k < c->K; k++) {
+        size_t ml;
+        const char *m = cgprop_graph_metric_name(c->g, k, &ml);
+        /* cgprop_graph_new() admits single words only. */
+        cgprop__wr_put(w, " ", 1);
+        cgprop__wr_put(w, m, ml);
+    }
+    cgprop__wr_puts(w, "\nsummary:");
+    for (uint32_t k = 0; k < c->K; k++) cgprop__wr_printf(w, " %llu", (unsigned long long)tot[k]);
+    cgprop__wr_puts(w, "\n\n");
+}
+
+/* One function's calls, gathered before writing: per call, per block
+ * (caller level 0 / >= 1) and callee class, K costs. */
+typedef struct fcalls {
+    size_t m;
+    uint32_t *eids, *callee, *nparts;
+    uint64_t *cc, *count;
+    int *carrier;
+} fcalls;
+
+static void fcalls_free(const cgprop_graph *g, fcalls *x)
+{
+    cgprop__free(g, x->eids);
+    cgprop__free(g, x->cc);
+    cgprop__free(g, x->callee);
+    cgprop__free(g, x->count);
+    cgprop__free(g, x->carrier);
+    cgprop__free(g, x->nparts);
+}
+
+static int gather_calls(cw *c, uint32_t f, fcalls *x)
+{
+    cgprop_graph *g = c->g;
+    uint32_t K = c->K;
+    memset(x, 0, sizeof *x);
+    /* Out-edges through the callees iterator (metric 0 gives ids). */
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_CALLEES, 0, f, &it);
+    if (rc) return rc;
+    size_t nout = cgprop_iter_count(it), n1 = nout ? nout : 1;
+    x->eids = cgprop__alloc(g, n1, sizeof *x->eids);
+    x->cc = cgprop__alloc(g, n1 * 6, (size_t)K * sizeof *x->cc);
+    x->callee = cgprop__alloc(g, n1, sizeof *x->callee);
+    x->count = cgprop__alloc(g, n1, sizeof *x->count);
+    x->carrier = cgprop__alloc(g, n1, sizeof *x->carrier);
+    x->nparts = cgprop__alloc(g, n1, sizeof *x->nparts);
+    if (!x->eids || !x->cc || !x->callee || !x->count || !x->carrier || !x->nparts) {
+        cgprop_iter_free(it);
+        return CGPROP_ENOMEM;
+    }
+    cgprop_edge_row row;
+    while (x->m < nout && cgprop_iter_next(it, &row, sizeof row) == CGPROP_OK) x->eids[x->m++] = row.id;
+    cgprop_iter_free(it);
+    for (size_t i = 0; i < x->m && !rc; i++) {
+        uint64_t *v = x->cc + i * 6 * K;
+        if (!(rc = edge_parts(c, x->eids[i], v, &x->callee[i], &x->count[i])))
+            x->nparts[i] = parts_written(v, K, &x->carrier[i]);
+    }
+    return rc;
+}
+
+/* Function f: one block for its level-0 activations and, with classes, one
+ * for its recursive ones (fn'2), each with its self cost and its calls.
+ * self is scratch for K values. */
+static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
+{
+    cgprop_graph *g = c->g;
+    uint32_t K = c->K;
+    int classes = c->classes, rc = CGPROP_OK;
+    cgprop_node_row nr[CGPROP_MAX_METRICS];
+    cgprop_split_row sr[CGPROP_MAX_METRICS];
+    for (uint32_t k = 0; k < K; k++) {
+        if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) return rc;
+        if (classes && (rc = cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, k, f, &sr[k], sizeof sr[k]))) return rc;
+    }
+    fcalls x;
+    if ((rc = gather_calls(c, f, &x))) {
+        fcalls_free(g, &x);
+        return rc;
+    }
+    for (int blk = 0; blk < (classes ? 2 : 1) && !c->w->failed; blk++) {
+        /* S_r is the self cost that came with a level >= 1 class, even
+         * when flagged inexact (then some came without a class, which
+         * S_n holds): each part goes back where it came from. */
+        for (uint32_t k = 0; k < K; k++)
+            self[k] = !classes ? (blk == 0 ? nr[k].self : 0) : blk == 0 ? nr[k].self - sr[k].S_r : sr[k].S_r;
+        int any = blk == 0 || !all_zero(self, K);
+        for (size_t i = 0; i < x.m && !any; i++)
+            for (int cl = 0; cl < 3; cl++)
+                if (x.carrier[i] == blk * 3 + cl || !all_zero(x.cc + (i * 6 + (size_t)blk * 3 + (size_t)cl) * K, K))
+                    any = 1;
+        if (!any) continue;
+        int od = d->ob[c->ob[f]], fd = d->fl[c->fl[f]];
+        spec(c, "ob=", &c->obs, c->ob[f], c->part[0][f], c->plen[0][f], &od);
+        spec(c, "fl=", &c->fls, c->fl[f], c->part[1][f], c->plen[1][f], &fd);
+        d->ob[c->ob[f]] = (unsigned char)od;
+        d->fl[c->fl[f]] = (unsigned char)fd;
+        fn_spec(c, "fn=", f, blk);
+        costs_line(c, self);
+        for (size_t i = 0; i < x.m; i++)
+            for (int cl = 0; cl < 3; cl++) {
+                int j = blk * 3 + cl;
+                const uint64_t *v = x.cc + (i * 6 + (size_t)j) * K;
+                if (x.carrier[i] != j && all_zero(v, K)) continue;
+                call(c, d, x.callee[i], cl, part_count(c, j, x.carrier[i], x.count[i], x.nparts[i]), v);
+            }
+        cgprop__wr_puts(c->w, "\n");
+    }
+    fcalls_free(g, &x);
+    return CGPROP_OK;
+}
+
 int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
 {
     cw c;
@@ -332,215 +562,19 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
     c.K = (uint32_t)cgprop_graph_metric_count(g);
     c.nn = (uint32_t)cgprop_graph_node_count(g);
     c.compress = !(o->flags & CGPROP_W_NO_COMPRESSION);
-    uint32_t K = c.K, nn = c.nn, ne = (uint32_t)cgprop_graph_edge_count(g);
-    int rc = CGPROP_OK;
     defs d = {NULL, NULL};
-
-    /* Classes: only from a current split that knows them. */
-    if (!(o->flags & CGPROP_W_NO_CLASSES)) {
-        cgprop_iter *it = NULL;
-        int irc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, 0, 0, &it);
-        /* ESTATE only means "no current split"; out of memory must not
-         * quietly drop the classes from the output. */
-        if (irc == CGPROP_ENOMEM) return cgprop__err(g, irc, "write: out of memory");
-        if (irc == CGPROP_OK) {
-            cgprop_split_row s;
-            int lumped = 0;
-            /* Only an exact recursive figure proves the input told classes:
-             * non-recursive functions are exact even in a graph built
-             * without any (and writing those as classes would lose the
-             * "unclassified" mark on reading back). */
-            while (cgprop_iter_next(it, &s, sizeof s) == CGPROP_OK) {
-                if ((s.S_r && !(s.inexact & CGPROP_X_S_R)) || (s.C_r && !(s.inexact & CGPROP_X_C_R))) c.classes = 1;
-                if (s.inexact & CGPROP_X_C_R) lumped = 1;
-            }
-            c.deep = c.classes && !lumped;
-        }
-        cgprop_iter_free(it);
-    }
-    int classes = c.classes;
-
-    size_t n1 = nn ? nn : 1;
-    uint64_t *v = cgprop__alloc(g, (size_t)K * 8, sizeof *v); /* scratch vectors */
-    cgprop_node_row *nr = cgprop__alloc(g, K, sizeof *nr);
-    cgprop_split_row *sr = cgprop__alloc(g, K, sizeof *sr);
-    c.er = cgprop__alloc(g, K, sizeof *c.er);
-    c.esr = cgprop__alloc(g, K, sizeof *c.esr);
-    c.ob = cgprop__alloc(g, n1, sizeof *c.ob);
-    c.fl = cgprop__alloc(g, n1, sizeof *c.fl);
-    c.fn_defined = cgprop__calloc(g, n1 * 3, 1);
-    for (int i = 0; i < 3; i++) {
-        c.part[i] = cgprop__alloc(g, n1, sizeof *c.part[i]);
-        c.plen[i] = cgprop__alloc(g, n1, sizeof *c.plen[i]);
-    }
-    if (!v || !nr || !sr || !c.er || !c.esr || !c.ob || !c.fl || !c.fn_defined || !c.part[0] || !c.part[1] ||
-        !c.part[2] || !c.plen[0] || !c.plen[1] || !c.plen[2])
-        goto nomem;
-    for (uint32_t f = 0; f < nn; f++) {
-        size_t kl;
-        const char *key = cgprop_graph_node_key(g, f, &kl);
-        /* A line break would end the name line and start another. */
-        if (memchr(key, '\n', kl)) {
-            rc = cgprop__err(g, CGPROP_EINVAL, "write: the key of function %u holds a line break, which callgrind cannot carry", f);
-            goto done;
-        }
-        const char *p[3];
-        size_t l[3];
-        split_key(key, kl, p, l);
-        for (int i = 0; i < 3; i++) {
-            c.part[i][f] = p[i];
-            c.plen[i][f] = l[i];
-        }
-        int fresh;
-        if (!(c.ob[f] = intern(g, &c.obs, p[0], l[0], &fresh))) goto nomem;
-        if (!(c.fl[f] = intern(g, &c.fls, p[1], l[1], &fresh))) goto nomem;
-    }
-    if (reserve_ids(&c)) goto nomem;
-    d.ob = cgprop__calloc(g, (size_t)c.obs.n + 1, 1);
-    d.fl = cgprop__calloc(g, (size_t)c.fls.n + 1, 1);
-    if (!d.ob || !d.fl) goto nomem;
-
-    /* Does some call have fewer calls than the lines it is written on? */
-    {
-        uint64_t *x = cgprop__alloc(g, 6, (size_t)K * sizeof *x);
-        if (!x) goto nomem;
-        int full = 0;
-        for (uint32_t e = 0; e < ne; e++) {
-            uint32_t callee;
-            uint64_t count;
-            int carrier;
-            if ((rc = edge_parts(&c, e, x, &callee, &count))) break;
-            if (count < parts_written(x, K, &carrier)) c.plus1 = 1;
-            if (count == UINT64_MAX) full = 1;
-        }
-        cgprop__free(g, x);
-        if (rc) goto done;
-        if (c.plus1 && full) {
-            rc = cgprop__err(g, CGPROP_EOVERFLOW,
-                             "write: a call count of 2^64 - 1 beside calls without a count cannot be written");
-            goto done;
-        }
-    }
-
-    /* Σ self per metric, refused rather than wrapped. */
-    uint64_t *tot = v;
-    memset(tot, 0, (size_t)K * sizeof *tot);
-    for (uint32_t f = 0; f < nn; f++) {
-        for (uint32_t k = 0; k < K; k++) {
-            if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) goto done;
-            if (tot[k] > UINT64_MAX - nr[k].self) {
-                size_t ml;
-                rc = cgprop__err(g, CGPROP_EOVERFLOW,
-                                 "write: the program total of metric %s exceeds 2^64 - 1, which callgrind's "
-                                 "summary: cannot carry",
-                                 cgprop_graph_metric_name(g, k, &ml));
-                goto done;
-            }
-            tot[k] += nr[k].self;
-        }
-    }
-
-    cgprop__wr_puts(w, "# callgrind format\nversion: 1\ncreator: cgprop ");
-    cgprop__wr_puts(w, cgprop_version_string());
-    cgprop__wr_puts(w, "\n");
-    if (c.plus1) {
-        cgprop__wr_puts(w, "desc: " CGPROP__DESC_PLUS1 "\n");
-    }
-    cgprop__wr_puts(w, "positions: line\nevents:");
-    for (uint32_t k = 0; k < K; k++) {
-        size_t ml;
-        const char *m = cgprop_graph_metric_name(g, k, &ml);
-        /* cgprop_graph_new() admits single words only. */
-        cgprop__wr_put(w, " ", 1);
-        cgprop__wr_put(w, m, ml);
-    }
-    cgprop__wr_puts(w, "\nsummary:");
-    for (uint32_t k = 0; k < K; k++) cgprop__wr_printf(w, " %llu", (unsigned long long)tot[k]);
-    cgprop__wr_puts(w, "\n\n");
-
-    for (uint32_t f = 0; f < nn && !w->failed; f++) {
-        for (uint32_t k = 0; k < K; k++) {
-            if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) goto done;
-            if (classes && (rc = cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, k, f, &sr[k], sizeof sr[k]))) goto done;
-        }
-        /* Out-edges through the callees iterator (metric 0 gives ids). */
-        cgprop_iter *it = NULL;
-        if ((rc = cgprop_iter_new(g, CGPROP_ITER_CALLEES, 0, f, &it))) goto done;
-        size_t nout = cgprop_iter_count(it);
-        uint32_t *eids = cgprop__alloc(g, nout ? nout : 1, sizeof *eids);
-        if (!eids) {
-            cgprop_iter_free(it);
-            goto nomem;
-        }
-        cgprop_edge_row row;
-        size_t m = 0;
-        while (m < nout && cgprop_iter_next(it, &row, sizeof row) == CGPROP_OK) eids[m++] = row.id;
-        cgprop_iter_free(it);
-
-        /* Gather the calls first: per edge, per block (caller level 0 /
-         * >= 1) and callee class, K costs; then write both blocks. */
-        uint64_t *cc = cgprop__alloc(g, (m ? m : 1) * 6, (size_t)K * sizeof *cc);
-        uint32_t *callee = cgprop__alloc(g, m ? m : 1, sizeof *callee);
-        uint64_t *count = cgprop__alloc(g, m ? m : 1, sizeof *count);
-        int *carrier = cgprop__alloc(g, m ? m : 1, sizeof *carrier);
-        uint32_t *nparts = cgprop__alloc(g, m ? m : 1, sizeof *nparts);
-        if (!cc || !callee || !count || !carrier || !nparts) {
-            cgprop__free(g, eids);
-            cgprop__free(g, cc);
-            cgprop__free(g, callee);
-            cgprop__free(g, count);
-            cgprop__free(g, carrier);
-            cgprop__free(g, nparts);
-            goto nomem;
-        }
-        for (size_t i = 0; i < m && !rc; i++) {
-            uint64_t *x = cc + i * 6 * K;
-            if (!(rc = edge_parts(&c, eids[i], x, &callee[i], &count[i]))) nparts[i] = parts_written(x, K, &carrier[i]);
-        }
-        for (int blk = 0; blk < (classes ? 2 : 1) && !rc && !w->failed; blk++) {
-            uint64_t *self = v;
-            /* S_r is the self cost that came with a level >= 1 class, even
-             * when flagged inexact (then some came without a class, which
-             * S_n holds): each part goes back where it came from. */
-            for (uint32_t k = 0; k < K; k++)
-                self[k] = !classes ? (blk == 0 ? nr[k].self : 0) : blk == 0 ? nr[k].self - sr[k].S_r : sr[k].S_r;
-            int any = blk == 0 || !all_zero(self, K);
-            for (size_t i = 0; i < m && !any; i++)
-                for (int cl = 0; cl < 3; cl++)
-                    if (carrier[i] == blk * 3 + cl || !all_zero(cc + (i * 6 + (size_t)blk * 3 + (size_t)cl) * K, K))
-                        any = 1;
-            if (!any) continue;
-            int od = d.ob[c.ob[f]], fd = d.fl[c.fl[f]];
-            spec(&c, "ob=", &c.obs, c.ob[f], c.part[0][f], c.plen[0][f], &od);
-            spec(&c, "fl=", &c.fls, c.fl[f], c.part[1][f], c.plen[1][f], &fd);
-            d.ob[c.ob[f]] = (unsigned char)od;
-            d.fl[c.fl[f]] = (unsigned char)fd;
-            fn_spec(&c, "fn=", f, blk);
-            costs_line(&c, self);
-            for (size_t i = 0; i < m; i++)
-                for (int cl = 0; cl < 3; cl++) {
-                    int j = blk * 3 + cl;
-                    const uint64_t *x = cc + (i * 6 + (size_t)j) * K;
-                    if (carrier[i] != j && all_zero(x, K)) continue;
-                    call(&c, &d, callee[i], cl, part_count(&c, j, carrier[i], count[i], nparts[i]), x);
-                }
-            cgprop__wr_puts(w, "\n");
-        }
-        cgprop__free(g, cc);
-        cgprop__free(g, callee);
-        cgprop__free(g, count);
-        cgprop__free(g, carrier);
-        cgprop__free(g, nparts);
-        cgprop__free(g, eids);
-        if (rc) goto done;
-    }
-    goto done;
-nomem:
-    rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
-done:
+    uint64_t *v = cgprop__alloc(g, c.K, sizeof *v);
+    c.er = cgprop__alloc(g, c.K, sizeof *c.er);
+    c.esr = cgprop__alloc(g, c.K, sizeof *c.esr);
+    int rc = !v || !c.er || !c.esr ? CGPROP_ENOMEM : CGPROP_OK;
+    if (!rc) rc = detect_classes(&c, o);
+    if (!rc) rc = prepare_names(&c, &d);
+    if (!rc) rc = check_counts(&c, (uint32_t)cgprop_graph_edge_count(g));
+    if (!rc) rc = program_total(&c, v);
+    if (!rc) write_header(&c, v);
+    for (uint32_t f = 0; f < c.nn && !rc && !w->failed; f++) rc = write_function(&c, &d, f, v);
+    if (rc == CGPROP_ENOMEM) rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
     cgprop__free(g, v);
-    cgprop__free(g, nr);
-    cgprop__free(g, sr);
     cgprop__free(g, c.er);
     cgprop__free(g, c.esr);
     cgprop__free(g, c.ob);
