@@ -112,20 +112,189 @@ static bool bucket_used(const cgprop_graph *g, uint32_t e, uint32_t c)
 #define X_EDGE_ALL                                                                                      \
     (CGPROP_X_C_NN | CGPROP_X_C_NR | CGPROP_X_C_ND | CGPROP_X_C_RN | CGPROP_X_C_RR | CGPROP_X_C_RD)
 
+/* What the passes share besides the result. */
+typedef struct scratch {
+    uint8_t *t;          /* nn: T_* facts */
+    uint64_t *out_n;     /* nn·K: Σ calls out of level-0 f */
+    uint64_t *out_xr;    /* nn·K: Σ_g C_xr(f, g) */
+    uint8_t *ovf;        /* nn·K: bit 0: C_n/D, 1: C_r, 2: out_xr, 3: out_n saturated */
+    const uint32_t *cyc; /* cycle of each function; NULL when every cost came with a class */
+    uint32_t *own_cyc;
+} scratch;
+
+/* f and h in one strongly connected component. */
+static inline bool same_scc(const uint32_t *cyc, uint32_t f, uint32_t h)
+{
+    return f == h || (cyc[f] != CGPROP_NONE && cyc[f] == cyc[h]);
+}
+
+/* f can recurse. */
+static inline bool recursive(const cgprop_graph *g, const uint32_t *cyc, uint32_t v)
+{
+    return cyc[v] != CGPROP_NONE || (g->nflags[v] & CGPROP__NF_SELF_CALL);
+}
+
+/* Which figures of call e the input leaves inexact, and what that says of
+ * its ends (T_* bits into s->t). Returns the call's CGPROP_X_* bits and sets
+ * *u_to_nr when its unclassified part goes level 0 → level 1. */
+static uint32_t call_exactness(const cgprop_graph *g, scratch *s, uint32_t e, bool *u_to_nr)
+{
+    uint32_t f = g->ecaller[e], h = g->ecallee[e], fl = g->eflags[e], x = 0;
+    bool xn_bad = false, xr_bad = false, n_bad = false, level0 = false;
+    /* Where the unclassified part goes. A self-call always enters a level ≥
+     * 1 activation (f is active). Inside any recursive component the call is
+     * placed the same way, as level 0 → level 1, so C_n of the callee stays
+     * a lower bound and never counts nested activations twice (annotate's
+     * 185 %). Anything else is level 0 → level 0, exact where the shape
+     * proves it. */
+    *u_to_nr = (fl & CGPROP__EF_UNCLASSIFIED) && same_scc(s->cyc, f, h);
+    if (!(fl & CGPROP__EF_HAS_COST)) {
+        /* A call without any cost (gprof arcs): its figures are unknown. */
+        x |= X_EDGE_ALL;
+        xn_bad = xr_bad = n_bad = level0 = true;
+    }
+    if (fl & CGPROP__EF_UNCLASSIFIED) {
+        if (f == h) {
+            x |= CGPROP_X_C_NR | CGPROP_X_C_RD;
+            xr_bad = n_bad = true;
+        } else if (same_scc(s->cyc, f, h)) {
+            x |= X_EDGE_ALL;
+            xn_bad = xr_bad = n_bad = true;
+            level0 = true;
+        } else {
+            /* h is active below f only through a path h →…→ f, which
+             * another component rules out: h is at level 0. */
+            level0 = true;
+            if (recursive(g, s->cyc, f)) {
+                x |= CGPROP_X_C_NN | CGPROP_X_C_RN;
+                n_bad = true;
+            }
+        }
+    }
+    if (bucket_used(g, e, cgprop__cls(0, CGPROP_LEVEL_REC))) {
+        x |= CGPROP_X_C_NR | CGPROP_X_C_ND;
+        xr_bad = true;
+    }
+    if (bucket_used(g, e, cgprop__cls(1, CGPROP_LEVEL_REC))) {
+        x |= CGPROP_X_C_RR | CGPROP_X_C_RD;
+        xr_bad = true;
+    }
+    if (bucket_used(g, e, cgprop__cls(0, 0)) || bucket_used(g, e, cgprop__cls(1, 0))) level0 = true;
+    if (f != h) {
+        if (xn_bad) s->t[h] |= T_IN_XN_BAD;
+        if (level0) s->t[h] |= T_IN_LEVEL0;
+    }
+    if (xr_bad) s->t[h] |= T_IN_XR_BAD;
+    if (n_bad) s->t[f] |= T_OUT_N_BAD;
+    if (xr_bad) s->t[f] |= T_OUT_XR_BAD;
+    return x;
+}
+
+/* Call e's six figures per metric from its class buckets, and their sums
+ * into the callee's C_n and C_r and the caller's outflows. */
+static void call_figures(const cgprop_graph *g, split_res *r, scratch *s, uint32_t e, bool u_to_nr)
+{
+    uint32_t K = g->K, f = g->ecaller[e], h = g->ecallee[e];
+    uint64_t *v = r->edge + (size_t)e * E_FIG * K;
+    const uint64_t *bk[CGPROP__NCLS];
+    for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+        uint64_t n;
+        bk[c] = cgprop__ecls_get(g, e, c, &n);
+    }
+    for (uint32_t k = 0; k < K; k++) {
+        uint64_t b[CGPROP__NCLS], sum = 0;
+        for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+            b[c] = bk[c][k];
+            sum += b[c]; /* ≤ the call's plain cost */
+        }
+        uint64_t u = g->ecost[(size_t)e * K + k] - sum;
+        uint64_t fig[E_FIG];
+        fig[E_NN] = b[cgprop__cls(0, 0)] + (u_to_nr ? 0 : u);
+        fig[E_NR] = b[cgprop__cls(0, 1)] + b[cgprop__cls(0, 3)] + (u_to_nr ? u : 0);
+        fig[E_ND] = b[cgprop__cls(0, 2)];
+        fig[E_RN] = b[cgprop__cls(1, 0)];
+        fig[E_RR] = b[cgprop__cls(1, 1)] + b[cgprop__cls(1, 3)];
+        fig[E_RD] = b[cgprop__cls(1, 2)];
+        for (int i = 0; i < E_FIG; i++) v[(size_t)i * K + k] = fig[i];
+        size_t fk = (size_t)f * K + k, hk = (size_t)h * K + k;
+        uint64_t *hv = r->node + (size_t)h * N_FIG * K;
+        /* C_n(h) from its callers; replaced later for roots. */
+        if (!cgprop__sat_add(&hv[N_CN * K + k], fig[E_NN] + fig[E_RN])) s->ovf[hk] |= 1;
+        if (!cgprop__sat_add(&hv[N_CR * K + k], fig[E_NR] + fig[E_RR])) s->ovf[hk] |= 2;
+        if (!cgprop__sat_add(&s->out_n[fk], fig[E_NN] + fig[E_NR] + fig[E_ND])) s->ovf[fk] |= 8;
+        if (!cgprop__sat_add(&s->out_xr[fk], fig[E_NR] + fig[E_RR])) s->ovf[fk] |= 4;
+    }
+}
+
+/* Function f's figures, once every call has been placed. */
+static void function_figures(const cgprop_graph *g, split_res *r, const scratch *s, uint32_t f)
+{
+    uint32_t K = g->K, nf = g->nflags[f], tf = s->t[f], xs = 0;
+    if ((nf & CGPROP__NF_SELF_UNCLASSIFIED) && recursive(g, s->cyc, f)) xs = CGPROP_X_S_N | CGPROP_X_S_R;
+    /* Nothing enters its level-0 activations: a root of an aggregated
+     * graph, whose inclusive cost is what it spends and calls. */
+    bool root = !(nf & CGPROP__NF_SPONT) && !(tf & T_IN_LEVEL0);
+    uint64_t *v = r->node + (size_t)f * N_FIG * K;
+    for (uint32_t k = 0; k < K; k++) {
+        size_t fk = (size_t)f * K + k;
+        uint64_t self = g->self[fk], sn = g->self_n[fk], sr = g->self_r[fk];
+        v[N_SN * K + k] = sn + (self - sn - sr);
+        v[N_SR * K + k] = sr;
+        uint32_t x = xs, sd = 0;
+        /* C_n two ways: what enters level-0 activations (their callers'
+         * calls and spontaneous entries) and what they spend and call. */
+        uint64_t out = v[N_SN * K + k];
+        bool out_ok = !(s->ovf[fk] & 8) && cgprop__sat_add(&out, s->out_n[fk]) && !(xs & CGPROP_X_S_N) &&
+                      !(tf & T_OUT_N_BAD);
+        v[N_OUT * K + k] = out;
+        if (out_ok) sd |= CGPROP__SIDE_OUT;
+        if (root) {
+            v[N_CN * K + k] = out;
+            sd |= CGPROP__SIDE_ROOT;
+            if (!out_ok) x |= CGPROP_X_C_N;
+        } else {
+            bool in_ok = !(s->ovf[fk] & 1) && cgprop__sat_add(&v[N_CN * K + k], g->spont_cost[fk]) &&
+                         !(tf & T_IN_XN_BAD);
+            if (in_ok) sd |= CGPROP__SIDE_IN;
+            else x |= CGPROP_X_C_N;
+            /* Two sides that both claim exactness and disagree: the data
+             * itself is off (collection toggled mid-run, a lost spontaneous
+             * entry, a damaged file). Neither is exact. */
+            if (in_ok && out_ok && out != v[N_CN * K + k]) x |= CGPROP_X_C_N;
+        }
+        /* Every activation of f lies inside some level-0 one. */
+        if (v[N_CN * K + k] < self) x |= CGPROP_X_C_N;
+        if ((tf & T_IN_XR_BAD) || (s->ovf[fk] & 2)) x |= CGPROP_X_C_R;
+        if ((x & CGPROP_X_C_N) || (tf & T_OUT_XR_BAD) || (s->ovf[fk] & 4)) x |= CGPROP_X_D;
+        uint64_t cn = v[N_CN * K + k], xr = s->out_xr[fk];
+        r->D[fk] = cn >= xr ? (double)(cn - xr) : -(double)(xr - cn);
+        r->nx[fk] = x;
+        r->sides[fk] = (uint8_t)sd;
+    }
+}
+
+static void scratch_free(const cgprop_graph *g, scratch *s)
+{
+    cgprop__free(g, s->t);
+    cgprop__free(g, s->out_n);
+    cgprop__free(g, s->out_xr);
+    cgprop__free(g, s->ovf);
+    cgprop__free(g, s->own_cyc);
+}
+
 int cgprop_graph_split(cgprop_graph *g)
 {
     if (!g) return CGPROP_EINVAL;
     uint32_t nn = g->nn, ne = g->ne, K = g->K;
     size_t nk = (size_t)nn * K;
-
+    scratch s;
+    memset(&s, 0, sizeof s);
     split_res *r = cgprop__calloc(g, 1, sizeof *r);
-    uint8_t *t = cgprop__calloc(g, nn, 1);
-    uint64_t *out_n = cgprop__calloc(g, nk, sizeof *out_n);   /* Σ calls out of level-0 f */
-    uint64_t *out_xr = cgprop__calloc(g, nk, sizeof *out_xr); /* Σ_g C_xr(f, g) */
-    uint8_t *ovf = cgprop__calloc(g, nk, 1);                  /* bit 0: C_n/D, 1: C_r, 2: out_xr */
-    uint32_t *own_cyc = NULL;
-    const uint32_t *cyc = NULL;
-    if (!r || !t || !out_n || !out_xr || !ovf) goto nomem;
+    s.t = cgprop__calloc(g, nn, 1);
+    s.out_n = cgprop__calloc(g, nk, sizeof *s.out_n);
+    s.out_xr = cgprop__calloc(g, nk, sizeof *s.out_xr);
+    s.ovf = cgprop__calloc(g, nk, 1);
+    if (!r || !s.t || !s.out_n || !s.out_xr || !s.ovf) goto nomem;
     r->K = K;
     r->nn = nn;
     r->ne = ne;
@@ -144,10 +313,7 @@ int cgprop_graph_split(cgprop_graph *g)
         unclassified = (g->nflags[v] & CGPROP__NF_SELF_UNCLASSIFIED) != 0;
     for (uint32_t e = 0; e < ne && !unclassified; e++)
         unclassified = (g->eflags[e] & CGPROP__EF_UNCLASSIFIED) != 0;
-    if (unclassified && !(cyc = cgprop__cycles_ids(g, &own_cyc))) goto nomem;
-    /* f and h in one strongly connected component; f can recurse. */
-#define SAME_SCC(f, h) ((f) == (h) || (cyc[f] != CGPROP_NONE && cyc[f] == cyc[h]))
-#define RECURSIVE(v) (cyc[v] != CGPROP_NONE || (g->nflags[v] & CGPROP__NF_SELF_CALL))
+    if (unclassified && !(s.cyc = cgprop__cycles_ids(g, &s.own_cyc))) goto nomem;
 
     /* Calls, in id order: the per-call arrays are read in sequence, the
      * callee's figures jump; they are fetched PF calls ahead. */
@@ -155,153 +321,21 @@ int cgprop_graph_split(cgprop_graph *g)
         if (e + PF < ne) {
             uint32_t ha = g->ecallee[e + PF];
             CGPROP__PREFETCH_W(r->node + ((size_t)ha * N_FIG + N_CN) * K);
-            CGPROP__PREFETCH_W(&t[ha]);
-            CGPROP__PREFETCH_W(&ovf[(size_t)ha * K]);
-            if (cyc) CGPROP__PREFETCH(&cyc[ha]);
+            CGPROP__PREFETCH_W(&s.t[ha]);
+            CGPROP__PREFETCH_W(&s.ovf[(size_t)ha * K]);
+            if (s.cyc) CGPROP__PREFETCH(&s.cyc[ha]);
         }
-        uint32_t f = g->ecaller[e], h = g->ecallee[e], fl = g->eflags[e], x = 0;
-        bool xn_bad = false, xr_bad = false, n_bad = false, level0 = false;
-        /* Where the unclassified part goes. A self-call always enters a
-         * level ≥ 1 activation (f is active). Inside any recursive component
-         * the call is placed the same way, as level 0 → level 1, so C_n of
-         * the callee stays a lower bound and never counts nested activations
-         * twice (annotate's 185 %). Anything else is level 0 → level 0,
-         * exact where the shape proves it. */
-        bool u_to_nr = (fl & CGPROP__EF_UNCLASSIFIED) && SAME_SCC(f, h);
-        if (!(fl & CGPROP__EF_HAS_COST)) {
-            /* A call without any cost (gprof arcs): its figures are unknown. */
-            x |= X_EDGE_ALL;
-            xn_bad = xr_bad = n_bad = level0 = true;
-        }
-        if (fl & CGPROP__EF_UNCLASSIFIED) {
-            if (f == h) {
-                x |= CGPROP_X_C_NR | CGPROP_X_C_RD;
-                xr_bad = n_bad = true;
-            } else if (SAME_SCC(f, h)) {
-                x |= X_EDGE_ALL;
-                xn_bad = xr_bad = n_bad = true;
-                level0 = true;
-            } else {
-                /* h is active below f only through a path h →…→ f, which
-                 * another component rules out: h is at level 0. */
-                level0 = true;
-                if (RECURSIVE(f)) {
-                    x |= CGPROP_X_C_NN | CGPROP_X_C_RN;
-                    n_bad = true;
-                }
-            }
-        }
-        if (bucket_used(g, e, cgprop__cls(0, CGPROP_LEVEL_REC))) {
-            x |= CGPROP_X_C_NR | CGPROP_X_C_ND;
-            xr_bad = true;
-        }
-        if (bucket_used(g, e, cgprop__cls(1, CGPROP_LEVEL_REC))) {
-            x |= CGPROP_X_C_RR | CGPROP_X_C_RD;
-            xr_bad = true;
-        }
-        if (bucket_used(g, e, cgprop__cls(0, 0)) || bucket_used(g, e, cgprop__cls(1, 0))) level0 = true;
-        r->ex[e] = x;
-        if (f != h) {
-            if (xn_bad) t[h] |= T_IN_XN_BAD;
-            if (level0) t[h] |= T_IN_LEVEL0;
-        }
-        if (xr_bad) t[h] |= T_IN_XR_BAD;
-        if (n_bad) t[f] |= T_OUT_N_BAD;
-        if (xr_bad) t[f] |= T_OUT_XR_BAD;
-
-        uint64_t *v = r->edge + (size_t)e * E_FIG * K;
-        const uint64_t *bk[CGPROP__NCLS];
-        for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
-            uint64_t n;
-            bk[c] = cgprop__ecls_get(g, e, c, &n);
-        }
-        for (uint32_t k = 0; k < K; k++) {
-            uint64_t b[CGPROP__NCLS], sum = 0;
-            for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
-                b[c] = bk[c][k];
-                sum += b[c]; /* ≤ the call's plain cost */
-            }
-            uint64_t u = g->ecost[(size_t)e * K + k] - sum;
-            uint64_t fig[E_FIG];
-            fig[E_NN] = b[cgprop__cls(0, 0)] + (u_to_nr ? 0 : u);
-            fig[E_NR] = b[cgprop__cls(0, 1)] + b[cgprop__cls(0, 3)] + (u_to_nr ? u : 0);
-            fig[E_ND] = b[cgprop__cls(0, 2)];
-            fig[E_RN] = b[cgprop__cls(1, 0)];
-            fig[E_RR] = b[cgprop__cls(1, 1)] + b[cgprop__cls(1, 3)];
-            fig[E_RD] = b[cgprop__cls(1, 2)];
-            for (int i = 0; i < E_FIG; i++) v[(size_t)i * K + k] = fig[i];
-            size_t fk = (size_t)f * K + k, hk = (size_t)h * K + k;
-            uint64_t *hv = r->node + (size_t)h * N_FIG * K;
-            /* C_n(h) from its callers; replaced below for roots. */
-            if (!cgprop__sat_add(&hv[N_CN * K + k], fig[E_NN] + fig[E_RN])) ovf[hk] |= 1;
-            if (!cgprop__sat_add(&hv[N_CR * K + k], fig[E_NR] + fig[E_RR])) ovf[hk] |= 2;
-            if (!cgprop__sat_add(&out_n[fk], fig[E_NN] + fig[E_NR] + fig[E_ND])) ovf[fk] |= 8;
-            if (!cgprop__sat_add(&out_xr[fk], fig[E_NR] + fig[E_RR])) ovf[fk] |= 4;
-        }
+        bool u_to_nr;
+        r->ex[e] = call_exactness(g, &s, e, &u_to_nr);
+        call_figures(g, r, &s, e, u_to_nr);
     }
-
-    /* Functions. */
-    for (uint32_t f = 0; f < nn; f++) {
-        uint32_t nf = g->nflags[f], tf = t[f], xs = 0;
-        if ((nf & CGPROP__NF_SELF_UNCLASSIFIED) && RECURSIVE(f)) xs = CGPROP_X_S_N | CGPROP_X_S_R;
-        /* Nothing enters its level-0 activations: a root of an aggregated
-         * graph, whose inclusive cost is what it spends and calls. */
-        bool root = !(nf & CGPROP__NF_SPONT) && !(tf & T_IN_LEVEL0);
-        uint64_t *v = r->node + (size_t)f * N_FIG * K;
-        for (uint32_t k = 0; k < K; k++) {
-            size_t fk = (size_t)f * K + k;
-            uint64_t self = g->self[fk], sn = g->self_n[fk], sr = g->self_r[fk];
-            v[N_SN * K + k] = sn + (self - sn - sr);
-            v[N_SR * K + k] = sr;
-            uint32_t x = xs, sd = 0;
-            /* C_n two ways: what enters level-0 activations (their callers'
-             * calls and spontaneous entries) and what they spend and call. */
-            uint64_t out = v[N_SN * K + k];
-            bool out_ok = !(ovf[fk] & 8) && cgprop__sat_add(&out, out_n[fk]) && !(xs & CGPROP_X_S_N) &&
-                          !(tf & T_OUT_N_BAD);
-            v[N_OUT * K + k] = out;
-            if (out_ok) sd |= CGPROP__SIDE_OUT;
-            if (root) {
-                v[N_CN * K + k] = out;
-                sd |= CGPROP__SIDE_ROOT;
-                if (!out_ok) x |= CGPROP_X_C_N;
-            } else {
-                bool in_ok = !(ovf[fk] & 1) && cgprop__sat_add(&v[N_CN * K + k], g->spont_cost[fk]) &&
-                             !(tf & T_IN_XN_BAD);
-                if (in_ok) sd |= CGPROP__SIDE_IN;
-                else x |= CGPROP_X_C_N;
-                /* Two sides that both claim exactness and disagree: the
-                 * data itself is off (collection toggled mid-run, a lost
-                 * spontaneous entry, a damaged file). Neither is exact. */
-                if (in_ok && out_ok && out != v[N_CN * K + k]) x |= CGPROP_X_C_N;
-            }
-            /* Every activation of f lies inside some level-0 one. */
-            if (v[N_CN * K + k] < self) x |= CGPROP_X_C_N;
-            if ((tf & T_IN_XR_BAD) || (ovf[fk] & 2)) x |= CGPROP_X_C_R;
-            if ((x & CGPROP_X_C_N) || (tf & T_OUT_XR_BAD) || (ovf[fk] & 4)) x |= CGPROP_X_D;
-            uint64_t cn = v[N_CN * K + k], xr = out_xr[fk];
-            r->D[fk] = cn >= xr ? (double)(cn - xr) : -(double)(xr - cn);
-            r->nx[fk] = x;
-            r->sides[fk] = (uint8_t)sd;
-        }
-    }
-#undef RECURSIVE
-#undef SAME_SCC
-
-    cgprop__free(g, t);
-    cgprop__free(g, out_n);
-    cgprop__free(g, out_xr);
-    cgprop__free(g, ovf);
-    cgprop__free(g, own_cyc);
+    for (uint32_t f = 0; f < nn; f++) function_figures(g, r, &s, f);
+    scratch_free(g, &s);
     cgprop__install(g, CGPROP__A_SPLIT, r);
     return cgprop__ok(g);
 
 nomem:
     res_free(g, r);
-    cgprop__free(g, t);
-    cgprop__free(g, out_n);
-    cgprop__free(g, out_xr);
-    cgprop__free(g, ovf);
-    cgprop__free(g, own_cyc);
+    scratch_free(g, &s);
     return cgprop__err(g, CGPROP_ENOMEM, "split: out of memory");
 }
