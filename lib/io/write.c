@@ -197,77 +197,45 @@ static int load_rows(cgprop_graph *g, uint32_t kind, uint32_t k, uint32_t arg, v
     return CGPROP_OK;
 }
 
-int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v)
+/* The members of every cycle, grouped by cycle (mem_off, mem). */
+static int view_members(cgprop_graph *g, cgprop__view *v)
 {
-    memset(v, 0, sizeof *v);
-    v->k = k;
-    size_t nc = 0;
-    v->nn = (uint32_t)cgprop_graph_node_count(g);
-    v->ne = (uint32_t)cgprop_graph_edge_count(g);
-    int rc;
-    cgprop_iter *it = NULL;
-    if ((rc = cgprop_iter_new(g, CGPROP_ITER_CYCLES, k, 0, &it)) != CGPROP_OK) return rc;
-    nc = cgprop_iter_count(it);
-    cgprop_iter_free(it);
-    v->nc = (uint32_t)nc;
-
-    size_t nn = v->nn ? v->nn : 1, ne = v->ne ? v->ne : 1, ncc = nc ? nc : 1;
-    v->node = cgprop__alloc(g, nn, sizeof *v->node);
-    v->tot = cgprop__alloc(g, nn, sizeof *v->tot);
-    v->edge = cgprop__alloc(g, ne, sizeof *v->edge);
-    v->etot = cgprop__alloc(g, ne, sizeof *v->etot);
-    v->cyc = cgprop__alloc(g, ncc, sizeof *v->cyc);
-    v->mem_off = cgprop__alloc(g, nc + 1, sizeof *v->mem_off);
-    v->mem = cgprop__alloc(g, nn, sizeof *v->mem);
-    v->shown = cgprop__alloc(g, nn, sizeof *v->shown);
-    v->how = cgprop__alloc(g, nn, 1);
-    v->eshown = cgprop__alloc(g, ne, sizeof *v->eshown);
-    v->ehow = cgprop__alloc(g, ne, 1);
-    if (!v->node || !v->tot || !v->edge || !v->etot || !v->cyc || !v->mem_off || !v->mem || !v->shown ||
-        !v->how || !v->eshown || !v->ehow)
-        goto nomem;
-
-    if ((rc = load_rows(g, CGPROP_ITER_NODES, k, 0, v->node, sizeof *v->node, v->nn)) ||
-        (rc = load_rows(g, CGPROP_ITER_TOTALS, k, 0, v->tot, sizeof *v->tot, v->nn)) ||
-        (rc = load_rows(g, CGPROP_ITER_EDGES, k, 0, v->edge, sizeof *v->edge, v->ne)) ||
-        (rc = load_rows(g, CGPROP_ITER_EDGE_TOTALS, k, 0, v->etot, sizeof *v->etot, v->ne)) ||
-        (rc = load_rows(g, CGPROP_ITER_CYCLES, k, 0, v->cyc, sizeof *v->cyc, nc)))
-        goto fail;
-
     uint32_t off = 0;
     for (uint32_t c = 0; c < v->nc; c++) {
         v->mem_off[c] = off;
         uint32_t m = v->cyc[c].nmembers;
-        if (m > v->nn - off) {
-            rc = cgprop__err(g, CGPROP_ESTATE, "write: cycle members exceed the function count");
-            goto fail;
-        }
+        if (m > v->nn - off) return cgprop__err(g, CGPROP_ESTATE, "write: cycle members exceed the function count");
         cgprop_member_row *mr = cgprop__alloc(g, m ? m : 1, sizeof *mr);
-        if (!mr) goto nomem;
-        rc = load_rows(g, CGPROP_ITER_MEMBERS, 0, c, mr, sizeof *mr, m);
+        if (!mr) return CGPROP_ENOMEM;
+        int rc = load_rows(g, CGPROP_ITER_MEMBERS, 0, c, mr, sizeof *mr, m);
         for (uint32_t i = 0; rc == CGPROP_OK && i < m; i++) v->mem[off + i] = mr[i].node;
         cgprop__free(g, mr);
-        if (rc) goto fail;
+        if (rc) return rc;
         off += m;
     }
     v->mem_off[v->nc] = off;
+    return CGPROP_OK;
+}
 
-    /* The split is optional: without it every figure is the heuristic. */
-    if (!(flags & CGPROP_W_HEURISTIC_ONLY)) {
-        rc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, k, 0, &it);
-        cgprop_iter_free(it);
-        if (rc == CGPROP_OK) {
-            v->split = cgprop__alloc(g, nn, sizeof *v->split);
-            v->esplit = cgprop__alloc(g, ne, sizeof *v->esplit);
-            if (!v->split || !v->esplit) goto nomem;
-            if ((rc = load_rows(g, CGPROP_ITER_SPLIT, k, 0, v->split, sizeof *v->split, v->nn)) ||
-                (rc = load_rows(g, CGPROP_ITER_EDGE_SPLIT, k, 0, v->esplit, sizeof *v->esplit, v->ne)))
-                goto fail;
-        } else if (rc != CGPROP_ESTATE) {
-            goto fail;
-        }
-    }
+/* The split's rows when it is current (it is optional: without it every
+ * figure is the heuristic). */
+static int view_split(cgprop_graph *g, uint32_t k, cgprop__view *v)
+{
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, k, 0, &it);
+    cgprop_iter_free(it);
+    if (rc == CGPROP_ESTATE) return CGPROP_OK;
+    if (rc) return rc;
+    v->split = cgprop__alloc(g, v->nn ? v->nn : 1, sizeof *v->split);
+    v->esplit = cgprop__alloc(g, v->ne ? v->ne : 1, sizeof *v->esplit);
+    if (!v->split || !v->esplit) return CGPROP_ENOMEM;
+    if ((rc = load_rows(g, CGPROP_ITER_SPLIT, k, 0, v->split, sizeof *v->split, v->nn))) return rc;
+    return load_rows(g, CGPROP_ITER_EDGE_SPLIT, k, 0, v->esplit, sizeof *v->esplit, v->ne);
+}
 
+/* What each function and call shows, and whether it is exact. */
+static void view_choose(cgprop__view *v, uint32_t flags)
+{
     v->program = 0;
     for (uint32_t i = 0; i < v->nn; i++) v->program += (double)v->node[i].self;
     for (uint32_t i = 0; i < v->nn; i++) {
@@ -297,12 +265,50 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
             v->ehow[e] = CGPROP__SHOW_ESTIMATE;
         }
     }
+}
+
+int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->k = k;
+    v->nn = (uint32_t)cgprop_graph_node_count(g);
+    v->ne = (uint32_t)cgprop_graph_edge_count(g);
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_CYCLES, k, 0, &it);
+    if (rc != CGPROP_OK) return rc;
+    size_t nc = cgprop_iter_count(it);
+    cgprop_iter_free(it);
+    v->nc = (uint32_t)nc;
+
+    size_t nn = v->nn ? v->nn : 1, ne = v->ne ? v->ne : 1, ncc = nc ? nc : 1;
+    v->node = cgprop__alloc(g, nn, sizeof *v->node);
+    v->tot = cgprop__alloc(g, nn, sizeof *v->tot);
+    v->edge = cgprop__alloc(g, ne, sizeof *v->edge);
+    v->etot = cgprop__alloc(g, ne, sizeof *v->etot);
+    v->cyc = cgprop__alloc(g, ncc, sizeof *v->cyc);
+    v->mem_off = cgprop__alloc(g, nc + 1, sizeof *v->mem_off);
+    v->mem = cgprop__alloc(g, nn, sizeof *v->mem);
+    v->shown = cgprop__alloc(g, nn, sizeof *v->shown);
+    v->how = cgprop__alloc(g, nn, 1);
+    v->eshown = cgprop__alloc(g, ne, sizeof *v->eshown);
+    v->ehow = cgprop__alloc(g, ne, 1);
+    if (!v->node || !v->tot || !v->edge || !v->etot || !v->cyc || !v->mem_off || !v->mem || !v->shown ||
+        !v->how || !v->eshown || !v->ehow)
+        rc = CGPROP_ENOMEM;
+    if (!rc && !(rc = load_rows(g, CGPROP_ITER_NODES, k, 0, v->node, sizeof *v->node, v->nn)) &&
+        !(rc = load_rows(g, CGPROP_ITER_TOTALS, k, 0, v->tot, sizeof *v->tot, v->nn)) &&
+        !(rc = load_rows(g, CGPROP_ITER_EDGES, k, 0, v->edge, sizeof *v->edge, v->ne)) &&
+        !(rc = load_rows(g, CGPROP_ITER_EDGE_TOTALS, k, 0, v->etot, sizeof *v->etot, v->ne)) &&
+        !(rc = load_rows(g, CGPROP_ITER_CYCLES, k, 0, v->cyc, sizeof *v->cyc, nc)) && !(rc = view_members(g, v)) &&
+        !(flags & CGPROP_W_HEURISTIC_ONLY))
+        rc = view_split(g, k, v);
+    if (rc) {
+        if (rc == CGPROP_ENOMEM) cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        cgprop__view_free(g, v);
+        return rc;
+    }
+    view_choose(v, flags);
     return CGPROP_OK;
-nomem:
-    rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
-fail:
-    cgprop__view_free(g, v);
-    return rc;
 }
 
 /* ---- entry points ---- */
