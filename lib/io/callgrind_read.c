@@ -1536,6 +1536,14 @@ typedef struct pass2 {
     uint8_t *cls;     /* call -> its class, CGPROP__NOCLS for none */
     cgprop_graph *bg; /* base functions, unless they are the final graph's */
     cgprop_graph *g;  /* the result, until handed out */
+    /* What the steps of finish decide and pass on. */
+    bool full, fold, same; /* full keys; fold fn'N names; base functions are the final ones */
+    bool contexts;         /* names carry --separate-callers contexts */
+    bool plain_self;       /* a plain name calls itself */
+    size_t ncyc;           /* cycles among plain names */
+    uint32_t maxidx;       /* highest N of an fn'N name (1: none) */
+    int mode;              /* MODE_* */
+    uint32_t N;            /* the --separate-recs the names were made with, for MODE_NAMES */
 } pass2;
 
 /* Recursion among plain names: self-calls, and strongly connected
@@ -1722,11 +1730,14 @@ static void *recycle(cg *c, void *dead, size_t n, size_t size)
     return p;
 }
 
-static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
+/* The base function (object, file, folded name) of every raw function, and
+ * the table of their names' parts. With full keys and folding the final
+ * graph's functions are the base functions themselves. */
+static int base_functions(cg *c, pass2 *p)
 {
-    uint32_t nr = c->nraw, K = c->K;
+    uint32_t nr = c->nraw;
     int rc;
-    bool contexts = detect_contexts(c);
+    p->contexts = detect_contexts(c);
     /* rn, bid and fid in one block, where the name set was. */
     void *names = c->sset.slot;
     c->sset.slot = NULL;
@@ -1735,65 +1746,67 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
     if (!p->rn) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
     p->bid = (uint32_t *)(p->rn + nr);
     p->fid = p->bid + nr;
-    /* The final graph (the one the calls are staged in), functions in file
-     * order. With full keys and folding its functions are the base
-     * functions themselves. */
+    /* The final graph (the one the calls are staged in), functions in file order. */
     p->g = c->raw;
     c->raw = NULL;
-    cgprop_graph *g = p->g;
-    bool full = c->opts->key_mode != CGPROP_KEY_NAME;
-    bool fold = !c->opts->no_fold_recursion;
-    bool same = full && fold;
-    if (!same) {
+    p->full = c->opts->key_mode != CGPROP_KEY_NAME;
+    p->fold = !c->opts->no_fold_recursion;
+    p->same = p->full && p->fold;
+    if (!p->same) {
         const char *one = "n";
         rc = cgprop_graph_new(c->alloc, &one, NULL, 1, &p->bg);
         if (rc) return cgprop__read_fail(c->err, rc, 0, "out of memory");
     }
-
+    cgprop_graph *bg = p->same ? p->g : p->bg;
     /* Room for the functions the plain names make, at once (most fn'2 names
      * fold into a plain one): no chain of growing tables. */
-    uint32_t maxidx = 1, nplain = 0;
+    uint32_t nplain = 0;
+    p->maxidx = 1;
     for (uint32_t r = 0; r < nr; r++) {
         size_t len;
         const char *s = raw_name(c, r, &len);
-        p->rn[r] = parse_raw(s, len, contexts);
-        if (p->rn[r].index > maxidx) maxidx = p->rn[r].index;
+        p->rn[r] = parse_raw(s, len, p->contexts);
+        if (p->rn[r].index > p->maxidx) p->maxidx = p->rn[r].index;
         nplain += p->rn[r].index == 1;
     }
-    if ((rc = cgprop__reserve_nodes(same ? g : p->bg, nplain)) != CGPROP_OK) return graph_fail(c, rc);
+    if ((rc = cgprop__reserve_nodes(bg, nplain)) != CGPROP_OK) return graph_fail(c, rc);
     for (uint32_t r = 0; r < nr; r++) {
         size_t klen;
-        rc = raw_key(c, r, p->rn[r].base_len, true, &klen);
-        if (rc) return rc;
-        rc = cgprop_graph_add_node(same ? g : p->bg, c->scratch, klen, &p->bid[r]);
-        if (rc) return graph_fail(c, rc);
-        if (same) p->fid[r] = p->bid[r];
+        if ((rc = raw_key(c, r, p->rn[r].base_len, true, &klen))) return rc;
+        if ((rc = cgprop_graph_add_node(bg, c->scratch, klen, &p->bid[r]))) return graph_fail(c, rc);
+        if (p->same) p->fid[r] = p->bid[r];
     }
-    p->nb = (uint32_t)cgprop_graph_node_count(same ? g : p->bg);
+    p->nb = (uint32_t)cgprop_graph_node_count(bg);
     p->binex = cgprop__calloc(c->mem, p->nb ? p->nb : 1, 1);
     if (!p->binex) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+    return CGPROP_OK;
+}
 
-    /* Recursion among plain names: self-calls and cycles of the base graph. */
-    bool plain_self = false;
-    size_t ncyc = 0;
-    rc = plain_cycles(c, p, &plain_self, &ncyc);
-    if (rc) return rc;
-    bool plain_rec = plain_self || ncyc > 0;
-
+/* How recursion classes come: from fn'N names, withheld, unfolded or none. */
+static void choose_mode(const cg *c, pass2 *p)
+{
+    bool plain_rec = p->plain_self || p->ncyc > 0;
     uint32_t over = c->opts->separate_recs;
-    int mode;
-    uint32_t N = 0;
-    if (!fold) mode = (maxidx >= 2 || plain_rec) ? MODE_UNFOLDED : MODE_NONE;
-    else if (over == 1) mode = MODE_WITHHELD;
-    else if (over >= 2 || maxidx >= 2) {
-        mode = MODE_NAMES;
-        N = over > maxidx ? over : maxidx;
-    } else mode = plain_rec ? MODE_WITHHELD : MODE_NONE;
+    p->N = 0;
+    if (!p->fold) p->mode = (p->maxidx >= 2 || plain_rec) ? MODE_UNFOLDED : MODE_NONE;
+    else if (over == 1) p->mode = MODE_WITHHELD;
+    else if (over >= 2 || p->maxidx >= 2) {
+        p->mode = MODE_NAMES;
+        p->N = over > p->maxidx ? over : p->maxidx;
+    } else p->mode = plain_rec ? MODE_WITHHELD : MODE_NONE;
+}
 
-    for (uint32_t r = 0; r < nr && !rc && !same; r++) {
+/* The final functions (when they are not the base ones) and every self
+ * cost, in the class its name tells. */
+static int final_functions(cg *c, pass2 *p)
+{
+    uint32_t nr = c->nraw, K = c->K;
+    cgprop_graph *g = p->g;
+    int rc = CGPROP_OK;
+    for (uint32_t r = 0; r < nr && !rc && !p->same; r++) {
         size_t nlen, klen;
         (void)raw_name(c, r, &nlen);
-        rc = raw_key(c, r, fold ? p->rn[r].base_len : nlen, full, &klen);
+        rc = raw_key(c, r, p->fold ? p->rn[r].base_len : nlen, p->full, &klen);
         if (rc) break;
         rc = cgprop_graph_add_node(g, c->scratch, klen, &p->fid[r]);
         if (rc) rc = graph_fail(c, rc);
@@ -1801,80 +1814,100 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
     for (uint32_t r = 0; r < nr && !rc; r++) {
         const uint64_t *s = c->rself + (size_t)r * K;
         uint32_t idx = p->rn[r].index;
-        if (mode == MODE_NONE) rc = cgprop_graph_add_self_class(g, p->fid[r], CGPROP_LEVEL_0, s);
-        else if (mode == MODE_NAMES && !(idx == 1 && p->binex[p->bid[r]]))
-            rc = cgprop_graph_add_self_class(g, p->fid[r], level_of(idx, N), s);
+        if (p->mode == MODE_NONE) rc = cgprop_graph_add_self_class(g, p->fid[r], CGPROP_LEVEL_0, s);
+        else if (p->mode == MODE_NAMES && !(idx == 1 && p->binex[p->bid[r]]))
+            rc = cgprop_graph_add_self_class(g, p->fid[r], level_of(idx, p->N), s);
         else rc = cgprop_graph_add_self(g, p->fid[r], s);
         if (rc) rc = graph_fail(c, rc);
     }
-    /* What the calls need of their two ends, side by side (one cache line
-     * per end instead of four arrays): the final node, the class level, and
-     * for plain names the base function, since a plain call from a base
-     * function to itself is plain recursion. A call between two plain names
-     * of one cycle is not: callgrind numbered its activations while it
-     * tracked the stack, and a plain name is what it saw at level 0 (on real
-     * programs those level-0 figures match valgrind's own inclusive cost);
-     * where the measurement itself is off, the bounds analysis sees the two
-     * sides of C_n disagree. */
-    if (!rc) {
-        void *fns = c->fdir; /* where the function ids were */
-        c->fdir = NULL;
-        c->fdircap = 0;
-        p->ends = recycle(c, fns, nr, sizeof *p->ends);
-        if (!p->ends) rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
-    }
-    for (uint32_t r = 0; r < nr && !rc; r++) {
+    return rc;
+}
+
+/* Every call to the graph, with its class. What the calls need of their two
+ * ends sits side by side (one cache line per end instead of four arrays):
+ * the final node, the class level, and for plain names the base function,
+ * since a plain call from a base function to itself is plain recursion. A
+ * call between two plain names of one cycle is not: callgrind numbered its
+ * activations while it tracked the stack, and a plain name is what it saw at
+ * level 0 (on real programs those level-0 figures match valgrind's own
+ * inclusive cost); where the measurement itself is off, the bounds analysis
+ * sees the two sides of C_n disagree. */
+static int stage_calls(cg *c, pass2 *p)
+{
+    uint32_t nr = c->nraw;
+    int rc = CGPROP_OK;
+    void *fns = c->fdir; /* where the function ids were */
+    c->fdir = NULL;
+    c->fdircap = 0;
+    p->ends = recycle(c, fns, nr, sizeof *p->ends);
+    if (!p->ends) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+    for (uint32_t r = 0; r < nr; r++) {
         uint32_t idx = p->rn[r].index, b = p->bid[r];
         p->ends[r].fid = p->fid[r];
-        p->ends[r].level = mode == MODE_NAMES ? level_of(idx, N) : CGPROP_LEVEL_0;
+        p->ends[r].level = p->mode == MODE_NAMES ? level_of(idx, p->N) : CGPROP_LEVEL_0;
         p->ends[r].group = idx != 1 ? UINT64_MAX : (uint64_t)b;
     }
     /* Each call's final ends and class, written over the raw ends (not
      * needed any more), the ends' records fetched ahead; then all calls go
      * to the graph at once (it fetches ahead what each call needs there). */
-    bool classes = mode == MODE_NONE || mode == MODE_NAMES;
-    if (!rc && classes && c->ncalls) {
+    bool classes = p->mode == MODE_NONE || p->mode == MODE_NAMES;
+    if (classes && c->ncalls) {
         void *self = c->rself; /* the self costs are in the graph now */
         c->rself = NULL;
         c->rself_cap = 0;
         p->cls = recycle(c, self, c->ncalls, 1);
-        if (!p->cls) rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+        if (!p->cls) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
     }
     const struct rend *ends = p->ends;
-    for (size_t e = 0; e < c->ncalls && !rc; e++) {
+    for (size_t e = 0; e < c->ncalls; e++) {
         if (e + CGPROP__AHEAD_READ_CALLS < c->ncalls) {
             CGPROP__PREFETCH(&ends[c->ccaller[e + CGPROP__AHEAD_READ_CALLS]]);
             CGPROP__PREFETCH(&ends[c->ccallee[e + CGPROP__AHEAD_READ_CALLS]]);
         }
         const struct rend *a = &ends[c->ccaller[e]], *b = &ends[c->ccallee[e]];
         if (classes)
-            p->cls[e] = mode == MODE_NONE || !(a->group != UINT64_MAX && a->group == b->group)
+            p->cls[e] = p->mode == MODE_NONE || !(a->group != UINT64_MAX && a->group == b->group)
                             ? (uint8_t)cgprop__cls(a->level == CGPROP_LEVEL_0 ? 0u : 1u, b->level)
                             : (uint8_t)CGPROP__NOCLS;
         c->ccaller[e] = a->fid;
         c->ccallee[e] = b->fid;
     }
-    if (!rc && (rc = cgprop__add_staged_edges(g, (uint32_t)c->ncalls, classes ? p->cls : NULL)) != CGPROP_OK)
-        rc = rc == CGPROP_EOVERFLOW && g->batch_why ? calls_fail(c, g) : graph_fail(c, rc);
-    if (rc) return rc; /* p->g is freed by the caller */
-    if (info) {
-        info->format = CGPROP_INPUT_CALLGRIND;
-        info->recursion = mode == MODE_NONE       ? CGPROP_RECS_NONE
-                          : mode == MODE_NAMES    ? CGPROP_RECS_NAMES
-                          : mode == MODE_WITHHELD ? CGPROP_RECS_WITHHELD
-                                                  : CGPROP_RECS_UNFOLDED;
-        info->separate_recs = N;
-        info->flags = 0;
-        if (c->any_totals) info->flags |= CGPROP_RI_TOTALS;
-        if (contexts) info->flags |= CGPROP_RI_CALLER_CONTEXTS;
-        if (mode == MODE_NAMES && plain_self) info->flags |= CGPROP_RI_PLAIN_SELF_CALLS;
-        if (mode == MODE_NAMES && ncyc) info->flags |= CGPROP_RI_PLAIN_CYCLES;
-        info->parts = c->parts;
-        info->lines = c->line;
-        /* info is the entry point's full-size copy: totals holds CGPROP_MAX_METRICS entries. */
-        if (c->any_totals) memcpy(info->totals, c->totals, sizeof(uint64_t) * K);
-    }
-    *out = g;
+    if ((rc = cgprop__add_staged_edges(p->g, (uint32_t)c->ncalls, classes ? p->cls : NULL)) != CGPROP_OK)
+        rc = rc == CGPROP_EOVERFLOW && p->g->batch_why ? calls_fail(c, p->g) : graph_fail(c, rc);
+    return rc;
+}
+
+static void fill_info(const cg *c, const pass2 *p, cgprop_read_info *info)
+{
+    info->format = CGPROP_INPUT_CALLGRIND;
+    info->recursion = p->mode == MODE_NONE       ? CGPROP_RECS_NONE
+                      : p->mode == MODE_NAMES    ? CGPROP_RECS_NAMES
+                      : p->mode == MODE_WITHHELD ? CGPROP_RECS_WITHHELD
+                                                 : CGPROP_RECS_UNFOLDED;
+    info->separate_recs = p->N;
+    info->flags = 0;
+    if (c->any_totals) info->flags |= CGPROP_RI_TOTALS;
+    if (p->contexts) info->flags |= CGPROP_RI_CALLER_CONTEXTS;
+    if (p->mode == MODE_NAMES && p->plain_self) info->flags |= CGPROP_RI_PLAIN_SELF_CALLS;
+    if (p->mode == MODE_NAMES && p->ncyc) info->flags |= CGPROP_RI_PLAIN_CYCLES;
+    info->parts = c->parts;
+    info->lines = c->line;
+    /* info is the entry point's full-size copy: totals holds CGPROP_MAX_METRICS entries. */
+    if (c->any_totals) memcpy(info->totals, c->totals, sizeof(uint64_t) * c->K);
+}
+
+/* Pass 2: names, recursion classes, the final graph (p->g is freed by the
+ * caller on error). */
+static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
+{
+    int rc;
+    if ((rc = base_functions(c, p))) return rc;
+    /* Recursion among plain names: self-calls and cycles of the base graph. */
+    if ((rc = plain_cycles(c, p, &p->plain_self, &p->ncyc))) return rc;
+    choose_mode(c, p);
+    if ((rc = final_functions(c, p)) || (rc = stage_calls(c, p))) return rc;
+    if (info) fill_info(c, p, info);
+    *out = p->g;
     p->g = NULL;
     return CGPROP_OK;
 }
