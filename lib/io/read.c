@@ -86,6 +86,8 @@ static bool ends_with_number(const char *s, size_t n)
 uint32_t cgprop_read_detect(const char *data, size_t len)
 {
     if (!data) return CGPROP_INPUT_AUTO;
+    if (cgprop__perf_detect(data, len)) return CGPROP_INPUT_PERF;
+    if (cgprop__v8_detect(data, len)) return CGPROP_INPUT_V8;
     static const char *const cg_headers[] = {"version:", "creator:", "events:", "positions:", "cmd:", "pid:",
                                              "part:", "desc:", "thread:", "summary:", "event:", "ob=",
                                              "fl=", "fn="};
@@ -142,7 +144,7 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
     cgprop_read_options defaults;
     cgprop_read_options_init(&defaults);
     if (!opts) opts = &defaults;
-    if (opts->format > CGPROP_INPUT_EVENTS)
+    if (opts->format > CGPROP_INPUT_EVENTS && opts->format != CGPROP_INPUT_PERF && opts->format != CGPROP_INPUT_V8)
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: input format %u", opts->format);
     if (opts->key_mode > CGPROP_KEY_NAME)
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: key mode %u", opts->key_mode);
@@ -166,6 +168,12 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
         break;
     case CGPROP_INPUT_FOLDED:
         rc = cgprop__folded_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_PERF:
+        rc = cgprop__perf_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_V8:
+        rc = cgprop__v8_read(data, len, opts, alloc, out, info, err);
         break;
     default:
 #ifdef CGPROP_HAVE_EVENTS_READER
