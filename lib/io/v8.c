@@ -647,10 +647,10 @@ static uint32_t find(const v8r *v, int64_t id)
 static int set_parent(v8r *v, uint32_t child, uint32_t parent, uint64_t line)
 {
     vnode *c = &v->nodes[child];
-    if (c->parent != NO_NODE && c->parent != parent)
-        return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "node %lld has two parents", (long long)c->id);
     if (child == parent)
         return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "node %lld is its own child", (long long)c->id);
+    if (c->parent != NO_NODE && c->parent != parent)
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "node %lld has two parents", (long long)c->id);
     c->parent = parent;
     return CGPROP_OK;
 }
