@@ -106,8 +106,8 @@ START_TEST(hand_made)
     ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "instructions");
     ck_assert_str_eq(cgprop_graph_metric_name(g, 2, NULL), "samples");
     ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
-    const char *M = "/bin/p\tmain", *A = "/bin/p\ta", *B = "/bin/p\tb", *C = "/bin/p\tc";
-    const char *U = "/lib/libx.so\t[unknown] (libx.so)", *K = "[kernel.kallsyms]\tdo_syscall_64";
+    const char *M = "/bin/p\t\tmain", *A = "/bin/p\t\ta", *B = "/bin/p\t\tb", *C = "/bin/p\t\tc";
+    const char *U = "/lib/libx.so\t\t[unknown] (libx.so)", *K = "[kernel.kallsyms]\t\tdo_syscall_64";
     /* cycles: 10 + 20 + 5 = 35 in all */
     ck_assert_uint_eq(total(g, M, 0), 35);
     ck_assert_uint_eq(total(g, A, 0), 30);
@@ -150,13 +150,13 @@ START_TEST(header_variants)
                          "            prog   100/100  [002]  7.25:      45     cyc:  \n\t 1 padded (/b)\n",
                          NULL);
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
-    ck_assert_uint_eq(self(g, "/b\tpid_only", 0), 42);
-    ck_assert_uint_eq(self(g, "/b\tno_period", 0), 1);
-    ck_assert_uint_eq(self(g, "/b\tno_time", 0), 1);
-    ck_assert_uint_eq(self(g, "/b\tcomm_blanks", 0), 43);
-    ck_assert_uint_eq(self(g, "/b\tcpu_no_time", 0), 44);
-    ck_assert_uint_eq(self(g, "/b\tpadded", 0), 45);
-    ck_assert_uint_eq(self(g, "/b\tpadded", 1), 1);
+    ck_assert_uint_eq(self(g, "/b\t\tpid_only", 0), 42);
+    ck_assert_uint_eq(self(g, "/b\t\tno_period", 0), 1);
+    ck_assert_uint_eq(self(g, "/b\t\tno_time", 0), 1);
+    ck_assert_uint_eq(self(g, "/b\t\tcomm_blanks", 0), 43);
+    ck_assert_uint_eq(self(g, "/b\t\tcpu_no_time", 0), 44);
+    ck_assert_uint_eq(self(g, "/b\t\tpadded", 0), 45);
+    ck_assert_uint_eq(self(g, "/b\t\tpadded", 1), 1);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -185,15 +185,15 @@ START_TEST(frame_variants)
         "p 1 1.3: 3 cyc:\n"
         "\t           0 [unknown] ([unknown])\n",
         NULL);
-    ck_assert_uint_eq(self(g, "/bin/p\tinner", 0), 4);
-    ck_assert_uint_eq(total(g, "/bin/p\touter", 0), 4);
-    ck_assert_uint_eq(self(g, "/usr/lib/libstdc++.so.6\tstd::vector<int, std::allocator<int> >::push_back(int const&)", 0),
+    ck_assert_uint_eq(self(g, "/bin/p\t\tinner", 0), 4);
+    ck_assert_uint_eq(total(g, "/bin/p\t\touter", 0), 4);
+    ck_assert_uint_eq(self(g, "/usr/lib/libstdc++.so.6\t\tstd::vector<int, std::allocator<int> >::push_back(int const&)", 0),
                       6);
-    ck_assert_uint_eq(total(g, "/bin/p\toperator+", 0), 6);
-    ck_assert_uint_eq(total(g, "/bin/p\todd name", 0), 6);
-    ck_assert_uint_eq(total(g, "/bin/p\tmain", 0), 10);
-    ck_assert_uint_eq(self(g, "[unknown]\t[unknown]", 0), 5);
-    ck_assert_uint_eq(self(g, "[unknown]\t[unknown]", 1), 2);
+    ck_assert_uint_eq(total(g, "/bin/p\t\toperator+", 0), 6);
+    ck_assert_uint_eq(total(g, "/bin/p\t\todd name", 0), 6);
+    ck_assert_uint_eq(total(g, "/bin/p\t\tmain", 0), 10);
+    ck_assert_uint_eq(self(g, "[unknown]\t\t[unknown]", 0), 5);
+    ck_assert_uint_eq(self(g, "[unknown]\t\t[unknown]", 1), 2);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -205,9 +205,9 @@ START_TEST(no_callchain)
                          "p 7 1.1:   3 cpu-clock:      4005e4 f+0x4 (/bin/p)\n"
                          "p 7 1.2:   3 cpu-clock:      4005e8 f+0x8 (/bin/p)\n",
                          NULL);
-    ck_assert_uint_eq(self(g, "/bin/p\tmain", 0), 3);
-    ck_assert_uint_eq(self(g, "/bin/p\tf", 0), 6);
-    ck_assert_uint_eq(self(g, "/bin/p\tf", 1), 2);
+    ck_assert_uint_eq(self(g, "/bin/p\t\tmain", 0), 3);
+    ck_assert_uint_eq(self(g, "/bin/p\t\tf", 0), 6);
+    ck_assert_uint_eq(self(g, "/bin/p\t\tf", 1), 2);
     cgprop_graph_free(g);
 }
 END_TEST

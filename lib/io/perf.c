@@ -205,15 +205,18 @@ static size_t put(char *dst, const char *s, size_t n)
     return n;
 }
 
-/* Key "dso TAB symbol"; a frame without symbol is "dso TAB [unknown] (base)"
- * so that its display name still says where it was. */
+/* Key "dso TAB TAB symbol": the dso is the object, as callgrind's ob=, and
+ * perf names no source file. A frame without symbol is
+ * "dso TAB TAB [unknown] (base)", so that its display name still says where
+ * it was. */
 static int frame_node(pr *p, uint64_t line, const pframe *f, uint32_t *out)
 {
     const char *dso = f->dso ? f->dso : "";
     size_t dn = f->dso ? f->dsolen : 0;
-    size_t need = dn + 1 + (f->unknown ? 13 + dn : f->symlen);
+    size_t need = dn + 2 + (f->unknown ? 13 + dn : f->symlen);
     if (!key_room(p, need)) return oom(p, line);
     size_t k = put(p->key, dso, dn);
+    p->key[k++] = '\t';
     p->key[k++] = '\t';
     if (f->unknown) {
         bool nodso = dn == 0 || (dn == 9 && memcmp(dso, "[unknown]", 9) == 0);
