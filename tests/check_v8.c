@@ -259,6 +259,27 @@ START_TEST(malformed)
 }
 END_TEST
 
+START_TEST(frame_budget)
+{
+    /* A chain of 12000 nodes, each sampled once: about 12000^2 / 2 frames
+     * (72 million) from under a megabyte; the reader refuses past 2^26. */
+    enum { N = 12000 };
+    size_t cap = (size_t)N * 80 + 64;
+    char *t = malloc(cap);
+    ck_assert(t != NULL);
+    size_t k = (size_t)snprintf(t, cap, "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\"}}");
+    for (int i = 2; i <= N; i++)
+        k += (size_t)snprintf(t + k, cap - k, ",{\"id\":%d,\"parent\":%d,\"callFrame\":{\"functionName\":\"f%d\"}}", i,
+                              i - 1, i % 7);
+    k += (size_t)snprintf(t + k, cap - k, "],\"samples\":[");
+    for (int i = 2; i <= N; i++) k += (size_t)snprintf(t + k, cap - k, i > 2 ? ",%d" : "%d", i);
+    k += (size_t)snprintf(t + k, cap - k, "]}");
+    ck_assert(k < cap);
+    bad(t, CGPROP_EFORMAT, 0, "frames in all");
+    free(t);
+}
+END_TEST
+
 START_TEST(detect)
 {
     ck_assert_uint_eq(cgprop_read_detect(hand, strlen(hand)), CGPROP_INPUT_V8);
@@ -365,6 +386,7 @@ static Suite *suite(void)
     tcase_add_test(tc, parent_links_and_hit_counts);
     tcase_add_test(tc, json_details);
     tcase_add_test(tc, malformed);
+    tcase_add_test(tc, frame_budget);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, alloc_failures);
     tcase_add_test(tc, real_profile);

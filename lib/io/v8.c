@@ -826,11 +826,28 @@ static int sample_pass(v8r *v)
     return rc;
 }
 
-static int add_stacks(v8r *v)
+/* The tree spells each path once, while every sampled node adds its whole
+ * path: a long chain of sampled nodes would cost the square of its length.
+ * Past this many frames in all, the profile is refused rather than read for
+ * hours. */
+static uint64_t frame_budget(size_t len)
+{
+    uint64_t b = (uint64_t)len * 16u;
+    return b > ((uint64_t)1 << 26) ? b : (uint64_t)1 << 26;
+}
+
+static int add_stacks(v8r *v, size_t len)
 {
     uint32_t maxd = 0;
-    for (size_t i = 0; i < v->nn; i++)
+    uint64_t frames = 0;
+    for (size_t i = 0; i < v->nn; i++) {
         if (v->nodes[i].depth > maxd) maxd = v->nodes[i].depth;
+        if (v->nodes[i].samples || v->nodes[i].time) frames += v->nodes[i].depth;
+    }
+    if (frames > frame_budget(len))
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, 0,
+                                 "the sampled paths hold %llu frames in all, more than this reader takes from %llu bytes",
+                                 (unsigned long long)frames, (unsigned long long)len);
     uint32_t *fr = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *fr);
     if (!fr) return v8_oom(v, 0);
     int rc = CGPROP_OK;
@@ -891,7 +908,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
         /* No sample list: the hit counts are all there is. */
         for (size_t i = 0; i < v.nn; i++) v.nodes[i].samples = v.nodes[i].hit;
     }
-    if (!rc) rc = add_stacks(&v);
+    if (!rc) rc = add_stacks(&v, len);
     if (!rc && cgprop_graph_node_count(v.g) == 0)
         rc = cgprop__read_fail(err, CGPROP_EFORMAT, L.line, "no sample in the profile");
     cgprop__free(v.g, v.nodes);
