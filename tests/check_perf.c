@@ -158,6 +158,12 @@ START_TEST(header_variants)
     ck_assert_uint_eq(self(g, "/b\t\tpadded", 0), 45);
     ck_assert_uint_eq(self(g, "/b\t\tpadded", 1), 1);
     cgprop_graph_free(g);
+    /* An event named like the count: the count takes another name. */
+    g = rd("p 1 1.0: 5 samples:\n\t 1 f (/b)\n", NULL);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "sample_count");
+    ck_assert_uint_eq(self(g, "/b\t\tf", 0), 5);
+    cgprop_graph_free(g);
 }
 END_TEST
 
@@ -221,6 +227,11 @@ START_TEST(malformed)
     bad("p 1 1.0: 99999999999999999999 c:\n\t 1 main (/b)\n", CGPROP_EOVERFLOW, 1, "period too large");
     bad("p 1 1.0: 18446744073709551615 c:\n\t 1 main (/b)\n\np 1 1.1: 1 c:\n\t 1 main (/b)\n", CGPROP_EOVERFLOW, 4,
         "overflows");
+    bad("p 1 1.0: 1 cyc:\n\t 1 f (/b)\n\np 1 1.0: 1 cyc\x01:\n\t 1 f (/b)\n\np 1 1.0: 1 cyc_:\n\t 1 f (/b)\n",
+        CGPROP_EFORMAT, 0, "two events read as one metric name 'cyc_'");
+    bad("p 1 1.0: 1 samples:\n\t 1 f (/b)\n\np 1 1.0: 1 sample_count:\n\t 1 f (/b)\n\n"
+        "p 1 1.0: 1 perf_samples:\n\t 1 f (/b)\n",
+        CGPROP_EFORMAT, 0, "sample count");
     /* 64 events need 65 metrics with the sample count */
     char many[64 * 40];
     size_t k = 0;

@@ -426,9 +426,13 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
         if (strcmp(nm[i], "samples") == 0) count = "sample_count";
     for (uint32_t i = 0; i < p.nev; i++)
         if (strcmp(nm[i], count) == 0) count = "perf_samples";
+    for (uint32_t i = 0; i < p.nev; i++)
+        if (strcmp(nm[i], count) == 0)
+            return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "events named like every name of the sample count");
     np[p.nev] = count;
     rc = cgprop_graph_new(alloc, np, NULL, p.nev + 1, &p.g);
-    if (rc) return cgprop__read_fail(err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "bad metric name");
+    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory");
+    if (rc) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "an event name is no metric name");
     rc = scan(&p, data, len, &lines);
     cgprop__free(p.g, p.fr);
     cgprop__free(p.g, p.ids);
