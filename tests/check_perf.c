@@ -187,6 +187,12 @@ START_TEST(frame_variants)
         /* no frame: perf still counts the sample */
         "p 1 1.2: 2 cyc:\n"
         "\n"
+        /* --call-graph dwarf: the inlined caller after the real frame */
+        "p 1 1.4: 8 cyc:\n"
+        "\t           27249 start_call+0x79 (/lib/libc.so.6)\n"
+        "\t           27304 start_impl+0x84 (inlined)\n"
+        "\t            1090 _start+0x20 (/bin/p)\n"
+        "\n"
         /* [unknown] everywhere */
         "p 1 1.3: 3 cyc:\n"
         "\t           0 [unknown] ([unknown])\n",
@@ -198,6 +204,8 @@ START_TEST(frame_variants)
     ck_assert_uint_eq(total(g, "/bin/p\t\toperator+", 0), 6);
     ck_assert_uint_eq(total(g, "/bin/p\t\todd name", 0), 6);
     ck_assert_uint_eq(total(g, "/bin/p\t\tmain", 0), 10);
+    ck_assert_uint_eq(total(g, "/lib/libc.so.6\t\tstart_impl", 0), 8);
+    ck_assert_uint_eq(self(g, "/lib/libc.so.6\t\tstart_call", 0), 8);
     ck_assert_uint_eq(self(g, "[unknown]\t\t[unknown]", 0), 5);
     ck_assert_uint_eq(self(g, "[unknown]\t\t[unknown]", 1), 2);
     cgprop_graph_free(g);
@@ -333,17 +341,18 @@ static uint32_t by_display(cgprop_graph *g, const char *name)
     return found;
 }
 
-START_TEST(real_recording)
+/* Every symbol row of perf's report: Children is cgprop's total, Self its
+ * self, as percentages of the event's total, to perf's two decimals. */
+static int against_report(const char *p, const char *report)
 {
     cgprop_graph *g = NULL;
     cgprop_read_error err;
     cgprop_read_info info;
-    const char *p = DATA "/perf/recur.perf";
     ck_assert_msg(cgprop_read_file(p, strlen(p), NULL, NULL, &g, &info, &err) == CGPROP_OK, "%s", err.reason);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_PERF);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
 
-    FILE *f = fopen(DATA "/perf/recur.report", "r");
+    FILE *f = fopen(report, "r");
     ck_assert(f != NULL);
     char line[512];
     int metric = -1;
@@ -380,9 +389,16 @@ START_TEST(real_recording)
         rows++;
     }
     fclose(f);
-    /* Six symbols for each of the two events. */
-    ck_assert_int_eq(rows, 12);
     cgprop_graph_free(g);
+    return rows;
+}
+
+START_TEST(real_recording)
+{
+    /* perf record -g: six symbols for each of the two events */
+    ck_assert_int_eq(against_report(DATA "/perf/recur.perf", DATA "/perf/recur.report"), 12);
+    /* --call-graph dwarf: __libc_start_main_impl comes as an inlined frame */
+    ck_assert_int_eq(against_report(DATA "/perf/recur-dwarf.perf", DATA "/perf/recur-dwarf.report"), 8);
 }
 END_TEST
 

@@ -14,6 +14,8 @@
 #define MAX_EVENTS (CGPROP_MAX_METRICS - 1)
 
 typedef struct pframe {
+    const char *addr; /* as printed, to match the frames of one inline chain */
+    size_t addrlen;
     const char *sym;
     size_t symlen;
     const char *dso;
@@ -144,7 +146,10 @@ static void parse_frame(const char *s, size_t n, pframe *f)
     /* The address, when printed, is the first token, in hex without 0x. */
     size_t j = 0;
     while (j < n && is_hex(s[j])) j++;
+    f->addr = s;
+    f->addrlen = 0;
     if (j > 0 && j < n && cgprop__is_space(s[j])) {
+        f->addrlen = j;
         s += j;
         n -= j;
         while (n && cgprop__is_space(*s)) {
@@ -279,19 +284,31 @@ static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
         p->ids = ids;
         p->idcap = p->frcap;
     }
-    /* Inlined frames are printed before the frame of the function they were
-     * inlined into, which names the dso. */
-    const char *dso = NULL;
-    size_t dsolen = 0;
-    for (size_t i = p->nfr; i > 0; i--) {
-        pframe *f = &p->fr[i - 1];
-        if (f->inlined) {
-            f->dso = dso;
-            f->dsolen = dsolen;
-        } else {
-            dso = f->dso;
-            dsolen = f->dsolen;
+    /* An inlined frame prints no dso: it is that of the real frame of its
+     * inline chain. With --inline (addr2line), the chain is printed callee
+     * first and the real frame, at the same address, closes it; with
+     * --call-graph dwarf, the real frame comes first and the inlined caller
+     * after it, at another address. So: the real frame after the run if its
+     * address is the run's, else the real frame before the run, else the one
+     * after. */
+    for (size_t i = 0; i < p->nfr;) {
+        if (!p->fr[i].inlined) {
+            i++;
+            continue;
         }
+        size_t e = i;
+        while (e < p->nfr && p->fr[e].inlined) e++;
+        const pframe *after = e < p->nfr ? &p->fr[e] : NULL;
+        const pframe *before = i > 0 ? &p->fr[i - 1] : NULL;
+        const pframe *src = before ? before : after;
+        if (after && after->addrlen && after->addrlen == p->fr[i].addrlen &&
+            memcmp(after->addr, p->fr[i].addr, after->addrlen) == 0)
+            src = after;
+        for (size_t k = i; k < e; k++) {
+            p->fr[k].dso = src ? src->dso : NULL;
+            p->fr[k].dsolen = src ? src->dsolen : 0;
+        }
+        i = e;
     }
     for (size_t i = 0; i < p->nfr; i++) {
         int rc = frame_node(p, line, &p->fr[p->nfr - 1 - i], &p->ids[i]);

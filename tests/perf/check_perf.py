@@ -58,6 +58,10 @@ def check(tool, script, report_text, min_pct=0.0):
                 continue
             if re.fullmatch(r"0x[0-9a-f]+", sym):
                 continue  # perf lists unresolved addresses one by one; cgprop keys them by dso
+            # perf marks a function reached as an inlined copy; cgprop keeps
+            # one function for all its copies.
+            if sym.endswith(" (inlined)"):
+                sym = sym[: -len(" (inlined)")]
             fs = by_name.get(sym, [])
             if len(fs) != 1:
                 print("%s: %d functions named %r in cgprop's report" % (ev, len(fs), sym))
@@ -81,19 +85,25 @@ def live(tool, source):
         print("perf or a C compiler not installed: live check skipped")
         return 77
     with tempfile.TemporaryDirectory() as d:
-        exe, data, script = os.path.join(d, "recur"), os.path.join(d, "perf.data"), os.path.join(d, "recur.perf")
+        exe = os.path.join(d, "recur")
         subprocess.run([cc, "-O1", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", source, "-o", exe],
                        check=True)
-        r = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-F", "1000", "-g", "-o", data, exe],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if r.returncode != 0 or not os.path.exists(data):
-            print("perf record failed (perf_event_paranoid?): live check skipped\n" + r.stderr.decode(errors="replace"))
-            return 77
-        with open(script, "wb") as out:
-            subprocess.run([perf, "script", "-i", data], check=True, stdout=out, stderr=subprocess.DEVNULL)
-        text = subprocess.run([perf, "report", "-i", data, "--children", "--stdio", "--sort", "symbol", "-g", "none"],
-                              check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
-        return check(tool, script, text, min_pct=0.5)
+        status = 0
+        # Frame-pointer chains, then DWARF unwinding (which adds inlined frames).
+        for i, how in enumerate((["-g"], ["--call-graph", "dwarf"])):
+            data, script = os.path.join(d, "perf%d.data" % i), os.path.join(d, "recur%d.perf" % i)
+            r = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-F", "1000"] + how + ["-o", data, exe],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if r.returncode != 0 or not os.path.exists(data):
+                print("perf record %s failed (perf_event_paranoid?): live check skipped\n%s"
+                      % (" ".join(how), r.stderr.decode(errors="replace")))
+                return 77
+            with open(script, "wb") as out:
+                subprocess.run([perf, "script", "-i", data], check=True, stdout=out, stderr=subprocess.DEVNULL)
+            text = subprocess.run([perf, "report", "-i", data, "--children", "--stdio", "--sort", "symbol", "-g",
+                                   "none"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+            status |= check(tool, script, text.decode(), min_pct=0.5)
+        return status
 
 
 def main():
