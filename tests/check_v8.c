@@ -74,8 +74,8 @@ static uint64_t total(cgprop_graph *g, const char *k, uint32_t m)
  *            -> 7 (garbage collector)
  * samples 3 6 6 4 10 7 5 3, deltas 100 10 20 30 40 50 60 70 from 1000:
  * time stamps 1100 1110 1130 1160 1200 1250 1310 1380; each sample lasts
- * until the next, the last 0: node 3: 10, 6: 20+30, 4: 40, 10: 50, 7: 60,
- * 5: 70, 3 again: 0. */
+ * until the next, the last the mean interval (1380 - 1100) / 7 = 40:
+ * node 3: 10, 6: 20+30, 4: 40, 10: 50, 7: 60, 5: 70, 3 again: 40. */
 static const char hand[] =
     "{\"nodes\":[\n"
     "{\"id\":5," CF("g", "file:///a.js", 9, 2) ",\"hitCount\":1,\"children\":[6]},\n"
@@ -111,13 +111,13 @@ START_TEST(hand_made)
     ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "samples");
     /* (root) is no function; f's two nodes are one function */
     ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
-    ck_assert_uint_eq(total(g, MAIN, 0), 170);
-    ck_assert_uint_eq(total(g, F, 0), 170);
+    ck_assert_uint_eq(total(g, MAIN, 0), 210);
+    ck_assert_uint_eq(total(g, F, 0), 210);
     ck_assert_uint_eq(total(g, G, 0), 120);
     ck_assert_uint_eq(total(g, ANON, 0), 40);
     ck_assert_uint_eq(total(g, PROG, 0), 50);
     ck_assert_uint_eq(total(g, GC, 0), 60);
-    ck_assert_uint_eq(self(g, F, 0), 60);
+    ck_assert_uint_eq(self(g, F, 0), 100);
     ck_assert_uint_eq(self(g, G, 0), 70);
     ck_assert_uint_eq(self(g, MAIN, 0), 0);
     ck_assert_uint_eq(total(g, MAIN, 1), 6);
@@ -134,7 +134,7 @@ END_TEST
 START_TEST(deltas_step_back)
 {
     /* time stamps 100 150 120: in time order samples 0, 2, 1, lasting 20,
-     * 30 and 0. */
+     * 30 and (150 - 100) / 2 = 25. */
     cgprop_graph *g = rd("{\"nodes\":[{\"id\":1," ROOT_CF ",\"children\":[2]},"
                          "{\"id\":2," CF("main", "file:///a.js", 0, 0) ",\"children\":[3]},"
                          "{\"id\":3," CF("f", "file:///a.js", 4, 10) ",\"children\":[5]},"
@@ -142,9 +142,9 @@ START_TEST(deltas_step_back)
                          "{\"id\":6," CF("f", "file:///a.js", 4, 10) "}],"
                          "\"startTime\":0,\"endTime\":200,\"samples\":[3,5,6],\"timeDeltas\":[100,50,-30]}",
                          NULL);
-    ck_assert_uint_eq(total(g, MAIN, 0), 50);
-    ck_assert_uint_eq(total(g, G, 0), 30);
-    ck_assert_uint_eq(self(g, G, 0), 0);
+    ck_assert_uint_eq(total(g, MAIN, 0), 75);
+    ck_assert_uint_eq(total(g, G, 0), 55);
+    ck_assert_uint_eq(self(g, G, 0), 25);
     ck_assert_uint_eq(self(g, F, 0), 50);
     ck_assert_uint_eq(total(g, F, 1), 3);
     cgprop_graph_free(g);
@@ -159,7 +159,8 @@ START_TEST(parent_links_and_hit_counts)
                          "{\"id\":2,\"parent\":1," CF("main", "file:///a.js", 0, 0) "}],"
                          "\"samples\":[3,2],\"timeDeltas\":[5,7],\"startTime\":0,\"endTime\":20}",
                          NULL);
-    ck_assert_uint_eq(total(g, MAIN, 0), 7);
+    /* time stamps 5 and 12: f lasts 7, main (the last) 7 / 1 */
+    ck_assert_uint_eq(total(g, MAIN, 0), 14);
     ck_assert_uint_eq(total(g, F, 0), 7);
     ck_assert_uint_eq(total(g, MAIN, 1), 2);
     cgprop_graph_free(g);
@@ -172,11 +173,12 @@ START_TEST(parent_links_and_hit_counts)
     ck_assert_uint_eq(self(g, F, 1), 3);
     ck_assert_uint_eq(total(g, MAIN, 0), 0);
     cgprop_graph_free(g);
-    /* A sample on the root itself keeps a (root) frame. */
+    /* A sample on the root itself keeps a (root) frame. Time stamps 0 4 9:
+     * root 4, main 5, root again 9 / 2 = 4.5, rounded to 5. */
     g = rd("{\"nodes\":[{\"id\":1," ROOT_CF ",\"children\":[2]},{\"id\":2," CF("main", "file:///a.js", 0, 0) "}],"
            "\"samples\":[1,2,1],\"timeDeltas\":[0,4,5],\"startTime\":0}",
            NULL);
-    ck_assert_uint_eq(self(g, "\t0:0\t(root)", 0), 4);
+    ck_assert_uint_eq(self(g, "\t0:0\t(root)", 0), 9);
     ck_assert_uint_eq(self(g, MAIN, 0), 5);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
     cgprop_graph_free(g);
@@ -356,7 +358,8 @@ END_TEST
 START_TEST(real_profile)
 {
     /* The per-function figures are checked by tests/v8/check_v8.py; here,
-     * the whole of the time: the last time stamp less the first. */
+     * the whole of the time: the last time stamp less the first, and the
+     * last sample's mean interval. */
     cgprop_graph *g = NULL;
     cgprop_read_error err;
     const char *p = DATA "/v8/recur.cpuprofile";
@@ -369,9 +372,10 @@ START_TEST(real_profile)
         ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 1, i, &r, sizeof r), CGPROP_OK);
         n += r.self;
     }
-    /* Σ timeDeltas[1..] and the length of samples, from the file (python3:
-     * sum(d["timeDeltas"][1:]), len(d["samples"])). */
-    ck_assert_uint_eq(t, 1724273);
+    /* From the file: Σ timeDeltas[1..] = 1724273 over 906 samples, and
+     * 1724273 / 905 = 1905.3 rounds to 1905 (python3: sum(d["timeDeltas"][1:]),
+     * len(d["samples"])). */
+    ck_assert_uint_eq(t, 1724273 + 1905);
     ck_assert_uint_eq(n, 906);
     cgprop_graph_free(g);
 }

@@ -770,15 +770,23 @@ static int add_time(v8r *v, uint32_t node, uint64_t dt, uint64_t line)
 }
 
 /* DevTools' timeline: the samples in time order, each lasting until the
- * next one; the last lasts 0. Time stamps are startTime plus the running sum
- * of timeDeltas. V8 writes deltas in sampling order, which can step back;
- * DevTools then sorts the samples by time stamp (stably), and so does this. */
+ * next one, the last one the mean interval (DevTools appends a time stamp
+ * that far after the last), here rounded to the µs. Time stamps are
+ * startTime plus the running sum of timeDeltas. V8 writes deltas in sampling
+ * order, which can step back; DevTools then sorts the samples by time stamp
+ * (stably), and so does this. */
+static uint64_t last_lasts(int64_t first, int64_t last, uint64_t n)
+{
+    uint64_t span = (uint64_t)last - (uint64_t)first;
+    return n < 2 ? 0 : span / (n - 1) + (span % (n - 1) >= (n - 1) - (n - 1) / 2 ? 1 : 0);
+}
+
 static int sample_pass(v8r *v)
 {
     iarr s = {v->samples_at, v->samples_line};
     iarr d = {v->deltas_at, v->deltas_line};
     int64_t ts = v->start;
-    int64_t prev_ts = 0;
+    int64_t prev_ts = 0, first_ts = 0;
     uint32_t prev = NO_NODE;
     bool sorted = true;
     int rc;
@@ -794,11 +802,16 @@ static int sample_pass(v8r *v)
                 break;
             }
             if ((rc = add_time(v, prev, (uint64_t)ts - (uint64_t)prev_ts, d.line))) return rc;
+        } else {
+            first_ts = ts;
         }
         prev = nd;
         prev_ts = ts;
     }
-    if (sorted) return CGPROP_OK;
+    if (sorted) {
+        if (prev == NO_NODE) return CGPROP_OK;
+        return add_time(v, prev, last_lasts(first_ts, prev_ts, v->nsamples), d.line);
+    }
 
     for (size_t i = 0; i < v->nn; i++) v->nodes[i].samples = v->nodes[i].time = 0;
     if (v->nsamples > SIZE_MAX / sizeof(tsamp)) return v8_oom(v, 0);
@@ -819,8 +832,9 @@ static int sample_pass(v8r *v)
     if (!rc) qsort(a, (size_t)v->nsamples, sizeof *a, cmp_ts);
     for (uint64_t i = 0; i < v->nsamples && !rc; i++) {
         v->nodes[a[i].node].samples++;
-        if (i + 1 < v->nsamples)
-            rc = add_time(v, a[i].node, (uint64_t)a[i + 1].ts - (uint64_t)a[i].ts, v->deltas_line);
+        uint64_t dt = i + 1 < v->nsamples ? (uint64_t)a[i + 1].ts - (uint64_t)a[i].ts
+                                          : last_lasts(a[0].ts, a[i].ts, v->nsamples);
+        rc = add_time(v, a[i].node, dt, v->deltas_line);
     }
     cgprop__free(v->g, a);
     return rc;

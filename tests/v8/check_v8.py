@@ -9,8 +9,9 @@ JSON itself (standard library only).
 The rules computed here are those of docs/formats/v8.md: a function is
 url + 1-based line:column + name ("(anonymous)" when empty); the tree's
 "(root)" is no frame; sample i lasts from its time stamp to the next one in
-time order (DevTools' timeline), the last lasts 0; a function is counted
-once per sample however often it recurs on the stack.
+time order (DevTools' timeline); a function is counted
+once per sample however often it recurs on the stack. The last sample in time
+order lasts the mean interval, (last time stamp - first) / (samples - 1).
 """
 import json
 import os
@@ -54,6 +55,11 @@ def expected(prof):
     dur = [0] * len(samples)
     for j in range(len(order) - 1):
         dur[order[j]] = ts[order[j + 1]] - ts[order[j]]
+    if len(order) >= 2:
+        # DevTools appends a time stamp one mean interval after the last one;
+        # rounded to the microsecond, halves up.
+        span, m = ts[order[-1]] - ts[order[0]], len(order) - 1
+        dur[order[-1]] = (2 * span + m) // (2 * m)
     tot = {}
     slf = {}
     for i, sid in enumerate(samples):
