@@ -21,7 +21,7 @@ typedef struct pframe {
     const char *dso;
     size_t dsolen;
     bool unknown; /* no symbol: keyed by the dso alone */
-    bool inlined; /* perf's "(inlined)": the dso is the next real frame's */
+    bool inlined; /* perf's "(inlined)": the dso is its inline chain's */
 } pframe;
 
 typedef struct pevent {
@@ -40,7 +40,6 @@ typedef struct pr {
     size_t idcap;
     char *key;
     size_t keycap;
-    uint64_t samples;
 } pr;
 
 static bool is_hex(char c)
@@ -48,7 +47,7 @@ static bool is_hex(char c)
     return cgprop__is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* A header token: [b, e). */
+/* A header token. */
 typedef struct tok {
     const char *b;
     size_t n;
@@ -322,7 +321,6 @@ static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
     p->nfr = 0;
     if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(p->err, rc, line, "a cost sum overflows 64 bits");
     if (rc) return cgprop__read_fail(p->err, rc, line, "%s", cgprop_graph_errmsg(p->g));
-    p->samples++;
     return CGPROP_OK;
 }
 
