@@ -18,7 +18,7 @@
  *   recorder  an enter/exit pair (K = 1, on-the-fly compensation) beside a
  *             bare timestamp push/pop loop, with a synthetic counter and
  *             with clock_gettime
- *   read      each reader's MB/s (callgrind, folded, events) beside a
+ *   read      each reader's MB/s (callgrind, folded, events, perf, cpuprofile) beside a
  *             streaming pass over the same bytes; callgrind also beside
  *             `callgrind_annotate --inclusive=yes` on the same file
  *
@@ -827,6 +827,104 @@ static void bench_read_one(const char *fmt, const gen_buf *b, bool peer)
     remove(path);
 }
 
+/* perf script text and a .cpuprofile for the read group: generated here,
+ * beside the shared generators, in the shapes the real tools write. */
+static int gb_printf(gen_buf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return -1;
+        if (b->p && (size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return 0;
+        }
+        size_t cap = b->cap ? b->cap * 2 : 1u << 20;
+        while (cap < b->len + (size_t)n + 1) cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) return -1;
+        b->p = q;
+        b->cap = cap;
+    }
+}
+
+/* Each sample as perf script prints it after perf record -g: a header, the
+ * frames leaf first, a blank line. */
+static int gen_perf_script(gen_buf *b, const gen_stacks *s)
+{
+    for (size_t i = 0; i < s->nsamples; i++) {
+        if (gb_printf(b, "bench 4242/4242 [%03u] %llu.%06u:     250000 cpu-clock: \n", (unsigned)(i % 4),
+                      (unsigned long long)(1000 + i / 4000), (unsigned)(i % 4000) * 250))
+            return -1;
+        for (size_t j = s->off[i + 1]; j > s->off[i]; j--) {
+            uint32_t f = s->frames[j - 1];
+            if (gb_printf(b, "\t%16llx fn_%u+0x%x (/usr/bin/bench)\n", 0x400000ull + f * 0x40ull + (j % 7), f,
+                          (unsigned)(j % 7)))
+                return -1;
+        }
+        if (gb_printf(b, "\n")) return -1;
+    }
+    return 0;
+}
+
+/* A V8 profile: a random tree of nnodes call frames (each node's parent an
+ * earlier node, its function one of nfun, so functions recur on paths) and
+ * nsamples samples on random nodes, about 1 ms apart. */
+static int gen_cpuprofile(gen_buf *b, uint32_t nnodes, uint32_t nfun, size_t nsamples, uint64_t seed)
+{
+    uint32_t *parent = malloc(nnodes * sizeof *parent), *first = malloc((nnodes + 1) * sizeof *first);
+    uint32_t *kids = malloc(nnodes * sizeof *kids);
+    int rc = -1;
+    if (!parent || !first || !kids) goto out;
+    uint64_t x = seed;
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+    memset(first, 0, (nnodes + 1) * sizeof *first);
+    for (uint32_t i = 1; i < nnodes; i++) {
+        /* Mostly the node just before (call chains), else any earlier one:
+         * paths some tens of frames deep, as real profiles have. */
+        parent[i] = NEXT() % 4 ? i - 1 : (uint32_t)(NEXT() % i);
+        first[parent[i] + 1]++;
+    }
+    for (uint32_t i = 0; i < nnodes; i++) first[i + 1] += first[i];
+    for (uint32_t i = 1; i < nnodes; i++) kids[first[parent[i]]++] = i;
+    for (uint32_t i = nnodes; i > 0; i--) first[i] = first[i - 1];
+    first[0] = 0;
+    if (gb_printf(b, "{\"nodes\":[")) goto out;
+    for (uint32_t i = 0; i < nnodes; i++) {
+        uint32_t f = i ? (uint32_t)(NEXT() % nfun) : 0;
+        if (i == 0 ? gb_printf(b, "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\","
+                                  "\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":0")
+                   : gb_printf(b, ",{\"id\":%u,\"callFrame\":{\"functionName\":\"fn_%u\",\"scriptId\":\"9\","
+                                  "\"url\":\"file:///srv/app/lib.js\",\"lineNumber\":%u,\"columnNumber\":4},\"hitCount\":0",
+                              i + 1, f, f * 3))
+            goto out;
+        if (first[i + 1] > first[i]) {
+            if (gb_printf(b, ",\"children\":[")) goto out;
+            for (uint32_t k = first[i]; k < first[i + 1]; k++)
+                if (gb_printf(b, k == first[i] ? "%u" : ",%u", kids[k] + 1)) goto out;
+            if (gb_printf(b, "]")) goto out;
+        }
+        if (gb_printf(b, "}")) goto out;
+    }
+    if (gb_printf(b, "],\"startTime\":1000000,\"endTime\":%llu,\"samples\":[", 1000000ull + nsamples * 1000))
+        goto out;
+    for (size_t i = 0; i < nsamples; i++)
+        if (gb_printf(b, i ? ",%u" : "%u", (unsigned)(NEXT() % (nnodes - 1)) + 2)) goto out;
+    if (gb_printf(b, "],\"timeDeltas\":[")) goto out;
+    for (size_t i = 0; i < nsamples; i++)
+        if (gb_printf(b, i ? ",%u" : "%u", 900 + (unsigned)(NEXT() % 200))) goto out;
+    if (gb_printf(b, "]}")) goto out;
+#undef NEXT
+    rc = 0;
+out:
+    free(parent);
+    free(first);
+    free(kids);
+    return rc;
+}
+
 static void bench_read(void)
 {
     gen_buf b = {0};
@@ -839,6 +937,18 @@ static void bench_read(void)
     if (gen_folded(&b, &st)) die("out of memory");
     gen_stacks_free(&st);
     bench_read_one("folded", &b, false);
+    gen_buf_free(&b);
+
+    /* perf text spells each frame in ~45 bytes: a quarter of the frames. */
+    if (gen_stacks_make(&st, opt.quick ? 125000 : 1000000, STACK_NFUN, 0xFE4Fu)) die("out of memory");
+    if (gen_perf_script(&b, &st)) die("out of memory");
+    gen_stacks_free(&st);
+    bench_read_one("perf", &b, false);
+    gen_buf_free(&b);
+
+    if (gen_cpuprofile(&b, opt.quick ? 20000 : 200000, 500, opt.quick ? 100000 : 1000000, 0xC0DEu))
+        die("out of memory");
+    bench_read_one("cpuprofile", &b, false);
     gen_buf_free(&b);
 
     gen_script sc;

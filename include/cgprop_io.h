@@ -35,7 +35,9 @@ enum cgprop_input_format {
     CGPROP_INPUT_AUTO = 0,      /**< Recognise the format by content. */
     CGPROP_INPUT_CALLGRIND = 1, /**< Callgrind profile (valgrind --tool=callgrind, KCachegrind). */
     CGPROP_INPUT_FOLDED = 2,    /**< Folded stacks: "a;b;c 42" lines, one or more weights. */
-    CGPROP_INPUT_EVENTS = 3     /**< The recorder's event trace format. */
+    CGPROP_INPUT_EVENTS = 3,    /**< The recorder's event trace format. */
+    CGPROP_INPUT_PERF = 4,      /**< Text of @c perf @c script on samples with call chains (docs/formats/perf.md). */
+    CGPROP_INPUT_V8 = 6         /**< Chrome/V8 @c .cpuprofile JSON (node --cpu-prof, DevTools; docs/formats/v8.md). */
 };
 
 /** Function key modes (the @c key_mode field of ::cgprop_read_options). */

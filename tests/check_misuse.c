@@ -784,7 +784,7 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(detect_garbage, CGPROP_OK, M_NONE, WANT(cgprop_read_detect("\x01\x02\n", 3) == CGPROP_INPUT_AUTO))         \
     X(read_null_out, CGPROP_EINVAL, M_ERR, read_buf(f, good_folded, 6, 0, 0, 0, NULL, 1))                        \
     X(read_null_data, CGPROP_EINVAL, M_ERR, read_buf(f, NULL, 6, 0, 0, 0, NULL, 0))                              \
-    X(read_bad_format, CGPROP_EINVAL, M_ERR, read_buf(f, good_folded, 6, 4, 0, 0, NULL, 0))                      \
+    X(read_bad_format, CGPROP_EINVAL, M_ERR, read_buf(f, good_folded, 6, 99, 0, 0, NULL, 0))                     \
     X(read_bad_key_mode, CGPROP_EINVAL, M_ERR, read_buf(f, good_folded, 6, 0, 2, 0, NULL, 0))                    \
     X(read_bad_recs, CGPROP_EINVAL, M_ERR, read_buf(f, good_folded, 6, 0, 0, UINT32_MAX, NULL, 0))               \
     X(read_partial_alloc, CGPROP_EINVAL, M_ERR, read_buf(f, good_folded, 6, 0, 0, 0, &partial_alloc, 0))         \

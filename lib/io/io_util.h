@@ -126,4 +126,16 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
                         const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                         cgprop_read_error *err);
 
+/* perf script text, in lib/io/perf.c; detect: the first sample header is
+ * followed by a frame line. */
+int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
+                      cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err);
+bool cgprop__perf_detect(const char *data, size_t len);
+
+/* Chrome/V8 .cpuprofile JSON, in lib/io/v8.c; detect: a JSON object that
+ * has a "nodes" key among its first bytes. */
+int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
+                    cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err);
+bool cgprop__v8_detect(const char *data, size_t len);
+
 #endif

@@ -187,6 +187,8 @@ static bool ends_with_number(const char *s, size_t n)
 uint32_t cgprop_read_detect(const char *data, size_t len)
 {
     if (!data) return CGPROP_INPUT_AUTO;
+    if (cgprop__perf_detect(data, len)) return CGPROP_INPUT_PERF;
+    if (cgprop__v8_detect(data, len)) return CGPROP_INPUT_V8;
     static const char *const cg_headers[] = {"version:", "creator:", "events:", "positions:", "cmd:", "pid:",
                                              "part:", "desc:", "thread:", "summary:", "event:", "ob=",
                                              "fl=", "fn="};
@@ -217,6 +219,19 @@ uint32_t cgprop_read_detect(const char *data, size_t len)
 
 /* ---- entry points ---- */
 
+static bool known_format(uint32_t f)
+{
+    switch (f) {
+    case CGPROP_INPUT_AUTO:
+    case CGPROP_INPUT_CALLGRIND:
+    case CGPROP_INPUT_FOLDED:
+    case CGPROP_INPUT_EVENTS:
+    case CGPROP_INPUT_PERF:
+    case CGPROP_INPUT_V8: return true;
+    default: return false;
+    }
+}
+
 static void set_file(cgprop_read_error *err, const char *name, size_t name_len)
 {
     if (!err) return;
@@ -245,7 +260,7 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         return cgprop__read_fail(err, CGPROP_EINVAL, 0,
                                  "invalid option: options size %u: call cgprop_read_options_init() first", uopts->size);
     const cgprop_read_options *opts = &defaults;
-    if (opts->format > CGPROP_INPUT_EVENTS)
+    if (!known_format(opts->format))
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: input format %u", opts->format);
     if (opts->key_mode > CGPROP_KEY_NAME)
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: key mode %u", opts->key_mode);
@@ -268,6 +283,12 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         break;
     case CGPROP_INPUT_FOLDED:
         rc = cgprop__folded_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_PERF:
+        rc = cgprop__perf_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_V8:
+        rc = cgprop__v8_read(data, len, opts, alloc, out, info, err);
         break;
     default:
 #ifdef CGPROP_HAVE_EVENTS_READER

@@ -1,0 +1,489 @@
+/* perf script reader: the text `perf script` prints for samples recorded
+ * with call chains (perf record -g, --call-graph dwarf|lbr). One sample is a
+ * header line (comm, pid/tid, cpu, time, period, event) followed by its
+ * frames, leaf first, one per TAB-indented line, and a blank line. Each
+ * sample becomes one cgprop_graph_add_stack(), so recursion classes are
+ * exact. See docs/formats/perf.md for the mapping. */
+#include "io_util.h"
+
+#include <stdio.h>
+
+/* Metric names must be known before the graph exists, and a file names its
+ * events as it goes: a first pass reads only the header lines to list them.
+ * The room for the sample count is the last of the CGPROP_MAX_METRICS. */
+#define MAX_EVENTS (CGPROP_MAX_METRICS - 1)
+
+typedef struct pframe {
+    const char *addr; /* as printed, to match the frames of one inline chain */
+    size_t addrlen;
+    const char *sym;
+    size_t symlen;
+    const char *dso;
+    size_t dsolen;
+    bool unknown; /* no symbol: keyed by the dso alone */
+    bool inlined; /* perf's "(inlined)": the dso is its inline chain's */
+} pframe;
+
+typedef struct pevent {
+    const char *name;
+    size_t len;
+} pevent;
+
+typedef struct pr {
+    cgprop_graph *g;
+    cgprop_read_error *err;
+    pevent ev[MAX_EVENTS];
+    uint32_t nev;
+    pframe *fr;
+    size_t nfr, frcap;
+    uint32_t *ids;
+    size_t idcap;
+    char *key;
+    size_t keycap;
+} pr;
+
+static bool is_hex(char c)
+{
+    return cgprop__is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A header token. */
+typedef struct tok {
+    const char *b;
+    size_t n;
+} tok;
+
+static bool all_digits(const char *s, size_t n)
+{
+    if (n == 0) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!cgprop__is_digit(s[i])) return false;
+    return true;
+}
+
+/* "12345.678901:" — perf's time field. */
+static bool is_time(const char *s, size_t n)
+{
+    if (n < 4 || s[n - 1] != ':') return false;
+    const char *dot = memchr(s, '.', n);
+    if (!dot) return false;
+    size_t a = (size_t)(dot - s);
+    return all_digits(s, a) && all_digits(dot + 1, n - a - 2);
+}
+
+/* "1234" or "1234/1235": the pid or pid/tid field. */
+static bool is_pid(const char *s, size_t n)
+{
+    const char *sl = memchr(s, '/', n);
+    if (!sl) return all_digits(s, n);
+    size_t a = (size_t)(sl - s);
+    return all_digits(s, a) && all_digits(sl + 1, n - a - 1);
+}
+
+typedef struct header {
+    bool has_event;
+    const char *ev;
+    size_t evlen;
+    bool has_period;
+    const char *per;
+    size_t perlen;
+    const char *rest; /* what follows the event (a frame without -g) */
+    size_t restlen;
+} header;
+
+/* The fields perf prints vary with its options, and comm may hold blanks:
+ * the event is the first token after the comm that ends with ':' and is not
+ * the time; the period, when printed, is the all-digit token just before
+ * the event, unless that token is the pid. */
+static void parse_header(const char *s, size_t n, header *h)
+{
+    memset(h, 0, sizeof *h);
+    size_t i = 0;
+    size_t ntok = 0;
+    size_t pid_at = SIZE_MAX;
+    tok prev = {NULL, 0};
+    size_t prev_at = 0;
+    while (i < n) {
+        while (i < n && cgprop__is_space(s[i])) i++;
+        if (i >= n) break;
+        size_t b = i;
+        while (i < n && !cgprop__is_space(s[i])) i++;
+        const char *t = s + b;
+        size_t tn = i - b;
+        size_t at = ntok++;
+        if (at == 0) continue; /* the comm (at least its first word) */
+        if (pid_at == SIZE_MAX && is_pid(t, tn)) pid_at = at;
+        if (t[tn - 1] == ':' && !is_time(t, tn)) {
+            h->has_event = true;
+            h->ev = t;
+            h->evlen = tn - 1;
+            if (prev.b && prev_at != pid_at && all_digits(prev.b, prev.n)) {
+                h->has_period = true;
+                h->per = prev.b;
+                h->perlen = prev.n;
+            }
+            while (i < n && cgprop__is_space(s[i])) i++;
+            h->rest = s + i;
+            h->restlen = n - i;
+            return;
+        }
+        prev.b = t;
+        prev.n = tn;
+        prev_at = at;
+    }
+}
+
+/* One frame: "[addr] sym[+0xoff] (dso)", leaf first. Anything may be
+ * missing but the line itself. */
+static void parse_frame(const char *s, size_t n, pframe *f)
+{
+    while (n && cgprop__is_space(*s)) {
+        s++;
+        n--;
+    }
+    while (n && cgprop__is_space(s[n - 1])) n--;
+    /* The address, when printed, is the first token, in hex without 0x. */
+    size_t j = 0;
+    while (j < n && is_hex(s[j])) j++;
+    f->addr = s;
+    f->addrlen = 0;
+    if (j > 0 && j < n && cgprop__is_space(s[j])) {
+        f->addrlen = j;
+        s += j;
+        n -= j;
+        while (n && cgprop__is_space(*s)) {
+            s++;
+            n--;
+        }
+    }
+    f->dso = NULL;
+    f->dsolen = 0;
+    f->inlined = false;
+    /* The dso is the last parenthesised group, after a blank (a C++
+     * symbol's own parentheses follow no blank before the dso's). */
+    if (n && s[n - 1] == ')') {
+        size_t k = n - 1;
+        while (k > 0 && !(s[k - 1] == '(' && (k == 1 || cgprop__is_space(s[k - 2])))) k--;
+        if (k > 0) {
+            const char *d = s + k;
+            size_t dn = n - 1 - k;
+            if (dn == 7 && memcmp(d, "inlined", 7) == 0) f->inlined = true;
+            else {
+                f->dso = d;
+                f->dsolen = dn;
+            }
+            n = k - 1;
+            while (n && cgprop__is_space(s[n - 1])) n--;
+        }
+    }
+    /* "+0x1f": the offset in the function is no part of its identity. */
+    size_t k = n;
+    while (k > 0 && s[k - 1] != '+') k--;
+    if (k > 0 && k + 2 < n && s[k] == '0' && s[k + 1] == 'x') {
+        size_t q = k + 2;
+        while (q < n && is_hex(s[q])) q++;
+        if (q == n) n = k - 1;
+    }
+    f->sym = s;
+    f->symlen = n;
+    f->unknown = n == 0 || (n == 9 && memcmp(s, "[unknown]", 9) == 0);
+}
+
+static int oom(pr *p, uint64_t line) { return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory"); }
+
+static bool key_room(pr *p, size_t need)
+{
+    if (need <= p->keycap) return true;
+    size_t cap = p->keycap ? p->keycap : 256;
+    while (cap < need) cap *= 2;
+    char *k = cgprop__realloc(p->g, p->key, cap, 1);
+    if (!k) return false;
+    p->key = k;
+    p->keycap = cap;
+    return true;
+}
+
+static size_t put(char *dst, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[i] = s[i] == '\t' ? ' ' : s[i];
+    return n;
+}
+
+/* Key "dso TAB TAB symbol": the dso is the object, as callgrind's ob=, and
+ * perf names no source file. A frame without symbol is
+ * "dso TAB TAB [unknown] (base)", so that its display name still says where
+ * it was. */
+static int frame_node(pr *p, uint64_t line, const pframe *f, uint32_t *out)
+{
+    const char *dso = f->dso ? f->dso : "";
+    size_t dn = f->dso ? f->dsolen : 0;
+    size_t need = dn + 2 + (f->unknown ? 13 + dn : f->symlen);
+    if (!key_room(p, need)) return oom(p, line);
+    size_t k = put(p->key, dso, dn);
+    p->key[k++] = '\t';
+    p->key[k++] = '\t';
+    if (f->unknown) {
+        bool nodso = dn == 0 || (dn == 9 && memcmp(dso, "[unknown]", 9) == 0);
+        memcpy(p->key + k, "[unknown]", 9);
+        k += 9;
+        if (!nodso) {
+            size_t b = dn;
+            while (b > 0 && dso[b - 1] != '/') b--;
+            if (b == dn) b = 0;
+            memcpy(p->key + k, " (", 2);
+            k += 2;
+            k += put(p->key + k, dso + b, dn - b);
+            p->key[k++] = ')';
+        }
+    } else {
+        k += put(p->key + k, f->sym, f->symlen);
+    }
+    int rc = cgprop_graph_add_node(p->g, p->key, k, out);
+    if (rc) return cgprop__read_fail(p->err, rc, line, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    return CGPROP_OK;
+}
+
+static int push_frame(pr *p, uint64_t line, const char *s, size_t n)
+{
+    if (p->nfr == p->frcap) {
+        size_t cap = p->frcap ? p->frcap * 2 : 64;
+        pframe *f = cgprop__realloc(p->g, p->fr, cap, sizeof *f);
+        if (!f) return oom(p, line);
+        p->fr = f;
+        p->frcap = cap;
+    }
+    parse_frame(s, n, &p->fr[p->nfr++]);
+    return CGPROP_OK;
+}
+
+static int event_index(const pr *p, const header *h, uint32_t *out)
+{
+    const char *e = h->has_event ? h->ev : "";
+    size_t en = h->has_event ? h->evlen : 0;
+    for (uint32_t i = 0; i < p->nev; i++)
+        if (p->ev[i].len == en && memcmp(p->ev[i].name, e, en) == 0) {
+            *out = i;
+            return 0;
+        }
+    return -1;
+}
+
+/* End of a sample: reverse the frames into a root-first stack and add it. */
+static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
+{
+    if (p->nfr == 0) {
+        /* perf counts a sample without any frame; so does the graph, under
+         * an unknown function, so that percentages keep perf's total. */
+        int rc = push_frame(p, line, "[unknown] ([unknown])", 21);
+        if (rc) return rc;
+    }
+    if (p->nfr > p->idcap) {
+        uint32_t *ids = cgprop__realloc(p->g, p->ids, p->frcap, sizeof *ids);
+        if (!ids) return oom(p, line);
+        p->ids = ids;
+        p->idcap = p->frcap;
+    }
+    /* An inlined frame prints no dso: it is that of the real frame of its
+     * inline chain. With --inline (addr2line), the chain is printed callee
+     * first and the real frame, at the same address, closes it; with
+     * --call-graph dwarf, the real frame comes first and the inlined caller
+     * after it, at another address. So: the real frame after the run if its
+     * address is the run's, else the real frame before the run, else the one
+     * after. */
+    for (size_t i = 0; i < p->nfr;) {
+        if (!p->fr[i].inlined) {
+            i++;
+            continue;
+        }
+        size_t e = i;
+        while (e < p->nfr && p->fr[e].inlined) e++;
+        const pframe *after = e < p->nfr ? &p->fr[e] : NULL;
+        const pframe *before = i > 0 ? &p->fr[i - 1] : NULL;
+        const pframe *src = before ? before : after;
+        if (after && after->addrlen && after->addrlen == p->fr[i].addrlen &&
+            memcmp(after->addr, p->fr[i].addr, after->addrlen) == 0)
+            src = after;
+        for (size_t k = i; k < e; k++) {
+            p->fr[k].dso = src ? src->dso : NULL;
+            p->fr[k].dsolen = src ? src->dsolen : 0;
+        }
+        i = e;
+    }
+    for (size_t i = 0; i < p->nfr; i++) {
+        int rc = frame_node(p, line, &p->fr[p->nfr - 1 - i], &p->ids[i]);
+        if (rc) return rc;
+    }
+    uint64_t w[CGPROP_MAX_METRICS];
+    memset(w, 0, sizeof w);
+    w[ev] = period;
+    w[p->nev] = 1;
+    int rc = cgprop_graph_add_stack(p->g, p->ids, p->nfr, w);
+    p->nfr = 0;
+    if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(p->err, rc, line, "a cost sum overflows 64 bits");
+    if (rc) return cgprop__read_fail(p->err, rc, line, "%s", cgprop_graph_errmsg(p->g));
+    return CGPROP_OK;
+}
+
+static bool blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!cgprop__is_space(s[i])) return false;
+    return true;
+}
+
+/* Both passes walk the lines the same way; the first (g NULL) only lists
+ * the events. Lines starting with '#' are perf script's --header comments. */
+static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
+{
+    cgprop__lines r;
+    cgprop__lines_init(&r, data, len);
+    const char *s;
+    size_t n;
+    bool in_sample = false;
+    uint32_t ev = 0;
+    uint64_t period = 1;
+    uint64_t start = 0;
+    header h;
+    int rc = CGPROP_OK;
+    while (!rc && cgprop__lines_next(&r, &s, &n)) {
+        if (blank(s, n)) {
+            if (in_sample && p->g) rc = flush(p, start, ev, period);
+            in_sample = false;
+            continue;
+        }
+        if (s[0] == '\t') {
+            if (!in_sample)
+                return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "frame line before any sample header");
+            if (p->g) rc = push_frame(p, r.no, s, n);
+            continue;
+        }
+        if (!in_sample && s[0] == '#') continue;
+        parse_header(s, n, &h);
+        if (in_sample && !h.has_event) continue; /* per-sample extras (srcline, brstack) */
+        if (in_sample && p->g) {
+            /* Without -g, perf prints one line per sample and no blank. */
+            rc = flush(p, start, ev, period);
+            if (rc) break;
+        }
+        in_sample = true;
+        start = r.no;
+        period = 1;
+        if (h.has_period) {
+            size_t i = 0;
+            int nr = cgprop__parse_u64(h.per, h.perlen, &i, false, &period);
+            if (nr == CGPROP__NUM_OVERFLOW)
+                return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, r.no, "period too large");
+        }
+        if (event_index(p, &h, &ev) < 0) {
+            if (p->g) return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "event changed between passes");
+            if (p->nev == MAX_EVENTS)
+                return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "more than %d events", MAX_EVENTS);
+            p->ev[p->nev].name = h.has_event ? h.ev : "";
+            p->ev[p->nev].len = h.has_event ? h.evlen : 0;
+            ev = p->nev++;
+        }
+        /* Recorded without call chains: the sample's own ip sym (dso)
+         * follows the event on the header line. */
+        if (p->g && h.restlen && h.rest[0] != '\0') {
+            size_t j = 0;
+            while (j < h.restlen && is_hex(h.rest[j])) j++;
+            if (j > 0 && j < h.restlen && cgprop__is_space(h.rest[j])) rc = push_frame(p, r.no, h.rest, h.restlen);
+        }
+    }
+    if (!rc && in_sample && p->g) rc = flush(p, start, ev, period);
+    *lines = r.no;
+    return rc;
+}
+
+/* Metric names are one word of printable bytes (callgrind's events: line
+ * carries them). */
+static size_t metric_name(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (n == 0) {
+        snprintf(dst, cap, "period");
+        return strlen(dst);
+    }
+    size_t m = n < cap - 1 ? n : cap - 1;
+    for (size_t i = 0; i < m; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[i] = (c <= 0x20 || c == 0x7f) ? '_' : (char)c;
+    }
+    dst[m] = '\0';
+    return m;
+}
+
+int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
+                      cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
+{
+    (void)opts; /* keys are dso and symbol; recursion classes are exact */
+    *out = NULL;
+    pr p;
+    memset(&p, 0, sizeof p);
+    p.err = err;
+    uint64_t lines = 0;
+    int rc = scan(&p, data, len, &lines);
+    if (rc) return rc;
+    if (p.nev == 0) return cgprop__read_fail(err, CGPROP_EFORMAT, lines, "no sample in the input");
+
+    char nm[CGPROP_MAX_METRICS][128];
+    const char *np[CGPROP_MAX_METRICS];
+    for (uint32_t i = 0; i < p.nev; i++) {
+        metric_name(nm[i], sizeof nm[i], p.ev[i].name, p.ev[i].len);
+        np[i] = nm[i];
+    }
+    /* Event names that clash once cut or cleaned are not told apart. */
+    for (uint32_t i = 0; i < p.nev; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(nm[i], nm[j]) == 0)
+                return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "two events read as one metric name '%s'", nm[i]);
+    const char *count = "samples";
+    for (uint32_t i = 0; i < p.nev; i++)
+        if (strcmp(nm[i], "samples") == 0) count = "sample_count";
+    for (uint32_t i = 0; i < p.nev; i++)
+        if (strcmp(nm[i], count) == 0) count = "perf_samples";
+    for (uint32_t i = 0; i < p.nev; i++)
+        if (strcmp(nm[i], count) == 0)
+            return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "events named like every name of the sample count");
+    np[p.nev] = count;
+    rc = cgprop_graph_new(alloc, np, NULL, p.nev + 1, &p.g);
+    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory");
+    if (rc) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "an event name is no metric name");
+    rc = scan(&p, data, len, &lines);
+    cgprop__free(p.g, p.fr);
+    cgprop__free(p.g, p.ids);
+    cgprop__free(p.g, p.key);
+    if (rc) {
+        cgprop_graph_free(p.g);
+        return rc;
+    }
+    if (info) {
+        info->format = CGPROP_INPUT_PERF;
+        info->recursion = CGPROP_RECS_STACKS;
+        info->lines = lines;
+    }
+    *out = p.g;
+    return CGPROP_OK;
+}
+
+bool cgprop__perf_detect(const char *data, size_t len)
+{
+    cgprop__lines r;
+    cgprop__lines_init(&r, data, len);
+    const char *s;
+    size_t n;
+    while (r.no < 200 && cgprop__lines_next(&r, &s, &n)) {
+        if (blank(s, n) || s[0] == '#') continue;
+        header h;
+        parse_header(s, n, &h);
+        if (!h.has_event || s[0] == '\t') return false;
+        /* The next line is a frame: TAB, blanks, a hex address, a blank. */
+        if (!cgprop__lines_next(&r, &s, &n)) return false;
+        if (n < 3 || s[0] != '\t') return false;
+        size_t i = 1;
+        while (i < n && cgprop__is_space(s[i])) i++;
+        size_t j = i;
+        while (j < n && is_hex(s[j])) j++;
+        return j > i && j < n && cgprop__is_space(s[j]);
+    }
+    return false;
+}

@@ -1,0 +1,959 @@
+/* Chrome/V8 .cpuprofile reader (node --cpu-prof, DevTools "Save profile"):
+ * a JSON object with "nodes" (a tree of call frames, each with an id, a
+ * callFrame and its children's ids), "samples" (the node id of each sample's
+ * innermost frame), "timeDeltas" (µs between samples), "startTime" and
+ * "endTime". Each node's path from the root is one stack, added once with
+ * the sum of its samples: recursion classes are exact. See
+ * docs/formats/v8.md for the mapping. */
+#include "io_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- a strict JSON tokenizer; nesting is an explicit bit stack ---- */
+
+#define J_MAX_DEPTH 256
+
+enum {
+    J_EOF,
+    J_OBJ,
+    J_OBJ_END,
+    J_ARR,
+    J_ARR_END,
+    J_KEY,
+    J_STR,
+    J_NUM,
+    J_TRUE,
+    J_FALSE,
+    J_NULL
+};
+
+enum { X_VALUE, X_VALUE_OR_AEND, X_KEY_OR_OEND, X_KEY, X_AFTER, X_DONE };
+
+typedef struct jtok {
+    int type;
+    const char *s; /* strings: the raw bytes between the quotes */
+    size_t n;
+    bool esc;      /* the string holds escapes */
+    bool is_int;   /* a number without fraction or exponent ... */
+    bool ovf;      /* ... that does not fit int64 */
+    int64_t iv;
+} jtok;
+
+typedef struct jlex {
+    const char *b, *p, *end;
+    uint64_t line;
+    uint32_t depth;
+    int expect;
+    unsigned char in_obj[J_MAX_DEPTH];
+    cgprop_read_error *err;
+} jlex;
+
+static void jinit(jlex *L, const char *data, size_t len, cgprop_read_error *err)
+{
+    memset(L, 0, sizeof *L);
+    L->b = L->p = data;
+    L->end = data + len;
+    L->line = 1;
+    L->expect = X_VALUE;
+    L->err = err;
+}
+
+static int jfail(jlex *L, const char *what)
+{
+    return cgprop__read_fail(L->err, CGPROP_EFORMAT, L->line, "%s (byte %llu)", what,
+                             (unsigned long long)(L->p - L->b));
+}
+
+static void jws(jlex *L)
+{
+    while (L->p < L->end) {
+        char c = *L->p;
+        if (c == '\n') L->line++;
+        else if (c != ' ' && c != '\t' && c != '\r') break;
+        L->p++;
+    }
+}
+
+static bool hex4(const char *s, unsigned *v)
+{
+    unsigned x = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        unsigned d;
+        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+        else return false;
+        x = x << 4 | d;
+    }
+    *v = x;
+    return true;
+}
+
+static int jstring(jlex *L, jtok *t)
+{
+    L->p++; /* the opening quote */
+    const char *s = L->p;
+    t->esc = false;
+    while (L->p < L->end) {
+        unsigned char c = (unsigned char)*L->p;
+        if (c == '"') {
+            t->s = s;
+            t->n = (size_t)(L->p - s);
+            L->p++;
+            return CGPROP_OK;
+        }
+        if (c < 0x20) return jfail(L, "control byte inside a string");
+        if (c == '\\') {
+            t->esc = true;
+            if (L->end - L->p < 2) break;
+            char e = L->p[1];
+            if (e == 'u') {
+                unsigned v;
+                if (L->end - L->p < 6 || !hex4(L->p + 2, &v)) return jfail(L, "bad \\u escape");
+                L->p += 6;
+            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
+                       e == 't') {
+                L->p += 2;
+            } else {
+                return jfail(L, "bad escape in a string");
+            }
+            continue;
+        }
+        L->p++;
+    }
+    return jfail(L, "unterminated string");
+}
+
+static int jnumber(jlex *L, jtok *t)
+{
+    const char *p = L->p;
+    bool neg = false;
+    uint64_t v = 0;
+    t->is_int = true;
+    t->ovf = false;
+    if (p < L->end && *p == '-') {
+        neg = true;
+        p++;
+    }
+    if (p >= L->end || !cgprop__is_digit(*p)) return jfail(L, "bad number");
+    if (*p == '0') {
+        p++;
+    } else {
+        while (p < L->end && cgprop__is_digit(*p)) {
+            unsigned d = (unsigned)(*p - '0');
+            if (v > (UINT64_MAX - d) / 10) t->ovf = true;
+            else v = v * 10 + d;
+            p++;
+        }
+    }
+    if (p < L->end && *p == '.') {
+        t->is_int = false;
+        p++;
+        if (p >= L->end || !cgprop__is_digit(*p)) return jfail(L, "bad number");
+        while (p < L->end && cgprop__is_digit(*p)) p++;
+    }
+    if (p < L->end && (*p == 'e' || *p == 'E')) {
+        t->is_int = false;
+        p++;
+        if (p < L->end && (*p == '+' || *p == '-')) p++;
+        if (p >= L->end || !cgprop__is_digit(*p)) return jfail(L, "bad number");
+        while (p < L->end && cgprop__is_digit(*p)) p++;
+    }
+    if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX) t->ovf = true;
+    if (!t->ovf) t->iv = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+    L->p = p;
+    return CGPROP_OK;
+}
+
+static int jclose(jlex *L, jtok *t, char c)
+{
+    bool obj = L->in_obj[L->depth - 1];
+    if ((c == '}') != obj) return jfail(L, "mismatched closing bracket");
+    L->p++;
+    L->depth--;
+    L->expect = L->depth ? X_AFTER : X_DONE;
+    t->type = obj ? J_OBJ_END : J_ARR_END;
+    return CGPROP_OK;
+}
+
+static int jopen(jlex *L, jtok *t, bool obj)
+{
+    if (L->depth == J_MAX_DEPTH) return jfail(L, "nesting too deep");
+    L->in_obj[L->depth++] = obj;
+    L->p++;
+    L->expect = obj ? X_KEY_OR_OEND : X_VALUE_OR_AEND;
+    t->type = obj ? J_OBJ : J_ARR;
+    return CGPROP_OK;
+}
+
+static bool lit(jlex *L, const char *w, size_t n)
+{
+    if ((size_t)(L->end - L->p) < n || memcmp(L->p, w, n) != 0) return false;
+    L->p += n;
+    return true;
+}
+
+/* The next token, the grammar checked on the way. */
+static int jnext(jlex *L, jtok *t)
+{
+    for (;;) {
+        jws(L);
+        if (L->p >= L->end) {
+            if (L->expect == X_DONE) {
+                t->type = J_EOF;
+                return CGPROP_OK;
+            }
+            return jfail(L, "unexpected end of the input");
+        }
+        char c = *L->p;
+        switch (L->expect) {
+        case X_DONE:
+            return jfail(L, "bytes after the end of the JSON value");
+        case X_AFTER:
+            if (c == ',') {
+                L->p++;
+                L->expect = L->in_obj[L->depth - 1] ? X_KEY : X_VALUE;
+                continue;
+            }
+            if (c == '}' || c == ']') return jclose(L, t, c);
+            return jfail(L, "expected ',' or a closing bracket");
+        case X_KEY_OR_OEND:
+            if (c == '}') return jclose(L, t, c);
+            /* fall through */
+        case X_KEY: {
+            if (c != '"') return jfail(L, "expected a key string");
+            int rc = jstring(L, t);
+            if (rc) return rc;
+            jws(L);
+            if (L->p >= L->end || *L->p != ':') return jfail(L, "expected ':' after a key");
+            L->p++;
+            L->expect = X_VALUE;
+            t->type = J_KEY;
+            return CGPROP_OK;
+        }
+        case X_VALUE_OR_AEND:
+            if (c == ']') return jclose(L, t, c);
+            /* fall through */
+        default:
+            break;
+        }
+        /* A value. */
+        if (c == '{') return jopen(L, t, true);
+        if (c == '[') return jopen(L, t, false);
+        int rc = CGPROP_OK;
+        if (c == '"') {
+            rc = jstring(L, t);
+            t->type = J_STR;
+        } else if (c == '-' || cgprop__is_digit(c)) {
+            rc = jnumber(L, t);
+            t->type = J_NUM;
+        } else if (lit(L, "true", 4)) {
+            t->type = J_TRUE;
+        } else if (lit(L, "false", 5)) {
+            t->type = J_FALSE;
+        } else if (lit(L, "null", 4)) {
+            t->type = J_NULL;
+        } else {
+            return jfail(L, "expected a JSON value");
+        }
+        if (rc) return rc;
+        L->expect = L->depth ? X_AFTER : X_DONE;
+        return CGPROP_OK;
+    }
+}
+
+/* Skip the value whose first token is t (already read). */
+static int jskip(jlex *L, const jtok *t)
+{
+    if (t->type != J_OBJ && t->type != J_ARR) return CGPROP_OK;
+    uint32_t d = L->depth - 1;
+    jtok u;
+    while (L->depth > d) {
+        int rc = jnext(L, &u);
+        if (rc) return rc;
+    }
+    return CGPROP_OK;
+}
+
+static void put_utf8(char *dst, size_t *k, unsigned cp)
+{
+    if (cp < 0x80) {
+        dst[(*k)++] = (char)cp;
+    } else if (cp < 0x800) {
+        dst[(*k)++] = (char)(0xc0 | cp >> 6);
+        dst[(*k)++] = (char)(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        dst[(*k)++] = (char)(0xe0 | cp >> 12);
+        dst[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        dst[(*k)++] = (char)(0x80 | (cp & 0x3f));
+    } else {
+        dst[(*k)++] = (char)(0xf0 | cp >> 18);
+        dst[(*k)++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        dst[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        dst[(*k)++] = (char)(0x80 | (cp & 0x3f));
+    }
+}
+
+/* Decode a checked string into dst (room for n bytes: decoding never
+ * lengthens). A lone surrogate becomes U+FFFD; TAB becomes a space (keys
+ * use TAB between their parts). Returns the length. */
+static size_t jdecode(const char *s, size_t n, char *dst)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        char c = s[i];
+        if (c != '\\') {
+            dst[k++] = c == '\t' ? ' ' : c;
+            i++;
+            continue;
+        }
+        char e = s[i + 1];
+        i += 2;
+        switch (e) {
+        case 'b': dst[k++] = '\b'; break;
+        case 'f': dst[k++] = '\f'; break;
+        case 'n': dst[k++] = '\n'; break;
+        case 'r': dst[k++] = '\r'; break;
+        case 't': dst[k++] = ' '; break;
+        case 'u': {
+            unsigned v = 0, w = 0;
+            (void)hex4(s + i, &v);
+            i += 4;
+            if (v >= 0xd800 && v < 0xdc00 && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u' &&
+                hex4(s + i + 2, &w) && w >= 0xdc00 && w < 0xe000) {
+                v = 0x10000 + ((v - 0xd800) << 10) + (w - 0xdc00);
+                i += 6;
+            } else if (v >= 0xd800 && v < 0xe000) {
+                v = 0xfffd;
+            }
+            if (v == '\t') v = ' ';
+            put_utf8(dst, &k, v);
+            break;
+        }
+        default: dst[k++] = e; break;
+        }
+    }
+    return k;
+}
+
+/* ---- the profile ---- */
+
+typedef struct vnode {
+    int64_t id;
+    int64_t parent_id; /* from a "parent" field */
+    uint64_t hit;
+    uint64_t samples, time;
+    uint64_t line;
+    uint32_t fn;     /* function id; NO_FN for the "(root)" frame */
+    uint32_t parent; /* index, NO_NODE for a root */
+    uint32_t depth;  /* frames on the path, 0 until computed */
+    bool has_parent_id;
+} vnode;
+
+typedef struct vedge {
+    uint32_t parent; /* index of the node listing the child */
+    int64_t child;
+    uint64_t line;
+} vedge;
+
+typedef struct vidx {
+    int64_t id;
+    uint32_t i;
+} vidx;
+
+#define NO_FN UINT32_MAX
+#define NO_NODE UINT32_MAX
+
+typedef struct v8r {
+    cgprop_graph *g;
+    cgprop_read_error *err;
+    vnode *nodes;
+    size_t nn, ncap;
+    vedge *edges;
+    size_t ne, ecap;
+    vidx *idx;
+    char *key;
+    size_t keycap;
+    uint32_t root_fn; /* "(root)", added only when a sample needs it */
+    bool has_start, has_samples, has_deltas;
+    int64_t start;
+    const char *samples_at, *deltas_at;
+    uint64_t samples_line, deltas_line;
+    uint64_t nsamples, ndeltas;
+} v8r;
+
+static int v8_oom(v8r *v, uint64_t line) { return cgprop__read_fail(v->err, CGPROP_ENOMEM, line, "out of memory"); }
+
+static bool grow(v8r *v, void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap) return true;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *q = cgprop__realloc(v->g, *p, c, size);
+    if (!q) return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+static int want(jlex *L, jtok *t, int type, const char *what)
+{
+    int rc = jnext(L, t);
+    if (rc) return rc;
+    if (t->type != type) return jfail(L, what);
+    return CGPROP_OK;
+}
+
+static int want_int(jlex *L, jtok *t, const char *what)
+{
+    int rc = jnext(L, t);
+    if (rc) return rc;
+    if (t->type != J_NUM || !t->is_int) return jfail(L, what);
+    if (t->ovf) return cgprop__read_fail(L->err, CGPROP_EOVERFLOW, L->line, "number too large: %s", what);
+    return CGPROP_OK;
+}
+
+static bool key_is(const jtok *t, const char *k)
+{
+    size_t n = strlen(k);
+    return !t->esc && t->n == n && memcmp(t->s, k, n) == 0;
+}
+
+/* Key: "url TAB line:col TAB name" with 1-based line and column as DevTools
+ * shows them; a script without URL is told apart by its script id. */
+static int frame_fn(v8r *v, jlex *L, const jtok *name, const jtok *url, const jtok *sid, int64_t line, int64_t col,
+                    uint32_t *out)
+{
+    size_t need = url->n + sid->n + name->n + 96;
+    if (need > v->keycap) {
+        char *k = cgprop__realloc(v->g, v->key, need, 1);
+        if (!k) return v8_oom(v, L->line);
+        v->key = k;
+        v->keycap = need;
+    }
+    size_t k = 0;
+    if (url->n) {
+        k += jdecode(url->s, url->n, v->key);
+    } else if (sid->n && !(sid->n == 1 && sid->s[0] == '0')) {
+        memcpy(v->key, "script ", 7);
+        k = 7 + jdecode(sid->s, sid->n, v->key + 7);
+    }
+    k += (size_t)snprintf(v->key + k, 64, "\t%lld:%lld\t", (long long)(line < INT64_MAX ? line + 1 : line),
+                          (long long)(col < INT64_MAX ? col + 1 : col));
+    if (name->n) {
+        k += jdecode(name->s, name->n, v->key + k);
+    } else {
+        memcpy(v->key + k, "(anonymous)", 11);
+        k += 11;
+    }
+    int rc = cgprop_graph_add_node(v->g, v->key, k, out);
+    if (rc)
+        return cgprop__read_fail(v->err, rc, L->line, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    return CGPROP_OK;
+}
+
+static int read_call_frame(v8r *v, jlex *L, vnode *nd)
+{
+    jtok t, name = {0}, url = {0}, sid = {0};
+    int64_t line = -1, col = -1;
+    int rc = want(L, &t, J_OBJ, "callFrame is not an object");
+    if (rc) return rc;
+    for (;;) {
+        if ((rc = jnext(L, &t))) return rc;
+        if (t.type == J_OBJ_END) break;
+        if (key_is(&t, "functionName") || key_is(&t, "url")) {
+            bool is_name = key_is(&t, "functionName");
+            if ((rc = want(L, &t, J_STR, is_name ? "functionName is not a string" : "url is not a string")))
+                return rc;
+            if (is_name) name = t;
+            else url = t;
+        } else if (key_is(&t, "scriptId")) {
+            /* A string in the protocol; some writers give a number. */
+            jws(L);
+            const char *at = L->p;
+            if ((rc = jnext(L, &t))) return rc;
+            if (t.type == J_NUM) {
+                t.s = at;
+                t.n = (size_t)(L->p - at);
+                t.esc = false;
+                sid = t;
+            } else if (t.type == J_STR) {
+                sid = t;
+            } else {
+                return jfail(L, "scriptId is not a string");
+            }
+        } else if (key_is(&t, "lineNumber") || key_is(&t, "columnNumber")) {
+            bool is_line = key_is(&t, "lineNumber");
+            if ((rc = want_int(L, &t, is_line ? "lineNumber is not an integer" : "columnNumber is not an integer")))
+                return rc;
+            if (is_line) line = t.iv;
+            else col = t.iv;
+        } else {
+            if ((rc = jnext(L, &t))) return rc;
+            if ((rc = jskip(L, &t))) return rc;
+        }
+    }
+    /* The tree's root is no function of the program: it gets no key unless a
+     * sample lands on it. */
+    if (name.n == 6 && !name.esc && memcmp(name.s, "(root)", 6) == 0 && url.n == 0) {
+        nd->fn = NO_FN;
+        return CGPROP_OK;
+    }
+    return frame_fn(v, L, &name, &url, &sid, line, col, &nd->fn);
+}
+
+static int read_node(v8r *v, jlex *L)
+{
+    if (!grow(v, (void **)&v->nodes, &v->ncap, v->nn, sizeof *v->nodes)) return v8_oom(v, L->line);
+    if (v->nn >= NO_NODE - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, L->line, "too many nodes");
+    uint32_t me = (uint32_t)v->nn;
+    vnode *nd = &v->nodes[v->nn++];
+    memset(nd, 0, sizeof *nd);
+    nd->parent = NO_NODE;
+    nd->line = L->line;
+    bool has_id = false, has_frame = false;
+    jtok t;
+    int rc;
+    for (;;) {
+        if ((rc = jnext(L, &t))) return rc;
+        if (t.type == J_OBJ_END) break;
+        if (key_is(&t, "id")) {
+            if ((rc = want_int(L, &t, "node id is not an integer"))) return rc;
+            v->nodes[me].id = t.iv;
+            has_id = true;
+        } else if (key_is(&t, "parent")) {
+            if ((rc = want_int(L, &t, "parent is not an integer"))) return rc;
+            v->nodes[me].parent_id = t.iv;
+            v->nodes[me].has_parent_id = true;
+        } else if (key_is(&t, "hitCount")) {
+            if ((rc = want_int(L, &t, "hitCount is not an integer"))) return rc;
+            if (t.iv < 0) return jfail(L, "negative hitCount");
+            v->nodes[me].hit = (uint64_t)t.iv;
+        } else if (key_is(&t, "callFrame")) {
+            if ((rc = read_call_frame(v, L, &v->nodes[me]))) return rc;
+            has_frame = true;
+        } else if (key_is(&t, "children")) {
+            if ((rc = want(L, &t, J_ARR, "children is not an array"))) return rc;
+            for (;;) {
+                if ((rc = jnext(L, &t))) return rc;
+                if (t.type == J_ARR_END) break;
+                if (t.type != J_NUM || !t.is_int) return jfail(L, "child id is not an integer");
+                if (t.ovf) return cgprop__read_fail(v->err, CGPROP_EOVERFLOW, L->line, "child id too large");
+                if (!grow(v, (void **)&v->edges, &v->ecap, v->ne, sizeof *v->edges)) return v8_oom(v, L->line);
+                v->edges[v->ne].parent = me;
+                v->edges[v->ne].child = t.iv;
+                v->edges[v->ne].line = L->line;
+                v->ne++;
+            }
+        } else {
+            if ((rc = jnext(L, &t))) return rc;
+            if ((rc = jskip(L, &t))) return rc;
+        }
+    }
+    if (!has_id) return jfail(L, "node without id");
+    if (!has_frame) return jfail(L, "node without callFrame");
+    return CGPROP_OK;
+}
+
+/* An array of integers, checked and counted; the second pass reads it again. */
+static int int_array(jlex *L, uint64_t *count, const char *what)
+{
+    jtok t;
+    int rc = want(L, &t, J_ARR, what);
+    if (rc) return rc;
+    uint64_t n = 0;
+    for (;;) {
+        if ((rc = jnext(L, &t))) return rc;
+        if (t.type == J_ARR_END) break;
+        if (t.type != J_NUM || !t.is_int) return jfail(L, what);
+        if (t.ovf) return cgprop__read_fail(L->err, CGPROP_EOVERFLOW, L->line, "number too large in %s", what);
+        n++;
+    }
+    *count = n;
+    return CGPROP_OK;
+}
+
+static int parse(v8r *v, jlex *L)
+{
+    jtok t;
+    int rc = want(L, &t, J_OBJ, "a .cpuprofile is a JSON object");
+    if (rc) return rc;
+    bool has_nodes = false;
+    for (;;) {
+        if ((rc = jnext(L, &t))) return rc;
+        if (t.type == J_OBJ_END) break;
+        if (key_is(&t, "nodes")) {
+            if ((rc = want(L, &t, J_ARR, "nodes is not an array"))) return rc;
+            has_nodes = true;
+            for (;;) {
+                if ((rc = jnext(L, &t))) return rc;
+                if (t.type == J_ARR_END) break;
+                if (t.type != J_OBJ) return jfail(L, "a node is not an object");
+                if ((rc = read_node(v, L))) return rc;
+            }
+        } else if (key_is(&t, "samples") || key_is(&t, "timeDeltas")) {
+            bool is_s = key_is(&t, "samples");
+            jws(L);
+            if (is_s) {
+                v->samples_at = L->p;
+                v->samples_line = L->line;
+                v->has_samples = true;
+                rc = int_array(L, &v->nsamples, "samples is not an array of integers");
+            } else {
+                v->deltas_at = L->p;
+                v->deltas_line = L->line;
+                v->has_deltas = true;
+                rc = int_array(L, &v->ndeltas, "timeDeltas is not an array of integers");
+            }
+            if (rc) return rc;
+        } else if (key_is(&t, "startTime")) {
+            if ((rc = want_int(L, &t, "startTime is not an integer"))) return rc;
+            v->start = t.iv;
+            v->has_start = true;
+        } else if (key_is(&t, "head")) {
+            return jfail(L, "the legacy \"head\" profile tree is not read; save the profile again");
+        } else {
+            if ((rc = jnext(L, &t))) return rc;
+            if ((rc = jskip(L, &t))) return rc;
+        }
+    }
+    if ((rc = jnext(L, &t))) return rc; /* only blanks may follow */
+    if (!has_nodes || v->nn == 0) return cgprop__read_fail(v->err, CGPROP_EFORMAT, L->line, "no nodes in the profile");
+    if (v->has_samples && v->has_deltas && v->nsamples != v->ndeltas)
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->deltas_line,
+                                 "%llu samples but %llu timeDeltas", (unsigned long long)v->nsamples,
+                                 (unsigned long long)v->ndeltas);
+    return CGPROP_OK;
+}
+
+static int cmp_idx(const void *a, const void *b)
+{
+    const vidx *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static uint32_t find(const v8r *v, int64_t id)
+{
+    size_t lo = 0, hi = v->nn;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->idx[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < v->nn && v->idx[lo].id == id ? v->idx[lo].i : NO_NODE;
+}
+
+static int set_parent(v8r *v, uint32_t child, uint32_t parent, uint64_t line)
+{
+    vnode *c = &v->nodes[child];
+    if (child == parent)
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "node %lld is its own child", (long long)c->id);
+    if (c->parent != NO_NODE && c->parent != parent)
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "node %lld has two parents", (long long)c->id);
+    c->parent = parent;
+    return CGPROP_OK;
+}
+
+/* Ids to indexes, parent links, and the depth of every node; a cycle of
+ * parent links never reaches a root and is refused. */
+static int link(v8r *v)
+{
+    v->idx = cgprop__realloc(v->g, NULL, v->nn, sizeof *v->idx);
+    if (!v->idx) return v8_oom(v, 0);
+    for (size_t i = 0; i < v->nn; i++) {
+        v->idx[i].id = v->nodes[i].id;
+        v->idx[i].i = (uint32_t)i;
+    }
+    qsort(v->idx, v->nn, sizeof *v->idx, cmp_idx);
+    for (size_t i = 1; i < v->nn; i++)
+        if (v->idx[i].id == v->idx[i - 1].id)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->nodes[v->idx[i].i].line, "duplicate node id %lld",
+                                     (long long)v->idx[i].id);
+    for (size_t e = 0; e < v->ne; e++) {
+        uint32_t c = find(v, v->edges[e].child);
+        if (c == NO_NODE)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->edges[e].line, "child id %lld names no node",
+                                     (long long)v->edges[e].child);
+        int rc = set_parent(v, c, v->edges[e].parent, v->edges[e].line);
+        if (rc) return rc;
+    }
+    for (size_t i = 0; i < v->nn; i++) {
+        if (!v->nodes[i].has_parent_id) continue;
+        uint32_t p = find(v, v->nodes[i].parent_id);
+        if (p == NO_NODE)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->nodes[i].line, "parent id %lld names no node",
+                                     (long long)v->nodes[i].parent_id);
+        int rc = set_parent(v, (uint32_t)i, p, v->nodes[i].line);
+        if (rc) return rc;
+    }
+    /* depth: 0 unknown, UINT32_MAX on the path being walked. Walk up to a
+     * node of known depth, then give depths on the way back down. */
+    for (size_t i = 0; i < v->nn; i++) {
+        uint32_t n = (uint32_t)i;
+        while (v->nodes[n].depth == 0) {
+            v->nodes[n].depth = UINT32_MAX;
+            if (v->nodes[n].parent == NO_NODE) break;
+            n = v->nodes[n].parent;
+        }
+        if (v->nodes[n].depth == UINT32_MAX && v->nodes[n].parent != NO_NODE)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->nodes[n].line,
+                                     "node %lld is its own ancestor (a cycle in the tree)", (long long)v->nodes[n].id);
+        /* n is now a root first met on this walk (depth 1), or a node of
+         * known depth; the path from i up to n gets the depths below it. */
+        if (v->nodes[n].depth == UINT32_MAX) v->nodes[n].depth = 1;
+        uint32_t d = v->nodes[n].depth;
+        uint32_t len = 0;
+        for (uint32_t m = (uint32_t)i; m != n; m = v->nodes[m].parent) len++;
+        if (len > UINT32_MAX - 2 - d)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->nodes[i].line, "tree too deep");
+        for (uint32_t m = (uint32_t)i; m != n; m = v->nodes[m].parent) v->nodes[m].depth = d + len--;
+    }
+    return CGPROP_OK;
+}
+
+/* The integers of an array checked in the first pass. */
+typedef struct iarr {
+    const char *p;
+    uint64_t line;
+} iarr;
+
+static int64_t inext(iarr *a)
+{
+    while (*a->p == ' ' || *a->p == '\t' || *a->p == '\r' || *a->p == '\n' || *a->p == ',' || *a->p == '[') {
+        if (*a->p == '\n') a->line++;
+        a->p++;
+    }
+    bool neg = *a->p == '-';
+    if (neg) a->p++;
+    uint64_t x = 0;
+    while (cgprop__is_digit(*a->p)) x = x * 10 + (uint64_t)(*a->p++ - '0');
+    return neg ? (x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x) : (int64_t)x;
+}
+
+static int sample_node(v8r *v, iarr *a, uint32_t *out)
+{
+    int64_t id = inext(a);
+    *out = find(v, id);
+    if (*out == NO_NODE)
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, a->line, "sample names no node: %lld", (long long)id);
+    return CGPROP_OK;
+}
+
+static int add_ts(v8r *v, int64_t *ts, int64_t d, uint64_t line)
+{
+    if ((d > 0 && *ts > INT64_MAX - d) || (d < 0 && *ts < INT64_MIN - d))
+        return cgprop__read_fail(v->err, CGPROP_EOVERFLOW, line, "time stamps overflow 64 bits");
+    *ts += d;
+    return CGPROP_OK;
+}
+
+typedef struct tsamp {
+    int64_t ts;
+    uint64_t i;
+    uint32_t node;
+} tsamp;
+
+static int cmp_ts(const void *a, const void *b)
+{
+    const tsamp *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int add_time(v8r *v, uint32_t node, uint64_t dt, uint64_t line)
+{
+    if (v->nodes[node].time > UINT64_MAX - dt)
+        return cgprop__read_fail(v->err, CGPROP_EOVERFLOW, line, "a cost sum overflows 64 bits");
+    v->nodes[node].time += dt;
+    return CGPROP_OK;
+}
+
+/* DevTools' timeline: the samples in time order, each lasting until the
+ * next one, the last one the mean interval (DevTools appends a time stamp
+ * that far after the last), here rounded to the µs. Time stamps are
+ * startTime plus the running sum of timeDeltas. V8 writes deltas in sampling
+ * order, which can step back; DevTools then sorts the samples by time stamp
+ * (stably), and so does this. */
+static uint64_t last_lasts(int64_t first, int64_t last, uint64_t n)
+{
+    uint64_t span = (uint64_t)last - (uint64_t)first;
+    return n < 2 ? 0 : span / (n - 1) + (span % (n - 1) >= (n - 1) - (n - 1) / 2 ? 1 : 0);
+}
+
+static int sample_pass(v8r *v)
+{
+    iarr s = {v->samples_at, v->samples_line};
+    iarr d = {v->deltas_at, v->deltas_line};
+    int64_t ts = v->start;
+    int64_t prev_ts = 0, first_ts = 0;
+    uint32_t prev = NO_NODE;
+    bool sorted = true;
+    int rc;
+    for (uint64_t i = 0; i < v->nsamples; i++) {
+        uint32_t nd;
+        if ((rc = sample_node(v, &s, &nd))) return rc;
+        v->nodes[nd].samples++;
+        if (!v->has_deltas) continue;
+        if ((rc = add_ts(v, &ts, inext(&d), d.line))) return rc;
+        if (prev != NO_NODE) {
+            if (ts < prev_ts) {
+                sorted = false;
+                break;
+            }
+            if ((rc = add_time(v, prev, (uint64_t)ts - (uint64_t)prev_ts, d.line))) return rc;
+        } else {
+            first_ts = ts;
+        }
+        prev = nd;
+        prev_ts = ts;
+    }
+    if (sorted) {
+        if (prev == NO_NODE) return CGPROP_OK;
+        return add_time(v, prev, last_lasts(first_ts, prev_ts, v->nsamples), d.line);
+    }
+
+    for (size_t i = 0; i < v->nn; i++) v->nodes[i].samples = v->nodes[i].time = 0;
+    if (v->nsamples > SIZE_MAX / sizeof(tsamp)) return v8_oom(v, 0);
+    tsamp *a = cgprop__realloc(v->g, NULL, (size_t)v->nsamples, sizeof *a);
+    if (!a) return v8_oom(v, v->samples_line);
+    s.p = v->samples_at;
+    s.line = v->samples_line;
+    d.p = v->deltas_at;
+    d.line = v->deltas_line;
+    ts = v->start;
+    rc = CGPROP_OK;
+    for (uint64_t i = 0; i < v->nsamples && !rc; i++) {
+        rc = sample_node(v, &s, &a[i].node);
+        if (!rc) rc = add_ts(v, &ts, inext(&d), d.line);
+        a[i].ts = ts;
+        a[i].i = i;
+    }
+    if (!rc) qsort(a, (size_t)v->nsamples, sizeof *a, cmp_ts);
+    for (uint64_t i = 0; i < v->nsamples && !rc; i++) {
+        v->nodes[a[i].node].samples++;
+        uint64_t dt = i + 1 < v->nsamples ? (uint64_t)a[i + 1].ts - (uint64_t)a[i].ts
+                                          : last_lasts(a[0].ts, a[i].ts, v->nsamples);
+        rc = add_time(v, a[i].node, dt, v->deltas_line);
+    }
+    cgprop__free(v->g, a);
+    return rc;
+}
+
+/* The tree spells each path once, while every sampled node adds its whole
+ * path: a long chain of sampled nodes would cost the square of its length.
+ * Past this many frames in all, the profile is refused rather than read for
+ * hours. */
+static uint64_t frame_budget(size_t len)
+{
+    uint64_t b = (uint64_t)len * 16u;
+    return b > ((uint64_t)1 << 26) ? b : (uint64_t)1 << 26;
+}
+
+static int add_stacks(v8r *v, size_t len)
+{
+    uint32_t maxd = 0;
+    uint64_t frames = 0;
+    for (size_t i = 0; i < v->nn; i++) {
+        if (v->nodes[i].depth > maxd) maxd = v->nodes[i].depth;
+        if (v->nodes[i].samples || v->nodes[i].time) frames += v->nodes[i].depth;
+    }
+    if (frames > frame_budget(len))
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, 0,
+                                 "the sampled paths hold %llu frames in all, more than this reader takes from %llu bytes",
+                                 (unsigned long long)frames, (unsigned long long)len);
+    uint32_t *fr = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *fr);
+    if (!fr) return v8_oom(v, 0);
+    int rc = CGPROP_OK;
+    for (size_t i = 0; i < v->nn && !rc; i++) {
+        vnode *nd = &v->nodes[i];
+        uint64_t w[2] = {nd->time, nd->samples};
+        if (!nd->samples && !nd->time) continue;
+        /* Fill from the leaf end; the root frame "(root)" is dropped unless
+         * it is the sample's only frame. */
+        size_t k = maxd + 1;
+        for (uint32_t m = (uint32_t)i; m != NO_NODE; m = v->nodes[m].parent) {
+            uint32_t fn = v->nodes[m].fn;
+            if (fn == NO_FN) {
+                if (v->nodes[m].parent == NO_NODE && k <= maxd) continue;
+                if (v->root_fn == NO_FN) {
+                    rc = cgprop_graph_add_node(v->g, "\t0:0\t(root)", 11, &v->root_fn);
+                    if (rc) {
+                        rc = cgprop__read_fail(v->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+                        break;
+                    }
+                }
+                fn = v->root_fn;
+            }
+            fr[--k] = fn;
+        }
+        if (rc) break;
+        rc = cgprop_graph_add_stack(v->g, fr + k, maxd + 1 - k, w);
+        if (rc == CGPROP_EOVERFLOW) rc = cgprop__read_fail(v->err, rc, nd->line, "a cost sum overflows 64 bits");
+        else if (rc) rc = cgprop__read_fail(v->err, rc, nd->line, "%s", cgprop_graph_errmsg(v->g));
+    }
+    cgprop__free(v->g, fr);
+    return rc;
+}
+
+int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
+                    cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
+{
+    (void)opts;
+    *out = NULL;
+    v8r v;
+    memset(&v, 0, sizeof v);
+    v.err = err;
+    v.root_fn = NO_FN;
+    if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+        data += 3;
+        len -= 3;
+    }
+    static const char *const names[] = {"time", "samples"};
+    int rc = cgprop_graph_new(alloc, names, NULL, 2, &v.g);
+    if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
+    jlex L;
+    jinit(&L, data, len, err);
+    rc = parse(&v, &L);
+    if (!rc) rc = link(&v);
+    if (!rc && v.has_samples) {
+        rc = sample_pass(&v);
+    } else if (!rc) {
+        /* No sample list: the hit counts are all there is. */
+        for (size_t i = 0; i < v.nn; i++) v.nodes[i].samples = v.nodes[i].hit;
+    }
+    if (!rc) rc = add_stacks(&v, len);
+    if (!rc && cgprop_graph_node_count(v.g) == 0)
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, L.line, "no sample in the profile");
+    cgprop__free(v.g, v.nodes);
+    cgprop__free(v.g, v.edges);
+    cgprop__free(v.g, v.idx);
+    cgprop__free(v.g, v.key);
+    if (rc) {
+        cgprop_graph_free(v.g);
+        return rc;
+    }
+    if (info) {
+        info->format = CGPROP_INPUT_V8;
+        info->recursion = CGPROP_RECS_STACKS;
+        info->lines = L.line;
+    }
+    *out = v.g;
+    return CGPROP_OK;
+}
+
+bool cgprop__v8_detect(const char *data, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) i = 3;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n')) i++;
+    if (i >= len || data[i] != '{') return false;
+    size_t lim = len - i < 4096 ? len - i : 4096;
+    const char *s = data + i;
+    bool nodes = false, frame = false;
+    for (size_t k = 0; k + 11 <= lim; k++) {
+        if (!nodes && memcmp(s + k, "\"nodes\"", 7) == 0) nodes = true;
+        if (!frame && memcmp(s + k, "\"callFrame\"", 11) == 0) frame = true;
+    }
+    return nodes && frame;
+}

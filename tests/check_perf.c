@@ -1,0 +1,435 @@
+/* perf script reader: hand-made samples with totals worked out by hand, the
+ * header and frame variants perf prints, malformed inputs, allocation
+ * failures, and a real recording against perf report's own figures. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgprop_io.h"
+
+#define DATA CGPROP_TEST_DATA
+
+static cgprop_graph *rd(const char *text, cgprop_read_info *info)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_PERF;
+    int rc = cgprop_read_buffer(text, strlen(text), "p", 1, &o, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
+    return g;
+}
+
+static void bad(const char *text, int code, uint64_t line, const char *reason)
+{
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_PERF;
+    int rc = cgprop_read_buffer(text, strlen(text), "s.perf", 6, &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
+    ck_assert(g == NULL);
+    ck_assert_uint_eq(err.line, line);
+    ck_assert_str_eq(err.file, "s.perf");
+    ck_assert_msg(strstr(err.reason, reason) != NULL, "reason '%s' lacks '%s'", err.reason, reason);
+}
+
+static uint32_t id(cgprop_graph *g, const char *k)
+{
+    uint32_t v;
+    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no function '%s'", k);
+    return v;
+}
+
+static uint64_t self(cgprop_graph *g, const char *k, uint32_t m)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, id(g, k), &r, sizeof r), CGPROP_OK);
+    return r.self;
+}
+
+static uint64_t total(cgprop_graph *g, const char *k, uint32_t m)
+{
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, id(g, k), &r, sizeof r), CGPROP_OK);
+    ck_assert_uint_eq(r.inexact, 0);
+    return r.C_n;
+}
+
+/* Four samples, root first:
+ *   main a b c          cycles 10
+ *   main a b a b        cycles 20   (a and b recursive: counted once)
+ *   main c              instructions 7
+ *   main [unknown in libx] do_syscall_64   cycles 5 (a kernel frame on top) */
+static const char hand[] =
+    "# ========\n"
+    "# captured on: today\n"
+    "# ========\n"
+    "#\n"
+    "prog 100/100 [000] 1.000001:         10 cycles:\n"
+    "\t            1001 c+0x1 (/bin/p)\n"
+    "\t            1002 b+0x2 (/bin/p)\n"
+    "\t            1003 a+0x3 (/bin/p)\n"
+    "\t            1004 main+0x4 (/bin/p)\n"
+    "\n"
+    "prog 100/100 [000] 1.000002:         20 cycles:\n"
+    "\t            1002 b+0x2 (/bin/p)\n"
+    "\t            1003 a+0x3 (/bin/p)\n"
+    "\t            1012 b+0x12 (/bin/p)\n"
+    "\t            1013 a+0x13 (/bin/p)\n"
+    "\t            1004 main+0x4 (/bin/p)\n"
+    "\n"
+    "prog 100/100 [001] 1.000003:          7 instructions:\n"
+    "\t            1001 c (/bin/p)\n"
+    "\t            1004 main (/bin/p)\n"
+    "\n"
+    "prog 100/100 [001] 1.000004:          5 cycles:\n"
+    "\tffffffff81000000 do_syscall_64+0x10 ([kernel.kallsyms])\n"
+    "\t            9999 [unknown] (/lib/libx.so)\n"
+    "\t            1004 main+0x4 (/bin/p)\n"
+    "\n";
+
+START_TEST(hand_made)
+{
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd(hand, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PERF);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_STACKS);
+    ck_assert_uint_eq(info.lines, 26);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 3);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "cycles");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "instructions");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 2, NULL), "samples");
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
+    const char *M = "/bin/p\t\tmain", *A = "/bin/p\t\ta", *B = "/bin/p\t\tb", *C = "/bin/p\t\tc";
+    const char *U = "/lib/libx.so\t\t[unknown] (libx.so)", *K = "[kernel.kallsyms]\t\tdo_syscall_64";
+    /* cycles: 10 + 20 + 5 = 35 in all */
+    ck_assert_uint_eq(total(g, M, 0), 35);
+    ck_assert_uint_eq(total(g, A, 0), 30);
+    ck_assert_uint_eq(total(g, B, 0), 30);
+    ck_assert_uint_eq(total(g, C, 0), 10);
+    ck_assert_uint_eq(total(g, U, 0), 5);
+    ck_assert_uint_eq(total(g, K, 0), 5);
+    ck_assert_uint_eq(self(g, C, 0), 10);
+    ck_assert_uint_eq(self(g, B, 0), 20);
+    ck_assert_uint_eq(self(g, K, 0), 5);
+    ck_assert_uint_eq(self(g, M, 0), 0);
+    /* instructions: only the third sample */
+    ck_assert_uint_eq(total(g, M, 1), 7);
+    ck_assert_uint_eq(total(g, C, 1), 7);
+    ck_assert_uint_eq(self(g, C, 1), 7);
+    ck_assert_uint_eq(total(g, A, 1), 0);
+    ck_assert_uint_eq(total(g, K, 1), 0);
+    /* samples: one per sample of any event */
+    ck_assert_uint_eq(total(g, M, 2), 4);
+    ck_assert_uint_eq(total(g, A, 2), 2);
+    ck_assert_uint_eq(total(g, B, 2), 2);
+    ck_assert_uint_eq(total(g, C, 2), 2);
+    ck_assert_uint_eq(total(g, U, 2), 1);
+    ck_assert_uint_eq(self(g, B, 2), 1);
+    ck_assert_str_eq(cgprop_node_display_name(g, id(g, U), NULL), "[unknown] (libx.so)");
+    ck_assert_str_eq(cgprop_node_display_name(g, id(g, K), NULL), "do_syscall_64");
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(header_variants)
+{
+    /* The fields perf prints vary with -F; one one-frame sample each, a
+     * function per variant, so each period shows as its function's self. */
+    cgprop_graph *g = rd("prog 100 1.5: 42 cyc:\n\t 1 pid_only (/b)\n\n"
+                         "prog 100/101 [001] 1.5: cyc:\n\t 1 no_period (/b)\n\n"
+                         "prog  100 cyc:\n\t 1 no_time (/b)\n\n"
+                         "Web Content 100/101 [003] 1.5: 43 cyc:\n\t 1 comm_blanks (/b)\n\n"
+                         "prog 100 [000] 44 cyc:\n\t 1 cpu_no_time (/b)\n\n"
+                         "            prog   100/100  [002]  7.25:      45     cyc:  \n\t 1 padded (/b)\n",
+                         NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_uint_eq(self(g, "/b\t\tpid_only", 0), 42);
+    ck_assert_uint_eq(self(g, "/b\t\tno_period", 0), 1);
+    ck_assert_uint_eq(self(g, "/b\t\tno_time", 0), 1);
+    ck_assert_uint_eq(self(g, "/b\t\tcomm_blanks", 0), 43);
+    ck_assert_uint_eq(self(g, "/b\t\tcpu_no_time", 0), 44);
+    ck_assert_uint_eq(self(g, "/b\t\tpadded", 0), 45);
+    ck_assert_uint_eq(self(g, "/b\t\tpadded", 1), 1);
+    cgprop_graph_free(g);
+    /* An event named like the count: the count takes another name. */
+    g = rd("p 1 1.0: 5 samples:\n\t 1 f (/b)\n", NULL);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "sample_count");
+    ck_assert_uint_eq(self(g, "/b\t\tf", 0), 5);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(frame_variants)
+{
+    cgprop_graph *g = rd(
+        /* perf script --inline: the inlined function has no dso of its own */
+        "p 1 1.0: 4 cyc:\n"
+        "\t          10 inner (inlined)\n"
+        "\t          10 outer+0x5 (/bin/p)\n"
+        "\t          20 main+0x1 (/bin/p)\n"
+        "  p.c:12\n" /* -F +srcline extras are not frames */
+        "\n"
+        /* C++: blanks and parentheses inside the symbol; a TAB in it */
+        "p 1 1.1: 6 cyc:\n"
+        "\t          30 std::vector<int, std::allocator<int> >::push_back(int const&)+0x1f (/usr/lib/libstdc++.so.6)\n"
+        "\t          31 operator+ (/bin/p)\n"
+        "\t          32 odd\tname+0x2 (/bin/p)\n"
+        "\t          20 main+0x1 (/bin/p)\r\n"
+        "\r\n"
+        /* no frame: perf still counts the sample */
+        "p 1 1.2: 2 cyc:\n"
+        "\n"
+        /* --call-graph dwarf: the inlined caller after the real frame */
+        "p 1 1.4: 8 cyc:\n"
+        "\t           27249 start_call+0x79 (/lib/libc.so.6)\n"
+        "\t           27304 start_impl+0x84 (inlined)\n"
+        "\t            1090 _start+0x20 (/bin/p)\n"
+        "\n"
+        /* [unknown] everywhere */
+        "p 1 1.3: 3 cyc:\n"
+        "\t           0 [unknown] ([unknown])\n",
+        NULL);
+    ck_assert_uint_eq(self(g, "/bin/p\t\tinner", 0), 4);
+    ck_assert_uint_eq(total(g, "/bin/p\t\touter", 0), 4);
+    ck_assert_uint_eq(self(g, "/usr/lib/libstdc++.so.6\t\tstd::vector<int, std::allocator<int> >::push_back(int const&)", 0),
+                      6);
+    ck_assert_uint_eq(total(g, "/bin/p\t\toperator+", 0), 6);
+    ck_assert_uint_eq(total(g, "/bin/p\t\todd name", 0), 6);
+    ck_assert_uint_eq(total(g, "/bin/p\t\tmain", 0), 10);
+    ck_assert_uint_eq(total(g, "/lib/libc.so.6\t\tstart_impl", 0), 8);
+    ck_assert_uint_eq(self(g, "/lib/libc.so.6\t\tstart_call", 0), 8);
+    ck_assert_uint_eq(self(g, "[unknown]\t\t[unknown]", 0), 5);
+    ck_assert_uint_eq(self(g, "[unknown]\t\t[unknown]", 1), 2);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(no_callchain)
+{
+    /* perf record without -g: one line per sample, the frame on it. */
+    cgprop_graph *g = rd("p 7 1.0:   3 cpu-clock:      4005d0 main+0x10 (/bin/p)\n"
+                         "p 7 1.1:   3 cpu-clock:      4005e4 f+0x4 (/bin/p)\n"
+                         "p 7 1.2:   3 cpu-clock:      4005e8 f+0x8 (/bin/p)\n",
+                         NULL);
+    ck_assert_uint_eq(self(g, "/bin/p\t\tmain", 0), 3);
+    ck_assert_uint_eq(self(g, "/bin/p\t\tf", 0), 6);
+    ck_assert_uint_eq(self(g, "/bin/p\t\tf", 1), 2);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(malformed)
+{
+    bad("\t 10 main (/bin/p)\n", CGPROP_EFORMAT, 1, "frame line before any sample header");
+    bad("p 1 1.0: 1 c:\n\t 1 a (/b)\n\n\t 2 b (/b)\n", CGPROP_EFORMAT, 4, "frame line before any sample header");
+    bad("", CGPROP_EFORMAT, 0, "no sample");
+    bad("# only a comment\n\n", CGPROP_EFORMAT, 2, "no sample");
+    bad("p 1 1.0: 99999999999999999999 c:\n\t 1 main (/b)\n", CGPROP_EOVERFLOW, 1, "period too large");
+    bad("p 1 1.0: 18446744073709551615 c:\n\t 1 main (/b)\n\np 1 1.1: 1 c:\n\t 1 main (/b)\n", CGPROP_EOVERFLOW, 4,
+        "overflows");
+    bad("p 1 1.0: 1 cyc:\n\t 1 f (/b)\n\np 1 1.0: 1 cyc\x01:\n\t 1 f (/b)\n\np 1 1.0: 1 cyc_:\n\t 1 f (/b)\n",
+        CGPROP_EFORMAT, 0, "two events read as one metric name 'cyc_'");
+    bad("p 1 1.0: 1 samples:\n\t 1 f (/b)\n\np 1 1.0: 1 sample_count:\n\t 1 f (/b)\n\n"
+        "p 1 1.0: 1 perf_samples:\n\t 1 f (/b)\n",
+        CGPROP_EFORMAT, 0, "sample count");
+    /* 64 events need 65 metrics with the sample count */
+    char many[64 * 40];
+    size_t k = 0;
+    for (int i = 0; i < 64; i++) k += (size_t)snprintf(many + k, sizeof many - k, "p 1 1.0: 1 ev%d:\n\t 1 f (/b)\n\n", i);
+    bad(many, CGPROP_EFORMAT, 190, "more than 63 events");
+}
+END_TEST
+
+START_TEST(detect)
+{
+    ck_assert_uint_eq(cgprop_read_detect(hand, strlen(hand)), CGPROP_INPUT_PERF);
+    const char *f = "main;a;b 3\n";
+    ck_assert_uint_eq(cgprop_read_detect(f, strlen(f)), CGPROP_INPUT_FOLDED);
+    const char *c = "events: Ir\nfn=main\n1 2\n";
+    ck_assert_uint_eq(cgprop_read_detect(c, strlen(c)), CGPROP_INPUT_CALLGRIND);
+    /* by content, through the ordinary entry point */
+    cgprop_graph *g = NULL;
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    ck_assert_int_eq(cgprop_read_buffer(hand, strlen(hand), NULL, 0, NULL, NULL, &g, &info, NULL), CGPROP_OK);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PERF);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+typedef struct fa_state {
+    long budget, live;
+} fa_state;
+static void *fa_malloc(void *u, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    void *p = malloc(n);
+    if (p) s->live++;
+    return p;
+}
+static void *fa_realloc(void *u, void *p, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    if (!p) {
+        void *q = malloc(n);
+        if (q) s->live++;
+        return q;
+    }
+    return realloc(p, n);
+}
+static void fa_free(void *u, void *p)
+{
+    if (p) ((fa_state *)u)->live--;
+    free(p);
+}
+
+START_TEST(alloc_failures)
+{
+    int ok = 0;
+    for (long budget = 0; budget < 5000 && !ok; budget++) {
+        fa_state s = {budget, 0};
+        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        int rc = cgprop_read_buffer(hand, strlen(hand), "a", 1, NULL, &a, &g, NULL, &err);
+        if (rc == CGPROP_OK) {
+            ok = 1;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            ck_assert(g == NULL);
+            ck_assert(strstr(err.reason, "out of memory") != NULL);
+        }
+        ck_assert_int_eq(s.live, 0);
+    }
+    ck_assert(ok);
+}
+END_TEST
+
+/* ---- a real recording against perf report --children --sort symbol ---- */
+
+static uint64_t metric_total(cgprop_graph *g, uint32_t m)
+{
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
+        cgprop_node_row r;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, i, &r, sizeof r), CGPROP_OK);
+        t += r.self;
+    }
+    return t;
+}
+
+static uint32_t by_display(cgprop_graph *g, const char *name)
+{
+    uint32_t found = UINT32_MAX;
+    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
+        if (strcmp(cgprop_node_display_name(g, i, NULL), name) == 0) {
+            ck_assert_msg(found == UINT32_MAX, "two functions show as %s", name);
+            found = i;
+        }
+    }
+    ck_assert_msg(found != UINT32_MAX, "perf reports %s, cgprop has no such function", name);
+    return found;
+}
+
+/* Every symbol row of perf's report: Children is cgprop's total, Self its
+ * self, as percentages of the event's total, to perf's two decimals. */
+static int against_report(const char *p, const char *report)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    ck_assert_msg(cgprop_read_file(p, strlen(p), NULL, NULL, &g, &info, &err) == CGPROP_OK, "%s", err.reason);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PERF);
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+
+    FILE *f = fopen(report, "r");
+    ck_assert(f != NULL);
+    char line[512];
+    int metric = -1;
+    int rows = 0;
+    uint64_t tot = 0;
+    while (fgets(line, sizeof line, f)) {
+        char ev[128];
+        unsigned long long nsamp;
+        if (sscanf(line, "# Samples: %llu of event '%127[^']'", &nsamp, ev) == 2) {
+            metric = -1;
+            for (uint32_t m = 0; m < cgprop_graph_metric_count(g); m++)
+                if (strcmp(cgprop_graph_metric_name(g, m, NULL), ev) == 0) metric = (int)m;
+            ck_assert_msg(metric >= 0, "no metric for event %s", ev);
+            tot = metric_total(g, (uint32_t)metric);
+            continue;
+        }
+        double children, selfp;
+        char sym[256];
+        if (sscanf(line, " %lf%% %lf%% [%*[.k]] %255s", &children, &selfp, sym) != 3) continue;
+        ck_assert(metric >= 0);
+        uint32_t n = by_display(g, sym);
+        cgprop_split_row s;
+        cgprop_node_row r;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, (uint32_t)metric, n, &s, sizeof s), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, (uint32_t)metric, n, &r, sizeof r), CGPROP_OK);
+        ck_assert_uint_eq(s.inexact, 0);
+        double ours_total = 100.0 * (double)s.C_n / (double)tot;
+        double ours_self = 100.0 * (double)r.self / (double)tot;
+        /* perf prints two decimals */
+        ck_assert_msg(fabs(ours_total - children) <= 0.005 + 1e-9, "%s: total %.4f%%, perf Children %.2f%%", sym,
+                      ours_total, children);
+        ck_assert_msg(fabs(ours_self - selfp) <= 0.005 + 1e-9, "%s: self %.4f%%, perf Self %.2f%%", sym, ours_self,
+                      selfp);
+        rows++;
+    }
+    fclose(f);
+    cgprop_graph_free(g);
+    return rows;
+}
+
+START_TEST(real_recording)
+{
+    /* perf record -g: six symbols for each of the two events */
+    ck_assert_int_eq(against_report(DATA "/perf/recur.perf", DATA "/perf/recur.report"), 12);
+    /* --call-graph dwarf: __libc_start_main_impl comes as an inlined frame */
+    ck_assert_int_eq(against_report(DATA "/perf/recur-dwarf.perf", DATA "/perf/recur-dwarf.report"), 8);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("perf");
+    TCase *tc = tcase_create("perf");
+    tcase_add_test(tc, hand_made);
+    tcase_add_test(tc, header_variants);
+    tcase_add_test(tc, frame_variants);
+    tcase_add_test(tc, no_callchain);
+    tcase_add_test(tc, malformed);
+    tcase_add_test(tc, detect);
+    tcase_add_test(tc, alloc_failures);
+    tcase_add_test(tc, real_recording);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""cgprop's report on `perf script` text against perf's own figures
+(`perf report --children --stdio --sort symbol -g none`): the Children
+percentage of each symbol is cgprop's total, Self its self, to perf's two
+decimals (standard library only).
+
+  check_perf.py TOOL SCRIPT.perf REPORT.txt   a committed recording
+  check_perf.py TOOL --live PROGRAM.c         build, record with perf and
+                                              check (exit 77, skipped, when
+                                              perf or a C compiler is missing
+                                              or perf may not record)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROW = re.compile(r"^\s*([0-9.]+)%\s+([0-9.]+)%\s+\[(.)\]\s+(.*?)\s*(?:-\s+-\s*)?$")
+
+
+def parse_report(text):
+    """{event: [(children, self, symbol)]}"""
+    out, ev = {}, None
+    for line in text.splitlines():
+        m = re.match(r"# Samples: \S+\s+of event '([^']*)'", line)
+        if m:
+            ev = m.group(1)
+            out[ev] = []
+            continue
+        if line.startswith("#") or ev is None:
+            continue
+        m = ROW.match(line)
+        if m:
+            out[ev].append((float(m.group(1)), float(m.group(2)), m.group(4)))
+    return out
+
+
+def check(tool, script, report_text, min_pct=0.0):
+    rep = json.loads(subprocess.run([tool, "report", "--format", "json", "--input", "perf", script], check=True,
+                                    stdout=subprocess.PIPE).stdout)
+    metrics = rep["metrics"]
+    by_name = {}
+    for f in rep["functions"]:
+        by_name.setdefault(f["name"], []).append(f)
+    bad = rows = 0
+    for ev, lines in parse_report(report_text).items():
+        if ev not in metrics:
+            print("event %s: no such metric in %r" % (ev, metrics))
+            bad += 1
+            continue
+        m = metrics.index(ev)
+        total = rep["totals"][m]
+        for children, selfp, sym in lines:
+            if children < min_pct:
+                continue
+            if re.fullmatch(r"0x[0-9a-f]+", sym):
+                continue  # perf lists unresolved addresses one by one; cgprop keys them by dso
+            # perf marks a function reached as an inlined copy; cgprop keeps
+            # one function for all its copies.
+            if sym.endswith(" (inlined)"):
+                sym = sym[: -len(" (inlined)")]
+            fs = by_name.get(sym, [])
+            if len(fs) != 1:
+                print("%s: %d functions named %r in cgprop's report" % (ev, len(fs), sym))
+                bad += 1
+                continue
+            f = fs[0]
+            ours_t = 100.0 * f["total"][m] / total
+            ours_s = 100.0 * f["self"][m] / total
+            rows += 1
+            if abs(ours_t - children) > 0.005 + 1e-9 or abs(ours_s - selfp) > 0.005 + 1e-9:
+                print("%s %s: cgprop total %.4f%% self %.4f%%, perf Children %.2f%% Self %.2f%%"
+                      % (ev, sym, ours_t, ours_s, children, selfp))
+                bad += 1
+    print("%s: %d rows compared: %s" % (script, rows, "FAIL" if bad or not rows else "ok"))
+    return 1 if bad or not rows else 0
+
+
+def live(tool, source):
+    perf, cc = shutil.which("perf"), shutil.which("cc") or shutil.which("gcc")
+    if not perf or not cc:
+        print("perf or a C compiler not installed: live check skipped")
+        return 77
+    with tempfile.TemporaryDirectory() as d:
+        exe = os.path.join(d, "recur")
+        subprocess.run([cc, "-O1", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", source, "-o", exe],
+                       check=True)
+        status = 0
+        # Frame-pointer chains, then DWARF unwinding (which adds inlined frames).
+        for i, how in enumerate((["-g"], ["--call-graph", "dwarf"])):
+            data, script = os.path.join(d, "perf%d.data" % i), os.path.join(d, "recur%d.perf" % i)
+            r = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-F", "1000"] + how + ["-o", data, exe],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if r.returncode != 0 or not os.path.exists(data):
+                print("perf record %s failed (perf_event_paranoid?): live check skipped\n%s"
+                      % (" ".join(how), r.stderr.decode(errors="replace")))
+                return 77
+            with open(script, "wb") as out:
+                subprocess.run([perf, "script", "-i", data], check=True, stdout=out, stderr=subprocess.DEVNULL)
+            text = subprocess.run([perf, "report", "-i", data, "--children", "--stdio", "--sort", "symbol", "-g",
+                                   "none"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+            status |= check(tool, script, text.decode(), min_pct=0.5)
+        return status
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--live":
+        return live(sys.argv[1], sys.argv[3])
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    return check(sys.argv[1], sys.argv[2], open(sys.argv[3], encoding="utf-8").read())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

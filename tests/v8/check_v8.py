@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""cgprop's report on a .cpuprofile against totals worked out here from the
+JSON itself (standard library only).
+
+  check_v8.py TOOL PROFILE.cpuprofile      the committed profile
+  check_v8.py TOOL --live SCRIPT.js        record SCRIPT.js with node --cpu-prof
+                                           first (exit 77, skipped, without node)
+
+The rules computed here are those of docs/formats/v8.md: a function is
+url + 1-based line:column + name ("(anonymous)" when empty); the tree's
+"(root)" is no frame; sample i lasts from its time stamp to the next one in
+time order (DevTools' timeline); a function is counted
+once per sample however often it recurs on the stack. The last sample in time
+order lasts the mean interval, (last time stamp - first) / (samples - 1).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def key_of(cf):
+    url = cf.get("url", "")
+    sid = str(cf.get("scriptId", ""))
+    if url:
+        q = url
+    elif sid and sid != "0":
+        q = "script " + sid
+    else:
+        q = ""
+    name = cf.get("functionName", "") or "(anonymous)"
+    line = cf.get("lineNumber", -1) + 1
+    col = cf.get("columnNumber", -1) + 1
+    clean = lambda s: s.replace("\t", " ")
+    return "%s\t%d:%d\t%s" % (clean(q), line, col, clean(name))
+
+
+def expected(prof):
+    nodes = {n["id"]: n for n in prof["nodes"]}
+    parent = {}
+    for n in prof["nodes"]:
+        for c in n.get("children", []):
+            parent[c] = n["id"]
+        if "parent" in n:
+            parent[n["id"]] = n["parent"]
+    samples = prof["samples"]
+    deltas = prof["timeDeltas"]
+    ts, t = [], prof["startTime"]
+    for d in deltas:
+        t += d
+        ts.append(t)
+    order = sorted(range(len(samples)), key=lambda i: (ts[i], i))
+    dur = [0] * len(samples)
+    for j in range(len(order) - 1):
+        dur[order[j]] = ts[order[j + 1]] - ts[order[j]]
+    if len(order) >= 2:
+        # DevTools appends a time stamp one mean interval after the last one;
+        # rounded to the microsecond, halves up.
+        span, m = ts[order[-1]] - ts[order[0]], len(order) - 1
+        dur[order[-1]] = (2 * span + m) // (2 * m)
+    tot = {}
+    slf = {}
+    for i, sid in enumerate(samples):
+        path = []
+        n = sid
+        while True:
+            node = nodes[n]
+            cf = node["callFrame"]
+            is_root = n not in parent
+            if not (is_root and cf["functionName"] == "(root)" and not cf.get("url") and path):
+                path.append(key_of(cf))
+            if is_root:
+                break
+            n = parent[n]
+        w = (dur[i], 1)
+        for k in set(path):
+            a = tot.setdefault(k, [0, 0])
+            a[0] += w[0]
+            a[1] += w[1]
+        a = slf.setdefault(path[0], [0, 0])
+        a[0] += w[0]
+        a[1] += w[1]
+    return tot, slf
+
+
+def check(tool, path):
+    prof = json.load(open(path, encoding="utf-8"))
+    tot, slf = expected(prof)
+    out = subprocess.run([tool, "report", "--format", "json", path], check=True, stdout=subprocess.PIPE).stdout
+    rep = json.loads(out)
+    if rep["metrics"] != ["time", "samples"]:
+        sys.exit("metrics: %r" % rep["metrics"])
+    got = {f["key"]: f for f in rep["functions"]}
+    bad = 0
+    for k in sorted(set(tot) | set(got)):
+        want_t = tot.get(k, [0, 0])
+        want_s = slf.get(k, [0, 0])
+        f = got.get(k)
+        if f is None:
+            print("missing in cgprop's report: %r" % k)
+            bad += 1
+            continue
+        if f["total"] != want_t or f["self"] != want_s:
+            print("%r: cgprop total %r self %r, expected total %r self %r" % (k, f["total"], f["self"], want_t, want_s))
+            bad += 1
+    grand = [sum(v[0] for v in slf.values()), sum(v[1] for v in slf.values())]
+    if rep["totals"] != grand:
+        print("program totals: cgprop %r, expected %r" % (rep["totals"], grand))
+        bad += 1
+    print("%s: %d functions, %d samples, %d us: %s" % (path, len(tot), grand[1], grand[0], "FAIL" if bad else "ok"))
+    return bad
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--live":
+        node = shutil.which("node")
+        if not node:
+            print("node not installed: live check skipped")
+            return 77
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([node, "--cpu-prof", "--cpu-prof-dir", d, sys.argv[3]], check=True,
+                           stdout=subprocess.DEVNULL)
+            profs = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".cpuprofile")]
+            if len(profs) != 1:
+                sys.exit("expected one profile, found %r" % profs)
+            return 1 if check(sys.argv[1], profs[0]) else 0
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    return 1 if check(sys.argv[1], sys.argv[2]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
