@@ -35,7 +35,9 @@ enum cgprop_input_format {
     CGPROP_INPUT_AUTO = 0,      /**< Recognise the format by content. */
     CGPROP_INPUT_CALLGRIND = 1, /**< Callgrind profile (valgrind --tool=callgrind, KCachegrind). */
     CGPROP_INPUT_FOLDED = 2,    /**< Folded stacks: "a;b;c 42" lines, one or more weights. */
-    CGPROP_INPUT_EVENTS = 3     /**< The recorder's event trace format. */
+    CGPROP_INPUT_EVENTS = 3,    /**< The recorder's event trace format. */
+    CGPROP_INPUT_PPROF = 5      /**< pprof's profile.proto (Go runtime/pprof and others), gzipped or not.
+                                     Any input may be gzipped: the readers inflate it first. */
 };
 
 /** Function key modes (the @c key_mode field of ::cgprop_read_options). */

@@ -20,7 +20,8 @@ static const char usage[] =
     "Reads a profile and reports inclusive costs that are right under recursion.\n"
     "\n"
     "options:\n"
-    "  --input callgrind|folded|events|auto   input format (default auto: by content)\n"
+    "  --input callgrind|folded|events|pprof|auto   input format (default auto: by content;\n"
+    "                           any of them may be gzipped)\n"
     "  --format text|json|dot|callgrind       output format (default text)\n"
     "  --metric NAME            metric shown by text and dot (default: the first)\n"
     "  --share cost|count       propagate by call cost or call count\n"
@@ -271,8 +272,9 @@ int main(int argc, char **argv)
             if (!strcmp(val, "callgrind")) ro.format = CGPROP_INPUT_CALLGRIND;
             else if (!strcmp(val, "folded")) ro.format = CGPROP_INPUT_FOLDED;
             else if (!strcmp(val, "events")) ro.format = CGPROP_INPUT_EVENTS;
+            else if (!strcmp(val, "pprof")) ro.format = CGPROP_INPUT_PPROF;
             else if (!strcmp(val, "auto")) ro.format = CGPROP_INPUT_AUTO;
-            else return fail("--input: unknown format '%s' (callgrind, folded, events, auto)%s", val, ""), 2;
+            else return fail("--input: unknown format '%s' (callgrind, folded, events, pprof, auto)%s", val, ""), 2;
         } else if (!strcmp(name, "--format")) {
             if (!strcmp(val, "text")) format = CGPROP_FORMAT_TEXT;
             else if (!strcmp(val, "json")) format = CGPROP_FORMAT_JSON;
