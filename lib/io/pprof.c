@@ -635,6 +635,16 @@ static int run(pp *p, const cgprop_read_options *opts, const cgprop_allocator *a
         (rc = sort_ids(p, p->fn, p->nfn, sizeof *p->fn, offsetof(pfn, off), "function")) ||
         (rc = sort_ids(p, p->loc, p->nloc, sizeof *p->loc, offsetof(ploc, off), "location")))
         return rc;
+    /* Every string index, used or not, as pprof itself checks them. */
+    const char *sv;
+    size_t sn;
+    for (size_t i = 0; i < p->nfn; i++)
+        if ((rc = string_at(p, p->fn[i].name, p->fn[i].off, "Function.name", &sv, &sn)) ||
+            (rc = string_at(p, p->fn[i].sys, p->fn[i].off, "Function.system_name", &sv, &sn)) ||
+            (rc = string_at(p, p->fn[i].file, p->fn[i].off, "Function.filename", &sv, &sn)))
+            return rc;
+    for (size_t i = 0; i < p->nmap; i++)
+        if ((rc = string_at(p, p->map[i].file, p->map[i].off, "Mapping.filename", &sv, &sn))) return rc;
     if ((rc = make_graph(p, alloc))) return rc;
     if ((rc = resolve_locations(p, opts->key_mode != CGPROP_KEY_NAME))) return rc;
     return pass2(p);
@@ -674,10 +684,38 @@ int cgprop__pprof_read(const char *data, size_t len, const cgprop_read_options *
     return CGPROP_OK;
 }
 
-/* Detection: the bytes must open as a Profile message: only the fields
- * profile.proto defines, each with its wire type, lengths that fit (the
- * last may run past a prefix cut short), and a sample_type, sample or
- * string_table among them. Text formats fail within a few bytes. */
+/* Whether d[q..end) is a run of well-formed fields (one level deep);
+ * varints only for a ValueType. */
+static bool fields_ok(const unsigned char *d, size_t q, size_t end, bool varints_only)
+{
+    while (q < end) {
+        uint64_t tag, v;
+        if (varint(d, &q, end, &tag) || (tag >> 3) == 0) return false;
+        unsigned wt = (unsigned)(tag & 7);
+        if (varints_only && wt != WT_VARINT) return false;
+        if (wt == WT_VARINT) {
+            if (varint(d, &q, end, &v)) return false;
+        } else if (wt == WT_LEN) {
+            if (varint(d, &q, end, &v) || v > end - q) return false;
+            q += (size_t)v;
+        } else if (wt == WT_I64 || wt == WT_I32) {
+            size_t n = wt == WT_I64 ? 8 : 4;
+            if (end - q < n) return false;
+            q += n;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Detection: the bytes must open as a Profile message: the first field
+ * one that profile.proto defines, every defined field with its wire type,
+ * other fields with a real wire type, lengths that fit (only a field after
+ * the third may run past a prefix cut short), messages whose insides are
+ * fields, and a sample_type, sample or string_table among them. Text
+ * formats fail within a few bytes: their first bytes are no Profile field
+ * with its wire type, or a newline (field 1) opens no ValueType. */
 bool cgprop__pprof_detect(const char *data, size_t len)
 {
     const unsigned char *d = (const unsigned char *)data;
@@ -690,24 +728,36 @@ bool cgprop__pprof_detect(const char *data, size_t len)
         if (r == 1) break; /* the prefix ends inside a tag */
         if (r) return false;
         uint64_t num = tag >> 3, wt = tag & 7;
+        bool known = num >= 1 && num <= 15;
         bool len_field = (num >= 1 && num <= 6) || num == 11 || num == 13;
-        bool int_field = (num >= 7 && num <= 10) || num == 12 || num == 13 || num == 14 || num == 15;
-        if (wt == WT_LEN && len_field) {
+        bool int_field = (num >= 7 && num <= 15 && num != 11);
+        if (num == 0 || (fields == 0 && !known)) return false;
+        if (known && !((wt == WT_LEN && len_field) || (wt == WT_VARINT && int_field))) return false;
+        fields++;
+        if (wt == WT_LEN) {
             r = varint(d, &q, len, &v);
             if (r == 1) break;
             if (r) return false;
             if (num == 1 || num == 2 || num == 6) core = true;
-            fields++;
-            if (v >= len - q) {
+            if (v > len - q) {
+                if (fields < 4) return false;
                 q = len;
                 break;
             }
+            if (known && num != 6 && num != 13 && !fields_ok(d, q, q + (size_t)v, num == 1 || num == 11))
+                return false;
             q += (size_t)v;
-        } else if (wt == WT_VARINT && int_field) {
+        } else if (wt == WT_VARINT) {
             r = varint(d, &q, len, &v);
             if (r == 1) break;
             if (r) return false;
-            fields++;
+        } else if (wt == WT_I64 || wt == WT_I32) {
+            size_t n = wt == WT_I64 ? 8 : 4;
+            if (len - q <= n) {
+                q = len;
+                break;
+            }
+            q += n;
         } else {
             return false;
         }
