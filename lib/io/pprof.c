@@ -392,6 +392,12 @@ static int sort_ids(pp *p, void *base, size_t n, size_t size, size_t off_at, con
 static size_t find_id(const void *base, size_t n, size_t size, uint64_t id)
 {
     const unsigned char *b = base;
+    /* Producers mostly number 1..n: then row id - 1 holds it. */
+    if (id - 1 < n) {
+        uint64_t v;
+        memcpy(&v, b + (size_t)(id - 1) * size, sizeof v);
+        if (v == id) return (size_t)(id - 1);
+    }
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -416,13 +422,14 @@ static int string_at(pp *p, uint64_t idx, size_t off, const char *what, const ch
     return CGPROP_OK;
 }
 
-/* Append s[0..n) to the key at *kl, TABs made spaces (TAB separates the
- * key's parts). */
+/* Append s[0..n) to the key at *kl, TAB, LF and CR made spaces: TAB
+ * separates the key's parts, and no line-based output (callgrind) could
+ * carry a line break; a text format's reader never sees one in a name. */
 static bool key_put(pp *p, size_t *kl, const char *s, size_t n)
 {
     if (n > SIZE_MAX - *kl - 1) return false;
     if (!grow(p, (void **)&p->key, &p->ckey, *kl + n + 1, 1)) return false;
-    for (size_t i = 0; i < n; i++) p->key[*kl + i] = s[i] == '\t' ? ' ' : s[i];
+    for (size_t i = 0; i < n; i++) p->key[*kl + i] = s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? ' ' : s[i];
     *kl += n;
     return true;
 }
