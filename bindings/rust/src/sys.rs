@@ -133,6 +133,7 @@ pub const CGPROP_INPUT_AUTO: u32 = 0;
 pub const CGPROP_INPUT_CALLGRIND: u32 = 1;
 pub const CGPROP_INPUT_FOLDED: u32 = 2;
 pub const CGPROP_INPUT_EVENTS: u32 = 3;
+pub const CGPROP_INPUT_PPROF: u32 = 5;
 
 pub const CGPROP_KEY_FULL: u32 = 0;
 pub const CGPROP_KEY_NAME: u32 = 1;
