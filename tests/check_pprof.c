@@ -46,6 +46,7 @@ static cgprop_graph *rd_buf(const char *d, size_t n, uint32_t fmt, uint32_t key_
     o.key_mode = key_mode;
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_buffer(d, n, "p", 1, &o, NULL, &g, info, &err);
     ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
     return g;
@@ -60,6 +61,7 @@ static cgprop_graph *rd_file(const char *name, uint32_t key_mode, cgprop_read_in
     o.key_mode = key_mode;
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_file(path, strlen(path), &o, NULL, &g, info, &err);
     ck_assert_msg(rc == CGPROP_OK, "%s: rc %d line %llu: %s", name, rc, (unsigned long long)err.line, err.reason);
     return g;
@@ -121,6 +123,7 @@ static bool without_zlib(void)
                                              0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_buffer((const char *)empty_gz, sizeof empty_gz, "e.gz", 4, NULL, NULL, &g, NULL, &err);
     ck_assert_int_eq(rc, CGPROP_EFORMAT);
     if (strcmp(err.reason, "gzip input: this cgprop was built without zlib") == 0) return true;
@@ -175,6 +178,7 @@ START_TEST(small_plain)
     size_t n;
     char *d = slurp("small.pb", &n);
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_graph *g = rd_buf(d, n, CGPROP_INPUT_AUTO, CGPROP_KEY_FULL, &info);
     check_small(g, &info);
     cgprop_graph_free(g);
@@ -190,6 +194,7 @@ START_TEST(small_gzip)
 {
     if (without_zlib()) return;
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_graph *g = rd_file("small.pb.gz", CGPROP_KEY_FULL, &info);
     check_small(g, &info);
     cgprop_graph_free(g);
@@ -208,6 +213,7 @@ START_TEST(small_by_name)
     /* Bare names: f of a.c and f of b.c are one function. Stacks with f:
      * 3 + 2 + 5 + 1 + 4 = 15; f as the leaf: 3 + 5 + 1 = 9. */
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_graph *g = rd_file("small.pb", CGPROP_KEY_NAME, &info);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 5);
     ck_assert_uint_eq(total_of(g, id(g, "f"), 0), 15);
@@ -255,6 +261,7 @@ START_TEST(real_go_profile)
 {
     if (without_zlib()) return;
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_graph *g = rd_file("recur.pb.gz", CGPROP_KEY_FULL, &info);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_PPROF);
     check_top(g, "recur.top.samples.txt", "samples_count");
@@ -340,11 +347,15 @@ static void bad(const void *d, size_t n, int code, const char *reason_part)
     o.format = CGPROP_INPUT_PPROF;
     cgprop_graph *g = (cgprop_graph *)1;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_buffer(d, n, "bad.pb", 6, &o, NULL, &g, NULL, &err);
     ck_assert_msg(rc == code, "expected %d, got %d (%s) for <%s>", code, rc, err.reason, reason_part);
     ck_assert(g == NULL);
     ck_assert_int_eq(err.code, code);
-    ck_assert_uint_eq(err.line, 0);
+    /* Binary input: line is the byte offset + 1, the offset the reason names. */
+    const char *b = strstr(err.reason, "byte ");
+    if (b) ck_assert_uint_eq(err.line, strtoull(b + 5, NULL, 10) + 1);
+    else ck_assert_uint_eq(err.line, 0);
     ck_assert_str_eq(err.file, "bad.pb");
     ck_assert_msg(strstr(err.reason, reason_part) != NULL, "reason <%s> lacks <%s>", err.reason, reason_part);
 }
@@ -370,6 +381,7 @@ START_TEST(malformed)
     sample(&p, 9, one, 1);
     /* The valid base reads. */
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_AUTO, 0, &info);
     ck_assert_uint_eq(total_of(g, id(g, "\t\tsamples"), 0), 1);
     cgprop_graph_free(g);
@@ -484,12 +496,14 @@ START_TEST(gzip_callgrind)
     if (without_zlib()) return;
     /* The tool's --input auto path: a callgrind.out.gz read by name. */
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_graph *z = rd_file("recur.default.callgrind.out.gz", 0, &info);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_CALLGRIND);
     char path[1024];
     snprintf(path, sizeof path, "%s/recur/recur.default.callgrind.out", CGPROP_TEST_DATA);
     cgprop_graph *g = NULL;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     ck_assert_int_eq(cgprop_read_file(path, strlen(path), NULL, NULL, &g, NULL, &err), CGPROP_OK);
     ck_assert(same_graph(g, z));
     cgprop_graph_free(z);
@@ -517,6 +531,7 @@ START_TEST(gzip_members)
         memcpy(e, d, n);
         memset(e + n, 0, 512);
         cgprop_read_info info;
+        cgprop_read_info_init(&info);
         cgprop_graph *g = rd_buf(e, n + (pad ? 512 : 0), CGPROP_INPUT_AUTO, 0, &info);
         ck_assert_uint_eq(info.format, CGPROP_INPUT_FOLDED);
         ck_assert_uint_eq(total_of(g, id(g, "a"), 0), 7);
@@ -540,6 +555,7 @@ START_TEST(gzip_broken)
     for (size_t cut = 2; cut < n; cut += n / 7) {
         cgprop_graph *g = (cgprop_graph *)1;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         int rc = cgprop_read_buffer(d, cut, "cut.gz", 6, NULL, NULL, &g, NULL, &err);
         ck_assert_int_eq(rc, CGPROP_EFORMAT);
         ck_assert(g == NULL);
@@ -548,6 +564,7 @@ START_TEST(gzip_broken)
             char want[64];
             snprintf(want, sizeof want, "gzip input: truncated at byte %zu", cut);
             ck_assert_str_eq(err.reason, want);
+            ck_assert_uint_eq(err.line, cut + 1);
         }
     }
     /* A corrupted byte in the compressed data: a data error or a CRC
@@ -557,9 +574,11 @@ START_TEST(gzip_broken)
     e[n / 2] ^= 0x55;
     cgprop_graph *g = (cgprop_graph *)1;
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     ck_assert_int_eq(cgprop_read_buffer(e, n, "bad.gz", 6, NULL, NULL, &g, NULL, &err), CGPROP_EFORMAT);
     ck_assert(g == NULL);
     ck_assert_msg(strstr(err.reason, "gzip input: corrupt data at byte ") == err.reason, "%s", err.reason);
+    ck_assert_uint_eq(err.line, strtoull(err.reason + strlen("gzip input: corrupt data at byte "), NULL, 10) + 1);
     /* Trailing bytes that are no gzip member. */
     e = realloc(e, n + 3);
     memcpy(e, d, n);
@@ -568,6 +587,7 @@ START_TEST(gzip_broken)
     char want[96];
     snprintf(want, sizeof want, "gzip input: bytes after the end of the compressed data at byte %zu", n);
     ck_assert_str_eq(err.reason, want);
+    ck_assert_uint_eq(err.line, n + 1);
     free(e);
     free(d);
     /* gzip inside gzip: one layer only (the bytes: gzip -n of the 20-byte
@@ -619,6 +639,7 @@ static void fault_loop(const char *name)
         cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
         cgprop_graph *g = NULL;
         cgprop_read_error err;
+        cgprop_read_error_init(&err);
         int rc = cgprop_read_buffer(d, n, name, strlen(name), NULL, &a, &g, NULL, &err);
         if (rc == CGPROP_OK) {
             ok = 1;

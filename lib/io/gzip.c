@@ -118,7 +118,7 @@ int cgprop__gunzip(const char *data, size_t len, const cgprop_allocator *alloc, 
             while (j < len && data[j] == 0) j++;
             if (j == len) break;
             if (!cgprop__is_gzip(data + pos, len - pos)) {
-                rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0,
+                rc = cgprop__read_fail(err, CGPROP_EFORMAT, (uint64_t)pos + 1,
                                        "gzip input: bytes after the end of the compressed data at byte %zu", pos);
                 break;
             }
@@ -133,14 +133,14 @@ int cgprop__gunzip(const char *data, size_t len, const cgprop_allocator *alloc, 
             break;
         }
         if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR) {
-            rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: corrupt data at byte %zu (%s)", pos,
+            rc = cgprop__read_fail(err, CGPROP_EFORMAT, (uint64_t)pos + 1, "gzip input: corrupt data at byte %zu (%s)", pos,
                                    zr == Z_NEED_DICT ? "needs a dictionary" : z.msg ? z.msg : "data error");
             break;
         }
         /* Z_OK or Z_BUF_ERROR: out of output (grow on the next turn) or
          * out of input (the stream stops before its end). */
         if ((pos == len && z.avail_out != 0) || (zr == Z_BUF_ERROR && !took && !gave && z.avail_out)) {
-            rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: truncated at byte %zu", len);
+            rc = cgprop__read_fail(err, CGPROP_EFORMAT, (uint64_t)len + 1, "gzip input: truncated at byte %zu", len);
             break;
         }
     }

@@ -94,7 +94,8 @@ static int efmt(pp *p, size_t off, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "pprof: byte %zu: %s", off, msg);
+    /* A binary input's "line" is the byte offset + 1. */
+    return cgprop__read_fail(p->err, CGPROP_EFORMAT, (uint64_t)off + 1, "pprof: byte %zu: %s", off, msg);
 }
 
 static int enomem(pp *p)
@@ -615,7 +616,8 @@ static int read_sample(pp *p, const pfield *outer)
     }
     int rc = cgprop_graph_add_stack(p->g, p->frames, depth, s.w);
     if (rc == CGPROP_EOVERFLOW)
-        return cgprop__read_fail(p->err, rc, 0, "pprof: byte %zu: a cost sum overflows 64 bits", outer->off);
+        return cgprop__read_fail(p->err, rc, (uint64_t)outer->off + 1, "pprof: byte %zu: a cost sum overflows 64 bits",
+                                 outer->off);
     if (rc) return cgprop__read_fail(p->err, rc, 0, "%s", cgprop_graph_errmsg(p->g));
     return CGPROP_OK;
 }

@@ -19,7 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cgprop_allocator a = fz_allocator(&f, until);
     cgprop_graph *g = NULL;
     cgprop_read_info info;
+    cgprop_read_info_init(&info);
     cgprop_read_error err;
+    cgprop_read_error_init(&err);
     int rc = cgprop_read_buffer((const char *)data, size, "fuzz.pb", 7, &o, &a, &g, &info, &err);
     fz_check_read_status(rc, g, &err);
     if (rc == CGPROP_ENOMEM) FZ_CHECK(f.failed > 0 || strstr(err.reason, "gzip input: inflates past") != NULL);
