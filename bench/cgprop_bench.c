@@ -18,7 +18,7 @@
  *   recorder  an enter/exit pair (K = 1, on-the-fly compensation) beside a
  *             bare timestamp push/pop loop, with a synthetic counter and
  *             with clock_gettime
- *   read      each reader's MB/s (callgrind, folded, events, perf, cpuprofile) beside a
+ *   read      each reader's MB/s (callgrind, folded, events, perf, cpuprofile, pprof) beside a
  *             streaming pass over the same bytes; callgrind also beside
  *             `callgrind_annotate --inclusive=yes` on the same file
  *
@@ -923,6 +923,78 @@ out:
     free(first);
     free(kids);
     return rc;
+/* The stacks as an uncompressed pprof profile (one sample type, one
+ * function and one location per fn_N, each sample its packed location ids,
+ * leaf first): the reader's own speed, without zlib's. */
+static bool pb_put(gen_buf *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 1 << 20;
+        while (b->len + n > cap) cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) return false;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return true;
+}
+
+static bool pb_varint(gen_buf *b, uint64_t v)
+{
+    unsigned char t[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        t[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    t[n++] = (unsigned char)v;
+    return pb_put(b, t, n);
+}
+
+static bool pb_msg(gen_buf *b, unsigned field, const gen_buf *m)
+{
+    return pb_varint(b, (uint64_t)field << 3 | 2) && pb_varint(b, m->len) && pb_put(b, m->p, m->len);
+}
+
+static int gen_pprof(gen_buf *b, const gen_stacks *s)
+{
+    gen_buf m = {0}, ids = {0};
+    bool ok = true;
+    /* strings: "", "samples", "count", fn_0, fn_1, ... */
+    m.len = 0;
+    ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, 1) && pb_varint(&m, 2 << 3) && pb_varint(&m, 2);
+    ok = ok && pb_msg(b, 1, &m);
+    static const char *const fixed[] = {"", "samples", "count"};
+    for (int i = 0; i < 3 && ok; i++) {
+        gen_buf t = {(char *)(uintptr_t)fixed[i], strlen(fixed[i]), 0};
+        ok = pb_msg(b, 6, &t);
+    }
+    for (uint32_t f = 0; f < s->nfun && ok; f++) {
+        char name[32];
+        gen_buf t = {name, (size_t)snprintf(name, sizeof name, "fn_%u", f), 0};
+        ok = pb_msg(b, 6, &t);
+        m.len = 0;
+        ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, f + 1) && pb_varint(&m, 2 << 3) && pb_varint(&m, f + 3);
+        ok = ok && pb_msg(b, 5, &m);
+        gen_buf line = {0};
+        ok = ok && pb_varint(&line, 1 << 3) && pb_varint(&line, f + 1);
+        m.len = 0;
+        ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, f + 1) && pb_msg(&m, 4, &line);
+        free(line.p);
+        ok = ok && pb_msg(b, 4, &m);
+    }
+    for (size_t i = 0; i < s->nsamples && ok; i++) {
+        ids.len = 0;
+        for (size_t j = s->off[i + 1]; j-- > s->off[i] && ok;) ok = pb_varint(&ids, s->frames[j] + 1u);
+        m.len = 0;
+        ok = ok && pb_msg(&m, 1, &ids) && pb_varint(&m, 2 << 3) && pb_varint(&m, 1);
+        ok = ok && pb_msg(b, 2, &m);
+    }
+    free(m.p);
+    free(ids.p);
+    return ok ? 0 : -1;
 }
 
 static void bench_read(void)
@@ -935,8 +1007,11 @@ static void bench_read(void)
     gen_stacks st;
     if (gen_stacks_make(&st, opt.quick ? 500000 : 4000000, STACK_NFUN, 0xF01Du)) die("out of memory");
     if (gen_folded(&b, &st)) die("out of memory");
-    gen_stacks_free(&st);
     bench_read_one("folded", &b, false);
+    gen_buf_free(&b);
+    if (gen_pprof(&b, &st)) die("out of memory");
+    gen_stacks_free(&st);
+    bench_read_one("pprof", &b, false);
     gen_buf_free(&b);
 
     /* perf text spells each frame in ~45 bytes: a quarter of the frames. */

@@ -37,6 +37,7 @@ enum cgprop_input_format {
     CGPROP_INPUT_FOLDED = 2,    /**< Folded stacks: "a;b;c 42" lines, one or more weights. */
     CGPROP_INPUT_EVENTS = 3,    /**< The recorder's event trace format. */
     CGPROP_INPUT_PERF = 4,      /**< Text of @c perf @c script on samples with call chains (docs/formats/perf.md). */
+    CGPROP_INPUT_PPROF = 5,     /**< pprof's profile.proto (Go runtime/pprof and others), gzipped or not (docs/formats/pprof.md). */
     CGPROP_INPUT_V8 = 6         /**< Chrome/V8 @c .cpuprofile JSON (node --cpu-prof, DevTools; docs/formats/v8.md). */
 };
 

@@ -20,9 +20,9 @@ static const char usage[] =
     "Reads a profile and reports inclusive costs that are right under recursion.\n"
     "\n"
     "options:\n"
-    "  --input callgrind|folded|events|perf|v8|auto\n"
-    "                           input format (default auto: by content; v8 is a\n"
-    "                           .cpuprofile, also named cpuprofile)\n"
+    "  --input FORMAT           input format: callgrind, folded, events, perf, pprof,\n"
+    "                           v8 (a .cpuprofile; also named cpuprofile) or auto\n"
+    "                           (default: by content); any of them may be gzipped\n"
     "  --format text|json|dot|callgrind       output format (default text)\n"
     "  --metric NAME            metric shown by text and dot (default: the first)\n"
     "  --share cost|count       propagate by call cost or call count\n"
@@ -274,9 +274,10 @@ int main(int argc, char **argv)
             else if (!strcmp(val, "folded")) ro.format = CGPROP_INPUT_FOLDED;
             else if (!strcmp(val, "events")) ro.format = CGPROP_INPUT_EVENTS;
             else if (!strcmp(val, "perf")) ro.format = CGPROP_INPUT_PERF;
+            else if (!strcmp(val, "pprof")) ro.format = CGPROP_INPUT_PPROF;
             else if (!strcmp(val, "v8") || !strcmp(val, "cpuprofile")) ro.format = CGPROP_INPUT_V8;
             else if (!strcmp(val, "auto")) ro.format = CGPROP_INPUT_AUTO;
-            else return fail("--input: unknown format '%s' (callgrind, folded, events, perf, v8, auto)%s", val, ""), 2;
+            else return fail("--input: unknown format '%s' (callgrind, folded, events, perf, pprof, v8, auto)%s", val, ""), 2;
         } else if (!strcmp(name, "--format")) {
             if (!strcmp(val, "text")) format = CGPROP_FORMAT_TEXT;
             else if (!strcmp(val, "json")) format = CGPROP_FORMAT_JSON;

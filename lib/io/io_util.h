@@ -137,5 +137,32 @@ bool cgprop__perf_detect(const char *data, size_t len);
 int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                     cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err);
 bool cgprop__v8_detect(const char *data, size_t len);
+/* pprof reader, lib/io/pprof.c: profile.proto, already inflated. */
+int cgprop__pprof_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
+                       cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err);
+/* Whether data (possibly only a prefix) opens as a pprof Profile message. */
+bool cgprop__pprof_detect(const char *data, size_t len);
+
+/* gzip transport, lib/io/gzip.c. Memory through the read's allocator
+ * (malloc when a is NULL); n == 0 is taken as 1. */
+void *cgprop__ra_realloc(const cgprop_allocator *a, void *p, size_t n);
+void cgprop__ra_free(const cgprop_allocator *a, void *p);
+/* The gzip magic 1f 8b. */
+bool cgprop__is_gzip(const char *data, size_t len);
+/* Inflate every member of a gzip stream into a new buffer (free it with
+ * cgprop__ra_free): ENOMEM past limit bytes or when an allocation fails,
+ * EFORMAT for corrupt, truncated or trailing data (the reason gives the
+ * byte offset in the compressed input), or when zlib is not built in. */
+int cgprop__gunzip(const char *data, size_t len, const cgprop_allocator *alloc, size_t limit, char **out,
+                   size_t *out_len, cgprop_read_error *err);
+/* Inflate at most cap bytes of the first member into dst, for detection
+ * (zlib's own allocation); 0 when nothing could be inflated. */
+uint32_t cgprop__gunzip_peek(const char *data, size_t len, char *dst, size_t cap, size_t *got);
+/* The most bytes one gzip input may inflate to. */
+#if SIZE_MAX > 0xffffffffu
+#define CGPROP__GUNZIP_LIMIT ((size_t)1 << 36)
+#else
+#define CGPROP__GUNZIP_LIMIT ((size_t)1 << 30)
+#endif
 
 #endif

@@ -184,11 +184,12 @@ static bool ends_with_number(const char *s, size_t n)
     return j < n && j > 0 && cgprop__is_space(s[j - 1]);
 }
 
-uint32_t cgprop_read_detect(const char *data, size_t len)
+static uint32_t detect_plain(const char *data, size_t len)
 {
     if (!data) return CGPROP_INPUT_AUTO;
     if (cgprop__perf_detect(data, len)) return CGPROP_INPUT_PERF;
     if (cgprop__v8_detect(data, len)) return CGPROP_INPUT_V8;
+    if (cgprop__pprof_detect(data, len)) return CGPROP_INPUT_PPROF;
     static const char *const cg_headers[] = {"version:", "creator:", "events:", "positions:", "cmd:", "pid:",
                                              "part:", "desc:", "thread:", "summary:", "event:", "ob=",
                                              "fl=", "fn="};
@@ -217,6 +218,19 @@ uint32_t cgprop_read_detect(const char *data, size_t len)
     return CGPROP_INPUT_AUTO;
 }
 
+uint32_t cgprop_read_detect(const char *data, size_t len)
+{
+    if (!data) return CGPROP_INPUT_AUTO;
+    /* gzip is transport: the format is that of the bytes inside. */
+    if (cgprop__is_gzip(data, len)) {
+        char head[4096];
+        size_t got;
+        if (!cgprop__gunzip_peek(data, len, head, sizeof head, &got)) return CGPROP_INPUT_AUTO;
+        return detect_plain(head, got);
+    }
+    return detect_plain(data, len);
+}
+
 /* ---- entry points ---- */
 
 static bool known_format(uint32_t f)
@@ -227,7 +241,8 @@ static bool known_format(uint32_t f)
     case CGPROP_INPUT_FOLDED:
     case CGPROP_INPUT_EVENTS:
     case CGPROP_INPUT_PERF:
-    case CGPROP_INPUT_V8: return true;
+    case CGPROP_INPUT_V8:
+    case CGPROP_INPUT_PPROF: return true;
     default: return false;
     }
 }
@@ -268,13 +283,31 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: separate_recs %u", opts->separate_recs);
     if (!data) data = "";
 
+    /* Any input may come gzipped (pprof always does): the bytes inside are
+     * read as if they had been given. One layer only. */
+    char *inflated = NULL;
+    if (cgprop__is_gzip(data, len)) {
+        size_t in_len;
+        int zrc = cgprop__gunzip(data, len, alloc, CGPROP__GUNZIP_LIMIT, &inflated, &in_len, err);
+        if (!zrc && cgprop__is_gzip(inflated, in_len))
+            zrc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: gzip data inside gzip data is not read");
+        if (zrc) {
+            cgprop__ra_free(alloc, inflated);
+            set_file(err, name, name_len);
+            return zrc;
+        }
+        data = inflated;
+        len = in_len;
+    }
     uint32_t fmt = opts->format;
     if (fmt == CGPROP_INPUT_AUTO) {
         fmt = cgprop_read_detect(data, len);
-        if (fmt == CGPROP_INPUT_AUTO)
+        if (fmt == CGPROP_INPUT_AUTO) {
+            cgprop__ra_free(alloc, inflated);
             return cgprop__read_fail(err, CGPROP_EFORMAT, 0,
-                                     len ? "unknown input format (not callgrind, folded stacks or events)"
+                                     len ? "unknown input format (not callgrind, folded stacks, events or pprof)"
                                          : "empty input");
+        }
     }
     int rc;
     switch (fmt) {
@@ -290,6 +323,9 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
     case CGPROP_INPUT_V8:
         rc = cgprop__v8_read(data, len, opts, alloc, out, info, err);
         break;
+    case CGPROP_INPUT_PPROF:
+        rc = cgprop__pprof_read(data, len, opts, alloc, out, info, err);
+        break;
     default:
 #ifdef CGPROP_HAVE_EVENTS_READER
         rc = cgprop__events_read(data, len, opts, alloc, out, err);
@@ -302,6 +338,7 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         }
         break;
     }
+    cgprop__ra_free(alloc, inflated);
     if (rc) {
         if (out && *out) {
             cgprop_graph_free(*out);

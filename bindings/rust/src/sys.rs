@@ -135,6 +135,7 @@ pub const CGPROP_INPUT_FOLDED: u32 = 2;
 pub const CGPROP_INPUT_EVENTS: u32 = 3;
 pub const CGPROP_INPUT_PERF: u32 = 4;
 pub const CGPROP_INPUT_V8: u32 = 6;
+pub const CGPROP_INPUT_PPROF: u32 = 5;
 
 pub const CGPROP_KEY_FULL: u32 = 0;
 pub const CGPROP_KEY_NAME: u32 = 1;

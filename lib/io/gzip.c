@@ -1,0 +1,199 @@
+/* gzip transport for every input format: a gzip stream (RFC 1952, one or
+ * more members as `cat a.gz b.gz` makes) is inflated into memory and the
+ * bytes inside go through detection and the readers as usual. zlib is
+ * optional (CGPROP_HAVE_ZLIB); without it a gzip input is refused with a
+ * reason that says so.
+ *
+ * Memory: the output buffer and zlib's own state both come from the read's
+ * allocator (malloc when it is NULL), so an allocation failure is ENOMEM
+ * and fault injection reaches zlib too. Size: deflate expands at most about
+ * 1032:1, so the output is bounded by the input; on top of that the caller
+ * passes a limit past which inflating stops with ENOMEM (read.c passes
+ * CGPROP__GUNZIP_LIMIT), so a small hostile file cannot ask for more memory
+ * than a plausible profile needs. */
+#include "io_util.h"
+
+#include <stdlib.h>
+
+#ifdef CGPROP_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+void *cgprop__ra_realloc(const cgprop_allocator *a, void *p, size_t n)
+{
+    if (n == 0) n = 1;
+    if (a) return p ? a->realloc_fn(a->user, p, n) : a->malloc_fn(a->user, n);
+    return realloc(p, n);
+}
+
+void cgprop__ra_free(const cgprop_allocator *a, void *p)
+{
+    if (!p) return;
+    if (a) a->free_fn(a->user, p);
+    else free(p);
+}
+
+bool cgprop__is_gzip(const char *data, size_t len)
+{
+    return len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b;
+}
+
+#ifdef CGPROP_HAVE_ZLIB
+
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+    if (size && items > SIZE_MAX / size) return Z_NULL;
+    return cgprop__ra_realloc(opaque, NULL, (size_t)items * size);
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+    cgprop__ra_free(opaque, p);
+}
+
+/* zlib counts in uInt: feed and drain in steps it can hold. */
+#define ZSTEP ((size_t)1 << 30)
+
+int cgprop__gunzip(const char *data, size_t len, const cgprop_allocator *alloc, size_t limit, char **out,
+                   size_t *out_len, cgprop_read_error *err)
+{
+    *out = NULL;
+    *out_len = 0;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    z.zalloc = z_alloc;
+    z.zfree = z_free;
+    z.opaque = (voidpf)alloc;
+    /* 15 + 16: a gzip wrapper only (a zlib or raw stream is no gzip file). */
+    int zr = inflateInit2(&z, 15 + 16);
+    if (zr == Z_MEM_ERROR) return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory inflating the input");
+    if (zr != Z_OK) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: zlib refused to start");
+
+    /* The last member's trailer holds its size mod 2^32: a first guess for
+     * the buffer, clamped to what deflate can produce from this input. */
+    size_t cap = 65536;
+    if (len >= 18) {
+        const unsigned char *t = (const unsigned char *)data + len - 4;
+        size_t isize = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+        size_t most = len < SIZE_MAX / 1040 ? len * 1040 : SIZE_MAX;
+        if (isize > most) isize = most;
+        if (isize > limit) isize = limit;
+        if (isize + 1 > cap) cap = isize + 1;
+    }
+    char *buf = NULL;
+    size_t used = 0;
+    size_t pos = 0; /* bytes of input consumed */
+    int rc = CGPROP_OK;
+    for (;;) {
+        if (used == cap || !buf) {
+            size_t ncap = buf ? (cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2) : cap;
+            if (buf && used >= limit) {
+                rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0,
+                                       "gzip input: inflates past %zu bytes, the limit for one input", limit);
+                break;
+            }
+            if (limit < SIZE_MAX && ncap > limit + 1) ncap = limit + 1;
+            char *p = cgprop__ra_realloc(alloc, buf, ncap);
+            if (!p) {
+                rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory inflating the input");
+                break;
+            }
+            buf = p;
+            cap = ncap;
+        }
+        size_t in_step = len - pos < ZSTEP ? len - pos : ZSTEP;
+        size_t out_step = cap - used < ZSTEP ? cap - used : ZSTEP;
+        z.next_in = (Bytef *)(uintptr_t)(data + pos);
+        z.avail_in = (uInt)in_step;
+        z.next_out = (Bytef *)(buf + used);
+        z.avail_out = (uInt)out_step;
+        zr = inflate(&z, Z_NO_FLUSH);
+        size_t took = in_step - z.avail_in, gave = out_step - z.avail_out;
+        pos += took;
+        used += gave;
+        if (zr == Z_STREAM_END) {
+            /* Another member follows, or padding of zero bytes (tape
+             * blocks, as gzip itself accepts); anything else is not gzip. */
+            size_t j = pos;
+            while (j < len && data[j] == 0) j++;
+            if (j == len) break;
+            if (!cgprop__is_gzip(data + pos, len - pos)) {
+                rc = cgprop__read_fail(err, CGPROP_EFORMAT, (uint64_t)pos + 1,
+                                       "gzip input: bytes after the end of the compressed data at byte %zu", pos);
+                break;
+            }
+            if (inflateReset(&z) != Z_OK) {
+                rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: zlib refused to restart");
+                break;
+            }
+            continue;
+        }
+        if (zr == Z_MEM_ERROR) {
+            rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory inflating the input");
+            break;
+        }
+        if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR) {
+            rc = cgprop__read_fail(err, CGPROP_EFORMAT, (uint64_t)pos + 1, "gzip input: corrupt data at byte %zu (%s)", pos,
+                                   zr == Z_NEED_DICT ? "needs a dictionary" : z.msg ? z.msg : "data error");
+            break;
+        }
+        /* Z_OK or Z_BUF_ERROR: out of output (grow on the next turn) or
+         * out of input (the stream stops before its end). */
+        if ((pos == len && z.avail_out != 0) || (zr == Z_BUF_ERROR && !took && !gave && z.avail_out)) {
+            rc = cgprop__read_fail(err, CGPROP_EFORMAT, (uint64_t)len + 1, "gzip input: truncated at byte %zu", len);
+            break;
+        }
+    }
+    inflateEnd(&z);
+    if (rc) {
+        cgprop__ra_free(alloc, buf);
+        return rc;
+    }
+    *out = buf;
+    *out_len = used;
+    return CGPROP_OK;
+}
+
+uint32_t cgprop__gunzip_peek(const char *data, size_t len, char *dst, size_t cap, size_t *got)
+{
+    /* Detection has no allocator: zlib's own (malloc) serves, and only the
+     * first cap bytes are inflated. */
+    *got = 0;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return 0;
+    z.next_in = (Bytef *)(uintptr_t)data;
+    z.avail_in = (uInt)(len < ZSTEP ? len : ZSTEP);
+    z.next_out = (Bytef *)dst;
+    z.avail_out = (uInt)cap;
+    int zr = inflate(&z, Z_SYNC_FLUSH);
+    *got = cap - z.avail_out;
+    inflateEnd(&z);
+    return zr == Z_OK || zr == Z_STREAM_END || zr == Z_BUF_ERROR ? 1u : 0u;
+}
+
+#else
+
+int cgprop__gunzip(const char *data, size_t len, const cgprop_allocator *alloc, size_t limit, char **out,
+                   size_t *out_len, cgprop_read_error *err)
+{
+    (void)data;
+    (void)len;
+    (void)alloc;
+    (void)limit;
+    *out = NULL;
+    *out_len = 0;
+    return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: this cgprop was built without zlib");
+}
+
+uint32_t cgprop__gunzip_peek(const char *data, size_t len, char *dst, size_t cap, size_t *got)
+{
+    (void)data;
+    (void)len;
+    (void)dst;
+    (void)cap;
+    *got = 0;
+    return 0;
+}
+
+#endif

@@ -1,0 +1,775 @@
+/* pprof reader: the profile.proto message (Go's runtime/pprof, gperftools'
+ * pprof output, and the many tools that write it), usually gzipped; read.c
+ * inflates it first. Every sample is one stack, so recursion classes come
+ * out exact (cgprop_graph_add_stack).
+ *
+ * The protobuf subset is decoded here by hand: varints, length-delimited
+ * fields (packed or not), fixed 32/64-bit fields skipped, unknown fields
+ * skipped. Messages nest three deep at most (Profile, Location, Line), so
+ * plain loops suffice and nothing recurses. docs/formats/pprof.md has the
+ * mapping and its limits. */
+#include "io_util.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct pstr {
+    size_t at, len;
+} pstr;
+
+typedef struct pmap {
+    uint64_t id;
+    uint64_t file;
+    size_t off;
+} pmap;
+
+typedef struct pfn {
+    uint64_t id;
+    uint64_t name, sys, file;
+    size_t off;
+} pfn;
+
+typedef struct ploc {
+    uint64_t id;
+    uint64_t mapping, addr;
+    size_t off;
+    size_t line0;    /* first of its lines in pp.lfn */
+    size_t nlines;
+    size_t node0;    /* first of its frames in pp.lnode, leaf first */
+    size_t nnodes;
+} ploc;
+
+/* One field of a message: tag number, wire type and the value (varint or
+ * fixed) or the bytes (length-delimited). off is where the tag starts. */
+typedef struct pfield {
+    uint32_t num, wt;
+    uint64_t v;
+    size_t at, len;
+    size_t off;
+} pfield;
+
+typedef struct pp {
+    const unsigned char *d;
+    size_t len;
+    const cgprop_allocator *a;
+    cgprop_read_error *err;
+    pstr *str;
+    size_t nstr, cstr;
+    pmap *map;
+    size_t nmap, cmap;
+    pfn *fn;
+    size_t nfn, cfn;
+    ploc *loc;
+    size_t nloc, cloc;
+    uint64_t *lfn; /* function id of every line of every location */
+    size_t nlfn, clfn;
+    uint32_t *lnode; /* graph node of every frame of every location */
+    size_t nlnode;
+    uint64_t *ids; /* a sample's location ids */
+    size_t cids;
+    uint32_t *frames;
+    size_t cframes;
+    char *key;
+    size_t ckey;
+    uint64_t st_type[CGPROP_MAX_METRICS], st_unit[CGPROP_MAX_METRICS];
+    size_t st_off[CGPROP_MAX_METRICS];
+    uint32_t K;
+    cgprop_graph *g;
+} pp;
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+
+static int efmt(pp *p, size_t off, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int efmt(pp *p, size_t off, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* A binary input's "line" is the byte offset + 1. */
+    return cgprop__read_fail(p->err, CGPROP_EFORMAT, (uint64_t)off + 1, "pprof: byte %zu: %s", off, msg);
+}
+
+static int enomem(pp *p)
+{
+    return cgprop__read_fail(p->err, CGPROP_ENOMEM, 0, "out of memory");
+}
+
+static bool grow(pp *p, void **arr, size_t *cap, size_t need, size_t elt)
+{
+    if (need <= *cap) return true;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) {
+        if (c > SIZE_MAX / 2) return false;
+        c *= 2;
+    }
+    if (c > SIZE_MAX / elt) return false;
+    void *q = cgprop__ra_realloc(p->a, *arr, c * elt);
+    if (!q) return false;
+    *arr = q;
+    *cap = c;
+    return true;
+}
+
+/* A varint at d[*pos..end): 0, or 1 when it runs past end, 2 when it is
+ * longer than ten bytes or past 64 bits. */
+static int varint(const unsigned char *d, size_t *pos, size_t end, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = *pos;
+    for (unsigned shift = 0;; shift += 7) {
+        if (i >= end) return 1;
+        unsigned char b = d[i++];
+        if (shift == 63 && (b & 0x7e)) return 2;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+        if (shift == 63) return 2;
+    }
+    *pos = i;
+    *out = v;
+    return 0;
+}
+
+/* The next field of the message d[*pos..end): 1 and f filled, 0 at the end,
+ * or a negative status with err filled. */
+static int next_field(pp *p, size_t *pos, size_t end, pfield *f, const char *msg)
+{
+    if (*pos >= end) return 0;
+    f->off = *pos;
+    uint64_t tag;
+    int r = varint(p->d, pos, end, &tag);
+    if (r) return efmt(p, f->off, "%s: %s field tag", msg, r == 1 ? "truncated" : "overlong");
+    f->num = (uint32_t)(tag >> 3);
+    f->wt = (uint32_t)(tag & 7);
+    if ((tag >> 3) == 0 || (tag >> 3) > 0x1fffffff) return efmt(p, f->off, "%s: field number %llu out of range", msg,
+                                                               (unsigned long long)(tag >> 3));
+    size_t vo = *pos;
+    switch (f->wt) {
+    case WT_VARINT:
+        r = varint(p->d, pos, end, &f->v);
+        if (r) return efmt(p, vo, "%s: field %u: %s varint", msg, f->num, r == 1 ? "truncated" : "overlong");
+        break;
+    case WT_I64:
+    case WT_I32: {
+        size_t n = f->wt == WT_I64 ? 8 : 4;
+        if (end - *pos < n) return efmt(p, vo, "%s: field %u: truncated fixed-size value", msg, f->num);
+        f->v = 0;
+        for (size_t i = n; i-- > 0;) f->v = f->v << 8 | p->d[*pos + i];
+        *pos += n;
+        break;
+    }
+    case WT_LEN: {
+        uint64_t n;
+        r = varint(p->d, pos, end, &n);
+        if (r) return efmt(p, vo, "%s: field %u: %s length", msg, f->num, r == 1 ? "truncated" : "overlong");
+        if (n > end - *pos)
+            return efmt(p, vo, "%s: field %u: length %llu runs past the end of its message", msg, f->num,
+                        (unsigned long long)n);
+        f->at = *pos;
+        f->len = (size_t)n;
+        *pos += (size_t)n;
+        break;
+    }
+    default:
+        return efmt(p, f->off, "%s: field %u: wire type %u is not read (groups are obsolete; 6 and 7 do not exist)",
+                    msg, f->num, f->wt);
+    }
+    return 1;
+}
+
+static int want(pp *p, const pfield *f, uint32_t wt, const char *msg)
+{
+    if (f->wt == wt) return CGPROP_OK;
+    return efmt(p, f->off, "%s: field %u has wire type %u, expected %u", msg, f->num, f->wt, wt);
+}
+
+/* One value of a repeated integer field, packed or not: calls back for
+ * each. Both spellings are legal in the same message. */
+typedef int (*each_fn)(pp *p, void *ctx, uint64_t v, size_t off);
+
+static int repeated_int(pp *p, const pfield *f, const char *msg, each_fn fn, void *ctx)
+{
+    if (f->wt == WT_VARINT) return fn(p, ctx, f->v, f->off);
+    if (f->wt != WT_LEN)
+        return efmt(p, f->off, "%s: field %u has wire type %u, expected 0 or 2 (packed)", msg, f->num, f->wt);
+    size_t q = f->at, e = f->at + f->len;
+    while (q < e) {
+        size_t o = q;
+        uint64_t v;
+        int r = varint(p->d, &q, e, &v);
+        if (r) return efmt(p, o, "%s: field %u: %s varint in a packed list", msg, f->num,
+                           r == 1 ? "truncated" : "overlong");
+        int rc = fn(p, ctx, v, o);
+        if (rc) return rc;
+    }
+    return CGPROP_OK;
+}
+
+/* ---- pass 1: the tables ---- */
+
+static int read_value_type(pp *p, const pfield *outer)
+{
+    if (p->K == CGPROP_MAX_METRICS)
+        return efmt(p, outer->off, "more than %d sample types", CGPROP_MAX_METRICS);
+    uint64_t type = 0, unit = 0;
+    size_t q = outer->at, e = outer->at + outer->len;
+    pfield f;
+    int r;
+    while ((r = next_field(p, &q, e, &f, "ValueType")) == 1) {
+        if (f.num == 1 || f.num == 2) {
+            if ((r = want(p, &f, WT_VARINT, "ValueType"))) return r;
+            if (f.num == 1) type = f.v;
+            else unit = f.v;
+        }
+    }
+    if (r) return r;
+    p->st_type[p->K] = type;
+    p->st_unit[p->K] = unit;
+    p->st_off[p->K] = outer->off;
+    p->K++;
+    return CGPROP_OK;
+}
+
+static int read_mapping(pp *p, const pfield *outer)
+{
+    pmap m = {0, 0, outer->off};
+    size_t q = outer->at, e = outer->at + outer->len;
+    pfield f;
+    int r;
+    while ((r = next_field(p, &q, e, &f, "Mapping")) == 1) {
+        if (f.num == 1 || f.num == 5) {
+            if ((r = want(p, &f, WT_VARINT, "Mapping"))) return r;
+            if (f.num == 1) m.id = f.v;
+            else m.file = f.v;
+        }
+    }
+    if (r) return r;
+    if (!grow(p, (void **)&p->map, &p->cmap, p->nmap + 1, sizeof *p->map)) return enomem(p);
+    p->map[p->nmap++] = m;
+    return CGPROP_OK;
+}
+
+static int read_function(pp *p, const pfield *outer)
+{
+    pfn fn = {0, 0, 0, 0, outer->off};
+    size_t q = outer->at, e = outer->at + outer->len;
+    pfield f;
+    int r;
+    while ((r = next_field(p, &q, e, &f, "Function")) == 1) {
+        if (f.num >= 1 && f.num <= 4) {
+            if ((r = want(p, &f, WT_VARINT, "Function"))) return r;
+            if (f.num == 1) fn.id = f.v;
+            else if (f.num == 2) fn.name = f.v;
+            else if (f.num == 3) fn.sys = f.v;
+            else fn.file = f.v;
+        }
+    }
+    if (r) return r;
+    if (!grow(p, (void **)&p->fn, &p->cfn, p->nfn + 1, sizeof *p->fn)) return enomem(p);
+    p->fn[p->nfn++] = fn;
+    return CGPROP_OK;
+}
+
+static int read_location(pp *p, const pfield *outer)
+{
+    ploc l;
+    memset(&l, 0, sizeof l);
+    l.off = outer->off;
+    l.line0 = p->nlfn;
+    size_t q = outer->at, e = outer->at + outer->len;
+    pfield f;
+    int r;
+    while ((r = next_field(p, &q, e, &f, "Location")) == 1) {
+        if (f.num >= 1 && f.num <= 3) {
+            if ((r = want(p, &f, WT_VARINT, "Location"))) return r;
+            if (f.num == 1) l.id = f.v;
+            else if (f.num == 2) l.mapping = f.v;
+            else l.addr = f.v;
+        } else if (f.num == 4) {
+            if ((r = want(p, &f, WT_LEN, "Location"))) return r;
+            uint64_t fid = 0;
+            size_t lq = f.at, le = f.at + f.len;
+            pfield g;
+            while ((r = next_field(p, &lq, le, &g, "Line")) == 1) {
+                if (g.num >= 1 && g.num <= 3) {
+                    if ((r = want(p, &g, WT_VARINT, "Line"))) return r;
+                    if (g.num == 1) fid = g.v;
+                }
+            }
+            if (r) return r;
+            if (!grow(p, (void **)&p->lfn, &p->clfn, p->nlfn + 1, sizeof *p->lfn)) return enomem(p);
+            p->lfn[p->nlfn++] = fid;
+        }
+    }
+    if (r) return r;
+    l.nlines = p->nlfn - l.line0;
+    if (!grow(p, (void **)&p->loc, &p->cloc, p->nloc + 1, sizeof *p->loc)) return enomem(p);
+    p->loc[p->nloc++] = l;
+    return CGPROP_OK;
+}
+
+static int pass1(pp *p)
+{
+    size_t q = 0;
+    pfield f;
+    int r;
+    while ((r = next_field(p, &q, p->len, &f, "Profile")) == 1) {
+        int rc = CGPROP_OK;
+        switch (f.num) {
+        case 1:
+            if (!(rc = want(p, &f, WT_LEN, "Profile"))) rc = read_value_type(p, &f);
+            break;
+        case 2:
+            rc = want(p, &f, WT_LEN, "Profile"); /* samples: pass 2 */
+            break;
+        case 3:
+            if (!(rc = want(p, &f, WT_LEN, "Profile"))) rc = read_mapping(p, &f);
+            break;
+        case 4:
+            if (!(rc = want(p, &f, WT_LEN, "Profile"))) rc = read_location(p, &f);
+            break;
+        case 5:
+            if (!(rc = want(p, &f, WT_LEN, "Profile"))) rc = read_function(p, &f);
+            break;
+        case 6:
+            if ((rc = want(p, &f, WT_LEN, "Profile"))) break;
+            if (!grow(p, (void **)&p->str, &p->cstr, p->nstr + 1, sizeof *p->str)) return enomem(p);
+            p->str[p->nstr].at = f.at;
+            p->str[p->nstr].len = f.len;
+            p->nstr++;
+            break;
+        default:
+            break; /* drop/keep_frames, times, period, comments: not needed */
+        }
+        if (rc) return rc;
+    }
+    return r;
+}
+
+/* ---- ids ---- */
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sort a table by id (the first member of each row), refuse id 0 and
+ * repeated ids. Producers usually number 1..n in order: no sort then.
+ * off_at: where the row's byte offset is, for the message. */
+static int sort_ids(pp *p, void *base, size_t n, size_t size, size_t off_at, const char *what)
+{
+    unsigned char *b = base;
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; i++) {
+        uint64_t x, y;
+        memcpy(&x, b + (i - 1) * size, sizeof x);
+        memcpy(&y, b + i * size, sizeof y);
+        sorted = x < y;
+    }
+    if (!sorted) qsort(base, n, size, cmp_id);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id, prev = 0;
+        memcpy(&id, b + i * size, sizeof id);
+        if (i) memcpy(&prev, b + (i - 1) * size, sizeof prev);
+        if (id == 0 || (i && id == prev)) {
+            size_t off;
+            memcpy(&off, b + i * size + off_at, sizeof off);
+            return id == 0 ? efmt(p, off, "%s with id 0", what)
+                           : efmt(p, off, "two %ss with id %llu", what, (unsigned long long)id);
+        }
+    }
+    return CGPROP_OK;
+}
+
+static size_t find_id(const void *base, size_t n, size_t size, uint64_t id)
+{
+    const unsigned char *b = base;
+    /* Producers mostly number 1..n: then row id - 1 holds it. */
+    if (id - 1 < n) {
+        uint64_t v;
+        memcpy(&v, b + (size_t)(id - 1) * size, sizeof v);
+        if (v == id) return (size_t)(id - 1);
+    }
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t v;
+        memcpy(&v, b + mid * size, sizeof v);
+        if (v == id) return mid;
+        if (v < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return SIZE_MAX;
+}
+
+/* ---- names ---- */
+
+static int string_at(pp *p, uint64_t idx, size_t off, const char *what, const char **s, size_t *n)
+{
+    if (idx >= p->nstr)
+        return efmt(p, off, "%s: string index %llu past the string table (%zu strings)", what,
+                    (unsigned long long)idx, p->nstr);
+    *s = (const char *)p->d + p->str[idx].at;
+    *n = p->str[idx].len;
+    return CGPROP_OK;
+}
+
+/* Append s[0..n) to the key at *kl, TAB, LF and CR made spaces: TAB
+ * separates the key's parts, and no line-based output (callgrind) could
+ * carry a line break; a text format's reader never sees one in a name. */
+static bool key_put(pp *p, size_t *kl, const char *s, size_t n)
+{
+    if (n > SIZE_MAX - *kl - 1) return false;
+    if (!grow(p, (void **)&p->key, &p->ckey, *kl + n + 1, 1)) return false;
+    for (size_t i = 0; i < n; i++) p->key[*kl + i] = s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? ' ' : s[i];
+    *kl += n;
+    return true;
+}
+
+static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *fl, size_t fln, const char *nm,
+                     size_t nmn, uint32_t *out)
+{
+    size_t kl = 0;
+    if (full && !(key_put(p, &kl, ob, obn) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1)))
+        return enomem(p);
+    if (full) p->key[kl++] = '\t';
+    if (full && !(key_put(p, &kl, fl, fln) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1))) return enomem(p);
+    if (full) p->key[kl++] = '\t';
+    if (!key_put(p, &kl, nm, nmn)) return enomem(p);
+    int rc = cgprop_graph_add_node(p->g, p->key, kl, out);
+    if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    return CGPROP_OK;
+}
+
+/* Every location's frames, leaf first: its lines in order (the first is
+ * the innermost inlined function, the last the function the code was
+ * inlined into), or one frame named by its address when no line names a
+ * function. */
+static int resolve_locations(pp *p, bool full)
+{
+    size_t need = p->nlfn + p->nloc;
+    if (need < p->nlfn || need > SIZE_MAX / sizeof *p->lnode) return enomem(p);
+    p->lnode = cgprop__ra_realloc(p->a, NULL, need * sizeof *p->lnode);
+    if (!p->lnode) return enomem(p);
+    p->nlnode = 0;
+    for (size_t i = 0; i < p->nloc; i++) {
+        ploc *l = &p->loc[i];
+        const char *ob = "";
+        size_t obn = 0;
+        if (l->mapping) {
+            /* An unknown mapping id is read as no mapping, as pprof does. */
+            size_t m = find_id(p->map, p->nmap, sizeof *p->map, l->mapping);
+            if (m != SIZE_MAX) {
+                int rc = string_at(p, p->map[m].file, p->map[m].off, "Mapping.filename", &ob, &obn);
+                if (rc) return rc;
+            }
+        }
+        l->node0 = p->nlnode;
+        for (size_t j = 0; j < l->nlines; j++) {
+            uint64_t fid = p->lfn[l->line0 + j];
+            if (fid == 0) continue;
+            size_t k = find_id(p->fn, p->nfn, sizeof *p->fn, fid);
+            if (k == SIZE_MAX)
+                return efmt(p, l->off, "location %llu: a line names function %llu, which the profile lacks",
+                            (unsigned long long)l->id, (unsigned long long)fid);
+            const pfn *fn = &p->fn[k];
+            const char *nm = "", *fl = "";
+            size_t nmn = 0, fln = 0;
+            int rc = string_at(p, fn->name, fn->off, "Function.name", &nm, &nmn);
+            if (!rc && nmn == 0) rc = string_at(p, fn->sys, fn->off, "Function.system_name", &nm, &nmn);
+            if (!rc) rc = string_at(p, fn->file, fn->off, "Function.filename", &fl, &fln);
+            if (rc) return rc;
+            if (nmn == 0) continue; /* a nameless function: as no line */
+            rc = add_frame(p, full, ob, obn, fl, fln, nm, nmn, &p->lnode[p->nlnode]);
+            if (rc) return rc;
+            p->nlnode++;
+        }
+        if (p->nlnode == l->node0) {
+            char nm[40];
+            int n = l->addr ? snprintf(nm, sizeof nm, "0x%llx", (unsigned long long)l->addr)
+                            : snprintf(nm, sizeof nm, "location %llu", (unsigned long long)l->id);
+            int rc = add_frame(p, full, ob, obn, "", 0, nm, (size_t)n, &p->lnode[p->nlnode]);
+            if (rc) return rc;
+            p->nlnode++;
+        }
+        l->nnodes = p->nlnode - l->node0;
+    }
+    return CGPROP_OK;
+}
+
+/* Metric k is named type_unit ("cpu_nanoseconds", "samples_count"): one
+ * word (bytes cgprop_graph_new() refuses become '_'), distinct (a repeat
+ * gets _k). */
+static int make_graph(pp *p, const cgprop_allocator *alloc)
+{
+    char names[CGPROP_MAX_METRICS][200];
+    const char *np[CGPROP_MAX_METRICS];
+    for (uint32_t k = 0; k < p->K; k++) {
+        const char *t = "", *u = "";
+        size_t tn = 0, un = 0;
+        int rc = string_at(p, p->st_type[k], p->st_off[k], "ValueType.type", &t, &tn);
+        if (!rc) rc = string_at(p, p->st_unit[k], p->st_off[k], "ValueType.unit", &u, &un);
+        if (rc) return rc;
+        if (tn > 90) tn = 90;
+        if (un > 90) un = 90;
+        char *s = names[k];
+        size_t n = 0;
+        if (tn == 0 && un == 0) {
+            n = (size_t)snprintf(s, 32, "value%u", (unsigned)k);
+        } else {
+            memcpy(s, t, tn);
+            n = tn;
+            if (tn && un) s[n++] = '_';
+            memcpy(s + n, u, un);
+            n += un;
+            s[n] = '\0';
+        }
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] == 0x7f || s[i] == '\0') s[i] = '_';
+        size_t base = n;
+        for (unsigned extra = 0;; extra++) {
+            bool clash = false;
+            for (uint32_t j = 0; j < k && !clash; j++) clash = strcmp(names[j], s) == 0;
+            if (!clash) break;
+            snprintf(s + base, 200 - base, extra ? "_%u_%u" : "_%u", (unsigned)k, extra + 1);
+        }
+        np[k] = s;
+    }
+    int rc = cgprop_graph_new(alloc, np, NULL, p->K, &p->g);
+    if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "bad sample type names");
+    return CGPROP_OK;
+}
+
+/* ---- pass 2: the samples ---- */
+
+typedef struct sctx {
+    size_t nids;
+    uint64_t w[CGPROP_MAX_METRICS];
+    uint32_t nw;
+} sctx;
+
+static int take_loc(pp *p, void *ctx, uint64_t v, size_t off)
+{
+    (void)off;
+    sctx *s = ctx;
+    if (!grow(p, (void **)&p->ids, &p->cids, s->nids + 1, sizeof *p->ids)) return enomem(p);
+    p->ids[s->nids++] = v;
+    return CGPROP_OK;
+}
+
+static int take_value(pp *p, void *ctx, uint64_t v, size_t off)
+{
+    sctx *s = ctx;
+    if (s->nw == p->K) return efmt(p, off, "a sample has more values than the %u sample types", p->K);
+    if (v >> 63)
+        return efmt(p, off, "negative sample value %lld (a difference profile?) is not read", (long long)(int64_t)v);
+    s->w[s->nw++] = v;
+    return CGPROP_OK;
+}
+
+static int read_sample(pp *p, const pfield *outer)
+{
+    sctx s;
+    memset(&s, 0, sizeof s);
+    size_t q = outer->at, e = outer->at + outer->len;
+    pfield f;
+    int r;
+    while ((r = next_field(p, &q, e, &f, "Sample")) == 1) {
+        int rc = CGPROP_OK;
+        if (f.num == 1) rc = repeated_int(p, &f, "Sample", take_loc, &s);
+        else if (f.num == 2) rc = repeated_int(p, &f, "Sample", take_value, &s);
+        else if (f.num == 3) rc = want(p, &f, WT_LEN, "Sample");
+        if (rc) return rc;
+    }
+    if (r) return r;
+    if (s.nw != p->K)
+        return efmt(p, outer->off, "a sample has %u value%s for %u sample types", s.nw, s.nw == 1 ? "" : "s", p->K);
+    /* Frames leaf first, then turned round: the graph wants the root first. */
+    size_t depth = 0;
+    for (size_t i = 0; i < s.nids; i++) {
+        size_t k = find_id(p->loc, p->nloc, sizeof *p->loc, p->ids[i]);
+        if (k == SIZE_MAX)
+            return efmt(p, outer->off, "a sample names location %llu, which the profile lacks",
+                        (unsigned long long)p->ids[i]);
+        const ploc *l = &p->loc[k];
+        if (l->nnodes > SIZE_MAX / 4 - depth) return enomem(p);
+        if (!grow(p, (void **)&p->frames, &p->cframes, depth + l->nnodes, sizeof *p->frames)) return enomem(p);
+        memcpy(p->frames + depth, p->lnode + l->node0, l->nnodes * sizeof *p->frames);
+        depth += l->nnodes;
+    }
+    /* pprof counts a sample without a stack in its total only; it has no
+     * function to charge here. */
+    if (depth == 0) return CGPROP_OK;
+    for (size_t a = 0, b = depth - 1; a < b; a++, b--) {
+        uint32_t t = p->frames[a];
+        p->frames[a] = p->frames[b];
+        p->frames[b] = t;
+    }
+    int rc = cgprop_graph_add_stack(p->g, p->frames, depth, s.w);
+    if (rc == CGPROP_EOVERFLOW)
+        return cgprop__read_fail(p->err, rc, (uint64_t)outer->off + 1, "pprof: byte %zu: a cost sum overflows 64 bits",
+                                 outer->off);
+    if (rc) return cgprop__read_fail(p->err, rc, 0, "%s", cgprop_graph_errmsg(p->g));
+    return CGPROP_OK;
+}
+
+static int pass2(pp *p)
+{
+    size_t q = 0;
+    pfield f;
+    int r;
+    while ((r = next_field(p, &q, p->len, &f, "Profile")) == 1) {
+        if (f.num != 2) continue;
+        int rc = read_sample(p, &f);
+        if (rc) return rc;
+    }
+    return r;
+}
+
+static int run(pp *p, const cgprop_read_options *opts, const cgprop_allocator *alloc)
+{
+    int rc = pass1(p);
+    if (rc) return rc;
+    if (p->K == 0) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "pprof: the profile has no sample_type");
+    if ((rc = sort_ids(p, p->map, p->nmap, sizeof *p->map, offsetof(pmap, off), "mapping")) ||
+        (rc = sort_ids(p, p->fn, p->nfn, sizeof *p->fn, offsetof(pfn, off), "function")) ||
+        (rc = sort_ids(p, p->loc, p->nloc, sizeof *p->loc, offsetof(ploc, off), "location")))
+        return rc;
+    /* Every string index, used or not, as pprof itself checks them. */
+    const char *sv;
+    size_t sn;
+    for (size_t i = 0; i < p->nfn; i++)
+        if ((rc = string_at(p, p->fn[i].name, p->fn[i].off, "Function.name", &sv, &sn)) ||
+            (rc = string_at(p, p->fn[i].sys, p->fn[i].off, "Function.system_name", &sv, &sn)) ||
+            (rc = string_at(p, p->fn[i].file, p->fn[i].off, "Function.filename", &sv, &sn)))
+            return rc;
+    for (size_t i = 0; i < p->nmap; i++)
+        if ((rc = string_at(p, p->map[i].file, p->map[i].off, "Mapping.filename", &sv, &sn))) return rc;
+    if ((rc = make_graph(p, alloc))) return rc;
+    if ((rc = resolve_locations(p, opts->key_mode != CGPROP_KEY_NAME))) return rc;
+    return pass2(p);
+}
+
+int cgprop__pprof_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
+                       cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
+{
+    *out = NULL;
+    pp p;
+    memset(&p, 0, sizeof p);
+    p.d = (const unsigned char *)data;
+    p.len = len;
+    p.a = alloc;
+    p.err = err;
+    int rc = run(&p, opts, alloc);
+    cgprop__ra_free(alloc, p.str);
+    cgprop__ra_free(alloc, p.map);
+    cgprop__ra_free(alloc, p.fn);
+    cgprop__ra_free(alloc, p.loc);
+    cgprop__ra_free(alloc, p.lfn);
+    cgprop__ra_free(alloc, p.lnode);
+    cgprop__ra_free(alloc, p.ids);
+    cgprop__ra_free(alloc, p.frames);
+    cgprop__ra_free(alloc, p.key);
+    if (rc) {
+        cgprop_graph_free(p.g);
+        return rc;
+    }
+    if (info) {
+        info->format = CGPROP_INPUT_PPROF;
+        info->recursion = CGPROP_RECS_STACKS;
+        info->lines = 0;
+        info->parts = 0;
+    }
+    *out = p.g;
+    return CGPROP_OK;
+}
+
+/* Whether d[q..end) is a run of well-formed fields (one level deep);
+ * varints only for a ValueType. */
+static bool fields_ok(const unsigned char *d, size_t q, size_t end, bool varints_only)
+{
+    while (q < end) {
+        uint64_t tag, v;
+        if (varint(d, &q, end, &tag) || (tag >> 3) == 0) return false;
+        unsigned wt = (unsigned)(tag & 7);
+        if (varints_only && wt != WT_VARINT) return false;
+        if (wt == WT_VARINT) {
+            if (varint(d, &q, end, &v)) return false;
+        } else if (wt == WT_LEN) {
+            if (varint(d, &q, end, &v) || v > end - q) return false;
+            q += (size_t)v;
+        } else if (wt == WT_I64 || wt == WT_I32) {
+            size_t n = wt == WT_I64 ? 8 : 4;
+            if (end - q < n) return false;
+            q += n;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Detection: the bytes must open as a Profile message: the first field
+ * one that profile.proto defines, every defined field with its wire type,
+ * other fields with a real wire type, lengths that fit (only a field after
+ * the third may run past a prefix cut short), messages whose insides are
+ * fields, and a sample_type, sample or string_table among them. Text
+ * formats fail within a few bytes: their first bytes are no Profile field
+ * with its wire type, or a newline (field 1) opens no ValueType. */
+bool cgprop__pprof_detect(const char *data, size_t len)
+{
+    const unsigned char *d = (const unsigned char *)data;
+    size_t q = 0;
+    unsigned fields = 0;
+    bool core = false;
+    while (q < len && fields < 64) {
+        uint64_t tag, v;
+        int r = varint(d, &q, len, &tag);
+        if (r == 1) break; /* the prefix ends inside a tag */
+        if (r) return false;
+        uint64_t num = tag >> 3, wt = tag & 7;
+        bool known = num >= 1 && num <= 15;
+        bool len_field = (num >= 1 && num <= 6) || num == 11 || num == 13;
+        bool int_field = (num >= 7 && num <= 15 && num != 11);
+        if (num == 0 || (fields == 0 && !known)) return false;
+        if (known && !((wt == WT_LEN && len_field) || (wt == WT_VARINT && int_field))) return false;
+        fields++;
+        if (wt == WT_LEN) {
+            r = varint(d, &q, len, &v);
+            if (r == 1) break;
+            if (r) return false;
+            if (num == 1 || num == 2 || num == 6) core = true;
+            if (v > len - q) {
+                if (fields < 4) return false;
+                q = len;
+                break;
+            }
+            if (known && num != 6 && num != 13 && !fields_ok(d, q, q + (size_t)v, num == 1 || num == 11))
+                return false;
+            q += (size_t)v;
+        } else if (wt == WT_VARINT) {
+            r = varint(d, &q, len, &v);
+            if (r == 1) break;
+            if (r) return false;
+        } else if (wt == WT_I64 || wt == WT_I32) {
+            size_t n = wt == WT_I64 ? 8 : 4;
+            if (len - q <= n) {
+                q = len;
+                break;
+            }
+            q += n;
+        } else {
+            return false;
+        }
+    }
+    return core && (fields >= 3 || q == len);
+}

@@ -1,0 +1,699 @@
+/* pprof reader and gzip input. The small profile's figures are worked out
+ * by hand (docs/formats/pprof.md); the real profile's come from
+ * `go tool pprof -top` on it (tests/data/pprof/PROVENANCE.md); the gzip
+ * checks compare a compressed input with the same bytes uncompressed. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgprop_io.h"
+
+#define DATA CGPROP_TEST_DATA "/pprof/"
+
+/* ---- helpers ---- */
+
+static char *slurp(const char *name, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s%s", DATA, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            buf = realloc(buf, cap + 1);
+            ck_assert(buf != NULL);
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        if (!got) break;
+        n += got;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static cgprop_graph *rd_buf(const char *d, size_t n, uint32_t fmt, uint32_t key_mode, cgprop_read_info *info)
+{
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = fmt;
+    o.key_mode = key_mode;
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer(d, n, "p", 1, &o, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
+    return g;
+}
+
+static cgprop_graph *rd_file(const char *name, uint32_t key_mode, cgprop_read_info *info)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s%s", DATA, name);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.key_mode = key_mode;
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_file(path, strlen(path), &o, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "%s: rc %d line %llu: %s", name, rc, (unsigned long long)err.line, err.reason);
+    return g;
+}
+
+static uint32_t id(cgprop_graph *g, const char *k)
+{
+    uint32_t v;
+    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no function keyed <%s>", k);
+    return v;
+}
+
+/* The function shown as name (display names are unique in the profiles
+ * read by name here). */
+static uint32_t by_name(cgprop_graph *g, const char *name)
+{
+    uint32_t found = UINT32_MAX;
+    for (uint32_t v = 0; v < cgprop_graph_node_count(g); v++) {
+        size_t n;
+        const char *s = cgprop_node_display_name(g, v, &n);
+        if (n == strlen(name) && memcmp(s, name, n) == 0) {
+            ck_assert_msg(found == UINT32_MAX, "two functions shown as %s", name);
+            found = v;
+        }
+    }
+    ck_assert_msg(found != UINT32_MAX, "no function shown as %s", name);
+    return found;
+}
+
+static uint64_t self_of(cgprop_graph *g, uint32_t v, uint32_t m)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, v, &r, sizeof r), CGPROP_OK);
+    return r.self;
+}
+
+/* The exact inclusive cost: counted once per stack. */
+static uint64_t total_of(cgprop_graph *g, uint32_t v, uint32_t m)
+{
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, v, &r, sizeof r), CGPROP_OK);
+    ck_assert_uint_eq(r.inexact, 0);
+    return r.C_n;
+}
+
+static uint32_t metric(cgprop_graph *g, const char *name)
+{
+    uint32_t m;
+    ck_assert_msg(cgprop_graph_find_metric(g, name, strlen(name), &m) == CGPROP_OK, "no metric %s", name);
+    return m;
+}
+
+/* A library built without zlib refuses gzip input with a reason that says
+ * so: then that is what the gzip checks check. */
+static bool without_zlib(void)
+{
+    static const unsigned char empty_gz[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+                                             0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer((const char *)empty_gz, sizeof empty_gz, "e.gz", 4, NULL, NULL, &g, NULL, &err);
+    ck_assert_int_eq(rc, CGPROP_EFORMAT);
+    if (strcmp(err.reason, "gzip input: this cgprop was built without zlib") == 0) return true;
+    ck_assert_str_eq(err.reason, "empty input");
+    return false;
+}
+
+/* ---- the hand-built profile (tests/pprof/make_small.py) ---- */
+
+/* Stacks, root first, with [samples, cpu]:
+ *   main f            3 30
+ *   main f f g h      2 20   (h inlined into g: one location, two lines)
+ *   main f g h f      5 50
+ *   main f f'         1 10   (f' = f of b.c in libx.so)
+ *   main f' 0xbeef    4 40   (a location without lines)
+ *   (no stack)        7 70   (no function to charge)
+ *   main              0 0
+ * Totals, once per stack: main 15, f 11, g 7, h 7, f' 5, 0xbeef 4.
+ * Self: f 3+5 = 8, h 2, f' 1, 0xbeef 4, main 0, g 0. */
+static void check_small(cgprop_graph *g, const cgprop_read_info *info)
+{
+    ck_assert_uint_eq(info->format, CGPROP_INPUT_PPROF);
+    ck_assert_uint_eq(info->recursion, CGPROP_RECS_STACKS);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples_count");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "cpu_nanoseconds");
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
+    static const struct {
+        const char *key;
+        uint64_t total, self;
+    } want[] = {
+        {"/bin/prog\ta.c\tmain", 15, 0}, {"/bin/prog\ta.c\tf", 11, 8},  {"/bin/prog\ta.c\tg", 7, 0},
+        {"/bin/prog\ta.c\th", 7, 2},     {"libx.so\tb.c\tf", 5, 1},      {"libx.so\t\t0xbeef", 4, 4},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        uint32_t v = id(g, want[i].key);
+        for (uint32_t m = 0; m < 2; m++) {
+            uint64_t scale = m ? 10 : 1;
+            ck_assert_uint_eq(total_of(g, v, m), want[i].total * scale);
+            ck_assert_uint_eq(self_of(g, v, m), want[i].self * scale);
+        }
+    }
+    /* The inlined pair: h (first line) is called by g (last line). */
+    uint32_t e;
+    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, "/bin/prog\ta.c\tg"), id(g, "/bin/prog\ta.c\th"), &e), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, "/bin/prog\ta.c\th"), id(g, "/bin/prog\ta.c\tg"), &e),
+                     CGPROP_ENOTFOUND);
+}
+
+START_TEST(small_plain)
+{
+    size_t n;
+    char *d = slurp("small.pb", &n);
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd_buf(d, n, CGPROP_INPUT_AUTO, CGPROP_KEY_FULL, &info);
+    check_small(g, &info);
+    cgprop_graph_free(g);
+    g = rd_buf(d, n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, &info);
+    check_small(g, &info);
+    cgprop_graph_free(g);
+    ck_assert_uint_eq(cgprop_read_detect(d, n), CGPROP_INPUT_PPROF);
+    free(d);
+}
+END_TEST
+
+START_TEST(small_gzip)
+{
+    if (without_zlib()) return;
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd_file("small.pb.gz", CGPROP_KEY_FULL, &info);
+    check_small(g, &info);
+    cgprop_graph_free(g);
+    size_t n;
+    char *d = slurp("small.pb.gz", &n);
+    ck_assert_uint_eq(cgprop_read_detect(d, n), CGPROP_INPUT_PPROF);
+    g = rd_buf(d, n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, &info);
+    check_small(g, &info);
+    cgprop_graph_free(g);
+    free(d);
+}
+END_TEST
+
+START_TEST(small_by_name)
+{
+    /* Bare names: f of a.c and f of b.c are one function. Stacks with f:
+     * 3 + 2 + 5 + 1 + 4 = 15; f as the leaf: 3 + 5 + 1 = 9. */
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd_file("small.pb", CGPROP_KEY_NAME, &info);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 5);
+    ck_assert_uint_eq(total_of(g, id(g, "f"), 0), 15);
+    ck_assert_uint_eq(self_of(g, id(g, "f"), 0), 9);
+    ck_assert_uint_eq(total_of(g, id(g, "main"), 0), 15);
+    ck_assert_uint_eq(total_of(g, id(g, "0xbeef"), 1), 40);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- the real profile: go tool pprof's own figures ---- */
+
+/* Compare with `go tool pprof -top -cum` output: flat = self, cum = total
+ * (pprof counts a function once per sample in cum, as cgprop's C_n does). */
+static void check_top(cgprop_graph *g, const char *top_file, const char *metric_name)
+{
+    size_t n;
+    char *t = slurp(top_file, &n);
+    uint32_t m = metric(g, metric_name);
+    int rows = 0;
+    bool in_table = false;
+    for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strstr(line, "flat%") && strstr(line, "cum%")) {
+            in_table = true;
+            continue;
+        }
+        if (!in_table) continue;
+        char flat[64], fp[16], sp[16], cum[64], cp[16], name[256];
+        int k = sscanf(line, "%63s %15s %15s %63s %15s %255s", flat, fp, sp, cum, cp, name);
+        ck_assert_int_eq(k, 6);
+        uint32_t v = by_name(g, name);
+        ck_assert_msg(self_of(g, v, m) == strtoull(flat, NULL, 10), "%s: self %llu, pprof flat %s", name,
+                      (unsigned long long)self_of(g, v, m), flat);
+        ck_assert_msg(total_of(g, v, m) == strtoull(cum, NULL, 10), "%s: total %llu, pprof cum %s", name,
+                      (unsigned long long)total_of(g, v, m), cum);
+        rows++;
+    }
+    /* Every function pprof lists, and no other. */
+    ck_assert_int_eq(rows, (int)cgprop_graph_node_count(g));
+    ck_assert_int_ge(rows, 5);
+    free(t);
+}
+
+START_TEST(real_go_profile)
+{
+    if (without_zlib()) return;
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd_file("recur.pb.gz", CGPROP_KEY_FULL, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PPROF);
+    check_top(g, "recur.top.samples.txt", "samples_count");
+    check_top(g, "recur.top.cpu.txt", "cpu_nanoseconds");
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- malformed profiles, written with a small encoder ---- */
+
+typedef struct pb {
+    unsigned char b[4096];
+    size_t n;
+} pb;
+
+static void put(pb *p, unsigned char c)
+{
+    ck_assert(p->n < sizeof p->b);
+    p->b[p->n++] = c;
+}
+static void vint(pb *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        put(p, (unsigned char)(v | 0x80));
+        v >>= 7;
+    }
+    put(p, (unsigned char)v);
+}
+static void fv(pb *p, unsigned num, uint64_t v)
+{
+    vint(p, (uint64_t)num << 3);
+    vint(p, v);
+}
+static void fb(pb *p, unsigned num, const pb *m)
+{
+    vint(p, (uint64_t)num << 3 | 2);
+    vint(p, m->n);
+    for (size_t i = 0; i < m->n; i++) put(p, m->b[i]);
+}
+static void fs(pb *p, unsigned num, const char *s)
+{
+    pb m = {{0}, 0};
+    for (const char *c = s; *c; c++) put(&m, (unsigned char)*c);
+    fb(p, num, &m);
+}
+
+/* A valid head: strings "", "samples", "count", sample_type samples/count,
+ * function 4 named "samples" (any string serves), location 9 with it. */
+static void head(pb *p, unsigned ntypes)
+{
+    fs(p, 6, "");
+    fs(p, 6, "samples");
+    fs(p, 6, "count");
+    for (unsigned i = 0; i < ntypes; i++) {
+        pb vt = {{0}, 0};
+        fv(&vt, 1, 1);
+        fv(&vt, 2, 2);
+        fb(p, 1, &vt);
+    }
+    pb fn = {{0}, 0};
+    fv(&fn, 1, 4);
+    fv(&fn, 2, 1);
+    fb(p, 5, &fn);
+    pb ln = {{0}, 0}, loc = {{0}, 0};
+    fv(&ln, 1, 4);
+    fv(&loc, 1, 9);
+    fb(&loc, 4, &ln);
+    fb(p, 4, &loc);
+}
+
+static void sample(pb *p, uint64_t loc, const int64_t *vals, size_t nv)
+{
+    pb s = {{0}, 0};
+    fv(&s, 1, loc);
+    for (size_t i = 0; i < nv; i++) fv(&s, 2, (uint64_t)vals[i]);
+    fb(p, 2, &s);
+}
+
+static void bad(const void *d, size_t n, int code, const char *reason_part)
+{
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_PPROF;
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer(d, n, "bad.pb", 6, &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == code, "expected %d, got %d (%s) for <%s>", code, rc, err.reason, reason_part);
+    ck_assert(g == NULL);
+    ck_assert_int_eq(err.code, code);
+    /* Binary input: line is the byte offset + 1, the offset the reason names. */
+    const char *b = strstr(err.reason, "byte ");
+    if (b) ck_assert_uint_eq(err.line, strtoull(b + 5, NULL, 10) + 1);
+    else ck_assert_uint_eq(err.line, 0);
+    ck_assert_str_eq(err.file, "bad.pb");
+    ck_assert_msg(strstr(err.reason, reason_part) != NULL, "reason <%s> lacks <%s>", err.reason, reason_part);
+}
+
+START_TEST(malformed)
+{
+    bad("\x0b", 1, CGPROP_EFORMAT, "pprof: byte 0: Profile: field 1: wire type 3 is not read");
+    bad("\x0a\x05\x08", 3, CGPROP_EFORMAT, "pprof: byte 1: Profile: field 1: length 5 runs past the end");
+    bad("\x08\x01", 2, CGPROP_EFORMAT, "pprof: byte 0: Profile: field 1 has wire type 0, expected 2");
+    bad("\xa0\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 13, CGPROP_EFORMAT,
+        "byte 2: Profile: field 20: overlong varint");
+    bad("\x0a", 1, CGPROP_EFORMAT, "byte 1: Profile: field 1: truncated length");
+    bad("\x80", 1, CGPROP_EFORMAT, "byte 0: Profile: truncated field tag");
+    bad("\x00", 1, CGPROP_EFORMAT, "byte 0: Profile: field number 0 out of range");
+    bad("\x32\x00", 2, CGPROP_EFORMAT, "the profile has no sample_type");
+    bad("", 0, CGPROP_EFORMAT, "no sample_type");
+    /* A Line inside a Location inside the Profile: offsets are absolute. */
+    bad("\x22\x04\x22\x02\x08\x80", 6, CGPROP_EFORMAT, "byte 5: Line: field 1: truncated varint");
+
+    int64_t one[1] = {1}, two[2] = {1, 2}, neg[1] = {-5};
+    pb p = {{0}, 0};
+    head(&p, 1);
+    sample(&p, 9, one, 1);
+    /* The valid base reads. */
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_AUTO, 0, &info);
+    ck_assert_uint_eq(total_of(g, id(g, "\t\tsamples"), 0), 1);
+    cgprop_graph_free(g);
+
+    pb q = p;
+    sample(&q, 8, one, 1);
+    bad(q.b, q.n, CGPROP_EFORMAT, "a sample names location 8, which the profile lacks");
+    q = p;
+    sample(&q, 9, two, 2);
+    bad(q.b, q.n, CGPROP_EFORMAT, "a sample has more values than the 1 sample types");
+    q = p;
+    sample(&q, 9, neg, 1);
+    bad(q.b, q.n, CGPROP_EFORMAT, "negative sample value -5");
+    q = p;
+    sample(&q, 9, NULL, 0);
+    bad(q.b, q.n, CGPROP_EFORMAT, "a sample has 0 values for 1 sample types");
+
+    /* A second sample type: one value is too few. */
+    q.n = 0;
+    head(&q, 2);
+    sample(&q, 9, one, 1);
+    bad(q.b, q.n, CGPROP_EFORMAT, "a sample has 1 value for 2 sample types");
+    q.n = 0;
+    head(&q, 65);
+    bad(q.b, q.n, CGPROP_EFORMAT, "more than 64 sample types");
+
+    /* Tables: missing function, repeated and zero ids, a string index past
+     * the table. */
+    q = p;
+    pb ln = {{0}, 0}, loc = {{0}, 0}, fn = {{0}, 0};
+    fv(&ln, 1, 3);
+    fv(&loc, 1, 10);
+    fb(&loc, 4, &ln);
+    fb(&q, 4, &loc);
+    bad(q.b, q.n, CGPROP_EFORMAT, "location 10: a line names function 3, which the profile lacks");
+    q = p;
+    fv(&fn, 1, 4);
+    fb(&q, 5, &fn);
+    bad(q.b, q.n, CGPROP_EFORMAT, "two functions with id 4");
+    q = p;
+    loc.n = 0;
+    fv(&loc, 2, 1);
+    fb(&q, 4, &loc);
+    bad(q.b, q.n, CGPROP_EFORMAT, "location with id 0");
+    q = p;
+    fn.n = 0;
+    fv(&fn, 1, 5);
+    fv(&fn, 2, 77);
+    fb(&q, 5, &fn);
+    bad(q.b, q.n, CGPROP_EFORMAT, "Function.name: string index 77 past the string table (3 strings)");
+    q = p;
+    pb vt = {{0}, 0};
+    fv(&vt, 1, 3);
+    fb(&q, 1, &vt);
+    bad(q.b, q.n, CGPROP_EFORMAT, "ValueType.type: string index 3 past the string table");
+
+    /* A packed list that stops inside a varint. */
+    q = p;
+    pb s = {{0}, 0};
+    vint(&s, 1 << 3 | 2);
+    vint(&s, 1);
+    put(&s, 0x80);
+    fb(&q, 2, &s);
+    bad(q.b, q.n, CGPROP_EFORMAT, "Sample: field 1: truncated varint in a packed list");
+    /* A known field with the wrong wire type inside a message. */
+    q = p;
+    s.n = 0;
+    vint(&s, 2 << 3 | 5);
+    put(&s, 0);
+    put(&s, 0);
+    put(&s, 0);
+    put(&s, 0);
+    fb(&q, 2, &s);
+    bad(q.b, q.n, CGPROP_EFORMAT, "Sample: field 2 has wire type 5, expected 0 or 2 (packed)");
+}
+END_TEST
+
+START_TEST(detect)
+{
+    ck_assert_uint_eq(cgprop_read_detect("\x0a", 1), CGPROP_INPUT_AUTO);
+    ck_assert_uint_eq(cgprop_read_detect("main;a 1\n", 9), CGPROP_INPUT_FOLDED);
+    ck_assert_uint_eq(cgprop_read_detect("events: Ir\n", 11), CGPROP_INPUT_CALLGRIND);
+    ck_assert_uint_eq(cgprop_read_detect("\nmain;a 1\n", 10), CGPROP_INPUT_FOLDED);
+    /* A prefix cut inside a field still says pprof. */
+    size_t n;
+    char *d = slurp("small.pb", &n);
+    for (size_t cut = 40; cut < n; cut += 37) ck_assert_uint_eq(cgprop_read_detect(d, cut), CGPROP_INPUT_PPROF);
+    free(d);
+}
+END_TEST
+
+/* ---- gzip for every format ---- */
+
+static bool same_graph(cgprop_graph *a, cgprop_graph *b)
+{
+    if (cgprop_graph_node_count(a) != cgprop_graph_node_count(b)) return false;
+    if (cgprop_graph_edge_count(a) != cgprop_graph_edge_count(b)) return false;
+    if (cgprop_graph_metric_count(a) != cgprop_graph_metric_count(b)) return false;
+    for (uint32_t v = 0; v < cgprop_graph_node_count(a); v++) {
+        size_t kl;
+        const char *k = cgprop_graph_node_key(a, v, &kl);
+        uint32_t w;
+        if (cgprop_graph_find_node(b, k, kl, &w) != CGPROP_OK) return false;
+        for (uint32_t m = 0; m < cgprop_graph_metric_count(a); m++)
+            if (self_of(a, v, m) != self_of(b, w, m)) return false;
+    }
+    return true;
+}
+
+START_TEST(gzip_callgrind)
+{
+    if (without_zlib()) return;
+    /* The tool's --input auto path: a callgrind.out.gz read by name. */
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *z = rd_file("recur.default.callgrind.out.gz", 0, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_CALLGRIND);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/recur/recur.default.callgrind.out", CGPROP_TEST_DATA);
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    ck_assert_int_eq(cgprop_read_file(path, strlen(path), NULL, NULL, &g, NULL, &err), CGPROP_OK);
+    ck_assert(same_graph(g, z));
+    cgprop_graph_free(z);
+    size_t n;
+    char *d = slurp("recur.default.callgrind.out.gz", &n);
+    ck_assert_uint_eq(cgprop_read_detect(d, n), CGPROP_INPUT_CALLGRIND);
+    z = rd_buf(d, n, CGPROP_INPUT_CALLGRIND, 0, &info);
+    ck_assert(same_graph(g, z));
+    cgprop_graph_free(z);
+    cgprop_graph_free(g);
+    free(d);
+}
+END_TEST
+
+START_TEST(gzip_members)
+{
+    if (without_zlib()) return;
+    /* Two members, as `cat a.gz b.gz` makes: "main;a;b;a 3", "main;c 2"
+     * in the first, "main;a;a 4" in the second. a: total 7, self 7;
+     * main 9; b 3; c 2. Zero padding after the last member is accepted. */
+    size_t n;
+    char *d = slurp("multi.folded.gz", &n);
+    for (int pad = 0; pad < 2; pad++) {
+        char *e = malloc(n + 512);
+        memcpy(e, d, n);
+        memset(e + n, 0, 512);
+        cgprop_read_info info;
+        cgprop_read_info_init(&info);
+        cgprop_graph *g = rd_buf(e, n + (pad ? 512 : 0), CGPROP_INPUT_AUTO, 0, &info);
+        ck_assert_uint_eq(info.format, CGPROP_INPUT_FOLDED);
+        ck_assert_uint_eq(total_of(g, id(g, "a"), 0), 7);
+        ck_assert_uint_eq(self_of(g, id(g, "a"), 0), 7);
+        ck_assert_uint_eq(total_of(g, id(g, "main"), 0), 9);
+        ck_assert_uint_eq(total_of(g, id(g, "b"), 0), 3);
+        ck_assert_uint_eq(total_of(g, id(g, "c"), 0), 2);
+        cgprop_graph_free(g);
+        free(e);
+    }
+    free(d);
+}
+END_TEST
+
+START_TEST(gzip_broken)
+{
+    if (without_zlib()) return;
+    size_t n;
+    char *d = slurp("recur.default.callgrind.out.gz", &n);
+    /* Cut short, at several places. */
+    for (size_t cut = 2; cut < n; cut += n / 7) {
+        cgprop_graph *g = (cgprop_graph *)1;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        int rc = cgprop_read_buffer(d, cut, "cut.gz", 6, NULL, NULL, &g, NULL, &err);
+        ck_assert_int_eq(rc, CGPROP_EFORMAT);
+        ck_assert(g == NULL);
+        ck_assert_msg(strstr(err.reason, "gzip input: ") == err.reason, "%s", err.reason);
+        if (cut > 20) {
+            char want[64];
+            snprintf(want, sizeof want, "gzip input: truncated at byte %zu", cut);
+            ck_assert_str_eq(err.reason, want);
+            ck_assert_uint_eq(err.line, cut + 1);
+        }
+    }
+    /* A corrupted byte in the compressed data: a data error or a CRC
+     * mismatch, with the byte offset. */
+    char *e = malloc(n);
+    memcpy(e, d, n);
+    e[n / 2] ^= 0x55;
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    ck_assert_int_eq(cgprop_read_buffer(e, n, "bad.gz", 6, NULL, NULL, &g, NULL, &err), CGPROP_EFORMAT);
+    ck_assert(g == NULL);
+    ck_assert_msg(strstr(err.reason, "gzip input: corrupt data at byte ") == err.reason, "%s", err.reason);
+    ck_assert_uint_eq(err.line, strtoull(err.reason + strlen("gzip input: corrupt data at byte "), NULL, 10) + 1);
+    /* Trailing bytes that are no gzip member. */
+    e = realloc(e, n + 3);
+    memcpy(e, d, n);
+    memcpy(e + n, "abc", 3);
+    ck_assert_int_eq(cgprop_read_buffer(e, n + 3, "tail.gz", 7, NULL, NULL, &g, NULL, &err), CGPROP_EFORMAT);
+    char want[96];
+    snprintf(want, sizeof want, "gzip input: bytes after the end of the compressed data at byte %zu", n);
+    ck_assert_str_eq(err.reason, want);
+    ck_assert_uint_eq(err.line, n + 1);
+    free(e);
+    free(d);
+    /* gzip inside gzip: one layer only (the bytes: gzip -n of the 20-byte
+     * gzip -n of an empty input). */
+    static const unsigned char twice[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
+                                          0x93, 0xef, 0xe6, 0x60, 0x00, 0x03, 0x66, 0x66, 0x06, 0x18,
+                                          0x00, 0x00, 0xfb, 0x70, 0xee, 0xc6, 0x14, 0x00, 0x00, 0x00};
+    ck_assert_int_eq(cgprop_read_buffer((const char *)twice, sizeof twice, "2.gz", 4, NULL, NULL, &g, NULL, &err),
+                     CGPROP_EFORMAT);
+    ck_assert_str_eq(err.reason, "gzip input: gzip data inside gzip data is not read");
+}
+END_TEST
+
+/* ---- allocation failures: the Nth allocation fails, N = 0, 1, ... ---- */
+
+typedef struct fa_state {
+    long budget;
+    long live;
+} fa_state;
+
+static void *fa_malloc(void *u, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    void *p = malloc(n);
+    if (p) s->live++;
+    return p;
+}
+static void *fa_realloc(void *u, void *p, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    return realloc(p, n);
+}
+static void fa_free(void *u, void *p)
+{
+    ((fa_state *)u)->live--;
+    free(p);
+}
+
+static void fault_loop(const char *name)
+{
+    size_t n;
+    char *d = slurp(name, &n);
+    int ok = 0;
+    long runs = 0;
+    for (long budget = 0; budget < 20000 && !ok; budget++, runs++) {
+        fa_state s = {budget, 0};
+        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        int rc = cgprop_read_buffer(d, n, name, strlen(name), NULL, &a, &g, NULL, &err);
+        if (rc == CGPROP_OK) {
+            ok = 1;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_msg(rc == CGPROP_ENOMEM, "budget %ld: rc %d (%s)", budget, rc, err.reason);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(s.live, 0);
+    }
+    ck_assert(ok);
+    ck_assert_int_gt(runs, 5);
+    free(d);
+}
+
+START_TEST(alloc_failures_small) { fault_loop(without_zlib() ? "small.pb" : "small.pb.gz"); }
+END_TEST
+START_TEST(alloc_failures_real)
+{
+    if (!without_zlib()) fault_loop("recur.pb.gz");
+}
+END_TEST
+START_TEST(alloc_failures_members)
+{
+    if (!without_zlib()) fault_loop("multi.folded.gz");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("pprof");
+    TCase *tc = tcase_create("pprof");
+    tcase_add_test(tc, small_plain);
+    tcase_add_test(tc, small_gzip);
+    tcase_add_test(tc, small_by_name);
+    tcase_add_test(tc, real_go_profile);
+    tcase_add_test(tc, malformed);
+    tcase_add_test(tc, detect);
+    tcase_add_test(tc, gzip_callgrind);
+    tcase_add_test(tc, gzip_members);
+    tcase_add_test(tc, gzip_broken);
+    tcase_add_test(tc, alloc_failures_small);
+    tcase_add_test(tc, alloc_failures_real);
+    tcase_add_test(tc, alloc_failures_members);
+    tcase_set_timeout(tc, 300);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
