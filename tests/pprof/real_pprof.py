@@ -59,6 +59,9 @@ def table(text):
 def main():
     tool, data = sys.argv[1], sys.argv[2]
     if shutil.which("go") is None:
+        if os.environ.get("CGPROP_STRICT_TESTS"):
+            print("FAIL: go is not installed (CGPROP_STRICT_TESTS): scripts/deps.sh installs golang-go")
+            return 1
         print("SKIP: go is not installed (Debian: apt-get install golang-go)")
         return SKIP
     failures = 0
