@@ -15,7 +15,7 @@
 #include "cgprop_io.h"
 
 static const char usage[] =
-    "usage: cgprop report [options] FILE       (FILE '-' reads standard input)\n"
+    "usage: cgprop report [options] FILE...    (FILE '-' reads standard input)\n"
     "\n"
     "Reads a profile and reports inclusive costs that are right under recursion.\n"
     "\n"
@@ -178,6 +178,273 @@ static const char *recursion_text(uint32_t r)
     }
 }
 
+/* ---- options ---- */
+
+static const struct {
+    const char *name;
+    uint32_t format;
+} input_names[] = {
+    {"auto", CGPROP_INPUT_AUTO}, {"callgrind", CGPROP_INPUT_CALLGRIND}, {"folded", CGPROP_INPUT_FOLDED},
+    {"events", CGPROP_INPUT_EVENTS}, {"perf", CGPROP_INPUT_PERF}, {"pprof", CGPROP_INPUT_PPROF},
+    {"v8", CGPROP_INPUT_V8}, {"cpuprofile", CGPROP_INPUT_V8},
+};
+
+typedef struct opts {
+    cgprop_read_options ro;
+    cgprop_write_options wo;
+    cgprop_recorder_options rec;
+    uint64_t delta_i[CGPROP_MAX_METRICS], delta_e[CGPROP_MAX_METRICS];
+    int recorder_opt;
+    uint32_t format, share, estimate;
+    double walk_budget;
+    const char *metric, *outpath;
+    const char **inputs;
+    int ninputs;
+} opts;
+
+/* One "--name VALUE" option. Returns 0, or 2 after a usage message. */
+static int set_value(opts *o, const char *name, const char *val)
+{
+    if (!strcmp(name, "--input")) {
+        for (size_t k = 0; k < sizeof input_names / sizeof *input_names; k++)
+            if (!strcmp(val, input_names[k].name)) {
+                o->ro.format = input_names[k].format;
+                return 0;
+            }
+        return fail("--input: unknown format '%s' (callgrind, folded, events, perf, pprof, v8, auto)%s", val, ""), 2;
+    } else if (!strcmp(name, "--format")) {
+        if (!strcmp(val, "text")) o->format = CGPROP_FORMAT_TEXT;
+        else if (!strcmp(val, "json")) o->format = CGPROP_FORMAT_JSON;
+        else if (!strcmp(val, "dot")) o->format = CGPROP_FORMAT_DOT;
+        else if (!strcmp(val, "callgrind")) o->format = CGPROP_FORMAT_CALLGRIND;
+        else return fail("--format: unknown format '%s' (text, json, dot, callgrind)%s", val, ""), 2;
+    } else if (!strcmp(name, "--metric")) {
+        o->metric = val;
+    } else if (!strcmp(name, "--share")) {
+        if (!strcmp(val, "cost")) o->share = CGPROP_SHARE_COST;
+        else if (!strcmp(val, "count")) o->share = CGPROP_SHARE_COUNT;
+        else return fail("--share: expected cost or count, got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--separate-recs")) {
+        /* The reader's own bound, checked here so it is a usage error. */
+        if (parse_u32(val, &o->ro.separate_recs) || o->ro.separate_recs == 0 || o->ro.separate_recs > 1000000u)
+            return fail("--separate-recs: expected an integer from 1 to 1000000, got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--node-thres")) {
+        if (parse_double(val, &o->wo.node_thres))
+            return fail("--node-thres: expected a percent in [0, 100], got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--edge-thres")) {
+        if (parse_double(val, &o->wo.edge_thres))
+            return fail("--edge-thres: expected a percent in [0, 100], got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--key")) {
+        if (!strcmp(val, "full")) o->ro.key_mode = CGPROP_KEY_FULL;
+        else if (!strcmp(val, "name")) o->ro.key_mode = CGPROP_KEY_NAME;
+        else return fail("--key: expected full or name, got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--delta-i") || !strcmp(name, "--delta-e")) {
+        if (parse_list(val, name[8] == 'i' ? o->delta_i : o->delta_e))
+            return fail("%s: expected counter units (integers) separated by commas, got '%s'", name, val), 2;
+        o->recorder_opt = 1;
+    } else if (!strcmp(name, "--estimate")) {
+        if (!strcmp(val, "midpoint")) o->estimate = CGPROP_EST_MIDPOINT;
+        else if (!strcmp(val, "walk")) o->estimate = CGPROP_EST_WALK;
+        else if (!strcmp(val, "heuristic")) o->estimate = CGPROP_EST_HEURISTIC;
+        else return fail("--estimate: expected midpoint, walk or heuristic, got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--walk-budget")) {
+        char *end;
+        errno = 0;
+        o->walk_budget = strtod(val, &end);
+        if (!*val || *end || errno || !(o->walk_budget >= 0) || o->walk_budget == HUGE_VAL)
+            return fail("--walk-budget: expected front units per member (0: no limit), got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "-o")) {
+        o->outpath = val;
+    }
+    return 0;
+}
+
+/* The arguments after "report". Returns 0 to go on, -1 when --help or
+ * --version was answered, 2 after a usage message. */
+static int parse_args(int argc, char **argv, opts *o)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            return -1;
+        }
+        if (!strcmp(a, "--version")) {
+            printf("cgprop %s\n", cgprop_version_string());
+            return -1;
+        }
+        if (!strcmp(a, "-") || a[0] != '-') {
+            o->inputs[o->ninputs++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--no-fold-recursion")) o->ro.no_fold_recursion = 1;
+        else if (!strcmp(a, "--heuristic-only")) o->wo.flags |= CGPROP_W_HEURISTIC_ONLY;
+        else if (!strcmp(a, "--bounds")) o->wo.flags |= CGPROP_W_BOUNDS;
+        else if (!strcmp(a, "--post-mortem")) {
+            o->rec.mode = CGPROP_COMP_POSTMORTEM;
+            o->recorder_opt = 1;
+        } else if (!strcmp(a, "--clamp")) {
+            o->rec.flags |= CGPROP_REC_CLAMP;
+            o->recorder_opt = 1;
+        } else {
+            /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
+            static const char *const with_value[] = {"--input", "--format", "--metric", "--share",
+                                                     "--separate-recs", "--node-thres", "--edge-thres",
+                                                     "--key", "--delta-i", "--delta-e", "--estimate",
+                                                     "--walk-budget", "-o", NULL};
+            char name[32];
+            const char *eq = strchr(a, '=');
+            size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
+            int known = 0;
+            if (nlen < sizeof name) {
+                memcpy(name, a, nlen);
+                name[nlen] = '\0';
+                for (int k = 0; with_value[k]; k++) known |= !strcmp(name, with_value[k]);
+            }
+            if (!known) return fail("unknown option '%s' (try --help)%s", a, ""), 2;
+            const char *val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+            if (!val) return fail("option %s needs a value%s", name, ""), 2;
+            int rc = set_value(o, name, val);
+            if (rc) return rc;
+        }
+    }
+    if (!o->ninputs) return fail("no input file (try --help)%s%s", "", ""), 2;
+    for (int i = 0; i < o->ninputs; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(o->inputs[i], o->inputs[j]))
+                return fail("'%s' is given twice (its costs would count twice)%s", o->inputs[i], ""), 2;
+    if (o->recorder_opt) {
+        if (o->ro.format != CGPROP_INPUT_AUTO && o->ro.format != CGPROP_INPUT_EVENTS)
+            return fail("--delta-i, --delta-e, --post-mortem and --clamp apply to event traces only%s%s", "", ""), 2;
+        if (o->rec.mode == CGPROP_COMP_POSTMORTEM && (o->rec.flags & CGPROP_REC_CLAMP))
+            return fail("--clamp works on the fly only, not with --post-mortem%s%s", "", ""), 2;
+        if (o->rec.mode == CGPROP_COMP_OFF) o->rec.mode = CGPROP_COMP_ONLINE;
+    }
+    return 0;
+}
+
+/* ---- reading ---- */
+
+/* What one input file gave, for the report's header. */
+typedef struct loaded {
+    cgprop_read_info info;
+    cgprop_events_info einfo;
+} loaded;
+
+static int read_one(const opts *o, const char *input, cgprop_graph **g, loaded *l)
+{
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_info_init(&l->info);
+    cgprop_events_info_init(&l->einfo);
+    int rc;
+    if (o->recorder_opt) {
+        /* Compensation needs the recorder's own reader. */
+        rc = cgprop_events_read_file(input, strlen(input), &o->rec, NULL, g, &l->einfo, &err);
+        l->info.format = CGPROP_INPUT_EVENTS;
+        l->info.recursion = CGPROP_RECS_STACKS;
+    } else {
+        rc = cgprop_read_file(input, strlen(input), &o->ro, NULL, g, &l->info, &err);
+    }
+    if (rc == CGPROP_OK) return 0;
+    progress_end();
+    const char *file = err.file[0] ? err.file : input;
+    if (err.line)
+        fprintf(stderr, "cgprop: %s:%llu: %s\n", file, (unsigned long long)err.line,
+                err.reason[0] ? err.reason : cgprop_strerror(rc));
+    else
+        fprintf(stderr, "cgprop: %s: %s\n", file, err.reason[0] ? err.reason : cgprop_strerror(rc));
+    return 1;
+}
+
+/* Every input into one graph: the first as read, the others merged into it
+ * (functions with the same key become one, costs add up), as the runs of a
+ * program or the per-thread files of callgrind --separate-threads add up. */
+static int read_inputs(const opts *o, cgprop_graph **out, loaded *l)
+{
+    cgprop_graph *g = NULL;
+    if (read_one(o, o->inputs[0], &g, &l[0])) return 1;
+    for (int i = 1; i < o->ninputs; i++) {
+        cgprop_graph *h = NULL;
+        if (read_one(o, o->inputs[i], &h, &l[i])) {
+            cgprop_graph_free(g);
+            return 1;
+        }
+        int rc = cgprop_graph_merge(g, h);
+        if (rc != CGPROP_OK) {
+            if (rc == CGPROP_EINVAL)
+                fail("%s: its metrics differ from those of %s: the inputs cannot be added up", o->inputs[i],
+                     o->inputs[0]);
+            else
+                fail("%s: %s", o->inputs[i], cgprop_graph_errmsg(g));
+            cgprop_graph_free(h);
+            cgprop_graph_free(g);
+            return 1;
+        }
+        cgprop_graph_free(h);
+    }
+    *out = g;
+    return 0;
+}
+
+/* ---- analysing and writing ---- */
+
+static int analyse(const opts *o, cgprop_graph *g, uint32_t *metric_out)
+{
+    if (o->metric && cgprop_graph_find_metric(g, o->metric, strlen(o->metric), metric_out) != CGPROP_OK) {
+        char list[512] = "";
+        for (size_t k = 0; k < cgprop_graph_metric_count(g) && strlen(list) < 400; k++) {
+            if (k) strcat(list, ", ");
+            strncat(list, cgprop_graph_metric_name(g, (uint32_t)k, NULL), 100);
+        }
+        fail("--metric: no metric '%s' in the input (it has: %s)", o->metric, list);
+        return 2;
+    }
+    /* cgprop_graph_analyze() runs what is not current with the default
+     * share; another share is one collapse ahead of it, which it keeps. */
+    int rc = cgprop_graph_set_estimate(g, o->estimate, o->walk_budget);
+    if (rc == CGPROP_OK && o->share != CGPROP_SHARE_AUTO && (rc = cgprop_graph_find_cycles(g, NULL)) == CGPROP_OK)
+        rc = cgprop_graph_collapse(g, o->share);
+    if (rc == CGPROP_OK) rc = cgprop_graph_analyze(g);
+    if (rc != CGPROP_OK) {
+        fail("%s: %s", o->inputs[0], cgprop_graph_errmsg(g));
+        return 1;
+    }
+    return 0;
+}
+
+static void text_header(const opts *o, const loaded *l, FILE *out)
+{
+    for (int i = 0; i < o->ninputs; i++) {
+        fprintf(out, "Input: %s (%s)\n", strcmp(o->inputs[i], "-") ? o->inputs[i] : "standard input",
+                recursion_text(l[i].info.recursion));
+        if (o->recorder_opt)
+            fprintf(out, "Overhead compensated %s; %llu clamps, %llu figures floored at 0\n",
+                    o->rec.mode == CGPROP_COMP_POSTMORTEM ? "post-mortem" : "on the fly",
+                    (unsigned long long)l[i].einfo.clamps, (unsigned long long)l[i].einfo.floors);
+    }
+    if (o->ninputs > 1) fprintf(out, "(%d inputs added up: functions with the same key are one)\n", o->ninputs);
+    fputc('\n', out);
+}
+
+static int write_report(const opts *o, cgprop_graph *g, const loaded *l)
+{
+    FILE *out = stdout;
+    if (o->outpath && strcmp(o->outpath, "-") != 0) {
+        out = fopen(o->outpath, "wb");
+        if (!out) return fail("%s: %s", o->outpath, strerror(errno));
+    }
+    if (o->format == CGPROP_FORMAT_TEXT) text_header(o, l, out);
+    int rc = cgprop_write(g, o->format, &o->wo, out_sink, out);
+    int werr = rc == CGPROP_EWRITE || fflush(out) != 0 || ferror(out);
+    if (out != stdout && fclose(out) != 0) werr = 1;
+    if (rc != CGPROP_OK || werr) {
+        if (werr) return fail("%s: write failed: %s", o->outpath ? o->outpath : "standard output", strerror(errno));
+        return fail("%s: %s", o->inputs[0], cgprop_graph_errmsg(g));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -194,231 +461,43 @@ int main(int argc, char **argv)
                     argc < 2 ? "" : argv[1], ""),
                2;
 
-    cgprop_read_options ro;
-    cgprop_read_options_init(&ro);
-    cgprop_write_options wo;
-    cgprop_write_options_init(&wo);
-    uint32_t format = CGPROP_FORMAT_TEXT, share = CGPROP_SHARE_AUTO, estimate = CGPROP_EST_MIDPOINT;
-    double walk_budget = CGPROP_WALK_BUDGET_DEFAULT;
-    const char *metric = NULL, *outpath = NULL, *input = NULL;
-    int recorder_opt = 0;
-    cgprop_recorder_options rec;
-    cgprop_recorder_options_init(&rec);
+    opts o;
+    memset(&o, 0, sizeof o);
+    cgprop_read_options_init(&o.ro);
+    cgprop_write_options_init(&o.wo);
+    cgprop_recorder_options_init(&o.rec);
     /* The recorder copies δ at creation; these outlive that. */
-    static uint64_t delta_i[CGPROP_MAX_METRICS], delta_e[CGPROP_MAX_METRICS];
-    rec.delta_i = delta_i;
-    rec.delta_e = delta_e;
-
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--version")) {
-            printf("cgprop %s\n", cgprop_version_string());
-            return 0;
-        }
-        if (!strcmp(a, "-") || a[0] != '-') {
-            if (input) return fail("more than one input file ('%s' and '%s')", input, a), 2;
-            input = a;
-            continue;
-        }
-        if (!strcmp(a, "--no-fold-recursion")) {
-            ro.no_fold_recursion = 1;
-            continue;
-        }
-        if (!strcmp(a, "--heuristic-only")) {
-            wo.flags |= CGPROP_W_HEURISTIC_ONLY;
-            continue;
-        }
-        if (!strcmp(a, "--bounds")) {
-            wo.flags |= CGPROP_W_BOUNDS;
-            continue;
-        }
-        if (!strcmp(a, "--post-mortem")) {
-            rec.mode = CGPROP_COMP_POSTMORTEM;
-            recorder_opt = 1;
-            continue;
-        }
-        if (!strcmp(a, "--clamp")) {
-            rec.flags |= CGPROP_REC_CLAMP;
-            recorder_opt = 1;
-            continue;
-        }
-        /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
-        static const char *const with_value[] = {"--input", "--format", "--metric", "--share",
-                                                 "--separate-recs", "--node-thres", "--edge-thres",
-                                                 "--key", "--delta-i", "--delta-e", "--estimate",
-                                                 "--walk-budget", "-o", NULL};
-        const char *val = NULL;
-        char name[32];
-        const char *eq = strchr(a, '=');
-        size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
-        if (nlen >= sizeof name) return fail("unknown option '%s' (try --help)%s", a, ""), 2;
-        memcpy(name, a, nlen);
-        name[nlen] = '\0';
-        int known = 0;
-        for (int k = 0; with_value[k]; k++)
-            if (!strcmp(name, with_value[k])) known = 1;
-        if (!known) return fail("unknown option '%s' (try --help)%s", a, ""), 2;
-        if (eq)
-            val = eq + 1;
-        else if (i + 1 < argc)
-            val = argv[++i];
-        else
-            return fail("option %s needs a value%s", name, ""), 2;
-
-        if (!strcmp(name, "--input")) {
-            if (!strcmp(val, "callgrind")) ro.format = CGPROP_INPUT_CALLGRIND;
-            else if (!strcmp(val, "folded")) ro.format = CGPROP_INPUT_FOLDED;
-            else if (!strcmp(val, "events")) ro.format = CGPROP_INPUT_EVENTS;
-            else if (!strcmp(val, "perf")) ro.format = CGPROP_INPUT_PERF;
-            else if (!strcmp(val, "pprof")) ro.format = CGPROP_INPUT_PPROF;
-            else if (!strcmp(val, "v8") || !strcmp(val, "cpuprofile")) ro.format = CGPROP_INPUT_V8;
-            else if (!strcmp(val, "auto")) ro.format = CGPROP_INPUT_AUTO;
-            else return fail("--input: unknown format '%s' (callgrind, folded, events, perf, pprof, v8, auto)%s", val, ""), 2;
-        } else if (!strcmp(name, "--format")) {
-            if (!strcmp(val, "text")) format = CGPROP_FORMAT_TEXT;
-            else if (!strcmp(val, "json")) format = CGPROP_FORMAT_JSON;
-            else if (!strcmp(val, "dot")) format = CGPROP_FORMAT_DOT;
-            else if (!strcmp(val, "callgrind")) format = CGPROP_FORMAT_CALLGRIND;
-            else return fail("--format: unknown format '%s' (text, json, dot, callgrind)%s", val, ""), 2;
-        } else if (!strcmp(name, "--metric")) {
-            metric = val;
-        } else if (!strcmp(name, "--share")) {
-            if (!strcmp(val, "cost")) share = CGPROP_SHARE_COST;
-            else if (!strcmp(val, "count")) share = CGPROP_SHARE_COUNT;
-            else return fail("--share: expected cost or count, got '%s'%s", val, ""), 2;
-        } else if (!strcmp(name, "--separate-recs")) {
-            /* The reader's own bound, checked here so it is a usage error. */
-            if (parse_u32(val, &ro.separate_recs) || ro.separate_recs == 0 || ro.separate_recs > 1000000u)
-                return fail("--separate-recs: expected an integer from 1 to 1000000, got '%s'%s", val, ""), 2;
-        } else if (!strcmp(name, "--node-thres")) {
-            if (parse_double(val, &wo.node_thres))
-                return fail("--node-thres: expected a percent in [0, 100], got '%s'%s", val, ""), 2;
-        } else if (!strcmp(name, "--edge-thres")) {
-            if (parse_double(val, &wo.edge_thres))
-                return fail("--edge-thres: expected a percent in [0, 100], got '%s'%s", val, ""), 2;
-        } else if (!strcmp(name, "--key")) {
-            if (!strcmp(val, "full")) ro.key_mode = CGPROP_KEY_FULL;
-            else if (!strcmp(val, "name")) ro.key_mode = CGPROP_KEY_NAME;
-            else return fail("--key: expected full or name, got '%s'%s", val, ""), 2;
-        } else if (!strcmp(name, "--delta-i") || !strcmp(name, "--delta-e")) {
-            if (parse_list(val, name[8] == 'i' ? delta_i : delta_e))
-                return fail("%s: expected counter units (integers) separated by commas, got '%s'", name, val), 2;
-            recorder_opt = 1;
-        } else if (!strcmp(name, "--estimate")) {
-            if (!strcmp(val, "midpoint")) estimate = CGPROP_EST_MIDPOINT;
-            else if (!strcmp(val, "walk")) estimate = CGPROP_EST_WALK;
-            else if (!strcmp(val, "heuristic")) estimate = CGPROP_EST_HEURISTIC;
-            else return fail("--estimate: expected midpoint, walk or heuristic, got '%s'%s", val, ""), 2;
-        } else if (!strcmp(name, "--walk-budget")) {
-            char *end;
-            errno = 0;
-            walk_budget = strtod(val, &end);
-            if (!*val || *end || errno || !(walk_budget >= 0) || walk_budget == HUGE_VAL)
-                return fail("--walk-budget: expected front units per member (0: no limit), got '%s'%s", val, ""), 2;
-        } else if (!strcmp(name, "-o")) {
-            outpath = val;
-        }
+    o.rec.delta_i = o.delta_i;
+    o.rec.delta_e = o.delta_e;
+    o.format = CGPROP_FORMAT_TEXT;
+    o.share = CGPROP_SHARE_AUTO;
+    o.estimate = CGPROP_EST_MIDPOINT;
+    o.walk_budget = CGPROP_WALK_BUDGET_DEFAULT;
+    o.inputs = calloc((size_t)argc, sizeof *o.inputs);
+    loaded *l = calloc((size_t)argc, sizeof *l);
+    if (!o.inputs || !l) {
+        free(o.inputs);
+        free(l);
+        return fail("out of memory%s%s", "", "");
     }
-    if (!input) return fail("no input file (try --help)%s%s", "", ""), 2;
-    if (recorder_opt) {
-        if (ro.format != CGPROP_INPUT_AUTO && ro.format != CGPROP_INPUT_EVENTS)
-            return fail("--delta-i, --delta-e, --post-mortem and --clamp apply to event traces only%s%s", "", ""), 2;
-        if (rec.mode == CGPROP_COMP_POSTMORTEM && (rec.flags & CGPROP_REC_CLAMP))
-            return fail("--clamp works on the fly only, not with --post-mortem%s%s", "", ""), 2;
-        if (rec.mode == CGPROP_COMP_OFF) rec.mode = CGPROP_COMP_ONLINE;
-    }
-
-    progress_start();
-    g_stage = 1;
+    int rc = parse_args(argc, argv, &o);
     cgprop_graph *g = NULL;
-    cgprop_read_info info;
-    cgprop_read_info_init(&info);
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_info_init(&info);
-    cgprop_read_error_init(&err);
-    cgprop_events_info einfo;
-    cgprop_events_info_init(&einfo);
-    int rc;
-    if (recorder_opt) {
-        /* Compensation needs the recorder's own reader. */
-        rc = cgprop_events_read_file(input, strlen(input), &rec, NULL, &g, &einfo, &err);
-        info.format = CGPROP_INPUT_EVENTS;
-        info.recursion = CGPROP_RECS_STACKS;
-    } else {
-        rc = cgprop_read_file(input, strlen(input), &ro, NULL, &g, &info, &err);
+    if (rc == 0) {
+        progress_start();
+        g_stage = 1;
+        rc = read_inputs(&o, &g, l);
     }
-    if (rc != CGPROP_OK) {
-        progress_end();
-        const char *file = err.file[0] ? err.file : input;
-        if (err.line)
-            fprintf(stderr, "cgprop: %s:%llu: %s\n", file, (unsigned long long)err.line,
-                    err.reason[0] ? err.reason : cgprop_strerror(rc));
-        else
-            fprintf(stderr, "cgprop: %s: %s\n", file, err.reason[0] ? err.reason : cgprop_strerror(rc));
-        return 1;
+    if (rc == 0) {
+        g_stage = 2;
+        rc = analyse(&o, g, &o.wo.metric);
     }
-
-    g_stage = 2;
-    if (metric) {
-        if (cgprop_graph_find_metric(g, metric, strlen(metric), &wo.metric) != CGPROP_OK) {
-            char list[512] = "";
-            for (size_t k = 0; k < cgprop_graph_metric_count(g) && strlen(list) < 400; k++) {
-                if (k) strcat(list, ", ");
-                strncat(list, cgprop_graph_metric_name(g, (uint32_t)k, NULL), 100);
-            }
-            fail("--metric: no metric '%s' in the input (it has: %s)", metric, list);
-            cgprop_graph_free(g);
-            return 2;
-        }
-    }
-    /* cgprop_graph_analyze() runs what is not current with the default
-     * share; another share is one collapse ahead of it, which it keeps. */
-    if ((rc = cgprop_graph_set_estimate(g, estimate, walk_budget)) == CGPROP_OK && share != CGPROP_SHARE_AUTO &&
-        (rc = cgprop_graph_find_cycles(g, NULL)) == CGPROP_OK)
-        rc = cgprop_graph_collapse(g, share);
-    if (rc == CGPROP_OK) rc = cgprop_graph_analyze(g);
-    if (rc != CGPROP_OK) {
-        fail("%s: %s", input, cgprop_graph_errmsg(g));
-        cgprop_graph_free(g);
-        return 1;
-    }
-
-    g_stage = 3;
-    FILE *out = stdout;
-    if (outpath && strcmp(outpath, "-") != 0) {
-        out = fopen(outpath, "wb");
-        if (!out) {
-            fail("%s: %s", outpath, strerror(errno));
-            cgprop_graph_free(g);
-            return 1;
-        }
-    }
-    if (format == CGPROP_FORMAT_TEXT) {
-        fprintf(out, "Input: %s (%s)\n", strcmp(input, "-") ? input : "standard input",
-                recursion_text(info.recursion));
-        if (recorder_opt)
-            fprintf(out, "Overhead compensated %s; %llu clamps, %llu figures floored at 0\n",
-                    rec.mode == CGPROP_COMP_POSTMORTEM ? "post-mortem" : "on the fly",
-                    (unsigned long long)einfo.clamps, (unsigned long long)einfo.floors);
-        fputc('\n', out);
-    }
-    rc = cgprop_write(g, format, &wo, out_sink, out);
-    int werr = rc == CGPROP_EWRITE || fflush(out) != 0 || ferror(out);
-    if (out != stdout && fclose(out) != 0) werr = 1;
-    if (rc != CGPROP_OK || werr) {
-        if (werr)
-            fail("%s: write failed: %s", outpath ? outpath : "standard output", strerror(errno));
-        else
-            fail("%s: %s", input, cgprop_graph_errmsg(g));
-        cgprop_graph_free(g);
-        return 1;
+    if (rc == 0) {
+        g_stage = 3;
+        rc = write_report(&o, g, l);
     }
     progress_end();
     cgprop_graph_free(g);
-    return 0;
+    free(o.inputs);
+    free(l);
+    return rc < 0 ? 0 : rc;
 }
