@@ -35,7 +35,9 @@ enum cgprop_input_format {
     CGPROP_INPUT_AUTO = 0,      /**< Recognise the format by content. */
     CGPROP_INPUT_CALLGRIND = 1, /**< Callgrind profile (valgrind --tool=callgrind, KCachegrind). */
     CGPROP_INPUT_FOLDED = 2,    /**< Folded stacks: "a;b;c 42" lines, one or more weights. */
-    CGPROP_INPUT_EVENTS = 3     /**< The recorder's event trace format. */
+    CGPROP_INPUT_EVENTS = 3,    /**< The recorder's event trace format. */
+    CGPROP_INPUT_PSTATS = 7,    /**< Python cProfile / profile statistics (a marshal dump; docs/formats/pstats.md). */
+    CGPROP_INPUT_GPROF = 8      /**< gprof's text report: flat profile and call graph (docs/formats/gprof.md). */
 };
 
 /** Function key modes (the @c key_mode field of ::cgprop_read_options). */

@@ -21,6 +21,7 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --input callgrind|folded|events|auto   input format (default auto: by content)\n"
+    "          pstats|cprofile|gprof          (Python statistics; gprof's text report)\n"
     "  --format text|json|dot|callgrind       output format (default text)\n"
     "  --metric NAME            metric shown by text and dot (default: the first)\n"
     "  --share cost|count       propagate by call cost or call count\n"
@@ -267,8 +268,10 @@ int main(int argc, char **argv)
             if (!strcmp(val, "callgrind")) ro.format = CGPROP_INPUT_CALLGRIND;
             else if (!strcmp(val, "folded")) ro.format = CGPROP_INPUT_FOLDED;
             else if (!strcmp(val, "events")) ro.format = CGPROP_INPUT_EVENTS;
+            else if (!strcmp(val, "pstats") || !strcmp(val, "cprofile")) ro.format = CGPROP_INPUT_PSTATS;
+            else if (!strcmp(val, "gprof")) ro.format = CGPROP_INPUT_GPROF;
             else if (!strcmp(val, "auto")) ro.format = CGPROP_INPUT_AUTO;
-            else return fail("--input: unknown format '%s' (callgrind, folded, events, auto)%s", val, ""), 2;
+            else return fail("--input: unknown format '%s' (callgrind, folded, events, pstats, gprof, auto)%s", val, ""), 2;
         } else if (!strcmp(name, "--format")) {
             if (!strcmp(val, "text")) format = CGPROP_FORMAT_TEXT;
             else if (!strcmp(val, "json")) format = CGPROP_FORMAT_JSON;

@@ -113,4 +113,15 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
                         const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                         cgprop_read_error *err);
 
+/* Python statistics (lib/io/pstats.c) and gprof's text report
+ * (lib/io/gprof.c); their detectors look at the first bytes only. */
+int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                        cgprop_read_error *err);
+bool cgprop__pstats_detect(const char *data, size_t len);
+int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *opts,
+                       const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                       cgprop_read_error *err);
+bool cgprop__gprof_detect(const char *data, size_t len);
+
 #endif

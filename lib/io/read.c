@@ -89,6 +89,9 @@ uint32_t cgprop_read_detect(const char *data, size_t len)
     static const char *const cg_headers[] = {"version:", "creator:", "events:", "positions:", "cmd:", "pid:",
                                              "part:", "desc:", "thread:", "summary:", "event:", "ob=",
                                              "fl=", "fn="};
+    /* Binary statistics first: their bytes could pass for anything. */
+    if (cgprop__pstats_detect(data, len)) return CGPROP_INPUT_PSTATS;
+    if (cgprop__gprof_detect(data, len)) return CGPROP_INPUT_GPROF;
     cgprop__lines r;
     cgprop__lines_init(&r, data, len);
     const char *s;
@@ -142,7 +145,7 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
     cgprop_read_options defaults;
     cgprop_read_options_init(&defaults);
     if (!opts) opts = &defaults;
-    if (opts->format > CGPROP_INPUT_EVENTS)
+    if (opts->format > CGPROP_INPUT_EVENTS && opts->format != CGPROP_INPUT_PSTATS && opts->format != CGPROP_INPUT_GPROF)
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: input format %u", opts->format);
     if (opts->key_mode > CGPROP_KEY_NAME)
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: key mode %u", opts->key_mode);
@@ -166,6 +169,12 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
         break;
     case CGPROP_INPUT_FOLDED:
         rc = cgprop__folded_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_PSTATS:
+        rc = cgprop__pstats_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_GPROF:
+        rc = cgprop__gprof_read(data, len, opts, alloc, out, info, err);
         break;
     default:
 #ifdef CGPROP_HAVE_EVENTS_READER
