@@ -375,7 +375,7 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
     size_t n;
     int st = S_OUT, rc = CGPROP_OK;
     uint32_t cur = CGPROP_NONE;
-    bool primary = false, whole = false, spont = false;
+    bool primary = false, whole = false, spont = false, sep = false;
     while (!rc && st != S_DONE && cgprop__lines_next(&r, &s, &n)) {
         size_t m = n;
         const char *t = skip_space(s, &m);
@@ -384,11 +384,16 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
                 rc = end_entry(p, r.no, cur, spont);
                 st = S_DONE;
             } else if (m == 0) {
+                /* A blank line after an entry ends the graph: gprof's
+                 * explanation follows it (without -b). */
+                if (sep) st = S_DONE;
                 continue;
             } else if (t[0] == '-' && m >= 3 && t[1] == '-' && t[2] == '-') {
                 rc = end_entry(p, r.no, cur, spont);
                 cur = CGPROP_NONE;
                 primary = whole = spont = false;
+                sep = true;
+                continue;
             } else if (t == s && s[0] == '[') {
                 if (primary) rc = cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "two entry lines without a ----- between");
                 else rc = on_primary(p, r.no, s, n, &cur, &whole);
@@ -397,6 +402,7 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
             } else if (!whole) {
                 rc = on_arc(p, r.no, s, n, primary, cur, &spont);
             }
+            sep = false;
             continue;
         }
         if (starts(t, m, "Flat profile:")) {
@@ -457,8 +463,9 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     /* Every entry takes a line: indices past the line count are refused,
      * which bounds the index table by the input. */
-    uint64_t lines = 1;
+    uint64_t lines = 0;
     for (const char *q = data, *e = data + len; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++) lines++;
+    if (len && data[len - 1] != '\n') lines++;
     p.nix = lines + 1;
     p.ix = cgprop__calloc(p.g, (size_t)p.nix, sizeof *p.ix);
     uint64_t nlines = 0;
@@ -482,7 +489,7 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
         info->format = CGPROP_INPUT_GPROF;
         /* gprof records no recursion levels: costs carry no class. */
         info->recursion = CGPROP_RECS_WITHHELD;
-        info->lines = nlines;
+        info->lines = lines; /* the input's, though reading stops after the call graph */
     }
     *out = p.g;
     return CGPROP_OK;
