@@ -246,22 +246,22 @@ START_TEST(mutual_recursion)
         ck_assert_uint_eq(info.recursion, CGPROP_RECS_WITHHELD);
         ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
         ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "ns");
-        ck_assert_str_eq(cgprop_node_display_name(g, id(g, "prog.py:5\ta"), NULL), "a");
+        ck_assert_str_eq(cgprop_node_display_name(g, id(g, "\tprog.py:5\ta"), NULL), "a");
         analyse(g);
-        exact(g, "prog.py:1\tmain", 2000, 6000, 0);
-        exact(g, "prog.py:5\ta", 3000, 4000, 0);
-        exact(g, "prog.py:9\tb", 1000, 3000, 0);
-        cgprop_edge_row e = edge(g, "prog.py:1\tmain", "prog.py:5\ta");
+        exact(g, "\tprog.py:1\tmain", 2000, 6000, 0);
+        exact(g, "\tprog.py:5\ta", 3000, 4000, 0);
+        exact(g, "\tprog.py:9\tb", 1000, 3000, 0);
+        cgprop_edge_row e = edge(g, "\tprog.py:1\tmain", "\tprog.py:5\ta");
         ck_assert_uint_eq(e.count, 1);
         if (style == 3) {
             ck_assert(!(e.flags & CGPROP_F_HAS_COST));
         } else {
             ck_assert_uint_eq(e.cost, 4000);
-            ck_assert_uint_eq(edge(g, "prog.py:9\tb", "prog.py:5\ta").cost, 2000);
-            ck_assert_uint_eq(edge(g, "prog.py:5\ta", "prog.py:9\tb").cost, 3000);
+            ck_assert_uint_eq(edge(g, "\tprog.py:9\tb", "\tprog.py:5\ta").cost, 2000);
+            ck_assert_uint_eq(edge(g, "\tprog.py:5\ta", "\tprog.py:9\tb").cost, 3000);
         }
         cgprop_node_row n;
-        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "prog.py:1\tmain"), &n, sizeof n),
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "\tprog.py:1\tmain"), &n, sizeof n),
                          CGPROP_OK);
         ck_assert_uint_eq(n.spont_count, 1);
         ck_assert_uint_eq(n.spont_cost, 6000);
@@ -276,13 +276,13 @@ START_TEST(self_recursion)
     put_stats(&m, selfrec, 4, 0);
     cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_AUTO);
     analyse(g);
-    exact(g, "p.py:1\tmain", 1000, 7000, 0);
-    exact(g, "p.py:3\tf", 6000, 6000, 0);
-    exact(g, "q.py:3\tf", 0, 0, 0); /* same name, another file: another function */
-    ck_assert_uint_eq(edge(g, "p.py:3\tf", "p.py:3\tf").count, 2);
-    ck_assert_uint_eq(edge(g, "p.py:3\tf", "p.py:3\tf").cost, 4000);
+    exact(g, "\tp.py:1\tmain", 1000, 7000, 0);
+    exact(g, "\tp.py:3\tf", 6000, 6000, 0);
+    exact(g, "\tq.py:3\tf", 0, 0, 0); /* same name, another file: another function */
+    ck_assert_uint_eq(edge(g, "\tp.py:3\tf", "\tp.py:3\tf").count, 2);
+    ck_assert_uint_eq(edge(g, "\tp.py:3\tf", "\tp.py:3\tf").cost, 4000);
     /* The stated figure is kept where it contradicts the self cost. */
-    exact(g, "q.py:7\tz", 5000, 3000, CGPROP_R_BELOW_SELF);
+    exact(g, "\tq.py:7\tz", 5000, 3000, CGPROP_R_BELOW_SELF);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -295,8 +295,8 @@ START_TEST(merge_keeps_stated)
     cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS), *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
     ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
     analyse(a);
-    exact(a, "prog.py:1\tmain", 4000, 12000, 0);
-    exact(a, "prog.py:5\ta", 6000, 8000, 0);
+    exact(a, "\tprog.py:1\tmain", 4000, 12000, 0);
+    exact(a, "\tprog.py:5\ta", 6000, 8000, 0);
     cgprop_graph_free(a);
     cgprop_graph_free(b);
 }
@@ -426,8 +426,9 @@ START_TEST(real_fixture)
         if (line[0] == '#') continue;
         unsigned long long tt, ct, nc;
         int at = 0;
-        ck_assert(sscanf(line, "%llu %llu %llu %n", &tt, &ct, &nc, &at) == 3);
-        char *key = line + at;
+        ck_assert(sscanf(line, "%llu %llu %llu%n", &tt, &ct, &nc, &at) == 3);
+        ck_assert(line[at] == ' ');
+        char *key = line + at + 1; /* starts with the TAB of the empty object part */
         key[strcspn(key, "\n")] = '\0';
         /* Exact, and agreeing with everything else the file says. */
         exact(g, key, tt, (double)ct, 0);
@@ -441,9 +442,9 @@ START_TEST(real_fixture)
     ck_assert_uint_ge(recursive, 10);
     /* Two figures by name, as pstats printed them (seconds): fib's
      * 0.006231708 / 0.006231708 and expr's 0.001646613 / 0.005353273. */
-    exact(g, "recur.py:7\tfib", 6231708, 6231708, 0);
-    exact(g, "recur.py:11\texpr", 1646613, 5353273, 0);
-    ck_assert_uint_eq(edge(g, "recur.py:7\tfib", "recur.py:7\tfib").count, 39440);
+    exact(g, "\trecur.py:7\tfib", 6231708, 6231708, 0);
+    exact(g, "\trecur.py:11\texpr", 1646613, 5353273, 0);
+    ck_assert_uint_eq(edge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib").count, 39440);
     cgprop_graph_free(g);
 }
 END_TEST

@@ -166,9 +166,10 @@ static int graph_fail(gp *p, int rc, uint64_t line)
 }
 
 /* Function key: the name (TABs as spaces). A second entry of the same name
- * (static functions of two files) is keyed "[N] TAB name", N its gprof
- * index, so the two stay apart and both display as the name. index 0: the
- * plain name, whatever made it. */
+ * (static functions of two files) is keyed "TAB [N] TAB name", N its gprof
+ * index, in the place of the file (keys have no TAB or two), so the two stay
+ * apart and both display as the name. index 0: the plain name, whatever
+ * made it. */
 static int node_for(gp *p, uint64_t line, const char *name, size_t n, uint64_t index, uint32_t *out)
 {
     if (n == 0) return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "no function name");
@@ -185,7 +186,7 @@ static int node_for(gp *p, uint64_t line, const char *name, size_t n, uint64_t i
     if (index && cgprop_graph_find_node(p->g, p->key, n, &id) == CGPROP_OK && id < p->nown && p->own[id] &&
         p->own[id] != index) {
         char q[32];
-        pre = (size_t)snprintf(q, sizeof q, "[%llu]\t", (unsigned long long)index);
+        pre = (size_t)snprintf(q, sizeof q, "\t[%llu]\t", (unsigned long long)index);
         memmove(p->key + pre, p->key, n);
         memcpy(p->key, q, pre);
     }

@@ -337,7 +337,9 @@ static int count_of(ps *p, const mval *m, const char *what, uint64_t *out)
     return CGPROP_OK;
 }
 
-/* A (file, line, name) label -> function: key "file:line TAB name". */
+/* A (file, line, name) label -> function: key "TAB file:line TAB name", the
+ * object part empty, as every reader's keys have none or two TABs (the
+ * callgrind writer turns them into ob=, fl= and fn=). */
 static int label(ps *p, const mval *k, uint32_t *out)
 {
     if (k->kind != V_TUPLE || k->n != 3)
@@ -347,7 +349,7 @@ static int label(ps *p, const mval *k, uint32_t *out)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function label is not (str, int, str)");
     char ln[24];
     int nl = snprintf(ln, sizeof ln, ":%lld\t", (long long)l->u.i);
-    size_t n = (size_t)f->u.s.len + (size_t)nl + nm->u.s.len;
+    size_t n = 1 + (size_t)f->u.s.len + (size_t)nl + nm->u.s.len;
     if (n > p->kcap) {
         char *q = cgprop__realloc(p->g, p->key, n, 1);
         if (!q) return OOM(p);
@@ -355,6 +357,7 @@ static int label(ps *p, const mval *k, uint32_t *out)
         p->kcap = n;
     }
     char *o = p->key;
+    *o++ = '\t';
     for (uint32_t i = 0; i < f->u.s.len; i++) {
         char ch = (char)p->d[f->u.s.at + i];
         *o++ = ch == '\t' ? ' ' : ch;
@@ -440,7 +443,7 @@ int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options 
                         const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                         cgprop_read_error *err)
 {
-    (void)opts; /* keys are always file:line TAB name */
+    (void)opts; /* keys are always TAB file:line TAB name */
     *out = NULL;
     ps p;
     memset(&p, 0, sizeof p);

@@ -23,7 +23,7 @@ def check(tool, path):
     st = pstats.Stats(path)
     want = {}
     for (fname, line, name), (cc, nc, tt, ct, callers) in st.stats.items():
-        key = "%s:%d\t%s" % (fname.replace("\t", " "), line, name.replace("\t", " "))
+        key = "\t%s:%d\t%s" % (fname.replace("\t", " "), line, name.replace("\t", " "))
         want[key] = (ns(tt), ns(ct), nc, callers)
     out = subprocess.run([tool, "report", "--input", "pstats", "--format", "json", path],
                          check=True, capture_output=True).stdout

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Print what Python's own pstats module reads from a statistics file, one
 function a line: tottime and cumtime in nanoseconds (rounded), the call
-count, then cgprop's key for it (file:line TAB name). check_pstats compares
+count, then cgprop's key for it (TAB file:line TAB name). check_pstats compares
 the reader with this file (tests/data/pstats/recur.expected).
 
 usage: expected.py FILE.pstats > FILE.expected"""
@@ -13,7 +13,7 @@ def main(path):
     st = pstats.Stats(path).stats
     print("# tottime_ns cumtime_ns ncalls key -- by Python %s's pstats module" % sys.version.split()[0])
     for (fname, line, name), (cc, nc, tt, ct, callers) in sorted(st.items()):
-        key = "%s:%d\t%s" % (fname.replace("\t", " "), line, name.replace("\t", " "))
+        key = "\t%s:%d\t%s" % (fname.replace("\t", " "), line, name.replace("\t", " "))
         print("%d %d %d %s" % (int(tt * 1e9 + 0.5), int(ct * 1e9 + 0.5), nc, key))
 
 

@@ -117,6 +117,8 @@ pub const CGPROP_INPUT_AUTO: u32 = 0;
 pub const CGPROP_INPUT_CALLGRIND: u32 = 1;
 pub const CGPROP_INPUT_FOLDED: u32 = 2;
 pub const CGPROP_INPUT_EVENTS: u32 = 3;
+pub const CGPROP_INPUT_PSTATS: u32 = 7;
+pub const CGPROP_INPUT_GPROF: u32 = 8;
 
 pub const CGPROP_KEY_FULL: u32 = 0;
 pub const CGPROP_KEY_NAME: u32 = 1;
