@@ -28,8 +28,9 @@ typedef struct flat {
 typedef struct gp {
     cgprop_graph *g;
     cgprop_read_error *err;
-    uint32_t *ix;        /* gprof index -> function id + 1, 0 = no entry yet */
-    uint64_t nix;        /* its length: every entry takes a line, so the line count bounds it */
+    uint32_t *ix;        /* gprof index -> function id + 1, 0 = no entry yet; grown as entries come */
+    size_t ixcap;
+    uint64_t nix;        /* indices must be below it: every entry takes a line, so the line count bounds them */
     uint64_t *own;       /* function id -> the gprof index it was made for, 0 = none */
     size_t nown;
     pcall *pc;
@@ -211,6 +212,15 @@ static int set_index(gp *p, uint64_t line, uint64_t index, uint32_t node)
 {
     if (index >= p->nix)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "index [%llu] out of range", (unsigned long long)index);
+    if (index >= p->ixcap) {
+        size_t cap = p->ixcap ? p->ixcap : 256;
+        while (cap <= index) cap *= 2;
+        uint32_t *q = cgprop__realloc(p->g, p->ix, cap, sizeof *q);
+        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        memset(q + p->ixcap, 0, (cap - p->ixcap) * sizeof *q);
+        p->ix = q;
+        p->ixcap = cap;
+    }
     if (p->ix[index])
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "a second entry [%llu]", (unsigned long long)index);
     p->ix[index] = node + 1;
@@ -431,7 +441,7 @@ static int finish(gp *p)
     for (size_t i = 0; i < p->npc; i++) {
         pcall *c = &p->pc[i];
         uint32_t v;
-        if (p->ix[c->callee_ix]) {
+        if (c->callee_ix < p->ixcap && p->ix[c->callee_ix]) {
             v = p->ix[c->callee_ix] - 1;
         } else {
             /* Known to gprof (its static call graph) without an entry. */
@@ -468,11 +478,9 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
     for (const char *q = data, *e = data + len; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++) lines++;
     if (len && data[len - 1] != '\n') lines++;
     p.nix = lines + 1;
-    p.ix = cgprop__calloc(p.g, (size_t)p.nix, sizeof *p.ix);
     uint64_t nlines = 0;
     bool any = false;
-    if (!p.ix) rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
-    if (!rc) rc = parse(&p, data, len, &nlines, &any);
+    rc = parse(&p, data, len, &nlines, &any);
     if (!rc && !any) rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines, "no flat profile or call graph");
     if (!rc) rc = finish(&p);
     if (!rc && cgprop_graph_node_count(p.g) == 0)

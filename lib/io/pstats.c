@@ -339,7 +339,8 @@ static int count_of(ps *p, const mval *m, const char *what, uint64_t *out)
 
 /* A (file, line, name) label -> function: key "TAB file:line TAB name", the
  * object part empty, as every reader's keys have none or two TABs (the
- * callgrind writer turns them into ob=, fl= and fn=). */
+ * callgrind writer turns them into ob=, fl= and fn=). TABs and line breaks
+ * in the strings become spaces: a key is one line of a text format. */
 static int label(ps *p, const mval *k, uint32_t *out)
 {
     if (k->kind != V_TUPLE || k->n != 3)
@@ -360,13 +361,13 @@ static int label(ps *p, const mval *k, uint32_t *out)
     *o++ = '\t';
     for (uint32_t i = 0; i < f->u.s.len; i++) {
         char ch = (char)p->d[f->u.s.at + i];
-        *o++ = ch == '\t' ? ' ' : ch;
+        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
     }
     memcpy(o, ln, (size_t)nl);
     o += nl;
     for (uint32_t i = 0; i < nm->u.s.len; i++) {
         char ch = (char)p->d[nm->u.s.at + i];
-        *o++ = ch == '\t' ? ' ' : ch;
+        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
     }
     int rc = cgprop_graph_add_node(p->g, p->key, n, out);
     if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");

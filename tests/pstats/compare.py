@@ -15,6 +15,10 @@ import sys
 import tempfile
 
 
+def clean(s):
+    return s.replace("\t", " ").replace("\n", " ")
+
+
 def ns(seconds):
     return int(seconds * 1e9 + 0.5)
 
@@ -23,7 +27,7 @@ def check(tool, path):
     st = pstats.Stats(path)
     want = {}
     for (fname, line, name), (cc, nc, tt, ct, callers) in st.stats.items():
-        key = "\t%s:%d\t%s" % (fname.replace("\t", " "), line, name.replace("\t", " "))
+        key = "\t%s:%d\t%s" % (clean(fname), line, clean(name))
         want[key] = (ns(tt), ns(ct), nc, callers)
     out = subprocess.run([tool, "report", "--input", "pstats", "--format", "json", path],
                          check=True, capture_output=True).stdout

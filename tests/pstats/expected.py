@@ -13,7 +13,8 @@ def main(path):
     st = pstats.Stats(path).stats
     print("# tottime_ns cumtime_ns ncalls key -- by Python %s's pstats module" % sys.version.split()[0])
     for (fname, line, name), (cc, nc, tt, ct, callers) in sorted(st.items()):
-        key = "\t%s:%d\t%s" % (fname.replace("\t", " "), line, name.replace("\t", " "))
+        key = "\t%s:%d\t%s" % (fname.replace("\t", " ").replace("\n", " "), line,
+                                  name.replace("\t", " ").replace("\n", " "))
         print("%d %d %d %s" % (int(tt * 1e9 + 0.5), int(ct * 1e9 + 0.5), nc, key))
 
 
