@@ -221,6 +221,31 @@ START_TEST(names)
 }
 END_TEST
 
+START_TEST(bsd_header)
+{
+    /* The older layout: column names between two "called/total" lines. */
+    static const char t[] =
+        "                                  called/total       parents \n"
+        "index  %time    self descendents  called+self    name    \tindex\n"
+        "                                  called/total       children\n"
+        "\n"
+        "                                                     <spontaneous>\n"
+        "[1]    100.0    0.02        0.01                 main [1]\n"
+        "                0.01        0.00       2/2           f [2]\n"
+        "-----------------------------------------------\n"
+        "                0.01        0.00       2/2           main [1]\n"
+        "[2]     33.3    0.01        0.00       2         f [2]\n"
+        "-----------------------------------------------\n";
+    cgprop_graph *g = rd(t, sizeof t - 1, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self(g, "main"), 2);
+    ck_assert_uint_eq(edge(g, "main", "f").count, 2);
+    analyse(g);
+    figures(g, "main", 2, 1, 1e-9);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 static void bad(const char *body, int code, uint64_t line, const char *what)
 {
     char text[2048];
@@ -386,6 +411,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, hand_made);
     tcase_add_test(tc, names);
+    tcase_add_test(tc, bsd_header);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_report);

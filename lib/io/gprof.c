@@ -410,6 +410,8 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
                 else rc = on_primary(p, r.no, s, n, &cur, &whole);
                 primary = true;
                 *any = true;
+            } else if (starts(t, m, "called/total")) {
+                /* The older (BSD) header's lines around its column names. */
             } else if (!whole) {
                 rc = on_arc(p, r.no, s, n, primary, cur, &spont);
             }

@@ -315,7 +315,8 @@ static bool num(const mval *m, double *x)
     return true;
 }
 
-/* Seconds -> integer nanoseconds, rounded to nearest. */
+/* Seconds -> integer nanoseconds, rounded to nearest. 18446744073709549568
+ * is 2^64 - 2048, the largest double below 2^64. */
 static int to_ns(ps *p, const mval *m, const char *what, uint64_t *out)
 {
     double x;
