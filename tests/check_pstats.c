@@ -493,6 +493,41 @@ static void fault_loop(const char *d, size_t n)
     ck_assert(ok);
 }
 
+START_TEST(merge_into_new_graph)
+{
+    /* Into a graph that states nothing yet, with every allocation failing
+     * in turn: ENOMEM leaves it as it was (empty), success carries the
+     * stated costs over. */
+    mb m;
+    put_stats(&m, mutual, 3, 0);
+    cgprop_graph *src = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+    static const char *const names[1] = {"ns"};
+    int ok = 0;
+    for (long budget = 0; budget < 10000 && !ok; budget++) {
+        fa_state s = {1000, 0};
+        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        cgprop_graph *dst = NULL;
+        ck_assert_int_eq(cgprop_graph_new(&a, names, NULL, 1, &dst), CGPROP_OK);
+        s.budget = budget;
+        int rc = cgprop_graph_merge(dst, src);
+        s.budget = 1000000;
+        if (rc == CGPROP_OK) {
+            ok = 1;
+            analyse(dst);
+            exact(dst, "\tprog.py:5\ta", 3000, 4000, 0);
+            exact(dst, "\tprog.py:9\tb", 1000, 3000, 0);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            ck_assert_uint_eq(cgprop_graph_node_count(dst), 0);
+        }
+        cgprop_graph_free(dst);
+        ck_assert_int_eq(s.live, 0);
+    }
+    ck_assert(ok);
+    cgprop_graph_free(src);
+}
+END_TEST
+
 START_TEST(alloc_failures)
 {
     mb m;
@@ -519,6 +554,7 @@ static Suite *suite(void)
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_fixture);
+    tcase_add_test(tc, merge_into_new_graph);
     tcase_add_test(tc, alloc_failures);
     suite_add_tcase(s, tc);
     return s;
