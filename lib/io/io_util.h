@@ -114,7 +114,7 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
                         cgprop_read_error *err);
 
 /* Python statistics (lib/io/pstats.c) and gprof's text report
- * (lib/io/gprof.c); their detectors look at the first bytes only. */
+ * (lib/io/gprof.c); their detectors read a few bytes or lines. */
 int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options *opts,
                         const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                         cgprop_read_error *err);

@@ -89,7 +89,8 @@ uint32_t cgprop_read_detect(const char *data, size_t len)
     static const char *const cg_headers[] = {"version:", "creator:", "events:", "positions:", "cmd:", "pid:",
                                              "part:", "desc:", "thread:", "summary:", "event:", "ob=",
                                              "fl=", "fn="};
-    /* Binary statistics first: their bytes could pass for anything. */
+    /* Python statistics are binary, and could pass for anything below;
+     * gprof's report opens with lines no test below knows. */
     if (cgprop__pstats_detect(data, len)) return CGPROP_INPUT_PSTATS;
     if (cgprop__gprof_detect(data, len)) return CGPROP_INPUT_GPROF;
     cgprop__lines r;
