@@ -19,6 +19,7 @@
  *             bare timestamp push/pop loop, with a synthetic counter and
  *             with clock_gettime
  *   read      each reader's MB/s (callgrind, folded, events, perf, cpuprofile, pprof) beside a
+ *   read      each reader's MB/s (callgrind, folded, events, pstats, gprof) beside a
  *             streaming pass over the same bytes; callgrind also beside
  *             `callgrind_annotate --inclusive=yes` on the same file
  *
@@ -865,6 +866,98 @@ static int gen_perf_script(gen_buf *b, const gen_stacks *s)
                 return -1;
         }
         if (gb_printf(b, "\n")) return -1;
+/* Profiles of the shapes cProfile and gprof write, for the read group: nf
+ * functions, each called by up to four others, as a marshal dump of the
+ * statistics dict and as gprof's call graph. */
+static int gb_put(gen_buf *o, const void *s, size_t n)
+{
+    if (o->len + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 1 << 20;
+        while (o->len + n > cap) cap *= 2;
+        char *p = realloc(o->p, cap);
+        if (!p) return -1;
+        o->p = p;
+        o->cap = cap;
+    }
+    memcpy(o->p + o->len, s, n);
+    o->len += n;
+    return 0;
+}
+
+static int gb_u32(gen_buf *o, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    return gb_put(o, b, 4);
+}
+
+/* ('mod_F.py', F, 'fn_F') as cProfile labels it, short strings. */
+static int gb_label(gen_buf *o, uint32_t f)
+{
+    char file[32], name[32];
+    int fl = snprintf(file, sizeof file, "mod_%u.py", f % 97), nl = snprintf(name, sizeof name, "fn_%u", f);
+    unsigned char t[3] = {')', 3, 'z'};
+    unsigned char l = (unsigned char)fl, i = 'i', z = 'z', n = (unsigned char)nl;
+    return gb_put(o, t, 3) || gb_put(o, &l, 1) || gb_put(o, file, (size_t)fl) || gb_put(o, &i, 1) ||
+           gb_u32(o, f) || gb_put(o, &z, 1) || gb_put(o, &n, 1) || gb_put(o, name, (size_t)nl);
+}
+
+static int gb_float(gen_buf *o, double d)
+{
+    unsigned char g = 'g';
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    return gb_put(o, &g, 1) || gb_u32(o, (uint32_t)bits) || gb_u32(o, (uint32_t)(bits >> 32));
+}
+
+static int gen_pstats(gen_buf *o, uint32_t nf, uint64_t seed)
+{
+    gen_rng rng;
+    gen_seed(&rng, seed);
+    unsigned char c;
+    c = '{';
+    if (gb_put(o, &c, 1)) return -1;
+    for (uint32_t f = 0; f < nf; f++) {
+        uint32_t ncl = f ? 1 + (uint32_t)(gen_next(&rng) % 4) : 0;
+        unsigned char t5[2] = {')', 5}, t4[2] = {')', 4}, ii = 'i';
+        if (gb_label(o, f) || gb_put(o, t5, 2) || gb_put(o, &ii, 1) || gb_u32(o, 3 * ncl) || gb_put(o, &ii, 1) ||
+            gb_u32(o, 3 * ncl) || gb_float(o, 1e-6 * (double)(f % 1000)) || gb_float(o, 2e-6 * (double)(f % 1000)))
+            return -1;
+        c = '{';
+        if (gb_put(o, &c, 1)) return -1;
+        for (uint32_t j = 0; j < ncl; j++) {
+            uint32_t a = (uint32_t)(gen_next(&rng) % f);
+            if (gb_label(o, a) || gb_put(o, t4, 2) || gb_put(o, &ii, 1) || gb_u32(o, 3) || gb_put(o, &ii, 1) ||
+                gb_u32(o, 3) || gb_float(o, 1e-7) || gb_float(o, 3e-7))
+                return -1;
+        }
+        c = '0';
+        if (gb_put(o, &c, 1)) return -1;
+    }
+    c = '0';
+    return gb_put(o, &c, 1);
+}
+
+static int gen_gprof(gen_buf *o, uint32_t nf, uint64_t seed)
+{
+    gen_rng rng;
+    gen_seed(&rng, seed);
+    char line[160];
+    static const char head[] = "index % time    self  children    called     name\n";
+    if (gb_put(o, head, sizeof head - 1)) return -1;
+    for (uint32_t f = 1; f <= nf; f++) {
+        uint32_t nk = f < nf ? 1 + (uint32_t)(gen_next(&rng) % 4) : 0;
+        int n = snprintf(line, sizeof line, "[%u]     1.0    %u.%02u    0.00    %u         fn_%u [%u]\n", f,
+                         f % 7, f % 100, 3 * f, f, f);
+        if (gb_put(o, line, (size_t)n)) return -1;
+        for (uint32_t j = 0; j < nk; j++) {
+            uint32_t c = f + 1 + (uint32_t)(gen_next(&rng) % (nf - f));
+            n = snprintf(line, sizeof line, "                0.00    0.00       3/%u           fn_%u [%u]\n", 3 * c, c,
+                         c);
+            if (gb_put(o, line, (size_t)n)) return -1;
+        }
+        static const char sep[] = "-----------------------------------------------\n";
+        if (gb_put(o, sep, sizeof sep - 1)) return -1;
     }
     return 0;
 }
@@ -1031,6 +1124,14 @@ static void bench_read(void)
     if (gen_events(&b, &sc)) die("out of memory");
     gen_script_free(&sc);
     bench_read_one("events", &b, false);
+    gen_buf_free(&b);
+
+    if (gen_pstats(&b, opt.quick ? 200000u : 1000000u, 0x5747u)) die("out of memory");
+    bench_read_one("pstats", &b, false);
+    gen_buf_free(&b);
+
+    if (gen_gprof(&b, opt.quick ? 100000u : 500000u, 0x6770u)) die("out of memory");
+    bench_read_one("gprof", &b, false);
     gen_buf_free(&b);
 }
 

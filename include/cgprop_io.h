@@ -38,7 +38,9 @@ enum cgprop_input_format {
     CGPROP_INPUT_EVENTS = 3,    /**< The recorder's event trace format. */
     CGPROP_INPUT_PERF = 4,      /**< Text of @c perf @c script on samples with call chains (docs/formats/perf.md). */
     CGPROP_INPUT_PPROF = 5,     /**< pprof's profile.proto (Go runtime/pprof and others), gzipped or not (docs/formats/pprof.md). */
-    CGPROP_INPUT_V8 = 6         /**< Chrome/V8 @c .cpuprofile JSON (node --cpu-prof, DevTools; docs/formats/v8.md). */
+    CGPROP_INPUT_V8 = 6,        /**< Chrome/V8 @c .cpuprofile JSON (node --cpu-prof, DevTools; docs/formats/v8.md). */
+    CGPROP_INPUT_PSTATS = 7,    /**< Python cProfile / profile statistics (a marshal dump; docs/formats/pstats.md). */
+    CGPROP_INPUT_GPROF = 8      /**< gprof's text report: flat profile and call graph (docs/formats/gprof.md). */
 };
 
 /** Function key modes (the @c key_mode field of ::cgprop_read_options). */
@@ -69,7 +71,11 @@ enum cgprop_read_recursion {
                                    forced by the option): costs were added without classes, so the
                                    split is flagged inexact; only collapsed cycle totals are exact. */
     CGPROP_RECS_STACKS = 3,   /**< Stacks or an event trace: exact classes from the stacks themselves. */
-    CGPROP_RECS_UNFOLDED = 4  /**< Folding disabled and the input recursive: no classes. */
+    CGPROP_RECS_UNFOLDED = 4, /**< Folding disabled and the input recursive: no classes. */
+    CGPROP_RECS_STATED = 5,   /**< The input states every function's inclusive cost (Python's cumulative
+                                   time, counted once per stack): totals are exact without classes. */
+    CGPROP_RECS_COUNTS = 6    /**< Calls carry counts but no measured cost (gprof): inclusive figures are
+                                   gprof-style shares, estimates with no proven interval. */
 };
 
 /** Bits of the @c flags field of ::cgprop_read_info. */

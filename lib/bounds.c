@@ -214,6 +214,24 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         }
         if (b->lo[fk] == b->hi[fk]) b->reason[fk] &= (uint8_t)~(CGPROP_R_RECURSION | CGPROP_R_ENTRY_UNKNOWN);
     }
+    /* An inclusive cost the input measured itself (cgprop__graph_state_total)
+     * is the function's figure: the interval is that single point. Where it
+     * contradicts what was proven from the rest of the input, the point is
+     * kept (the profiler measured it) and the reason says what it
+     * contradicts: BELOW_SELF when under the self cost, SIDES_DISAGREE when
+     * outside the interval the classes or the calls gave. */
+    for (uint32_t f = 0; g->stated && f < nn; f++) {
+        if (!(g->nflags[f] & CGPROP__NF_STATED)) continue;
+        for (uint32_t k = 0; k < K; k++) {
+            size_t fk = (size_t)f * K + k;
+            uint64_t v = g->stated[fk];
+            uint8_t r = 0;
+            if (v < g->self[fk]) r |= CGPROP_R_BELOW_SELF;
+            if (!(b->reason[fk] & NO_INTERVAL) && (v < b->lo[fk] || v > b->hi[fk])) r |= CGPROP_R_SIDES_DISAGREE;
+            b->lo[fk] = b->hi[fk] = v;
+            b->reason[fk] = r;
+        }
+    }
     cgprop__free(g, need);
     cgprop__free(g, c.T);
     cgprop__free(g, c.ovf);

@@ -211,7 +211,7 @@ void cgprop_graph_free(cgprop_graph *g)
     for (size_t i = 0; i < g->nkblocks; i++) cgprop__free(g, g->kblocks[i]);
     void *arrays[] = {g->mname, g->mlen, g->key_ptr, g->key_len, g->kblocks, g->nhash, g->self, g->self_n,
                       g->self_r, g->spont_cnt, g->spont_cost, g->calls_in, g->nflags, g->ecaller, g->ecallee,
-                      g->ecount, g->ecost, g->eflags, g->ecls_ref, g->ecls, g->ecls_cnt, g->ehash, g->adj.out_off,
+                      g->ecount, g->ecost, g->eflags, g->ecls_ref, g->ecls, g->ecls_cnt, g->ehash, g->stated, g->adj.out_off,
                       g->adj.out_e, g->adj.out_v, g->adj.in_off, g->adj.in_e};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cgprop__free(g, arrays[i]);
     g->a.free_fn(g->a.user, g);
@@ -560,6 +560,36 @@ int cgprop_graph_add_spontaneous(cgprop_graph *g, uint32_t node, uint64_t count,
     g->spont_cnt[node] += count;
     cgprop__add(s, costs, g->K);
     g->nflags[node] |= CGPROP__NF_SPONT;
+    cgprop__mutated(g);
+    return cgprop__ok(g);
+}
+
+/* ---- stated inclusive costs ---- */
+
+int cgprop__stated_reserve(cgprop_graph *g)
+{
+    if (g->stated_cap >= g->nn) return CGPROP_OK;
+    uint64_t *p = cgprop__realloc(g, g->stated, (size_t)g->ncap * g->K, sizeof *p);
+    if (!p) return CGPROP_ENOMEM;
+    g->stated = p;
+    g->stated_cap = g->ncap;
+    return CGPROP_OK;
+}
+
+int cgprop__graph_state_total(cgprop_graph *g, uint32_t node, const uint64_t *costs)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!costs) return cgprop__err(g, CGPROP_EINVAL, "state_total: costs is NULL");
+    int rc = check_node(g, node, "state_total");
+    if (rc) return rc;
+    if (cgprop__stated_reserve(g)) return cgprop__err(g, CGPROP_ENOMEM, "state_total: out of memory");
+    if (!cgprop__fits_stated(g, node, costs))
+        return cgprop__err(g, CGPROP_EOVERFLOW, "state_total: inclusive cost of function %u would overflow", node);
+    uint64_t *s = g->stated + (size_t)node * g->K;
+    /* A row is meaningful only under the flag: start it from zero. */
+    if (!(g->nflags[node] & CGPROP__NF_STATED)) memset(s, 0, g->K * sizeof *s);
+    cgprop__add(s, costs, g->K);
+    g->nflags[node] |= CGPROP__NF_STATED;
     cgprop__mutated(g);
     return cgprop__ok(g);
 }

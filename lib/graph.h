@@ -19,7 +19,8 @@ enum {
     CGPROP__NF_SPONT = 1u << 1,             /* has spontaneous entries (even of weight 0) */
     CGPROP__NF_SELF_CALL = 1u << 2,         /* has an f->f call */
     CGPROP__NF_HAS_CALLER = 1u << 3,        /* has a call from another function */
-    CGPROP__NF_HAS_CALLEE = 1u << 4         /* has a call to any function (itself included) */
+    CGPROP__NF_HAS_CALLEE = 1u << 4,        /* has a call to any function (itself included) */
+    CGPROP__NF_STATED = 1u << 5             /* the input stated its inclusive cost (g->stated) */
 };
 
 /* Slots of the run table and most calls in one run (graph.c, edge_common). */
@@ -182,6 +183,14 @@ struct cgprop_graph {
     uint32_t batch_at;
     int batch_why; /* CGPROP__WHY_* */
 
+    /* Inclusive costs an input states itself, per function: a profiler that
+     * counts each function once per stack (cProfile's cumtime) has measured
+     * what the analyses would otherwise bound. nn * K, allocated by the first
+     * cgprop__graph_state_total; only rows with CGPROP__NF_STATED hold a
+     * value. stated_cap is the number of functions it has room for. */
+    uint64_t *stated;
+    uint32_t stated_cap;
+
     cgprop__adj adj;
     bool adj_valid;
 
@@ -251,6 +260,16 @@ int cgprop__stage_edges(cgprop_graph *g, uint32_t n);
 /* cgprop__add_edges over the n calls staged from id ne on. On an error the
  * staged calls are lost (written over); the graph is as before. */
 int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls);
+
+/* Add costs (K values) to the inclusive cost the input states for node,
+ * summed like the other costs (merging two profiles adds them). The bounds
+ * then take it as the function's exact inclusive cost. Internal: for readers
+ * of profilers that measure it. EINVAL (bad node), EOVERFLOW, ENOMEM; a
+ * failure changes nothing. */
+int cgprop__graph_state_total(cgprop_graph *g, uint32_t node, const uint64_t *costs);
+/* Room in g->stated for every function there is, so that stating cannot fail
+ * for want of memory (merge reserves before it adds). ENOMEM, nothing changed. */
+int cgprop__stated_reserve(cgprop_graph *g);
 
 /* Edge lookup without error reporting: UINT32_MAX when absent. */
 uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee);
@@ -365,6 +384,12 @@ static inline bool cgprop__fits_call(const cgprop_graph *g, uint32_t e, uint64_t
 static inline bool cgprop__fits_calls_in(const cgprop_graph *g, uint32_t node, uint64_t count)
 {
     return g->calls_in[node] <= UINT64_MAX - count;
+}
+/* Adding to a function's stated inclusive cost (see g->stated): one that
+ * states none yet takes any value. */
+static inline bool cgprop__fits_stated(const cgprop_graph *g, uint32_t node, const uint64_t *costs)
+{
+    return !(g->nflags[node] & CGPROP__NF_STATED) || cgprop__can_add(g->stated + (size_t)node * g->K, costs, g->K);
 }
 /* The graph's recorder clamp and floor counts (flush, merge). */
 static inline bool cgprop__fits_clamps(const cgprop_graph *g, uint64_t n) { return g->clamps <= UINT64_MAX - n; }

@@ -74,6 +74,11 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
             return undo(dst, &t, map, rc, "out of memory");
     }
 
+    /* Stated inclusive costs need room before phase 3, which cannot fail. */
+    bool any_stated = false;
+    for (uint32_t v = 0; v < src->nn && !any_stated; v++) any_stated = (src->nflags[v] & CGPROP__NF_STATED) != 0;
+    if (any_stated && cgprop__stated_reserve(dst)) return undo(dst, &t, map, CGPROP_ENOMEM, "out of memory");
+
     /* Phase 2: every sum fits. Keys are unique in both graphs, so each
      * function and call of dst receives from one of src at most. The parts
      * (S_n, S_r, class buckets) never exceed the sums checked here. */
@@ -81,7 +86,8 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
         uint32_t u = map[v];
         if (!cgprop__fits_self(dst, u, src->self + (size_t)v * K) ||
             !cgprop__fits_spont(dst, u, src->spont_cnt[v], src->spont_cost + (size_t)v * K) ||
-            !cgprop__fits_calls_in(dst, u, src->calls_in[v]))
+            !cgprop__fits_calls_in(dst, u, src->calls_in[v]) ||
+            ((src->nflags[v] & CGPROP__NF_STATED) && !cgprop__fits_stated(dst, u, src->stated + (size_t)v * K)))
             return undo(dst, &t, map, CGPROP_EOVERFLOW, "a function's sum would overflow");
     }
     for (uint32_t e = 0; e < src->ne; e++) {
@@ -110,6 +116,8 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
         }
         if (!rc && (src->nflags[v] & CGPROP__NF_SPONT))
             rc = cgprop_graph_add_spontaneous(dst, u, src->spont_cnt[v], src->spont_cost + (size_t)v * K);
+        if (!rc && (src->nflags[v] & CGPROP__NF_STATED))
+            rc = cgprop__graph_state_total(dst, u, src->stated + (size_t)v * K);
     }
     for (uint32_t e = 0; e < src->ne && !rc; e++)
         rc = add_edge_parts(dst, src, e, cgprop__edge_lookup(dst, map[src->ecaller[e]], map[src->ecallee[e]]), true);

@@ -21,8 +21,10 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --input FORMAT           input format: callgrind, folded, events, perf, pprof,\n"
-    "                           v8 (a .cpuprofile; also named cpuprofile) or auto\n"
-    "                           (default: by content); any of them may be gzipped\n"
+    "                           v8 (a .cpuprofile; also named cpuprofile), pstats\n"
+    "                           (Python cProfile statistics; also named cprofile),\n"
+    "                           gprof (its text report) or auto (default: by\n"
+    "                           content); any of them may be gzipped\n"
     "  --format text|json|dot|callgrind       output format (default text)\n"
     "  --metric NAME            metric shown by text and dot (default: the first)\n"
     "  --share cost|count       propagate by call cost or call count\n"
@@ -174,6 +176,10 @@ static const char *recursion_text(uint32_t r)
         return "recursion without fn'N names (--separate-recs=1?): recursive functions show estimates";
     case CGPROP_RECS_STACKS: return "recursion classes from the stacks themselves";
     case CGPROP_RECS_UNFOLDED: return "fn'N names kept apart (--no-fold-recursion): recursive functions show estimates";
+    case CGPROP_RECS_STATED: return "every function's inclusive cost stated by the input: every total is exact";
+    case CGPROP_RECS_COUNTS:
+        return "call counts without measured costs: inclusive figures are gprof's shares, estimates without an "
+               "interval";
     default: return "";
     }
 }
@@ -186,7 +192,8 @@ static const struct {
 } input_names[] = {
     {"auto", CGPROP_INPUT_AUTO}, {"callgrind", CGPROP_INPUT_CALLGRIND}, {"folded", CGPROP_INPUT_FOLDED},
     {"events", CGPROP_INPUT_EVENTS}, {"perf", CGPROP_INPUT_PERF}, {"pprof", CGPROP_INPUT_PPROF},
-    {"v8", CGPROP_INPUT_V8}, {"cpuprofile", CGPROP_INPUT_V8},
+    {"v8", CGPROP_INPUT_V8}, {"cpuprofile", CGPROP_INPUT_V8}, {"pstats", CGPROP_INPUT_PSTATS},
+    {"cprofile", CGPROP_INPUT_PSTATS}, {"gprof", CGPROP_INPUT_GPROF},
 };
 
 typedef struct opts {
@@ -211,7 +218,7 @@ static int set_value(opts *o, const char *name, const char *val)
                 o->ro.format = input_names[k].format;
                 return 0;
             }
-        return fail("--input: unknown format '%s' (callgrind, folded, events, perf, pprof, v8, auto)%s", val, ""), 2;
+        return fail("--input: unknown format '%s' (callgrind, folded, events, perf, pprof, v8, pstats, gprof, auto)%s", val, ""), 2;
     } else if (!strcmp(name, "--format")) {
         if (!strcmp(val, "text")) o->format = CGPROP_FORMAT_TEXT;
         else if (!strcmp(val, "json")) o->format = CGPROP_FORMAT_JSON;

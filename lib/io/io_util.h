@@ -164,5 +164,15 @@ uint32_t cgprop__gunzip_peek(const char *data, size_t len, char *dst, size_t cap
 #else
 #define CGPROP__GUNZIP_LIMIT ((size_t)1 << 30)
 #endif
+/* Python statistics (lib/io/pstats.c) and gprof's text report
+ * (lib/io/gprof.c); their detectors read a few bytes or lines. */
+int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                        cgprop_read_error *err);
+bool cgprop__pstats_detect(const char *data, size_t len);
+int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *opts,
+                       const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                       cgprop_read_error *err);
+bool cgprop__gprof_detect(const char *data, size_t len);
 
 #endif

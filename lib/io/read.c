@@ -193,6 +193,10 @@ static uint32_t detect_plain(const char *data, size_t len)
     static const char *const cg_headers[] = {"version:", "creator:", "events:", "positions:", "cmd:", "pid:",
                                              "part:", "desc:", "thread:", "summary:", "event:", "ob=",
                                              "fl=", "fn="};
+    /* Python statistics are binary, and could pass for anything below;
+     * gprof's report opens with lines no test below knows. */
+    if (cgprop__pstats_detect(data, len)) return CGPROP_INPUT_PSTATS;
+    if (cgprop__gprof_detect(data, len)) return CGPROP_INPUT_GPROF;
     cgprop__lines r;
     cgprop__lines_init(&r, data, len);
     const char *s;
@@ -242,7 +246,9 @@ static bool known_format(uint32_t f)
     case CGPROP_INPUT_EVENTS:
     case CGPROP_INPUT_PERF:
     case CGPROP_INPUT_V8:
-    case CGPROP_INPUT_PPROF: return true;
+    case CGPROP_INPUT_PPROF:
+    case CGPROP_INPUT_PSTATS:
+    case CGPROP_INPUT_GPROF: return true;
     default: return false;
     }
 }
@@ -325,6 +331,12 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         break;
     case CGPROP_INPUT_PPROF:
         rc = cgprop__pprof_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_PSTATS:
+        rc = cgprop__pstats_read(data, len, opts, alloc, out, info, err);
+        break;
+    case CGPROP_INPUT_GPROF:
+        rc = cgprop__gprof_read(data, len, opts, alloc, out, info, err);
         break;
     default:
 #ifdef CGPROP_HAVE_EVENTS_READER

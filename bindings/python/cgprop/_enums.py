@@ -141,6 +141,8 @@ class Recursion(enum.IntEnum):
     WITHHELD = _ffi.CGPROP_RECS_WITHHELD
     STACKS = _ffi.CGPROP_RECS_STACKS
     UNFOLDED = _ffi.CGPROP_RECS_UNFOLDED
+    STATED = _ffi.CGPROP_RECS_STATED
+    COUNTS = _ffi.CGPROP_RECS_COUNTS
 
 
 class ReadFlag(enum.IntFlag):

@@ -354,6 +354,10 @@ open_enum! {
         Stacks = sys::CGPROP_RECS_STACKS,
         /// Folding disabled and the input recursive: no classes.
         Unfolded = sys::CGPROP_RECS_UNFOLDED,
+        /// Every function's inclusive cost stated by the input (Python statistics): exact totals.
+        Stated = sys::CGPROP_RECS_STATED,
+        /// Calls with counts but no measured cost (gprof): estimates without an interval.
+        Counts = sys::CGPROP_RECS_COUNTS,
     }
 }
 

@@ -136,6 +136,8 @@ pub const CGPROP_INPUT_EVENTS: u32 = 3;
 pub const CGPROP_INPUT_PERF: u32 = 4;
 pub const CGPROP_INPUT_V8: u32 = 6;
 pub const CGPROP_INPUT_PPROF: u32 = 5;
+pub const CGPROP_INPUT_PSTATS: u32 = 7;
+pub const CGPROP_INPUT_GPROF: u32 = 8;
 
 pub const CGPROP_KEY_FULL: u32 = 0;
 pub const CGPROP_KEY_NAME: u32 = 1;
@@ -145,6 +147,8 @@ pub const CGPROP_RECS_NAMES: u32 = 1;
 pub const CGPROP_RECS_WITHHELD: u32 = 2;
 pub const CGPROP_RECS_STACKS: u32 = 3;
 pub const CGPROP_RECS_UNFOLDED: u32 = 4;
+pub const CGPROP_RECS_STATED: u32 = 5;
+pub const CGPROP_RECS_COUNTS: u32 = 6;
 
 pub const CGPROP_RI_TOTALS: u32 = 1 << 0;
 pub const CGPROP_RI_CALLER_CONTEXTS: u32 = 1 << 1;

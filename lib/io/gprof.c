@@ -1,0 +1,522 @@
+/* gprof text reader: the report `gprof [-b] prog gmon.out` prints, its flat
+ * profile and its call graph. Functions and their self seconds come from the
+ * call graph's primary lines (the flat profile for functions it lacks),
+ * calls and their counts from the child lines below each primary line.
+ * gprof's own time shares along calls are its estimates, not measurements,
+ * so calls carry counts only. docs/formats/gprof.md gives the mapping. */
+#include "io_util.h"
+
+#include <stdio.h>
+
+/* A call read before its callee's entry: resolved by gprof index at the end. */
+typedef struct pcall {
+    uint32_t caller;     /* function id */
+    uint32_t callee_ix;  /* gprof index */
+    uint64_t count;
+    uint64_t line;
+    const char *name;    /* the child line's name, for a callee without an entry */
+    size_t nlen;
+} pcall;
+
+/* A flat profile line, kept until the call graph has been read. */
+typedef struct flat {
+    const char *name;
+    size_t nlen;
+    uint64_t self, line;
+} flat;
+
+typedef struct gp {
+    cgprop_graph *g;
+    cgprop_read_error *err;
+    uint32_t *ix;        /* gprof index -> function id + 1, 0 = no entry yet; grown as entries come */
+    size_t ixcap;
+    uint64_t nix;        /* indices must be below it: every entry takes a line, so the line count bounds them */
+    uint64_t *own;       /* function id -> the gprof index it was made for, 0 = none */
+    size_t nown;
+    pcall *pc;
+    size_t npc, pccap;
+    flat *fl;
+    size_t nfl, flcap;
+    char *key;
+    size_t kcap;
+} gp;
+
+/* One line split into its leading numeric fields, its name and its index. */
+typedef struct fields {
+    const char *tok[6];
+    size_t tlen[6];
+    uint32_t nt;
+    const char *name;
+    size_t nlen;
+    uint64_t index;  /* the trailing [N]; 0 when the line has none */
+    bool cycle_whole; /* the name is "<cycle N as a whole>" */
+} fields;
+
+static bool numeric_token(const char *s, size_t n)
+{
+    if (!n || !cgprop__is_digit(s[0])) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!cgprop__is_digit(s[i]) && s[i] != '.' && s[i] != '/' && s[i] != '+') return false;
+    return true;
+}
+
+/* Split s[0..n) (leading "[N]" of a primary line already removed). Names
+ * never start with a digit, so the fields end at the first token that is
+ * not a number. */
+static void split_fields(const char *s, size_t n, fields *f)
+{
+    memset(f, 0, sizeof *f);
+    while (n && cgprop__is_space(s[n - 1])) n--;
+    /* Trailing " [N]". */
+    if (n >= 3 && s[n - 1] == ']') {
+        size_t j = n - 1;
+        while (j > 0 && cgprop__is_digit(s[j - 1])) j--;
+        if (j > 0 && s[j - 1] == '[' && j < n - 1) {
+            size_t i = j;
+            uint64_t v;
+            if (cgprop__parse_u64(s, n - 1, &i, false, &v) == CGPROP__NUM_OK && i == n - 1 && v > 0) {
+                f->index = v;
+                n = j - 1;
+                while (n && cgprop__is_space(s[n - 1])) n--;
+            }
+        }
+    }
+    size_t i = 0;
+    for (;;) {
+        while (i < n && cgprop__is_space(s[i])) i++;
+        size_t b = i;
+        while (i < n && !cgprop__is_space(s[i])) i++;
+        if (f->nt < 6 && numeric_token(s + b, i - b)) {
+            f->tok[f->nt] = s + b;
+            f->tlen[f->nt] = i - b;
+            f->nt++;
+            continue;
+        }
+        i = b;
+        break;
+    }
+    /* " <cycle N>" after a member's name, and the whole-cycle entry. */
+    static const char whole[] = " as a whole>";
+    size_t wl = sizeof whole - 1;
+    if (n - i > wl && memcmp(s + n - wl, whole, wl) == 0 && memcmp(s + i, "<cycle ", 7) == 0) f->cycle_whole = true;
+    if (!f->cycle_whole && n > i && s[n - 1] == '>') {
+        size_t j = n - 1;
+        while (j > i && cgprop__is_digit(s[j - 1])) j--;
+        if (j < n - 1 && j >= i + 7 && memcmp(s + j - 7, "<cycle ", 7) == 0) {
+            n = j - 7;
+            while (n > i && cgprop__is_space(s[n - 1])) n--;
+        }
+    }
+    f->name = s + i;
+    f->nlen = n - i;
+}
+
+/* A decimal of seconds as printed ("0.29") in hundredths, rounded half up. */
+static int centis(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    while (i < n && cgprop__is_digit(s[i])) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (UINT64_MAX / 100 - d) / 10) return CGPROP_EOVERFLOW;
+        v = v * 10 + d;
+        i++;
+    }
+    if (i == 0) return CGPROP_EFORMAT;
+    uint64_t frac = 0;
+    unsigned digits = 0;
+    bool up = false;
+    if (i < n && s[i] == '.') {
+        i++;
+        size_t b = i;
+        while (i < n && cgprop__is_digit(s[i])) {
+            if (digits < 2) {
+                frac = frac * 10 + (uint64_t)(s[i] - '0');
+                digits++;
+            } else if (digits == 2) {
+                up = s[i] >= '5';
+                digits++;
+            }
+            i++;
+        }
+        if (i == b) return CGPROP_EFORMAT;
+    }
+    if (i != n) return CGPROP_EFORMAT;
+    while (digits < 2) {
+        frac *= 10;
+        digits++;
+    }
+    v = v * 100 + frac;
+    if (up) {
+        if (v == UINT64_MAX) return CGPROP_EOVERFLOW;
+        v++;
+    }
+    *out = v;
+    return CGPROP_OK;
+}
+
+static int num_fail(gp *p, int rc, uint64_t line, const char *what)
+{
+    return cgprop__read_fail(p->err, rc, line, rc == CGPROP_EOVERFLOW ? "%s too large" : "bad %s", what);
+}
+
+static int graph_fail(gp *p, int rc, uint64_t line)
+{
+    if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(p->err, rc, line, "a sum overflows 64 bits");
+    return cgprop__read_fail(p->err, rc, line, "%s", cgprop_graph_errmsg(p->g));
+}
+
+/* Function key: the name (TABs as spaces). A second entry of the same name
+ * (static functions of two files) is keyed "TAB [N] TAB name", N its gprof
+ * index, in the place of the file (keys have no TAB or two), so the two stay
+ * apart and both display as the name. index 0: the plain name, whatever
+ * made it. */
+static int node_for(gp *p, uint64_t line, const char *name, size_t n, uint64_t index, uint32_t *out)
+{
+    if (n == 0) return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "no function name");
+    if (n > SIZE_MAX - 32) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+    if (n + 32 > p->kcap) {
+        char *q = cgprop__realloc(p->g, p->key, n + 32, 1);
+        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        p->key = q;
+        p->kcap = n + 32;
+    }
+    size_t pre = 0;
+    uint32_t id;
+    for (size_t i = 0; i < n; i++) p->key[i] = name[i] == '\t' ? ' ' : name[i];
+    if (index && cgprop_graph_find_node(p->g, p->key, n, &id) == CGPROP_OK && id < p->nown && p->own[id] &&
+        p->own[id] != index) {
+        char q[32];
+        pre = (size_t)snprintf(q, sizeof q, "\t[%llu]\t", (unsigned long long)index);
+        memmove(p->key + pre, p->key, n);
+        memcpy(p->key, q, pre);
+    }
+    size_t before = cgprop_graph_node_count(p->g);
+    int rc = cgprop_graph_add_node(p->g, p->key, pre + n, &id);
+    if (rc) return cgprop__read_fail(p->err, rc, line, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    if (id >= p->nown) {
+        size_t cap = p->nown ? p->nown : 64;
+        while (cap <= id) cap *= 2;
+        uint64_t *q = cgprop__realloc(p->g, p->own, cap, sizeof *q);
+        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        memset(q + p->nown, 0, (cap - p->nown) * sizeof *q);
+        p->own = q;
+        p->nown = cap;
+    }
+    if (id >= before || !p->own[id]) p->own[id] = index;
+    *out = id;
+    return CGPROP_OK;
+}
+
+static int set_index(gp *p, uint64_t line, uint64_t index, uint32_t node)
+{
+    if (index >= p->nix)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "index [%llu] out of range", (unsigned long long)index);
+    if (index >= p->ixcap) {
+        size_t cap = p->ixcap ? p->ixcap : 256;
+        while (cap <= index) cap *= 2;
+        uint32_t *q = cgprop__realloc(p->g, p->ix, cap, sizeof *q);
+        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        memset(q + p->ixcap, 0, (cap - p->ixcap) * sizeof *q);
+        p->ix = q;
+        p->ixcap = cap;
+    }
+    if (p->ix[index])
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "a second entry [%llu]", (unsigned long long)index);
+    p->ix[index] = node + 1;
+    return CGPROP_OK;
+}
+
+static bool starts(const char *s, size_t n, const char *w)
+{
+    size_t l = strlen(w);
+    return n >= l && memcmp(s, w, l) == 0;
+}
+
+static const char *skip_space(const char *s, size_t *n)
+{
+    while (*n && cgprop__is_space(*s)) {
+        s++;
+        (*n)--;
+    }
+    return s;
+}
+
+static bool has_word(const char *s, size_t n, const char *w)
+{
+    size_t l = strlen(w);
+    for (size_t i = 0; i + l <= n; i++)
+        if (memcmp(s + i, w, l) == 0) return true;
+    return false;
+}
+
+/* The call graph's column header (GNU gprof's, and the older BSD one). */
+static bool cg_header(const char *s, size_t n)
+{
+    s = skip_space(s, &n);
+    return starts(s, n, "index") && has_word(s, n, "self") && has_word(s, n, "called") && has_word(s, n, "name");
+}
+
+/* Calls gprof shows without an index, "name (N)" (its own helpers): skipped. */
+static bool internal_line(const char *s, size_t n)
+{
+    while (n && cgprop__is_space(s[n - 1])) n--;
+    if (n < 3 || s[n - 1] != ')') return false;
+    size_t j = n - 1;
+    while (j > 0 && cgprop__is_digit(s[j - 1])) j--;
+    return j < n - 1 && j > 0 && s[j - 1] == '(';
+}
+
+static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *cur, bool *whole)
+{
+    /* "[N]" then %time self children [called[+self]] name [N]. */
+    size_t i = 1;
+    uint64_t ix;
+    if (cgprop__parse_u64(s, n, &i, false, &ix) != CGPROP__NUM_OK || i >= n || s[i] != ']' || ix == 0)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "bad entry index");
+    fields f;
+    split_fields(s + i + 1, n - i - 1, &f);
+    if (f.nt < 3 || f.index != ix || !f.nlen)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, line,
+                                 "an entry needs %%time, self, children, a name and its index [%llu] again",
+                                 (unsigned long long)ix);
+    *whole = f.cycle_whole;
+    if (f.cycle_whole) return CGPROP_OK; /* cgprop finds the cycles itself */
+    uint64_t self;
+    int rc = centis(f.tok[1], f.tlen[1], &self);
+    if (rc) return num_fail(p, rc, line, "self seconds");
+    uint32_t v;
+    if ((rc = node_for(p, line, f.name, f.nlen, ix, &v))) return rc;
+    if ((rc = set_index(p, line, ix, v))) return rc;
+    if ((rc = cgprop_graph_add_self(p->g, v, &self))) return graph_fail(p, rc, line);
+    *cur = v;
+    return CGPROP_OK;
+}
+
+/* A line above (a caller) or below (a callee) a primary line:
+ * "[self children] called[/total] name [N]", or "<spontaneous>" above. */
+static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uint32_t cur, bool *spont)
+{
+    size_t m = n;
+    const char *t = skip_space(s, &m);
+    if (starts(t, m, "<spontaneous>")) {
+        if (below) return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "<spontaneous> below an entry");
+        *spont = true;
+        return CGPROP_OK;
+    }
+    if (internal_line(s, n)) return CGPROP_OK;
+    fields f;
+    split_fields(s, n, &f);
+    if (f.nt < 1 || !f.index || !f.nlen)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "a call line needs a count, a name and an index");
+    if (!below) return CGPROP_OK; /* each call is taken once: below its caller */
+    const char *c = f.tok[f.nt - 1];
+    size_t cl = f.tlen[f.nt - 1], i = 0;
+    uint64_t cnt;
+    int nr = cgprop__parse_u64(c, cl, &i, false, &cnt);
+    if (nr != CGPROP__NUM_OK || (i < cl && c[i] != '/'))
+        return num_fail(p, nr == CGPROP__NUM_OVERFLOW ? CGPROP_EOVERFLOW : CGPROP_EFORMAT, line, "call count");
+    if (f.index >= p->nix)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "index [%llu] out of range",
+                                 (unsigned long long)f.index);
+    if (p->npc == p->pccap) {
+        size_t cap = p->pccap ? p->pccap * 2 : 64;
+        pcall *q = cgprop__realloc(p->g, p->pc, cap, sizeof *q);
+        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        p->pc = q;
+        p->pccap = cap;
+    }
+    pcall *pc = &p->pc[p->npc++];
+    pc->caller = cur;
+    pc->callee_ix = (uint32_t)f.index;
+    pc->count = cnt;
+    pc->line = line;
+    pc->name = f.name;
+    pc->nlen = f.nlen;
+    return CGPROP_OK;
+}
+
+/* A flat profile line: %time cumulative self [calls self/call total/call]
+ * name. Anything else in that section (headers, gprof's explanations) is
+ * not one: the first three fields must be decimals. */
+static int on_flat(gp *p, uint64_t line, const char *s, size_t n)
+{
+    fields f;
+    split_fields(s, n, &f);
+    if (f.nt < 3 || !f.nlen || f.index) return CGPROP_OK;
+    for (uint32_t k = 0; k < 3; k++)
+        if (!memchr(f.tok[k], '.', f.tlen[k])) return CGPROP_OK;
+    uint64_t self;
+    int rc = centis(f.tok[2], f.tlen[2], &self);
+    if (rc) return num_fail(p, rc, line, "self seconds");
+    if (p->nfl == p->flcap) {
+        size_t cap = p->flcap ? p->flcap * 2 : 64;
+        flat *q = cgprop__realloc(p->g, p->fl, cap, sizeof *q);
+        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        p->fl = q;
+        p->flcap = cap;
+    }
+    p->fl[p->nfl].name = f.name;
+    p->fl[p->nfl].nlen = f.nlen;
+    p->fl[p->nfl].self = self;
+    p->fl[p->nfl].line = line;
+    p->nfl++;
+    return CGPROP_OK;
+}
+
+enum { S_OUT, S_FLAT, S_CG_PRE, S_CG, S_DONE };
+
+/* The end of a call graph entry. gprof writes <spontaneous> above a
+ * function nothing it profiled called; cgprop takes such a function as a
+ * root (no callers), which the collapse treats the same way. It is not
+ * made a spontaneous entry: that would state a measured entry cost (of 0)
+ * where gprof measured none, and the split would take it as exact. */
+static int end_entry(gp *p, uint64_t line, uint32_t cur, bool spont)
+{
+    if (spont && cur == CGPROP_NONE)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "<spontaneous> without an entry line");
+    return CGPROP_OK;
+}
+
+static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *any)
+{
+    cgprop__lines r;
+    cgprop__lines_init(&r, data, len);
+    const char *s;
+    size_t n;
+    int st = S_OUT, rc = CGPROP_OK;
+    uint32_t cur = CGPROP_NONE;
+    bool primary = false, whole = false, spont = false, sep = false;
+    while (!rc && st != S_DONE && cgprop__lines_next(&r, &s, &n)) {
+        size_t m = n;
+        const char *t = skip_space(s, &m);
+        if (st == S_CG) {
+            if ((n && s[0] == '\f') || starts(t, m, "Index by function name")) {
+                rc = end_entry(p, r.no, cur, spont);
+                st = S_DONE;
+            } else if (m == 0) {
+                /* A blank line after an entry ends the graph: gprof's
+                 * explanation follows it (without -b). */
+                if (sep) st = S_DONE;
+                continue;
+            } else if (t[0] == '-' && m >= 3 && t[1] == '-' && t[2] == '-') {
+                rc = end_entry(p, r.no, cur, spont);
+                cur = CGPROP_NONE;
+                primary = whole = spont = false;
+                sep = true;
+                continue;
+            } else if (t == s && s[0] == '[') {
+                if (primary) rc = cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "two entry lines without a ----- between");
+                else rc = on_primary(p, r.no, s, n, &cur, &whole);
+                primary = true;
+                *any = true;
+            } else if (starts(t, m, "called/total")) {
+                /* The older (BSD) header's lines around its column names. */
+            } else if (!whole) {
+                rc = on_arc(p, r.no, s, n, primary, cur, &spont);
+            }
+            sep = false;
+            continue;
+        }
+        if (starts(t, m, "Flat profile:")) {
+            st = S_FLAT;
+            *any = true;
+        } else if (starts(t, m, "Call graph")) {
+            st = S_CG_PRE;
+        } else if ((st == S_CG_PRE || st == S_OUT) && cg_header(s, n)) {
+            st = S_CG;
+            *any = true;
+        } else if (st == S_FLAT) {
+            rc = on_flat(p, r.no, s, n);
+        }
+    }
+    if (!rc && st == S_CG) rc = end_entry(p, r.no, cur, spont);
+    *nlines = r.no;
+    return rc;
+}
+
+/* Calls, now that every entry has its function; then the flat profile's
+ * functions the call graph did not list. */
+static int finish(gp *p)
+{
+    int rc;
+    for (size_t i = 0; i < p->npc; i++) {
+        pcall *c = &p->pc[i];
+        uint32_t v;
+        if (c->callee_ix < p->ixcap && p->ix[c->callee_ix]) {
+            v = p->ix[c->callee_ix] - 1;
+        } else {
+            /* Known to gprof (its static call graph) without an entry. */
+            if ((rc = node_for(p, c->line, c->name, c->nlen, c->callee_ix, &v))) return rc;
+            if ((rc = set_index(p, c->line, c->callee_ix, v))) return rc;
+        }
+        if ((rc = cgprop_graph_add_edge(p->g, c->caller, v, c->count, NULL, NULL))) return graph_fail(p, rc, c->line);
+    }
+    for (size_t i = 0; i < p->nfl; i++) {
+        flat *f = &p->fl[i];
+        uint32_t v;
+        size_t before = cgprop_graph_node_count(p->g);
+        if ((rc = node_for(p, f->line, f->name, f->nlen, 0, &v))) return rc;
+        if (v >= before && (rc = cgprop_graph_add_self(p->g, v, &f->self))) return graph_fail(p, rc, f->line);
+    }
+    return CGPROP_OK;
+}
+
+int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *opts,
+                       const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                       cgprop_read_error *err)
+{
+    (void)opts; /* keys are the names gprof prints */
+    *out = NULL;
+    gp p;
+    memset(&p, 0, sizeof p);
+    p.err = err;
+    const char *names[1] = {"cs"};
+    int rc = cgprop_graph_new(alloc, names, NULL, 1, &p.g);
+    if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
+    /* Every entry takes a line: indices past the line count are refused,
+     * which bounds the index table by the input. */
+    uint64_t lines = 0;
+    for (const char *q = data, *e = data + len; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++) lines++;
+    if (len && data[len - 1] != '\n') lines++;
+    p.nix = lines + 1;
+    uint64_t nlines = 0;
+    bool any = false;
+    rc = parse(&p, data, len, &nlines, &any);
+    if (!rc && !any) rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines, "no flat profile or call graph");
+    if (!rc) rc = finish(&p);
+    if (!rc && cgprop_graph_node_count(p.g) == 0)
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines, "no function in the profile");
+    cgprop__free(p.g, p.ix);
+    cgprop__free(p.g, p.own);
+    cgprop__free(p.g, p.pc);
+    cgprop__free(p.g, p.fl);
+    cgprop__free(p.g, p.key);
+    if (rc) {
+        cgprop_graph_free(p.g);
+        return rc;
+    }
+    if (info) {
+        info->format = CGPROP_INPUT_GPROF;
+        /* gprof measures no call costs: its arcs carry counts only. */
+        info->recursion = CGPROP_RECS_COUNTS;
+        info->lines = lines; /* the input's, though reading stops after the call graph */
+    }
+    *out = p.g;
+    return CGPROP_OK;
+}
+
+bool cgprop__gprof_detect(const char *data, size_t len)
+{
+    cgprop__lines r;
+    cgprop__lines_init(&r, data, len);
+    const char *s;
+    size_t n;
+    while (r.no < 40 && cgprop__lines_next(&r, &s, &n)) {
+        size_t m = n;
+        const char *t = skip_space(s, &m);
+        if (starts(t, m, "Flat profile:") || cg_header(s, n) || starts(t, m, "Call graph (explanation follows)"))
+            return true;
+    }
+    return false;
+}

@@ -1,0 +1,494 @@
+/* Python cProfile / profile statistics reader: the file `python -m cProfile
+ * -o out.pstats` writes, a marshal dump of one dict
+ *   {(file, line, name): (cc, nc, tt, ct, callers)}
+ *   callers = {(file, line, name): (nc, cc, tt, ct)}   (an int count: older)
+ * docs/formats/pstats.md gives the mapping. The marshal subset a stats dict
+ * uses is decoded here by hand into a flat table of values (no recursion:
+ * an explicit stack of open containers), then read as the dict above. */
+#include "io_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Value kinds of the decoded table. */
+enum { V_NONE, V_BOOL, V_INT, V_BIGINT, V_FLOAT, V_STR, V_TUPLE, V_LIST, V_SET, V_DICT };
+
+typedef struct mval {
+    uint8_t kind;
+    uint32_t n;     /* containers: children (a dict: keys and values, alternating) */
+    uint32_t first; /* containers: first child cell, UINT32_MAX when none */
+    union {
+        int64_t i;
+        double d;
+        struct {
+            uint32_t at, len; /* into the input */
+        } s;
+    } u;
+} mval;
+
+/* A container's children are linked cells, not values: a back-reference
+ * ('r') makes one value the child of several containers. */
+typedef struct cell {
+    uint32_t val, next;
+} cell;
+
+typedef struct frame {
+    uint32_t val;       /* the container being filled */
+    uint32_t last;      /* its last cell, UINT32_MAX when none */
+    uint64_t remaining; /* tuples, lists, sets: children still to come */
+} frame;
+
+typedef struct ps {
+    cgprop_graph *g;
+    cgprop_read_error *err;
+    const unsigned char *d;
+    size_t len, pos;
+    mval *v;
+    uint32_t nv, vcap;
+    cell *c;
+    uint32_t nc, ccap;
+    uint32_t *refs;
+    uint32_t nrefs, rcap;
+    frame *st;
+    uint32_t nst, scap;
+    char *key;
+    size_t kcap;
+} ps;
+
+#define NOPE UINT32_MAX
+#define OOM(p) cgprop__read_fail((p)->err, CGPROP_ENOMEM, 0, "out of memory")
+
+static int grow(ps *p, void **arr, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap) return CGPROP_OK;
+    uint64_t c = *cap ? (uint64_t)*cap * 2 : 256;
+    while (c < need) c *= 2;
+    if (c > UINT32_MAX - 1) c = UINT32_MAX - 1;
+    void *q = cgprop__realloc(p->g, *arr, (size_t)c, size);
+    if (!q) return OOM(p);
+    *arr = q;
+    *cap = (uint32_t)c;
+    return CGPROP_OK;
+}
+
+static int fail_at(ps *p, size_t at, const char *what)
+{
+    return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s at byte offset %zu", what, at);
+}
+
+static bool need(const ps *p, size_t n) { return p->len - p->pos >= n; }
+
+static uint32_t u32le(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* A new value; with FLAG_REF it also takes the next back-reference slot.
+ * Containers take their slot when they start, as marshal numbers them. */
+static int new_val(ps *p, uint8_t kind, bool ref, uint32_t *out)
+{
+    int rc = grow(p, (void **)&p->v, &p->vcap, p->nv + 1, sizeof *p->v);
+    if (rc) return rc;
+    uint32_t id = p->nv++;
+    memset(&p->v[id], 0, sizeof p->v[id]);
+    p->v[id].kind = kind;
+    p->v[id].first = NOPE;
+    if (ref) {
+        rc = grow(p, (void **)&p->refs, &p->rcap, p->nrefs + 1, sizeof *p->refs);
+        if (rc) return rc;
+        p->refs[p->nrefs++] = id;
+    }
+    *out = id;
+    return CGPROP_OK;
+}
+
+/* Give value id to the innermost open container (or make it the root). */
+static int attach(ps *p, uint32_t id, uint32_t *root)
+{
+    if (p->nst == 0) {
+        *root = id;
+        return CGPROP_OK;
+    }
+    frame *f = &p->st[p->nst - 1];
+    int rc = grow(p, (void **)&p->c, &p->ccap, p->nc + 1, sizeof *p->c);
+    if (rc) return rc;
+    uint32_t ci = p->nc++;
+    p->c[ci].val = id;
+    p->c[ci].next = NOPE;
+    if (f->last == NOPE) p->v[f->val].first = ci;
+    else p->c[f->last].next = ci;
+    f->last = ci;
+    p->v[f->val].n++;
+    if (p->v[f->val].kind != V_DICT) f->remaining--;
+    return CGPROP_OK;
+}
+
+static int push(ps *p, uint32_t id, uint64_t n)
+{
+    int rc = grow(p, (void **)&p->st, &p->scap, p->nst + 1, sizeof *p->st);
+    if (rc) return rc;
+    p->st[p->nst].val = id;
+    p->st[p->nst].last = NOPE;
+    p->st[p->nst].remaining = n;
+    p->nst++;
+    return CGPROP_OK;
+}
+
+/* marshal's 'l': |n| base-2^15 digits, least significant first; the sign
+ * of n is the number's. Values past 63 bits are kept as "big". */
+static int read_long(ps *p, size_t at, uint32_t id)
+{
+    if (!need(p, 4)) return fail_at(p, at, "truncated long");
+    int32_t n = (int32_t)u32le(p->d + p->pos);
+    p->pos += 4;
+    uint64_t size = n < 0 ? (uint64_t)(-(int64_t)n) : (uint64_t)n;
+    if (size > (p->len - p->pos) / 2) return fail_at(p, at, "truncated long");
+    uint64_t mag = 0;
+    bool big = false;
+    for (uint64_t j = 0; j < size; j++) {
+        unsigned dg = (unsigned)p->d[p->pos] | (unsigned)p->d[p->pos + 1] << 8;
+        p->pos += 2;
+        if (dg >= 0x8000u) return fail_at(p, at, "bad digit in long");
+        if (!dg) continue;
+        if (j >= 5 || (j == 4 && (dg >> 3) != 0)) big = true; /* 15 * 4 + 3 = 63 bits */
+        else mag |= (uint64_t)dg << (15 * j);
+    }
+    if (big) p->v[id].kind = V_BIGINT;
+    else p->v[id].u.i = n < 0 ? -(int64_t)mag : (int64_t)mag;
+    return CGPROP_OK;
+}
+
+/* Decode the whole input into the table; *root gets the top value. */
+static int decode(ps *p, uint32_t *root)
+{
+    *root = NOPE;
+    while (*root == NOPE || p->nst) {
+        /* Close the tuples, lists and sets that are full. */
+        while (p->nst && p->v[p->st[p->nst - 1].val].kind != V_DICT && p->st[p->nst - 1].remaining == 0) p->nst--;
+        if (*root != NOPE && p->nst == 0) break;
+        size_t at = p->pos;
+        if (!need(p, 1)) return fail_at(p, at, "truncated input");
+        unsigned code = p->d[p->pos++];
+        bool ref = (code & 0x80u) != 0;
+        unsigned t = code & 0x7fu;
+        uint32_t id;
+        int rc;
+        switch (t) {
+        case '0': {
+            /* Ends a dict, in place of a key. */
+            frame *f = p->nst ? &p->st[p->nst - 1] : NULL;
+            if (!f || p->v[f->val].kind != V_DICT || p->v[f->val].n % 2)
+                return fail_at(p, at, "marshal NULL outside a dict key");
+            p->nst--;
+            continue;
+        }
+        case 'N':
+        case 'F':
+        case 'T':
+            /* Singletons never take a back-reference slot. */
+            if ((rc = new_val(p, t == 'N' ? V_NONE : V_BOOL, false, &id))) return rc;
+            p->v[id].u.i = t == 'T';
+            break;
+        case 'i':
+            if (!need(p, 4)) return fail_at(p, at, "truncated int");
+            if ((rc = new_val(p, V_INT, ref, &id))) return rc;
+            p->v[id].u.i = (int32_t)u32le(p->d + p->pos);
+            p->pos += 4;
+            break;
+        case 'I': /* 64-bit int of old marshal versions */
+            if (!need(p, 8)) return fail_at(p, at, "truncated int64");
+            if ((rc = new_val(p, V_INT, ref, &id))) return rc;
+            p->v[id].u.i = (int64_t)((uint64_t)u32le(p->d + p->pos) | (uint64_t)u32le(p->d + p->pos + 4) << 32);
+            p->pos += 8;
+            break;
+        case 'l':
+            if ((rc = new_val(p, V_INT, ref, &id))) return rc;
+            if ((rc = read_long(p, at, id))) return rc;
+            break;
+        case 'g': {
+            if (!need(p, 8)) return fail_at(p, at, "truncated float");
+            if ((rc = new_val(p, V_FLOAT, ref, &id))) return rc;
+            uint64_t b = (uint64_t)u32le(p->d + p->pos) | (uint64_t)u32le(p->d + p->pos + 4) << 32;
+            memcpy(&p->v[id].u.d, &b, sizeof b);
+            p->pos += 8;
+            break;
+        }
+        case 'f': {
+            /* Text float of marshal versions 0 and 1: one length byte. */
+            if (!need(p, 1)) return fail_at(p, at, "truncated float");
+            size_t n = p->d[p->pos++];
+            if (!need(p, n)) return fail_at(p, at, "truncated float");
+            char buf[260];
+            memcpy(buf, p->d + p->pos, n);
+            buf[n] = '\0';
+            char *end;
+            double x = strtod(buf, &end);
+            if (n == 0 || end != buf + n) return fail_at(p, at, "bad text float");
+            p->pos += n;
+            if ((rc = new_val(p, V_FLOAT, ref, &id))) return rc;
+            p->v[id].u.d = x;
+            break;
+        }
+        case 's': /* bytes */
+        case 't': /* interned */
+        case 'u': /* UTF-8 */
+        case 'a': /* ASCII */
+        case 'A': /* ASCII, interned */
+        case 'z': /* short ASCII */
+        case 'Z': /* short ASCII, interned */ {
+            size_t n;
+            if (t == 'z' || t == 'Z') {
+                if (!need(p, 1)) return fail_at(p, at, "truncated string");
+                n = p->d[p->pos++];
+            } else {
+                if (!need(p, 4)) return fail_at(p, at, "truncated string");
+                n = u32le(p->d + p->pos);
+                p->pos += 4;
+            }
+            if (!need(p, n)) return fail_at(p, at, "truncated string");
+            if ((rc = new_val(p, V_STR, ref, &id))) return rc;
+            p->v[id].u.s.at = (uint32_t)p->pos;
+            p->v[id].u.s.len = (uint32_t)n;
+            p->pos += n;
+            break;
+        }
+        case 'r': {
+            if (!need(p, 4)) return fail_at(p, at, "truncated reference");
+            uint32_t r = u32le(p->d + p->pos);
+            p->pos += 4;
+            if (r >= p->nrefs) return fail_at(p, at, "reference to an object not read yet");
+            id = p->refs[r];
+            break;
+        }
+        case '(':
+        case ')':
+        case '[':
+        case '<':
+        case '>':
+        case '{': {
+            uint64_t n = 0;
+            if (t == ')') {
+                if (!need(p, 1)) return fail_at(p, at, "truncated tuple");
+                n = p->d[p->pos++];
+            } else if (t != '{') {
+                if (!need(p, 4)) return fail_at(p, at, "truncated container");
+                int32_t sn = (int32_t)u32le(p->d + p->pos);
+                p->pos += 4;
+                if (sn < 0) return fail_at(p, at, "negative container size");
+                n = (uint64_t)sn;
+            }
+            /* Every element takes at least one byte. */
+            if (n > p->len - p->pos) return fail_at(p, at, "container larger than the input");
+            uint8_t kind = t == '(' || t == ')' ? V_TUPLE : t == '[' ? V_LIST : t == '{' ? V_DICT : V_SET;
+            if ((rc = new_val(p, kind, ref, &id))) return rc;
+            if ((rc = attach(p, id, root))) return rc;
+            if ((kind == V_DICT || n) && (rc = push(p, id, n))) return rc;
+            continue;
+        }
+        default: {
+            char what[64];
+            snprintf(what, sizeof what, "unsupported marshal type 0x%02x", code);
+            return fail_at(p, at, what);
+        }
+        }
+        if ((rc = attach(p, id, root))) return rc;
+    }
+    if (p->pos != p->len) return fail_at(p, p->pos, "bytes after the statistics");
+    return CGPROP_OK;
+}
+
+/* ---- the stats dict ---- */
+
+/* The i-th child of container c (i small: tuples of at most 5). */
+static const mval *kid(const ps *p, const mval *c, uint32_t i)
+{
+    uint32_t ci = c->first;
+    while (i--) ci = p->c[ci].next;
+    return &p->v[p->c[ci].val];
+}
+
+static bool num(const mval *m, double *x)
+{
+    if (m->kind == V_FLOAT) *x = m->u.d;
+    else if (m->kind == V_INT) *x = (double)m->u.i;
+    else return false;
+    return true;
+}
+
+/* Seconds -> integer nanoseconds, rounded to nearest. 18446744073709549568
+ * is 2^64 - 2048, the largest double below 2^64. */
+static int to_ns(ps *p, const mval *m, const char *what, uint64_t *out)
+{
+    double x;
+    if (!num(m, &x)) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is not a number", what);
+    if (!(x >= 0)) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is negative or not a number", what);
+    if (!(x * 1e9 < 18446744073709549568.0))
+        return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, 0, "%s of %g s overflows 64-bit nanoseconds", what, x);
+    double r = x * 1e9 + 0.5;
+    *out = r >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)r;
+    return CGPROP_OK;
+}
+
+static int count_of(ps *p, const mval *m, const char *what, uint64_t *out)
+{
+    if (m->kind == V_BIGINT) return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, 0, "%s too large", what);
+    if (m->kind != V_INT || m->u.i < 0)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is not a non-negative integer", what);
+    *out = (uint64_t)m->u.i;
+    return CGPROP_OK;
+}
+
+/* A (file, line, name) label -> function: key "TAB file:line TAB name", the
+ * object part empty, as every reader's keys have none or two TABs (the
+ * callgrind writer turns them into ob=, fl= and fn=). TABs and line breaks
+ * in the strings become spaces: a key is one line of a text format. */
+static int label(ps *p, const mval *k, uint32_t *out)
+{
+    if (k->kind != V_TUPLE || k->n != 3)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function label is not a (file, line, name) tuple");
+    const mval *f = kid(p, k, 0), *l = kid(p, k, 1), *nm = kid(p, k, 2);
+    if (f->kind != V_STR || nm->kind != V_STR || l->kind != V_INT)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function label is not (str, int, str)");
+    char ln[24];
+    int nl = snprintf(ln, sizeof ln, ":%lld\t", (long long)l->u.i);
+    size_t n = 1 + (size_t)f->u.s.len + (size_t)nl + nm->u.s.len;
+    if (n > p->kcap) {
+        char *q = cgprop__realloc(p->g, p->key, n, 1);
+        if (!q) return OOM(p);
+        p->key = q;
+        p->kcap = n;
+    }
+    char *o = p->key;
+    *o++ = '\t';
+    for (uint32_t i = 0; i < f->u.s.len; i++) {
+        char ch = (char)p->d[f->u.s.at + i];
+        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
+    }
+    memcpy(o, ln, (size_t)nl);
+    o += nl;
+    for (uint32_t i = 0; i < nm->u.s.len; i++) {
+        char ch = (char)p->d[nm->u.s.at + i];
+        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
+    }
+    int rc = cgprop_graph_add_node(p->g, p->key, n, out);
+    if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    return CGPROP_OK;
+}
+
+static int graph_fail(ps *p, int rc)
+{
+    if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(p->err, rc, 0, "a cost sum overflows 64 bits");
+    return cgprop__read_fail(p->err, rc, 0, "%s", cgprop_graph_errmsg(p->g));
+}
+
+static int build(ps *p, uint32_t root, uint64_t *nfun)
+{
+    const mval *top = &p->v[root];
+    if (top->kind != V_DICT) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "the statistics are not a dict");
+    int rc;
+    /* Two passes: every function with its own figures, then the calls (a
+     * caller may come later in the dict). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t ci = top->first; ci != NOPE; ci = p->c[p->c[ci].next].next) {
+            const mval *k = &p->v[p->c[ci].val], *val = &p->v[p->c[p->c[ci].next].val];
+            uint32_t f;
+            if ((rc = label(p, k, &f))) return rc;
+            if (val->kind != V_TUPLE || val->n != 5)
+                return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0,
+                                         "a function's figures are not a (cc, nc, tt, ct, callers) tuple");
+            const mval *callers = kid(p, val, 4);
+            if (callers->kind != V_DICT)
+                return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function's callers are not a dict");
+            uint64_t nc, tt, ct, cc;
+            if ((rc = count_of(p, kid(p, val, 0), "a primitive call count", &cc)) ||
+                (rc = count_of(p, kid(p, val, 1), "a call count", &nc)) ||
+                (rc = to_ns(p, kid(p, val, 2), "a tottime", &tt)) || (rc = to_ns(p, kid(p, val, 3), "a cumtime", &ct)))
+                return rc;
+            if (pass == 0) {
+                (*nfun)++;
+                if ((rc = cgprop_graph_add_self(p->g, f, &tt))) return graph_fail(p, rc);
+                if ((rc = cgprop__graph_state_total(p->g, f, &ct))) return graph_fail(p, rc);
+                /* Nothing profiled called it: it was entered from outside
+                 * the profiler (the exec of the script, the profiler's own
+                 * disable call). */
+                if (callers->n == 0 && (rc = cgprop_graph_add_spontaneous(p->g, f, nc, &ct)))
+                    return graph_fail(p, rc);
+                continue;
+            }
+            for (uint32_t cj = callers->first; cj != NOPE; cj = p->c[p->c[cj].next].next) {
+                const mval *ck = &p->v[p->c[cj].val], *cv = &p->v[p->c[p->c[cj].next].val];
+                uint32_t a;
+                if ((rc = label(p, ck, &a))) return rc;
+                uint64_t cnt, cost;
+                bool has_cost = false;
+                if (cv->kind == V_INT || cv->kind == V_BIGINT) {
+                    /* Older profilers: a bare count. */
+                    if ((rc = count_of(p, cv, "a caller's call count", &cnt))) return rc;
+                } else if (cv->kind == V_TUPLE && cv->n == 4) {
+                    if ((rc = count_of(p, kid(p, cv, 0), "a caller's call count", &cnt)) ||
+                        (rc = to_ns(p, kid(p, cv, 3), "a caller's cumtime", &cost)))
+                        return rc;
+                    has_cost = true;
+                } else {
+                    return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0,
+                                             "a caller's figures are neither a count nor (nc, cc, tt, ct)");
+                }
+                if ((rc = cgprop_graph_add_edge(p->g, a, f, cnt, has_cost ? &cost : NULL, NULL)))
+                    return graph_fail(p, rc);
+            }
+        }
+    }
+    return CGPROP_OK;
+}
+
+int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                        cgprop_read_error *err)
+{
+    (void)opts; /* keys are always TAB file:line TAB name */
+    *out = NULL;
+    ps p;
+    memset(&p, 0, sizeof p);
+    p.err = err;
+    p.d = (const unsigned char *)data;
+    p.len = len;
+    if (len >= UINT32_MAX)
+        return cgprop__read_fail(err, CGPROP_EOVERFLOW, 0, "statistics of 4 GiB or more are not supported");
+    const char *names[1] = {"ns"};
+    int rc = cgprop_graph_new(alloc, names, NULL, 1, &p.g);
+    if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
+    uint32_t root;
+    uint64_t nfun = 0;
+    rc = decode(&p, &root);
+    if (!rc) rc = build(&p, root, &nfun);
+    if (!rc && nfun == 0) rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "no function in the statistics");
+    cgprop__free(p.g, p.v);
+    cgprop__free(p.g, p.c);
+    cgprop__free(p.g, p.refs);
+    cgprop__free(p.g, p.st);
+    cgprop__free(p.g, p.key);
+    if (rc) {
+        cgprop_graph_free(p.g);
+        return rc;
+    }
+    if (info) {
+        info->format = CGPROP_INPUT_PSTATS;
+        /* No recursion classes: the stated inclusive costs make the totals exact. */
+        info->recursion = CGPROP_RECS_STATED;
+        info->lines = 0;
+    }
+    *out = p.g;
+    return CGPROP_OK;
+}
+
+/* A marshal dict whose first key is a 3-tuple starting with a string: what
+ * every stats file begins with (and no text format does). */
+bool cgprop__pstats_detect(const char *data, size_t len)
+{
+    const unsigned char *d = (const unsigned char *)data;
+    if (len < 4 || (d[0] & 0x7fu) != '{') return false;
+    unsigned t = d[1] & 0x7fu;
+    if (t == ')') return d[2] == 3 && strchr("zZaAtsu", d[3] & 0x7f) && (d[3] & 0x7f);
+    if (t == '(') return len >= 7 && u32le(d + 2) == 3 && strchr("zZaAtsu", d[6] & 0x7f) && (d[6] & 0x7f);
+    return false;
+}

@@ -1,0 +1,435 @@
+/* gprof text reader: a report written by hand in gprof's layout with its
+ * collapse worked out by hand, malformed inputs, allocation failures, and
+ * the real report of tests/data/gprof/cycles.c against gprof's own figures. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgprop_io.h"
+
+#define DATA CGPROP_TEST_DATA
+
+/* main calls a (1), c (1), d (1); a and b call each other (2 each) and c
+ * (a once, b twice); d calls itself 5 times. Self, in hundredths of a
+ * second: a 3, b 2, c 4, d 1, main 0; orphan 1 (flat profile only).
+ * By hand, gprof's way: c's 4 go 1 per call. The cycle {a, b}: self 5,
+ * children a -> c 1 + b -> c 2 = 3, total 8, all of it to main (its only
+ * outside caller). d: 1. main: children 8 + 1 + 1 = 10. */
+static const char hand[] =
+    "Flat profile:\n"
+    "\n"
+    "Each sample counts as 0.01 seconds.\n"
+    "  %   cumulative   self              self     total           \n"
+    " time   seconds   seconds    calls  ms/call  ms/call  name    \n"
+    " 36.36      0.04     0.04        4    10.00    10.00  c\n"
+    " 27.27      0.07     0.03        3    10.00    13.33  a\n"
+    " 18.18      0.09     0.02        2    10.00    20.00  b\n"
+    "  9.09      0.10     0.01        6     1.67     1.67  d\n"
+    "  9.09      0.11     0.01                             orphan\n"
+    "\n"
+    "\t\t\tCall graph\n"
+    "\n"
+    "\n"
+    "granularity: each sample hit covers 2 byte(s) for 9.09% of 0.11 seconds\n"
+    "\n"
+    "index % time    self  children    called     name\n"
+    "                                                 <spontaneous>\n"
+    "[1]     90.9    0.00    0.10                 main [1]\n"
+    "                0.05    0.03       1/1           a <cycle 1> [3]\n"
+    "                0.01    0.00       1/4           c [4]\n"
+    "                0.01    0.00       1/1           d [5]\n"
+    "-----------------------------------------------\n"
+    "[2]     72.7    0.05    0.03       1+4       <cycle 1 as a whole> [2]\n"
+    "                0.03    0.01       3             a <cycle 1> [3]\n"
+    "                0.02    0.02       2             b <cycle 1> [6]\n"
+    "-----------------------------------------------\n"
+    "                                   2             b <cycle 1> [6]\n"
+    "                0.05    0.03       1/1           main [1]\n"
+    "[3]     36.4    0.03    0.01       3         a <cycle 1> [3]\n"
+    "                0.01    0.00       1/4           c [4]\n"
+    "                                   2             b <cycle 1> [6]\n"
+    "-----------------------------------------------\n"
+    "                0.01    0.00       1/4           main [1]\n"
+    "                0.01    0.00       1/4           a <cycle 1> [3]\n"
+    "                0.02    0.00       2/4           b <cycle 1> [6]\n"
+    "[4]     36.4    0.04    0.00       4         c [4]\n"
+    "-----------------------------------------------\n"
+    "                                   5             d [5]\n"
+    "                0.01    0.00       1/1           main [1]\n"
+    "[5]      9.1    0.01    0.00       1+5       d [5]\n"
+    "                                   5             d [5]\n"
+    "-----------------------------------------------\n"
+    "                                   2             a <cycle 1> [3]\n"
+    "[6]     36.4    0.02    0.02       2         b <cycle 1> [6]\n"
+    "                0.02    0.00       2/4           c [4]\n"
+    "                                   2             a <cycle 1> [3]\n"
+    "-----------------------------------------------\n"
+    "\n"
+    "\f\n"
+    "Index by function name\n"
+    "\n"
+    "   [3] a                       [4] c                       [1] main\n";
+
+static cgprop_graph *rd(const char *text, size_t len, cgprop_read_info *info)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer(text, len, "x.gprof", 7, NULL, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
+    return g;
+}
+
+static uint32_t id(cgprop_graph *g, const char *k)
+{
+    uint32_t v;
+    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no %s", k);
+    return v;
+}
+
+static void analyse(cgprop_graph *g)
+{
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+}
+
+static cgprop_total_row total(cgprop_graph *g, const char *k)
+{
+    cgprop_total_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
+static uint64_t self(cgprop_graph *g, const char *k)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    return r.self;
+}
+
+static uint32_t edge_id(cgprop_graph *g, const char *a, const char *b)
+{
+    uint32_t e;
+    ck_assert_msg(cgprop_graph_find_edge(g, id(g, a), id(g, b), &e) == CGPROP_OK, "no %s -> %s", a, b);
+    return e;
+}
+
+static cgprop_edge_row edge(cgprop_graph *g, const char *a, const char *b)
+{
+    cgprop_edge_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, edge_id(g, a, b), &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
+static cgprop_cycle_row cycle_of(cgprop_graph *g, const char *k)
+{
+    cgprop_total_row t = total(g, k);
+    ck_assert(t.cycle != CGPROP_NONE);
+    cgprop_cycle_row c;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_CYCLES, 0, t.cycle, &c, sizeof c), CGPROP_OK);
+    return c;
+}
+
+/* gprof's self and children figures of a function, in hundredths. */
+static void figures(cgprop_graph *g, const char *k, double s, double child, double tol)
+{
+    cgprop_total_row r = total(g, k);
+    ck_assert_msg(fabs(r.gprof_self - s) <= tol, "%s: self %g, want %g", k, r.gprof_self, s);
+    ck_assert_msg(fabs(r.gprof_child - child) <= tol, "%s: children %g, want %g", k, r.gprof_child, child);
+    if (r.cycle == CGPROP_NONE)
+        ck_assert_msg(fabs(r.vertex_total - s - child) <= tol, "%s: vertex total %g", k, r.vertex_total);
+}
+
+START_TEST(hand_made)
+{
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd(hand, sizeof hand - 1, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_GPROF);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_COUNTS);
+    ck_assert_uint_eq(info.lines, 53);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "cs");
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 8);
+    ck_assert_uint_eq(self(g, "main"), 0);
+    ck_assert_uint_eq(self(g, "a"), 3);
+    ck_assert_uint_eq(self(g, "b"), 2);
+    ck_assert_uint_eq(self(g, "c"), 4);
+    ck_assert_uint_eq(self(g, "d"), 1);
+    ck_assert_uint_eq(self(g, "orphan"), 1);
+    /* Calls: counts only, no cost. */
+    static const char *const calls[][2] = {{"main", "a"}, {"main", "c"}, {"main", "d"}, {"a", "c"},
+                                           {"a", "b"},    {"b", "c"},    {"b", "a"},    {"d", "d"}};
+    static const uint64_t counts[] = {1, 1, 1, 1, 2, 2, 2, 5};
+    for (int i = 0; i < 8; i++) {
+        cgprop_edge_row e = edge(g, calls[i][0], calls[i][1]);
+        ck_assert_uint_eq(e.count, counts[i]);
+        ck_assert(!(e.flags & CGPROP_F_HAS_COST));
+    }
+    analyse(g);
+    figures(g, "main", 0, 10, 1e-9);
+    figures(g, "a", 3, 1, 1e-9);
+    figures(g, "b", 2, 2, 1e-9);
+    figures(g, "c", 4, 0, 1e-9);
+    figures(g, "d", 1, 0, 1e-9);
+    figures(g, "orphan", 1, 0, 1e-9);
+    ck_assert(total(g, "a").vertex_total == 8);
+    cgprop_cycle_row c = cycle_of(g, "b");
+    ck_assert_uint_eq(c.nmembers, 2);
+    ck_assert_uint_eq(c.self, 5);
+    ck_assert(c.total == 8);
+    /* main -> a carries the cycle's 5 + 3; b -> c half of c's 4. */
+    cgprop_edge_total_row et;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGE_TOTALS, 0, edge_id(g, "main", "a"), &et, sizeof et),
+                     CGPROP_OK);
+    ck_assert(et.gprof_self == 5 && et.gprof_child == 3);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGE_TOTALS, 0, edge_id(g, "b", "c"), &et, sizeof et),
+                     CGPROP_OK);
+    ck_assert(et.gprof_self == 2 && et.gprof_child == 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(names)
+{
+    /* Two static functions of one name ([2] and [3]) stay two functions;
+     * a callee gprof lists without an entry of its own ([4]) is made from
+     * its name; gprof's "(N)" helper lines are skipped. */
+    static const char t[] =
+        "index % time    self  children    called     name\n"
+        "[1]    100.0    0.01    0.02                 main [1]\n"
+        "                0.01    0.00       1/1           helper [2]\n"
+        "                0.01    0.00       1/1           helper [3]\n"
+        "                0.00    0.00       7/7           unlisted thing [4]\n"
+        "                0.00    0.00       1/1           mcount (7)\n"
+        "-----------------------------------------------\n"
+        "                0.01    0.00       1/1           main [1]\n"
+        "[2]     33.3    0.01    0.00       1         helper [2]\n"
+        "-----------------------------------------------\n"
+        "                0.01    0.00       1/1           main [1]\n"
+        "[3]     33.3    0.01\t   0.00       1         helper [3]\n"
+        "-----------------------------------------------\n";
+    cgprop_graph *g = rd(t, sizeof t - 1, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 4);
+    ck_assert_uint_eq(self(g, "helper"), 1);
+    ck_assert_uint_eq(self(g, "\t[3]\thelper"), 1);
+    ck_assert_str_eq(cgprop_node_display_name(g, id(g, "\t[3]\thelper"), NULL), "helper");
+    ck_assert_uint_eq(edge(g, "main", "unlisted thing").count, 7);
+    ck_assert_uint_eq(self(g, "unlisted thing"), 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(bsd_header)
+{
+    /* The older layout: column names between two "called/total" lines. */
+    static const char t[] =
+        "                                  called/total       parents \n"
+        "index  %time    self descendents  called+self    name    \tindex\n"
+        "                                  called/total       children\n"
+        "\n"
+        "                                                     <spontaneous>\n"
+        "[1]    100.0    0.02        0.01                 main [1]\n"
+        "                0.01        0.00       2/2           f [2]\n"
+        "-----------------------------------------------\n"
+        "                0.01        0.00       2/2           main [1]\n"
+        "[2]     33.3    0.01        0.00       2         f [2]\n"
+        "-----------------------------------------------\n";
+    cgprop_graph *g = rd(t, sizeof t - 1, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self(g, "main"), 2);
+    ck_assert_uint_eq(edge(g, "main", "f").count, 2);
+    analyse(g);
+    figures(g, "main", 2, 1, 1e-9);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+static void bad(const char *body, int code, uint64_t line, const char *what)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "index %% time    self  children    called     name\n%s", body);
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_GPROF;
+    int rc = cgprop_read_buffer(text, strlen(text), "s.gprof", 7, &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, body);
+    ck_assert(g == NULL);
+    ck_assert_uint_eq(err.line, line);
+    ck_assert_str_eq(err.file, "s.gprof");
+    ck_assert_msg(strstr(err.reason, what) != NULL, "reason '%s' does not say '%s'", err.reason, what);
+}
+
+#define E1 "[1]    100.0    0.01    0.00                 main [1]\n"
+#define SEP "-----------------------------------------------\n"
+
+START_TEST(malformed)
+{
+    bad("[x]    100.0    0.01    0.00                 main [1]\n", CGPROP_EFORMAT, 2, "bad entry index");
+    bad("[1]    100.0    0.01    main [1]\n", CGPROP_EFORMAT, 2, "an entry needs");
+    bad("[1]    100.0    0.01    0.00                 main [2]\n", CGPROP_EFORMAT, 2, "an entry needs");
+    bad(E1 E1, CGPROP_EFORMAT, 3, "two entry lines");
+    bad(E1 "                0.01    0.00       1/4           c\n", CGPROP_EFORMAT, 3, "a call line needs");
+    bad(E1 "                0.01    0.00       x/4           c [1]\n", CGPROP_EFORMAT, 3, "bad call count");
+    bad(E1 "       99999999999999999999999/4           c [1]\n", CGPROP_EOVERFLOW, 3, "call count too large");
+    bad(E1 "                0.01    0.00       1/4           c [99]\n", CGPROP_EFORMAT, 3, "index [99] out of range");
+    bad(E1 SEP E1, CGPROP_EFORMAT, 4, "a second entry [1]");
+    bad("[1]    100.0    999999999999999999.00    0.00                 main [1]\n", CGPROP_EOVERFLOW, 2,
+        "self seconds too large");
+    bad("[1]    100.0    0.0.1    0.00                 main [1]\n", CGPROP_EFORMAT, 2, "bad self seconds");
+    bad(E1 "                                                 <spontaneous>\n", CGPROP_EFORMAT, 3,
+        "<spontaneous> below an entry");
+    bad("                                                 <spontaneous>\n" SEP, CGPROP_EFORMAT, 3,
+        "<spontaneous> without an entry line");
+    bad(SEP, CGPROP_EFORMAT, 2, "no function in the profile");
+    /* Neither section at all. */
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_GPROF;
+    ck_assert_int_eq(cgprop_read_buffer("hello\nworld\n", 12, "h", 1, &o, NULL, &g, NULL, &err), CGPROP_EFORMAT);
+    ck_assert_str_eq(err.reason, "no flat profile or call graph");
+    ck_assert_uint_eq(err.line, 2);
+    ck_assert(g == NULL);
+}
+END_TEST
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    static char buf[1 << 16];
+    *n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    ck_assert_uint_lt(*n, sizeof buf);
+    return buf;
+}
+
+START_TEST(detect)
+{
+    ck_assert_uint_eq(cgprop_read_detect(hand, sizeof hand - 1), CGPROP_INPUT_GPROF);
+    size_t n;
+    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
+    ck_assert_uint_eq(cgprop_read_detect(d, n), CGPROP_INPUT_GPROF);
+    static const char cg_only[] = "\t\t     Call graph\n\nindex % time    self  children    called     name\n";
+    ck_assert_uint_eq(cgprop_read_detect(cg_only, sizeof cg_only - 1), CGPROP_INPUT_GPROF);
+    ck_assert_uint_eq(cgprop_read_detect("Flat profiles 1\n", 16), CGPROP_INPUT_FOLDED);
+}
+END_TEST
+
+/* The real report: gprof's own printed figures for every entry of
+ * cycles.gprof, in hundredths of a second, against cgprop's collapse.
+ * gprof prints to 0.01 s; its self figures are whole samples, so exact. */
+START_TEST(real_report)
+{
+    size_t n;
+    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
+    cgprop_graph *g = rd(d, n, NULL);
+    analyse(g);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 7);
+    static const struct {
+        const char *name;
+        double self, child;
+    } want[] = {{"main", 0, 140}, {"pong", 29, 25}, {"walk", 28, 26}, {"burn", 33, 0},
+                {"leaf", 21, 11}, {"ping", 22, 1},  {"pang", 7, 0}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        ck_assert_uint_eq(self(g, want[i].name), (uint64_t)want[i].self);
+        figures(g, want[i].name, want[i].self, want[i].child, 0.5 + 1e-6);
+    }
+    /* <cycle 1 as a whole>: self 0.58, children 0.27. */
+    cgprop_cycle_row c = cycle_of(g, "pong");
+    ck_assert_uint_eq(c.nmembers, 3);
+    ck_assert_uint_eq(c.self, 58);
+    ck_assert_msg(fabs(c.total - 85) <= 0.5 + 1e-6, "cycle total %g", c.total);
+    ck_assert_uint_eq(edge(g, "walk", "walk").count, 4425);
+    ck_assert_uint_eq(edge(g, "pang", "ping").count, 1767);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+typedef struct fa_state {
+    long budget, live;
+} fa_state;
+static void *fa_malloc(void *u, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    void *p = malloc(n);
+    if (p) s->live++;
+    return p;
+}
+static void *fa_realloc(void *u, void *p, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    return realloc(p, n);
+}
+static void fa_free(void *u, void *p)
+{
+    ((fa_state *)u)->live--;
+    free(p);
+}
+
+static void fault_loop(const char *d, size_t n)
+{
+    int ok = 0;
+    for (long budget = 0; budget < 100000 && !ok; budget++) {
+        fa_state s = {budget, 0};
+        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        int rc = cgprop_read_buffer(d, n, "a", 1, NULL, &a, &g, NULL, &err);
+        if (rc == CGPROP_OK) {
+            ok = 1;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(s.live, 0);
+    }
+    ck_assert(ok);
+}
+
+START_TEST(alloc_failures)
+{
+    fault_loop(hand, sizeof hand - 1);
+    size_t n;
+    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
+    fault_loop(d, n);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("gprof");
+    TCase *tc = tcase_create("gprof");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, hand_made);
+    tcase_add_test(tc, names);
+    tcase_add_test(tc, bsd_header);
+    tcase_add_test(tc, malformed);
+    tcase_add_test(tc, detect);
+    tcase_add_test(tc, real_report);
+    tcase_add_test(tc, alloc_failures);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,577 @@
+/* Python statistics reader: marshal encodings written here byte by byte,
+ * totals worked out by hand, malformed inputs, allocation failures, and the
+ * real cProfile fixture against what Python's pstats module read from it. */
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgprop_io.h"
+
+#define DATA CGPROP_TEST_DATA
+
+/* ---- a marshal writer, for the inputs below ---- */
+
+typedef struct mb {
+    unsigned char b[16384];
+    size_t n;
+    int style;    /* which encodings (see put_stats) */
+    int nrefs;    /* back-reference slots taken so far */
+    int lref[8];  /* style 2: the slot of each label written, -1 before */
+} mb;
+
+static void u8(mb *m, unsigned v)
+{
+    ck_assert(m->n < sizeof m->b);
+    m->b[m->n++] = (unsigned char)v;
+}
+static void u32(mb *m, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) u8(m, (v >> (8 * i)) & 0xff);
+}
+static void str(mb *m, const char *s)
+{
+    size_t n = strlen(s);
+    switch (m->style) {
+    case 1: u8(m, 'u'); u32(m, (uint32_t)n); break;
+    case 3: u8(m, n % 2 ? 'Z' : 'A'); if (n % 2) u8(m, (unsigned)n); else u32(m, (uint32_t)n); break;
+    default: u8(m, 'z'); u8(m, (unsigned)n); break;
+    }
+    for (size_t i = 0; i < n; i++) u8(m, (unsigned char)s[i]);
+}
+static void num(mb *m, long v)
+{
+    if (m->style == 1) {
+        /* 'l': base-2^15 digits, least significant first. */
+        int nd = 0;
+        unsigned dg[4];
+        for (unsigned long x = (unsigned long)v; x; x >>= 15) dg[nd++] = (unsigned)(x & 0x7fff);
+        u8(m, 'l');
+        u32(m, (uint32_t)nd);
+        for (int i = 0; i < nd; i++) {
+            u8(m, dg[i] & 0xff);
+            u8(m, dg[i] >> 8);
+        }
+    } else {
+        u8(m, 'i');
+        u32(m, (uint32_t)v);
+    }
+}
+static void flt(mb *m, double d)
+{
+    if (m->style == 1) {
+        char t[64];
+        int n = snprintf(t, sizeof t, "%.17g", d);
+        u8(m, 'f');
+        u8(m, (unsigned)n);
+        for (int i = 0; i < n; i++) u8(m, (unsigned char)t[i]);
+        return;
+    }
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    u8(m, 'g');
+    for (int i = 0; i < 8; i++) u8(m, (bits >> (8 * i)) & 0xff);
+}
+static void tup(mb *m, unsigned n, bool ref)
+{
+    if (ref) m->nrefs++;
+    if (m->style == 1) {
+        u8(m, '(' | (ref ? 0x80 : 0));
+        u32(m, n);
+    } else {
+        u8(m, ')' | (ref ? 0x80 : 0));
+        u8(m, n);
+    }
+}
+
+typedef struct caller {
+    int who;
+    long nc, cc;
+    double ct;
+} caller;
+
+typedef struct fn {
+    const char *file;
+    long line;
+    const char *name;
+    long cc, nc;
+    double tt, ct;
+    int ncl;
+    caller cl[3];
+} fn;
+
+static void label(mb *m, const fn *fs, int i)
+{
+    if (m->style == 2 && m->lref[i] >= 0) {
+        u8(m, 'r');
+        u32(m, (uint32_t)m->lref[i]);
+        return;
+    }
+    if (m->style == 2) m->lref[i] = m->nrefs;
+    tup(m, 3, m->style == 2);
+    str(m, fs[i].file);
+    num(m, fs[i].line);
+    str(m, fs[i].name);
+}
+
+/* Styles: 0 short tuples, short strings, 'i' ints, binary floats; 1 long
+ * tuples, UTF-8 strings, 'l' ints, text floats; 2 as 0 with each label
+ * written once and referred back to ('r'); 3 'Z'/'A' strings and callers as
+ * bare counts (older profilers). */
+static void put_stats(mb *m, const fn *fs, int n, int style)
+{
+    memset(m, 0, sizeof *m);
+    m->style = style;
+    for (int i = 0; i < 8; i++) m->lref[i] = -1;
+    u8(m, '{' | (style == 2 ? 0x80 : 0));
+    if (style == 2) m->nrefs++;
+    for (int i = 0; i < n; i++) {
+        label(m, fs, i);
+        tup(m, 5, false);
+        num(m, fs[i].cc);
+        num(m, fs[i].nc);
+        flt(m, fs[i].tt);
+        flt(m, fs[i].ct);
+        u8(m, '{');
+        for (int j = 0; j < fs[i].ncl; j++) {
+            const caller *c = &fs[i].cl[j];
+            label(m, fs, c->who);
+            if (style == 3) {
+                num(m, c->nc);
+                continue;
+            }
+            tup(m, 4, false);
+            num(m, c->nc);
+            num(m, c->cc);
+            flt(m, 0.0); /* the caller's tottime: not read */
+            flt(m, c->ct);
+        }
+        u8(m, '0');
+    }
+    u8(m, '0');
+}
+
+/* main -> a -> b -> a (mutual recursion), times in seconds:
+ *   outer a spends 1 us itself and calls b; b spends 1 us and calls the
+ *   inner a, which spends 2 us; main spends 2 us itself.
+ * So: main tottime 2 us, cumtime 2 + 1 + 1 + 2 = 6 us; a tottime 1 + 2 =
+ * 3 us, cumtime (outermost only) 1 + 1 + 2 = 4 us; b tottime 1 us, cumtime
+ * 1 + 2 = 3 us. a's callers: main (ct 4 us), b (ct 2 us: the inner a). */
+static const fn mutual[] = {
+    {"prog.py", 1, "main", 1, 1, 2e-6, 6e-6, 0, {{0}}},
+    {"prog.py", 5, "a", 1, 2, 3e-6, 4e-6, 2, {{0, 1, 1, 4e-6}, {2, 1, 0, 2e-6}}},
+    {"prog.py", 9, "b", 1, 1, 1e-6, 3e-6, 1, {{1, 1, 1, 3e-6}}},
+};
+
+/* Self recursion, f(2) -> f(1) -> f(0): each level spends 2 us itself. f's
+ * tottime is 6 us and its cumtime, counted once per stack, 6 us; the
+ * recursive calls' own cumtime (outermost f -> f only) is 4 us. A function
+ * z whose cumtime (3 us) is below its tottime (5 us) contradicts itself. */
+static const fn selfrec[] = {
+    {"p.py", 1, "main", 1, 1, 1e-6, 7e-6, 0, {{0}}},
+    {"p.py", 3, "f", 1, 3, 6e-6, 6e-6, 2, {{0, 1, 1, 6e-6}, {1, 2, 0, 4e-6}}},
+    {"q.py", 3, "f", 1, 1, 0.0, 0.0, 0, {{0}}},
+    {"q.py", 7, "z", 1, 1, 5e-6, 3e-6, 0, {{0}}},
+};
+
+static cgprop_graph *rd(const mb *m, cgprop_read_info *info, uint32_t format)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = format;
+    int rc = cgprop_read_buffer((const char *)m->b, m->n, "x.pstats", 8, &o, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "rc %d: %s", rc, err.reason);
+    return g;
+}
+
+static uint32_t id(cgprop_graph *g, const char *k)
+{
+    uint32_t v;
+    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no %s", k);
+    return v;
+}
+
+static void analyse(cgprop_graph *g)
+{
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+}
+
+static cgprop_total_row total(cgprop_graph *g, const char *k)
+{
+    cgprop_total_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
+static uint64_t self(cgprop_graph *g, const char *k)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    return r.self;
+}
+
+static cgprop_edge_row edge(cgprop_graph *g, const char *a, const char *b)
+{
+    uint32_t e;
+    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, a), id(g, b), &e), CGPROP_OK);
+    cgprop_edge_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, e, &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
+static void exact(cgprop_graph *g, const char *k, uint64_t s, double t, uint32_t reason)
+{
+    ck_assert_uint_eq(self(g, k), s);
+    cgprop_total_row r = total(g, k);
+    ck_assert_msg(r.total == t, "%s: total %.0f, want %.0f", k, r.total, t);
+    ck_assert_msg(r.lo == t && r.hi == t, "%s: [%.0f, %.0f]", k, r.lo, r.hi);
+    ck_assert_uint_eq(r.estimate, CGPROP_EST_EXACT);
+    ck_assert_uint_eq(r.reason, reason);
+}
+
+START_TEST(mutual_recursion)
+{
+    for (int style = 0; style < 4; style++) {
+        mb m;
+        put_stats(&m, mutual, 3, style);
+        cgprop_read_info info;
+        cgprop_read_info_init(&info);
+        cgprop_graph *g = rd(&m, &info, style == 1 ? CGPROP_INPUT_PSTATS : CGPROP_INPUT_AUTO);
+        ck_assert_uint_eq(info.format, CGPROP_INPUT_PSTATS);
+        ck_assert_uint_eq(info.recursion, CGPROP_RECS_STATED);
+        ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+        ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "ns");
+        ck_assert_str_eq(cgprop_node_display_name(g, id(g, "\tprog.py:5\ta"), NULL), "a");
+        analyse(g);
+        exact(g, "\tprog.py:1\tmain", 2000, 6000, 0);
+        exact(g, "\tprog.py:5\ta", 3000, 4000, 0);
+        exact(g, "\tprog.py:9\tb", 1000, 3000, 0);
+        cgprop_edge_row e = edge(g, "\tprog.py:1\tmain", "\tprog.py:5\ta");
+        ck_assert_uint_eq(e.count, 1);
+        if (style == 3) {
+            ck_assert(!(e.flags & CGPROP_F_HAS_COST));
+        } else {
+            ck_assert_uint_eq(e.cost, 4000);
+            ck_assert_uint_eq(edge(g, "\tprog.py:9\tb", "\tprog.py:5\ta").cost, 2000);
+            ck_assert_uint_eq(edge(g, "\tprog.py:5\ta", "\tprog.py:9\tb").cost, 3000);
+        }
+        cgprop_node_row n;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "\tprog.py:1\tmain"), &n, sizeof n),
+                         CGPROP_OK);
+        ck_assert_uint_eq(n.spont_count, 1);
+        ck_assert_uint_eq(n.spont_cost, 6000);
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
+START_TEST(self_recursion)
+{
+    mb m;
+    put_stats(&m, selfrec, 4, 0);
+    cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_AUTO);
+    analyse(g);
+    exact(g, "\tp.py:1\tmain", 1000, 7000, 0);
+    exact(g, "\tp.py:3\tf", 6000, 6000, 0);
+    exact(g, "\tq.py:3\tf", 0, 0, 0); /* same name, another file: another function */
+    ck_assert_uint_eq(edge(g, "\tp.py:3\tf", "\tp.py:3\tf").count, 2);
+    ck_assert_uint_eq(edge(g, "\tp.py:3\tf", "\tp.py:3\tf").cost, 4000);
+    /* The stated figure is kept where it contradicts the self cost. */
+    exact(g, "\tq.py:7\tz", 5000, 3000, CGPROP_R_BELOW_SELF);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(merge_keeps_stated)
+{
+    /* Two runs merged: stated inclusive costs add up like the rest. */
+    mb m;
+    put_stats(&m, mutual, 3, 0);
+    cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS), *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+    ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
+    analyse(a);
+    exact(a, "\tprog.py:1\tmain", 4000, 12000, 0);
+    exact(a, "\tprog.py:5\ta", 6000, 8000, 0);
+    cgprop_graph_free(a);
+    cgprop_graph_free(b);
+}
+END_TEST
+
+static void bad_bytes(const unsigned char *d, size_t n, int code, const char *what)
+{
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_PSTATS;
+    int rc = cgprop_read_buffer((const char *)d, n, "s.pstats", 8, &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == code, "%s: expected %d got %d (%s)", what, code, rc, err.reason);
+    ck_assert(g == NULL);
+    ck_assert_uint_eq(err.line, 0);
+    ck_assert_str_eq(err.file, "s.pstats");
+    ck_assert_msg(strstr(err.reason, what) != NULL, "reason '%s' does not say '%s'", err.reason, what);
+}
+
+#define BAD(lit, code, what) bad_bytes((const unsigned char *)(lit), sizeof(lit) - 1, code, what)
+
+START_TEST(malformed)
+{
+    BAD("", CGPROP_EFORMAT, "truncated input at byte offset 0");
+    BAD("{c", CGPROP_EFORMAT, "unsupported marshal type 0x63 at byte offset 1");
+    BAD("{\xe3", CGPROP_EFORMAT, "unsupported marshal type 0xe3 at byte offset 1");
+    BAD("{r\0\0\0\0", CGPROP_EFORMAT, "reference to an object not read yet at byte offset 1");
+    BAD("{(\xff\xff\xff\xff", CGPROP_EFORMAT, "negative container size at byte offset 1");
+    BAD("{(\x10\0\0\0", CGPROP_EFORMAT, "container larger than the input at byte offset 1");
+    BAD("{z\x05" "ab", CGPROP_EFORMAT, "truncated string at byte offset 1");
+    BAD("{l\x01\0\0\0\xff\xff", CGPROP_EFORMAT, "bad digit in long at byte offset 1");
+    BAD("0", CGPROP_EFORMAT, "marshal NULL outside a dict key at byte offset 0");
+    BAD("{0N", CGPROP_EFORMAT, "bytes after the statistics at byte offset 2");
+    BAD("N", CGPROP_EFORMAT, "the statistics are not a dict");
+    BAD("{0", CGPROP_EFORMAT, "no function in the statistics");
+    BAD("{NN0", CGPROP_EFORMAT, "not a (file, line, name) tuple");
+    BAD("{)\x03z\x01" "ai\0\0\0\0i\0\0\0\0N0", CGPROP_EFORMAT, "not (str, int, str)");
+    BAD("{)\x03z\x01" "ai\0\0\0\0z\x01" "bN0", CGPROP_EFORMAT, "not a (cc, nc, tt, ct, callers) tuple");
+    /* A tuple of five whose fields are wrong, one at a time. */
+    mb m;
+    fn f = {"a.py", 1, "f", 1, 1, 1e-6, 1e-6, 0, {{0}}};
+    f.tt = -1e-6;
+    put_stats(&m, &f, 1, 0);
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is negative");
+    f.tt = NAN;
+    put_stats(&m, &f, 1, 0);
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is negative or not a number");
+    f.tt = 1e-6;
+    f.ct = 1e300;
+    put_stats(&m, &f, 1, 0);
+    bad_bytes(m.b, m.n, CGPROP_EOVERFLOW, "a cumtime of 1e+300 s overflows");
+    f.ct = 1e-6;
+    f.nc = -2;
+    put_stats(&m, &f, 1, 0);
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a call count is not a non-negative integer");
+    /* A call count of 2^75: an 'l' of six digits, the last 1. */
+    memset(&m, 0, sizeof m);
+    u8(&m, '{');
+    tup(&m, 3, false);
+    str(&m, "a");
+    num(&m, 0);
+    str(&m, "b");
+    tup(&m, 5, false);
+    u8(&m, 'l');
+    u32(&m, 6);
+    for (int i = 0; i < 5; i++) {
+        u8(&m, 0);
+        u8(&m, 0);
+    }
+    u8(&m, 1);
+    u8(&m, 0);
+    for (int i = 0; i < 3; i++) num(&m, 0);
+    u8(&m, '{');
+    u8(&m, '0');
+    u8(&m, '0');
+    bad_bytes(m.b, m.n, CGPROP_EOVERFLOW, "a primitive call count too large");
+    /* Every cut of a good file fails cleanly. */
+    put_stats(&m, mutual, 3, 2);
+    for (size_t n = 0; n < m.n; n++) {
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        cgprop_read_options o;
+        cgprop_read_options_init(&o);
+        o.format = CGPROP_INPUT_PSTATS;
+        int rc = cgprop_read_buffer((const char *)m.b, n, "cut", 3, &o, NULL, &g, NULL, &err);
+        ck_assert_msg(rc == CGPROP_EFORMAT, "cut at %zu: %d", n, rc);
+        ck_assert(g == NULL);
+    }
+}
+END_TEST
+
+START_TEST(detect)
+{
+    mb m;
+    for (int style = 0; style < 4; style++) {
+        put_stats(&m, mutual, 3, style);
+        ck_assert_uint_eq(cgprop_read_detect((const char *)m.b, m.n), CGPROP_INPUT_PSTATS);
+    }
+    ck_assert_uint_eq(cgprop_read_detect("{0", 2), CGPROP_INPUT_AUTO);
+    ck_assert_uint_eq(cgprop_read_detect("{a;b 1\n", 7), CGPROP_INPUT_FOLDED);
+    FILE *f = fopen(DATA "/pstats/recur.pstats", "rb");
+    ck_assert(f != NULL);
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    ck_assert_uint_eq(cgprop_read_detect(buf, n), CGPROP_INPUT_PSTATS);
+}
+END_TEST
+
+/* The real fixture: every function's tottime and cumtime as Python's pstats
+ * module read them (recur.expected, made by tests/pstats/expected.py). */
+START_TEST(real_fixture)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    const char *path = DATA "/pstats/recur.pstats";
+    ck_assert_int_eq(cgprop_read_file(path, strlen(path), NULL, NULL, &g, &info, &err), CGPROP_OK);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PSTATS);
+    analyse(g);
+    FILE *f = fopen(DATA "/pstats/recur.expected", "r");
+    ck_assert(f != NULL);
+    char line[1024];
+    size_t n = 0, recursive = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') continue;
+        unsigned long long tt, ct, nc;
+        int at = 0;
+        ck_assert(sscanf(line, "%llu %llu %llu%n", &tt, &ct, &nc, &at) == 3);
+        ck_assert(line[at] == ' ');
+        char *key = line + at + 1; /* starts with the TAB of the empty object part */
+        key[strcspn(key, "\n")] = '\0';
+        /* Exact, and agreeing with everything else the file says. */
+        exact(g, key, tt, (double)ct, 0);
+        cgprop_total_row r = total(g, key);
+        if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) recursive++;
+        n++;
+    }
+    fclose(f);
+    ck_assert_uint_eq(n, 193);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 193);
+    ck_assert_uint_ge(recursive, 10);
+    /* Two figures by name, as pstats printed them (seconds): fib's
+     * 0.006231708 / 0.006231708 and expr's 0.001646613 / 0.005353273. */
+    exact(g, "\trecur.py:7\tfib", 6231708, 6231708, 0);
+    exact(g, "\trecur.py:11\texpr", 1646613, 5353273, 0);
+    ck_assert_uint_eq(edge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib").count, 39440);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+typedef struct fa_state {
+    long budget, live;
+} fa_state;
+static void *fa_malloc(void *u, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    void *p = malloc(n);
+    if (p) s->live++;
+    return p;
+}
+static void *fa_realloc(void *u, void *p, size_t n)
+{
+    fa_state *s = u;
+    if (s->budget-- <= 0) return NULL;
+    return realloc(p, n);
+}
+static void fa_free(void *u, void *p)
+{
+    ((fa_state *)u)->live--;
+    free(p);
+}
+
+static void fault_loop(const char *d, size_t n)
+{
+    int ok = 0;
+    for (long budget = 0; budget < 100000 && !ok; budget++) {
+        fa_state s = {budget, 0};
+        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        int rc = cgprop_read_buffer(d, n, "a", 1, NULL, &a, &g, NULL, &err);
+        if (rc == CGPROP_OK) {
+            ok = 1;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(s.live, 0);
+    }
+    ck_assert(ok);
+}
+
+START_TEST(merge_into_new_graph)
+{
+    /* Into a graph that states nothing yet, with every allocation failing
+     * in turn: ENOMEM leaves it as it was (empty), success carries the
+     * stated costs over. */
+    mb m;
+    put_stats(&m, mutual, 3, 0);
+    cgprop_graph *src = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+    static const char *const names[1] = {"ns"};
+    int ok = 0;
+    for (long budget = 0; budget < 10000 && !ok; budget++) {
+        fa_state s = {1000, 0};
+        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        cgprop_graph *dst = NULL;
+        ck_assert_int_eq(cgprop_graph_new(&a, names, NULL, 1, &dst), CGPROP_OK);
+        s.budget = budget;
+        int rc = cgprop_graph_merge(dst, src);
+        s.budget = 1000000;
+        if (rc == CGPROP_OK) {
+            ok = 1;
+            analyse(dst);
+            exact(dst, "\tprog.py:5\ta", 3000, 4000, 0);
+            exact(dst, "\tprog.py:9\tb", 1000, 3000, 0);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            ck_assert_uint_eq(cgprop_graph_node_count(dst), 0);
+        }
+        cgprop_graph_free(dst);
+        ck_assert_int_eq(s.live, 0);
+    }
+    ck_assert(ok);
+    cgprop_graph_free(src);
+}
+END_TEST
+
+START_TEST(alloc_failures)
+{
+    mb m;
+    put_stats(&m, mutual, 3, 2);
+    fault_loop((const char *)m.b, m.n);
+    FILE *f = fopen(DATA "/pstats/recur.pstats", "rb");
+    ck_assert(f != NULL);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    ck_assert_uint_lt(n, sizeof buf);
+    fault_loop(buf, n);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("pstats");
+    TCase *tc = tcase_create("pstats");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, mutual_recursion);
+    tcase_add_test(tc, self_recursion);
+    tcase_add_test(tc, merge_keeps_stated);
+    tcase_add_test(tc, malformed);
+    tcase_add_test(tc, detect);
+    tcase_add_test(tc, real_fixture);
+    tcase_add_test(tc, merge_into_new_graph);
+    tcase_add_test(tc, alloc_failures);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

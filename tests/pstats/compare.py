@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Check cgprop's reading of a Python statistics file against Python's own
+pstats module: every function's tottime must be cgprop's self, and its
+cumtime cgprop's total (both in nanoseconds, rounded), an exact figure.
+
+usage: compare.py CGPROP_TOOL FILE.pstats
+       compare.py --run CGPROP_TOOL PROGRAM.py   (profile it now, then check)
+
+pstats reads the file on its own; the figures are not taken from cgprop."""
+import json
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+
+
+def clean(s):
+    return s.replace("\t", " ").replace("\n", " ")
+
+
+def ns(seconds):
+    return int(seconds * 1e9 + 0.5)
+
+
+def check(tool, path):
+    st = pstats.Stats(path)
+    want = {}
+    for (fname, line, name), (cc, nc, tt, ct, callers) in st.stats.items():
+        key = "\t%s:%d\t%s" % (clean(fname), line, clean(name))
+        want[key] = (ns(tt), ns(ct), nc, callers)
+    out = subprocess.run([tool, "report", "--input", "pstats", "--format", "json", path],
+                         check=True, capture_output=True).stdout
+    rep = json.loads(out.decode("utf-8"))
+    assert rep["metrics"] == ["ns"], rep["metrics"]
+    got = {f["key"]: f for f in rep["functions"]}
+    bad = []
+    if set(got) != set(want):
+        bad.append("functions differ: only pstats %s, only cgprop %s"
+                   % (sorted(set(want) - set(got))[:5], sorted(set(got) - set(want))[:5]))
+    recursive = 0
+    for key, (tt, ct, nc, callers) in want.items():
+        f = got.get(key)
+        if f is None:
+            continue
+        if f["self"] != [tt]:
+            bad.append("%r: self %s, pstats tottime %d ns" % (key, f["self"], tt))
+        if f["total"] != [ct] or f["estimate"] != [None]:
+            bad.append("%r: total %s (%s), pstats cumtime %d ns" % (key, f["total"], f["estimate"], ct))
+        if f["called"] != sum((c[0] if isinstance(c, tuple) else c) for c in callers.values()):
+            bad.append("%r: called %s" % (key, f["called"]))
+        if f.get("self_recursive") or f["cycle"] is not None:
+            recursive += 1
+    for b in bad[:20]:
+        print("MISMATCH", b)
+    if bad:
+        return 1
+    print("%s: %d functions (%d recursive): self = tottime and total = cumtime for every one"
+          % (path, len(want), recursive))
+    return 0
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "--run":
+        tool, prog = argv[2], os.path.abspath(argv[3])
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "run.pstats")
+            subprocess.run([sys.executable, "-m", "cProfile", "-o", out, prog], check=True,
+                           stdout=subprocess.DEVNULL, cwd=os.path.dirname(os.path.abspath(prog)))
+            return check(tool, out)
+    if len(argv) != 3:
+        print(__doc__)
+        return 2
+    return check(argv[1], argv[2])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
