@@ -143,10 +143,14 @@ CGPROP_API void cgprop_read_error_init(cgprop_read_error *err);
 CGPROP_API void cgprop_read_options_init(cgprop_read_options *opts);
 
 /**
- * Recognise an input format by content: callgrind (a @c # @c callgrind
- * @c format, @c version:, @c creator:, @c events: or @c positions: header
- * line before any cost line), the recorder's event trace (its magic first
- * line), folded stacks (lines ending in one or more numbers).
+ * Recognise an input format by content, looking inside gzip input: perf
+ * script (a sample header followed by a frame line), a .cpuprofile (a JSON
+ * object with a @c nodes key), pprof (a Profile message), Python statistics
+ * (a marshal dump of a dict), a gprof report (its flat profile or call graph
+ * headers), callgrind (a @c # @c callgrind @c format, @c version:,
+ * @c creator:, @c events: or @c positions: header line before any cost
+ * line), the recorder's event trace (its magic first line), folded stacks
+ * (lines ending in one or more numbers).
  * @param data the first bytes of the input (a few KiB suffice).
  * @param len their number.
  * @return a ::cgprop_input_format, ::CGPROP_INPUT_AUTO when none matches.

@@ -120,12 +120,14 @@ class InputFormat(enum.IntEnum):
     CALLGRIND = _ffi.CGPROP_INPUT_CALLGRIND
     FOLDED = _ffi.CGPROP_INPUT_FOLDED
     EVENTS = _ffi.CGPROP_INPUT_EVENTS
-    # Readers being added to the library; the numbers are fixed.
-    PERF = 4
-    PPROF = 5
-    V8 = 6
-    PSTATS = 7
-    GPROF = 8
+    PERF = _ffi.CGPROP_INPUT_PERF
+    PPROF = _ffi.CGPROP_INPUT_PPROF
+    V8 = _ffi.CGPROP_INPUT_V8
+    PSTATS = _ffi.CGPROP_INPUT_PSTATS
+    GPROF = _ffi.CGPROP_INPUT_GPROF
+    # The tool's other names for the same formats.
+    CPUPROFILE = _ffi.CGPROP_INPUT_V8
+    CPROFILE = _ffi.CGPROP_INPUT_PSTATS
 
 
 class KeyMode(enum.IntEnum):
