@@ -18,8 +18,8 @@
  *   recorder  an enter/exit pair (K = 1, on-the-fly compensation) beside a
  *             bare timestamp push/pop loop, with a synthetic counter and
  *             with clock_gettime
- *   read      each reader's MB/s (callgrind, folded, events, perf, cpuprofile, pprof) beside a
- *   read      each reader's MB/s (callgrind, folded, events, pstats, gprof) beside a
+ *   read      each reader's MB/s (callgrind, folded, pprof, perf, cpuprofile, events,
+ *             pstats, gprof) beside a
  *             streaming pass over the same bytes; callgrind also beside
  *             `callgrind_annotate --inclusive=yes` on the same file
  *
@@ -866,6 +866,141 @@ static int gen_perf_script(gen_buf *b, const gen_stacks *s)
                 return -1;
         }
         if (gb_printf(b, "\n")) return -1;
+    }
+    return 0;
+}
+
+/* A V8 profile: a random tree of nnodes call frames (each node's parent an
+ * earlier node, its function one of nfun, so functions recur on paths) and
+ * nsamples samples on random nodes, about 1 ms apart. */
+static int gen_cpuprofile(gen_buf *b, uint32_t nnodes, uint32_t nfun, size_t nsamples, uint64_t seed)
+{
+    uint32_t *parent = malloc(nnodes * sizeof *parent), *first = malloc((nnodes + 1) * sizeof *first);
+    uint32_t *kids = malloc(nnodes * sizeof *kids);
+    int rc = -1;
+    if (!parent || !first || !kids) goto out;
+    uint64_t x = seed;
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+    memset(first, 0, (nnodes + 1) * sizeof *first);
+    for (uint32_t i = 1; i < nnodes; i++) {
+        /* Mostly the node just before (call chains), else any earlier one:
+         * paths some tens of frames deep, as real profiles have. */
+        parent[i] = NEXT() % 4 ? i - 1 : (uint32_t)(NEXT() % i);
+        first[parent[i] + 1]++;
+    }
+    for (uint32_t i = 0; i < nnodes; i++) first[i + 1] += first[i];
+    for (uint32_t i = 1; i < nnodes; i++) kids[first[parent[i]]++] = i;
+    for (uint32_t i = nnodes; i > 0; i--) first[i] = first[i - 1];
+    first[0] = 0;
+    if (gb_printf(b, "{\"nodes\":[")) goto out;
+    for (uint32_t i = 0; i < nnodes; i++) {
+        uint32_t f = i ? (uint32_t)(NEXT() % nfun) : 0;
+        if (i == 0 ? gb_printf(b, "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\","
+                                  "\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":0")
+                   : gb_printf(b, ",{\"id\":%u,\"callFrame\":{\"functionName\":\"fn_%u\",\"scriptId\":\"9\","
+                                  "\"url\":\"file:///srv/app/lib.js\",\"lineNumber\":%u,\"columnNumber\":4},\"hitCount\":0",
+                              i + 1, f, f * 3))
+            goto out;
+        if (first[i + 1] > first[i]) {
+            if (gb_printf(b, ",\"children\":[")) goto out;
+            for (uint32_t k = first[i]; k < first[i + 1]; k++)
+                if (gb_printf(b, k == first[i] ? "%u" : ",%u", kids[k] + 1)) goto out;
+            if (gb_printf(b, "]")) goto out;
+        }
+        if (gb_printf(b, "}")) goto out;
+    }
+    if (gb_printf(b, "],\"startTime\":1000000,\"endTime\":%llu,\"samples\":[", 1000000ull + nsamples * 1000))
+        goto out;
+    for (size_t i = 0; i < nsamples; i++)
+        if (gb_printf(b, i ? ",%u" : "%u", (unsigned)(NEXT() % (nnodes - 1)) + 2)) goto out;
+    if (gb_printf(b, "],\"timeDeltas\":[")) goto out;
+    for (size_t i = 0; i < nsamples; i++)
+        if (gb_printf(b, i ? ",%u" : "%u", 900 + (unsigned)(NEXT() % 200))) goto out;
+    if (gb_printf(b, "]}")) goto out;
+#undef NEXT
+    rc = 0;
+out:
+    free(parent);
+    free(first);
+    free(kids);
+    return rc;
+}
+
+/* The stacks as an uncompressed pprof profile (one sample type, one
+ * function and one location per fn_N, each sample its packed location ids,
+ * leaf first): the reader's own speed, without zlib's. */
+static bool pb_put(gen_buf *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 1 << 20;
+        while (b->len + n > cap) cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) return false;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return true;
+}
+
+static bool pb_varint(gen_buf *b, uint64_t v)
+{
+    unsigned char t[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        t[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    t[n++] = (unsigned char)v;
+    return pb_put(b, t, n);
+}
+
+static bool pb_msg(gen_buf *b, unsigned field, const gen_buf *m)
+{
+    return pb_varint(b, (uint64_t)field << 3 | 2) && pb_varint(b, m->len) && pb_put(b, m->p, m->len);
+}
+
+static int gen_pprof(gen_buf *b, const gen_stacks *s)
+{
+    gen_buf m = {0}, ids = {0};
+    bool ok = true;
+    /* strings: "", "samples", "count", fn_0, fn_1, ... */
+    m.len = 0;
+    ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, 1) && pb_varint(&m, 2 << 3) && pb_varint(&m, 2);
+    ok = ok && pb_msg(b, 1, &m);
+    static const char *const fixed[] = {"", "samples", "count"};
+    for (int i = 0; i < 3 && ok; i++) {
+        gen_buf t = {(char *)(uintptr_t)fixed[i], strlen(fixed[i]), 0};
+        ok = pb_msg(b, 6, &t);
+    }
+    for (uint32_t f = 0; f < s->nfun && ok; f++) {
+        char name[32];
+        gen_buf t = {name, (size_t)snprintf(name, sizeof name, "fn_%u", f), 0};
+        ok = pb_msg(b, 6, &t);
+        m.len = 0;
+        ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, f + 1) && pb_varint(&m, 2 << 3) && pb_varint(&m, f + 3);
+        ok = ok && pb_msg(b, 5, &m);
+        gen_buf line = {0};
+        ok = ok && pb_varint(&line, 1 << 3) && pb_varint(&line, f + 1);
+        m.len = 0;
+        ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, f + 1) && pb_msg(&m, 4, &line);
+        free(line.p);
+        ok = ok && pb_msg(b, 4, &m);
+    }
+    for (size_t i = 0; i < s->nsamples && ok; i++) {
+        ids.len = 0;
+        for (size_t j = s->off[i + 1]; j-- > s->off[i] && ok;) ok = pb_varint(&ids, s->frames[j] + 1u);
+        m.len = 0;
+        ok = ok && pb_msg(&m, 1, &ids) && pb_varint(&m, 2 << 3) && pb_varint(&m, 1);
+        ok = ok && pb_msg(b, 2, &m);
+    }
+    free(m.p);
+    free(ids.p);
+    return ok ? 0 : -1;
+}
+
+
 /* Profiles of the shapes cProfile and gprof write, for the read group: nf
  * functions, each called by up to four others, as a marshal dump of the
  * statistics dict and as gprof's call graph. */
@@ -962,133 +1097,6 @@ static int gen_gprof(gen_buf *o, uint32_t nf, uint64_t seed)
     return 0;
 }
 
-/* A V8 profile: a random tree of nnodes call frames (each node's parent an
- * earlier node, its function one of nfun, so functions recur on paths) and
- * nsamples samples on random nodes, about 1 ms apart. */
-static int gen_cpuprofile(gen_buf *b, uint32_t nnodes, uint32_t nfun, size_t nsamples, uint64_t seed)
-{
-    uint32_t *parent = malloc(nnodes * sizeof *parent), *first = malloc((nnodes + 1) * sizeof *first);
-    uint32_t *kids = malloc(nnodes * sizeof *kids);
-    int rc = -1;
-    if (!parent || !first || !kids) goto out;
-    uint64_t x = seed;
-#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
-    memset(first, 0, (nnodes + 1) * sizeof *first);
-    for (uint32_t i = 1; i < nnodes; i++) {
-        /* Mostly the node just before (call chains), else any earlier one:
-         * paths some tens of frames deep, as real profiles have. */
-        parent[i] = NEXT() % 4 ? i - 1 : (uint32_t)(NEXT() % i);
-        first[parent[i] + 1]++;
-    }
-    for (uint32_t i = 0; i < nnodes; i++) first[i + 1] += first[i];
-    for (uint32_t i = 1; i < nnodes; i++) kids[first[parent[i]]++] = i;
-    for (uint32_t i = nnodes; i > 0; i--) first[i] = first[i - 1];
-    first[0] = 0;
-    if (gb_printf(b, "{\"nodes\":[")) goto out;
-    for (uint32_t i = 0; i < nnodes; i++) {
-        uint32_t f = i ? (uint32_t)(NEXT() % nfun) : 0;
-        if (i == 0 ? gb_printf(b, "{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\","
-                                  "\"lineNumber\":-1,\"columnNumber\":-1},\"hitCount\":0")
-                   : gb_printf(b, ",{\"id\":%u,\"callFrame\":{\"functionName\":\"fn_%u\",\"scriptId\":\"9\","
-                                  "\"url\":\"file:///srv/app/lib.js\",\"lineNumber\":%u,\"columnNumber\":4},\"hitCount\":0",
-                              i + 1, f, f * 3))
-            goto out;
-        if (first[i + 1] > first[i]) {
-            if (gb_printf(b, ",\"children\":[")) goto out;
-            for (uint32_t k = first[i]; k < first[i + 1]; k++)
-                if (gb_printf(b, k == first[i] ? "%u" : ",%u", kids[k] + 1)) goto out;
-            if (gb_printf(b, "]")) goto out;
-        }
-        if (gb_printf(b, "}")) goto out;
-    }
-    if (gb_printf(b, "],\"startTime\":1000000,\"endTime\":%llu,\"samples\":[", 1000000ull + nsamples * 1000))
-        goto out;
-    for (size_t i = 0; i < nsamples; i++)
-        if (gb_printf(b, i ? ",%u" : "%u", (unsigned)(NEXT() % (nnodes - 1)) + 2)) goto out;
-    if (gb_printf(b, "],\"timeDeltas\":[")) goto out;
-    for (size_t i = 0; i < nsamples; i++)
-        if (gb_printf(b, i ? ",%u" : "%u", 900 + (unsigned)(NEXT() % 200))) goto out;
-    if (gb_printf(b, "]}")) goto out;
-#undef NEXT
-    rc = 0;
-out:
-    free(parent);
-    free(first);
-    free(kids);
-    return rc;
-/* The stacks as an uncompressed pprof profile (one sample type, one
- * function and one location per fn_N, each sample its packed location ids,
- * leaf first): the reader's own speed, without zlib's. */
-static bool pb_put(gen_buf *b, const void *p, size_t n)
-{
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 1 << 20;
-        while (b->len + n > cap) cap *= 2;
-        char *q = realloc(b->p, cap);
-        if (!q) return false;
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    return true;
-}
-
-static bool pb_varint(gen_buf *b, uint64_t v)
-{
-    unsigned char t[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        t[n++] = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    t[n++] = (unsigned char)v;
-    return pb_put(b, t, n);
-}
-
-static bool pb_msg(gen_buf *b, unsigned field, const gen_buf *m)
-{
-    return pb_varint(b, (uint64_t)field << 3 | 2) && pb_varint(b, m->len) && pb_put(b, m->p, m->len);
-}
-
-static int gen_pprof(gen_buf *b, const gen_stacks *s)
-{
-    gen_buf m = {0}, ids = {0};
-    bool ok = true;
-    /* strings: "", "samples", "count", fn_0, fn_1, ... */
-    m.len = 0;
-    ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, 1) && pb_varint(&m, 2 << 3) && pb_varint(&m, 2);
-    ok = ok && pb_msg(b, 1, &m);
-    static const char *const fixed[] = {"", "samples", "count"};
-    for (int i = 0; i < 3 && ok; i++) {
-        gen_buf t = {(char *)(uintptr_t)fixed[i], strlen(fixed[i]), 0};
-        ok = pb_msg(b, 6, &t);
-    }
-    for (uint32_t f = 0; f < s->nfun && ok; f++) {
-        char name[32];
-        gen_buf t = {name, (size_t)snprintf(name, sizeof name, "fn_%u", f), 0};
-        ok = pb_msg(b, 6, &t);
-        m.len = 0;
-        ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, f + 1) && pb_varint(&m, 2 << 3) && pb_varint(&m, f + 3);
-        ok = ok && pb_msg(b, 5, &m);
-        gen_buf line = {0};
-        ok = ok && pb_varint(&line, 1 << 3) && pb_varint(&line, f + 1);
-        m.len = 0;
-        ok = ok && pb_varint(&m, 1 << 3) && pb_varint(&m, f + 1) && pb_msg(&m, 4, &line);
-        free(line.p);
-        ok = ok && pb_msg(b, 4, &m);
-    }
-    for (size_t i = 0; i < s->nsamples && ok; i++) {
-        ids.len = 0;
-        for (size_t j = s->off[i + 1]; j-- > s->off[i] && ok;) ok = pb_varint(&ids, s->frames[j] + 1u);
-        m.len = 0;
-        ok = ok && pb_msg(&m, 1, &ids) && pb_varint(&m, 2 << 3) && pb_varint(&m, 1);
-        ok = ok && pb_msg(b, 2, &m);
-    }
-    free(m.p);
-    free(ids.p);
-    return ok ? 0 : -1;
-}
 
 static void bench_read(void)
 {
