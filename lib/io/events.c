@@ -292,63 +292,25 @@ static int events_file(const char *path, size_t path_len, const cgprop_recorder_
                        cgprop_read_error *err)
 {
     if (out) *out = NULL;
-    if (!path || !out || path_len == 0 || path_len >= 4096 || memchr(path, '\0', path_len)) {
+    if (!out) {
         set_name(err, path, path ? path_len : 0);
-        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s", !out ? "out is NULL" : "bad path");
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: out is NULL");
     }
     if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn)) {
-        set_name(err, path, path_len);
+        set_name(err, path, path ? path_len : 0);
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
     }
-    char cpath[4096];
-    memcpy(cpath, path, path_len);
-    cpath[path_len] = '\0';
-    bool is_stdin = path_len == 1 && path[0] == '-';
-    const char *name = is_stdin ? "<stdin>" : cpath;
-    set_name(err, name, strlen(name));
-    FILE *f = is_stdin ? stdin : fopen(cpath, "rb");
-    if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", cgprop__errno_text(errno));
-
-    /* The whole trace in memory, through the caller's allocator. */
-    void *(*re)(void *, void *, size_t) = NULL;
-    void (*fr)(void *, void *) = NULL;
-    void *user = NULL;
-    if (alloc) {
-        re = alloc->realloc_fn;
-        fr = alloc->free_fn;
-        user = alloc->user;
+    cgprop__file f;
+    int rc = cgprop__file_open(&f, path, path_len, alloc);
+    if (rc == CGPROP_EINVAL) {
+        set_name(err, path, path ? path_len : 0);
+        return cgprop__read_fail(err, rc, 0, "invalid argument: bad path");
     }
-    char *buf = NULL;
-    size_t blen = 0, cap = 0;
-    int rc = CGPROP_OK;
-    for (;;) {
-        if (blen == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *p = ncap < cap ? NULL
-                      : re       ? (buf ? re(user, buf, ncap) : alloc->malloc_fn(user, ncap))
-                                 : realloc(buf, ncap);
-            if (!p) {
-                rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory loading the input");
-                break;
-            }
-            buf = p;
-            cap = ncap;
-        }
-        size_t got = fread(buf + blen, 1, cap - blen, f);
-        blen += got;
-        if (got == 0) {
-            if (ferror(f)) rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "read error: %s", cgprop__errno_text(errno));
-            break;
-        }
-    }
-    if (!is_stdin) fclose(f);
-    if (!rc) {
-        rc = events_buffer(buf, blen, name, strlen(name), ropt, alloc, out, info, err);
-    }
-    if (buf) {
-        if (fr) fr(user, buf);
-        else free(buf);
-    }
+    set_name(err, f.name, strlen(f.name));
+    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory loading the input");
+    if (rc) return cgprop__read_fail(err, rc, 0, "%s: %s", f.why, cgprop__errno_text(f.errnum));
+    rc = events_buffer(f.data, f.len, f.name, strlen(f.name), ropt, alloc, out, info, err);
+    cgprop__file_close(&f);
     return rc;
 }
 

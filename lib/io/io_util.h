@@ -110,8 +110,8 @@ typedef struct cgprop__out {
 int cgprop__out_begin(cgprop__out *o, cgprop_read_info *info, cgprop_read_error *err);
 int cgprop__out_end(cgprop__out *o, int rc);
 
-/* Text for an errno value, without strerror()'s shared buffer. */
-const char *cgprop__errno_text(int e);
+/* File loading and errno texts (util/file.h). */
+#include "util/file.h"
 
 /* A short, printable excerpt of untrusted bytes for messages: at most max
  * bytes, non-printable bytes shown as '?'. dst must hold max + 4 bytes. */

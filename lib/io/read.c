@@ -1,24 +1,8 @@
 /* Reader entry points: options, format detection, whole-file loading, error
  * reports, and the display-name rule shared by every reader and writer. */
-/* open, fstat, mmap under -std=c11. */
-#if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
-#define _POSIX_C_SOURCE 200809L
-#endif
 #include "io_util.h"
 #include "events.h"
-
-#if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h>
-#if defined(_POSIX_MAPPED_FILES) && _POSIX_MAPPED_FILES > 0
-#define CGPROP_HAVE_MMAP 1
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#endif
-#endif
-#ifndef CGPROP_HAVE_MMAP
-#define CGPROP_HAVE_MMAP 0
-#endif
+#include "util/file.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,42 +19,6 @@ int cgprop__read_fail(cgprop_read_error *err, int code, uint64_t line, const cha
     vsnprintf(err->reason, sizeof err->reason, fmt, ap);
     va_end(ap);
     return code;
-}
-
-/* strerror() may share one static buffer between threads, and graphs on
- * distinct threads must not interfere: the library names the errors that
- * opening, reading or writing a file can give itself. */
-const char *cgprop__errno_text(int e)
-{
-    switch (e) {
-    case 0: return "unknown error";
-    case ENOENT: return "no such file or directory";
-    case EACCES: return "permission denied";
-    case EPERM: return "operation not permitted";
-    case EISDIR: return "is a directory";
-    case ENOTDIR: return "a part of the path is not a directory";
-    case ENAMETOOLONG: return "file name too long";
-    case ELOOP: return "too many levels of symbolic links";
-    case EMFILE: return "too many open files in this process";
-    case ENFILE: return "too many open files in the system";
-    case ENOSPC: return "no space left on device";
-    case EROFS: return "read-only file system";
-    case EIO: return "input/output error";
-    case EFBIG: return "file too large";
-    case ENOMEM: return "out of memory";
-    case EINVAL: return "invalid argument";
-    case EBADF: return "bad file descriptor";
-    case EPIPE: return "broken pipe";
-    case EEXIST: return "file exists";
-    case EINTR: return "interrupted";
-#ifdef EDQUOT
-    case EDQUOT: return "disk quota exceeded";
-#endif
-#ifdef ETXTBSY
-    case ETXTBSY: return "text file busy";
-#endif
-    default: return "system error";
-    }
 }
 
 void cgprop__excerpt(char *dst, const char *s, size_t n, size_t max)
@@ -379,117 +327,30 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
     return cgprop__out_end(&o, read_buffer(data, len, name, name_len, opts, alloc, out, &o.info, &o.err));
 }
 
-/* Whole-input loading through the caller's allocator (or malloc). */
-typedef struct buf {
-    const cgprop_allocator *a;
-    char *p;
-    size_t len, cap;
-} buf;
-
-static void buf_free(buf *b)
-{
-    if (!b->p) return;
-    if (b->a) b->a->free_fn(b->a->user, b->p);
-    else free(b->p);
-    b->p = NULL;
-}
-
-static bool buf_grow(buf *b, size_t need)
-{
-    if (need <= b->cap) return true;
-    size_t cap = b->cap ? b->cap : 65536;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2) return false;
-        cap *= 2;
-    }
-    char *p;
-    if (b->a) p = b->p ? b->a->realloc_fn(b->a->user, b->p, cap) : b->a->malloc_fn(b->a->user, cap);
-    else p = realloc(b->p, cap);
-    if (!p) return false;
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
 static int read_file(const char *path, size_t path_len, const cgprop_read_options *opts,
                      const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                      cgprop_read_error *err)
 {
     if (out) *out = NULL;
-    if (!path || !out || path_len == 0 || path_len >= 4096 || memchr(path, '\0', path_len)) {
+    if (!out) {
         set_file(err, path ? path : "", path ? path_len : 0);
-        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s",
-                                 !out ? "out is NULL" : "bad path");
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: out is NULL");
     }
     if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn)) {
-        set_file(err, path, path_len);
+        set_file(err, path ? path : "", path ? path_len : 0);
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
     }
-    char cpath[4096];
-    memcpy(cpath, path, path_len);
-    cpath[path_len] = '\0';
-    bool is_stdin = path_len == 1 && path[0] == '-';
-    const char *name = is_stdin ? "<stdin>" : cpath;
-    size_t name_len = strlen(name);
-    set_file(err, name, name_len);
-
-#if CGPROP_HAVE_MMAP
-    /* A regular file is mapped, not copied: no buffer to zero and fill. */
-    if (!is_stdin) {
-        int fd = open(cpath, O_RDONLY);
-        if (fd < 0) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", cgprop__errno_text(errno));
-        struct stat st;
-        /* A directory opens and seeks to a meaningless size; refuse it here
-         * rather than try to allocate that size. */
-        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-            close(fd);
-            return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot read: %s", cgprop__errno_text(EISDIR));
-        }
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-            (uint64_t)st.st_size < (uint64_t)SIZE_MAX) {
-            size_t len = (size_t)st.st_size;
-            void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-            close(fd);
-            if (m != MAP_FAILED) {
-#ifdef MADV_SEQUENTIAL
-                (void)madvise(m, len, MADV_SEQUENTIAL);
-#endif
-                int rc = read_buffer(m, len, name, name_len, opts, alloc, out, info, err);
-                munmap(m, len);
-                return rc;
-            }
-        } else {
-            close(fd);
-        }
+    cgprop__file f;
+    int rc = cgprop__file_open(&f, path, path_len, alloc);
+    if (rc == CGPROP_EINVAL) {
+        set_file(err, path ? path : "", path ? path_len : 0);
+        return cgprop__read_fail(err, rc, 0, "invalid argument: bad path");
     }
-#endif
-    FILE *f = is_stdin ? stdin : fopen(cpath, "rb");
-    if (!f) return cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot open: %s", cgprop__errno_text(errno));
-    buf b = {alloc, NULL, 0, 0};
-    int rc = CGPROP_OK;
-    /* One allocation of the right size for regular files (+1 to see EOF). */
-    if (!is_stdin && fseek(f, 0, SEEK_END) == 0) {
-        long sz = ftell(f);
-        if (sz > 0 && (unsigned long)sz < SIZE_MAX - 1 && !buf_grow(&b, (size_t)sz + 1))
-            rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory loading the input");
-        if (fseek(f, 0, SEEK_SET) != 0 && !rc)
-            rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "cannot seek: %s", cgprop__errno_text(errno));
-    }
-    while (!rc) {
-        if (b.len == b.cap && !buf_grow(&b, b.len + 65536)) {
-            rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory loading the input");
-            break;
-        }
-        size_t got = fread(b.p + b.len, 1, b.cap - b.len, f);
-        b.len += got;
-        if (got == 0) {
-            if (ferror(f)) rc = cgprop__read_fail(err, CGPROP_ENOTFOUND, 0, "read error: %s", cgprop__errno_text(errno));
-            break;
-        }
-    }
-    if (!is_stdin) fclose(f);
-    if (!rc) rc = read_buffer(b.p, b.len, name, name_len, opts, alloc, out, info, err);
-    buf_free(&b);
+    set_file(err, f.name, strlen(f.name));
+    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory loading the input");
+    if (rc) return cgprop__read_fail(err, rc, 0, "%s: %s", f.why, cgprop__errno_text(f.errnum));
+    rc = read_buffer(f.data, f.len, f.name, strlen(f.name), opts, alloc, out, info, err);
+    cgprop__file_close(&f);
     return rc;
 }
 
