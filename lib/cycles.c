@@ -1,6 +1,7 @@
 /* Cycle detection: strongly connected components by an iterative
  * Tarjan, so that a chain of ten million calls needs no native stack. */
 #include "analysis.h"
+#include "util/scc.h"
 
 #include <string.h>
 
@@ -62,89 +63,6 @@ const uint32_t *cgprop__cycles_order(const cgprop_graph *g)
     return r ? r->order : NULL;
 }
 
-/* Tarjan with an explicit call stack. The Tarjan stack grows from the front
- * of `ord` while finished SCCs are written from its back: a node is never in
- * both at once, so one array of nn holds both and ends up as the
- * callers-first order. `comp` receives the (1-based) size of each node's SCC.
- *
- * On a graph larger than the caches each call's callee is a miss, so the
- * per-node state the calls look at is one word: num[w] is UNSEEN, w's DFS
- * number while w is on the Tarjan stack, or DONE (above every number, so it
- * never lowers a link) once its SCC is out. The DFS number and low link of
- * the nodes being visited live in their call stack frames, which are
- * sequential. Callees a few calls ahead in the current node's list are
- * fetched early. */
-#define DONE (UINT32_MAX - 1)
-#define PF CGPROP__AHEAD_CYCLES_CALLEES
-
-typedef struct frame {
-    uint32_t v, p, end, num, low;
-} frame;
-
-static int tarjan(cgprop_graph *g, const cgprop__adj *adj, uint32_t *ord, uint32_t *comp)
-{
-    uint32_t nn = g->nn;
-    uint32_t *num = cgprop__alloc(g, nn, sizeof *num);
-    frame *cs = cgprop__alloc(g, nn, sizeof *cs);
-    if (!num || !cs) {
-        cgprop__free(g, num);
-        cgprop__free(g, cs);
-        return CGPROP_ENOMEM;
-    }
-    const uint32_t *off = adj->out_off, *ov = adj->out_v;
-    for (uint32_t v = 0; v < nn; v++) num[v] = UNSEEN;
-    uint32_t counter = 0, sp = 0, back = nn, csp = 0;
-    for (uint32_t s = 0; s < nn; s++) {
-        if (num[s] != UNSEEN) continue;
-        num[s] = counter;
-        ord[sp++] = s;
-        cs[csp++] = (frame){s, off[s], off[s + 1], counter, counter};
-        counter++;
-        while (csp) {
-            frame *f = &cs[csp - 1];
-            if (f->p < f->end) {
-                uint32_t p = f->p++;
-                if (p + PF < f->end) {
-                    uint32_t a = ov[p + PF];
-                    CGPROP__PREFETCH(&num[a]);
-                    CGPROP__PREFETCH(&off[a]);
-                }
-                uint32_t w = ov[p], nw = num[w];
-                if (nw == UNSEEN) {
-                    num[w] = counter;
-                    ord[sp++] = w;
-                    cs[csp++] = (frame){w, off[w], off[w + 1], counter, counter};
-                    counter++;
-                } else if (nw < f->low) {
-                    f->low = nw;
-                }
-                continue;
-            }
-            uint32_t v = f->v, low = f->low;
-            if (low == f->num) {
-                /* v roots an SCC: everything above it on the Tarjan stack. */
-                uint32_t start = sp;
-                do start--; while (ord[start] != v);
-                uint32_t size = sp - start;
-                /* Move to the back in reverse so the output block keeps the
-                 * stack order; block order is what matters, not order inside. */
-                for (uint32_t i = sp; i-- > start;) {
-                    uint32_t w = ord[i];
-                    comp[w] = size;
-                    num[w] = DONE;
-                    ord[--back] = w;
-                }
-                sp = start;
-            }
-            csp--;
-            if (csp && low < cs[csp - 1].low) cs[csp - 1].low = low;
-        }
-    }
-    cgprop__free(g, num);
-    cgprop__free(g, cs);
-    return CGPROP_OK;
-}
-
 static int build(cgprop_graph *g, cyc_res **out)
 {
     const cgprop__adj *adj = cgprop__get_adj(g);
@@ -157,7 +75,7 @@ static int build(cgprop_graph *g, cyc_res **out)
     r->cyc_of = cgprop__alloc(g, nn, sizeof *r->cyc_of);
     if (!r->order || !r->cyc_of) goto nomem;
     /* cyc_of doubles as Tarjan's SCC-size scratch until ids are assigned. */
-    if (tarjan(g, adj, r->order, r->cyc_of) != CGPROP_OK) goto nomem;
+    if (cgprop__scc(&g->a, nn, adj->out_off, adj->out_v, r->order, r->cyc_of) != CGPROP_OK) goto nomem;
 
     /* Ids in order of smallest member: scan the order once to give every SCC
      * of size >= 2 a leader (its first node in `order`), then scan node ids

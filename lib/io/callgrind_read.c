@@ -8,6 +8,7 @@
  * The raw pass must see the whole file first because one fn'2 anywhere
  * changes the meaning of every plain self-call. */
 #include "io_util.h"
+#include "util/scc.h"
 
 #include <stdio.h>
 
@@ -1547,15 +1548,14 @@ typedef struct pass2 {
 } pass2;
 
 /* Recursion among plain names: self-calls, and strongly connected
- * components of the plain -> plain calls between base functions (iterative
- * Tarjan over an adjacency built by counting sort: no hashing per call). */
+ * components of the plain -> plain calls between base functions (util/scc.h
+ * over an adjacency built by counting sort: no hashing per call). */
 static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
 {
     uint32_t nb = p->nb;
     const cgprop_graph *A = c->mem;
     uint32_t *off = cgprop__calloc(A, (size_t)nb + 1, sizeof *off);
-    uint32_t *adj = NULL, *idx = NULL, *low = NULL, *stk = NULL, *cs_v = NULL, *cs_e = NULL;
-    uint8_t *on = NULL;
+    uint32_t *adj = NULL, *cur = NULL, *ord = NULL, *size = NULL;
     int rc = CGPROP_OK;
     /* The base function of each plain raw function, CGPROP_NONE for the
      * others: one small array for the two passes over the calls. */
@@ -1582,62 +1582,20 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
     }
     for (uint32_t b = 0; b < nb; b++) off[b + 1] += off[b];
     adj = cgprop__alloc(A, m, sizeof *adj);
-    idx = cgprop__alloc(A, nb, sizeof *idx);
-    low = cgprop__alloc(A, nb, sizeof *low);
-    stk = cgprop__alloc(A, nb, sizeof *stk);
-    cs_v = cgprop__alloc(A, nb, sizeof *cs_v);
-    cs_e = cgprop__alloc(A, nb, sizeof *cs_e);
-    on = cgprop__calloc(A, nb, 1);
-    if (!adj || !idx || !low || !stk || !cs_v || !cs_e || !on) goto nomem;
-    /* Fill using idx as a cursor, then reset it. */
-    for (uint32_t b = 0; b < nb; b++) idx[b] = off[b];
+    cur = cgprop__alloc(A, nb, sizeof *cur);
+    ord = cgprop__alloc(A, nb, sizeof *ord);
+    size = cgprop__alloc(A, nb, sizeof *size);
+    if (!adj || !cur || !ord || !size) goto nomem;
+    memcpy(cur, off, (size_t)nb * sizeof *cur);
     for (size_t e = 0; e < c->ncalls; e++) {
         uint32_t a = pb[c->ccaller[e]], b = pb[c->ccallee[e]];
         if (a == CGPROP_NONE || b == CGPROP_NONE || a == b) continue;
-        adj[idx[a]++] = b;
+        adj[cur[a]++] = b;
     }
-    for (uint32_t b = 0; b < nb; b++) idx[b] = UINT32_MAX;
-    uint32_t counter = 0, sp = 0, ncyc = 0;
-    for (uint32_t root = 0; root < nb; root++) {
-        if (idx[root] != UINT32_MAX) continue;
-        uint32_t depth = 0;
-        cs_v[0] = root;
-        cs_e[0] = off[root];
-        idx[root] = low[root] = counter++;
-        stk[sp++] = root;
-        on[root] = 1;
-        depth = 1;
-        while (depth) {
-            uint32_t v = cs_v[depth - 1];
-            if (cs_e[depth - 1] < off[v + 1]) {
-                uint32_t w = adj[cs_e[depth - 1]++];
-                if (idx[w] == UINT32_MAX) {
-                    idx[w] = low[w] = counter++;
-                    stk[sp++] = w;
-                    on[w] = 1;
-                    cs_v[depth] = w;
-                    cs_e[depth] = off[w];
-                    depth++;
-                } else if (on[w] && idx[w] < low[v]) {
-                    low[v] = idx[w];
-                }
-                continue;
-            }
-            depth--;
-            if (depth && low[v] < low[cs_v[depth - 1]]) low[cs_v[depth - 1]] = low[v];
-            if (low[v] == idx[v]) {
-                uint32_t size = 0, first = sp;
-                do {
-                    first--;
-                    size++;
-                } while (stk[first] != v);
-                for (uint32_t i = first; i < sp; i++) on[stk[i]] = 0;
-                if (size > 1) ncyc++;
-                sp = first;
-            }
-        }
-    }
-    *ncyc_out = ncyc;
+    if (cgprop__scc(&A->a, nb, off, adj, ord, size) != CGPROP_OK) goto nomem;
+    /* Components are contiguous in ord: count those of two or more. */
+    for (uint32_t i = 0; i < nb; i += size[ord[i]])
+        if (size[ord[i]] > 1) (*ncyc_out)++;
     goto done;
 nomem:
     rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
@@ -1645,12 +1603,9 @@ done:
     cgprop__free(A, pb);
     cgprop__free(A, off);
     cgprop__free(A, adj);
-    cgprop__free(A, idx);
-    cgprop__free(A, low);
-    cgprop__free(A, stk);
-    cgprop__free(A, cs_v);
-    cgprop__free(A, cs_e);
-    cgprop__free(A, on);
+    cgprop__free(A, cur);
+    cgprop__free(A, ord);
+    cgprop__free(A, size);
     return rc;
 }
 
