@@ -4,6 +4,7 @@
 /* opendir/readdir under -std=c11. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "support.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
@@ -1144,7 +1145,6 @@ START_TEST(garbage)
 }
 END_TEST
 
-
 /* ---- the fast path agrees with the general parser ----
  *
  * The reader parses common lines (cost lines, calls=, names by id) on a fast
@@ -1488,32 +1488,8 @@ START_TEST(fast_path_agrees)
 }
 END_TEST
 
-/* A failing allocator: every failure point gives ENOMEM and leaks nothing
+/* Every failure point of support.h's allocator gives ENOMEM and leaks nothing
  * (the counters balance). */
-typedef struct fa_state {
-    long budget;
-    long live;
-} fa_state;
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    fa_state *s = u;
-    s->live--;
-    free(p);
-}
 
 START_TEST(alloc_failures)
 {
@@ -1521,8 +1497,8 @@ START_TEST(alloc_failures)
     char *p = slurp(DATA "/recur/recur.callers2.main.callgrind.out", &len);
     int ok = 0;
     for (long budget = 0; budget < 4000 && !ok; budget += 1 + budget / 40) {
-        fa_state s = {budget, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        tfail s;
+        cgprop_allocator a = tfail_allocator(&s, budget);
         cgprop_graph *g = NULL;
         cgprop_read_error err;
         cgprop_read_error_init(&err);

@@ -1,5 +1,6 @@
 /* Folded-stack reader and format detection; values worked out by hand. */
 #include <check.h>
+#include "support.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,36 +171,13 @@ START_TEST(detect)
 }
 END_TEST
 
-typedef struct fa_state {
-    long budget, live;
-} fa_state;
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    ((fa_state *)u)->live--;
-    free(p);
-}
-
 START_TEST(alloc_failures)
 {
     const char *t = "main;a;b;a;b 3\nmain;c\tx 4\nmain;a 1\nmain;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a 2\n";
     int ok = 0;
     for (long budget = 0; budget < 2000 && !ok; budget++) {
-        fa_state s = {budget, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        tfail s;
+        cgprop_allocator a = tfail_allocator(&s, budget);
         cgprop_graph *g = NULL;
         cgprop_read_error err;
         cgprop_read_error_init(&err);

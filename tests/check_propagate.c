@@ -4,6 +4,7 @@
  * random graphs, and allocation failures. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "support.h"
 #include <cgprop.h>
 
 #include <math.h>
@@ -1045,40 +1046,10 @@ END_TEST
 
 /* ---- allocation failure ---- */
 
-typedef struct budget {
-    long left; /* allocations still allowed; < 0: unlimited */
-    long live;
-} budget;
-
-static void *b_malloc(void *u, size_t n)
-{
-    budget *b = u;
-    if (b->left == 0) return NULL;
-    if (b->left > 0) b->left--;
-    void *p = malloc(n);
-    if (p) b->live++;
-    return p;
-}
-
-static void *b_realloc(void *u, void *p, size_t n)
-{
-    budget *b = u;
-    if (b->left == 0) return NULL;
-    if (b->left > 0) b->left--;
-    return realloc(p, n);
-}
-
-static void b_free(void *u, void *p)
-{
-    budget *b = u;
-    b->live--;
-    free(p);
-}
-
 START_TEST(test_enomem)
 {
-    budget b = {-1, 0};
-    cgprop_allocator al = {b_malloc, b_realloc, b_free, &b};
+    tfail b;
+    cgprop_allocator al = tfail_allocator(&b, -1);
     const char *names[] = {"c"};
     cgprop_graph *g;
     ck_assert_int_eq(cgprop_graph_new(&al, names, NULL, 1, &g), CGPROP_OK);

@@ -4,6 +4,7 @@
  * trees with known true costs and adds known probe overheads a, b, c, d to
  * the simulated counters. */
 #include <check.h>
+#include "support.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1066,36 +1067,12 @@ END_TEST
 
 /* ---- allocation failure ---- */
 
-typedef struct failing {
-    long left; /* allocations that still succeed; < 0: unlimited */
-} failing;
-
-static void *f_malloc(void *u, size_t n)
-{
-    failing *f = u;
-    if (f->left == 0) return NULL;
-    if (f->left > 0) f->left--;
-    return malloc(n);
-}
-static void *f_realloc(void *u, void *p, size_t n)
-{
-    failing *f = u;
-    if (f->left == 0) return NULL;
-    if (f->left > 0) f->left--;
-    return realloc(p, n);
-}
-static void f_free(void *u, void *p)
-{
-    (void)u;
-    free(p);
-}
-
 START_TEST(test_enomem)
 {
     int failures = 0, flush_failures = 0;
     for (long n = 0; n < 60; n++) {
-        failing fs = {-1};
-        cgprop_allocator al = {f_malloc, f_realloc, f_free, &fs};
+        tfail fs;
+        cgprop_allocator al = tfail_allocator(&fs, -1);
         static const char *const names[] = {"ns"};
         cgprop_graph *g = NULL;
         ck_assert_int_eq(cgprop_graph_new(&al, names, NULL, 1, &g), CGPROP_OK);

@@ -2,6 +2,7 @@
  * a brute-force oracle over random recursive stacks, the identities, and the
  * inexact flags of lumped and unclassified input. */
 #include <check.h>
+#include "support.h"
 #include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -820,40 +821,12 @@ END_TEST
 
 /* ---- allocation failure ---- */
 
-typedef struct fail_alloc {
-    long left; /* allocations that still succeed; < 0: unlimited */
-    long live;
-} fail_alloc;
-
-static void *fa_malloc(void *u, size_t n)
-{
-    fail_alloc *f = u;
-    if (f->left == 0) return NULL;
-    if (f->left > 0) f->left--;
-    void *p = malloc(n);
-    if (p) f->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fail_alloc *f = u;
-    if (f->left == 0) return NULL;
-    if (f->left > 0) f->left--;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    fail_alloc *f = u;
-    f->live--;
-    free(p);
-}
-
 START_TEST(split_enomem)
 {
     /* Fail the n-th allocation of the split for every n: ENOMEM, the
      * previous result untouched, nothing leaked; then it succeeds. */
-    fail_alloc fa = {-1, 0};
-    cgprop_allocator al = {fa_malloc, fa_realloc, fa_free, &fa};
+    tfail fa;
+    cgprop_allocator al = tfail_allocator(&fa, -1);
     const char *name = "x";
     cgprop_graph *g = NULL;
     ck_assert_int_eq(cgprop_graph_new(&al, &name, NULL, 1, &g), CGPROP_OK);

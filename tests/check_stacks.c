@@ -2,6 +2,7 @@
  * spontaneous entry, activation classes), its atomicity on overflow and
  * allocation failure, and its agreement with the per-class API. */
 #include <check.h>
+#include "support.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -413,34 +414,6 @@ END_TEST
 
 /* ---- allocation failure ---- */
 
-typedef struct fail_alloc {
-    long left; /* allocations that still succeed; < 0: unlimited */
-    long live;
-} fail_alloc;
-
-static void *fa_malloc(void *u, size_t n)
-{
-    fail_alloc *f = u;
-    if (f->left == 0) return NULL;
-    if (f->left > 0) f->left--;
-    void *p = malloc(n);
-    if (p) f->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fail_alloc *f = u;
-    if (f->left == 0) return NULL;
-    if (f->left > 0) f->left--;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    fail_alloc *f = u;
-    f->live--;
-    free(p);
-}
-
 START_TEST(enomem_adds_no_cost)
 {
     /* Fail the n-th allocation for every n: the stack either goes in whole
@@ -448,8 +421,8 @@ START_TEST(enomem_adds_no_cost)
      * created are dropped again); retrying then succeeds; nothing leaks.
      * Many new calls force the call table to grow mid-stack. */
     enum { NFN = 200 };
-    fail_alloc fa = {-1, 0};
-    cgprop_allocator al = {fa_malloc, fa_realloc, fa_free, &fa};
+    tfail fa;
+    cgprop_allocator al = tfail_allocator(&fa, -1);
     const char *name = "x";
     for (long n = 0;; n++) {
         cgprop_graph *g = NULL;

@@ -1,0 +1,61 @@
+/* What the Check suites share: a failing allocator for fault injection and
+ * the path of the test data. Header-only, so each suite stays one file. */
+#ifndef CGPROP_TESTS_SUPPORT_H
+#define CGPROP_TESTS_SUPPORT_H
+
+#include "cgprop.h"
+
+#include <stdlib.h>
+
+#ifdef CGPROP_TEST_DATA
+/* tests/data, as the build names it. */
+#define TDATA CGPROP_TEST_DATA
+#endif
+
+/* An allocator that lets `left` allocations succeed, then fails every one
+ * (left < 0: none fails), and counts the blocks alive, so a test can sweep
+ * the failure point over a whole call and check that each failure is
+ * reported and leaks nothing. */
+typedef struct tfail {
+    long left; /* allocations that still succeed; < 0: unlimited */
+    long live; /* blocks allocated and not yet freed */
+} tfail;
+
+static inline void *tfail_malloc(void *u, size_t n)
+{
+    tfail *f = (tfail *)u;
+    if (f->left == 0) return NULL;
+    if (f->left > 0) f->left--;
+    void *p = malloc(n);
+    if (p) f->live++;
+    return p;
+}
+
+static inline void *tfail_realloc(void *u, void *p, size_t n)
+{
+    tfail *f = (tfail *)u;
+    if (f->left == 0) return NULL;
+    if (f->left > 0) f->left--;
+    return realloc(p, n);
+}
+
+static inline void tfail_free(void *u, void *p)
+{
+    ((tfail *)u)->live--;
+    free(p);
+}
+
+/* The allocator over f, with `left` successes to come. */
+static inline cgprop_allocator tfail_allocator(tfail *f, long left)
+{
+    cgprop_allocator a;
+    f->left = left;
+    f->live = 0;
+    a.malloc_fn = tfail_malloc;
+    a.realloc_fn = tfail_realloc;
+    a.free_fn = tfail_free;
+    a.user = f;
+    return a;
+}
+
+#endif
