@@ -117,7 +117,7 @@ int cgprop__out_end(cgprop__out *o, int rc);
  * bytes, non-printable bytes shown as '?'. dst must hold max + 4 bytes. */
 void cgprop__excerpt(char *dst, const char *s, size_t n, size_t max);
 
-/* Format readers, in lib/io/callgrind_read.c and lib/io/folded.c. On error
+/* Format readers, in lib/io/callgrind*.c (callgrind.h) and lib/io/folded.c. On error
  * they fill err (except err->file) and leave *out NULL; info may be NULL. */
 int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_options *opts,
                            const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,

@@ -68,7 +68,7 @@
 #ifndef CGPROP__AHEAD_SPLIT_CALLS
 #define CGPROP__AHEAD_SPLIT_CALLS 16
 #endif
-/* io/callgrind_read.c, classifying the calls read, both ends' records (bench: read). */
+/* io/callgrind_assemble.c, classifying the calls read, both ends' records (bench: read). */
 #ifndef CGPROP__AHEAD_READ_CALLS
 #define CGPROP__AHEAD_READ_CALLS 16
 #endif

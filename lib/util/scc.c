@@ -9,7 +9,8 @@
 static void *s_alloc(const cgprop_allocator *a, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) return NULL;
-    size_t bytes = n * size ? n * size : 1;
+    size_t bytes = n * size;
+    if (!bytes) bytes = 1;
     return a ? a->malloc_fn(a->user, bytes) : malloc(bytes);
 }
 
