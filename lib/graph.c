@@ -93,36 +93,14 @@ const char *cgprop_graph_errmsg(const cgprop_graph *g)
     return g ? g->err : "invalid argument: graph is NULL";
 }
 
-static void *std_malloc(void *user, size_t size) { (void)user; return malloc(size); }
-static void *std_realloc(void *user, void *p, size_t size) { (void)user; return realloc(p, size); }
-static void std_free(void *user, void *p) { (void)user; free(p); }
-
-void *cgprop__alloc(const cgprop_graph *g, size_t n, size_t size)
-{
-    if (size && n > SIZE_MAX / size) return NULL;
-    size_t bytes = n * size;
-    return g->a.malloc_fn(g->a.user, bytes ? bytes : 1);
-}
-
-void *cgprop__calloc(const cgprop_graph *g, size_t n, size_t size)
-{
-    void *p = cgprop__alloc(g, n, size);
-    if (p) memset(p, 0, n * size);
-    return p;
-}
-
+/* The graph's allocation context (util/mem.h), copied in at creation. */
+void *cgprop__alloc(const cgprop_graph *g, size_t n, size_t size) { return cgprop__mem_alloc(&g->a, n, size); }
+void *cgprop__calloc(const cgprop_graph *g, size_t n, size_t size) { return cgprop__mem_calloc(&g->a, n, size); }
 void *cgprop__realloc(const cgprop_graph *g, void *p, size_t n, size_t size)
 {
-    if (size && n > SIZE_MAX / size) return NULL;
-    size_t bytes = n * size;
-    if (!p) return g->a.malloc_fn(g->a.user, bytes ? bytes : 1);
-    return g->a.realloc_fn(g->a.user, p, bytes ? bytes : 1);
+    return cgprop__mem_realloc(&g->a, p, n, size);
 }
-
-void cgprop__free(const cgprop_graph *g, void *p)
-{
-    if (p) g->a.free_fn(g->a.user, p);
-}
+void cgprop__free(const cgprop_graph *g, void *p) { cgprop__mem_free(&g->a, p); }
 
 /* ---- hashing ---- */
 
@@ -173,8 +151,8 @@ int cgprop_graph_new(const cgprop_allocator *alloc, const char *const *names, co
         }
     }
 
-    cgprop_allocator a = {std_malloc, std_realloc, std_free, NULL};
-    if (alloc) a = *alloc;
+    cgprop_allocator a;
+    cgprop__mem_init(&a, alloc);
     cgprop_graph *g = a.malloc_fn(a.user, sizeof *g);
     if (!g) return CGPROP_ENOMEM;
     memset(g, 0, sizeof *g);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "util/prefetch.h"
+#include "util/mem.h"
 
 /* Node flag bits (g->nflags). */
 enum {

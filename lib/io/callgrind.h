@@ -39,8 +39,8 @@ typedef struct cg {
     const cgprop_read_options *opts;
     cgprop_read_error *err;
     const cgprop_allocator *alloc;
-    cgprop_graph *mem;  /* no functions: the allocator everything else goes through */
-    cgprop_graph *ids;  /* (space, compressed id) -> slot into idsid */
+    cgprop_allocator mem;  /* the allocation context everything else goes through */
+    cgprop__u64map ids;    /* (space, compressed id) -> string id, beyond the direct tables */
     cgprop_graph *raw;  /* the graph being built, created at the first events: (metrics, staged calls) */
 
     /* Interned names: bytes in sbuf (moves as it grows: a pointer from
@@ -65,8 +65,6 @@ typedef struct cg {
         uint64_t *slot;
         uint32_t cap, n;
     } sset, rset;
-    uint32_t *idsid;
-    size_t idsid_cap;
     /* Callgrind's ids are small and dense: a direct table per space (string
      * id + 1, 0 = undefined); ids too large for it go to the hash. */
     uint32_t *dir[3]; /* objects and files; functions use fdir */

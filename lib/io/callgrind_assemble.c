@@ -142,13 +142,13 @@ typedef struct pass2 {
 static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
 {
     uint32_t nb = p->nb;
-    const cgprop_graph *A = c->mem;
-    uint32_t *off = cgprop__calloc(A, (size_t)nb + 1, sizeof *off);
+    const cgprop_allocator *A = &c->mem;
+    uint32_t *off = cgprop__mem_calloc(A, (size_t)nb + 1, sizeof *off);
     uint32_t *adj = NULL, *cur = NULL, *ord = NULL, *size = NULL;
     int rc = CGPROP_OK;
     /* The base function of each plain raw function, CGPROP_NONE for the
      * others: one small array for the two passes over the calls. */
-    uint32_t *pb = cgprop__alloc(A, c->nraw ? c->nraw : 1, sizeof *pb);
+    uint32_t *pb = cgprop__mem_alloc(A, c->nraw ? c->nraw : 1, sizeof *pb);
     if (!off || !pb) goto nomem;
     for (uint32_t r = 0; r < c->nraw; r++) pb[r] = p->rn[r].index == 1 ? p->bid[r] : CGPROP_NONE;
     size_t m = 0;
@@ -170,10 +170,10 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
         goto done;
     }
     for (uint32_t b = 0; b < nb; b++) off[b + 1] += off[b];
-    adj = cgprop__alloc(A, m, sizeof *adj);
-    cur = cgprop__alloc(A, nb, sizeof *cur);
-    ord = cgprop__alloc(A, nb, sizeof *ord);
-    size = cgprop__alloc(A, nb, sizeof *size);
+    adj = cgprop__mem_alloc(A, m, sizeof *adj);
+    cur = cgprop__mem_alloc(A, nb, sizeof *cur);
+    ord = cgprop__mem_alloc(A, nb, sizeof *ord);
+    size = cgprop__mem_alloc(A, nb, sizeof *size);
     if (!adj || !cur || !ord || !size) goto nomem;
     memcpy(cur, off, (size_t)nb * sizeof *cur);
     for (size_t e = 0; e < c->ncalls; e++) {
@@ -181,7 +181,7 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
         if (a == CGPROP_NONE || b == CGPROP_NONE || a == b) continue;
         adj[cur[a]++] = b;
     }
-    if (cgprop__scc(&A->a, nb, off, adj, ord, size) != CGPROP_OK) goto nomem;
+    if (cgprop__scc(A, nb, off, adj, ord, size) != CGPROP_OK) goto nomem;
     /* Components are contiguous in ord: count those of two or more. */
     for (uint32_t i = 0; i < nb; i += size[ord[i]])
         if (size[ord[i]] > 1) (*ncyc_out)++;
@@ -189,12 +189,12 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
 nomem:
     rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
 done:
-    cgprop__free(A, pb);
-    cgprop__free(A, off);
-    cgprop__free(A, adj);
-    cgprop__free(A, cur);
-    cgprop__free(A, ord);
-    cgprop__free(A, size);
+    cgprop__mem_free(A, pb);
+    cgprop__mem_free(A, off);
+    cgprop__mem_free(A, adj);
+    cgprop__mem_free(A, cur);
+    cgprop__mem_free(A, ord);
+    cgprop__mem_free(A, size);
     return rc;
 }
 
@@ -269,8 +269,8 @@ static int graph_fail(cg *c, int rc)
  * block's would each be faulted in. */
 static void *recycle(cg *c, void *dead, size_t n, size_t size)
 {
-    void *p = cgprop__realloc(c->mem, dead, n ? n : 1, size);
-    if (!p) cgprop__free(c->mem, dead);
+    void *p = cgprop__mem_realloc(&c->mem, dead, n ? n : 1, size);
+    if (!p) cgprop__mem_free(&c->mem, dead);
     return p;
 }
 
@@ -321,7 +321,7 @@ static int base_functions(cg *c, pass2 *p)
         if (p->same) p->fid[r] = p->bid[r];
     }
     p->nb = (uint32_t)cgprop_graph_node_count(bg);
-    p->binex = cgprop__calloc(c->mem, p->nb ? p->nb : 1, 1);
+    p->binex = cgprop__mem_calloc(&c->mem, p->nb ? p->nb : 1, 1);
     if (!p->binex) return cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
     return CGPROP_OK;
 }
@@ -462,10 +462,10 @@ int cgprop__cg_assemble(cg *c, cgprop_graph **out, cgprop_read_info *info)
     pass2 p;
     memset(&p, 0, sizeof p);
     int rc = finish(c, &p, out, info);
-    cgprop__free(c->mem, p.rn); /* and bid, fid */
-    cgprop__free(c->mem, p.binex);
-    cgprop__free(c->mem, p.ends);
-    cgprop__free(c->mem, p.cls);
+    cgprop__mem_free(&c->mem, p.rn); /* and bid, fid */
+    cgprop__mem_free(&c->mem, p.binex);
+    cgprop__mem_free(&c->mem, p.ends);
+    cgprop__mem_free(&c->mem, p.cls);
     cgprop_graph_free(p.bg);
     cgprop_graph_free(p.g);
     return rc;

@@ -205,7 +205,7 @@ CG_NOINLINE int cgprop__cg_raw_new(cg *c, uint32_t ob, uint32_t fl, uint32_t fn,
     if (c->nraw >= UINT32_MAX - 1) return fail(c, CGPROP_EOVERFLOW, "%s", "too many functions");
     if (c->nraw >= c->rself_cap) {
         size_t cap = c->rself_cap ? c->rself_cap * 2 : c->est_fn;
-        uint64_t *p = cgprop__realloc(c->mem, c->rself, cap, (size_t)c->K * sizeof *p);
+        uint64_t *p = cgprop__mem_realloc(&c->mem, c->rself, cap, (size_t)c->K * sizeof *p);
         if (!p) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         memset(p + c->rself_cap * c->K, 0, (cap - c->rself_cap) * c->K * sizeof *p);
         c->rself = p;
@@ -213,7 +213,7 @@ CG_NOINLINE int cgprop__cg_raw_new(cg *c, uint32_t ob, uint32_t fl, uint32_t fn,
     }
     if (c->nraw == c->rkeycap) {
         uint32_t cap = c->rkeycap ? (c->rkeycap > UINT32_MAX / 2 ? UINT32_MAX : c->rkeycap * 2) : c->est_fn;
-        struct raw_key *k = cgprop__realloc(c->mem, c->rkey, cap, sizeof *k);
+        struct raw_key *k = cgprop__mem_realloc(&c->mem, c->rkey, cap, sizeof *k);
         if (!k) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
         c->rkey = k;
         c->rkeycap = cap;

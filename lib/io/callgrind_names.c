@@ -16,7 +16,7 @@ int cgprop__cg_scratch_reserve(cg *c, size_t need)
         if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "name too long");
         cap *= 2;
     }
-    char *p = cgprop__realloc(c->mem, c->scratch, cap, 1);
+    char *p = cgprop__mem_realloc(&c->mem, c->scratch, cap, 1);
     if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
     c->scratch = p;
     c->scratch_cap = cap;
@@ -37,7 +37,7 @@ int cgprop__cg_tset_reserve(cg *c, struct tset *t)
     if ((uint64_t)t->n * 2 + 2 <= t->cap) return CGPROP_OK;
     if (t->cap >= 0x80000000u) return CGPROP_ENOMEM;
     uint32_t ncap = t->cap ? t->cap * 2 : 2 * c->est_fn, mask = ncap - 1;
-    uint64_t *ns = cgprop__calloc(c->mem, ncap, sizeof *ns);
+    uint64_t *ns = cgprop__mem_calloc(&c->mem, ncap, sizeof *ns);
     if (!ns) return CGPROP_ENOMEM;
     for (uint32_t i = 0; i < t->cap; i++) {
         uint64_t v = t->slot[i];
@@ -46,7 +46,7 @@ int cgprop__cg_tset_reserve(cg *c, struct tset *t)
         while (ns[j]) j = (j + 1) & mask;
         ns[j] = v;
     }
-    cgprop__free(c->mem, t->slot);
+    cgprop__mem_free(&c->mem, t->slot);
     t->slot = ns;
     t->cap = ncap;
     return CGPROP_OK;
@@ -106,7 +106,7 @@ int cgprop__cg_intern_as(cg *c, const char *s, size_t n, bool dedupe, uint32_t *
                                  "too many distinct names");
     if (c->nstr == c->sentcap) {
         uint32_t cap = c->sentcap ? (c->sentcap > UINT32_MAX / 2 ? UINT32_MAX : c->sentcap * 2) : c->est_fn;
-        struct str_ent *e = cgprop__realloc(c->mem, c->sent, cap, sizeof *e);
+        struct str_ent *e = cgprop__mem_realloc(&c->mem, c->sent, cap, sizeof *e);
         if (!e) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
         c->sent = e;
         c->sentcap = cap;
@@ -117,7 +117,7 @@ int cgprop__cg_intern_as(cg *c, const char *s, size_t n, bool dedupe, uint32_t *
             if (cap > SIZE_MAX / 2) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
             cap *= 2;
         }
-        char *b = cgprop__realloc(c->mem, c->sbuf, cap, 1);
+        char *b = cgprop__mem_realloc(&c->mem, c->sbuf, cap, 1);
         if (!b) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
         c->sbuf = b;
         c->scap = cap;
@@ -136,11 +136,7 @@ int cgprop__cg_intern_as(cg *c, const char *s, size_t n, bool dedupe, uint32_t *
 
 static int intern(cg *c, const char *s, size_t n, uint32_t *out) { return cgprop__cg_intern_as(c, s, n, true, out); }
 
-static void id_key(char key[5], int space, uint32_t id)
-{
-    key[0] = (char)space;
-    memcpy(key + 1, &id, 4);
-}
+static uint64_t id_key(int space, uint32_t id) { return (uint64_t)space << 32 | id; }
 
 /* Direct-table bound: memory stays proportional to the input read so far,
  * at most 64 bytes per line (a function id's entry is 16 bytes, the others
@@ -157,7 +153,7 @@ int cgprop__cg_id_define(cg *c, int space, uint32_t id, uint32_t sid)
         if (id >= c->fdircap) {
             size_t cap = c->fdircap ? c->fdircap : c->est_fn;
             while (cap <= id) cap *= 2;
-            struct fn_entry *p = cgprop__realloc(c->mem, c->fdir, cap, sizeof *p);
+            struct fn_entry *p = cgprop__mem_realloc(&c->mem, c->fdir, cap, sizeof *p);
             if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
             memset(p + c->fdircap, 0, (cap - c->fdircap) * sizeof *p);
             c->fdir = p;
@@ -171,7 +167,7 @@ int cgprop__cg_id_define(cg *c, int space, uint32_t id, uint32_t sid)
         if (id >= c->dircap[space]) {
             size_t cap = c->dircap[space] ? c->dircap[space] : 1024;
             while (cap <= id) cap *= 2;
-            uint32_t *p = cgprop__realloc(c->mem, c->dir[space], cap, sizeof *p);
+            uint32_t *p = cgprop__mem_realloc(&c->mem, c->dir[space], cap, sizeof *p);
             if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
             memset(p + c->dircap[space], 0, (cap - c->dircap[space]) * sizeof *p);
             c->dir[space] = p;
@@ -181,21 +177,9 @@ int cgprop__cg_id_define(cg *c, int space, uint32_t id, uint32_t sid)
         return CGPROP_OK;
     }
     c->any_hashed_id = true;
-    char key[5];
-    id_key(key, space, id);
-    uint32_t slot;
-    /* Room first, so that no slot is ever without its string id. */
-    if (c->ids->nn >= c->idsid_cap) {
-        size_t cap = c->idsid_cap ? c->idsid_cap * 2 : 256;
-        uint32_t *p = cgprop__realloc(c->mem, c->idsid, cap, sizeof *p);
-        if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
-        c->idsid = p;
-        c->idsid_cap = cap;
-    }
-    int rc = cgprop_graph_add_node(c->ids, key, sizeof key, &slot);
-    if (rc) return cgprop__read_fail(c->err, rc == CGPROP_ENOMEM ? rc : CGPROP_EFORMAT, c->line,
-                                     "cannot record name id");
-    c->idsid[slot] = sid; /* a redefinition wins, as in KCachegrind */
+    /* A redefinition wins, as in KCachegrind. */
+    if (cgprop__u64map_put(&c->mem, &c->ids, id_key(space, id), sid) != CGPROP_OK)
+        return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
     return CGPROP_OK;
 }
 
@@ -210,12 +194,7 @@ static bool id_lookup(cg *c, int space, uint32_t id, uint32_t *sid)
         return true;
     }
     if (!c->any_hashed_id) return false;
-    char key[5];
-    id_key(key, space, id);
-    uint32_t slot;
-    if (cgprop_graph_find_node(c->ids, key, sizeof key, &slot) != CGPROP_OK) return false;
-    *sid = c->idsid[slot];
-    return true;
+    return cgprop__u64map_get(&c->ids, id_key(space, id), sid);
 }
 
 /* --compress-mangled names refer to other names: "(3)'2'(5)". Expand each

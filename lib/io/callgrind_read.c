@@ -25,14 +25,8 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     c.fn_id = c.cfn_id = NONE_SID;
     c.acc_raw = UINT32_MAX;
     *out = NULL;
-    const char *one = "n";
-    int rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.mem);
-    if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
-    rc = cgprop_graph_new(alloc, &one, NULL, 1, &c.ids);
-    if (rc) {
-        cgprop_graph_free(c.mem);
-        return cgprop__read_fail(err, rc, 0, "out of memory");
-    }
+    cgprop__mem_init(&c.mem, alloc);
+    int rc;
 
     const char *end = data + len;
     c.data = data;
@@ -59,18 +53,16 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     if (!rc) rc = cgprop__cg_assemble(&c, out, info);
     if (info && !rc) info->lines = nlines;
 
-    cgprop__free(c.mem, c.idsid);
-    for (int sp = 0; sp < 3; sp++) cgprop__free(c.mem, c.dir[sp]);
-    cgprop__free(c.mem, c.fdir);
-    cgprop__free(c.mem, c.rself);
-    cgprop__free(c.mem, c.scratch);
-    cgprop__free(c.mem, c.sbuf);
-    cgprop__free(c.mem, c.sent);
-    cgprop__free(c.mem, c.rkey);
-    cgprop__free(c.mem, c.sset.slot);
-    cgprop__free(c.mem, c.rset.slot);
+    for (int sp = 0; sp < 3; sp++) cgprop__mem_free(&c.mem, c.dir[sp]);
+    cgprop__mem_free(&c.mem, c.fdir);
+    cgprop__mem_free(&c.mem, c.rself);
+    cgprop__mem_free(&c.mem, c.scratch);
+    cgprop__mem_free(&c.mem, c.sbuf);
+    cgprop__mem_free(&c.mem, c.sent);
+    cgprop__mem_free(&c.mem, c.rkey);
+    cgprop__mem_free(&c.mem, c.sset.slot);
+    cgprop__mem_free(&c.mem, c.rset.slot);
     cgprop_graph_free(c.raw);
-    cgprop_graph_free(c.ids);
-    cgprop_graph_free(c.mem);
+    cgprop__u64map_free(&c.mem, &c.ids);
     return rc;
 }

@@ -1,0 +1,143 @@
+/* Allocation context, growable arrays, a 64-bit hash map (util/mem.h). */
+#include "mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *std_malloc(void *user, size_t size)
+{
+    (void)user;
+    return malloc(size);
+}
+
+static void *std_realloc(void *user, void *p, size_t size)
+{
+    (void)user;
+    return realloc(p, size);
+}
+
+static void std_free(void *user, void *p)
+{
+    (void)user;
+    free(p);
+}
+
+void cgprop__mem_init(cgprop_allocator *m, const cgprop_allocator *caller)
+{
+    if (caller) {
+        *m = *caller;
+        return;
+    }
+    m->malloc_fn = std_malloc;
+    m->realloc_fn = std_realloc;
+    m->free_fn = std_free;
+    m->user = NULL;
+}
+
+void *cgprop__mem_alloc(const cgprop_allocator *m, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    size_t bytes = n * size;
+    return m->malloc_fn(m->user, bytes ? bytes : 1);
+}
+
+void *cgprop__mem_calloc(const cgprop_allocator *m, size_t n, size_t size)
+{
+    void *p = cgprop__mem_alloc(m, n, size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
+void *cgprop__mem_realloc(const cgprop_allocator *m, void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    size_t bytes = n * size;
+    if (!p) return m->malloc_fn(m->user, bytes ? bytes : 1);
+    return m->realloc_fn(m->user, p, bytes ? bytes : 1);
+}
+
+void cgprop__mem_free(const cgprop_allocator *m, void *p)
+{
+    if (p) m->free_fn(m->user, p);
+}
+
+bool cgprop__grow(const cgprop_allocator *m, void **p, size_t *cap, size_t need, size_t size, size_t first)
+{
+    if (need <= *cap) return true;
+    size_t c = *cap ? *cap : (first ? first : 1);
+    while (c < need) {
+        if (c > SIZE_MAX / 2) return false;
+        c *= 2;
+    }
+    char *q = cgprop__mem_realloc(m, *p, c, size);
+    if (!q) return false;
+    memset(q + *cap * size, 0, (c - *cap) * size);
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+static size_t slot_of(uint64_t k, size_t mask)
+{
+    k *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(k ^ k >> 29) & mask;
+}
+
+static bool rehash(const cgprop_allocator *m, cgprop__u64map *h, size_t cap)
+{
+    uint64_t *keys = cgprop__mem_calloc(m, cap, sizeof *keys);
+    uint32_t *vals = cgprop__mem_alloc(m, cap, sizeof *vals);
+    if (!keys || !vals) {
+        cgprop__mem_free(m, keys);
+        cgprop__mem_free(m, vals);
+        return false;
+    }
+    for (size_t i = 0; i < h->cap; i++) {
+        if (!h->keys[i]) continue;
+        size_t j = slot_of(h->keys[i], cap - 1);
+        while (keys[j]) j = (j + 1) & (cap - 1);
+        keys[j] = h->keys[i];
+        vals[j] = h->vals[i];
+    }
+    cgprop__mem_free(m, h->keys);
+    cgprop__mem_free(m, h->vals);
+    h->keys = keys;
+    h->vals = vals;
+    h->cap = cap;
+    return true;
+}
+
+int cgprop__u64map_put(const cgprop_allocator *m, cgprop__u64map *h, uint64_t key, uint32_t val)
+{
+    uint64_t k = key + 1;
+    /* At most half full: probes stay short, and an empty slot always ends one. */
+    if ((h->n + 1) * 2 > h->cap && !rehash(m, h, h->cap ? h->cap * 2 : 64)) return CGPROP_ENOMEM;
+    size_t mask = h->cap - 1, j = slot_of(k, mask);
+    while (h->keys[j] && h->keys[j] != k) j = (j + 1) & mask;
+    if (!h->keys[j]) {
+        h->keys[j] = k;
+        h->n++;
+    }
+    h->vals[j] = val;
+    return CGPROP_OK;
+}
+
+bool cgprop__u64map_get(const cgprop__u64map *h, uint64_t key, uint32_t *val)
+{
+    if (!h->cap) return false;
+    uint64_t k = key + 1;
+    size_t mask = h->cap - 1;
+    for (size_t j = slot_of(k, mask); h->keys[j]; j = (j + 1) & mask)
+        if (h->keys[j] == k) {
+            *val = h->vals[j];
+            return true;
+        }
+    return false;
+}
+
+void cgprop__u64map_free(const cgprop_allocator *m, cgprop__u64map *h)
+{
+    cgprop__mem_free(m, h->keys);
+    cgprop__mem_free(m, h->vals);
+    memset(h, 0, sizeof *h);
+}

@@ -1,0 +1,43 @@
+/* The small containers everything else is built from, all allocating
+ * through one allocation context: a resolved cgprop_allocator (never NULL;
+ * the C library's functions when the caller gave none). The store allocates
+ * through its graph's context (graph.h's cgprop__alloc and friends take the
+ * graph); code that has no graph of its own (a reader's scratch state, the
+ * SCC finder) holds a context instead of a graph. */
+#ifndef CGPROP_UTIL_MEM_H
+#define CGPROP_UTIL_MEM_H
+
+#include "cgprop.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A context from the caller's allocator, or the C library's when NULL. */
+void cgprop__mem_init(cgprop_allocator *m, const cgprop_allocator *caller);
+/* n * size bytes (at least 1); NULL on overflow or failure. */
+void *cgprop__mem_alloc(const cgprop_allocator *m, size_t n, size_t size);
+void *cgprop__mem_calloc(const cgprop_allocator *m, size_t n, size_t size);
+void *cgprop__mem_realloc(const cgprop_allocator *m, void *p, size_t n, size_t size);
+void cgprop__mem_free(const cgprop_allocator *m, void *p);
+
+/* A growable array: *p holds *cap elements of `size` bytes; make room for at
+ * least `need`, doubling (from `first`). New room is zeroed. false (and *p
+ * unchanged) when memory runs out. */
+bool cgprop__grow(const cgprop_allocator *m, void **p, size_t *cap, size_t need, size_t size, size_t first);
+
+/* A hash map from 64-bit keys (below 2^64 - 1) to 32-bit values, open
+ * addressing with linear probing, for sparse ids that a direct table would
+ * not hold in memory proportional to the input. */
+typedef struct cgprop__u64map {
+    uint64_t *keys; /* key + 1; 0 is an empty slot */
+    uint32_t *vals;
+    size_t cap, n;
+} cgprop__u64map;
+
+/* Insert or overwrite. CGPROP_OK or CGPROP_ENOMEM (the map unchanged). */
+int cgprop__u64map_put(const cgprop_allocator *m, cgprop__u64map *h, uint64_t key, uint32_t val);
+bool cgprop__u64map_get(const cgprop__u64map *h, uint64_t key, uint32_t *val);
+void cgprop__u64map_free(const cgprop_allocator *m, cgprop__u64map *h);
+
+#endif
