@@ -150,29 +150,19 @@ static bool id_direct(const cg *c, int space, uint32_t id)
 int cgprop__cg_id_define(cg *c, int space, uint32_t id, uint32_t sid)
 {
     if (space == SP_FN && id_direct(c, space, id)) {
-        if (id >= c->fdircap) {
-            size_t cap = c->fdircap ? c->fdircap : c->est_fn;
-            while (cap <= id) cap *= 2;
-            struct fn_entry *p = cgprop__mem_realloc(&c->mem, c->fdir, cap, sizeof *p);
-            if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
-            memset(p + c->fdircap, 0, (cap - c->fdircap) * sizeof *p);
-            c->fdir = p;
-            c->fdircap = cap;
-        }
+        void *p = c->fdir;
+        if (!cgprop__grow(&c->mem, &p, &c->fdircap, (size_t)id + 1, sizeof *c->fdir, c->est_fn))
+            return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+        c->fdir = p;
         c->fdir[id].sid1 = sid + 1; /* a redefinition wins, as in KCachegrind */
         c->fdir[id].raw = UINT32_MAX;
         return CGPROP_OK;
     }
     if (id_direct(c, space, id)) {
-        if (id >= c->dircap[space]) {
-            size_t cap = c->dircap[space] ? c->dircap[space] : 1024;
-            while (cap <= id) cap *= 2;
-            uint32_t *p = cgprop__mem_realloc(&c->mem, c->dir[space], cap, sizeof *p);
-            if (!p) return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
-            memset(p + c->dircap[space], 0, (cap - c->dircap[space]) * sizeof *p);
-            c->dir[space] = p;
-            c->dircap[space] = cap;
-        }
+        void *p = c->dir[space];
+        if (!cgprop__grow(&c->mem, &p, &c->dircap[space], (size_t)id + 1, sizeof *c->dir[space], 1024))
+            return cgprop__read_fail(c->err, CGPROP_ENOMEM, c->line, "out of memory");
+        c->dir[space] = p;
         c->dir[space][id] = sid + 1; /* a redefinition wins, as in KCachegrind */
         return CGPROP_OK;
     }
