@@ -265,7 +265,12 @@ static int all_zero(const uint64_t *v, uint32_t K)
 
 /* Costs of call e split into the parts it is written as: x[(blk * 3 + cls)
  * * K + k] for the caller's block (level 0 / >= 1) and the callee's class. */
-static int edge_parts(cw *c, uint32_t e, uint64_t *x, uint32_t *callee, uint64_t *count)
+/* Call e as the lines it is written on: per part j (caller level 0 or ≥ 1,
+ * three callee classes each; see the parts above) K costs into x[j·K ..]
+ * and the part's call count into pc[j]. The counts come from the class
+ * buckets the input filled (the counts of calls into fb'2 stay with fb'2);
+ * what came without a class goes with the plain part that got its cost. */
+static int edge_parts(cw *c, uint32_t e, uint64_t *x, uint32_t *callee, uint64_t *pc)
 {
     uint32_t K = c->K;
     int rc;
@@ -276,12 +281,14 @@ static int edge_parts(cw *c, uint32_t e, uint64_t *x, uint32_t *callee, uint64_t
             return rc;
     }
     *callee = c->er[0].callee;
-    *count = c->er[0].count;
+    uint64_t count = c->er[0].count;
     memset(x, 0, (size_t)6 * K * sizeof *x);
+    memset(pc, 0, 6 * sizeof *pc);
+    bool plain = !c->classes || (c->esr[0].inexact & 0x7e0u) == 0x7e0u;
     for (uint32_t k = 0; k < K; k++) {
         const cgprop_edge_split_row *s = &c->esr[k];
         uint64_t cost = c->er[k].cost;
-        if (!c->classes || (s->inexact & 0x7e0u) == 0x7e0u) {
+        if (plain) {
             x[k] = cost; /* no class known: a plain call */
             continue;
         }
@@ -295,33 +302,47 @@ static int edge_parts(cw *c, uint32_t e, uint64_t *x, uint32_t *callee, uint64_t
         x[4 * K + k] = deep ? s->C_rr : s->C_rr + s->C_rd;
         x[5 * K + k] = deep ? s->C_rd : 0;
     }
+    if (plain) {
+        pc[0] = count;
+        return CGPROP_OK;
+    }
+    /* Class buckets → parts, as the split maps their costs. */
+    static const int part_of[2][4] = {{0, 1, 2, 1}, {3, 4, 5, 4}};
+    uint64_t classified = 0, b00 = 0, b01 = 0;
+    for (uint32_t r = 0; r < 2; r++)
+        for (uint32_t l = 0; l < 4; l++) {
+            uint64_t n;
+            const uint64_t *b = cgprop__ecls_get(c->g, e, cgprop__cls(r, l), &n);
+            int j = part_of[r][l];
+            if (!c->deep && (j == 2 || j == 5)) j--;
+            pc[j] += n;
+            classified += n;
+            if (r == 0 && l == 0) b00 = b[0];
+            if (r == 0 && (l == 1 || l == 3)) b01 += b[0];
+        }
+    /* The unclassified calls: where the split put their cost (level 0 →
+     * level 0, or → level 1 inside a recursive component). */
+    uint64_t rest = count > classified ? count - classified : 0;
+    if (rest) pc[x[0] > b00 || x[K] <= b01 ? 0 : 1] += rest;
     return CGPROP_OK;
 }
 
-/* How many lines a call is written on: its parts with a cost, or the first
- * part alone when none has one. *carrier: the first of them. */
-static uint32_t parts_written(const uint64_t *x, uint32_t K, int *carrier)
+/* Whether part j of a call is written: it has a cost or calls, or (for a
+ * call with neither) it is the plain part. */
+static bool part_written(const uint64_t *x, const uint64_t *pc, uint32_t K, int j)
 {
-    uint32_t n = 0;
-    *carrier = -1;
-    for (int j = 0; j < 6; j++)
-        if (!all_zero(x + (size_t)j * K, K)) {
-            if (*carrier < 0) *carrier = j;
-            n++;
-        }
-    if (!n) *carrier = 0;
-    return n ? n : 1;
+    if (pc[j] || !all_zero(x + (size_t)j * K, K)) return true;
+    if (j) return false;
+    for (int i = 1; i < 6; i++)
+        if (pc[i] || !all_zero(x + (size_t)i * K, K)) return false;
+    return true;
 }
 
-/* The count on part j's line: each line at least 1 (see the top); the
- * first line carries what is left of the call's count. When some call has
- * fewer calls than lines (no count at all, as stacks give), every line
- * says one more than its share (the desc: line of the header tells). */
-static uint64_t part_count(const cw *c, int j, int carrier, uint64_t count, uint32_t nparts)
-{
-    if (c->plus1) return (j == carrier ? count : 0) + 1;
-    return j == carrier ? count - (nparts - 1) : 1;
-}
+/* The count a written part says: its own, or one more when some part of
+ * some call has none (no count at all, as stacks give; the desc: line of
+ * the header tells readers). A calls=0 line would be taken for a call still
+ * open at a dump. */
+static uint64_t part_count(const cw *c, uint64_t n) { return c->plus1 ? n + 1 : n; }
 
 /* Classes are written only from a current split that knows them: only an
  * exact recursive figure proves the input told classes (non-recursive
@@ -388,9 +409,9 @@ static int prepare_names(cw *c, defs *d)
     return d->ob && d->fl ? CGPROP_OK : CGPROP_ENOMEM;
 }
 
-/* Does some call have fewer calls than the lines it is written on? Then
- * every written count is one more (said in a desc: line), which a count of
- * 2^64 - 1 cannot take. */
+/* Does some written part of some call have no count? Then every written
+ * count is one more (said in a desc: line), which a count of 2^64 - 1
+ * cannot take. */
 static int check_counts(cw *c, uint32_t ne)
 {
     uint64_t *x = cgprop__alloc(c->g, 6, (size_t)c->K * sizeof *x);
@@ -398,11 +419,13 @@ static int check_counts(cw *c, uint32_t ne)
     int full = 0, rc = CGPROP_OK;
     for (uint32_t e = 0; e < ne && !rc; e++) {
         uint32_t callee;
-        uint64_t count;
-        int carrier;
-        if ((rc = edge_parts(c, e, x, &callee, &count))) break;
-        if (count < parts_written(x, c->K, &carrier)) c->plus1 = 1;
-        if (count == UINT64_MAX) full = 1;
+        uint64_t pc[6];
+        if ((rc = edge_parts(c, e, x, &callee, pc))) break;
+        for (int j = 0; j < 6; j++) {
+            if (!part_written(x, pc, c->K, j)) continue;
+            if (pc[j] == 0) c->plus1 = 1;
+            if (pc[j] == UINT64_MAX) full = 1;
+        }
     }
     cgprop__free(c->g, x);
     if (!rc && c->plus1 && full)
@@ -456,9 +479,8 @@ static void write_header(cw *c, const uint64_t *tot)
  * (caller level 0 / >= 1) and callee class, K costs. */
 typedef struct fcalls {
     size_t m;
-    uint32_t *eids, *callee, *nparts;
-    uint64_t *cc, *count;
-    int *carrier;
+    uint32_t *eids, *callee;
+    uint64_t *cc, *pc; /* per call: 6 parts of K costs; 6 part counts */
 } fcalls;
 
 static void fcalls_free(const cgprop_graph *g, fcalls *x)
@@ -466,9 +488,7 @@ static void fcalls_free(const cgprop_graph *g, fcalls *x)
     cgprop__free(g, x->eids);
     cgprop__free(g, x->cc);
     cgprop__free(g, x->callee);
-    cgprop__free(g, x->count);
-    cgprop__free(g, x->carrier);
-    cgprop__free(g, x->nparts);
+    cgprop__free(g, x->pc);
 }
 
 static int gather_calls(cw *c, uint32_t f, fcalls *x)
@@ -484,21 +504,16 @@ static int gather_calls(cw *c, uint32_t f, fcalls *x)
     x->eids = cgprop__alloc(g, n1, sizeof *x->eids);
     x->cc = cgprop__alloc(g, n1 * 6, (size_t)K * sizeof *x->cc);
     x->callee = cgprop__alloc(g, n1, sizeof *x->callee);
-    x->count = cgprop__alloc(g, n1, sizeof *x->count);
-    x->carrier = cgprop__alloc(g, n1, sizeof *x->carrier);
-    x->nparts = cgprop__alloc(g, n1, sizeof *x->nparts);
-    if (!x->eids || !x->cc || !x->callee || !x->count || !x->carrier || !x->nparts) {
+    x->pc = cgprop__alloc(g, n1 * 6, sizeof *x->pc);
+    if (!x->eids || !x->cc || !x->callee || !x->pc) {
         cgprop_iter_free(it);
         return CGPROP_ENOMEM;
     }
     cgprop_edge_row row;
     while (x->m < nout && cgprop_iter_next(it, &row, sizeof row) == CGPROP_OK) x->eids[x->m++] = row.id;
     cgprop_iter_free(it);
-    for (size_t i = 0; i < x->m && !rc; i++) {
-        uint64_t *v = x->cc + i * 6 * K;
-        if (!(rc = edge_parts(c, x->eids[i], v, &x->callee[i], &x->count[i])))
-            x->nparts[i] = parts_written(v, K, &x->carrier[i]);
-    }
+    for (size_t i = 0; i < x->m && !rc; i++)
+        rc = edge_parts(c, x->eids[i], x->cc + i * 6 * K, &x->callee[i], x->pc + i * 6);
     return rc;
 }
 
@@ -530,8 +545,7 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
         int any = blk == 0 || !all_zero(self, K);
         for (size_t i = 0; i < x.m && !any; i++)
             for (int cl = 0; cl < 3; cl++)
-                if (x.carrier[i] == blk * 3 + cl || !all_zero(x.cc + (i * 6 + (size_t)blk * 3 + (size_t)cl) * K, K))
-                    any = 1;
+                if (part_written(x.cc + i * 6 * K, x.pc + i * 6, K, blk * 3 + cl)) any = 1;
         if (!any) continue;
         int od = d->ob[c->ob[f]], fd = d->fl[c->fl[f]];
         spec(c, "ob=", &c->obs, c->ob[f], c->part[0][f], c->plen[0][f], &od);
@@ -543,9 +557,8 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
         for (size_t i = 0; i < x.m; i++)
             for (int cl = 0; cl < 3; cl++) {
                 int j = blk * 3 + cl;
-                const uint64_t *v = x.cc + (i * 6 + (size_t)j) * K;
-                if (x.carrier[i] != j && all_zero(v, K)) continue;
-                call(c, d, x.callee[i], cl, part_count(c, j, x.carrier[i], x.count[i], x.nparts[i]), v);
+                if (!part_written(x.cc + i * 6 * K, x.pc + i * 6, K, j)) continue;
+                call(c, d, x.callee[i], cl, part_count(c, x.pc[i * 6 + (size_t)j]), x.cc + (i * 6 + (size_t)j) * K);
             }
         cgprop__wr_puts(c->w, "\n");
     }

@@ -9,19 +9,23 @@
  *
  * Each distance is in iterations of its loop. A distance that is too short
  * leaves the miss exposed; one that is too long evicts lines before use.
- * Each can be overridden at build time (-DCGPROP__AHEAD_...=n) to measure it
- * again with the benchmark group named beside it (cgprop-bench --only GROUP);
+ * Each can be overridden at build time (-DCGPROP__AHEAD_...=n), and
+ * -DCGPROP_NO_PREFETCH turns the hints off, to measure them again with the
+ * benchmark group named beside it (cgprop-bench --only GROUP; scripts/
+ * prefetch-sweep.sh runs the sweep);
  * docs/PERFORMANCE.md, "Prefetch distances", has the measurements that chose
  * them. */
 #ifndef CGPROP_UTIL_PREFETCH_H
 #define CGPROP_UTIL_PREFETCH_H
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(CGPROP_NO_PREFETCH)
 #define CGPROP__PREFETCH(p) __builtin_prefetch((p), 0)
 #define CGPROP__PREFETCH_W(p) __builtin_prefetch((p), 1)
 #else
-#define CGPROP__PREFETCH(p) ((void)0)
-#define CGPROP__PREFETCH_W(p) ((void)0)
+/* The address is still evaluated (no side effects): the look-ahead code
+ * around it stays the same, warnings included. */
+#define CGPROP__PREFETCH(p) ((void)(p))
+#define CGPROP__PREFETCH_W(p) ((void)(p))
 #endif
 
 /* graph.c, rebuilding the function and call indexes (bench: build): the
