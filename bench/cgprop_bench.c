@@ -1,7 +1,7 @@
 /* cgprop-bench: every speed and memory figure of cgprop beside a reference
  * measured in the same run over the same data.
  *
- *   cgprop-bench [--quick] [--json] [--no-peer] [--only GROUPS] [--sizes N,N,...]
+ *   cgprop-bench [--quick] [--json] [--no-peer] [--big] [--only GROUPS] [--sizes N,N,...]
  *
  * Groups (all by default; --only takes a comma list):
  *   scale     power-law DAG with small cycles at each size (10k .. 10M calls):
@@ -58,11 +58,11 @@
 /* ---- options and output -------------------------------------------------- */
 
 static struct {
-    bool quick, json, peer;
+    bool quick, json, peer, big;
     const char *only;
     size_t sizes[16];
     size_t nsizes;
-} opt = {false, false, true, NULL, {0}, 0};
+} opt = {false, false, true, false, NULL, {0}, 0};
 
 static FILE *human; /* the table: stdout, or stderr with --json */
 static int nfig;
@@ -1185,12 +1185,153 @@ static void bench_read(void)
     gen_buf_free(&b);
 }
 
+/* A long perf recording: the same few thousand distinct stacks over and
+ * over, ~1 GB of text. The reader's memory must follow the graph (the
+ * distinct stacks), not the file. Measured in a child process that does
+ * nothing but read, two ways:
+ *   - every byte the reader and the graph ask for goes through a counting
+ *     allocator (the library allocates nothing else): its high-water mark;
+ *   - RssAnon from /proc/self/status before the read and after it, the
+ *     graph still held: what the kernel charged the process in anonymous
+ *     pages.
+ * VmHWM and ru_maxrss are not used: they count the mapped file's pages,
+ * which are page cache the kernel can drop and reread, not the reader's. */
+typedef struct count_alloc {
+    size_t now, peak;
+} count_alloc;
+
+/* A size header in front of each block, 16 bytes to keep the alignment. */
+static void *ca_malloc(void *u, size_t n)
+{
+    count_alloc *c = u;
+    char *p = malloc(n + 16);
+    if (!p) return NULL;
+    memcpy(p, &n, sizeof n);
+    c->now += n;
+    if (c->now > c->peak) c->peak = c->now;
+    return p + 16;
+}
+
+static void ca_free(void *u, void *q)
+{
+    count_alloc *c = u;
+    char *p = (char *)q - 16;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    c->now -= n;
+    free(p);
+}
+
+static void *ca_realloc(void *u, void *q, size_t n)
+{
+    if (!q) return ca_malloc(u, n);
+    count_alloc *c = u;
+    char *p = (char *)q - 16;
+    size_t o;
+    memcpy(&o, p, sizeof o);
+    char *r = realloc(p, n + 16);
+    if (!r) return NULL;
+    memcpy(r, &n, sizeof n);
+    c->now = c->now - o + n;
+    if (c->now > c->peak) c->peak = c->now;
+    return r + 16;
+}
+
+static double status_kb(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double v = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n) && line[n] == ':') v = strtod(line + n + 1, NULL);
+    if (f) fclose(f);
+    return v;
+}
+
+/* Read path in a child: {allocator peak bytes, RssAnon growth in bytes,
+ * CPU seconds}; exits on failure. */
+static void read_in_child(const char *path, double out[3])
+{
+    int fds[2];
+    if (pipe(fds) != 0) die("pipe");
+    pid_t pid = fork();
+    if (pid < 0) die("fork");
+    if (pid == 0) {
+        close(fds[0]);
+        count_alloc c = {0, 0};
+        cgprop_allocator a = {ca_malloc, ca_realloc, ca_free, &c};
+        double r0 = status_kb("RssAnon");
+        double t0 = cpu_now();
+        cgprop_graph *g;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        int rc = cgprop_read_file(path, strlen(path), NULL, &a, &g, NULL, &err);
+        double res[3] = {(double)c.peak, (status_kb("RssAnon") - r0) * 1024.0, cpu_now() - t0};
+        if (rc) {
+            fprintf(stderr, "cgprop-bench: %s:%llu: %s\n", err.file, (unsigned long long)err.line, err.reason);
+            _exit(1);
+        }
+        if (write(fds[1], res, sizeof res) != (ssize_t)sizeof res) _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    ssize_t got = read(fds[0], out, 3 * sizeof *out);
+    close(fds[0]);
+    int st;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || got != (ssize_t)(3 * sizeof *out))
+        die("the reading child failed");
+}
+
+static void bench_big(void)
+{
+    gen_stacks st;
+    gen_buf b = {0};
+    /* About 3,000 distinct samples, ~9 MB of text; then the file is that
+     * chunk again and again. */
+    if (gen_stacks_make(&st, 200000, STACK_NFUN, 0xB16u)) die("out of memory");
+    if (gen_perf_script(&b, &st)) die("out of memory");
+    size_t nsamples = st.nsamples;
+    gen_stacks_free(&st);
+    char one[64], path[64];
+    write_tmp(&b, one, sizeof one);
+    snprintf(path, sizeof path, "/tmp/cgprop-bench-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) die("cannot create a temporary file");
+    size_t total = 0;
+    while (total < (size_t)1000 * 1000 * 1000) {
+        for (size_t done = 0; done < b.len;) {
+            ssize_t w = write(fd, b.p + done, b.len - done);
+            if (w <= 0) die("cannot write the temporary file (1 GB needed)");
+            done += (size_t)w;
+        }
+        total += b.len;
+    }
+    close(fd);
+    double small[3], large[3];
+    read_in_child(one, small);
+    read_in_child(path, large);
+    char shape[32];
+    snprintf(shape, sizeof shape, "%zu", nsamples);
+    fprintf(human, "big      perf script of %.0f MB: %zu distinct samples repeated %zu times, read in %.1f s CPU (%.0f MB/s)\n",
+            (double)total / 1e6, nsamples, total / b.len, large[2], (double)total / 1e6 / large[2]);
+    figure("big", "perf 1GB peak alloc", "file", (double)total, large[0] / 1e6, "MB", "file size", (double)total / 1e6,
+           0.05);
+    figure("big", "perf 1GB peak alloc", "file", (double)total, large[0] / 1e6, "MB",
+           "peak alloc, one copy of the samples", small[0] / 1e6, 1.1);
+    figure("big", "perf 1GB RssAnon", "file", (double)total, large[1] / 1e6, "MB", "RssAnon, one copy of the samples",
+           small[1] / 1e6, 0);
+    remove(one);
+    remove(path);
+    gen_buf_free(&b);
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: cgprop-bench [--quick] [--json] [--no-peer] [--only GROUPS] [--sizes N,N,...]\n"
-                    "groups: scale, giant, stacks, recorder, read\n");
+    fprintf(stderr, "usage: cgprop-bench [--quick] [--json] [--no-peer] [--big] [--only GROUPS] [--sizes N,N,...]\n"
+                    "groups: scale, giant, stacks, recorder, read, big (1 GB on disk; only when named or --big)\n");
     exit(2);
 }
 
@@ -1200,6 +1341,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--quick")) opt.quick = true;
         else if (!strcmp(argv[i], "--json")) opt.json = true;
         else if (!strcmp(argv[i], "--no-peer")) opt.peer = false;
+        else if (!strcmp(argv[i], "--big")) opt.big = true;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) opt.only = argv[++i];
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             for (char *p = argv[++i]; *p && opt.nsizes < 16;) {
@@ -1229,6 +1371,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < opt.nsizes; i++) bench_stacks(opt.sizes[i], opt.sizes[i] == 1000000);
     if (want("recorder")) bench_recorder();
     if (want("read")) bench_read();
+    /* Writes a 1 GB file: only when asked for. */
+    if (opt.big || (opt.only && want("big"))) bench_big();
     fprintf(human, "(%.1f s of CPU in this process; ratios are cgprop's time / the reference's time)\n",
             cpu_now() - t0);
     if (opt.json) printf("\n]}\n");
