@@ -59,7 +59,9 @@ typedef struct pr {
 
 static bool is_hex(char c)
 {
-    return cgprop__is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    /* One test: fold the letters to lower case (a digit has 0x20 set). */
+    unsigned u = (unsigned char)c;
+    return u - '0' < 10u || (u | 0x20u) - 'a' < 6u;
 }
 
 /* A header token. */
@@ -152,10 +154,9 @@ static void parse_header(const char *s, size_t n, header *h)
  * missing but the line itself. */
 static void parse_frame(const char *s, size_t n, pframe *f)
 {
-    while (n && cgprop__is_space(*s)) {
-        s++;
-        n--;
-    }
+    size_t b = cgprop__skip_blanks(s, 0, n);
+    s += b;
+    n -= b;
     while (n && cgprop__is_space(s[n - 1])) n--;
     /* The address, when printed, is the first token, in hex without 0x. */
     size_t j = 0;
