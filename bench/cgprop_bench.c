@@ -1,7 +1,7 @@
 /* cgprop-bench: every speed and memory figure of cgprop beside a reference
  * measured in the same run over the same data.
  *
- *   cgprop-bench [--quick] [--json] [--no-peer] [--only GROUPS] [--sizes N,N,...]
+ *   cgprop-bench [--quick] [--json] [--no-peer] [--big] [--only GROUPS] [--sizes N,N,...]
  *
  * Groups (all by default; --only takes a comma list):
  *   scale     power-law DAG with small cycles at each size (10k .. 10M calls):
@@ -19,9 +19,13 @@
  *             bare timestamp push/pop loop, with a synthetic counter and
  *             with clock_gettime
  *   read      each reader's MB/s (callgrind, folded, pprof, perf, cpuprofile, events,
- *             pstats, gprof) beside a
- *             streaming pass over the same bytes; callgrind also beside
+ *             pstats, gprof) beside a streaming pass over the same bytes
+ *             (count lines for text, a byte histogram for binary and JSON),
+ *             target 10x; callgrind also beside
  *             `callgrind_annotate --inclusive=yes` on the same file
+ *   big       (only when named, or with --big) a ~1 GB perf script written
+ *             to disk, read by cgprop_read_file() in a child process: peak
+ *             memory of the reader beside the file's size
  *
  * Times are CPU time of this process (of the child, for the peer), the
  * smallest of several repetitions: the figures are meant to be read as
@@ -54,11 +58,11 @@
 /* ---- options and output -------------------------------------------------- */
 
 static struct {
-    bool quick, json, peer;
+    bool quick, json, peer, big;
     const char *only;
     size_t sizes[16];
     size_t nsizes;
-} opt = {false, false, true, NULL, {0}, 0};
+} opt = {false, false, true, false, NULL, {0}, 0};
 
 static FILE *human; /* the table: stdout, or stderr with --json */
 static int nfig;
@@ -736,12 +740,48 @@ static const char *write_tmp(const gen_buf *b, char *path, size_t cap)
     return path;
 }
 
-/* The floor: get at the bytes the way cgprop_read_file() does (open, map,
- * advise sequential access, unmap; lib/io/read.c) and count the lines, one
- * memchr() per line. Reading through fread() instead copies every byte
- * into a buffer, which the reader never does (about 10 % slower on this
- * machine, and so a floor that flatters the reader). */
-static double stream_file(const char *path)
+/* The floors: get at the bytes the way cgprop_read_file() does (open, map,
+ * advise sequential access, unmap; lib/io/read.c), then make the cheapest
+ * honest full pass over them. Reading through fread() instead copies every
+ * byte into a buffer, which the reader never does (about 10 % slower on this
+ * machine, and so a floor that flatters the reader).
+ *
+ * Line-based text (callgrind, folded, perf, events, gprof): count the lines,
+ * one memchr() per line. Each reader splits its input the same way, so this
+ * is the pass none of them can avoid.
+ *
+ * Binary and JSON (pprof, pstats, cpuprofile): there is no line to find, and
+ * memchr() over bytes that hold no newline is a vector compare that looks at
+ * nothing a parser needs; a varint, marshal or JSON tokenizer branches on
+ * each byte. Their floor is a byte histogram: every byte loaded on its own
+ * and counted, the least per-byte work a scalar parser does. Four tables,
+ * so that runs of one byte value do not serialise on one counter. */
+enum { REF_LINES, REF_BYTES };
+
+static const char *ref_name(int kind)
+{
+    return kind == REF_LINES ? "streaming pass (mmap + count lines)" : "streaming pass (mmap + byte histogram)";
+}
+
+static uint64_t byte_histogram(const unsigned char *p, size_t len)
+{
+    static uint32_t cnt[4][256];
+    memset(cnt, 0, sizeof cnt);
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        cnt[0][p[i]]++;
+        cnt[1][p[i + 1]]++;
+        cnt[2][p[i + 2]]++;
+        cnt[3][p[i + 3]]++;
+    }
+    for (; i < len; i++) cnt[0][p[i]]++;
+    /* Fold the counts into one figure so the loop cannot be dropped. */
+    uint64_t h = 0;
+    for (int b = 0; b < 256; b++) h = h * 31 + cnt[0][b] + cnt[1][b] + cnt[2][b] + cnt[3][b];
+    return h;
+}
+
+static double stream_file(const char *path, int kind)
 {
     double t0 = cpu_now();
     int fd = open(path, O_RDONLY);
@@ -755,7 +795,10 @@ static double stream_file(const char *path)
     (void)madvise(m, len, MADV_SEQUENTIAL);
 #endif
     uint64_t n = 0;
-    for (const char *p = m, *e = p + len; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) n++;
+    if (kind == REF_LINES)
+        for (const char *p = m, *e = p + len; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) n++;
+    else
+        n = byte_histogram(m, len);
     munmap(m, len);
     sink = n;
     return cpu_now() - t0;
@@ -802,7 +845,7 @@ static double run_peer(const char *path)
     return children_cpu() - c0;
 }
 
-static void bench_read_one(const char *fmt, const gen_buf *b, bool peer)
+static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool peer)
 {
     char path[64];
     write_tmp(b, path, sizeof path);
@@ -812,12 +855,11 @@ static void bench_read_one(const char *fmt, const gen_buf *b, bool peer)
      * a loaded machine the best of more runs is steadier. */
     double ts = 1e30, tr = 1e30;
     for (int r = 0; r < (opt.quick ? 5 : 8); r++) {
-        double a = stream_file(path), b = read_file(path, 1);
+        double a = stream_file(path, kind), b = read_file(path, 1);
         if (a < ts) ts = a;
         if (b < tr) tr = b;
     }
-    const char *sref = "streaming pass (mmap + count lines)";
-    figure("read", fmt, "file", (double)b->len, mb / tr, "MB/s", sref, mb / ts, !strcmp(fmt, "callgrind") ? 10.0 : 0);
+    figure("read", fmt, "file", (double)b->len, mb / tr, "MB/s", ref_name(kind), mb / ts, 10.0);
     if (peer) {
         double tp = run_peer(path);
         if (tp < 0) fprintf(human, "read     callgrind_annotate: not installed or failed; figure skipped\n");
@@ -1102,44 +1144,188 @@ static void bench_read(void)
 {
     gen_buf b = {0};
     if (gen_callgrind(&b, (opt.quick ? 16u : 40u) << 20, 0xCA11u)) die("out of memory");
-    bench_read_one("callgrind", &b, opt.peer);
+    bench_read_one("callgrind", &b, REF_LINES, opt.peer);
     gen_buf_free(&b);
 
     gen_stacks st;
     if (gen_stacks_make(&st, opt.quick ? 500000 : 4000000, STACK_NFUN, 0xF01Du)) die("out of memory");
     if (gen_folded(&b, &st)) die("out of memory");
-    bench_read_one("folded", &b, false);
+    bench_read_one("folded", &b, REF_LINES, false);
     gen_buf_free(&b);
     if (gen_pprof(&b, &st)) die("out of memory");
     gen_stacks_free(&st);
-    bench_read_one("pprof", &b, false);
+    bench_read_one("pprof", &b, REF_BYTES, false);
     gen_buf_free(&b);
 
     /* perf text spells each frame in ~45 bytes: a quarter of the frames. */
     if (gen_stacks_make(&st, opt.quick ? 125000 : 1000000, STACK_NFUN, 0xFE4Fu)) die("out of memory");
     if (gen_perf_script(&b, &st)) die("out of memory");
     gen_stacks_free(&st);
-    bench_read_one("perf", &b, false);
+    bench_read_one("perf", &b, REF_LINES, false);
     gen_buf_free(&b);
 
     if (gen_cpuprofile(&b, opt.quick ? 20000 : 200000, 500, opt.quick ? 100000 : 1000000, 0xC0DEu))
         die("out of memory");
-    bench_read_one("cpuprofile", &b, false);
+    bench_read_one("cpuprofile", &b, REF_BYTES, false);
     gen_buf_free(&b);
 
     gen_script sc;
     if (gen_script_make(&sc, opt.quick ? 200000 : 2000000, 0xE7u)) die("out of memory");
     if (gen_events(&b, &sc)) die("out of memory");
     gen_script_free(&sc);
-    bench_read_one("events", &b, false);
+    bench_read_one("events", &b, REF_LINES, false);
     gen_buf_free(&b);
 
     if (gen_pstats(&b, opt.quick ? 200000u : 1000000u, 0x5747u)) die("out of memory");
-    bench_read_one("pstats", &b, false);
+    bench_read_one("pstats", &b, REF_BYTES, false);
     gen_buf_free(&b);
 
     if (gen_gprof(&b, opt.quick ? 100000u : 500000u, 0x6770u)) die("out of memory");
-    bench_read_one("gprof", &b, false);
+    bench_read_one("gprof", &b, REF_LINES, false);
+    gen_buf_free(&b);
+}
+
+/* A long perf recording: the same few thousand distinct stacks over and
+ * over, ~1 GB of text. The reader's memory must follow the graph (the
+ * distinct stacks), not the file. Measured in a child process that does
+ * nothing but read, two ways:
+ *   - every byte the reader and the graph ask for goes through a counting
+ *     allocator (the library allocates nothing else): its high-water mark;
+ *   - anonymous memory (Anonymous in /proc/self/smaps_rollup) before the
+ *     read and after it, the graph still held: what the kernel charged the
+ *     process in anonymous pages.
+ * VmHWM and ru_maxrss are not used: they count the mapped file's pages,
+ * which are page cache the kernel can drop and reread, not the reader's. */
+typedef struct count_alloc {
+    size_t now, peak;
+} count_alloc;
+
+/* A size header in front of each block, 16 bytes to keep the alignment. */
+static void *ca_malloc(void *u, size_t n)
+{
+    count_alloc *c = u;
+    char *p = malloc(n + 16);
+    if (!p) return NULL;
+    memcpy(p, &n, sizeof n);
+    c->now += n;
+    if (c->now > c->peak) c->peak = c->now;
+    return p + 16;
+}
+
+static void ca_free(void *u, void *q)
+{
+    count_alloc *c = u;
+    char *p = (char *)q - 16;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    c->now -= n;
+    free(p);
+}
+
+static void *ca_realloc(void *u, void *q, size_t n)
+{
+    if (!q) return ca_malloc(u, n);
+    count_alloc *c = u;
+    char *p = (char *)q - 16;
+    size_t o;
+    memcpy(&o, p, sizeof o);
+    char *r = realloc(p, n + 16);
+    if (!r) return NULL;
+    memcpy(r, &n, sizeof n);
+    c->now = c->now - o + n;
+    if (c->now > c->peak) c->peak = c->now;
+    return r + 16;
+}
+
+/* A "Field:   N kB" line of a /proc file, in kB; -1 when absent. */
+static double proc_kb(const char *file, const char *field)
+{
+    FILE *f = fopen(file, "r");
+    char line[256];
+    double v = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, field, n) && line[n] == ':') v = strtod(line + n + 1, NULL);
+    if (f) fclose(f);
+    return v;
+}
+
+/* Read path in a child: {allocator peak bytes, anonymous memory growth in bytes,
+ * CPU seconds}; exits on failure. */
+static void read_in_child(const char *path, double out[3])
+{
+    int fds[2];
+    if (pipe(fds) != 0) die("pipe");
+    pid_t pid = fork();
+    if (pid < 0) die("fork");
+    if (pid == 0) {
+        close(fds[0]);
+        count_alloc c = {0, 0};
+        cgprop_allocator a = {ca_malloc, ca_realloc, ca_free, &c};
+        /* smaps_rollup walks the page tables: exact, where status's
+         * RssAnon is a per-thread cached count that lags by up to 64 pages. */
+        double r0 = proc_kb("/proc/self/smaps_rollup", "Anonymous");
+        double t0 = cpu_now();
+        cgprop_graph *g;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        int rc = cgprop_read_file(path, strlen(path), NULL, &a, &g, NULL, &err);
+        double res[3] = {(double)c.peak, (proc_kb("/proc/self/smaps_rollup", "Anonymous") - r0) * 1024.0, cpu_now() - t0};
+        if (rc) {
+            fprintf(stderr, "cgprop-bench: %s:%llu: %s\n", err.file, (unsigned long long)err.line, err.reason);
+            _exit(1);
+        }
+        if (write(fds[1], res, sizeof res) != (ssize_t)sizeof res) _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    ssize_t got = read(fds[0], out, 3 * sizeof *out);
+    close(fds[0]);
+    int st;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || got != (ssize_t)(3 * sizeof *out))
+        die("the reading child failed");
+}
+
+static void bench_big(void)
+{
+    gen_stacks st;
+    gen_buf b = {0};
+    /* About 3,000 distinct samples, ~9 MB of text; then the file is that
+     * chunk again and again. */
+    if (gen_stacks_make(&st, 200000, STACK_NFUN, 0xB16u)) die("out of memory");
+    if (gen_perf_script(&b, &st)) die("out of memory");
+    size_t nsamples = st.nsamples;
+    gen_stacks_free(&st);
+    char one[64], path[64];
+    write_tmp(&b, one, sizeof one);
+    snprintf(path, sizeof path, "/tmp/cgprop-bench-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) die("cannot create a temporary file");
+    size_t total = 0;
+    while (total < (size_t)1000 * 1000 * 1000) {
+        for (size_t done = 0; done < b.len;) {
+            ssize_t w = write(fd, b.p + done, b.len - done);
+            if (w <= 0) die("cannot write the temporary file (1 GB needed)");
+            done += (size_t)w;
+        }
+        total += b.len;
+    }
+    close(fd);
+    double small[3], large[3];
+    read_in_child(one, small);
+    read_in_child(path, large);
+    char shape[32];
+    snprintf(shape, sizeof shape, "%zu", nsamples);
+    fprintf(human, "big      perf script of %.0f MB: %zu distinct samples repeated %zu times, read in %.1f s CPU (%.0f MB/s)\n",
+            (double)total / 1e6, nsamples, total / b.len, large[2], (double)total / 1e6 / large[2]);
+    figure("big", "perf 1GB peak alloc", "file", (double)total, large[0] / 1e6, "MB", "file size", (double)total / 1e6,
+           0.05);
+    figure("big", "perf 1GB peak alloc", "file", (double)total, large[0] / 1e6, "MB",
+           "peak alloc, one copy of the samples", small[0] / 1e6, 1.1);
+    figure("big", "perf 1GB anon pages", "file", (double)total, large[1] / 1e6, "MB",
+           "anon pages, one copy of the samples", small[1] / 1e6, 0);
+    remove(one);
+    remove(path);
     gen_buf_free(&b);
 }
 
@@ -1147,8 +1333,8 @@ static void bench_read(void)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: cgprop-bench [--quick] [--json] [--no-peer] [--only GROUPS] [--sizes N,N,...]\n"
-                    "groups: scale, giant, stacks, recorder, read\n");
+    fprintf(stderr, "usage: cgprop-bench [--quick] [--json] [--no-peer] [--big] [--only GROUPS] [--sizes N,N,...]\n"
+                    "groups: scale, giant, stacks, recorder, read, big (1 GB on disk; only when named or --big)\n");
     exit(2);
 }
 
@@ -1158,6 +1344,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--quick")) opt.quick = true;
         else if (!strcmp(argv[i], "--json")) opt.json = true;
         else if (!strcmp(argv[i], "--no-peer")) opt.peer = false;
+        else if (!strcmp(argv[i], "--big")) opt.big = true;
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) opt.only = argv[++i];
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             for (char *p = argv[++i]; *p && opt.nsizes < 16;) {
@@ -1187,6 +1374,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < opt.nsizes; i++) bench_stacks(opt.sizes[i], opt.sizes[i] == 1000000);
     if (want("recorder")) bench_recorder();
     if (want("read")) bench_read();
+    /* Writes a 1 GB file: only when asked for. */
+    if (opt.big || (opt.only && want("big"))) bench_big();
     fprintf(human, "(%.1f s of CPU in this process; ratios are cgprop's time / the reference's time)\n",
             cpu_now() - t0);
     if (opt.json) printf("\n]}\n");

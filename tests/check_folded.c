@@ -110,6 +110,34 @@ START_TEST(several_weights)
 }
 END_TEST
 
+START_TEST(shared_prefixes)
+{
+    /* Consecutive lines sharing bytes but not frames: "a;bc" after "a;b",
+     * "ab" after "a;bc", "a;b;c" after "a;b;cd", "a;b<TAB>q" after "a;b";
+     * and lines that repeat or end inside the previous one. Each weight a
+     * power of two, so every sum below names the lines it comes from. */
+    cgprop_graph *g = rd("a;b;c 1\na;b 2\na;bc 4\nab 8\na;b;c;d 16\na;b;x 32\na;b;cd 64\na;b;c 128\n"
+                         "a;b;c 256\na;b 512\na;b\tq 1024\n",
+                         NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 9); /* a b c bc ab d x cd "b q" */
+    ck_assert_uint_eq(self(g, "a", 0), 0);
+    ck_assert_uint_eq(self(g, "b", 0), 2 + 512);
+    ck_assert_uint_eq(self(g, "c", 0), 1 + 128 + 256);
+    ck_assert_uint_eq(self(g, "bc", 0), 4);
+    ck_assert_uint_eq(self(g, "ab", 0), 8);
+    ck_assert_uint_eq(self(g, "cd", 0), 64);
+    ck_assert_uint_eq(self(g, "b q", 0), 1024);
+    ck_assert_uint_eq(ecost(g, "a", "b", 0), 1 + 2 + 16 + 32 + 64 + 128 + 256 + 512);
+    ck_assert_uint_eq(ecost(g, "b", "c", 0), 1 + 16 + 128 + 256);
+    ck_assert_uint_eq(ecost(g, "c", "d", 0), 16);
+    ck_assert_uint_eq(ecost(g, "b", "x", 0), 32);
+    ck_assert_uint_eq(ecost(g, "b", "cd", 0), 64);
+    ck_assert_uint_eq(ecost(g, "a", "bc", 0), 4);
+    ck_assert_uint_eq(ecost(g, "a", "b q", 0), 1024);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(notes_example)
 {
     /* The A/B/C example of docs/SPLIT.md as stacks (abc.collapse): every figure exact. */
@@ -214,6 +242,7 @@ static Suite *suite(void)
     tcase_add_test(tc, basic);
     tcase_add_test(tc, byte_order_mark);
     tcase_add_test(tc, several_weights);
+    tcase_add_test(tc, shared_prefixes);
     tcase_add_test(tc, notes_example);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, detect);

@@ -215,6 +215,33 @@ START_TEST(frame_variants)
 }
 END_TEST
 
+START_TEST(same_depth)
+{
+    /* Consecutive samples with frames at the same depth that share the
+     * symbol but not the dso, unknown symbols of two dsos, and inlined
+     * frames whose dso comes from a different real frame: each a function
+     * of its own. Periods are powers of two, so each sum names its samples. */
+    cgprop_graph *g = rd("p 1 1.0: 1 cyc:\n\t 11 f+0x1 (/a)\n\t 20 main+0x1 (/bin)\n\n"
+                         "p 1 1.1: 2 cyc:\n\t 19 f+0x9 (/b)\n\t 22 main+0x3 (/bin)\n\n"
+                         "p 1 1.2: 4 cyc:\n\t 30 [unknown] (/a)\n\t 20 main+0x1 (/bin)\n\n"
+                         "p 1 1.3: 8 cyc:\n\t 31 [unknown] (/b)\n\t 20 main (/bin)\n\n"
+                         "p 1 1.4: 16 cyc:\n\t 10 g (inlined)\n\t 10 h+0x1 (/c)\n\t 20 main (/bin)\n\n"
+                         "p 1 1.5: 32 cyc:\n\t 10 g (inlined)\n\t 10 h+0x1 (/d)\n\t 20 main (/bin)\n\n",
+                         NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 9);
+    ck_assert_uint_eq(total(g, "/bin\t\tmain", 0), 63);
+    ck_assert_uint_eq(self(g, "/a\t\tf", 0), 1);
+    ck_assert_uint_eq(self(g, "/b\t\tf", 0), 2);
+    ck_assert_uint_eq(self(g, "/a\t\t[unknown] (a)", 0), 4);
+    ck_assert_uint_eq(self(g, "/b\t\t[unknown] (b)", 0), 8);
+    ck_assert_uint_eq(self(g, "/c\t\tg", 0), 16);
+    ck_assert_uint_eq(self(g, "/d\t\tg", 0), 32);
+    ck_assert_uint_eq(total(g, "/c\t\th", 0), 16);
+    ck_assert_uint_eq(total(g, "/d\t\th", 0), 32);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(no_callchain)
 {
     /* perf record without -g: one line per sample, the frame on it. */
@@ -416,6 +443,7 @@ static Suite *suite(void)
     tcase_add_test(tc, hand_made);
     tcase_add_test(tc, header_variants);
     tcase_add_test(tc, frame_variants);
+    tcase_add_test(tc, same_depth);
     tcase_add_test(tc, no_callchain);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, detect);

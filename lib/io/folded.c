@@ -9,7 +9,14 @@ typedef struct fold {
     cgprop_graph *g;
     cgprop_read_error *err;
     uint32_t *frames;
+    size_t *ends; /* where each frame of the previous line ends in it */
     size_t fcap;
+    /* Consecutive lines share their root end (stackcollapse sorts them;
+     * a recording walks up and down): the frames of the previous line that
+     * end inside the bytes both lines share are this line's too, their ids
+     * still in frames[]. */
+    const char *prev;
+    size_t prevlen, nprev;
     char *name;
     size_t ncap;
 } fold;
@@ -63,11 +70,43 @@ static int frame_id(fold *f, uint64_t line, const char *s, size_t n, uint32_t *o
     return CGPROP_OK;
 }
 
+/* Length of the common prefix of a[0..n) and b[0..n), eight bytes a step. */
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) break;
+    }
+    while (i < n && a[i] == b[i]) i++;
+    return i;
+}
+
 static int one_line(fold *f, uint64_t line, const char *s, size_t n, const uint64_t *w)
 {
     if (n == 0) return cgprop__read_fail(f->err, CGPROP_EFORMAT, line, "empty stack before the weights");
     size_t depth = 0;
     size_t i = 0;
+    if (f->nprev) {
+        size_t c = common_prefix(s, f->prev, n < f->prevlen ? n : f->prevlen);
+        /* A frame of the previous line is this line's when it ends before
+         * the first difference (both then have ';' there), or at it when
+         * this line's frame ends there too. */
+        while (depth < f->nprev &&
+               (f->ends[depth] < c || (f->ends[depth] == c && (c == n || s[c] == ';'))))
+            depth++;
+        if (depth) {
+            if (f->ends[depth - 1] >= n) {
+                f->prev = s;
+                f->prevlen = n;
+                f->nprev = depth;
+                goto add;
+            }
+            i = f->ends[depth - 1] + 1;
+        }
+    }
     for (;;) {
         const char *q = memchr(s + i, ';', n - i);
         size_t j = q ? (size_t)(q - s) : n;
@@ -76,14 +115,23 @@ static int one_line(fold *f, uint64_t line, const char *s, size_t n, const uint6
             uint32_t *p = cgprop__realloc(f->g, f->frames, cap, sizeof *p);
             if (!p) return cgprop__read_fail(f->err, CGPROP_ENOMEM, line, "out of memory");
             f->frames = p;
+            size_t *e = cgprop__realloc(f->g, f->ends, cap, sizeof *e);
+            if (!e) return cgprop__read_fail(f->err, CGPROP_ENOMEM, line, "out of memory");
+            f->ends = e;
             f->fcap = cap;
         }
+        f->nprev = 0; /* until this line's frames are all in */
         int rc = frame_id(f, line, s + i, j - i, &f->frames[depth]);
         if (rc) return rc;
+        f->ends[depth] = j;
         depth++;
         if (!q) break;
         i = j + 1;
     }
+    f->prev = s;
+    f->prevlen = n;
+    f->nprev = depth;
+add:;
     int rc = cgprop_graph_add_stack(f->g, f->frames, depth, w);
     if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(f->err, rc, line, "a cost sum overflows 64 bits");
     if (rc) return cgprop__read_fail(f->err, rc, line, "%s", cgprop_graph_errmsg(f->g));
@@ -170,6 +218,7 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
     if (!rc && !f.g) rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "no stack in the input");
     if (f.g) {
         cgprop__free(f.g, f.frames);
+        cgprop__free(f.g, f.ends);
         cgprop__free(f.g, f.name);
     }
     if (rc) {

@@ -83,7 +83,7 @@ static void split_fields(const char *s, size_t n, fields *f)
     }
     size_t i = 0;
     for (;;) {
-        while (i < n && cgprop__is_space(s[i])) i++;
+        i = cgprop__skip_blanks(s, i, n);
         size_t b = i;
         while (i < n && !cgprop__is_space(s[i])) i++;
         if (f->nt < 6 && numeric_token(s + b, i - b)) {

@@ -47,6 +47,21 @@ static inline bool cgprop__lines_next(cgprop__lines *r, const char **s, size_t *
 static inline bool cgprop__is_space(char c) { return c == ' ' || c == '\t'; }
 static inline bool cgprop__is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* The first index from i that is not a blank, at most n. Column-aligned
+ * reports (gprof's, perf's addresses) pad with runs of spaces: eight are
+ * passed at once. */
+static inline size_t cgprop__skip_blanks(const char *s, size_t i, size_t n)
+{
+    while (n - i >= 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w != 0x2020202020202020ull) break;
+        i += 8;
+    }
+    while (i < n && cgprop__is_space(s[i])) i++;
+    return i;
+}
+
 /* The callgrind writer's desc: line for a profile with calls that have
  * fewer calls than the lines they are written on (sampled stacks have no
  * count): callgrind_annotate takes a call line with count 0 for self cost,

@@ -24,6 +24,15 @@ typedef struct pframe {
     bool inlined; /* perf's "(inlined)": the dso is its inline chain's */
 } pframe;
 
+/* A frame of the previous sample, root first: the symbol and dso its key
+ * was built from, and the function. */
+typedef struct pseen {
+    const char *sym, *dso;
+    size_t symlen, dsolen;
+    uint32_t id;
+    bool reuse; /* false for a frame keyed by the dso alone or inlined */
+} pseen;
+
 typedef struct pevent {
     const char *name;
     size_t len;
@@ -38,13 +47,21 @@ typedef struct pr {
     size_t nfr, frcap;
     uint32_t *ids;
     size_t idcap;
+    /* A long recording repeats its stacks, and consecutive samples share
+     * their root end: a frame with the symbol and dso of the one at the
+     * same depth in the previous sample is the same function, found
+     * without building its key or hashing it. */
+    pseen *prev;
+    size_t nprev, prevcap;
     char *key;
     size_t keycap;
 } pr;
 
 static bool is_hex(char c)
 {
-    return cgprop__is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    /* One test: fold the letters to lower case (a digit has 0x20 set). */
+    unsigned u = (unsigned char)c;
+    return u - '0' < 10u || (u | 0x20u) - 'a' < 6u;
 }
 
 /* A header token. */
@@ -137,10 +154,9 @@ static void parse_header(const char *s, size_t n, header *h)
  * missing but the line itself. */
 static void parse_frame(const char *s, size_t n, pframe *f)
 {
-    while (n && cgprop__is_space(*s)) {
-        s++;
-        n--;
-    }
+    size_t b = cgprop__skip_blanks(s, 0, n);
+    s += b;
+    n -= b;
     while (n && cgprop__is_space(s[n - 1])) n--;
     /* The address, when printed, is the first token, in hex without 0x. */
     size_t j = 0;
@@ -309,10 +325,38 @@ static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
         }
         i = e;
     }
-    for (size_t i = 0; i < p->nfr; i++) {
-        int rc = frame_node(p, line, &p->fr[p->nfr - 1 - i], &p->ids[i]);
-        if (rc) return rc;
+    if (p->nfr > p->prevcap) {
+        pseen *q = cgprop__realloc(p->g, p->prev, p->frcap, sizeof *q);
+        if (!q) return oom(p, line);
+        p->prev = q;
+        p->prevcap = p->frcap;
     }
+    for (size_t i = 0; i < p->nfr; i++) {
+        const pframe *f = &p->fr[p->nfr - 1 - i];
+        pseen *v = &p->prev[i];
+        /* The dso of an inlined frame was just copied from a neighbour,
+         * and an unknown symbol's key is made of the dso: only a frame
+         * with its own symbol and dso is keyed by these two spans. */
+        bool plain = !f->inlined && !f->unknown;
+        size_t dn = f->dso ? f->dsolen : 0;
+        if (plain && i < p->nprev && v->reuse && v->symlen == f->symlen && v->dsolen == dn &&
+            memcmp(v->sym, f->sym, f->symlen) == 0 && (dn == 0 || memcmp(v->dso, f->dso, dn) == 0)) {
+            p->ids[i] = v->id;
+            continue;
+        }
+        int rc = frame_node(p, line, f, &p->ids[i]);
+        if (rc) {
+            p->nprev = 0;
+            return rc;
+        }
+        v->sym = f->sym;
+        v->symlen = f->symlen;
+        v->dso = f->dso;
+        v->dsolen = dn;
+        v->id = p->ids[i];
+        v->reuse = plain;
+    }
+    p->nprev = p->nfr;
     uint64_t w[CGPROP_MAX_METRICS];
     memset(w, 0, sizeof w);
     w[ev] = period;
@@ -451,6 +495,7 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
     rc = scan(&p, data, len, &lines);
     cgprop__free(p.g, p.fr);
     cgprop__free(p.g, p.ids);
+    cgprop__free(p.g, p.prev);
     cgprop__free(p.g, p.key);
     if (rc) {
         cgprop_graph_free(p.g);

@@ -603,7 +603,9 @@ static int read_sample(pp *p, const pfield *outer)
         const ploc *l = &p->loc[k];
         if (l->nnodes > SIZE_MAX / 4 - depth) return enomem(p);
         if (!grow(p, (void **)&p->frames, &p->cframes, depth + l->nnodes, sizeof *p->frames)) return enomem(p);
-        memcpy(p->frames + depth, p->lnode + l->node0, l->nnodes * sizeof *p->frames);
+        /* Most locations are one function (no inlining): no copy call. */
+        if (l->nnodes == 1) p->frames[depth] = p->lnode[l->node0];
+        else memcpy(p->frames + depth, p->lnode + l->node0, l->nnodes * sizeof *p->frames);
         depth += l->nnodes;
     }
     /* pprof counts a sample without a stack in its total only; it has no

@@ -17,6 +17,7 @@ typedef struct mval {
     uint8_t kind;
     uint32_t n;     /* containers: children (a dict: keys and values, alternating) */
     uint32_t first; /* containers: first child cell, UINT32_MAX when none */
+    uint32_t fid;   /* a label tuple: its function once looked up, else UINT32_MAX */
     union {
         int64_t i;
         double d;
@@ -93,6 +94,7 @@ static int new_val(ps *p, uint8_t kind, bool ref, uint32_t *out)
     memset(&p->v[id], 0, sizeof p->v[id]);
     p->v[id].kind = kind;
     p->v[id].first = NOPE;
+    p->v[id].fid = NOPE;
     if (ref) {
         rc = grow(p, (void **)&p->refs, &p->rcap, p->nrefs + 1, sizeof *p->refs);
         if (rc) return rc;
@@ -342,8 +344,14 @@ static int count_of(ps *p, const mval *m, const char *what, uint64_t *out)
  * object part empty, as every reader's keys have none or two TABs (the
  * callgrind writer turns them into ob=, fl= and fn=). TABs and line breaks
  * in the strings become spaces: a key is one line of a text format. */
-static int label(ps *p, const mval *k, uint32_t *out)
+static int label(ps *p, mval *k, uint32_t *out)
 {
+    /* Each function's label is read twice (once per pass), and a label
+     * marshal shares by reference is read once for all its uses. */
+    if (k->fid != NOPE) {
+        *out = k->fid;
+        return CGPROP_OK;
+    }
     if (k->kind != V_TUPLE || k->n != 3)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function label is not a (file, line, name) tuple");
     const mval *f = kid(p, k, 0), *l = kid(p, k, 1), *nm = kid(p, k, 2);
@@ -372,6 +380,7 @@ static int label(ps *p, const mval *k, uint32_t *out)
     }
     int rc = cgprop_graph_add_node(p->g, p->key, n, out);
     if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    k->fid = *out;
     return CGPROP_OK;
 }
 
@@ -386,11 +395,15 @@ static int build(ps *p, uint32_t root, uint64_t *nfun)
     const mval *top = &p->v[root];
     if (top->kind != V_DICT) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "the statistics are not a dict");
     int rc;
+    /* One entry per function (a dict's n counts keys and values): size
+     * the function table once instead of doubling it up to there. */
+    if ((rc = cgprop__reserve_nodes(p->g, top->n / 2))) return rc == CGPROP_ENOMEM ? OOM(p) : graph_fail(p, rc);
     /* Two passes: every function with its own figures, then the calls (a
      * caller may come later in the dict). */
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t ci = top->first; ci != NOPE; ci = p->c[p->c[ci].next].next) {
-            const mval *k = &p->v[p->c[ci].val], *val = &p->v[p->c[p->c[ci].next].val];
+            mval *k = &p->v[p->c[ci].val];
+            const mval *val = &p->v[p->c[p->c[ci].next].val];
             uint32_t f;
             if ((rc = label(p, k, &f))) return rc;
             if (val->kind != V_TUPLE || val->n != 5)
@@ -399,7 +412,7 @@ static int build(ps *p, uint32_t root, uint64_t *nfun)
             const mval *callers = kid(p, val, 4);
             if (callers->kind != V_DICT)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function's callers are not a dict");
-            uint64_t nc, tt, ct, cc;
+            uint64_t nc = 0, tt = 0, ct = 0, cc = 0;
             if ((rc = count_of(p, kid(p, val, 0), "a primitive call count", &cc)) ||
                 (rc = count_of(p, kid(p, val, 1), "a call count", &nc)) ||
                 (rc = to_ns(p, kid(p, val, 2), "a tottime", &tt)) || (rc = to_ns(p, kid(p, val, 3), "a cumtime", &ct)))
@@ -416,10 +429,11 @@ static int build(ps *p, uint32_t root, uint64_t *nfun)
                 continue;
             }
             for (uint32_t cj = callers->first; cj != NOPE; cj = p->c[p->c[cj].next].next) {
-                const mval *ck = &p->v[p->c[cj].val], *cv = &p->v[p->c[p->c[cj].next].val];
+                mval *ck = &p->v[p->c[cj].val];
+                const mval *cv = &p->v[p->c[p->c[cj].next].val];
                 uint32_t a;
                 if ((rc = label(p, ck, &a))) return rc;
-                uint64_t cnt, cost;
+                uint64_t cnt = 0, cost = 0;
                 bool has_cost = false;
                 if (cv->kind == V_INT || cv->kind == V_BIGINT) {
                     /* Older profilers: a bare count. */

@@ -374,6 +374,10 @@ typedef struct v8r {
     vedge *edges;
     size_t ne, ecap;
     vidx *idx;
+    /* V8 numbers its nodes 1, 2, 3, ...: when the ids are such a run,
+     * a node is found by subtraction, not by a search per sample. */
+    bool dense;
+    int64_t base;
     char *key;
     size_t keycap;
     uint32_t root_fn; /* "(root)", added only when a sample needs it */
@@ -635,6 +639,11 @@ static int cmp_idx(const void *a, const void *b)
 
 static uint32_t find(const v8r *v, int64_t id)
 {
+    if (v->dense) {
+        if (id < v->base) return NO_NODE;
+        uint64_t d = (uint64_t)id - (uint64_t)v->base;
+        return d < v->nn ? v->idx[d].i : NO_NODE;
+    }
     size_t lo = 0, hi = v->nn;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -670,6 +679,9 @@ static int link(v8r *v)
         if (v->idx[i].id == v->idx[i - 1].id)
             return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->nodes[v->idx[i].i].line, "duplicate node id %lld",
                                      (long long)v->idx[i].id);
+    /* Sorted and distinct: a run exactly when the span is nn - 1. */
+    v->base = v->idx[0].id;
+    v->dense = (uint64_t)v->idx[v->nn - 1].id - (uint64_t)v->base == (uint64_t)(v->nn - 1);
     for (size_t e = 0; e < v->ne; e++) {
         uint32_t c = find(v, v->edges[e].child);
         if (c == NO_NODE)
