@@ -23,7 +23,7 @@ use std::process::Command;
 const WANT_MAJOR_MINOR: &str = "0.3";
 
 fn main() {
-    for v in ["CGPROP_LIB_DIR", "CGPROP_STATIC", "CGPROP_NO_RPATH", "PKG_CONFIG", "PKG_CONFIG_PATH",
+    for v in ["CGPROP_LIB_DIR", "CGPROP_STATIC", "CGPROP_STATIC_LIBS", "CGPROP_NO_RPATH", "PKG_CONFIG", "PKG_CONFIG_PATH",
               "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"] {
         println!("cargo:rerun-if-env-changed={}", v);
     }
@@ -37,8 +37,11 @@ fn main() {
     if let Some(dir) = env::var("CGPROP_LIB_DIR").ok().filter(|d| !d.is_empty()) {
         dirs.push(dir);
         if statik {
-            // A static archive needs libm from whoever links it (cgprop.pc's Libs.private).
-            extra_libs.push("m".into());
+            // A static archive needs what cgprop.pc's Libs.private names from
+            // whoever links it: libm, and zlib when the library reads gzip.
+            // CGPROP_STATIC_LIBS lists them when pkg-config is not asked.
+            let libs = env::var("CGPROP_STATIC_LIBS").unwrap_or_else(|_| "m".into());
+            extra_libs.extend(libs.split_whitespace().map(String::from));
         }
     } else if let Some(pc) = pkg_config(statik) {
         dirs = pc.dirs;
