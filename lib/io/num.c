@@ -207,24 +207,25 @@ static int digit_gen(diyfp low, diyfp w, diyfp high, char *buf, int *len, int *k
     uint64_t one = (uint64_t)1 << sh;
     uint32_t integrals = (uint32_t)(too_high >> sh);
     uint64_t fractionals = too_high & (one - 1);
-    uint32_t divisor = 1;
-    int k = 1;
-    while (k < 10 && integrals / divisor >= 10) {
-        divisor *= 10;
-        k++;
-    }
+    static const uint32_t pow10[10] = {1,      10,      100,      1000,      10000,
+                                       100000, 1000000, 10000000, 100000000, 1000000000};
+    /* The integral digits all at once (divisions by a constant), then the
+     * remainder after each prefix by multiplication: a division by a
+     * varying power of ten per digit costs more than the rest together. */
+    char idig[20];
+    int k = (int)cgprop__fmt_u64(idig, integrals);
+    uint32_t prefix = 0;
     int n = 0;
-    while (k > 0) {
-        buf[n++] = (char)('0' + integrals / divisor);
-        integrals %= divisor;
+    for (int j = 0; k > 0; j++) {
+        buf[n++] = idig[j];
+        prefix = prefix * 10 + (uint32_t)(idig[j] - '0');
         k--;
-        uint64_t rest = ((uint64_t)integrals << sh) + fractionals;
+        uint64_t rest = ((uint64_t)(integrals - prefix * pow10[k]) << sh) + fractionals;
         if (rest < unsafe) {
             *len = n;
             *kappa = k;
-            return round_weed(buf, n, too_high - w.f, unsafe, rest, (uint64_t)divisor << sh, unit);
+            return round_weed(buf, n, too_high - w.f, unsafe, rest, (uint64_t)pow10[k] << sh, unit);
         }
-        divisor /= 10;
     }
     for (;;) {
         fractionals *= 10;
@@ -325,7 +326,10 @@ size_t cgprop__fmt_double(char *out, double x)
     }
     /* Integers below 10^15 (most costs): their digits are the shortest
      * (doubles there are closer than 1 apart), and %.15g shows them whole. */
-    if (x < 1e15 && x == (double)(uint64_t)x) return (size_t)(o - out) + cgprop__fmt_u64(o, (uint64_t)x);
+    if (x < 1e15) {
+        int64_t i = (int64_t)x; /* the signed conversion is one instruction */
+        if ((double)i == x) return (size_t)(o - out) + cgprop__fmt_u64(o, (uint64_t)i);
+    }
 
     char d[24];
     int n, dexp;
