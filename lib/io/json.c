@@ -111,6 +111,66 @@ static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void
     return CGPROP_OK;
 }
 
+/* The rows of one kind for every metric, pulled through the public
+ * iterators a chunk at a time: one row lookup per figure cost more than
+ * formatting it. rs_get(id) hands the K rows of id in order, the way
+ * get_all() does; ids must come in order (any other falls back to it). */
+enum { RS_CHUNK = 64 };
+typedef struct rstream {
+    uint32_t kind, K;
+    size_t row_size;
+    cgprop_iter **it; /* K */
+    char *buf;        /* metric k's rows at buf + k * RS_CHUNK * row_size */
+    uint32_t base, have;
+} rstream;
+
+static void rs_close(cgprop_graph *g, rstream *s)
+{
+    if (s->it)
+        for (uint32_t k = 0; k < s->K; k++) cgprop_iter_free(s->it[k]);
+    cgprop__free(g, s->it);
+    cgprop__free(g, s->buf);
+    memset(s, 0, sizeof *s);
+}
+
+static int rs_open(cgprop_graph *g, rstream *s, uint32_t kind, uint32_t K, size_t row_size)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->K = K;
+    s->row_size = row_size;
+    s->it = cgprop__calloc(g, K, sizeof *s->it);
+    s->buf = cgprop__alloc(g, (size_t)K * RS_CHUNK, row_size);
+    if (!s->it || !s->buf) return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    for (uint32_t k = 0; k < K; k++) {
+        int rc = cgprop_iter_new(g, kind, k, 0, &s->it[k]);
+        if (rc) return rc;
+    }
+    return CGPROP_OK;
+}
+
+static int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows)
+{
+    if (id - s->base >= s->have) {
+        if (id != s->base + s->have) return get_all(g, s->kind, id, s->K, rows, s->row_size);
+        size_t got = RS_CHUNK;
+        for (uint32_t k = 0; k < s->K; k++) {
+            size_t n = 0;
+            int rc = cgprop_iter_copy_rows(s->it[k], s->buf + (size_t)k * RS_CHUNK * s->row_size, s->row_size,
+                                           RS_CHUNK, &n);
+            if (rc < 0) return rc;
+            if (n < got) got = n;
+        }
+        s->base = id;
+        s->have = (uint32_t)got;
+        if (!got) return get_all(g, s->kind, id, s->K, rows, s->row_size);
+    }
+    for (uint32_t k = 0; k < s->K; k++)
+        memcpy((char *)rows + (size_t)k * s->row_size,
+               s->buf + ((size_t)k * RS_CHUNK + (id - s->base)) * s->row_size, s->row_size);
+    return CGPROP_OK;
+}
+
 #define KEY(w, k) LIT(w, ",\"" k "\":")
 
 /* The interval of each metric, [[lo…], [hi…]], null for a metric without
@@ -186,16 +246,32 @@ static void put_estimate_reason(cgprop__wr *w, const cgprop_total_row *t, uint32
     LIT(w, "]");
 }
 
+static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells,
+                                uint32_t nn, rstream *sn, rstream *st, rstream *ss);
 static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells)
 {
     uint32_t nn = (uint32_t)cgprop_graph_node_count(g);
+    rstream sn, st, ss;
+    int rc = rs_open(g, &sn, CGPROP_ITER_NODES, K, sizeof *r->node);
+    if (!rc) rc = rs_open(g, &st, CGPROP_ITER_TOTALS, K, sizeof *r->tot);
+    else memset(&st, 0, sizeof st);
+    if (!rc && have_split) rc = rs_open(g, &ss, CGPROP_ITER_SPLIT, K, sizeof *r->split);
+    else memset(&ss, 0, sizeof ss);
+    if (!rc) rc = write_functions_rows(g, w, r, K, have_split, tells, nn, &sn, &st, &ss);
+    rs_close(g, &sn);
+    rs_close(g, &st);
+    rs_close(g, &ss);
+    return rc;
+}
+
+static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells,
+                                uint32_t nn, rstream *sn, rstream *st, rstream *ss)
+{
     LIT(w, ",\n\"functions\":[");
     for (uint32_t id = 0; id < nn; id++) {
         int rc;
-        if ((rc = get_all(g, CGPROP_ITER_NODES, id, K, r->node, sizeof *r->node)) ||
-            (rc = get_all(g, CGPROP_ITER_TOTALS, id, K, r->tot, sizeof *r->tot)))
-            return rc;
-        if (have_split && (rc = get_all(g, CGPROP_ITER_SPLIT, id, K, r->split, sizeof *r->split))) return rc;
+        if ((rc = rs_get(g, sn, id, r->node)) || (rc = rs_get(g, st, id, r->tot))) return rc;
+        if (have_split && (rc = rs_get(g, ss, id, r->split))) return rc;
         size_t nlen, klen;
         const char *name = cgprop__wr_name(g, id, &nlen);
         const char *kstr = cgprop_graph_node_key(g, id, &klen);
@@ -303,17 +379,32 @@ static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K,
     return CGPROP_OK;
 }
 
+static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, uint32_t ne,
+                            rstream *se, rstream *st, rstream *ss);
 static int write_calls(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split)
 {
     uint32_t ne = (uint32_t)cgprop_graph_edge_count(g);
+    rstream se, st, ss;
+    int rc = rs_open(g, &se, CGPROP_ITER_EDGES, K, sizeof *r->edge);
+    if (!rc) rc = rs_open(g, &st, CGPROP_ITER_EDGE_TOTALS, K, sizeof *r->etot);
+    else memset(&st, 0, sizeof st);
+    if (!rc && have_split) rc = rs_open(g, &ss, CGPROP_ITER_EDGE_SPLIT, K, sizeof *r->esplit);
+    else memset(&ss, 0, sizeof ss);
+    if (!rc) rc = write_calls_rows(g, w, r, K, have_split, ne, &se, &st, &ss);
+    rs_close(g, &se);
+    rs_close(g, &st);
+    rs_close(g, &ss);
+    return rc;
+}
+
+static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, uint32_t ne,
+                            rstream *se, rstream *st, rstream *ss)
+{
     LIT(w, ",\n\"calls\":[");
     for (uint32_t id = 0; id < ne; id++) {
         int rc;
-        if ((rc = get_all(g, CGPROP_ITER_EDGES, id, K, r->edge, sizeof *r->edge)) ||
-            (rc = get_all(g, CGPROP_ITER_EDGE_TOTALS, id, K, r->etot, sizeof *r->etot)))
-            return rc;
-        if (have_split && (rc = get_all(g, CGPROP_ITER_EDGE_SPLIT, id, K, r->esplit, sizeof *r->esplit)))
-            return rc;
+        if ((rc = rs_get(g, se, id, r->edge)) || (rc = rs_get(g, st, id, r->etot))) return rc;
+        if (have_split && (rc = rs_get(g, ss, id, r->esplit))) return rc;
         const cgprop_edge_row *e = &r->edge[0];
         if (id) LIT(w, ",");
         LIT(w, "\n{\"id\":");
