@@ -49,7 +49,9 @@ typedef struct diyfp {
 /* 10^k for k = -348, -340, ..., 340 as a 64-bit significand with its top
  * bit set, rounded to nearest, and its binary exponent: 10^k ≈ f × 2^e.
  * Steps of 8 decimal digits (26.6 bits) fit inside the 28-bit window the
- * digit generation needs, so one entry always fits. */
+ * digit generation needs, so one entry always fits. Computed exactly with
+ * rational arithmetic: e = the exponent putting 10^k / 2^e in [2^63, 2^64),
+ * f = 10^k / 2^e rounded to nearest, ties to even. */
 static const struct {
     uint64_t f;
     int16_t e;
