@@ -26,6 +26,12 @@
  *   big       (only when named, or with --big) a ~1 GB perf script written
  *             to disk, read by cgprop_read_file() in a child process: peak
  *             memory of the reader beside the file's size
+ *   write     one SCC of 5,000 members in 6,000 functions, 30,000 calls: the
+ *             JSON, DOT and callgrind writers' MB/s beside one fwrite() of
+ *             the same bytes into the same file; the JSON report end to end
+ *             (read, analyse, write) beside gprof2dot on the same callgrind
+ *             file when GPROF2DOT names gprof2dot.py, else beside the 4.3 s
+ *             it took on this shape
  *
  * Times are CPU time of this process (of the child, for the peer), the
  * smallest of several repetitions: the figures are meant to be read as
@@ -1329,12 +1335,146 @@ static void bench_big(void)
     gen_buf_free(&b);
 }
 
+/* ---- writers -------------------------------------------------------------- */
+
+static int file_sink(void *user, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
+}
+
+static int mem_sink(void *user, const char *data, size_t len)
+{
+    gen_buf *b = user;
+    if (b->len + len > b->cap) {
+        size_t cap = b->cap ? b->cap : 1 << 20;
+        while (b->len + len > cap) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, data, len);
+    b->len += len;
+    return 0;
+}
+
+/* CPU seconds of one cgprop_write() of g in format fmt into f (from its
+ * start), flushed. */
+static double time_write(cgprop_graph *g, uint32_t fmt, FILE *f)
+{
+    rewind(f);
+    double t0 = cpu_now();
+    check(g, cgprop_write(g, fmt, NULL, file_sink, f), "write");
+    if (fflush(f)) die("cannot write the temporary file");
+    return cpu_now() - t0;
+}
+
+/* CPU seconds of one fwrite() of the same bytes into f, flushed. */
+static double time_fwrite(const gen_buf *b, FILE *f)
+{
+    rewind(f);
+    double t0 = cpu_now();
+    if (fwrite(b->p, 1, b->len, f) != b->len || fflush(f)) die("cannot write the temporary file");
+    return cpu_now() - t0;
+}
+
+/* What `cgprop report --format json FILE -o OUT` does, in this process:
+ * read, analyse with the defaults, write. */
+static double report_json(const char *in, const char *out)
+{
+    double t0 = cpu_now();
+    cgprop_graph *g;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    if (cgprop_read_file(in, strlen(in), NULL, NULL, &g, NULL, &err)) die("cannot read the written profile");
+    check(g, cgprop_graph_analyze(g), "analyze");
+    FILE *f = fopen(out, "wb");
+    if (!f) die("cannot create a temporary file");
+    check(g, cgprop_write(g, CGPROP_FORMAT_JSON, NULL, file_sink, f), "write");
+    if (fclose(f)) die("cannot write the temporary file");
+    double t = cpu_now() - t0;
+    cgprop_graph_free(g);
+    return t;
+}
+
+/* One large recursion cycle in a mid-sized program: 5,000 functions in one
+ * SCC entered from 500 callers, 500 leaves, about 30,000 calls. Each writer
+ * beside one fwrite() of the bytes it writes (the floor of any writer),
+ * into the same file; then the JSON report end to end beside gprof2dot on
+ * the same callgrind file. */
+static void bench_write(void)
+{
+    gen_calls in;
+    keys k;
+    if (gen_giant(&in, 5000, 500, 22000, 0x3717Eu)) die("out of memory");
+    make_keys(&k, in.nn);
+    double tb;
+    cgprop_graph *g = build(&in, &k, NULL, &tb);
+    check(g, cgprop_graph_analyze(g), "analyze");
+    double calls = (double)cgprop_graph_edge_count(g);
+    char path[64], out[64];
+    snprintf(out, sizeof out, "/tmp/cgprop-bench-XXXXXX");
+    int fd = mkstemp(out);
+    if (fd < 0) die("cannot create a temporary file");
+    close(fd);
+    FILE *f = fopen(out, "wb");
+    if (!f) die("cannot create a temporary file");
+    static const struct {
+        const char *name;
+        uint32_t fmt;
+        double target;
+    } w[] = {{"json", CGPROP_FORMAT_JSON, 3.0}, {"dot", CGPROP_FORMAT_DOT, 0}, {"callgrind", CGPROP_FORMAT_CALLGRIND, 0}};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        gen_buf b = {0};
+        check(g, cgprop_write(g, w[i].fmt, NULL, mem_sink, &b), "write");
+        double tw = 1e30, tf = 1e30;
+        for (int r = 0; r < (opt.quick ? 7 : 15); r++) {
+            double a = time_write(g, w[i].fmt, f), c = time_fwrite(&b, f);
+            if (a < tw) tw = a;
+            if (c < tf) tf = c;
+        }
+        char name[32];
+        snprintf(name, sizeof name, "%s writer", w[i].name);
+        figure("write", name, "giant", calls, (double)b.len / 1e6 / tw, "MB/s", "one fwrite() of the same bytes",
+               (double)b.len / 1e6 / tf, w[i].target);
+        if (i == 2) write_tmp(&b, path, sizeof path); /* the input of the end-to-end runs */
+        gen_buf_free(&b);
+    }
+    fclose(f);
+    double te = 1e30;
+    for (int r = 0; r < (opt.quick ? 5 : 9); r++) {
+        double t = report_json(path, out);
+        if (t < te) te = t;
+    }
+    /* The peer: gprof2dot on the same file, when GPROF2DOT names its
+     * gprof2dot.py; else the 4.3 s it took on this shape on the machine
+     * docs/PERFORMANCE.md names. */
+    const char *g2d = getenv("GPROF2DOT");
+    double tg = -1;
+    if (opt.peer && g2d && *g2d) {
+        tg = run_gprof2dot(g, g2d);
+        if (tg < 0) fprintf(human, "write    gprof2dot: %s did not run or failed; measured figure used\n", g2d);
+    }
+    if (tg >= 0)
+        figure("write", "report --format json", "giant", calls, te * 1e3, "ms",
+               "gprof2dot -f callgrind, same graph, same run", tg * 1e3, 1.0 / 300);
+    else
+        figure("write", "report --format json", "giant", calls, te * 1e3, "ms",
+               "gprof2dot on this shape (measured before, not run)", 4300.0, 1.0 / 300);
+    remove(path);
+    remove(out);
+    cgprop_graph_free(g);
+    free(k.buf);
+    free(k.off);
+    gen_calls_free(&in);
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 static void usage(void)
 {
     fprintf(stderr, "usage: cgprop-bench [--quick] [--json] [--no-peer] [--big] [--only GROUPS] [--sizes N,N,...]\n"
-                    "groups: scale, giant, stacks, recorder, read, big (1 GB on disk; only when named or --big)\n");
+                    "groups: scale, giant, stacks, recorder, read, write, big (1 GB on disk; only when named or --big)\n");
     exit(2);
 }
 
@@ -1374,6 +1514,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < opt.nsizes; i++) bench_stacks(opt.sizes[i], opt.sizes[i] == 1000000);
     if (want("recorder")) bench_recorder();
     if (want("read")) bench_read();
+    if (want("write")) bench_write();
     /* Writes a 1 GB file: only when asked for. */
     if (opt.big || (opt.only && want("big"))) bench_big();
     fprintf(human, "(%.1f s of CPU in this process; ratios are cgprop's time / the reference's time)\n",

@@ -2,7 +2,9 @@
  * lost on the way out. The shape is fixed (docs/TOOL.md documents it and
  * the extra keys). */
 #include "write.h"
+#include "num.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *const fig_names[] = {"S_n", "S_r", "C_n", "C_r", "D",
@@ -20,29 +22,72 @@ typedef struct jrows {
     cgprop_cycle_row *cyc;
 } jrows;
 
-static void put_u64(cgprop__wr *w, uint64_t x) { cgprop__wr_printf(w, "%llu", (unsigned long long)x); }
+/* The output is a few hundred small pieces per function: copy each into
+ * the buffer directly while it fits, the general path only at its end. */
+static inline void jput(cgprop__wr *w, const char *s, size_t len)
+{
+    if (len <= sizeof w->buf - w->n) {
+        memcpy(w->buf + w->n, s, len);
+        w->n += len;
+    } else {
+        cgprop__wr_put(w, s, len);
+    }
+}
+#define LIT(w, s) jput(w, s, sizeof s - 1)
+
+/* Numbers are formatted in place when the buffer has room for the
+ * longest, copied through the general path otherwise. */
+static void put_u64(cgprop__wr *w, uint64_t x)
+{
+    char b[CGPROP__NUM_MAX];
+    if (sizeof w->buf - w->n >= CGPROP__NUM_MAX)
+        w->n += cgprop__fmt_u64(w->buf + w->n, x);
+    else
+        cgprop__wr_put(w, b, cgprop__fmt_u64(b, x));
+}
+
+static void put_dbl(cgprop__wr *w, double x)
+{
+    char b[CGPROP__NUM_MAX];
+    if (!isfinite(x))
+        LIT(w, "null");
+    else if (sizeof w->buf - w->n >= CGPROP__NUM_MAX)
+        w->n += cgprop__fmt_double(w->buf + w->n, x);
+    else
+        cgprop__wr_put(w, b, cgprop__fmt_double(b, x));
+}
+
+static void put_bool(cgprop__wr *w, int b)
+{
+    if (b)
+        LIT(w, "true");
+    else
+        LIT(w, "false");
+}
 
 static void put_inexact(cgprop__wr *w, uint32_t bits)
 {
-    cgprop__wr_put(w, "[", 1);
+    LIT(w, "[");
     int first = 1;
     for (unsigned i = 0; i < sizeof fig_names / sizeof fig_names[0]; i++) {
         if (!(bits & (1u << i))) continue;
-        if (!first) cgprop__wr_put(w, ",", 1);
+        if (!first) LIT(w, ",");
         first = 0;
-        cgprop__wr_printf(w, "\"%s\"", fig_names[i]);
+        LIT(w, "\"");
+        jput(w, fig_names[i], strlen(fig_names[i]));
+        LIT(w, "\"");
     }
-    cgprop__wr_put(w, "]", 1);
+    LIT(w, "]");
 }
 
 /* A vector of K numbers read from rows[k] at byte offset @p off. */
 enum { T_U64, T_DBL };
 static void put_vec(cgprop__wr *w, const void *rows, size_t row_size, size_t off, int type, uint32_t K)
 {
-    cgprop__wr_put(w, "[", 1);
+    LIT(w, "[");
     for (uint32_t k = 0; k < K; k++) {
         const char *p = (const char *)rows + (size_t)k * row_size + off;
-        if (k) cgprop__wr_put(w, ",", 1);
+        if (k) LIT(w, ",");
         if (type == T_U64) {
             uint64_t x;
             memcpy(&x, p, sizeof x);
@@ -50,10 +95,10 @@ static void put_vec(cgprop__wr *w, const void *rows, size_t row_size, size_t off
         } else {
             double x;
             memcpy(&x, p, sizeof x);
-            cgprop__wr_json_double(w, x);
+            put_dbl(w, x);
         }
     }
-    cgprop__wr_put(w, "]", 1);
+    LIT(w, "]");
 }
 #define VEC(w, rows, type, field, T, K) put_vec(w, rows, sizeof *(rows), offsetof(type, field), T, K)
 
@@ -66,7 +111,67 @@ static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void
     return CGPROP_OK;
 }
 
-static void key(cgprop__wr *w, const char *k) { cgprop__wr_printf(w, ",\"%s\":", k); }
+/* The rows of one kind for every metric, pulled through the public
+ * iterators a chunk at a time: one row lookup per figure cost more than
+ * formatting it. rs_get(id) hands the K rows of id in order, the way
+ * get_all() does; ids must come in order (any other falls back to it). */
+enum { RS_CHUNK = 64 };
+typedef struct rstream {
+    uint32_t kind, K;
+    size_t row_size;
+    cgprop_iter **it; /* K */
+    char *buf;        /* metric k's rows at buf + k * RS_CHUNK * row_size */
+    uint32_t base, have;
+} rstream;
+
+static void rs_close(cgprop_graph *g, rstream *s)
+{
+    if (s->it)
+        for (uint32_t k = 0; k < s->K; k++) cgprop_iter_free(s->it[k]);
+    cgprop__free(g, s->it);
+    cgprop__free(g, s->buf);
+    memset(s, 0, sizeof *s);
+}
+
+static int rs_open(cgprop_graph *g, rstream *s, uint32_t kind, uint32_t K, size_t row_size)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->K = K;
+    s->row_size = row_size;
+    s->it = cgprop__calloc(g, K, sizeof *s->it);
+    s->buf = cgprop__alloc(g, (size_t)K * RS_CHUNK, row_size);
+    if (!s->it || !s->buf) return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    for (uint32_t k = 0; k < K; k++) {
+        int rc = cgprop_iter_new(g, kind, k, 0, &s->it[k]);
+        if (rc) return rc;
+    }
+    return CGPROP_OK;
+}
+
+static int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows)
+{
+    if (id - s->base >= s->have) {
+        if (id != s->base + s->have) return get_all(g, s->kind, id, s->K, rows, s->row_size);
+        size_t got = RS_CHUNK;
+        for (uint32_t k = 0; k < s->K; k++) {
+            size_t n = 0;
+            int rc = cgprop_iter_copy_rows(s->it[k], s->buf + (size_t)k * RS_CHUNK * s->row_size, s->row_size,
+                                           RS_CHUNK, &n);
+            if (rc < 0) return rc;
+            if (n < got) got = n;
+        }
+        s->base = id;
+        s->have = (uint32_t)got;
+        if (!got) return get_all(g, s->kind, id, s->K, rows, s->row_size);
+    }
+    for (uint32_t k = 0; k < s->K; k++)
+        memcpy((char *)rows + (size_t)k * s->row_size,
+               s->buf + ((size_t)k * RS_CHUNK + (id - s->base)) * s->row_size, s->row_size);
+    return CGPROP_OK;
+}
+
+#define KEY(w, k) LIT(w, ",\"" k "\":")
 
 /* The interval of each metric, [[lo…], [hi…]], null for a metric without
  * one; null whole when no metric has one. */
@@ -75,21 +180,21 @@ static void put_bounds(cgprop__wr *w, const cgprop_total_row *t, uint32_t K)
     uint32_t with = 0;
     for (uint32_t k = 0; k < K; k++) with += !(t[k].flags & CGPROP_F_NO_BOUNDS);
     if (!with) {
-        cgprop__wr_puts(w, "null");
+        LIT(w, "null");
         return;
     }
     for (int side = 0; side < 2; side++) {
-        cgprop__wr_puts(w, side ? ",[" : "[[");
+        jput(w, side ? ",[" : "[[", 2);
         for (uint32_t k = 0; k < K; k++) {
-            if (k) cgprop__wr_put(w, ",", 1);
+            if (k) LIT(w, ",");
             if (t[k].flags & CGPROP_F_NO_BOUNDS)
-                cgprop__wr_puts(w, "null");
+                LIT(w, "null");
             else
-                cgprop__wr_json_double(w, side ? t[k].hi : t[k].lo);
+                put_dbl(w, side ? t[k].hi : t[k].lo);
         }
-        cgprop__wr_put(w, "]", 1);
+        LIT(w, "]");
     }
-    cgprop__wr_put(w, "]", 1);
+    LIT(w, "]");
 }
 
 static const char *const reason_names[] = {"sides_disagree", "below_self", "recursion",
@@ -99,89 +204,116 @@ static const char *const reason_names[] = {"sides_disagree", "below_self", "recu
  * not exact (null when it is; several reasons joined by commas). */
 static void put_estimate_reason(cgprop__wr *w, const cgprop_total_row *t, uint32_t K)
 {
-    key(w, "estimate");
-    cgprop__wr_put(w, "[", 1);
+    KEY(w, "estimate");
+    LIT(w, "[");
     for (uint32_t k = 0; k < K; k++) {
-        if (k) cgprop__wr_put(w, ",", 1);
+        if (k) LIT(w, ",");
         if (t[k].estimate == CGPROP_EST_EXACT)
-            cgprop__wr_puts(w, "null");
+            LIT(w, "null");
         else
-            cgprop__wr_printf(w, "\"%s\"", cgprop__wr_estimate_name(t[k].estimate));
+            {
+            const char *e = cgprop__wr_estimate_name(t[k].estimate);
+            LIT(w, "\"");
+            jput(w, e, strlen(e));
+            LIT(w, "\"");
+        }
     }
-    cgprop__wr_put(w, "]", 1);
-    key(w, "reason");
-    cgprop__wr_put(w, "[", 1);
+    LIT(w, "]");
+    KEY(w, "reason");
+    LIT(w, "[");
     for (uint32_t k = 0; k < K; k++) {
-        if (k) cgprop__wr_put(w, ",", 1);
+        if (k) LIT(w, ",");
         if (!t[k].reason) {
-            cgprop__wr_puts(w, "null");
+            LIT(w, "null");
             continue;
         }
         const char *sep = "\"";
         for (unsigned i = 0; i < sizeof reason_names / sizeof reason_names[0]; i++) {
             if (!(t[k].reason & (1u << i))) continue;
-            cgprop__wr_printf(w, "%s%s", sep, reason_names[i]);
+            jput(w, sep, strlen(sep));
+            jput(w, reason_names[i], strlen(reason_names[i]));
             sep = ",";
         }
-        cgprop__wr_put(w, "\"", 1);
+        LIT(w, "\"");
     }
-    cgprop__wr_put(w, "]", 1);
-    key(w, "heuristic_clamped");
-    cgprop__wr_put(w, "[", 1);
-    for (uint32_t k = 0; k < K; k++)
-        cgprop__wr_printf(w, "%s%s", k ? "," : "", (t[k].flags & CGPROP_F_CLAMPED) ? "true" : "false");
-    cgprop__wr_put(w, "]", 1);
+    LIT(w, "]");
+    KEY(w, "heuristic_clamped");
+    LIT(w, "[");
+    for (uint32_t k = 0; k < K; k++) {
+        if (k) LIT(w, ",");
+        put_bool(w, t[k].flags & CGPROP_F_CLAMPED);
+    }
+    LIT(w, "]");
 }
 
+static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells,
+                                uint32_t nn, rstream *sn, rstream *st, rstream *ss);
 static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells)
 {
     uint32_t nn = (uint32_t)cgprop_graph_node_count(g);
-    cgprop__wr_puts(w, ",\n\"functions\":[");
+    rstream sn, st, ss;
+    int rc = rs_open(g, &sn, CGPROP_ITER_NODES, K, sizeof *r->node);
+    if (!rc) rc = rs_open(g, &st, CGPROP_ITER_TOTALS, K, sizeof *r->tot);
+    else memset(&st, 0, sizeof st);
+    if (!rc && have_split) rc = rs_open(g, &ss, CGPROP_ITER_SPLIT, K, sizeof *r->split);
+    else memset(&ss, 0, sizeof ss);
+    if (!rc) rc = write_functions_rows(g, w, r, K, have_split, tells, nn, &sn, &st, &ss);
+    rs_close(g, &sn);
+    rs_close(g, &st);
+    rs_close(g, &ss);
+    return rc;
+}
+
+static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells,
+                                uint32_t nn, rstream *sn, rstream *st, rstream *ss)
+{
+    LIT(w, ",\n\"functions\":[");
     for (uint32_t id = 0; id < nn; id++) {
         int rc;
-        if ((rc = get_all(g, CGPROP_ITER_NODES, id, K, r->node, sizeof *r->node)) ||
-            (rc = get_all(g, CGPROP_ITER_TOTALS, id, K, r->tot, sizeof *r->tot)))
-            return rc;
-        if (have_split && (rc = get_all(g, CGPROP_ITER_SPLIT, id, K, r->split, sizeof *r->split))) return rc;
+        if ((rc = rs_get(g, sn, id, r->node)) || (rc = rs_get(g, st, id, r->tot))) return rc;
+        if (have_split && (rc = rs_get(g, ss, id, r->split))) return rc;
         size_t nlen, klen;
         const char *name = cgprop__wr_name(g, id, &nlen);
         const char *kstr = cgprop_graph_node_key(g, id, &klen);
-        cgprop__wr_printf(w, "%s\n{\"id\":%u,\"name\":", id ? "," : "", id);
+        if (id) LIT(w, ",");
+        LIT(w, "\n{\"id\":");
+        put_u64(w, id);
+        LIT(w, ",\"name\":");
         cgprop__wr_json_str(w, name, nlen);
-        cgprop__wr_puts(w, ",\"key\":");
+        LIT(w, ",\"key\":");
         cgprop__wr_json_str(w, kstr, klen);
-        key(w, "self");
+        KEY(w, "self");
         VEC(w, r->node, cgprop_node_row, self, T_U64, K);
-        key(w, "total");
+        KEY(w, "total");
         VEC(w, r->tot, cgprop_total_row, total, T_DBL, K);
-        key(w, "heuristic");
+        KEY(w, "heuristic");
         VEC(w, r->tot, cgprop_total_row, heuristic, T_DBL, K);
-        key(w, "bounds");
+        KEY(w, "bounds");
         put_bounds(w, r->tot, K);
-        key(w, "walk");
+        KEY(w, "walk");
         {
             uint32_t with = 0;
             for (uint32_t k = 0; k < K; k++) with += !(r->tot[k].flags & CGPROP_F_NO_WALK);
             if (!with) {
-                cgprop__wr_puts(w, "null");
+                LIT(w, "null");
             } else {
-                cgprop__wr_put(w, "[", 1);
+                LIT(w, "[");
                 for (uint32_t k = 0; k < K; k++) {
-                    if (k) cgprop__wr_put(w, ",", 1);
+                    if (k) LIT(w, ",");
                     if (r->tot[k].flags & CGPROP_F_NO_WALK)
-                        cgprop__wr_puts(w, "null");
+                        LIT(w, "null");
                     else
-                        cgprop__wr_json_double(w, r->tot[k].walk);
+                        put_dbl(w, r->tot[k].walk);
                 }
-                cgprop__wr_put(w, "]", 1);
+                LIT(w, "]");
             }
         }
         put_estimate_reason(w, r->tot, K);
-        key(w, "cycle");
+        KEY(w, "cycle");
         if (r->tot[0].cycle == CGPROP_NONE)
-            cgprop__wr_puts(w, "null");
+            LIT(w, "null");
         else
-            cgprop__wr_printf(w, "%u", r->tot[0].cycle);
+            put_u64(w, r->tot[0].cycle);
         uint32_t inexact = FN_BITS;
         if (have_split) {
             inexact = 0;
@@ -189,102 +321,128 @@ static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K,
             /* The split object only where the input told something exact:
              * a function whose every figure is inexact gets none. */
             if (tells && inexact != FN_BITS) {
-                cgprop__wr_puts(w, ",\"split\":{\"S_n\":");
+                LIT(w, ",\"split\":{\"S_n\":");
                 VEC(w, r->split, cgprop_split_row, S_n, T_U64, K);
-                cgprop__wr_puts(w, ",\"S_r\":");
+                LIT(w, ",\"S_r\":");
                 VEC(w, r->split, cgprop_split_row, S_r, T_U64, K);
-                cgprop__wr_puts(w, ",\"C_n\":");
+                LIT(w, ",\"C_n\":");
                 VEC(w, r->split, cgprop_split_row, C_n, T_U64, K);
-                cgprop__wr_puts(w, ",\"C_r\":");
+                LIT(w, ",\"C_r\":");
                 VEC(w, r->split, cgprop_split_row, C_r, T_U64, K);
-                cgprop__wr_puts(w, ",\"D\":");
+                LIT(w, ",\"D\":");
                 VEC(w, r->split, cgprop_split_row, D, T_DBL, K);
-                cgprop__wr_puts(w, "}");
+                LIT(w, "}");
             }
         }
-        key(w, "inexact");
+        KEY(w, "inexact");
         put_inexact(w, inexact);
         /* Extras: the function's recursion flags and inexact bits. */
         uint32_t f = r->tot[0].flags | r->node[0].flags;
-        cgprop__wr_printf(w, ",\"self_recursive\":%s", (f & CGPROP_F_SELF_RECURSIVE) ? "true" : "false");
-        cgprop__wr_printf(w, ",\"entry_assumed\":%s", (f & CGPROP_F_ENTRY_ASSUMED) ? "true" : "false");
-        cgprop__wr_printf(w, ",\"root\":%s", (f & CGPROP_F_ROOT) ? "true" : "false");
-        key(w, "called");
+        KEY(w, "self_recursive");
+        put_bool(w, f & CGPROP_F_SELF_RECURSIVE);
+        KEY(w, "entry_assumed");
+        put_bool(w, f & CGPROP_F_ENTRY_ASSUMED);
+        KEY(w, "root");
+        put_bool(w, f & CGPROP_F_ROOT);
+        KEY(w, "called");
         put_u64(w, r->node[0].calls_in);
-        cgprop__wr_puts(w, ",\"spontaneous\":{\"count\":");
+        LIT(w, ",\"spontaneous\":{\"count\":");
         put_u64(w, r->node[0].spont_count);
-        cgprop__wr_puts(w, ",\"cost\":");
+        LIT(w, ",\"cost\":");
         VEC(w, r->node, cgprop_node_row, spont_cost, T_U64, K);
-        cgprop__wr_puts(w, ",\"share\":");
+        LIT(w, ",\"share\":");
         VEC(w, r->tot, cgprop_total_row, spont_share, T_DBL, K);
-        cgprop__wr_puts(w, "}");
-        key(w, "vertex_total");
+        LIT(w, "}");
+        KEY(w, "vertex_total");
         VEC(w, r->tot, cgprop_total_row, vertex_total, T_DBL, K);
-        cgprop__wr_puts(w, ",\"gprof\":{\"self\":");
+        LIT(w, ",\"gprof\":{\"self\":");
         VEC(w, r->tot, cgprop_total_row, gprof_self, T_DBL, K);
-        cgprop__wr_puts(w, ",\"child\":");
+        LIT(w, ",\"child\":");
         VEC(w, r->tot, cgprop_total_row, gprof_child, T_DBL, K);
-        cgprop__wr_printf(w, ",\"inclusive\":%s}", (f & CGPROP_F_NOT_INCLUSIVE) ? "false" : "true");
-        key(w, "heuristic_minus_exact");
-        cgprop__wr_put(w, "[", 1);
+        KEY(w, "inclusive");
+        put_bool(w, !(f & CGPROP_F_NOT_INCLUSIVE));
+        LIT(w, "}");
+        KEY(w, "heuristic_minus_exact");
+        LIT(w, "[");
         for (uint32_t k = 0; k < K; k++) {
-            if (k) cgprop__wr_put(w, ",", 1);
+            if (k) LIT(w, ",");
             if (r->tot[k].estimate != CGPROP_EST_EXACT)
-                cgprop__wr_puts(w, "null");
+                LIT(w, "null");
             else
-                cgprop__wr_json_double(w, r->tot[k].heuristic - r->tot[k].total);
+                put_dbl(w, r->tot[k].heuristic - r->tot[k].total);
         }
-        cgprop__wr_put(w, "]", 1);
-        cgprop__wr_puts(w, "}");
+        LIT(w, "]");
+        LIT(w, "}");
         if (w->failed) return CGPROP_OK;
     }
-    cgprop__wr_puts(w, "]");
+    LIT(w, "]");
     return CGPROP_OK;
 }
 
+static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, uint32_t ne,
+                            rstream *se, rstream *st, rstream *ss);
 static int write_calls(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split)
 {
     uint32_t ne = (uint32_t)cgprop_graph_edge_count(g);
-    cgprop__wr_puts(w, ",\n\"calls\":[");
+    rstream se, st, ss;
+    int rc = rs_open(g, &se, CGPROP_ITER_EDGES, K, sizeof *r->edge);
+    if (!rc) rc = rs_open(g, &st, CGPROP_ITER_EDGE_TOTALS, K, sizeof *r->etot);
+    else memset(&st, 0, sizeof st);
+    if (!rc && have_split) rc = rs_open(g, &ss, CGPROP_ITER_EDGE_SPLIT, K, sizeof *r->esplit);
+    else memset(&ss, 0, sizeof ss);
+    if (!rc) rc = write_calls_rows(g, w, r, K, have_split, ne, &se, &st, &ss);
+    rs_close(g, &se);
+    rs_close(g, &st);
+    rs_close(g, &ss);
+    return rc;
+}
+
+static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, uint32_t ne,
+                            rstream *se, rstream *st, rstream *ss)
+{
+    LIT(w, ",\n\"calls\":[");
     for (uint32_t id = 0; id < ne; id++) {
         int rc;
-        if ((rc = get_all(g, CGPROP_ITER_EDGES, id, K, r->edge, sizeof *r->edge)) ||
-            (rc = get_all(g, CGPROP_ITER_EDGE_TOTALS, id, K, r->etot, sizeof *r->etot)))
-            return rc;
-        if (have_split && (rc = get_all(g, CGPROP_ITER_EDGE_SPLIT, id, K, r->esplit, sizeof *r->esplit)))
-            return rc;
+        if ((rc = rs_get(g, se, id, r->edge)) || (rc = rs_get(g, st, id, r->etot))) return rc;
+        if (have_split && (rc = rs_get(g, ss, id, r->esplit))) return rc;
         const cgprop_edge_row *e = &r->edge[0];
-        cgprop__wr_printf(w, "%s\n{\"id\":%u,\"caller\":%u,\"callee\":%u,\"count\":", id ? "," : "", id, e->caller,
-                          e->callee);
+        if (id) LIT(w, ",");
+        LIT(w, "\n{\"id\":");
+        put_u64(w, id);
+        KEY(w, "caller");
+        put_u64(w, e->caller);
+        KEY(w, "callee");
+        put_u64(w, e->callee);
+        KEY(w, "count");
         put_u64(w, e->count);
-        key(w, "cost");
+        KEY(w, "cost");
         if (e->flags & CGPROP_F_HAS_COST)
             VEC(w, r->edge, cgprop_edge_row, cost, T_U64, K);
         else
-            cgprop__wr_puts(w, "null");
-        key(w, "total");
+            LIT(w, "null");
+        KEY(w, "total");
         VEC(w, r->etot, cgprop_edge_total_row, total, T_DBL, K);
-        key(w, "heuristic");
+        KEY(w, "heuristic");
         VEC(w, r->etot, cgprop_edge_total_row, heuristic, T_DBL, K);
         uint32_t inexact = EDGE_BITS;
         if (have_split) {
             inexact = 0;
             for (uint32_t k = 0; k < K; k++) inexact |= r->esplit[k].inexact & EDGE_BITS;
-            cgprop__wr_puts(w, ",\"split\":{\"C_nn\":");
+            LIT(w, ",\"split\":{\"C_nn\":");
             VEC(w, r->esplit, cgprop_edge_split_row, C_nn, T_U64, K);
-            cgprop__wr_puts(w, ",\"C_nr\":");
+            LIT(w, ",\"C_nr\":");
             VEC(w, r->esplit, cgprop_edge_split_row, C_nr, T_U64, K);
-            cgprop__wr_puts(w, ",\"C_nd\":");
+            LIT(w, ",\"C_nd\":");
             VEC(w, r->esplit, cgprop_edge_split_row, C_nd, T_U64, K);
-            cgprop__wr_puts(w, ",\"C_rn\":");
+            LIT(w, ",\"C_rn\":");
             VEC(w, r->esplit, cgprop_edge_split_row, C_rn, T_U64, K);
-            cgprop__wr_puts(w, ",\"C_rr\":");
+            LIT(w, ",\"C_rr\":");
             VEC(w, r->esplit, cgprop_edge_split_row, C_rr, T_U64, K);
-            cgprop__wr_puts(w, ",\"C_rd\":");
+            LIT(w, ",\"C_rd\":");
             VEC(w, r->esplit, cgprop_edge_split_row, C_rd, T_U64, K);
-            cgprop__wr_puts(w, "}");
+            LIT(w, "}");
         }
-        key(w, "inexact");
+        KEY(w, "inexact");
         put_inexact(w, inexact);
         /* Under a cost share each metric has its own entries, so a call
          * inside a cycle can have a total in one metric and none in
@@ -296,31 +454,38 @@ static int write_calls(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int
             any |= r->etot[k].flags;
         }
         uint32_t f = e->flags | (all & CGPROP_F_NO_TOTAL) | (any & ~CGPROP_F_NO_TOTAL);
-        cgprop__wr_printf(w, ",\"self_call\":%s,\"intra_cycle\":%s,\"no_total\":%s,\"estimate\":%s,\"heuristic_clamped\":%s",
-                          (f & CGPROP_F_SELF_CALL) ? "true" : "false", (f & CGPROP_F_INTRA_CYCLE) ? "true" : "false",
-                          (f & CGPROP_F_NO_TOTAL) ? "true" : "false", (f & CGPROP_F_ESTIMATE) ? "true" : "false",
-                          (f & CGPROP_F_CLAMPED) ? "true" : "false");
+        KEY(w, "self_call");
+        put_bool(w, f & CGPROP_F_SELF_CALL);
+        KEY(w, "intra_cycle");
+        put_bool(w, f & CGPROP_F_INTRA_CYCLE);
+        KEY(w, "no_total");
+        put_bool(w, f & CGPROP_F_NO_TOTAL);
+        KEY(w, "estimate");
+        put_bool(w, f & CGPROP_F_ESTIMATE);
+        KEY(w, "heuristic_clamped");
+        put_bool(w, f & CGPROP_F_CLAMPED);
         if ((any & ~all) & CGPROP_F_NO_TOTAL) {
-            key(w, "no_total_metrics");
-            cgprop__wr_puts(w, "[");
+            KEY(w, "no_total_metrics");
+            LIT(w, "[");
             const char *sep = "";
             for (uint32_t k = 0; k < K; k++)
                 if (r->etot[k].flags & CGPROP_F_NO_TOTAL) {
-                    cgprop__wr_printf(w, "%s%u", sep, k);
+                    jput(w, sep, strlen(sep));
+                    put_u64(w, k);
                     sep = ",";
                 }
-            cgprop__wr_puts(w, "]");
+            LIT(w, "]");
         }
-        key(w, "share");
+        KEY(w, "share");
         VEC(w, r->etot, cgprop_edge_total_row, share, T_DBL, K);
-        cgprop__wr_puts(w, ",\"gprof\":{\"self\":");
+        LIT(w, ",\"gprof\":{\"self\":");
         VEC(w, r->etot, cgprop_edge_total_row, gprof_self, T_DBL, K);
-        cgprop__wr_puts(w, ",\"child\":");
+        LIT(w, ",\"child\":");
         VEC(w, r->etot, cgprop_edge_total_row, gprof_child, T_DBL, K);
-        cgprop__wr_puts(w, "}}");
+        LIT(w, "}}");
         if (w->failed) return CGPROP_OK;
     }
-    cgprop__wr_puts(w, "]");
+    LIT(w, "]");
     return CGPROP_OK;
 }
 
@@ -331,29 +496,36 @@ static int write_cycles(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K)
     if (rc) return rc;
     uint32_t nc = (uint32_t)cgprop_iter_count(it);
     cgprop_iter_free(it);
-    cgprop__wr_puts(w, ",\n\"cycles\":[");
+    LIT(w, ",\n\"cycles\":[");
     for (uint32_t c = 0; c < nc; c++) {
         if ((rc = get_all(g, CGPROP_ITER_CYCLES, c, K, r->cyc, sizeof *r->cyc))) return rc;
-        cgprop__wr_printf(w, "%s\n{\"id\":%u,\"members\":[", c ? "," : "", c);
+        if (c) LIT(w, ",");
+        LIT(w, "\n{\"id\":");
+        put_u64(w, c);
+        LIT(w, ",\"members\":[");
         if ((rc = cgprop_iter_new(g, CGPROP_ITER_MEMBERS, 0, c, &it))) return rc;
         cgprop_member_row m;
         int first = 1;
         while ((rc = cgprop_iter_next(it, &m, sizeof m)) == CGPROP_OK) {
-            cgprop__wr_printf(w, "%s%u", first ? "" : ",", m.node);
+            if (!first) LIT(w, ",");
+            put_u64(w, m.node);
             first = 0;
         }
         cgprop_iter_free(it);
         if (rc < 0) return rc;
-        cgprop__wr_puts(w, "],\"self\":");
+        LIT(w, "],\"self\":");
         VEC(w, r->cyc, cgprop_cycle_row, self, T_U64, K);
-        cgprop__wr_puts(w, ",\"total\":");
+        LIT(w, ",\"total\":");
         VEC(w, r->cyc, cgprop_cycle_row, total, T_DBL, K);
         uint32_t f = 0;
         for (uint32_t k = 0; k < K; k++) f |= r->cyc[k].flags;
-        cgprop__wr_printf(w, ",\"entry_assumed\":%s,\"root\":%s}", (f & CGPROP_F_ENTRY_ASSUMED) ? "true" : "false",
-                          (f & CGPROP_F_ROOT) ? "true" : "false");
+        KEY(w, "entry_assumed");
+        put_bool(w, f & CGPROP_F_ENTRY_ASSUMED);
+        KEY(w, "root");
+        put_bool(w, f & CGPROP_F_ROOT);
+        LIT(w, "}");
     }
-    cgprop__wr_puts(w, "]");
+    LIT(w, "]");
     return CGPROP_OK;
 }
 
@@ -401,11 +573,11 @@ int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         goto done;
     }
 
-    cgprop__wr_puts(w, "{\"metrics\":[");
+    LIT(w, "{\"metrics\":[");
     for (uint32_t k = 0; k < K; k++) {
         size_t len;
         const char *m = cgprop_graph_metric_name(g, k, &len);
-        if (k) cgprop__wr_put(w, ",", 1);
+        if (k) LIT(w, ",");
         cgprop__wr_json_str(w, m, len);
     }
     /* The program total is Σ self, exact while it fits in 64 bits. */
@@ -418,24 +590,24 @@ int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
             dsum[k] += (double)s;
         }
     }
-    cgprop__wr_puts(w, "],\n\"totals\":[");
+    LIT(w, "],\n\"totals\":[");
     for (uint32_t k = 0; k < K; k++) {
-        if (k) cgprop__wr_put(w, ",", 1);
+        if (k) LIT(w, ",");
         if (ovf[k])
-            cgprop__wr_json_double(w, dsum[k]);
+            put_dbl(w, dsum[k]);
         else
             put_u64(w, sum[k]);
     }
-    cgprop__wr_put(w, "]", 1);
+    LIT(w, "]");
     if ((rc = write_functions(g, w, &r, K, have_split, tells))) goto done;
     if ((rc = write_calls(g, w, &r, K, have_split))) goto done;
     if ((rc = write_cycles(g, w, &r, K))) goto done;
     /* The recorder's clamps and floors, carried by the graph. */
-    cgprop__wr_puts(w, ",\n\"clamps\":");
+    LIT(w, ",\n\"clamps\":");
     put_u64(w, cgprop_graph_clamp_count(g));
-    cgprop__wr_puts(w, ",\n\"floors\":");
+    LIT(w, ",\n\"floors\":");
     put_u64(w, cgprop_graph_floor_count(g));
-    cgprop__wr_puts(w, "}\n");
+    LIT(w, "}\n");
 done:
     cgprop__free(g, r.node);
     cgprop__free(g, r.tot);

@@ -3,6 +3,7 @@
  * writer can never see a figure an FFI caller could not. */
 #include "write.h"
 #include "io_util.h"
+#include "num.h"
 
 #include <errno.h>
 #include <math.h>
@@ -91,13 +92,15 @@ void cgprop__wr_json_double(cgprop__wr *w, double x)
         cgprop__wr_put(w, "null", 4);
         return;
     }
-    /* The shortest of %.15g/%.16g/%.17g that reads back to x: 0.1 stays 0.1. */
-    char b[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(b, sizeof b, "%.*g", prec, x);
-        if (strtod(b, NULL) == x) break;
-    }
-    cgprop__wr_puts(w, b);
+    /* The shortest digits that read back to x: 0.1 stays 0.1. */
+    char b[CGPROP__NUM_MAX];
+    cgprop__wr_put(w, b, cgprop__fmt_double(b, x));
+}
+
+void cgprop__wr_u64(cgprop__wr *w, uint64_t x)
+{
+    char b[CGPROP__NUM_MAX];
+    cgprop__wr_put(w, b, cgprop__fmt_u64(b, x));
 }
 
 /* Length of the well-formed UTF-8 sequence at s (RFC 3629: shortest form,

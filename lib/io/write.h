@@ -30,6 +30,8 @@ void cgprop__wr_printf(cgprop__wr *w, const char *fmt, ...)
 int cgprop__wr_flush(cgprop__wr *w);
 /* A double that reads back to the same value, JSON-safe: "null" for NaN/inf. */
 void cgprop__wr_json_double(cgprop__wr *w, double x);
+/* The decimal digits of x. */
+void cgprop__wr_u64(cgprop__wr *w, uint64_t x);
 /* A JSON string literal: well-formed UTF-8 passed through, control bytes
  * escaped, any other byte 0xXX as the lone surrogate \udcXX. */
 void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len);

@@ -1,0 +1,22 @@
+/* Private: number formatting for the writers (lib/io/num.c). Both functions
+ * write into a caller's buffer, never allocate and return the length. */
+#ifndef CGPROP_IO_NUM_H
+#define CGPROP_IO_NUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Room enough for any output of the two functions below. */
+#define CGPROP__NUM_MAX 32
+
+/* The decimal digits of x. */
+size_t cgprop__fmt_u64(char *buf, uint64_t x);
+
+/* A finite double as the shortest decimal that reads back (strtod, round to
+ * nearest) to exactly x, the closest to x among those; laid out the way
+ * printf's %.Pg lays it out with P = max(15, digits): fixed notation for
+ * decimal exponents -4 .. P-1, else d.ddde±XX. -0 stays "-0". The caller
+ * handles NaN and infinities (JSON has no spelling for them). */
+size_t cgprop__fmt_double(char *buf, double x);
+
+#endif

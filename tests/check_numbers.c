@@ -1,0 +1,273 @@
+/* Number formatting (lib/io/num.c) against an independent method: the C
+ * library's correctly rounded %.{1..17}g, read back with strtod. The
+ * shortest precision that reads back gives the number of digits and, being
+ * correctly rounded, the closest digits of that length. */
+#include "io/num.h"
+
+#include <check.h>
+#include <fenv.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static double from_bits(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+static uint64_t to_bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+/* The significant digits of a printed number (no sign, no leading or
+ * trailing zeros) and the power of ten of the first one. */
+static void sig(const char *s, char *digits, int *e10)
+{
+    int n = 0, point = -1, lead = 1, first_pos = 0, pos = 0;
+    const char *p = s;
+    if (*p == '-') p++;
+    for (; *p && *p != 'e' && *p != 'E'; p++) {
+        if (*p == '.') {
+            point = pos;
+            continue;
+        }
+        if (lead && *p == '0') {
+            pos++;
+            continue;
+        }
+        if (lead) first_pos = pos;
+        lead = 0;
+        digits[n++] = *p;
+        pos++;
+    }
+    if (point < 0) point = pos;
+    while (n > 0 && digits[n - 1] == '0') n--;
+    digits[n] = 0;
+    *e10 = (point - first_pos - 1) + (*p ? atoi(p + 1) : 0);
+}
+
+/* The reference: fewest digits %.*g needs to read back to x. The digits
+ * %.*g gives are the closest of their length; when they do not read back,
+ * the closest on the other side of x is farther still, so none of that
+ * length does, as long as the rounding interval of x is symmetric. */
+static int reference(double x, char *out, size_t size)
+{
+    for (int p = 1; p <= 17; p++) {
+        snprintf(out, size, "%.*g", p, x);
+        if (to_bits(strtod(out, NULL)) == to_bits(x)) return p;
+    }
+    return 0;
+}
+
+/* At a power of two the interval is lopsided (the neighbour below is half
+ * as far), so a string of some length may read back while the closest one
+ * of that length does not: try the rounded-down and rounded-up digits too
+ * (printf follows the rounding mode), preferring the closest. */
+static int reference_full(double x, char *out, size_t size)
+{
+    char c[3][64];
+    const int modes[3] = {FE_TONEAREST, FE_DOWNWARD, FE_UPWARD};
+    for (int p = 1; p <= 17; p++) {
+        for (int m = 0; m < 3; m++) {
+            fesetround(modes[m]);
+            snprintf(c[m], sizeof c[m], "%.*g", p, x);
+        }
+        fesetround(FE_TONEAREST);
+        for (int m = 0; m < 3; m++)
+            if (to_bits(strtod(c[m], NULL)) == to_bits(x)) {
+                memcpy(out, c[m], size < sizeof c[m] ? size : sizeof c[m]);
+                return p;
+            }
+    }
+    return 0;
+}
+
+static void check_one(double x)
+{
+    char got[CGPROP__NUM_MAX + 8], ref[64], lay[64];
+    size_t n = cgprop__fmt_double(got, x);
+    ck_assert_uint_lt(n, CGPROP__NUM_MAX);
+    got[n] = 0;
+    /* Reads back bit for bit (the sign of zero too). */
+    ck_assert_msg(to_bits(strtod(got, NULL)) == to_bits(x), "%.17g printed as %s", x, got);
+    uint64_t b = to_bits(x);
+    int lopsided = (b & 0xfffffffffffffu) == 0 && ((b >> 52) & 0x7ff) > 1;
+    int p = lopsided ? reference_full(x, ref, sizeof ref) : reference(x, ref, sizeof ref);
+    ck_assert_int_gt(p, 0);
+    char dg[32], dr[32];
+    int eg, er;
+    sig(got, dg, &eg);
+    sig(ref, dr, &er);
+    if (x == 0) return;
+    /* As short as the reference, and the same digits (the closest). */
+    ck_assert_msg(strlen(dg) == strlen(dr) && !strcmp(dg, dr) && eg == er, "%.17g: %s, reference %s", x, got, ref);
+    /* Laid out as %.{max(15, digits)}g lays it out, whenever that prints
+     * the same digits. */
+    snprintf(lay, sizeof lay, "%.*g", p > 15 ? p : 15, x);
+    sig(lay, dr, &er);
+    if (!strcmp(dg, dr) && eg == er) ck_assert_msg(!strcmp(got, lay), "%.17g: %s, printf %s", x, got, lay);
+}
+
+static void expect(double x, const char *want)
+{
+    char got[CGPROP__NUM_MAX];
+    size_t n = cgprop__fmt_double(got, x);
+    got[n] = 0;
+    ck_assert_str_eq(got, want);
+    check_one(x);
+}
+
+/* How many random values a test takes: a twentieth by default, so the suite
+ * stays quick (and bearable under valgrind); every one with
+ * CGPROP_NUMBERS_FULL=1, as the "scale" test numbers_full runs it. */
+static int reps(int full)
+{
+    const char *e = getenv("CGPROP_NUMBERS_FULL");
+    return e && e[0] == '1' ? full : full / 20;
+}
+
+START_TEST(test_known)
+{
+    /* Worked out by hand or well known (Python's repr, JavaScript). */
+    expect(0.0, "0");
+    expect(-0.0, "-0");
+    expect(1.0, "1");
+    expect(-1.5, "-1.5");
+    expect(100.0, "100");
+    expect(123456.0, "123456");
+    expect(0.1, "0.1");
+    expect(0.1 + 0.2, "0.30000000000000004");
+    expect(1.0 / 3, "0.3333333333333333");
+    expect(2.0 / 3, "0.6666666666666666");
+    expect(0.0001, "0.0001");
+    expect(0.00001, "1e-05");
+    expect(1e15, "1e+15");
+    expect(1e15 - 1, "999999999999999");
+    expect(1.5e15, "1.5e+15");
+    expect(1e21, "1e+21");
+    expect(1e23, "1e+23");
+    expect(9007199254740992.0, "9007199254740992"); /* 2^53 */
+    expect(9007199254740994.0, "9007199254740994");
+    expect(18446744073709551616.0, "1.8446744073709552e+19"); /* 2^64 */
+    expect(DBL_MAX, "1.7976931348623157e+308");
+    expect(DBL_MIN, "2.2250738585072014e-308");
+    expect(5e-324, "5e-324");
+    expect(from_bits(0x000fffffffffffffu), "2.225073858507201e-308"); /* largest subnormal */
+    expect(1e-300, "1e-300");
+    expect(123.456, "123.456");
+    expect(5e-7, "5e-07");
+    expect(1e100, "1e+100");
+}
+END_TEST
+
+START_TEST(test_special)
+{
+    /* Powers of ten and of two, with their neighbours: the boundary cases
+     * (an uneven rounding interval at each power of two). */
+    for (int e = -323; e <= 308; e++) {
+        char b[16];
+        snprintf(b, sizeof b, "1e%d", e);
+        double x = strtod(b, NULL);
+        check_one(x);
+        check_one(nextafter(x, 0));
+        check_one(nextafter(x, INFINITY));
+        check_one(-x);
+    }
+    for (int e = -1074; e <= 1023; e++) {
+        double x = ldexp(1.0, e);
+        check_one(x);
+        check_one(nextafter(x, 0));
+        if (e < 1023) check_one(nextafter(x, INFINITY));
+    }
+    /* Integers above 2^53 and around 10^15..10^17, where the layout turns. */
+    uint64_t s = 7;
+    for (int i = 0; i < reps(200000); i++) {
+        uint64_t r = splitmix(&s);
+        check_one((double)(r >> (r & 15)));
+        check_one((double)(999999999999000u + (r % 2000000)));
+        check_one((double)(9007199254740992u + (r % 100000) * 2));
+    }
+    check_one(DBL_MAX);
+    check_one(nextafter(DBL_MAX, 0));
+    check_one(DBL_MIN);
+    check_one(nextafter(DBL_MIN, 0));
+    check_one(-DBL_MAX);
+}
+END_TEST
+
+START_TEST(test_random_bits)
+{
+    /* Any bit pattern but NaN and the infinities. */
+    uint64_t s = 42;
+    for (int i = 0; i < reps(1000000); i++) {
+        uint64_t b = splitmix(&s);
+        if (((b >> 52) & 0x7ff) == 0x7ff) continue;
+        check_one(from_bits(b));
+    }
+}
+END_TEST
+
+START_TEST(test_random_figures)
+{
+    /* The figures a report holds: shares, ratios of costs, decimals. */
+    uint64_t s = 3;
+    for (int i = 0; i < reps(400000); i++) {
+        uint64_t a = splitmix(&s), b = splitmix(&s);
+        check_one((double)(a % 1000000007u) / (double)(b % 1000000007u + 1));
+        check_one((double)(a % 100000) / 100.0);
+        check_one((double)a / (double)(b | 1) * 1e-6);
+    }
+}
+END_TEST
+
+START_TEST(test_u64)
+{
+    uint64_t s = 9;
+    char got[CGPROP__NUM_MAX], want[32];
+    const uint64_t fixed[] = {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 4294967295u, 4294967296u, UINT64_MAX};
+    for (int i = 0; i < 13 + reps(1000000); i++) {
+        uint64_t x = i < 13 ? fixed[i] : splitmix(&s) >> (i % 64);
+        size_t n = cgprop__fmt_u64(got, x);
+        got[n] = 0;
+        snprintf(want, sizeof want, "%llu", (unsigned long long)x);
+        ck_assert_str_eq(got, want);
+    }
+    size_t n = cgprop__fmt_u64(got, UINT64_MAX);
+    got[n] = 0;
+    ck_assert_str_eq(got, "18446744073709551615");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("numbers");
+    TCase *tc = tcase_create("numbers");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_known);
+    tcase_add_test(tc, test_special);
+    tcase_add_test(tc, test_random_bits);
+    tcase_add_test(tc, test_random_figures);
+    tcase_add_test(tc, test_u64);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
