@@ -18,6 +18,7 @@
  * worked out by hand in the comments. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "support.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,13 +82,8 @@ static void check_memory(long before_kb, uint64_t items, uint64_t per_item, cons
                   grew, (unsigned long long)bound_kb);
 }
 
-static cgprop_graph *new_graph(size_t K)
-{
-    static const char *const names[2] = {"a", "b"};
-    cgprop_graph *g = NULL;
-    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, K, &g), CGPROP_OK);
-    return g;
-}
+static const char *const metric_names[2] = {"a", "b"};
+static cgprop_graph *new_graph(size_t K) { return tgraph(K, metric_names); }
 
 static void add_nodes(cgprop_graph *g, uint32_t n)
 {

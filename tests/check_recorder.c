@@ -30,20 +30,10 @@ static uint64_t cls_count(const cgprop_graph *g, uint32_t e, uint32_t c)
     return n;
 }
 
-static cgprop_graph *new_graph(uint32_t K)
-{
-    static const char *const names[] = {"ns", "Ir"};
-    cgprop_graph *g = NULL;
-    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, K, &g), CGPROP_OK);
-    return g;
-}
+static const char *const metric_names[] = {"ns", "Ir"};
+static cgprop_graph *new_graph(uint32_t K) { return tgraph(K, metric_names); }
 
-static uint32_t node(cgprop_graph *g, const char *name)
-{
-    uint32_t id;
-    ck_assert_int_eq(cgprop_graph_add_node(g, name, strlen(name), &id), CGPROP_OK);
-    return id;
-}
+static uint32_t node(cgprop_graph *g, const char *key) { return tnode(g, key); }
 
 static cgprop_recorder *new_rec(cgprop_graph *g, uint32_t mode, uint64_t di, uint64_t de, uint32_t flags)
 {

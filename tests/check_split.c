@@ -12,20 +12,9 @@
 
 /* ---- helpers ---- */
 
-static cgprop_graph *new_graph(size_t K)
-{
-    const char *names[2] = {"m0", "m1"};
-    cgprop_graph *g = NULL;
-    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, K, &g), CGPROP_OK);
-    return g;
-}
+static cgprop_graph *new_graph(size_t K) { return tgraph(K, NULL); }
 
-static uint32_t node(cgprop_graph *g, const char *key)
-{
-    uint32_t id;
-    ck_assert_int_eq(cgprop_graph_add_node(g, key, strlen(key), &id), CGPROP_OK);
-    return id;
-}
+static uint32_t node(cgprop_graph *g, const char *key) { return tnode(g, key); }
 
 static cgprop_split_row srow(cgprop_graph *g, uint32_t f, uint32_t k)
 {

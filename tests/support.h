@@ -1,11 +1,14 @@
-/* What the Check suites share: a failing allocator for fault injection and
- * the path of the test data. Header-only, so each suite stays one file. */
+/* What the Check suites share: graph builders, a failing allocator for
+ * fault injection and the path of the test data. Header-only, so each suite
+ * stays one file. */
 #ifndef CGPROP_TESTS_SUPPORT_H
 #define CGPROP_TESTS_SUPPORT_H
 
 #include "cgprop.h"
 
+#include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef CGPROP_TEST_DATA
 /* tests/data, as the build names it. */
@@ -56,6 +59,25 @@ static inline cgprop_allocator tfail_allocator(tfail *f, long left)
     a.free_fn = tfail_free;
     a.user = f;
     return a;
+}
+
+/* A graph of the first K of the metric names given (NULL: "m0", "m1", ...
+ * up to 4), failing the test if it cannot be made. */
+static inline cgprop_graph *tgraph(size_t K, const char *const *names)
+{
+    static const char *const dflt[4] = {"m0", "m1", "m2", "m3"};
+    cgprop_graph *g = NULL;
+    ck_assert_int_eq(cgprop_graph_new(NULL, names ? names : dflt, NULL, K, &g), CGPROP_OK);
+    ck_assert_ptr_nonnull(g);
+    return g;
+}
+
+/* The id of the function keyed `key` (a C string), added if new. */
+static inline uint32_t tnode(cgprop_graph *g, const char *key)
+{
+    uint32_t id;
+    ck_assert_int_eq(cgprop_graph_add_node(g, key, strlen(key), &id), CGPROP_OK);
+    return id;
 }
 
 #endif
