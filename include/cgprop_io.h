@@ -258,6 +258,21 @@ enum cgprop_write_flag {
     CGPROP_W_BOUNDS = 1u << 4
 };
 
+/** How DOT draws cycles (the @c cycles field of ::cgprop_write_options). */
+enum cgprop_dot_cycles {
+    /** The library's choice, today ::CGPROP_DOT_CYCLES_LABEL: the drawing
+     *  that renders with every graphviz version (clusters can make graphviz's
+     *  layout fail, docs/TOOL.md). */
+    CGPROP_DOT_CYCLES_AUTO = 0,
+    /** Each cycle's members boxed in a dashed cluster labelled
+     *  <tt>&lt;cycle N&gt;</tt>, laid out with graphviz's @c newrank. */
+    CGPROP_DOT_CYCLES_CLUSTER = 1,
+    /** No clusters: each member's label ends with a <tt>&lt;cycle N&gt;</tt> line. */
+    CGPROP_DOT_CYCLES_LABEL = 2,
+    /** Cycles not shown (no clusters, no label line). */
+    CGPROP_DOT_CYCLES_NONE = 3
+};
+
 /**
  * Writer options: fill them with cgprop_write_options_init() and change what
  * you need.
@@ -268,11 +283,13 @@ typedef struct cgprop_write_options {
     uint32_t flags;      /**< ::cgprop_write_flag bits (default 0); cgprop_write() refuses any other bit. */
     double node_thres;   /**< DOT: drop functions whose total is below this percent of the program (default 0.5). */
     double edge_thres;   /**< DOT: drop calls whose total is below this percent of the program (default 0.1). */
+    uint32_t cycles;     /**< DOT: how cycles are drawn, a ::cgprop_dot_cycles (default ::CGPROP_DOT_CYCLES_AUTO);
+                              cgprop_write() refuses any other value. @since 0.3 */
 } cgprop_write_options;
 
 /**
  * Fill @p opts with the defaults: its size, metric 0, no flags, node threshold 0.5 %,
- * edge threshold 0.1 % (gprof2dot's).
+ * edge threshold 0.1 % (gprof2dot's), cycles ::CGPROP_DOT_CYCLES_AUTO.
  * @param opts the options to fill; NULL is a no-op.
  * @since 0.1
  */

@@ -3,6 +3,7 @@
  * parsed by a small independent parser below, so a syntax error fails too. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -631,7 +632,10 @@ END_TEST
 START_TEST(dot_labels_colours_and_pruning)
 {
     cgprop_graph *g = abc_graph();
-    char *out = render(g, CGPROP_FORMAT_DOT, NULL);
+    cgprop_write_options co;
+    cgprop_write_options_init(&co);
+    co.cycles = CGPROP_DOT_CYCLES_CLUSTER;
+    char *out = render(g, CGPROP_FORMAT_DOT, &co);
     ck_assert_ptr_nonnull(strstr(out, "digraph"));
     /* B: ~31.43 % total (the midpoint 110/7 of 50), (20 %) self, 1 call;
      * estimate -> dashed, with its kind and interval as the tooltip. */
@@ -639,6 +643,8 @@ START_TEST(dot_labels_colours_and_pruning)
     ck_assert_ptr_nonnull(strstr(out, "style=\"filled,dashed\", tooltip=\"midpoint estimate in [10, 30]\", label=\"B"));
     (void)b;
     ck_assert_ptr_nonnull(strstr(out, "subgraph cluster_cycle1"));
+    ck_assert_ptr_nonnull(strstr(out, "newrank=\"true\""));
+    ck_assert_ptr_null(strstr(out, "\\n<cycle"));
     /* Hottest is saturated red (100 %), coldest towards dark blue. */
     ck_assert_ptr_nonnull(strstr(out, "n1 [color=\"#ff0000\""));
     ck_assert_ptr_nonnull(strstr(out, "n0 -> n1"));
@@ -655,6 +661,36 @@ START_TEST(dot_labels_colours_and_pruning)
     ck_assert_ptr_nonnull(strstr(out, "n1 [")); /* A 100 % stays, inside its cluster */
     ck_assert_ptr_nonnull(strstr(out, "n3 ["));
     free(out);
+
+    /* The default draws no cluster: A and B (the cycle) end their labels
+     * with the cycle's name, main and C do not. */
+    out = render(g, CGPROP_FORMAT_DOT, NULL);
+    ck_assert_ptr_null(strstr(out, "subgraph"));
+    ck_assert_ptr_null(strstr(out, "newrank"));
+    ck_assert_ptr_nonnull(strstr(out, "label=\"B\\n~31.43%\\n(20.00%)\\n1\xc3\x97\\n<cycle 1>\"]"));
+    ck_assert_ptr_nonnull(strstr(out, "\\n<cycle 1>\"];\n  n2 ["));
+    ck_assert_ptr_null(strstr(strstr(out, "  n3 ["), "<cycle"));
+    const char *m = strstr(out, "  n0 [");
+    ck_assert_ptr_nonnull(m);
+    ck_assert(strstr(m, "<cycle") > strchr(m, '\n')); /* main's label names no cycle */
+    free(out);
+    o.node_thres = 0;
+    o.cycles = CGPROP_DOT_CYCLES_NONE;
+    out = render(g, CGPROP_FORMAT_DOT, &o);
+    ck_assert_ptr_null(strstr(out, "subgraph"));
+    ck_assert_ptr_null(strstr(out, "<cycle"));
+    ck_assert_ptr_nonnull(strstr(out, "n1 -> n2"));
+    free(out);
+    o.cycles = CGPROP_DOT_CYCLES_NONE + 1;
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, &o, sink, NULL), CGPROP_EINVAL);
+    /* A caller built before the field existed passes the shorter struct:
+     * accepted, with the default drawing. */
+    o.cycles = 0xdeadu; /* past the size given: never read */
+    o.size = (uint32_t)offsetof(cgprop_write_options, cycles);
+    out = render(g, CGPROP_FORMAT_DOT, &o);
+    ck_assert_ptr_nonnull(strstr(out, "\\n<cycle 1>"));
+    free(out);
+    cgprop_write_options_init(&o);
 
     /* Edge threshold 50 %: A->C (40 %) goes, main->A (100 %) stays. */
     o.node_thres = 0;
@@ -674,7 +710,7 @@ START_TEST(dot_exact_node_not_dashed)
     /* B's exact C_n 30 of 50 = 60 %, solid; the call B->A enters only the
      * recursive A: no exact share of its own, drawn dotted with no figure. */
     const char *b = line_with(out, "n1 [");
-    ck_assert_ptr_nonnull(strstr(b, "style=\"filled\", label=\"B\\n60.00%\\n(20.00%)\""));
+    ck_assert_ptr_nonnull(strstr(b, "style=\"filled\", label=\"B\\n60.00%\\n(20.00%)\\n<cycle 1>\""));
     const char *ba = line_with(out, "n1 -> n0");
     ck_assert_ptr_nonnull(strstr(ba, "style=\"dotted\""));
     /* A->B exact: C_nn(A,B) 30 = 60 %. */

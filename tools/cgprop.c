@@ -33,6 +33,10 @@ static const char usage[] =
     "                           (default: detected; 1 withholds the recursive split)\n"
     "  --node-thres P           dot: drop functions below P % of the program (default 0.5)\n"
     "  --edge-thres P           dot: drop calls below P % of the program (default 0.1)\n"
+    "  --cycles label|cluster|none\n"
+    "                           dot: name each cycle in its members' labels (default),\n"
+    "                           box it as a cluster (some graphviz versions fail to\n"
+    "                           lay clusters out), or not show cycles\n"
     "  --key full|name          callgrind: key functions by object+file+name (full,\n"
     "                           default) or by bare name (as gprof2dot does)\n"
     "  --no-fold-recursion      callgrind: keep fn'N names as separate functions\n"
@@ -241,6 +245,11 @@ static int set_value(opts *o, const char *name, const char *val)
     } else if (!strcmp(name, "--edge-thres")) {
         if (parse_double(val, &o->wo.edge_thres))
             return fail("--edge-thres: expected a percent in [0, 100], got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--cycles")) {
+        if (!strcmp(val, "label")) o->wo.cycles = CGPROP_DOT_CYCLES_LABEL;
+        else if (!strcmp(val, "cluster")) o->wo.cycles = CGPROP_DOT_CYCLES_CLUSTER;
+        else if (!strcmp(val, "none")) o->wo.cycles = CGPROP_DOT_CYCLES_NONE;
+        else return fail("--cycles: expected label, cluster or none, got '%s'%s", val, ""), 2;
     } else if (!strcmp(name, "--key")) {
         if (!strcmp(val, "full")) o->ro.key_mode = CGPROP_KEY_FULL;
         else if (!strcmp(val, "name")) o->ro.key_mode = CGPROP_KEY_NAME;
@@ -296,7 +305,7 @@ static int parse_args(int argc, char **argv, opts *o)
         } else {
             /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
             static const char *const with_value[] = {"--input", "--format", "--metric", "--share",
-                                                     "--separate-recs", "--node-thres", "--edge-thres",
+                                                     "--separate-recs", "--node-thres", "--edge-thres", "--cycles",
                                                      "--key", "--delta-i", "--delta-e", "--estimate",
                                                      "--walk-budget", "-o", NULL};
             char name[32];

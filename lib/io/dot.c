@@ -1,6 +1,7 @@
 /* DOT writer: the picture gprof2dot users know (a box per function with
  * name, total %, (self %), calls; arrows with total % and calls; colour by
- * total on a blue-to-red temperature scale), with cycles boxed as clusters
+ * total on a blue-to-red temperature scale), with cycles named in their
+ * members' labels (or boxed as clusters, or not shown: the cycles option)
  * and estimates drawn dashed with a '~' before the figure. */
 #include "write.h"
 
@@ -77,7 +78,9 @@ static void put_label_name(cgprop__wr *w, const char *s, size_t len)
 
 static double ratio(const cgprop__view *v, double x) { return v->program > 0 ? x / v->program : 0.0; }
 
-static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uint32_t f, const char *indent)
+/* cyc: the 1-based cycle number to name in the label, or 0. */
+static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uint32_t f, const char *indent,
+                      uint32_t cyc)
 {
     char col[8];
     double r = ratio(v, v->shown[f]);
@@ -101,8 +104,18 @@ static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uin
     put_label_name(w, name, len);
     cgprop__wr_printf(w, "\\n%s%.2f%%\\n(%.2f%%)", est ? "~" : "", 100.0 * r, 100.0 * ratio(v, (double)v->node[f].self));
     if (v->node[f].calls_in) cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v->node[f].calls_in);
+    if (cyc) cgprop__wr_printf(w, "\\n<cycle %u>", cyc);
     cgprop__wr_puts(w, "\"];\n");
 }
+
+/* The cycle drawing that AUTO stands for. With clusters, graphviz's
+ * default ranking lays each cluster out apart and merges the ranks, and
+ * fails there on a real bash profile ("trouble in init_rank", exit 1, no
+ * picture; Debian 12's graphviz 2.42.2). Clusters are drawn with its newer
+ * ranking, which renders every profile of the test suite, but that is
+ * still cluster layout, and the default picture must not depend on it: a
+ * label needs no layout of its own. */
+#define CGPROP__DOT_CYCLES_AUTO_IS CGPROP_DOT_CYCLES_LABEL
 
 int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
 {
@@ -121,25 +134,34 @@ int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr
 
     size_t mlen;
     const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
+    uint32_t cycles = o->cycles == CGPROP_DOT_CYCLES_AUTO ? CGPROP__DOT_CYCLES_AUTO_IS : o->cycles;
     cgprop__wr_puts(w, "digraph cgprop {\n");
     cgprop__wr_puts(w, "  graph [fontname=\"Arial\", nodesep=\"0.125\", ranksep=\"0.25\", label=\"metric ");
     put_label_name(w, mname, mlen);
-    cgprop__wr_puts(w, "; '~' and dashed: estimated total\", labelloc=\"t\"];\n"
+    cgprop__wr_puts(w, "; '~' and dashed: estimated total\", labelloc=\"t\"");
+    /* Clusters: graphviz's newer ranking (one pass over the whole graph,
+     * clusters as constraints) instead of ranking clusters apart, which is
+     * what fails on real profiles; a graphviz without it ignores it. */
+    if (cycles == CGPROP_DOT_CYCLES_CLUSTER) cgprop__wr_puts(w, ", newrank=\"true\"");
+    cgprop__wr_puts(w, "];\n"
                        "  node [fontcolor=\"#ffffff\", fontname=\"Arial\", height=\"0\", shape=\"box\", "
                        "style=\"filled\", width=\"0\"];\n"
                        "  edge [fontname=\"Arial\"];\n");
-    for (uint32_t c = 0; c < v.nc; c++) {
+    for (uint32_t c = 0; c < v.nc && cycles == CGPROP_DOT_CYCLES_CLUSTER; c++) {
         int any = 0;
         for (uint32_t i = v.mem_off[c]; i < v.mem_off[c + 1]; i++) any |= keep[v.mem[i]];
         if (!any) continue;
         cgprop__wr_printf(w, "  subgraph cluster_cycle%u {\n    label=\"<cycle %u>\"; style=\"dashed,rounded\"; "
                              "color=\"#808080\"; fontname=\"Arial\";\n", c + 1, c + 1);
         for (uint32_t i = v.mem_off[c]; i < v.mem_off[c + 1]; i++)
-            if (keep[v.mem[i]]) node_stmt(g, w, &v, v.mem[i], "    ");
+            if (keep[v.mem[i]]) node_stmt(g, w, &v, v.mem[i], "    ", 0);
         cgprop__wr_puts(w, "  }\n");
     }
-    for (uint32_t f = 0; f < v.nn; f++)
-        if (keep[f] && v.tot[f].cycle == CGPROP_NONE) node_stmt(g, w, &v, f, "  ");
+    for (uint32_t f = 0; f < v.nn; f++) {
+        uint32_t c = v.tot[f].cycle;
+        if (!keep[f] || (c != CGPROP_NONE && cycles == CGPROP_DOT_CYCLES_CLUSTER)) continue;
+        node_stmt(g, w, &v, f, "  ", c != CGPROP_NONE && cycles == CGPROP_DOT_CYCLES_LABEL ? c + 1 : 0);
+    }
 
     for (uint32_t e = 0; e < v.ne && !w->failed; e++) {
         uint32_t a = v.edge[e].caller, b = v.edge[e].callee;

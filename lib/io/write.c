@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ void cgprop_write_options_init(cgprop_write_options *opts)
     opts->flags = 0;
     opts->node_thres = 0.5;
     opts->edge_thres = 0.1;
+    opts->cycles = CGPROP_DOT_CYCLES_AUTO;
 }
 
 /* ---- buffered output ---- */
@@ -323,7 +325,10 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
     if (!write) return cgprop__err(g, CGPROP_EINVAL, "write: the output callback is NULL");
     cgprop_write_options o;
     cgprop_write_options_init(&o);
-    if (opts && !cgprop__opts_in(&o, sizeof o, opts, sizeof o))
+    /* A caller built before cycles was appended passes the struct without
+     * it (its sizeof); a size between the two layouts is no struct's. */
+    const size_t old = offsetof(cgprop_write_options, cycles);
+    if (opts && ((opts->size > old && opts->size < sizeof o) || !cgprop__opts_in(&o, sizeof o, opts, old)))
         return cgprop__err(g, CGPROP_EINVAL, "write: options size %u: call cgprop_write_options_init() first",
                            opts->size);
     const uint32_t known = CGPROP_W_HEURISTIC_ONLY | CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION | CGPROP_W_NO_PRUNE |
@@ -334,6 +339,8 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
                            cgprop_graph_metric_count(g));
     if (!(o.node_thres >= 0 && o.node_thres <= 100) || !(o.edge_thres >= 0 && o.edge_thres <= 100))
         return cgprop__err(g, CGPROP_EINVAL, "write: thresholds must be percents in [0, 100]");
+    if (o.cycles > CGPROP_DOT_CYCLES_NONE)
+        return cgprop__err(g, CGPROP_EINVAL, "write: unknown cycle drawing %u", o.cycles);
     if (format < CGPROP_FORMAT_TEXT || format > CGPROP_FORMAT_CALLGRIND)
         return cgprop__err(g, CGPROP_EINVAL, "write: unknown format %u", format);
 

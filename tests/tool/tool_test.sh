@@ -161,7 +161,8 @@ PYEOF
 dot)
     DOT=$(command -v dot || true)
     "$T" report --format dot "$REC" > "$TMP/o" || die "exit $?"
-    grep -q 'subgraph cluster_cycle1' "$TMP/o" || die "no cycle cluster"
+    grep -q 'label="fb.*<cycle 1>"' "$TMP/o" || die "fb not named a member of cycle 1"
+    "$T" report --format dot --cycles cluster "$REC" | grep -q 'subgraph cluster_cycle1' || die "no cycle cluster"
     grep -q 'label="fb\\n3.93%' "$TMP/o" || die "fb not at its exact 7025/178958"
     [ -n "$DOT" ] || skip "dot (graphviz)"
     "$DOT" -Tsvg "$TMP/o" > "$TMP/svg" || die "dot rejects the output"
@@ -266,6 +267,9 @@ bad_option)
     "$T" report --separate-recs 4294967295 "$REC" > "$TMP/o" 2> "$TMP/e"; rc=$?
     one_line_error "$TMP/o" "$TMP/e" $rc "--separate-recs"
     [ $rc -eq 2 ] || die "--separate-recs 4294967295: exit $rc, not 2"
+    "$T" report --format dot --cycles round "$REC" > "$TMP/o" 2> "$TMP/e"; rc=$?
+    one_line_error "$TMP/o" "$TMP/e" $rc "--cycles"
+    [ $rc -eq 2 ] || die "--cycles round: exit $rc, not 2"
     # A percent too small for a double is 0, not an error.
     "$T" report --format dot --node-thres 1e-400 "$REC" > "$TMP/o" || die "--node-thres 1e-400: exit $?"
     ;;

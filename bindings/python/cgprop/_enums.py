@@ -13,7 +13,7 @@ from typing import Optional, Type, TypeVar, Union
 from . import _ffi
 
 __all__ = ["Status", "Flag", "Reason", "Inexact", "Estimate", "IterKind", "Level", "Share", "InputFormat",
-           "KeyMode", "Recursion", "ReadFlag", "OutputFormat", "WriteFlag", "Compensation", "RecorderFlag"]
+           "KeyMode", "Recursion", "ReadFlag", "OutputFormat", "WriteFlag", "DotCycles", "Compensation", "RecorderFlag"]
 
 
 class Status(enum.IntEnum):
@@ -170,6 +170,14 @@ class WriteFlag(enum.IntFlag):
     NO_COMPRESSION = _ffi.CGPROP_W_NO_COMPRESSION
     NO_PRUNE = _ffi.CGPROP_W_NO_PRUNE
     BOUNDS = _ffi.CGPROP_W_BOUNDS
+
+
+class DotCycles(enum.IntEnum):
+    """How the DOT writer draws cycles (CGPROP_DOT_CYCLES_*)."""
+    AUTO = _ffi.CGPROP_DOT_CYCLES_AUTO
+    CLUSTER = _ffi.CGPROP_DOT_CYCLES_CLUSTER
+    LABEL = _ffi.CGPROP_DOT_CYCLES_LABEL
+    NONE = _ffi.CGPROP_DOT_CYCLES_NONE
 
 
 class Compensation(enum.IntEnum):

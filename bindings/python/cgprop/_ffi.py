@@ -169,6 +169,11 @@ CGPROP_W_NO_COMPRESSION = 1 << 2
 CGPROP_W_NO_PRUNE = 1 << 3
 CGPROP_W_BOUNDS = 1 << 4
 
+CGPROP_DOT_CYCLES_AUTO = 0
+CGPROP_DOT_CYCLES_CLUSTER = 1
+CGPROP_DOT_CYCLES_LABEL = 2
+CGPROP_DOT_CYCLES_NONE = 3
+
 # ---- structs ----------------------------------------------------------------
 
 
@@ -359,6 +364,7 @@ class cgprop_write_options(Structure):
         ("flags", c_uint32),
         ("node_thres", c_double),
         ("edge_thres", c_double),
+        ("cycles", c_uint32),
     ]
 
 

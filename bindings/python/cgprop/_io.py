@@ -16,8 +16,8 @@ from typing import IO, Any, Dict, List, Optional, Sequence, Union
 
 from . import _ffi
 from ._core import _DC, Costs, FunctionRef, Graph, Metric, _count
-from ._enums import (Compensation, InputFormat, KeyMode, OutputFormat, ReadFlag, Recursion, Share, WriteFlag,
-                     enum_arg, kind_or_int)
+from ._enums import (Compensation, DotCycles, InputFormat, KeyMode, OutputFormat, ReadFlag, Recursion, Share,
+                     WriteFlag, enum_arg, kind_or_int)
 from ._errors import CgpropError, InvalidArgumentError, error_for, open_error, strerror
 
 __all__ = ["ReadInfo", "EventsInfo", "Profile", "Recorder", "load", "load_events", "from_pstats", "write", "detect",
@@ -53,7 +53,8 @@ class EventsInfo:
 
 
 def _write_options(g: Graph, metric: Optional[Metric], flags: Optional[int], node_thres: Optional[float],
-                   edge_thres: Optional[float]) -> _ffi.cgprop_write_options:
+                   edge_thres: Optional[float],
+                   cycles: Union[DotCycles, str, None] = None) -> _ffi.cgprop_write_options:
     opts = _ffi.cgprop_write_options()
     _ffi.lib().cgprop_write_options_init(byref(opts))
     if metric is not None:
@@ -64,22 +65,25 @@ def _write_options(g: Graph, metric: Optional[Metric], flags: Optional[int], nod
         opts.node_thres = node_thres
     if edge_thres is not None:
         opts.edge_thres = edge_thres
+    if cycles is not None:
+        opts.cycles = enum_arg(DotCycles, cycles, "cycles")
     return opts
 
 
 def write(graph: Graph, format: Union[OutputFormat, str] = OutputFormat.JSON,
           out: Union[None, PathLike, IO[str], IO[bytes]] = None, metric: Optional[Metric] = None,
           flags: Optional[WriteFlag] = None, node_thres: Optional[float] = None,
-          edge_thres: Optional[float] = None) -> Optional[str]:
+          edge_thres: Optional[float] = None, cycles: Union[DotCycles, str, None] = None) -> Optional[str]:
     """Write `graph` with the library's writer `format` (OutputFormat.TEXT,
     JSON, DOT, CALLGRIND, or its name). Text, JSON and DOT need the analyses
     (Graph.analyze()). `out` is None (return the output as str), a path
     (written by the library; WriteError if that fails), or a file object
     opened in binary or text mode (written chunk by chunk; its exceptions
-    propagate as they are)."""
+    propagate as they are). `cycles` is how DOT draws cycles (DotCycles or
+    its name: "label", "cluster", "none"; default auto, which is label)."""
     fmt = enum_arg(OutputFormat, format, "format")
     lib = _ffi.lib()
-    opts = _write_options(graph, metric, flags, node_thres, edge_thres)
+    opts = _write_options(graph, metric, flags, node_thres, edge_thres, cycles)
     if isinstance(out, (str, bytes, os.PathLike)):
         path = os.fsencode(out)
         graph._check(lib.cgprop_write_path(graph._handle(), fmt, byref(opts), path, len(path)))

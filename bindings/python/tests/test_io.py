@@ -210,6 +210,17 @@ class TestWrite(unittest.TestCase):
         finally:
             os.unlink(path)
 
+    def test_dot_cycles(self):
+        # A and B call each other (A;B;A): one cycle, C outside it.
+        by_default = cgprop.write(self.g, "dot")
+        self.assertNotIn("subgraph", by_default)
+        self.assertEqual(by_default.count("\\n<cycle 1>"), 2)
+        self.assertEqual(cgprop.write(self.g, "dot", cycles="label"), by_default)
+        self.assertIn("subgraph cluster_cycle1", cgprop.write(self.g, "dot", cycles=cgprop.DotCycles.CLUSTER))
+        self.assertNotIn("cycle", cgprop.write(self.g, "dot", cycles="none"))
+        with self.assertRaises(cgprop.InvalidArgumentError):
+            cgprop.write(self.g, "dot", cycles="boxes")
+
     def test_callback_exception_propagates(self):
         class Boom(Exception):
             pass

@@ -372,6 +372,20 @@ open_enum! {
 }
 
 open_enum! {
+    /// How the DOT writer draws cycles ([`WriteOptions::cycles`]).
+    DotCycles {
+        /// The library's choice, today `Label` (renders with every graphviz).
+        Auto = sys::CGPROP_DOT_CYCLES_AUTO,
+        /// Each cycle boxed in a cluster (some graphviz versions fail to lay clusters out).
+        Cluster = sys::CGPROP_DOT_CYCLES_CLUSTER,
+        /// Each member's label ends with a `<cycle N>` line; no clusters.
+        Label = sys::CGPROP_DOT_CYCLES_LABEL,
+        /// Cycles not shown.
+        None = sys::CGPROP_DOT_CYCLES_NONE,
+    }
+}
+
+open_enum! {
     /// Overhead compensation routes ([`RecorderOptions::mode`]).
     CompMode {
         /// No compensation.
@@ -573,7 +587,7 @@ impl Format {
 
 /// Writer options. `WriteOptions::default()` is the library's defaults
 /// (`cgprop_write_options_init`): metric 0, no flags, DOT thresholds 0.5 %
-/// and 0.1 %.
+/// and 0.1 %, cycles `DotCycles::Auto`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WriteOptions {
     /// Metric shown by text and DOT.
@@ -584,13 +598,15 @@ pub struct WriteOptions {
     pub node_thres: f64,
     /// DOT: drop calls whose total is below this percent of the program.
     pub edge_thres: f64,
+    /// DOT: how cycles are drawn.
+    pub cycles: DotCycles,
 }
 
 impl Default for WriteOptions {
     fn default() -> WriteOptions {
         let o = c_init(sys::cgprop_write_options_init);
         WriteOptions { metric: o.metric, flags: WriteFlags(o.flags), node_thres: o.node_thres,
-                       edge_thres: o.edge_thres }
+                       edge_thres: o.edge_thres, cycles: DotCycles::from_raw(o.cycles) }
     }
 }
 
@@ -601,6 +617,7 @@ impl WriteOptions {
         o.flags = self.flags.bits();
         o.node_thres = self.node_thres;
         o.edge_thres = self.edge_thres;
+        o.cycles = self.cycles.raw();
         o
     }
 }

@@ -168,6 +168,11 @@ pub const CGPROP_W_NO_COMPRESSION: u32 = 1 << 2;
 pub const CGPROP_W_NO_PRUNE: u32 = 1 << 3;
 pub const CGPROP_W_BOUNDS: u32 = 1 << 4;
 
+pub const CGPROP_DOT_CYCLES_AUTO: u32 = 0;
+pub const CGPROP_DOT_CYCLES_CLUSTER: u32 = 1;
+pub const CGPROP_DOT_CYCLES_LABEL: u32 = 2;
+pub const CGPROP_DOT_CYCLES_NONE: u32 = 3;
+
 // ---- opaque handles ---------------------------------------------------------
 #[repr(C)]
 pub struct cgprop_graph {
@@ -377,6 +382,7 @@ pub struct cgprop_write_options {
     pub flags: u32,
     pub node_thres: f64,
     pub edge_thres: f64,
+    pub cycles: u32,
 }
 
 extern "C" {

@@ -338,6 +338,13 @@ fn option_defaults_are_the_librarys() {
     g.analyze().unwrap();
     let bad = cgprop::WriteOptions { flags: cgprop::WriteFlags::from_bits_retain(1 << 20), ..w };
     assert_eq!(g.write(Format::Text, Some(&bad)).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    // cycles: AUTO by default, each value reaches the DOT writer (A and B are a cycle)
+    assert_eq!(w.cycles, cgprop::DotCycles::Auto);
+    let cl = cgprop::WriteOptions { cycles: cgprop::DotCycles::Cluster, ..w };
+    assert!(g.write(Format::Dot, Some(&cl)).unwrap().contains("subgraph cluster_cycle1"));
+    assert!(g.write(Format::Dot, None).unwrap().contains("\\n<cycle 1>"));
+    let bad = cgprop::WriteOptions { cycles: cgprop::DotCycles::Unknown(4), ..w };
+    assert_eq!(g.write(Format::Dot, Some(&bad)).unwrap_err().kind(), ErrorKind::InvalidArgument);
 }
 
 #[test]
@@ -441,8 +448,8 @@ fn row_sizes_match_the_header() {
     assert_eq!(size_of::<sys::cgprop_recorder_options>(), 32);
     // 2 u32, 5 u64
     assert_eq!(size_of::<sys::cgprop_events_info>(), 48);
-    // 3 u32 padded to 16, 2 doubles
-    assert_eq!(size_of::<sys::cgprop_write_options>(), 32);
+    // 3 u32 padded to 16, 2 doubles, 1 u32 padded to 8
+    assert_eq!(size_of::<sys::cgprop_write_options>(), 40);
 }
 
 #[test]
