@@ -41,7 +41,11 @@ EDGE = re.compile(r"^\s*(n\d+) -> (n\d+) \[")
 CLUSTER = re.compile(r"^\s*subgraph cluster_cycle(\d+) \{$")
 
 
-def profiles(data):
+def profiles(data, full):
+    """Every kind of drawing by default: each reader's fixtures, gprof2dot's
+    and the recursion fixtures, three random profiles and the real profile
+    that broke clusters (bash, --separate-recs=1); with `full`, a dozen
+    random profiles and every real program's default profile too."""
     small = []
     for pat in ("recur/*.callgrind.out", "gprof2dot/*.callgrind", "perf/*.perf", "pprof/*.pb", "pprof/*.pb.gz",
                 "pprof/*.folded.gz", "pprof/*.callgrind.out.gz", "v8/*.cpuprofile", "pstats/*.pstats",
@@ -49,9 +53,9 @@ def profiles(data):
         small += sorted(glob.glob(os.path.join(data, pat)))
     # A dozen of the random recursive profiles (the first by name): more
     # add time, not kinds of drawing.
-    small += sorted(glob.glob(os.path.join(data, "g2d_random", "*.callgrind")))[:12]
+    small += sorted(glob.glob(os.path.join(data, "g2d_random", "*.callgrind")))[:12 if full else 3]
     real = [os.path.join(data, "real", p, p + ".default.callgrind.out.gz")
-            for p in ("bash", "perl", "python3", "sqlite3", "tclsh")]
+            for p in (("bash", "perl", "python3", "sqlite3", "tclsh") if full else ())]
     real.append(os.path.join(data, "real", "bash", "bash.separate-recs-1.callgrind.out.gz"))
     for f in real:
         if not os.path.isfile(f):
@@ -96,7 +100,9 @@ def parse_plain(text):
 
 
 def main():
-    tool, data = sys.argv[1], sys.argv[2]
+    full = "--full" in sys.argv[1:]
+    args = [a for a in sys.argv[1:] if a != "--full"]
+    tool, data = args[0], args[1]
     dot = shutil.which("dot")
     if not dot:
         if os.environ.get("CGPROP_STRICT_TESTS"):
@@ -104,7 +110,7 @@ def main():
             return 1
         print("skipped: dot (graphviz) not found")
         return 77
-    jobs = [(path, opts) for path, unpruned in profiles(data)
+    jobs = [(path, opts) for path, unpruned in profiles(data, full)
             for opts in [[]] + ([["--node-thres", "0", "--edge-thres", "0"]] if unpruned else [])]
     tmp = tempfile.mkdtemp(prefix="cgprop-dot-")
     try:
