@@ -902,6 +902,49 @@ START_TEST(callgrind_summary_overflow_refused)
 }
 END_TEST
 
+START_TEST(ambiguous_names)
+{
+    /* Four functions named f and one main. By display name alone they read
+     * the same; the views add as much of the key as tells them apart:
+     * libb.so's f by its object alone; liba.so has two, told by file; the
+     * last two share object and file, so their ids go last. main stays bare. */
+    cgprop_graph *g = new_graph("Ir");
+    uint32_t m = node(g, "/bin/main\tm.c\tmain");
+    uint32_t a1 = node(g, "/usr/lib/liba.so\tsrc/x.c\tf"), a2 = node(g, "/usr/lib/liba.so\tsrc/y.c\tf");
+    uint32_t b = node(g, "/usr/lib/libb.so\tx.c\tf");
+    /* Same object and file names from two directories: only the id tells. */
+    uint32_t c1 = node(g, "/opt/libc.so\tz.c\tf"), c3 = node(g, "/srv/libc.so\tz.c\tf");
+    uint64_t one = 1;
+    uint32_t fs[5] = {a1, a2, b, c1, c3};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(cgprop_graph_add_self(g, fs[i], &one), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, m, fs[i], 1, &one, NULL), CGPROP_OK);
+    }
+    ck_assert_int_eq(cgprop_graph_add_self(g, m, &one), CGPROP_OK);
+    analyse(g, 1);
+    char *t = render(g, CGPROP_FORMAT_TEXT, NULL);
+    ck_assert_ptr_nonnull(strstr(t, "f [libb.so]"));
+    ck_assert_ptr_nonnull(strstr(t, "f [liba.so, x.c]"));
+    ck_assert_ptr_nonnull(strstr(t, "f [liba.so, y.c]"));
+    char want1[64], want3[64];
+    snprintf(want1, sizeof want1, "f [libc.so, z.c, #%u]", c1);
+    snprintf(want3, sizeof want3, "f [libc.so, z.c, #%u]", c3);
+    ck_assert_ptr_nonnull(strstr(t, want1));
+    ck_assert_ptr_nonnull(strstr(t, want3));
+    ck_assert_ptr_null(strstr(t, "main [main]"));
+    free(t);
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    o.flags = CGPROP_W_NO_PRUNE;
+    char *d = render(g, CGPROP_FORMAT_DOT, &o);
+    ck_assert_ptr_nonnull(strstr(d, "label=\"f [libb.so]\\n"));
+    ck_assert_ptr_nonnull(strstr(d, "label=\"f [liba.so, y.c]\\n"));
+    ck_assert_ptr_nonnull(strstr(d, "label=\"main\\n"));
+    free(d);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(callgrind_counts_on_every_part)
 {
     /* f recursive: main -> f once (10); f -> f'2 once (6) from level 0 and
@@ -1176,6 +1219,7 @@ static Suite *suite(void)
     tcase_add_test(t, metric_names_one_word_each);
     tcase_add_test(t, callgrind_summary_overflow_refused);
     tcase_add_test(t, callgrind_counts_on_every_part);
+    tcase_add_test(t, ambiguous_names);
     tcase_add_test(t, callgrind_stacks_counts_one_more);
     tcase_add_test(t, json_bytes_outside_utf8);
     tcase_add_test(t, text_names_escaped_exact_figures_exact);

@@ -102,6 +102,9 @@ static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uin
     }
     cgprop__wr_puts(w, "label=\"");
     put_label_name(w, name, len);
+    char q[300];
+    size_t ql = cgprop__view_qual(g, v, f, q, sizeof q);
+    if (ql) put_label_name(w, q, ql);
     cgprop__wr_printf(w, "\\n%s%.2f%%\\n(%.2f%%)", est ? "~" : "", 100.0 * r, 100.0 * ratio(v, (double)v->node[f].self));
     if (v->node[f].calls_in) cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v->node[f].calls_in);
     if (cyc) cgprop__wr_printf(w, "\\n<cycle %u>", cyc);

@@ -97,6 +97,11 @@ static void put_name(tctx *t, uint32_t id, int with_index)
     size_t len;
     const char *name = cgprop__wr_name(t->g, id, &len);
     put_text_name(t->w, name, len);
+    /* Two functions of one name (two objects' helpers, Python's <module>s)
+     * are told apart by as much of their key as it takes. */
+    char q[300];
+    size_t ql = cgprop__view_qual(t->g, t->v, id, q, sizeof q);
+    if (ql) put_text_name(t->w, q, ql);
     if (t->v->tot[id].cycle != CGPROP_NONE) cgprop__wr_printf(t->w, " <cycle %u>", t->v->tot[id].cycle + 1);
     if (with_index) cgprop__wr_printf(t->w, " [%u]", t->index[id]);
 }

@@ -180,7 +180,7 @@ const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len)
 void cgprop__view_free(cgprop_graph *g, cgprop__view *v)
 {
     void *p[] = {v->node, v->tot, v->split, v->edge, v->etot, v->esplit, v->cyc,
-                 v->mem_off, v->mem, v->shown, v->how, v->eshown, v->ehow};
+                 v->mem_off, v->mem, v->shown, v->how, v->eshown, v->ehow, v->qual};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         if (p[i]) cgprop__free(g, p[i]);
     memset(v, 0, sizeof *v);
@@ -272,6 +272,102 @@ static void view_choose(cgprop__view *v, uint32_t flags)
     }
 }
 
+/* ---- names that tell functions apart ---- */
+
+/* The key's parts: object, file (empty when absent) and the display name. */
+static void key_parts(const cgprop_graph *g, uint32_t id, const char **ob, size_t *lob, const char **fl,
+                      size_t *lfl)
+{
+    size_t n;
+    const char *k = cgprop_graph_node_key(g, id, &n);
+    const char *t1 = k ? memchr(k, '\t', n) : NULL;
+    const char *t2 = t1 ? memchr(t1 + 1, '\t', n - (size_t)(t1 + 1 - k)) : NULL;
+    *ob = *fl = "";
+    *lob = *lfl = 0;
+    if (t1 && t2) {
+        *ob = k, *lob = (size_t)(t1 - k);
+        *fl = t1 + 1, *lfl = (size_t)(t2 - t1 - 1);
+    } else if (t1) {
+        *fl = k, *lfl = (size_t)(t1 - k);
+    }
+}
+
+/* The last path component: what people call a library or a source file. */
+static void base(const char **s, size_t *n)
+{
+    for (size_t i = *n; i-- > 0;)
+        if ((*s)[i] == '/') {
+            *s += i + 1;
+            *n -= i + 1;
+            return;
+        }
+}
+
+size_t cgprop__view_qual(const cgprop_graph *g, const cgprop__view *v, uint32_t id, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    unsigned q = v->qual ? v->qual[id] : 0;
+    if (!q) return 0;
+    const char *ob, *fl;
+    size_t lob, lfl;
+    key_parts(g, id, &ob, &lob, &fl, &lfl);
+    base(&ob, &lob);
+    base(&fl, &lfl);
+    if (lob > 120) lob = 120;
+    if (lfl > 120) lfl = 120;
+    int n;
+    if (q == 1 && lob) n = snprintf(buf, cap, " [%.*s]", (int)lob, ob);
+    else if (q == 1 && lfl) n = snprintf(buf, cap, " [%.*s]", (int)lfl, fl);
+    else if (q <= 2 && (lob || lfl))
+        n = snprintf(buf, cap, " [%.*s%s%.*s]", (int)lob, ob, lob && lfl ? ", " : "", (int)lfl, fl);
+    else
+        n = snprintf(buf, cap, " [%.*s%s%.*s%s#%u]", (int)lob, ob, lob && lfl ? ", " : "", (int)lfl, fl,
+                     lob || lfl ? ", " : "", id);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+static uint64_t name_hash(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* How much of each function's key the views print: level 0 for a display
+ * name no other function has; else 1, 2, 3 until the printed name is
+ * unique (see cgprop__view_qual). Names are compared by 64-bit hash: a
+ * collision only adds a qualifier that was not needed. */
+static int view_names(cgprop_graph *g, cgprop__view *v)
+{
+    v->qual = cgprop__calloc(g, v->nn ? v->nn : 1, 1);
+    if (!v->qual) return CGPROP_ENOMEM;
+    cgprop__u64map seen = {0};
+    char q[300];
+    int rc = CGPROP_OK;
+    for (unsigned level = 0; level < 3 && !rc; level++) {
+        memset(&seen, 0, sizeof seen);
+        bool any = false;
+        /* Count each printed name among the functions still at this level. */
+        for (int pass = 0; pass < 2 && !rc; pass++)
+            for (uint32_t f = 0; f < v->nn && !rc; f++) {
+                if (v->qual[f] != level) continue;
+                size_t n;
+                const char *name = cgprop_node_display_name(g, f, &n);
+                uint64_t h = name_hash(0xcbf29ce484222325ull, name, n);
+                h = name_hash(h, q, cgprop__view_qual(g, v, f, q, sizeof q));
+                uint32_t c = 0;
+                bool had = cgprop__u64map_get(&seen, h, &c);
+                if (pass == 0) rc = cgprop__u64map_put(&g->a, &seen, h, had ? 2 : 1);
+                else if (c > 1) {
+                    v->qual[f] = (unsigned char)(level + 1);
+                    any = true;
+                }
+            }
+        cgprop__u64map_free(&g->a, &seen);
+        if (!any) break;
+    }
+    return rc;
+}
+
 int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v)
 {
     memset(v, 0, sizeof *v);
@@ -309,6 +405,11 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
         rc = view_split(g, k, v);
     if (rc) {
         if (rc == CGPROP_ENOMEM) cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        cgprop__view_free(g, v);
+        return rc;
+    }
+    if ((rc = view_names(g, v))) {
+        cgprop__err(g, rc, "write: out of memory");
         cgprop__view_free(g, v);
         return rc;
     }

@@ -68,9 +68,16 @@ typedef struct cgprop__view {
     double *eshown;    /* ne */
     unsigned char *ehow; /* ne */
     double program;    /* Σ self of metric k */
+    unsigned char *qual; /* nn: how much of the key tells the function apart (see cgprop__view_qual) */
 } cgprop__view;
 
 int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v);
+/* What to print after function id's display name so that no two functions
+ * read the same: "" when its name is its own, else " [object]" (or the file
+ * when there is no object), " [object, file]" when that is shared too, and
+ * the id last (" [object, file, #12]"). Writes at most cap bytes (cap ≥ 1),
+ * NUL-terminated; returns the length. */
+size_t cgprop__view_qual(const cgprop_graph *g, const cgprop__view *v, uint32_t id, char *buf, size_t cap);
 void cgprop__view_free(cgprop_graph *g, cgprop__view *v);
 
 int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w);
