@@ -1,100 +1,11 @@
-/* libFuzzer target: the folded-stack reader on arbitrary bytes, then every
- * analysis, every writer and a read-back of the callgrind writer's output
- * (see fuzz_callgrind.c for what traps). */
-#include "fuzz_readers.h"
+/* libFuzzer target: the folded-stack reader on arbitrary bytes, with allocation
+ * failures, then every analysis, every writer and a read-back of the
+ * callgrind writer's output (fuzz_stacks.h). */
+#include "fuzz_stacks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Stacks give exact classes, so the split's identities must close for every
- * function and metric:
- *   C_n(g) = Σ_f C_xn(f,g) + spontaneous cost of g
- *   C_r(g) = Σ_f C_xr(f,g)
- *   C_n(f) = S_n(f) + Σ_g (C_nn + C_nr + C_nd)(f,g)
- *   S(f)   = S_n(f) + S_r(f)
- * The sums are taken in 128 bits: a function whose true figure, or the
- * Σ_g C_xr(f,g) its drawing size subtracts, passes UINT64_MAX may be
- * flagged inexact (and only then). */
-__extension__ typedef unsigned __int128 u128;
-
-static void identities(cgprop_graph *g)
-{
-    if (cgprop_graph_split(g) != CGPROP_OK) return;
-    size_t nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
-    if (nn > 4096) return;
-    u128 *in_n = calloc(nn * 4 + 1, sizeof *in_n);
-    FZ_CHECK(in_n != NULL);
-    u128 *in_r = in_n + nn, *out_n = in_r + nn, *out_xr = out_n + nn;
-    const u128 max = UINT64_MAX;
-    for (uint32_t k = 0; k < cgprop_graph_metric_count(g); k++) {
-        memset(in_n, 0, nn * 4 * sizeof *in_n);
-        for (uint32_t e = 0; e < ne; e++) {
-            cgprop_edge_split_row r;
-            FZ_CHECK(cgprop_graph_get_row(g, CGPROP_ITER_EDGE_SPLIT, k, e, &r, sizeof r) == CGPROP_OK);
-            FZ_CHECK(r.inexact == 0);
-            in_n[r.callee] += (u128)r.C_nn + r.C_rn;
-            in_r[r.callee] += (u128)r.C_nr + r.C_rr;
-            out_n[r.caller] += (u128)r.C_nn + r.C_nr + r.C_nd;
-            out_xr[r.caller] += (u128)r.C_nr + r.C_rr;
-        }
-        for (uint32_t v = 0; v < nn; v++) {
-            cgprop_split_row s;
-            cgprop_node_row n;
-            FZ_CHECK(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, k, v, &s, sizeof s) == CGPROP_OK);
-            FZ_CHECK(cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, v, &n, sizeof n) == CGPROP_OK);
-            FZ_CHECK(n.self == s.S_n + s.S_r);
-            u128 cn = in_n[v] + n.spont_cost, cn2 = out_n[v] + s.S_n;
-            if (s.inexact) {
-#ifdef FZ_DEBUG
-                fprintf(stderr, "v=%u inexact=%x Cn=%llu Cr=%llu Sn=%llu Sr=%llu D=%g in_n=%g in_r=%g out=%g\n", v, s.inexact,
-                        (unsigned long long)s.C_n, (unsigned long long)s.C_r, (unsigned long long)s.S_n,
-                        (unsigned long long)s.S_r, s.D, (double)cn, (double)in_r[v], (double)cn2);
-#endif
-                FZ_CHECK(cn > max || cn2 > max || in_r[v] > max || out_xr[v] > max);
-                continue;
-            }
-            FZ_CHECK(cn == s.C_n);
-            FZ_CHECK(cn2 == s.C_n);
-            FZ_CHECK(in_r[v] == s.C_r);
-        }
-    }
-    free(in_n);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    uint64_t h = fz_hash(data, size);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = (h & 7u) == 0 ? CGPROP_INPUT_AUTO : CGPROP_INPUT_FOLDED;
-    long until = ((h >> 9) & 3u) == 0 ? (long)((h >> 40) % 200) : -1;
-
-    fz_alloc f;
-    cgprop_allocator a = fz_allocator(&f, until);
-    cgprop_graph *g = NULL;
-    cgprop_read_info info;
-    cgprop_read_info_init(&info);
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer((const char *)data, size, "fuzz.folded", 11, &o, &a, &g, &info, &err);
-    fz_check_read_status(rc, g, &err);
-    if (rc == CGPROP_ENOMEM) FZ_CHECK(f.failed > 0);
-    if (rc != CGPROP_OK) {
-        FZ_CHECK(f.live == 0);
-        return 0;
-    }
-    if (o.format == CGPROP_INPUT_FOLDED) {
-        FZ_CHECK(info.format == CGPROP_INPUT_FOLDED);
-        FZ_CHECK(info.recursion == CGPROP_RECS_STACKS);
-    }
-    if (info.format == CGPROP_INPUT_FOLDED) identities(g);
-    f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-    int ok = fz_analyse(g, (uint32_t)(h >> 13) % 3u);
-    size_t cg_len;
-    char *cg = fz_write_all(g, ok, h, &cg_len);
-    f.until_fail = -1;
-    if (cg) fz_roundtrip(g, cg, cg_len);
-    free(cg);
-    cgprop_graph_free(g);
-    FZ_CHECK(f.live == 0);
-    return 0;
+    return fz_stack_target(data, size, CGPROP_INPUT_FOLDED, "fuzz.folded");
 }
