@@ -407,6 +407,82 @@ START_TEST(bad_view_options)
 }
 END_TEST
 
+/* An allocator that refuses attempt number fail_at (0: never). */
+typedef struct counter {
+    size_t calls, fail_at;
+} counter;
+
+static void *c_malloc(void *user, size_t n)
+{
+    counter *c = user;
+    if (++c->calls == c->fail_at) return NULL;
+    return malloc(n);
+}
+
+static void *c_realloc(void *user, void *p, size_t n)
+{
+    counter *c = user;
+    if (++c->calls == c->fail_at) return NULL;
+    return realloc(p, n);
+}
+
+static void c_free(void *user, void *p)
+{
+    (void)user;
+    free(p);
+}
+
+/* Every allocation of a filtered text and DOT write refused in turn: the
+ * writer says CGPROP_ENOMEM (or succeeds once no attempt is left to
+ * refuse), and the graph writes the same output afterwards. */
+START_TEST(allocation_failures)
+{
+    counter c = {0, 0};
+    cgprop_allocator a = {c_malloc, c_realloc, c_free, &c};
+    cgprop_graph *g = NULL;
+    const char *names[1] = {"ns"};
+    ck_assert_int_eq(cgprop_graph_new(&a, names, NULL, 1, &g), CGPROP_OK);
+    uint32_t m = node(g, "main"), p = node(g, "p(int)"), q = node(g, "q<int>");
+    uint32_t s1[] = {m, p}, s2[] = {m, p, q};
+    stack(g, s1, 2, 10);
+    stack(g, s2, 3, 10);
+    ck_assert_int_eq(cgprop_graph_analyze(g), CGPROP_OK);
+    cgprop_write_options o = opts0();
+    uint32_t roots[] = {p}, hide[] = {q};
+    o.roots = roots;
+    o.nroots = 1;
+    o.hide = hide;
+    o.nhide = 1;
+    o.top = 5;
+    o.flags = CGPROP_W_STRIP | CGPROP_W_WRAP;
+    for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_DOT; fmt += CGPROP_FORMAT_DOT - CGPROP_FORMAT_TEXT) {
+        c.fail_at = 0;
+        char *want = render(g, fmt, &o);
+        int done = 0;
+        for (size_t k = 1; !done && k < 10000; k++) {
+            buf b = {NULL, 0, 0};
+            c.calls = 0;
+            c.fail_at = k;
+            int rc = cgprop_write(g, fmt, &o, sink, &b);
+            if (rc == CGPROP_OK) {
+                done = c.calls < k;
+                if (done) ck_assert_str_eq(b.p, want);
+            } else {
+                ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            }
+            free(b.p);
+        }
+        ck_assert(done);
+        c.fail_at = 0;
+        char *again = render(g, fmt, &o);
+        ck_assert_str_eq(again, want);
+        free(again);
+        free(want);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("views");
@@ -419,6 +495,7 @@ int main(void)
     tcase_add_test(t, colour_maps);
     tcase_add_test(t, strip_and_wrap);
     tcase_add_test(t, bad_view_options);
+    tcase_add_test(t, allocation_failures);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
