@@ -135,6 +135,9 @@ START_TEST(hide_keeps_figures_in_callers)
     d = render(g, CGPROP_FORMAT_DOT, &o);
     HAS(d, "label=\"parse\\n~55.00%\\n(20.00%)\\nhidden ~5.00%\"");
     free(d);
+    t = render(g, CGPROP_FORMAT_TEXT, &o);
+    HAS(t, "                            ~5                                      0              (hidden: 1 callee)\n");
+    free(t);
     cgprop_graph_free(g);
 }
 END_TEST
