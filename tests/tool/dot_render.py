@@ -65,6 +65,23 @@ def profiles(data, full):
     return [(f, f not in big) for f in small] + [(f, False) for f in real]
 
 
+# The view controls (docs/TOOL.md): focus, hiding, top, names, colour maps
+# and labels, on the recursion profile and on C++ names (Xapian).
+VIEWS = [["--root", "main", "--depth", "2"], ["--leaf", "leafc"], ["--root", "fa", "--leaf", "leafc"],
+         ["--hide", "^_"], ["--focus", "fib|fb"], ["--top", "8"], ["--skew", "0.3"],
+         ["--label", "total-value,self-value,calls"], ["--label", "total"],
+         ["--top", "5", "--node-thres", "0", "--edge-thres", "0"]] + \
+        [["--colormap", m] for m in ("pink", "gray", "bw", "print")]
+CPP_VIEWS = [["--strip"], ["--wrap"], ["--strip", "--wrap", "--colormap", "print"],
+             ["--top", "25", "--label", "total,total-value,self-value"]]
+
+
+def view_jobs(data):
+    recur = os.path.join(data, "recur", "recur.default.callgrind.out")
+    cpp = os.path.join(data, "gprof2dot", "xapian.callgrind")
+    return [(recur, v) for v in VIEWS] + [(cpp, v) for v in CPP_VIEWS]
+
+
 def parse_source(text):
     """Nodes (name -> label), edges (list of pairs), cluster of each node."""
     nodes, edges, cluster, current = {}, [], {}, None
@@ -112,6 +129,7 @@ def main():
         return 77
     jobs = [(path, opts) for path, unpruned in profiles(data, full)
             for opts in [[]] + ([["--node-thres", "0", "--edge-thres", "0"]] if unpruned else [])]
+    jobs += view_jobs(data)
     tmp = tempfile.mkdtemp(prefix="cgprop-dot-")
     try:
         # dot is single-threaded: two at a time halves the wall time.

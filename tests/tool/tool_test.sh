@@ -307,6 +307,68 @@ malformed)
     "$T" report --input callgrind "$TMP/bad.out" > "$TMP/o" 2> "$TMP/e"
     one_line_error "$TMP/o" "$TMP/e" $? "bad.out:4: "
     ;;
+views)
+    # Flat profile rows (between the column header and the blank line after).
+    flat() { awk '/^  %total/{f=1;next} f&&NF==0{exit} f' "$1"; }
+    # --root fa: fa reaches fb and leafc (recur.c: fa calls fb and leafc, fb
+    # calls fa and leafc), and nothing else.
+    "$T" report --root fa "$REC" > "$TMP/o" || die "--root exit $?"
+    flat "$TMP/o" | awk '{$1=$2=$3=$4=$5=$6=""; print}' | sed 's/^ *//; s/ <cycle [0-9]*>$//' | sort > "$TMP/names"
+    printf 'fa\nfb\nleafc\n' | cmp -s - "$TMP/names" || die "--root fa shows $(cat "$TMP/names")"
+    # Shown functions keep their measured totals (the truth file's), and
+    # leafc's callers not shown (main) keep their part: 16794 - 5472 (fa)
+    # - 2310 (fb) = 9012.
+    flat "$TMP/o" | grep -q '  7953 .* fa <cycle 1>$' || die "fa not at its exact 7953"
+    flat "$TMP/o" | grep -q ' 16794 .* leafc$' || die "leafc not at its exact 16794"
+    grep -q '^  *9012  *1  *(hidden: 1 caller)$' "$TMP/o" || die "leafc's hidden caller is not main's 9012"
+    grep -q '^View: 3 of 248 functions shown' "$TMP/o" || die "no view line"
+    # --depth 0: fa alone.
+    "$T" report --root fa --depth 0 "$REC" > "$TMP/o" || die "--depth exit $?"
+    [ "$(flat "$TMP/o" | wc -l)" -eq 1 ] || die "--root fa --depth 0 shows more than fa"
+    # --leaf fib: who reaches fib (main and the start-up chain), fib itself.
+    "$T" report --leaf fib --format dot "$REC" > "$TMP/o" || die "--leaf exit $?"
+    grep -q 'label="fib\\n18.19%' "$TMP/o" || die "fib not at its exact 18.19%"
+    grep -q 'label="leafc' "$TMP/o" && die "--leaf fib shows leafc"
+    # --focus and --hide: regular expressions on names.
+    "$T" report --focus '^fib$' --hide '^main$' "$REC" > "$TMP/o" || die "--focus exit $?"
+    flat "$TMP/o" | grep -q ' fib$' || die "--focus fib lost fib"
+    flat "$TMP/o" | grep -q ' main$' && die "--hide main shows main"
+    flat "$TMP/o" | grep -q ' leafc$' && die "--focus fib shows leafc"
+    # --top 3: the first three rows of the full flat profile.
+    "$T" report "$REC" > "$TMP/all" || die "report exit $?"
+    "$T" report --top 3 "$REC" > "$TMP/o" || die "--top exit $?"
+    flat "$TMP/all" | head -3 > "$TMP/want"
+    flat "$TMP/o" > "$TMP/got"
+    cmp -s "$TMP/want" "$TMP/got" || die "--top 3 is not the three largest totals"
+    # --node-thres given: the text report of a real program is pruned too,
+    # and no function below 0.5 % is left (CPython's profile).
+    PYP="$D/real/python3/python3.default.callgrind.out.gz"
+    "$T" report "$PYP" > "$TMP/all" || die "report exit $?"
+    "$T" report --node-thres 0.5 "$PYP" > "$TMP/o" || die "--node-thres exit $?"
+    [ "$(wc -l < "$TMP/o")" -lt "$(($(wc -l < "$TMP/all") / 4))" ] || die "--node-thres 0.5 did not shrink the text report"
+    flat "$TMP/o" | awk '$1 < 0.5 {exit 1}' || die "a function below 0.5 % in the pruned text report"
+    [ "$(flat "$TMP/o" | wc -l)" -eq "$(flat "$TMP/all" | awk '$1 >= 0.5' | wc -l)" ] ||
+        die "the pruned flat profile is not the rows at or above 0.5 %"
+    # Names: an ambiguous one lists its keys; an unknown one is an error.
+    "$T" report --root '(below main)' "$REC" > "$TMP/o" 2> "$TMP/e"
+    [ $? -eq 2 ] || die "ambiguous --root: exit status not 2"
+    grep -q "is ambiguous (2 functions)" "$TMP/e" || die "no ambiguity message: $(cat "$TMP/e")"
+    grep -q 'libc.so.6\\t' "$TMP/e" || die "the candidates' keys are not listed"
+    "$T" report --root 'recur\t???\t(below main)' --depth 1 "$REC" > "$TMP/o" || die "--root by key exit $?"
+    "$T" report --root nosuch "$REC" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "no function 'nosuch'"
+    "$T" report --hide '(' "$REC" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "bad regular expression"
+    for bad in "--colormap red" "--skew 0" "--label total,bogus" "--top 0" "--depth -1"; do
+        # shellcheck disable=SC2086
+        "$T" report $bad "$REC" > "$TMP/o" 2> "$TMP/e"
+        rc=$?
+        [ $rc -eq 2 ] || die "$bad: exit $rc, not 2"
+    done
+    # --label: absolute figures (main's exact 53139 and self 26).
+    "$T" report --format dot --label total-value,self-value "$REC" > "$TMP/o" || die "--label exit $?"
+    grep -q 'label="main\\n53139\\n(26)"' "$TMP/o" || die "--label total-value,self-value"
+    ;;
 *) die "unknown case $case_" ;;
 esac
 exit 0

@@ -19,8 +19,8 @@ cgprop.experimental holds calls outside the stability promise.
 from . import _ffi
 from ._core import (CHUNK_ROWS, CallRow, CallSplitRow, CallTotalRow, CycleRow, FunctionRef, Graph, Key, MemberRow,
                     NodeRow, Row, Rows, SplitRow, TotalRow, version)
-from ._enums import (Compensation, DotCycles, Estimate, Flag, Inexact, InputFormat, IterKind, KeyMode, Level, OutputFormat,
-                     ReadFlag, RecorderFlag, Reason, Recursion, Share, Status, WriteFlag)
+from ._enums import (Colormap, Compensation, DotCycles, Estimate, Flag, Inexact, InputFormat, IterKind, KeyMode, Label,
+                     Level, OutputFormat, ReadFlag, RecorderFlag, Reason, Recursion, Share, Status, WriteFlag)
 from ._errors import (AmbiguousNameError, CgpropError, CostOverflowError, FormatError, FunctionNotFoundError,
                       InvalidArgumentError, NotFoundError, OpenError, OutOfMemoryError, ProfileIsADirectoryError,
                       ProfileNotFoundError, ProfilePermissionError, StateError, WriteError, strerror)
@@ -35,7 +35,7 @@ __all__ = [
     "NodeRow", "CallRow", "CycleRow", "MemberRow", "TotalRow", "CallTotalRow", "SplitRow", "CallSplitRow",
     "ReadInfo", "EventsInfo",
     "Status", "Flag", "Reason", "Inexact", "Estimate", "IterKind", "Level", "Share", "InputFormat", "KeyMode",
-    "Recursion", "ReadFlag", "OutputFormat", "WriteFlag", "DotCycles", "Compensation", "RecorderFlag",
+    "Recursion", "ReadFlag", "OutputFormat", "WriteFlag", "DotCycles", "Label", "Colormap", "Compensation", "RecorderFlag",
     "CgpropError", "OutOfMemoryError", "InvalidArgumentError", "NotFoundError", "StateError", "CostOverflowError",
     "FormatError", "WriteError", "FunctionNotFoundError", "AmbiguousNameError", "OpenError",
     "ProfileNotFoundError", "ProfilePermissionError", "ProfileIsADirectoryError", "LibraryNotFound",
