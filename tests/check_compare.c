@@ -297,6 +297,10 @@ START_TEST(estimates_marked)
     t = render(base, g, CGPROP_FORMAT_TEXT, &o);
     ck_assert_ptr_nonnull(strstr(t, "0 exact, 4 estimates"));
     free(t);
+    j = render(base, g, CGPROP_FORMAT_JSON, &o);
+    ck_assert_ptr_null(strstr(j, "\"estimate\": \"exact\""));
+    ck_assert_ptr_nonnull(strstr(j, "\"exact\": false, \"estimate\": \"heuristic\""));
+    free(j);
     cgprop_graph_free(base);
     cgprop_graph_free(g);
 }

@@ -204,7 +204,7 @@ static int match_functions(cmp *c)
 
 static double pct(const cgprop__view *v, double x) { return v->program > 0 ? 100.0 * x / v->program : 0.0; }
 
-static void node_fig(const cgprop__view *v, uint32_t id, cmp_fig *f)
+static void node_fig(const cgprop__view *v, uint32_t id, uint32_t flags, cmp_fig *f)
 {
     memset(f, 0, sizeof *f);
     if (id == NONE32) {
@@ -218,7 +218,9 @@ static void node_fig(const cgprop__view *v, uint32_t id, cmp_fig *f)
     f->self = (double)v->node[id].self;
     f->calls = v->node[id].calls_in;
     f->exact = v->how[id] == CGPROP__SHOW_EXACT;
-    f->estimate = f->exact ? CGPROP_EST_EXACT : t->estimate;
+    /* With HEURISTIC_ONLY every figure shown is gprof2dot's, whatever the
+     * row's best figure is. */
+    f->estimate = f->exact ? CGPROP_EST_EXACT : (flags & CGPROP_W_HEURISTIC_ONLY) ? CGPROP_EST_HEURISTIC : t->estimate;
     if (f->exact) {
         f->lo = f->hi = f->total;
         f->has_bounds = 1;
@@ -281,8 +283,8 @@ static int build_rows(cmp *c)
         }
     for (r = 0; r < c->nfr; r++) {
         cmp_row *x = &c->fr[r];
-        node_fig(&c->vb, x->b, &x->fb);
-        node_fig(&c->vn, x->n, &x->fn);
+        node_fig(&c->vb, x->b, c->flags, &x->fb);
+        node_fig(&c->vn, x->n, c->flags, &x->fn);
         row_changes(c, x, 1);
         c->order[r] = r;
     }
