@@ -379,6 +379,54 @@ START_TEST(allocation_failures)
 }
 END_TEST
 
+/* Keys that differ only in where a function was built match by display
+ * name, when the name is one unmatched function's on each side; names are
+ * escaped for DOT and text, and a name past 4,096 bytes is cut in DOT. */
+START_TEST(names)
+{
+    const char *m = "w";
+    cgprop_graph *base = NULL, *g = NULL;
+    ck_assert_int_eq(cgprop_graph_new(NULL, &m, NULL, 1, &base), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_new(NULL, &m, NULL, 1, &g), CGPROP_OK);
+    static char longname[5001];
+    memset(longname, 'x', 5000);
+    uint64_t w = 10;
+    uint32_t fb[2] = {tnode(base, "/old/prog\t/old/a.c\tmain"), tnode(base, "/old/prog\t/old/a.c\tq\"uo\nte")};
+    uint32_t fn[3] = {tnode(g, "/new/prog\t/new/a.c\tmain"), tnode(g, "/new/prog\t/new/a.c\tq\"uo\nte"),
+                      tnode(g, longname)};
+    ck_assert_int_eq(cgprop_graph_add_stack(base, fb, 2, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, fn, 2, &w), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_stack(g, fn, 1, &w), CGPROP_OK);
+    uint32_t deep[2] = {fn[0], fn[2]};
+    ck_assert_int_eq(cgprop_graph_add_stack(g, deep, 2, &w), CGPROP_OK);
+    analyse(base);
+    analyse(g);
+    /* main: 10 -> 30 (+20); q"uo te: 10 -> 10 ("same": its figures did not
+     * change, its share did: 100 % -> 33.33 %); the long
+     * name is added (10). */
+    char *j = render(base, g, CGPROP_FORMAT_JSON, NULL);
+    ck_assert_ptr_nonnull(strstr(j, "{\"key\": \"/new/prog\\t/new/a.c\\tmain\", \"base_key\": "
+                                    "\"/old/prog\\t/old/a.c\\tmain\", \"name\": \"main\", \"status\": \"changed\""));
+    ck_assert_ptr_nonnull(strstr(j, "\"name\": \"q\\\"uo\\nte\", \"status\": \"same\""));
+    free(j);
+    char *d = render(base, g, CGPROP_FORMAT_DOT, NULL);
+    ck_assert_ptr_nonnull(strstr(d, "label=\"q\\\"uo te\\n33.33% (-66.67)"));
+    char *cut = malloc(4096 + 8);
+    memset(cut, 'x', 4096);
+    memcpy(cut + 4096, "...\\n", 6);
+    cut[4101] = '\0';
+    ck_assert_ptr_nonnull(strstr(d, cut));
+    free(cut);
+    free(d);
+    char *t = render(base, g, CGPROP_FORMAT_TEXT, NULL);
+    ck_assert_ptr_nonnull(strstr(t, "  q\"uo te\n"));
+    ck_assert_ptr_nonnull(strstr(t, "0 removed"));
+    free(t);
+    cgprop_graph_free(base);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("compare");
@@ -389,6 +437,7 @@ int main(void)
     tcase_add_test(tc, estimates_marked);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, allocation_failures);
+    tcase_add_test(tc, names);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
