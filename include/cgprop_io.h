@@ -398,6 +398,38 @@ CGPROP_API int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write
 CGPROP_API int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_options *opts,
                                  const char *path, size_t path_len);
 
+/**
+ * Write how @p g's figures changed from @p base's: per function (matched by
+ * key; a function on one side only is added or removed) the change of the
+ * inclusive total and of the self cost, in the metric's units and in
+ * percentage points of each program's total, and per call the change of its
+ * total. ::CGPROP_FORMAT_TEXT lists the functions sorted by the size of the
+ * change; ::CGPROP_FORMAT_DOT draws @p g's graph (and the functions only
+ * @p base has) coloured by the change, red where @p g spends more, blue
+ * where it spends less; ::CGPROP_FORMAT_JSON carries every figure. A change
+ * is exact only when both sides' totals are: where either is an estimate
+ * the change is marked as one (with the interval the two sides' intervals
+ * imply, where both have one). Both graphs need cgprop_graph_propagate() on
+ * their current state; the metric is @p opts' @c metric of @p g, found by
+ * name in @p base. Messages are set on @p g.
+ * @param base the profile compared against (the "before").
+ * @param g the profile compared (the "after"); may be @p base itself.
+ * @param format ::CGPROP_FORMAT_TEXT, ::CGPROP_FORMAT_JSON or ::CGPROP_FORMAT_DOT.
+ * @param opts options, or NULL for the defaults: @c metric, the DOT
+ *        thresholds (a function or call is drawn when it is above them on
+ *        either side), flags ::CGPROP_W_HEURISTIC_ONLY, ::CGPROP_W_NO_PRUNE
+ *        and ::CGPROP_W_BOUNDS (text: the interval of every change that is
+ *        not exact); any other flag is refused.
+ * @param write the output callback.
+ * @param user passed to @p write.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument or option, a format other
+ *         than the three, a metric @p base lacks), ::CGPROP_ESTATE (a graph is
+ *         not analysed), ::CGPROP_ENOMEM, ::CGPROP_EWRITE.
+ * @since 0.3
+ */
+CGPROP_API int cgprop_write_compare(cgprop_graph *base, cgprop_graph *g, uint32_t format,
+                                    const cgprop_write_options *opts, cgprop_write_fn write, void *user);
+
 /** @} */
 
 /* ==== end writers ==== */

@@ -61,6 +61,9 @@ static const char usage[] =
     "  --post-mortem            events: compensate post-mortem instead of on the fly\n"
     "  --clamp                  events, on the fly: floor negative figures at 0 (TAU)\n"
     "  -o FILE                  write to FILE instead of standard output\n"
+    "  --compare BASE           text, json, dot: how each function's figures changed\n"
+    "                           from the profile BASE to the FILEs (read with the\n"
+    "                           same options); '~' marks changes that are estimates\n"
     "  -h, --help               show this help and exit\n"
     "  --version                show the version and exit\n"
     "\n"
@@ -233,6 +236,7 @@ typedef struct opts {
     uint32_t format, share, estimate;
     double walk_budget;
     const char *metric, *outpath;
+    const char *compare; /* --compare BASE */
     const char **inputs;
     int ninputs;
     /* View controls: names and patterns as given, resolved once the graph
@@ -478,6 +482,8 @@ static int set_value(opts *o, const char *name, const char *val)
             return fail("--walk-budget: expected front units per member (0: no limit), got '%s'%s", val, ""), 2;
     } else if (!strcmp(name, "-o")) {
         o->outpath = val;
+    } else if (!strcmp(name, "--compare")) {
+        o->compare = val;
     } else {
         return set_view_value(o, name, val);
     }
@@ -521,7 +527,7 @@ static int parse_args(int argc, char **argv, opts *o)
                                                      "--key", "--delta-i", "--delta-e", "--estimate",
                                                      "--walk-budget", "-o", "--root", "--leaf", "--depth",
                                                      "--focus", "--hide", "--top", "--colormap", "--skew",
-                                                     "--label", NULL};
+                                                     "--label", "--compare", NULL};
             char name[32];
             const char *eq = strchr(a, '=');
             size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
@@ -543,6 +549,13 @@ static int parse_args(int argc, char **argv, opts *o)
         for (int j = 0; j < i; j++)
             if (!strcmp(o->inputs[i], o->inputs[j]))
                 return fail("'%s' is given twice (its costs would count twice)%s", o->inputs[i], ""), 2;
+    if (o->compare) {
+        if (o->format == CGPROP_FORMAT_CALLGRIND)
+            return fail("--compare writes text, json or dot, not callgrind%s%s", "", ""), 2;
+        for (int i = 0; i < o->ninputs; i++)
+            if (!strcmp(o->inputs[i], o->compare))
+                return fail("'%s' is both the base and an input of --compare%s", o->compare, ""), 2;
+    }
     if (o->recorder_opt) {
         if (o->ro.format != CGPROP_INPUT_AUTO && o->ro.format != CGPROP_INPUT_EVENTS)
             return fail("--delta-i, --delta-e, --post-mortem and --clamp apply to event traces only%s%s", "", ""), 2;
@@ -675,6 +688,55 @@ static int write_report(const opts *o, cgprop_graph *g, const loaded *l)
     return 0;
 }
 
+/* ---- --compare ---- */
+
+/* The base profile, read and analysed with the inputs' options. */
+static int read_base(const opts *o, cgprop_graph *g, cgprop_graph **base)
+{
+    opts ob = *o;
+    const char *in[1] = {o->compare};
+    loaded lb;
+    ob.inputs = in;
+    ob.ninputs = 1;
+    ob.metric = NULL;
+    if (read_one(&ob, o->compare, base, &lb)) return 1;
+    /* The shown metric is the inputs' (--metric or their first), found by
+     * name in the base. */
+    const char *mn = cgprop_graph_metric_name(g, o->wo.metric, NULL);
+    uint32_t k;
+    if (cgprop_graph_find_metric(*base, mn, strlen(mn), &k) != CGPROP_OK)
+        return fail("%s: the base profile has no metric '%s'", o->compare, mn);
+    g_stage = 2;
+    return analyse(&ob, *base, &k);
+}
+
+static int write_compare(const opts *o, cgprop_graph *base, cgprop_graph *g)
+{
+    FILE *out = stdout;
+    if (o->outpath && strcmp(o->outpath, "-") != 0) {
+        out = fopen(o->outpath, "wb");
+        if (!out) return fail("%s: %s", o->outpath, strerror(errno));
+    }
+    if (o->format == CGPROP_FORMAT_TEXT) {
+        fprintf(out, "Base: %s\n", strcmp(o->compare, "-") ? o->compare : "standard input");
+        for (int i = 0; i < o->ninputs; i++)
+            fprintf(out, "New:  %s\n", strcmp(o->inputs[i], "-") ? o->inputs[i] : "standard input");
+        fputc('\n', out);
+    }
+    /* Thresholds given on the command line prune a plain text report; the
+     * comparison's text lists every change, so the flag is not passed. */
+    cgprop_write_options wo = o->wo;
+    wo.flags &= ~(uint32_t)CGPROP_W_PRUNE_TEXT;
+    int rc = cgprop_write_compare(base, g, o->format, &wo, out_sink, out);
+    int werr = rc == CGPROP_EWRITE || fflush(out) != 0 || ferror(out);
+    if (out != stdout && fclose(out) != 0) werr = 1;
+    if (rc != CGPROP_OK || werr) {
+        if (werr) return fail("%s: write failed: %s", o->outpath ? o->outpath : "standard output", strerror(errno));
+        return fail("%s: %s", o->compare, cgprop_graph_errmsg(g));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -731,11 +793,14 @@ int main(int argc, char **argv)
         rc = analyse(&o, g, &o.wo.metric);
     }
     if (rc == 0) rc = resolve_view(&o, g, &vi);
+    cgprop_graph *base = NULL;
+    if (rc == 0 && o.compare) rc = read_base(&o, g, &base);
     if (rc == 0) {
         g_stage = 3;
-        rc = write_report(&o, g, l);
+        rc = base ? write_compare(&o, base, g) : write_report(&o, g, l);
     }
     progress_end();
+    cgprop_graph_free(base);
     cgprop_graph_free(g);
     free(vi.roots);
     free(vi.focus);

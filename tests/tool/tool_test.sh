@@ -369,6 +369,53 @@ views)
     "$T" report --format dot --label total-value,self-value "$REC" > "$TMP/o" || die "--label exit $?"
     grep -q 'label="main\\n53139\\n(26)"' "$TMP/o" || die "--label total-value,self-value"
     ;;
+compare)
+    # recur.default (fn'N names: fb exact, valgrind's measured 7025) against
+    # recur.recs1, the same program without levels: fb is an estimate in
+    # [80, 7953] (docs/BOUNDS.md), so its change is an estimate in
+    # [80 - 7025, 7953 - 7025] = [-6945, +928]; fa is exact on both sides
+    # (7953 = 7953), so its change is an exact 0. Same program total.
+    R1="$D/recur/recur.recs1.callgrind.out"
+    "$T" report --compare "$REC" --bounds "$R1" > "$TMP/o" || die "compare exit $?"
+    grep -q '^Program total: base 178958, new 178958, change +0 ' "$TMP/o" || die "program line: $(cat "$TMP/o")"
+    grep -Eq '^ +~-?[0-9]+ +~[-+][0-9.]+ +7025 +3\.93% +~[0-9]+ .*  fb  change in \[-6945, \+928\]$' "$TMP/o" ||
+        die "fb row: $(grep ' fb' "$TMP/o")"
+    grep -Eq '^ +\+0 +\+0\.00 +7953 +4\.44% +7953 +4\.44% +\+0 +\+0\.00  fa$' "$TMP/o" ||
+        die "fa row: $(grep ' fa' "$TMP/o")"
+    grep -q '^Changes of inclusive totals: 247 exact, 1 estimates' "$TMP/o" || die "estimate count"
+    # fb changes most, so it is the first row.
+    grep -A1 '^ *change ' "$TMP/o" | tail -1 | grep -q '  fb  change' || die "fb is not first"
+    # JSON: the same figures, and the change marked as not exact.
+    if [ -n "$PY" ]; then
+        "$T" report --compare "$REC" --format json "$R1" > "$TMP/j" || die "json exit $?"
+        "$PY" - "$TMP/j" <<'PYEOF' || die "json figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["name"]: x for x in d["functions"]}
+fb, fa = f["fb"], f["fa"]
+assert fb["base"]["total"] == 7025 and fb["base"]["exact"], fb
+assert fb["new"]["bounds"] == [80, 7953] and not fb["new"]["exact"], fb
+assert fb["change"]["bounds"] == [-6945, 928] and not fb["change"]["exact"], fb
+assert fb["change"]["total"] == fb["new"]["total"] - 7025, fb
+assert fa["change"]["total"] == 0 and fa["change"]["exact"], fa
+assert d["change"]["program"] == 0 and d["base"]["program"] == 178958, d["change"]
+assert all(x["change"]["exact"] for x in d["functions"] if x["name"] != "fb")
+PYEOF
+    fi
+    # DOT: fb dashed, with its change and interval in the tooltip.
+    "$T" report --compare "$REC" --format dot "$R1" > "$TMP/d" || die "dot exit $?"
+    grep -q 'style="filled,dashed", tooltip="base 7025, new ~[0-9]*, change ~-[0-9]* in \[-6945, +928\]", label="fb' \
+        "$TMP/d" || die "fb box: $(grep 'label="fb' "$TMP/d")"
+    # Usage errors: one line, exit 2.
+    "$T" report --compare "$REC" --format callgrind "$R1" > "$TMP/o" 2> "$TMP/e"
+    rc=$?; [ $rc -eq 2 ] || die "callgrind with --compare: exit $rc"
+    one_line_error "$TMP/o" "$TMP/e" $rc "not callgrind"
+    "$T" report --compare "$REC" "$REC" > "$TMP/o" 2> "$TMP/e"
+    rc=$?; [ $rc -eq 2 ] || die "base as input: exit $rc"
+    one_line_error "$TMP/o" "$TMP/e" $rc "both the base and an input"
+    "$T" report --compare "$D/pprof/recur.pb.gz" "$R1" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "no metric 'Ir'"
+    ;;
 *) die "unknown case $case_" ;;
 esac
 exit 0

@@ -26,6 +26,7 @@ from ._errors import (AmbiguousNameError, CgpropError, CostOverflowError, Format
                       ProfileNotFoundError, ProfilePermissionError, StateError, WriteError, strerror)
 from ._ffi import LibraryNotFound, MissingFunction
 from ._io import (EventsInfo, Profile, ReadInfo, Recorder, detect, from_pstats, load, load_events, merge, write)
+from ._io import write_compare
 from . import experimental  # noqa: E402  (after _io, which it uses)
 
 __version__ = "%d.%d.%d" % (_ffi.CGPROP_VERSION_MAJOR, _ffi.CGPROP_VERSION_MINOR, _ffi.CGPROP_VERSION_PATCH)
@@ -41,5 +42,6 @@ __all__ = [
     "ProfileNotFoundError", "ProfilePermissionError", "ProfileIsADirectoryError", "LibraryNotFound",
     "MissingFunction",
     "load", "load_events", "from_pstats", "write", "detect", "merge", "strerror", "version", "experimental",
+    "write_compare",
     "CHUNK_ROWS",
 ]

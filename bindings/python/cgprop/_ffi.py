@@ -553,6 +553,8 @@ FUNCTIONS = {
     "cgprop_write_options_init": (None, (POINTER(cgprop_write_options),)),
     "cgprop_write": (c_int, (p_graph, c_uint32, POINTER(cgprop_write_options), cgprop_write_fn, c_void_p)),
     "cgprop_write_path": (c_int, (p_graph, c_uint32, POINTER(cgprop_write_options), c_char_p, c_size_t)),
+    "cgprop_write_compare": (c_int, (p_graph, p_graph, c_uint32, POINTER(cgprop_write_options), cgprop_write_fn,
+                                     c_void_p)),
 }
 
 # ---- loading ----------------------------------------------------------------

@@ -157,6 +157,48 @@ def write(graph: Graph, format: Union[OutputFormat, str] = OutputFormat.JSON,
     return None
 
 
+def write_compare(base: Graph, graph: Graph, format: Union[OutputFormat, str] = OutputFormat.TEXT,
+                  out: Union[None, IO[str], IO[bytes]] = None, metric: Optional[Metric] = None,
+                  flags: Optional[WriteFlag] = None, node_thres: Optional[float] = None,
+                  edge_thres: Optional[float] = None) -> Optional[str]:
+    """How each function's figures changed from `base` to `graph`
+    (cgprop_write_compare(): functions matched by key; a change is exact
+    only where both sides' figures are), as OutputFormat.TEXT (sorted by
+    the size of the change), JSON or DOT (graph's shape, coloured by the
+    change). Both graphs need the analyses. `metric` is one of `graph`'s,
+    found by name in `base`; errors are `graph`'s. `out` is None (return
+    the output as str) or a file object opened in binary or text mode."""
+    fmt = enum_arg(OutputFormat, format, "format")
+    lib = _ffi.lib()
+    opts = _write_options(graph, metric, flags, node_thres, edge_thres, None)
+    chunks: List[bytes] = []
+    failure: List[BaseException] = []
+    text_mode = isinstance(out, io.TextIOBase) or (
+        out is not None and not isinstance(out, (io.BufferedIOBase, io.RawIOBase))
+        and "b" not in getattr(out, "mode", "b"))
+
+    def sink(user: Any, data: int, length: int) -> int:
+        try:
+            chunk = ctypes.string_at(data, length)
+            if out is None:
+                chunks.append(chunk)
+            else:
+                out.write(chunk.decode("utf-8", "surrogateescape") if text_mode else chunk)  # type: ignore
+            return 0
+        except BaseException as e:  # reported after the writer returns
+            failure.append(e)
+            return 1
+
+    cb = _ffi.cgprop_write_fn(sink)
+    rc = lib.cgprop_write_compare(base._handle(), graph._handle(), fmt, byref(opts), cb, None)
+    if failure:
+        raise failure[0]
+    graph._check(rc)
+    if out is None:
+        return b"".join(chunks).decode("utf-8", "surrogateescape")
+    return None
+
+
 class Profile(Graph):
     """A graph read by the library's readers, with what the reader found
     (`info`: a ReadInfo, or an EventsInfo from load_events) and, unless

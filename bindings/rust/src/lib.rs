@@ -1596,6 +1596,56 @@ impl Graph {
         .map(|_| ())
     }
 
+    /// How each function's figures changed from `base` to this graph
+    /// (`cgprop_write_compare()`: functions matched by key; a change is
+    /// exact only where both sides' figures are) as text (sorted by the size
+    /// of the change), JSON or DOT, into `out`. Both graphs need the
+    /// analyses; the metric of `opts` is this graph's, found by name in
+    /// `base`.
+    pub fn write_compare_to<W: std::io::Write>(&self, base: &Graph, format: Format, opts: Option<&WriteOptions>,
+                                               out: &mut W) -> Result<()> {
+        struct Sink<'a> {
+            out: &'a mut dyn std::io::Write,
+            failed: Option<std::io::Error>,
+            panic: Option<Box<dyn std::any::Any + Send>>,
+        }
+        unsafe extern "C" fn sink(user: *mut c_void, data: *const c_char, len: usize) -> c_int {
+            let s = &mut *(user as *mut Sink<'_>);
+            let chunk = std::slice::from_raw_parts(data as *const u8, len);
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.out.write_all(chunk))) {
+                Ok(Ok(())) => 0,
+                Ok(Err(e)) => {
+                    s.failed = Some(e);
+                    1
+                }
+                Err(p) => {
+                    s.panic = Some(p);
+                    1
+                }
+            }
+        }
+        let o = opts.copied().unwrap_or_default().to_sys();
+        let mut s = Sink { out, failed: None, panic: None };
+        let rc = unsafe {
+            sys::cgprop_write_compare(base.raw(), self.raw(), format.raw(), &o, Some(sink),
+                                      &mut s as *mut Sink<'_> as *mut c_void)
+        };
+        if let Some(p) = s.panic.take() {
+            std::panic::resume_unwind(p);
+        }
+        if let Some(e) = s.failed.take() {
+            return Err(Error::new(if rc < 0 { rc } else { sys::CGPROP_EWRITE }, format!("write failed: {}", e)));
+        }
+        self.check(rc).map(|_| ())
+    }
+
+    /// The comparison's output as a String (see [`Graph::write_compare_to`]).
+    pub fn write_compare(&self, base: &Graph, format: Format, opts: Option<&WriteOptions>) -> Result<String> {
+        let mut v = Vec::new();
+        self.write_compare_to(base, format, opts, &mut v)?;
+        Ok(String::from_utf8_lossy(&v).into_owned())
+    }
+
     /// Read a profile held in memory (`name` is used in messages).
     pub fn read_buffer(data: &[u8], name: &str, opts: Option<&ReadOptions>) -> Result<(Graph, ReadInfo)> {
         let o = opts.map(|o| o.to_sys());

@@ -503,6 +503,9 @@ extern "C" {
                         user: *mut c_void) -> c_int;
     pub fn cgprop_write_path(g: *mut cgprop_graph, format: u32, opts: *const cgprop_write_options,
                              path: *const c_char, path_len: usize) -> c_int;
+    pub fn cgprop_write_compare(base: *mut cgprop_graph, g: *mut cgprop_graph, format: u32,
+                                opts: *const cgprop_write_options, write: cgprop_write_fn, user: *mut c_void)
+                                -> c_int;
 }
 
 // Outside the stability promise: they may change or go away in any release
