@@ -1203,6 +1203,14 @@ static const char *graph_diff(const cgprop_graph *x, const cgprop_graph *y)
             for (uint32_t k = 0; k < K; k++)
                 if (cx[k] != cy[k]) return "class costs";
         }
+        const uint64_t *dx = cgprop__dcall_row(x, e), *dy = cgprop__dcall_row(y, e);
+        for (size_t i = 0; i < cgprop__dcall_width(x); i++)
+            if ((dx ? dx[i] : 0) != (dy ? dy[i] : 0)) return "level >= 2 call parts";
+    }
+    for (uint32_t v = 0; v < x->nn; v++) {
+        const uint64_t *dx = cgprop__dself_row(x, v), *dy = cgprop__dself_row(y, v);
+        for (uint32_t k = 0; k < K; k++)
+            if ((dx ? dx[k] : 0) != (dy ? dy[k] : 0)) return "level >= 2 self costs";
     }
     return NULL;
 }
