@@ -354,14 +354,21 @@ static inline const uint64_t *cgprop__ecls_get(const cgprop_graph *g, uint32_t e
     return cgprop__zeros;
 }
 
+/* Row number of id in m plus one, 0 when it has none. A row keeps its
+ * number (rows are never removed), while m->val moves as rows are made. */
+static inline uint32_t cgprop__sparse_find(const cgprop__sparse *m, uint32_t id)
+{
+    if (!m->n) return 0;
+    uint32_t mask = m->cap - 1, i = (uint32_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    for (uint32_t r; (r = m->slot[i]) != 0; i = (i + 1) & mask)
+        if (m->key[r - 1] == id) return r;
+    return 0;
+}
 /* Row of id in m (width values), NULL when it has none. */
 static inline uint64_t *cgprop__sparse_get(const cgprop__sparse *m, uint32_t id, size_t width)
 {
-    if (!m->n) return NULL;
-    uint32_t mask = m->cap - 1, i = (uint32_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-    for (uint32_t r; (r = m->slot[i]) != 0; i = (i + 1) & mask)
-        if (m->key[r - 1] == id) return m->val + (size_t)(r - 1) * width;
-    return NULL;
+    uint32_t r = cgprop__sparse_find(m, id);
+    return r ? m->val + (size_t)(r - 1) * width : NULL;
 }
 /* Row of id in m, made (zeros) when it has none: CGPROP_ENOMEM, nothing
  * visible changed. */
