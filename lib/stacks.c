@@ -22,6 +22,9 @@ typedef struct stack_scratch {
     size_t active_cap;
     /* Per frame of the current stack: level class 0, 1, 2 (= ≥ 2). */
     uint8_t *lv;
+    /* Per pair with a level ≥ 2 caller: its call's row in g->dcall plus
+     * one (cgprop__sparse_find), 0 for the other pairs. */
+    uint32_t *drow;
     /* The previous successful stack and the call id of each of its pairs
      * (pair i joins frames i and i+1); prev_len 0 when nothing is cached. */
     uint32_t *prev;
@@ -38,6 +41,7 @@ void cgprop__stacks_free(cgprop_graph *g)
     if (!s) return;
     cgprop__free(g, s->active);
     cgprop__free(g, s->lv);
+    cgprop__free(g, s->drow);
     cgprop__free(g, s->prev);
     cgprop__free(g, s->eid);
     cgprop__free(g, s->keys);
@@ -74,6 +78,9 @@ static int scratch_reserve(cgprop_graph *g, size_t depth)
         uint8_t *lv = cgprop__realloc(g, s->lv, want, 1);
         if (!lv) return CGPROP_ENOMEM;
         s->lv = lv;
+        uint32_t *drow = cgprop__realloc(g, s->drow, want, sizeof *drow);
+        if (!drow) return CGPROP_ENOMEM;
+        s->drow = drow;
         uint32_t *prev = cgprop__realloc(g, s->prev, want, sizeof *prev);
         if (!prev) return CGPROP_ENOMEM;
         s->prev = prev;
@@ -134,23 +141,47 @@ static void sub(uint64_t *dst, const uint64_t *src, uint32_t K)
  * them is most of the speed. */
 #define AHEAD CGPROP__AHEAD_STACK_PAIRS
 
+/* The class of pair i: the caller's level class (0, 1, >= 2: a level >= 2
+ * caller is kept apart, g->dcall) and the callee's. */
 static uint32_t class_of(const stack_scratch *s, size_t i)
 {
-    return cgprop__cls(s->lv[i] ? 1u : 0u, s->lv[i + 1]);
+    return cgprop__cls(s->lv[i], s->lv[i + 1]);
+}
+
+/* Whether pair i's call e needs cgprop__ecls_prepare before its class is
+ * added: not when the call is in compact form for that very class or keeps
+ * its buckets (the usual cases), and for a level >= 2 caller has its level
+ * >= 2 part; s->drow[i] is set on the way. */
+static bool needs_prepare(const cgprop_graph *g, stack_scratch *s, size_t i, uint32_t e)
+{
+    uint32_t ref = g->ecls_ref[e], c = class_of(s, i);
+    s->drow[i] = c >= CGPROP__NCLS ? cgprop__sparse_find(&g->dcall, e) : 0;
+    if (ref != cgprop__cls_bucket(c) + 1 && ref < CGPROP__ECLS_BLK) return true;
+    return c >= CGPROP__NCLS && !s->drow[i];
 }
 
 /* The stored class bucket pair i adds to, NULL when the call keeps its
  * buckets in compact form (the usual case: one class per call). */
-static uint64_t *bucket_of(const cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e)
+static inline uint64_t *bucket_of(const cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e)
 {
-    return cgprop__ecls_bucket(g, e, class_of(s, i), NULL);
+    return cgprop__ecls_bucket(g, e, cgprop__cls_bucket(class_of(s, i)), NULL);
 }
 
-static void add_to_call(cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e, const uint64_t *w)
+/* The level >= 2 part pair i adds to, NULL for a caller below level 2 (or
+ * a weight of zeros, which needs none). */
+static inline uint64_t *deep_of(const cgprop_graph *g, const stack_scratch *s, size_t i)
+{
+    uint32_t r = s->drow[i];
+    if (!r) return NULL;
+    return g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) + (size_t)s->lv[i + 1] * (g->K + 1) + 1;
+}
+
+static inline void add_to_call(cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e, const uint64_t *w)
 {
     cgprop__add(g->ecost + (size_t)e * g->K, w, g->K);
     uint64_t *b = bucket_of(g, s, i, e);
     if (b) cgprop__add(b, w, g->K);
+    if (s->drow[i]) cgprop__add(deep_of(g, s, i), w, g->K);
 }
 
 /* Undo what add_existing did: the pairs before `upto`, then the root's
@@ -165,6 +196,7 @@ static void undo(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames
         sub(g->ecost + (size_t)e * K, w, K);
         uint64_t *b = bucket_of(g, s, i, e);
         if (b) sub(b, w, K);
+        if ((b = deep_of(g, s, i))) sub(b, w, K);
     }
     sub(g->self + (size_t)frames[depth - 1] * K, w, K);
     sub(g->spont_cost + (size_t)frames[0] * K, w, K);
@@ -248,14 +280,19 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
      * changed the form of the prefix's calls since the previous stack). */
     bool nonzero = false;
     for (uint32_t k = 0; k < K; k++) nonzero = nonzero || weights[k];
-    for (size_t i = 0; nonzero && i + 1 < depth; i++) {
+    for (size_t i = 0; i + 1 < depth; i++) {
         uint32_t e = s->eid[i];
-        if (e == MISSING) continue;
-        uint32_t ref = g->ecls_ref[e], c = class_of(s, i);
-        if (ref == c + 1 || ref >= CGPROP__ECLS_BLK) continue;
-        rc = cgprop__ecls_prepare(g, e, (int)c, true);
+        s->drow[i] = 0;
+        if (e == MISSING || !nonzero || !needs_prepare(g, s, i, e)) continue;
+        rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), true);
         if (rc) return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
+        if (s->lv[i] >= 2) s->drow[i] = cgprop__sparse_find(&g->dcall, e);
     }
+    /* The leaf's level >= 2 self cost is kept apart (g->dself). */
+    uint64_t *dself = NULL;
+    if (nonzero && lv[depth - 1] >= 2 &&
+        (rc = cgprop__sparse_make(g, &g->dself, frames[depth - 1], K, &dself)))
+        return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
 
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
@@ -284,6 +321,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
             if (s->eid[i] != MISSING) continue;
             uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
             s->eid[i] = e;
+            s->drow[i] = nonzero && s->lv[i] >= 2 ? cgprop__sparse_find(&g->dcall, e) : 0;
             add_to_call(g, s, i, e, weights);
         }
     }
@@ -291,6 +329,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     /* Nothing can fail from here on. */
     uint32_t leaf = frames[depth - 1];
     cgprop__add((lv[depth - 1] ? g->self_r : g->self_n) + (size_t)leaf * K, weights, K);
+    if (dself) cgprop__add(dself, weights, K);
     g->nflags[frames[0]] |= CGPROP__NF_SPONT;
     /* Calls of the shared prefix got HAS_COST from the previous stack. */
     for (size_t i = p ? p - 1 : 0; i + 1 < depth; i++) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;

@@ -299,6 +299,35 @@ annotate_detects)
         fi
     done
     ;;
+annotate_levels)
+    # Stacks where f runs at levels 0, 1, 2 and 3, written as callgrind and
+    # read by the real callgrind_annotate: f, f'2 and f'3 (levels 2 and 3
+    # together) each show their own self cost. By hand, self: f 1 (level 0),
+    # f'2 10 (level 1), f'3 100 + 1000 (levels 2 and 3), g 7 + 70 + 700.
+    # Annotate's inclusive figure is a block's self cost plus its calls:
+    # f'3 1100 + f'3->f'3 1700 (the level-3 activations: 1000 + 700) + its
+    # calls of g 70 + 700 = 3570; f'2 10 + f'2->f'3 (level 2: 100 + 1000 +
+    # 70 + 700) = 1880; f 1 + 1880 + 7 = 1888 = main.
+    [ -n "$PY" ] || skip python3
+    command -v callgrind_annotate > /dev/null || skip callgrind_annotate
+    printf 'main;f 1\nmain;f;f 10\nmain;f;f;f 100\nmain;f;f;f;f 1000\nmain;f;g 7\nmain;f;f;f;g 70\nmain;f;f;f;f;g 700\n' \
+        > "$TMP/lv.folded"
+    "$T" report --format callgrind -o "$TMP/lv.out" "$TMP/lv.folded" || die "report exit $?"
+    "$PY" - "$(dirname "$0")" "$TMP/lv.out" <<'PYEOF' || die "annotate's figures"
+import sys
+sys.path.insert(0, sys.argv[1])
+from annotate_compare import annotate
+want = {"no": {":main": 0, ":f": 1, ":f'2": 10, ":f'3": 1100, ":g": 777},
+        "yes": {":main": 1888, ":f": 1888, ":f'2": 1880, ":f'3": 3570, ":g": 777}}
+for inc, rows in want.items():
+    events, totals, fns = annotate(sys.argv[2], inc)
+    got = {name: vals[0] for name, vals in fns.items()}
+    if got != rows:
+        sys.exit("--inclusive=%s: %r, want %r" % (inc, got, rows))
+    if inc == "no" and totals != [1888]:
+        sys.exit("totals %r" % totals)
+PYEOF
+    ;;
 missing_file)
     "$T" report "$TMP/nosuch.out" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "nosuch.out"
     ;;
