@@ -6,6 +6,8 @@
  * exact. See docs/formats/perf.md for the mapping. */
 #include "io_util.h"
 
+#include "analysis.h"
+
 #include <stdio.h>
 
 /* Metric names must be known before the graph exists, and a file names its
@@ -492,7 +494,10 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
     rc = cgprop_graph_new(alloc, np, NULL, p.nev + 1, &p.g);
     if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory");
     if (rc) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "an event name is no metric name");
-    rc = scan(&p, data, len, &lines);
+    rc = cgprop__stacks_defer(p.g, true);
+    if (rc) rc = cgprop__read_fail(err, rc, 0, "out of memory");
+    if (!rc) rc = scan(&p, data, len, &lines);
+    if (!rc && (rc = cgprop__stacks_defer(p.g, false))) rc = cgprop__read_fail(err, rc, lines, "out of memory");
     cgprop__free(p.g, p.fr);
     cgprop__free(p.g, p.ids);
     cgprop__free(p.g, p.prev);

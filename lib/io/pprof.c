@@ -10,6 +10,8 @@
  * mapping and its limits. */
 #include "io_util.h"
 
+#include "analysis.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -545,6 +547,7 @@ static int make_graph(pp *p, const cgprop_allocator *alloc)
         np[k] = s;
     }
     int rc = cgprop_graph_new(alloc, np, NULL, p->K, &p->g);
+    if (!rc) rc = cgprop__stacks_defer(p->g, true);
     if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "bad sample type names");
     return CGPROP_OK;
 }
@@ -672,6 +675,7 @@ int cgprop__pprof_read(const char *data, size_t len, const cgprop_read_options *
     p.a = alloc;
     p.err = err;
     int rc = run(&p, opts, alloc);
+    if (!rc && p.g && (rc = cgprop__stacks_defer(p.g, false))) rc = cgprop__read_fail(err, rc, 0, "out of memory");
     cgprop__ra_free(alloc, p.str);
     cgprop__ra_free(alloc, p.map);
     cgprop__ra_free(alloc, p.fn);

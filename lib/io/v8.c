@@ -7,6 +7,8 @@
  * docs/formats/v8.md for the mapping. */
 #include "io_util.h"
 
+#include "analysis.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -923,6 +925,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     }
     static const char *const names[] = {"time", "samples"};
     int rc = cgprop_graph_new(alloc, names, NULL, 2, &v.g);
+    if (!rc && (rc = cgprop__stacks_defer(v.g, true))) cgprop_graph_free(v.g);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     jlex L;
     jinit(&L, data, len, err);
@@ -935,6 +938,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
         for (size_t i = 0; i < v.nn; i++) v.nodes[i].samples = v.nodes[i].hit;
     }
     if (!rc) rc = add_stacks(&v, len);
+    if (!rc && (rc = cgprop__stacks_defer(v.g, false))) rc = cgprop__read_fail(err, rc, L.line, "out of memory");
     if (!rc && cgprop_graph_node_count(v.g) == 0)
         rc = cgprop__read_fail(err, CGPROP_EFORMAT, L.line, "no sample in the profile");
     cgprop__free(v.g, v.nodes);
