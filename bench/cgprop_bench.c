@@ -873,6 +873,7 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
             figure("read", fmt, "file", (double)b->len, mb / tr, "MB/s", "callgrind_annotate --inclusive=yes",
                    mb / tp, 0.01);
     }
+    if (getenv("CGPROP_BENCH_KEEP")) { char dst[128]; snprintf(dst, sizeof dst, "/tmp/rs-%s", fmt); rename(path, dst); }
     remove(path);
 }
 
