@@ -250,7 +250,7 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
         cgprop__add(g->ecost + (size_t)e * K, pend, K);
         uint64_t *cb = cgprop__ecls_bucket(g, e, s->pcls[i], NULL);
         if (cb) cgprop__add(cb, pend, K);
-        memcpy(b, s->tot, K * sizeof *b);
+        for (uint32_t k = 0; k < K; k++) b[k] = s->tot[k];
     }
     return CGPROP_OK;
 }
@@ -358,7 +358,8 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     }
     memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
     for (size_t i = q; i + 1 < depth; i++) {
-        memcpy(s->base + i * K, s->tot, K * sizeof *s->base);
+        /* K is small: a loop, not a call to memcpy per pair. */
+        for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
         s->pcls[i] = class_of(s, i);
     }
     /* Nothing can fail from here on, and the bound above says no sum
