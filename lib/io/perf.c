@@ -160,7 +160,8 @@ static void parse_header(const char *s, size_t n, header *h)
  * missing but the line itself. */
 static void parse_frame(const char *s, size_t n, pframe *f)
 {
-    size_t b = cgprop__skip_blanks(s, 0, n);
+    /* Past the line's TAB, perf's padding is blanks: eight at a time. */
+    size_t b = cgprop__skip_blanks(s, n && s[0] == '\t' ? 1 : 0, n);
     s += b;
     n -= b;
     while (n && cgprop__is_space(s[n - 1])) n--;
@@ -376,6 +377,8 @@ static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
 
 static bool blank(const char *s, size_t n)
 {
+    /* Most lines end in a non-blank: no need to walk them. */
+    if (n && !cgprop__is_space(s[n - 1])) return false;
     for (size_t i = 0; i < n; i++)
         if (!cgprop__is_space(s[i])) return false;
     return true;
