@@ -276,12 +276,19 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
             nonzero = nonzero || pend[k];
         }
         if (!nonzero) continue;
-        uint32_t e = s->eid[i];
-        int rc = cgprop__ecls_prepare(g, e, (int)s->pcls[i], true);
+        uint32_t e = s->eid[i], c = s->pcls[i];
+        int rc = cgprop__ecls_prepare(g, e, (int)c, true);
         if (rc) return rc;
         cgprop__add(g->ecost + (size_t)e * K, pend, K);
-        uint64_t *cb = cgprop__ecls_bucket(g, e, s->pcls[i], NULL);
+        uint64_t *cb = cgprop__ecls_bucket(g, e, cgprop__cls_bucket(c), NULL);
         if (cb) cgprop__add(cb, pend, K);
+        /* A level >= 2 caller's share also goes to the call's level >= 2
+         * part (made by the prepare above), under the callee's level. */
+        if (c >= CGPROP__NCLS) {
+            uint32_t r = cgprop__sparse_find(&g->dcall, e);
+            cgprop__add(g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) + (size_t)(c - CGPROP__NCLS) * (K + 1) + 1,
+                        pend, K);
+        }
         for (uint32_t k = 0; k < K; k++) b[k] = s->tot[k];
     }
     return CGPROP_OK;
@@ -370,6 +377,12 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     }
     bool nonzero = false;
     for (uint32_t k = 0; k < K; k++) nonzero = nonzero || w[k];
+    /* The leaf's level >= 2 self cost is kept apart (g->dself); a row of
+     * zeros is no row, so making it before the calls changes nothing seen. */
+    uint64_t *dself = NULL;
+    if (nonzero && s->lv[depth - 1] >= 2 &&
+        (rc = cgprop__sparse_make(g, &g->dself, frames[depth - 1], K, &dself)))
+        return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
     if (nmissing) {
         if ((uint64_t)g->ne + nmissing > UINT32_MAX - 1)
             return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: the number of calls would overflow; nothing was added");
@@ -400,6 +413,7 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     cgprop__add(g->spont_cost + (size_t)frames[0] * K, w, K);
     cgprop__add(g->self + (size_t)leaf * K, w, K);
     cgprop__add((s->lv[depth - 1] ? g->self_r : g->self_n) + (size_t)leaf * K, w, K);
+    if (dself) cgprop__add(dself, w, K);
     for (uint32_t k = 0; k < K; k++) s->tot[k] += w[k];
     s->dmax = dmax;
     g->nflags[frames[0]] |= CGPROP__NF_SPONT;

@@ -10,6 +10,7 @@
 
 #include "cgprop.h"
 #include "graph.h" /* the level >= 2 parts the callgrind writer reads */
+#include "analysis.h" /* the readers' deferred stack mode */
 
 /* ---- helpers ---- */
 
@@ -441,6 +442,22 @@ static void random_run(uint64_t seed, int nstacks, int sorted, int nfun, int rec
     }
     compare(g, o);
     compare_deep(g, o);
+    /* The readers' deferred mode (costs of a shared prefix added when the
+     * pair leaves the cached stack) gives the same figures, level >= 2
+     * parts included. */
+    cgprop_graph *gd = new_graph(KM);
+    for (int f = 0; f < NF; f++) {
+        key[0] = (char)('a' + f);
+        key[1] = 0;
+        ck_assert_uint_eq(node(gd, key), (uint32_t)f);
+    }
+    ck_assert_int_eq(cgprop__stacks_defer(gd, true), CGPROP_OK);
+    for (int s = 0; s < nstacks; s++)
+        ck_assert_int_eq(cgprop_graph_add_stack(gd, st[s], st[s][MAXD], w[s]), CGPROP_OK);
+    ck_assert_int_eq(cgprop__stacks_defer(gd, false), CGPROP_OK);
+    compare(gd, o);
+    compare_deep(gd, o);
+    cgprop_graph_free(gd);
     compare_bounds(g, h, o);
     /* Merged into an empty graph, twice into another: the same figures,
      * level >= 2 parts included (doubled). */
