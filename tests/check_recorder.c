@@ -252,6 +252,8 @@ typedef struct figset {
     fig incl[NF][2];
     fig spont[NF];
     fig call[NF][NF][6];
+    fig dself[NF];         /* self cost of level >= 2 activations */
+    fig dcall[NF][NF][3];  /* calls from level >= 2 callers, by callee class 0, 1, >= 2 */
 } figset;
 
 /* One activation as the simulator made it, logged at its exit event. */
@@ -315,6 +317,9 @@ static void account(figset *fs, uint32_t K, const act *a)
     else
         add_fig(&fs->call[a->caller][a->f][(a->plevel ? 3 : 0) + (a->level < 2 ? a->level : 2)], K, a->nested,
                 a->tin, a->rin);
+    if (a->level >= 2) add_fig(&fs->dself[a->f], K, a->children, a->tself, a->rex);
+    if (a->caller >= 0 && a->plevel >= 2)
+        add_fig(&fs->dcall[a->caller][a->f][a->level < 2 ? a->level : 2], K, a->nested, a->tin, a->rin);
 }
 
 /* The figures of the activations closed among the first `cut` events. */
@@ -536,7 +541,7 @@ START_TEST(test_random_runs)
 {
     sim *s = malloc(sizeof *s);
     const uint32_t modes[] = {CGPROP_COMP_ONLINE, CGPROP_COMP_POSTMORTEM};
-    uint64_t total_events = 0, deep = 0;
+    uint64_t total_events = 0, deep = 0, deep_callers = 0;
     for (uint64_t seed = 1; seed <= 60; seed++) {
         uint32_t K = 1 + (uint32_t)(seed % 2);
         sim_run(s, seed, K, 1 + (int)(seed % 4));
@@ -589,7 +594,21 @@ START_TEST(test_random_runs)
                         for (uint32_t k = 0; k < K; k++)
                             ck_assert_uint_eq(cls_cost(g, e, cls, k), s->all.call[f][h][c].truth[k]);
                     }
+                    /* What level >= 2 callers spent in it, by callee class
+                     * (the fourth, lumped, is never written). */
+                    const uint64_t *d = cgprop__dcall_row(g, e);
+                    for (uint32_t l = 0; l < 4; l++) {
+                        const fig *x = l < 3 ? &s->all.dcall[f][h][l] : NULL;
+                        ck_assert_uint_eq(d ? d[l * (K + 1)] : 0, x ? x->n : 0);
+                        for (uint32_t k = 0; k < K; k++)
+                            ck_assert_uint_eq(d ? d[l * (K + 1) + 1 + k] : 0, x ? x->truth[k] : 0);
+                        deep_callers += x ? x->n : 0;
+                    }
                 }
+                /* The self cost of its level >= 2 activations. */
+                const uint64_t *sd = cgprop__dself_row(g, ids[f]);
+                for (uint32_t k = 0; k < K; k++)
+                    ck_assert_uint_eq(sd ? sd[k] : 0, s->all.dself[f].truth[k]);
             }
             cgprop_recorder_free(r);
             cgprop_graph_free(g);
@@ -600,6 +619,7 @@ START_TEST(test_random_runs)
     /* The runs exercised what they claim to: many events, calls into level >= 2. */
     ck_assert_uint_gt(total_events, 2000);
     ck_assert_uint_gt(deep, 10);
+    ck_assert_uint_gt(deep_callers, 10);
     free(s);
 }
 END_TEST
