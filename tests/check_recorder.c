@@ -11,6 +11,7 @@
 
 #include "cgprop.h"
 #include "cgprop_experimental.h"
+#include "cgprop_io.h"
 #include "graph.h"
 
 #define MAXK 2
@@ -620,6 +621,157 @@ START_TEST(test_random_runs)
     ck_assert_uint_gt(total_events, 2000);
     ck_assert_uint_gt(deep, 10);
     ck_assert_uint_gt(deep_callers, 10);
+    free(s);
+}
+END_TEST
+
+/* ---- level >= 2 parts: a trace against the same stacks ---- */
+
+typedef struct obuf {
+    char *p;
+    size_t n, cap;
+} obuf;
+
+static int obuf_put(void *u, const char *d, size_t n)
+{
+    obuf *b = u;
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2;
+        b->p = realloc(b->p, b->cap);
+        ck_assert_ptr_nonnull(b->p);
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+    return 0;
+}
+
+/* g as a callgrind profile (classes from its split). */
+static obuf callgrind_text(cgprop_graph *g)
+{
+    obuf b = {NULL, 0, 0};
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, obuf_put, &b), CGPROP_OK);
+    return b;
+}
+
+static uint32_t lvclass(uint32_t level) { return level < 2 ? level : 2u; }
+
+/* A trace with compensation off and the same run as stacks: each stretch
+ * between two events is a stack (the open activations) of that weight,
+ * and each call's count per class comes from the trace (stacks carry none),
+ * the calls made in the order the trace first enters them, which is the
+ * order a flush makes them in. Both graphs must hold the same level >= 2
+ * parts, and the same callgrind profile to the byte. */
+START_TEST(test_deep_like_stacks)
+{
+    sim *s = malloc(sizeof *s);
+    uint64_t deep_self_seen = 0, deep_call_seen = 0;
+    int fn3 = 0;
+    for (uint64_t seed = 300; seed < 340; seed++) {
+        const uint32_t K = 1 + (uint32_t)(seed % 2);
+        sim_run(s, seed, K, 2 + (int)(seed % 3));
+        cgprop_graph *gr = new_graph(K), *gs = new_graph(K);
+        uint32_t ids[NF];
+        for (int f = NF - 1; f >= 0; f--) {
+            char nm[8] = {'f', (char)('0' + f), 0};
+            ids[f] = node(gr, nm);
+            ck_assert_uint_eq(node(gs, nm), ids[f]);
+        }
+        cgprop_recorder *r = new_rec(gr, CGPROP_COMP_OFF, 0, 0, 0);
+        replay(r, s, ids);
+        ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        cgprop_recorder_free(r);
+
+        /* Counts per call and class (caller 0, 1, >= 2 x callee 0, 1, >= 2),
+         * and the order the trace first enters each call in. */
+        static uint64_t cnt[NF][NF][3][3];
+        uint32_t order[NF * NF][2], norder = 0;
+        memset(cnt, 0, sizeof cnt);
+        uint32_t st[64], lv[64], on[NF] = {0};
+        size_t d = 0;
+        for (size_t i = 0; i < s->nev; i++) {
+            const ev *e = &s->evs[i];
+            if (!e->enter) {
+                on[st[--d]]--;
+                continue;
+            }
+            if (d) {
+                uint64_t *c = cnt[st[d - 1]][e->f][lvclass(lv[d - 1])];
+                bool seen = false;
+                for (uint32_t pc = 0; pc < 3; pc++)
+                    for (uint32_t l = 0; l < 3; l++) seen = seen || cnt[st[d - 1]][e->f][pc][l];
+                if (!seen) {
+                    order[norder][0] = st[d - 1];
+                    order[norder++][1] = e->f;
+                }
+                c[lvclass(on[e->f])]++;
+            }
+            ck_assert_uint_lt(d, 64);
+            st[d] = e->f;
+            lv[d++] = on[e->f]++;
+        }
+        static const uint64_t zeros[MAXK] = {0};
+        static const uint32_t caller_level[3] = {CGPROP_LEVEL_0, CGPROP_LEVEL_1, CGPROP_LEVEL_DEEP};
+        for (uint32_t o = 0; o < norder; o++)
+            for (uint32_t pc = 0; pc < 3; pc++)
+                for (uint32_t l = 0; l < 3; l++) {
+                    uint64_t n = cnt[order[o][0]][order[o][1]][pc][l];
+                    if (n)
+                        ck_assert_int_eq(cgprop_graph_add_edge_class(gs, ids[order[o][0]], ids[order[o][1]],
+                                                                     caller_level[pc], l, n, zeros, NULL),
+                                         CGPROP_OK);
+                }
+        /* The stacks: the stretch before each event, under the frames open. */
+        uint32_t frames[64];
+        d = 0;
+        for (size_t i = 0; i < s->nev; i++) {
+            const ev *e = &s->evs[i];
+            if (d) {
+                uint64_t w[MAXK] = {0};
+                bool any = false;
+                for (uint32_t k = 0; k < K; k++) {
+                    w[k] = e->c[k] - s->evs[i - 1].c[k];
+                    any = any || w[k];
+                }
+                if (any) ck_assert_int_eq(cgprop_graph_add_stack(gs, frames, d, w), CGPROP_OK);
+            }
+            if (e->enter) frames[d++] = ids[e->f];
+            else d--;
+        }
+
+        for (uint32_t f = 0; f < NF; f++) {
+            const uint64_t *a = cgprop__dself_row(gr, ids[f]), *b = cgprop__dself_row(gs, ids[f]);
+            for (uint32_t k = 0; k < K; k++) {
+                ck_assert_uint_eq(a ? a[k] : 0, b ? b[k] : 0);
+                deep_self_seen += a && a[k];
+            }
+            for (uint32_t h = 0; h < NF; h++) {
+                uint32_t er = cgprop__edge_lookup(gr, ids[f], ids[h]), es = cgprop__edge_lookup(gs, ids[f], ids[h]);
+                ck_assert_uint_eq(er, es);
+                if (er == UINT32_MAX) continue;
+                const uint64_t *x = cgprop__dcall_row(gr, er), *y = cgprop__dcall_row(gs, es);
+                for (uint32_t i = 0; i < 4 * (K + 1); i++) {
+                    ck_assert_uint_eq(x ? x[i] : 0, y ? y[i] : 0);
+                    deep_call_seen += x && x[i];
+                }
+            }
+        }
+        obuf tr = callgrind_text(gr), ts = callgrind_text(gs);
+        ck_assert_uint_eq(tr.n, ts.n);
+        ck_assert_int_eq(memcmp(tr.p, ts.p, tr.n), 0);
+        obuf_put(&tr, "", 1);
+        fn3 += strstr(tr.p, "'3\n") != NULL;
+        free(tr.p);
+        free(ts.p);
+        cgprop_graph_free(gr);
+        cgprop_graph_free(gs);
+        free(s->evs);
+        free(s->acts);
+    }
+    /* The runs reached level 2 and deeper, and the profiles show it. */
+    ck_assert_uint_gt(deep_self_seen, 20);
+    ck_assert_uint_gt(deep_call_seen, 20);
+    ck_assert_int_gt(fn3, 20);
     free(s);
 }
 END_TEST
@@ -1365,6 +1517,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_ddd_postmortem);
     tcase_add_test(tc, test_random_runs);
     tcase_add_test(tc, test_mid_run);
+    tcase_add_test(tc, test_deep_like_stacks);
     tcase_add_test(tc, test_routes_identical);
     tcase_add_test(tc, test_misuse);
     tcase_add_test(tc, test_flush_open);
