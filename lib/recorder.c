@@ -569,6 +569,19 @@ static CGPROP__ALWAYS_INLINE int push1(cgprop_recorder *r, frame *f, uint32_t no
     return CGPROP_OK;
 }
 
+/* cgprop_recorder_enter's fast case from a caller at level >= 2: the
+ * activation also adds to the pair's side-table record (found, or made:
+ * out of memory changes nothing). */
+static CGPROP__NOINLINE int enter_deep(cgprop_recorder *r, frame *f, uint32_t node, uint32_t lvl, uint64_t rbase,
+                                       uint64_t t, size_t d)
+{
+    uint32_t row;
+    if (deep_row(r, (uint32_t)(rbase / NCALL), &row)) return CGPROP_ENOMEM;
+    int rc = push1(r, f, node, lvl, rbase + call_class(f[-1].level, lvl), t, d);
+    f->dri = (uint64_t)row * 3 + (lvl < 2 ? lvl : 2u) + 1;
+    return rc;
+}
+
 /* cgprop_recorder_enter's fast case when the call is not in its home entry:
  * the next one (linear probing, at most a quarter full), else the slow way. */
 static CGPROP__NOINLINE int enter_next(cgprop_recorder *r, uint32_t node, const uint64_t *c)
@@ -578,7 +591,8 @@ static CGPROP__NOINLINE int enter_next(cgprop_recorder *r, uint32_t node, const 
     frame *f = r->fr + d;
     const uint64_t key = pair_key(f[-1].node, node);
     const pentry *e = &r->phash[(pair_home(key, r->phash_shift) + 1) & r->phash_mask];
-    if (e->key != key || lvl == UINT32_MAX || f[-1].level >= 2) return enter_slow(r, node, c);
+    if (e->key != key || lvl == UINT32_MAX) return enter_slow(r, node, c);
+    if (f[-1].level >= 2) return enter_deep(r, f, node, lvl, e->rbase, c[0], d);
     return push1(r, f, node, lvl, e->rbase + call_class(f[-1].level, lvl), c[0], d);
 }
 
@@ -599,9 +613,11 @@ int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
             const uint64_t key = pair_key(f[-1].node, node);
             const pentry *e = &r->phash[pair_home(key, r->phash_shift)];
             if (!CGPROP__LIKELY(e->key == key)) return enter_next(r, node, c);
-            /* A level >= 2 caller also needs its side-table record. */
-            if (CGPROP__LIKELY(lvl != UINT32_MAX && f[-1].level < 2))
+            if (CGPROP__LIKELY(lvl != UINT32_MAX)) {
+                /* A level >= 2 caller also needs its side-table record. */
+                if (!CGPROP__LIKELY(f[-1].level < 2)) return enter_deep(r, f, node, lvl, e->rbase, t, d);
                 return push1(r, f, node, lvl, e->rbase + call_class(f[-1].level, lvl), t, d);
+            }
         }
     }
     return enter_slow(r, node, c);
