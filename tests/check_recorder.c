@@ -776,6 +776,120 @@ START_TEST(test_deep_like_stacks)
 }
 END_TEST
 
+/* f at levels 0 to 3, the deepest calling g:
+ *   t 0 enter f (level 0), 1 f (1), 3 f (2), 6 f (3), 10 enter g, 15 exit g,
+ *   21 exit f (3), 28 exit f (2), 36 exit f (1), 45 exit f (0).
+ * Raw self by hand: level 3 (10-6) + (21-15) = 10, level 2 (6-3) + (28-21)
+ * = 10, level 1 2 + 8 = 10, level 0 1 + 9 = 10; g 5. Level >= 2 callers
+ * called f once (level 2 -> level 3, inclusive 21-6 = 15) and g once (5). */
+static const struct {
+    int enter;
+    int g;
+    uint64_t t;
+} deep_run[] = {{1, 0, 0},  {1, 0, 1},  {1, 0, 3},  {1, 0, 6},  {1, 1, 10},
+                {0, 1, 15}, {0, 0, 21}, {0, 0, 28}, {0, 0, 36}, {0, 0, 45}};
+
+/* Call a -> b's level >= 2 callers' part of callee class l: count and cost. */
+static void expect_dcall(cgprop_graph *g, uint32_t a, uint32_t b, uint32_t l, uint64_t count, uint64_t cost)
+{
+    uint32_t e = cgprop__edge_lookup(g, a, b);
+    ck_assert_uint_ne(e, UINT32_MAX);
+    const uint64_t *d = cgprop__dcall_row(g, e);
+    ck_assert_uint_eq(d ? d[l * 2] : 0, count);
+    ck_assert_uint_eq(d ? d[l * 2 + 1] : 0, cost);
+}
+
+/* Compensated by hand (δ_i = 1, δ_e = 1, so δ_i + δ_e = 2): inclusive =
+ * raw - 1 - 2·(activations nested below): g 5 - 1 = 4, f level 3 15 - 1 -
+ * 2 = 12, level 2 25 - 1 - 4 = 20, level 1 35 - 1 - 6 = 28, level 0 45 - 1
+ * - 8 = 36; exclusive: g 4, each f 8. So S_r 24 of which level >= 2 16;
+ * f -> f from level >= 1 callers 20 + 12 (2 calls), from level >= 2 12 (1);
+ * f -> g 4, all from level >= 2. Both routes; compensation off gives the
+ * raw figures above. */
+START_TEST(test_deep_by_hand)
+{
+    const uint32_t modes[] = {CGPROP_COMP_OFF, CGPROP_COMP_ONLINE, CGPROP_COMP_POSTMORTEM};
+    for (int m = 0; m < 3; m++) {
+        cgprop_graph *g = new_graph(1);
+        uint32_t f = node(g, "f"), h = node(g, "g");
+        cgprop_recorder *r = new_rec(g, modes[m], 1, 1, 0);
+        for (size_t i = 0; i < sizeof deep_run / sizeof deep_run[0]; i++) {
+            if (deep_run[i].enter) enter1(r, deep_run[i].g ? h : f, deep_run[i].t);
+            else exit1(r, deep_run[i].g ? h : f, deep_run[i].t);
+        }
+        ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        bool off = modes[m] == CGPROP_COMP_OFF;
+        ck_assert_uint_eq(g->self_n[f], off ? 10 : 8);
+        ck_assert_uint_eq(g->self_r[f], off ? 30 : 24);
+        const uint64_t *sd = cgprop__dself_row(g, f);
+        ck_assert_ptr_nonnull(sd);
+        ck_assert_uint_eq(sd[0], off ? 20 : 16);
+        ck_assert_ptr_null(cgprop__dself_row(g, h));
+        uint32_t ff = cgprop__edge_lookup(g, f, f);
+        ck_assert_uint_eq(cls_count(g, ff, cgprop__cls(1, 2)), 2);
+        ck_assert_uint_eq(cls_cost(g, ff, cgprop__cls(1, 2), 0), off ? 25 + 15 : 32);
+        expect_dcall(g, f, f, 2, 1, off ? 15 : 12);
+        expect_dcall(g, f, f, 1, 0, 0);
+        expect_dcall(g, f, h, 0, 1, off ? 5 : 4);
+        ck_assert_uint_eq(cgprop_recorder_floor_count(r), 0);
+        cgprop_recorder_free(r);
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
+/* Out of memory anywhere in that run (an enter from a level >= 2 caller
+ * makes a side-table row; flush makes the graph's rows) changes nothing:
+ * the failed probe is retried, the failed flush leaves no level >= 2 part
+ * behind, and the figures come out as by hand. */
+START_TEST(test_deep_enomem)
+{
+    int failures = 0;
+    for (long n = 0; n < 40; n++) {
+        tfail fs;
+        cgprop_allocator al = tfail_allocator(&fs, -1);
+        static const char *const names[] = {"ns"};
+        cgprop_graph *g = NULL;
+        ck_assert_int_eq(cgprop_graph_new(&al, names, NULL, 1, &g), CGPROP_OK);
+        uint32_t f = node(g, "f"), h = node(g, "g");
+        cgprop_recorder *r = NULL;
+        ck_assert_int_eq(cgprop_recorder_new(g, NULL, &r), CGPROP_OK);
+        fs.left = n;
+        for (size_t i = 0; i < sizeof deep_run / sizeof deep_run[0]; i++) {
+            uint32_t fn = deep_run[i].g ? h : f;
+            uint64_t t = deep_run[i].t;
+            size_t d = cgprop_recorder_depth(r);
+            int rc = deep_run[i].enter ? cgprop_recorder_enter(r, fn, &t) : cgprop_recorder_exit(r, fn, &t);
+            if (rc) {
+                ck_assert_int_eq(rc, CGPROP_ENOMEM);
+                ck_assert_uint_eq(cgprop_recorder_depth(r), d);
+                failures++;
+                fs.left = -1;
+                ck_assert_int_eq(cgprop_recorder_enter(r, fn, &t), CGPROP_OK);
+            }
+        }
+        int rc = cgprop_recorder_flush(r, NULL);
+        if (rc) {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            failures++;
+            ck_assert_uint_eq(cgprop_graph_edge_count(g), 0);
+            const uint64_t *sd = cgprop__dself_row(g, f);
+            ck_assert_uint_eq(sd ? sd[0] : 0, 0);
+            fs.left = -1;
+            ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        }
+        ck_assert_uint_eq(g->self_r[f], 30);
+        const uint64_t *sd = cgprop__dself_row(g, f);
+        ck_assert_uint_eq(sd ? sd[0] : 0, 20);
+        expect_dcall(g, f, f, 2, 1, 15);
+        expect_dcall(g, f, h, 0, 1, 5);
+        cgprop_recorder_free(r);
+        cgprop_graph_free(g);
+    }
+    ck_assert_int_gt(failures, 3);
+}
+END_TEST
+
 /* With δ that does not match the probes (overshooting, so figures go
  * negative), the two routes still agree on every figure of the same run. */
 START_TEST(test_routes_identical)
@@ -1518,6 +1632,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_random_runs);
     tcase_add_test(tc, test_mid_run);
     tcase_add_test(tc, test_deep_like_stacks);
+    tcase_add_test(tc, test_deep_by_hand);
+    tcase_add_test(tc, test_deep_enomem);
     tcase_add_test(tc, test_routes_identical);
     tcase_add_test(tc, test_misuse);
     tcase_add_test(tc, test_flush_open);
