@@ -808,11 +808,12 @@ static void expect_dcall(cgprop_graph *g, uint32_t a, uint32_t b, uint32_t l, ui
  * raw figures above. */
 START_TEST(test_deep_by_hand)
 {
-    const uint32_t modes[] = {CGPROP_COMP_OFF, CGPROP_COMP_ONLINE, CGPROP_COMP_POSTMORTEM};
-    for (int m = 0; m < 3; m++) {
+    /* The fourth: on the fly with clamping, where nothing is clamped. */
+    const uint32_t modes[] = {CGPROP_COMP_OFF, CGPROP_COMP_ONLINE, CGPROP_COMP_POSTMORTEM, CGPROP_COMP_ONLINE};
+    for (int m = 0; m < 4; m++) {
         cgprop_graph *g = new_graph(1);
         uint32_t f = node(g, "f"), h = node(g, "g");
-        cgprop_recorder *r = new_rec(g, modes[m], 1, 1, 0);
+        cgprop_recorder *r = new_rec(g, modes[m], 1, 1, m == 3 ? CGPROP_REC_CLAMP : 0);
         for (size_t i = 0; i < sizeof deep_run / sizeof deep_run[0]; i++) {
             if (deep_run[i].enter) enter1(r, deep_run[i].g ? h : f, deep_run[i].t);
             else exit1(r, deep_run[i].g ? h : f, deep_run[i].t);
@@ -835,6 +836,95 @@ START_TEST(test_deep_by_hand)
         cgprop_recorder_free(r);
         cgprop_graph_free(g);
     }
+}
+END_TEST
+
+/* With δ overshooting the probes (figures below 0, floored; with clamping,
+ * clamped), the level >= 2 parts change nothing else flush writes: S_r and
+ * every level >= 1 caller class hold the figure cgprop_recorder_get() gave
+ * before the flush, floored at 0, the floor count is the number of figures
+ * below 0, and each level >= 2 part lies between 0 and its figure. */
+START_TEST(test_deep_overshoot)
+{
+    sim *s = malloc(sizeof *s);
+    uint64_t negatives = 0, parts = 0;
+    for (uint64_t seed = 400; seed < 430; seed++) {
+        const uint32_t K = 1 + (uint32_t)(seed % 2);
+        sim_run(s, seed, K, 3);
+        for (int m = 0; m < 3; m++) {
+            cgprop_graph *g = new_graph(K);
+            uint32_t ids[NF];
+            for (uint32_t f = 0; f < NF; f++) {
+                char nm[4] = {'f', (char)('0' + f), 0};
+                ids[f] = node(g, nm);
+            }
+            cgprop_recorder_options o;
+            cgprop_recorder_options_init(&o);
+            uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+            o.delta_i = o_di;
+            o.delta_e = o_de;
+            o.mode = m == 1 ? CGPROP_COMP_POSTMORTEM : CGPROP_COMP_ONLINE;
+            o.flags = m == 2 ? CGPROP_REC_CLAMP : 0;
+            for (uint32_t k = 0; k < K; k++) {
+                o_di[k] = s->b[k] + s->c[k] + 2 + seed % 3;
+                o_de[k] = s->a[k] + s->d[k] + 2 * (seed % 2);
+            }
+            cgprop_recorder *r = NULL;
+            ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
+            replay(r, s, ids);
+            /* The figures flush writes, floored, and how many are below 0. */
+            static uint64_t sr[NF][MAXK], cr[NF][NF][3][MAXK];
+            uint64_t floors = 0;
+            for (uint32_t f = 0; f < NF; f++) {
+                static const uint32_t written[] = {CGPROP_RF_S_N, CGPROP_RF_S_R, CGPROP_RF_SPONT};
+                for (uint32_t i = 0; i < 3; i++)
+                    for (uint32_t k = 0; k < K; k++) {
+                        cgprop_recorder_figure x;
+                        ck_assert_int_eq(cgprop_recorder_get(r, written[i], ids[f], 0, k, &x, sizeof x), CGPROP_OK);
+                        floors += x.count && x.comp < 0;
+                        if (written[i] == CGPROP_RF_S_R) sr[f][k] = x.comp < 0 ? 0 : (uint64_t)x.comp;
+                    }
+                for (uint32_t h = 0; h < NF; h++)
+                    for (uint32_t c = 0; c < 6; c++)
+                        for (uint32_t k = 0; k < K; k++) {
+                            cgprop_recorder_figure x;
+                            ck_assert_int_eq(cgprop_recorder_get(r, CGPROP_RF_C_NN + c, ids[f], ids[h], k, &x, sizeof x),
+                                             CGPROP_OK);
+                            floors += x.count && x.comp < 0;
+                            if (c >= 3) cr[f][h][c - 3][k] = x.comp < 0 ? 0 : (uint64_t)x.comp;
+                        }
+            }
+            negatives += floors;
+            ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+            ck_assert_uint_eq(cgprop_recorder_floor_count(r), floors);
+            for (uint32_t f = 0; f < NF; f++) {
+                const uint64_t *sd = cgprop__dself_row(g, ids[f]);
+                for (uint32_t k = 0; k < K; k++) {
+                    ck_assert_uint_eq(g->self_r[ids[f] * K + k], sr[f][k]);
+                    ck_assert_uint_le(sd ? sd[k] : 0, sr[f][k]);
+                    parts += sd && sd[k];
+                }
+                for (uint32_t h = 0; h < NF; h++) {
+                    uint32_t e = cgprop__edge_lookup(g, ids[f], ids[h]);
+                    if (e == UINT32_MAX) continue;
+                    const uint64_t *d = cgprop__dcall_row(g, e);
+                    for (uint32_t l = 0; l < 3; l++)
+                        for (uint32_t k = 0; k < K; k++) {
+                            ck_assert_uint_eq(cls_cost(g, e, cgprop__cls(1, l), k), cr[f][h][l][k]);
+                            ck_assert_uint_le(d ? d[l * (K + 1) + 1 + k] : 0, cr[f][h][l][k]);
+                            parts += d && d[l * (K + 1) + 1 + k];
+                        }
+                }
+            }
+            cgprop_recorder_free(r);
+            cgprop_graph_free(g);
+        }
+        free(s->evs);
+        free(s->acts);
+    }
+    ck_assert_uint_gt(negatives, 0);
+    ck_assert_uint_gt(parts, 20);
+    free(s);
 }
 END_TEST
 
@@ -1634,6 +1724,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_deep_like_stacks);
     tcase_add_test(tc, test_deep_by_hand);
     tcase_add_test(tc, test_deep_enomem);
+    tcase_add_test(tc, test_deep_overshoot);
     tcase_add_test(tc, test_routes_identical);
     tcase_add_test(tc, test_misuse);
     tcase_add_test(tc, test_flush_open);
