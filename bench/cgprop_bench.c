@@ -726,6 +726,28 @@ static void bench_recorder(void)
     }
     cgprop_recorder_free(r);
     cgprop_graph_free(g);
+    /* Memory: the recorder's allocations after the script (peak, counting
+     * allocator) per distinct call pair, beside the dense records alone. */
+    counter mc = {0, 0};
+    cgprop_graph *mg = new_graph(&mc, "ns");
+    for (uint32_t f = 0; f < s.nfun; f++) {
+        char key[16];
+        int len = snprintf(key, sizeof key, "fn_%u", f);
+        uint32_t id;
+        check(mg, cgprop_graph_add_node(mg, key, (size_t)len, &id), "add_node");
+    }
+    size_t base = mc.cur;
+    mc.peak = mc.cur;
+    check(mg, cgprop_recorder_new(mg, &o, &r), "recorder_new");
+    (void)run_rec(&s, false, r);
+    size_t rbytes = mc.peak - base;
+    uint64_t t = synth_ns();
+    check(mg, cgprop_recorder_flush(r, &t), "recorder_flush");
+    double npairs = (double)cgprop_graph_edge_count(mg);
+    figure("recorder", "memory", "script", npairs, (double)rbytes / npairs, "B/pair",
+           "6 records of 4 words per pair (K = 1)", 6.0 * 4 * 8, 0);
+    cgprop_recorder_free(r);
+    cgprop_graph_free(mg);
     gen_script_free(&s);
 }
 

@@ -23,7 +23,18 @@
  * With clamping the exclusive cost is floored per activation, which is not
  * linear, so a clamping recorder also keeps a compensated exclusive sum per
  * record. Everything is exact integer arithmetic: without clamping the two
- * routes give identical figures. */
+ * routes give identical figures.
+ *
+ * Level >= 2 apart (the callgrind writer's fn'3): caller class 1 lumps
+ * levels 1 and deeper, and splitting it in the dense block would add half
+ * again to every pair's records for the few pairs deep recursion reaches.
+ * So a pair whose caller ever runs at level >= 2 gets a row in a sparse side
+ * table (r->deep): 3 more records, by callee class, that the activations
+ * entered from a level >= 2 caller add to as well as to their dense record
+ * (frame.dri). The dense records, and every figure read from them, stay as
+ * they were; flush takes the level >= 2 callers' part of each call and the
+ * level >= 2 activations' self cost out of the level >= 1 figures it
+ * writes (the graph's dcall and dself). */
 #include "recorder.h"
 
 #include <string.h>
@@ -47,7 +58,9 @@ typedef struct frame {
      * raw inclusive, and with clamping Σ their clamped compensated inclusive
      * (int64 bits). */
     uint64_t v[3];
-    uint64_t pad;
+    /* The side-table record it also adds to, plus one (row * 3 + callee
+     * class + 1); 0 when its caller runs below level 2. */
+    uint64_t dri;
 } frame;
 
 /* A call index entry: the key (caller << 32 | callee; SPONT as the caller
@@ -86,6 +99,11 @@ struct cgprop_recorder {
     uint32_t *pcaller, *pcallee, *pnin, *pnout;
     uint64_t *rec; /* pcap * NCALL * rw */
     uint64_t *cex; /* pcap * NCALL * K: Σ clamped compensated exclusive (clamping only) */
+    /* Level >= 2 callers' records: per pair (slot) that has any, a row of
+     * 3 records of rw words by callee class (see the top of this file);
+     * dlast: the last slot looked up and its row plus one. */
+    cgprop__sparse deep;
+    uint32_t dlast_slot, dlast_row;
     pentry *phash;       /* open addressing, at most a quarter full */
     uint64_t phash_mask; /* size - 1, a power of two minus one */
     uint32_t phash_shift; /* 64 - log2(size) */
@@ -117,6 +135,12 @@ static inline uint64_t *REC(const cgprop_recorder *r, uint32_t slot, uint32_t cl
 
 /* The clamped exclusive sums of record ri. */
 static inline uint64_t *CEX(const cgprop_recorder *r, uint64_t ri) { return r->cex + (size_t)ri * r->K; }
+
+/* Side-table record dri (frame.dri: record index plus one). */
+static inline uint64_t *DREC(const cgprop_recorder *r, uint64_t dri)
+{
+    return r->deep.val + (size_t)(dri - 1) * r->rw;
+}
 
 /* Frame d's values of metric k: start, Σ children raw, Σ children comp
  * (kept with clamping only). */
@@ -198,6 +222,9 @@ void cgprop_recorder_free(cgprop_recorder *r)
     void *arrays[] = {r->active, r->spont, r->fin, r->fout, r->pcaller, r->pcallee, r->pnin, r->pnout,
                       r->rec,    r->cex,   r->phash, r->fx, r->s_raw,  r->s_ci};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cgprop__free(g, arrays[i]);
+    cgprop__free(g, r->deep.slot);
+    cgprop__free(g, r->deep.key);
+    cgprop__free(g, r->deep.val);
     if (r->fr) cgprop__free(g, r->fr - 1);
     cgprop__free(g, r);
 }
@@ -445,6 +472,26 @@ static inline uint32_t call_class(uint32_t caller_level, uint32_t level)
     return (caller_level ? 3u : 0u) + (level < 2 ? level : 2u);
 }
 
+/* The side-table row of slot, made (zeros) when it has none. */
+static int deep_row(cgprop_recorder *r, uint32_t slot, uint32_t *row)
+{
+    if (r->dlast_row && r->dlast_slot == slot) {
+        *row = r->dlast_row - 1;
+        return CGPROP_OK;
+    }
+    uint32_t x = cgprop__sparse_find(&r->deep, slot);
+    if (!x) {
+        uint64_t *v;
+        if (cgprop__sparse_make(r->g, &r->deep, slot, (size_t)3 * r->rw, &v))
+            return cgprop__err(r->g, CGPROP_ENOMEM, "recorder_enter: out of memory");
+        x = r->deep.n;
+    }
+    r->dlast_slot = slot;
+    r->dlast_row = x;
+    *row = x - 1;
+    return CGPROP_OK;
+}
+
 /* Everything but the common case: errors, growth, a new call, K > 1. */
 static CGPROP__NOINLINE int enter_slow(cgprop_recorder *r, uint32_t node, const uint64_t *c)
 {
@@ -465,11 +512,17 @@ static CGPROP__NOINLINE int enter_slow(cgprop_recorder *r, uint32_t node, const 
         return cgprop__err(g, CGPROP_EOVERFLOW, "recorder_enter: function %u open 2^32 - 1 times", node);
     const size_t d = r->depth;
     uint32_t slot, cls = 0;
+    uint64_t dri = 0;
     if (d) {
         const frame *p = &r->fr[d - 1];
         slot = pair_find(r, p->node, node);
         if (slot == NO_SLOT && (rc = slot_new(r, p->node, node, &slot))) return rc;
         cls = call_class(p->level, lvl);
+        if (p->level >= 2) {
+            uint32_t row = 0;
+            if ((rc = deep_row(r, slot, &row))) return rc;
+            dri = (uint64_t)row * 3 + (lvl < 2 ? lvl : 2u) + 1;
+        }
     } else {
         slot = r->spont[node];
         if (slot == NO_SLOT && (rc = slot_new(r, SPONT, node, &slot))) return rc;
@@ -478,6 +531,7 @@ static CGPROP__NOINLINE int enter_slow(cgprop_recorder *r, uint32_t node, const 
     f->node = node;
     f->level = lvl;
     f->ri = (uint64_t)slot * NCALL + cls;
+    f->dri = dri;
     f->e0 = ++r->nenter;
     f->l = 0;
     for (uint32_t k = 0; k < K; k++) {
@@ -501,6 +555,7 @@ static CGPROP__ALWAYS_INLINE int push1(cgprop_recorder *r, frame *f, uint32_t no
     f->node = node;
     f->level = lvl;
     f->ri = ri;
+    f->dri = 0;
     f->e0 = ++r->nenter;
     f->l = 0;
     f->v[0] = t;
@@ -514,6 +569,19 @@ static CGPROP__ALWAYS_INLINE int push1(cgprop_recorder *r, frame *f, uint32_t no
     return CGPROP_OK;
 }
 
+/* cgprop_recorder_enter's fast case from a caller at level >= 2: the
+ * activation also adds to the pair's side-table record (found, or made:
+ * out of memory changes nothing). */
+static CGPROP__NOINLINE int enter_deep(cgprop_recorder *r, frame *f, uint32_t node, uint32_t lvl, uint64_t rbase,
+                                       uint64_t t, size_t d)
+{
+    uint32_t row;
+    if (deep_row(r, (uint32_t)(rbase / NCALL), &row)) return CGPROP_ENOMEM;
+    int rc = push1(r, f, node, lvl, rbase + call_class(f[-1].level, lvl), t, d);
+    f->dri = (uint64_t)row * 3 + (lvl < 2 ? lvl : 2u) + 1;
+    return rc;
+}
+
 /* cgprop_recorder_enter's fast case when the call is not in its home entry:
  * the next one (linear probing, at most a quarter full), else the slow way. */
 static CGPROP__NOINLINE int enter_next(cgprop_recorder *r, uint32_t node, const uint64_t *c)
@@ -524,6 +592,7 @@ static CGPROP__NOINLINE int enter_next(cgprop_recorder *r, uint32_t node, const 
     const uint64_t key = pair_key(f[-1].node, node);
     const pentry *e = &r->phash[(pair_home(key, r->phash_shift) + 1) & r->phash_mask];
     if (e->key != key || lvl == UINT32_MAX) return enter_slow(r, node, c);
+    if (f[-1].level >= 2) return enter_deep(r, f, node, lvl, e->rbase, c[0], d);
     return push1(r, f, node, lvl, e->rbase + call_class(f[-1].level, lvl), c[0], d);
 }
 
@@ -544,8 +613,11 @@ int cgprop_recorder_enter(cgprop_recorder *r, uint32_t node, const uint64_t *c)
             const uint64_t key = pair_key(f[-1].node, node);
             const pentry *e = &r->phash[pair_home(key, r->phash_shift)];
             if (!CGPROP__LIKELY(e->key == key)) return enter_next(r, node, c);
-            if (CGPROP__LIKELY(lvl != UINT32_MAX))
+            if (CGPROP__LIKELY(lvl != UINT32_MAX)) {
+                /* A level >= 2 caller also needs its side-table record. */
+                if (!CGPROP__LIKELY(f[-1].level < 2)) return enter_deep(r, f, node, lvl, e->rbase, t, d);
                 return push1(r, f, node, lvl, e->rbase + call_class(f[-1].level, lvl), t, d);
+            }
         }
     }
     return enter_slow(r, node, c);
@@ -562,6 +634,7 @@ static bool close_effect(cgprop_recorder *r, size_t d, const uint64_t *c, uint64
     const uint32_t K = r->K;
     const uint64_t *rec = r->rec + f->ri * r->rw;
     const uint64_t *cex = r->clamp ? CEX(r, f->ri) : NULL;
+    const uint64_t *drec = f->dri ? DREC(r, f->dri) : NULL;
     const uint64_t m = r->nenter - f->e0;
     uint64_t t;
     int64_t s;
@@ -569,12 +642,14 @@ static bool close_effect(cgprop_recorder *r, size_t d, const uint64_t *c, uint64
      * calls into level >= 2 activations nest. Checking every record costs
      * the same as choosing which. */
     bool ovf = cgprop__add_u64(rec[R_M], m, &t);
+    if (drec) ovf |= cgprop__add_u64(drec[R_M], m, &t);
     *nclamps = 0;
     for (uint32_t k = 0; k < K; k++) {
         const uint64_t *v = FV(r, d, k);
         uint64_t raw = c[k] - v[0];
         r->s_raw[k] = raw;
         ovf |= cgprop__add_u64(rec[R_RAW + k], raw, &t);
+        if (drec) ovf |= cgprop__add_u64(drec[R_RAW + k], raw, &t);
         if (!r->online) continue;
         /* raw − δ_i − m·(δ_i + δ_e), exactly: only the result must fit. */
         int64_t ci = 0, ce = 0;
@@ -597,6 +672,7 @@ static bool close_effect(cgprop_recorder *r, size_t d, const uint64_t *c, uint64
         r->s_ci[k] = ci;
         r->s_ce[k] = ce;
         ovf |= cgprop__add_i64(as_i64(rec[R_RAW + K + k]), ci, &s);
+        if (drec) ovf |= cgprop__add_i64(as_i64(drec[R_RAW + K + k]), ci, &s);
         if (d && r->clamp) ovf |= cgprop__add_i64(as_i64(FV(r, d - 1, k)[2]), ci, &s);
     }
     *m_out = m;
@@ -611,18 +687,27 @@ static void close_apply(cgprop_recorder *r, size_t d, uint64_t m, uint64_t nclam
     const uint32_t K = r->K;
     uint64_t *rec = r->rec + f->ri * r->rw;
     uint64_t *cex = r->clamp ? CEX(r, f->ri) : NULL;
+    uint64_t *drec = f->dri ? DREC(r, f->dri) : NULL;
     /* Unsigned sums wrap the same way either direction: adding x then
      * adding 0 - x restores every word. */
     const uint64_t one = undo ? UINT64_MAX : 1u;
 #define SGN(x) (undo ? 0u - (uint64_t)(x) : (uint64_t)(x))
     rec[R_N] += one;
     rec[R_M] += SGN(m);
+    if (drec) {
+        drec[R_N] += one;
+        drec[R_M] += SGN(m);
+    }
     r->clamps += SGN(nclamps);
     for (uint32_t k = 0; k < K; k++) {
         uint64_t raw = r->s_raw[k];
         rec[R_RAW + k] += SGN(raw);
         if (r->online) rec[R_RAW + K + k] += SGN(r->s_ci[k]);
         if (cex) cex[k] += SGN(r->s_ce[k]);
+        if (drec) {
+            drec[R_RAW + k] += SGN(raw);
+            if (r->online) drec[R_RAW + K + k] += SGN(r->s_ci[k]);
+        }
         if (d) {
             uint64_t *pv = FV(r, d - 1, k);
             pv[1] += SGN(raw);
@@ -691,9 +776,13 @@ static CGPROP__NOINLINE int exit_undo(cgprop_recorder *r, uint64_t t)
     const frame *f = r->fr + r->depth - 1;
     const uint64_t raw = t - f->v[0], m = r->nenter - f->e0;
     uint64_t *rec = r->rec + f->ri * 4;
-    rec[R_M] -= m;
-    rec[R_RAW] -= raw;
-    if (r->online) rec[R_RAW + 1] -= (uint64_t)((int64_t)raw - r->di[0] - (int64_t)m * r->df[0]);
+    for (int i = 0; i < 2; i++) {
+        rec[R_M] -= m;
+        rec[R_RAW] -= raw;
+        if (r->online) rec[R_RAW + 1] -= (uint64_t)((int64_t)raw - r->di[0] - (int64_t)m * r->df[0]);
+        if (!f->dri) break;
+        rec = DREC(r, f->dri);
+    }
     return cgprop__err(r->g, CGPROP_EOVERFLOW,
                        "recorder_exit: a figure of function %u would overflow; nothing recorded", f->node);
 }
@@ -718,14 +807,21 @@ int cgprop_recorder_exit(cgprop_recorder *r, uint32_t node, const uint64_t *c)
              * in practice) is taken back exactly by exit_undo. Fewer values
              * live at once, fewer registers to save. */
             uint64_t *rec = r->rec + f->ri * 4;
+            /* Only on the fly are raw and m known to be small here. */
+            const int64_t ci = r->online ? (int64_t)raw - r->di[0] - (int64_t)m * r->df[0] : 0;
             bool ovf = cgprop__add_u64(rec[R_M], m, &rec[R_M]);
             ovf |= cgprop__add_u64(rec[R_RAW], raw, &rec[R_RAW]);
-            if (r->online) {
-                const int64_t ci = (int64_t)raw - r->di[0] - (int64_t)m * r->df[0];
-                ovf |= add_wrap_i64(&rec[R_RAW + 1], ci);
+            if (r->online) ovf |= add_wrap_i64(&rec[R_RAW + 1], ci);
+            /* Entered from a level >= 2 caller: its side-table record too. */
+            uint64_t *drec = f->dri ? DREC(r, f->dri) : NULL;
+            if (drec) {
+                ovf |= cgprop__add_u64(drec[R_M], m, &drec[R_M]);
+                ovf |= cgprop__add_u64(drec[R_RAW], raw, &drec[R_RAW]);
+                if (r->online) ovf |= add_wrap_i64(&drec[R_RAW + 1], ci);
             }
             if (ovf) return exit_undo(r, t);
             rec[R_N]++;
+            if (drec) drec[R_N]++;
             /* The parent (fr[-1] for the outermost frame): children's
              * intervals lie inside the parent's, so no wrap. */
             f[-1].v[1] += raw;
@@ -786,29 +882,37 @@ static const uint8_t in_mask[5] = {
     /* C_n */ 1u << 0 | 1u << 3, /* C_r */ 1u << 1 | 1u << 4, /* spont */ 1u << 0};
 static const uint8_t out_mask[2] = {/* S_n */ 1u << 0 | 1u << 1 | 1u << 2, /* S_r */ 1u << 3 | 1u << 4 | 1u << 5};
 
-/* Add (sub: subtract) the classes in mask of a slot's records to v: counts
- * to *cnt, M to *x (when x), raw sums, and compensated sums to w (when w). */
+/* Add (sub: subtract) one record to v: its count to *cnt, M to *x (when
+ * x), raw sums, and compensated sums to w (when w): the clamped exclusive
+ * sums cex instead when given. */
+static void acc_one(const cgprop_recorder *r, const uint64_t *rec, const uint64_t *cex, bool sub, uint32_t k0,
+                    uint32_t k1, figval *v, wide *w, uint64_t *cnt, uint64_t *x)
+{
+    const uint32_t K = r->K;
+    *cnt += rec[R_N];
+    if (x) *x += rec[R_M];
+    /* Raw sums wrap freely: each figure's true value fits (fig_value),
+     * so the result modulo 2^64 is exact. */
+    for (uint32_t k = k0; k < k1; k++) {
+        v->raw[k] += sub ? 0u - rec[R_RAW + k] : rec[R_RAW + k];
+        if (!w) continue;
+        int64_t c = cex ? as_i64(cex[k]) : as_i64(rec[R_RAW + K + k]);
+        if (sub) w_sub(&w[k], c);
+        else w_add(&w[k], c);
+    }
+}
+
+/* acc_one over the classes in mask of a slot's records. */
 static void acc_records(const cgprop_recorder *r, uint32_t slot, unsigned mask, bool sub, uint32_t k0, uint32_t k1,
                         figval *v, wide *w, uint64_t *cnt, uint64_t *x)
 {
-    const uint32_t K = r->K;
     for (uint32_t cls = 0; cls < NCALL; cls++) {
         if (!(mask >> cls & 1u)) continue;
         const uint64_t *rec = REC(r, slot, cls);
         if (!rec[R_N]) continue;
-        *cnt += rec[R_N];
-        if (x) *x += rec[R_M];
-        /* Raw sums wrap freely: each figure's true value fits (fig_value),
-         * so the result modulo 2^64 is exact. */
-        for (uint32_t k = k0; k < k1; k++) {
-            v->raw[k] += sub ? 0u - rec[R_RAW + k] : rec[R_RAW + k];
-            if (!w) continue;
-            /* A clamping recorder keeps each activation's floored exclusive. */
-            int64_t c = r->clamp && v->self ? as_i64(CEX(r, (uint64_t)slot * NCALL + cls)[k])
-                                            : as_i64(rec[R_RAW + K + k]);
-            if (sub) w_sub(&w[k], c);
-            else w_add(&w[k], c);
-        }
+        /* A clamping recorder keeps each activation's floored exclusive. */
+        acc_one(r, rec, r->clamp && v->self ? CEX(r, (uint64_t)slot * NCALL + cls) : NULL, sub, k0, k1, v, w, cnt,
+                x);
     }
 }
 
@@ -926,6 +1030,81 @@ static bool any_count(const cgprop_recorder *r, uint32_t slot)
     return false;
 }
 
+/* ---- level >= 2 parts (flush, after unwinding) ---- */
+
+/* What flush writes as the level >= 2 part of a figure it writes as `cap`
+ * (K values): the part computed as that figure is (raw with compensation
+ * off, else compensated), kept within 0 .. cap so that the level >= 1 rest
+ * is never negative and every figure written stays as it would be without
+ * the parts. v holds the part's counts and raw sums, w its compensated
+ * sums on the fly. */
+static void deep_write(const cgprop_recorder *r, const figval *v, const wide *w, const uint64_t *cap, uint64_t *out)
+{
+    for (uint32_t k = 0; k < r->K; k++) {
+        if (r->mode == CGPROP_COMP_OFF) {
+            out[k] = v->raw[k] < cap[k] ? v->raw[k] : cap[k];
+            continue;
+        }
+        wide x = {v->raw[k], 0, false};
+        if (r->online) {
+            x = w[k];
+        } else {
+            w_submul(&x, v->n, (uint64_t)r->di[k]);
+            w_submul(&x, v->x, (uint64_t)(v->self ? r->de[k] : r->df[k]));
+        }
+        /* Negative (or flagged far below INT64_MIN): 0; above cap: cap. */
+        out[k] = x.big || x.hi >> 63 ? 0u : x.hi || x.lo > cap[k] ? cap[k] : x.lo;
+    }
+}
+
+/* Level >= 2 self cost of node into out, of S_r written as cap: its level
+ * >= 2 activations' inclusive (the records into it of callee class >= 2)
+ * less their children's (the side-table records of the calls out of it);
+ * with clamping the clamped exclusive sums of those activations. */
+static void deep_self(const cgprop_recorder *r, uint32_t node, const uint64_t *cap, uint64_t *out)
+{
+    const uint32_t K = r->K;
+    figval v;
+    wide w[CGPROP_MAX_METRICS];
+    memset(&v, 0, sizeof v);
+    memset(w, 0, sizeof w);
+    v.self = true;
+    wide *wc = r->online ? w : NULL;
+    for (uint32_t s = r->fin[node]; s != NO_SLOT; s = r->pnin[s])
+        acc_records(r, s, 1u << 2 | 1u << 5, false, 0, K, &v, wc, &v.n, NULL);
+    if (r->clamp) wc = NULL;
+    for (uint32_t s = r->fout[node]; v.n && s != NO_SLOT; s = r->pnout[s]) {
+        uint32_t row = cgprop__sparse_find(&r->deep, s);
+        for (uint32_t l = 0; row && l < 3; l++) {
+            const uint64_t *rec = DREC(r, (uint64_t)(row - 1) * 3 + l + 1);
+            if (rec[R_N]) acc_one(r, rec, NULL, true, 0, K, &v, wc, &v.x, NULL);
+        }
+    }
+    deep_write(r, &v, w, cap, out);
+}
+
+/* Level >= 2 callers' part of the call figure flush writes as cap, from
+ * side-table record rec; its call count into *n. */
+static void deep_call(const cgprop_recorder *r, const uint64_t *rec, const uint64_t *cap, uint64_t *out,
+                      uint64_t *n)
+{
+    figval v;
+    wide w[CGPROP_MAX_METRICS];
+    memset(&v, 0, sizeof v);
+    memset(w, 0, sizeof w);
+    acc_one(r, rec, NULL, false, 0, r->K, &v, r->online ? w : NULL, &v.n, &v.x);
+    deep_write(r, &v, w, cap, out);
+    *n = v.n;
+}
+
+/* Whether node had level >= 2 activations. */
+static bool deep_any(const cgprop_recorder *r, uint32_t node)
+{
+    for (uint32_t s = r->fin[node]; s != NO_SLOT; s = r->pnin[s])
+        if (REC(r, s, 2)[R_N] || REC(r, s, 5)[R_N]) return true;
+    return false;
+}
+
 /* The values flush writes for v: the raw sums with compensation off, else
  * the compensated ones floored at 0 (counted in *floors). False when a
  * compensated value is out of range. */
@@ -951,7 +1130,7 @@ static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t
 {
     cgprop_graph *g = r->g;
     const uint32_t K = r->K;
-    uint64_t val[CGPROP_MAX_METRICS], sum[CGPROP_MAX_METRICS];
+    uint64_t val[CGPROP_MAX_METRICS], sum[CGPROP_MAX_METRICS], dval[CGPROP_MAX_METRICS];
     figval v;
     int rc;
 
@@ -963,7 +1142,15 @@ static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t
             if (!fig_write(r, &v, val, floors)) goto ovf;
             for (uint32_t k = 0; k < K; k++)
                 if (cgprop__add_u64(sum[k], val[k], &sum[k])) goto ovf;
-            if (write && (rc = cgprop_graph_add_self_class(g, node, cls, val))) return rc;
+            if (!write) continue;
+            /* The level >= 2 activations' part of S_r goes to the graph's
+             * dself (its row was made in phase 1). */
+            if (cls && deep_any(r, node)) {
+                deep_self(r, node, val, dval);
+                for (uint32_t k = 0; k < K; k++) val[k] -= dval[k];
+                if ((rc = cgprop_graph_add_self_class(g, node, CGPROP_LEVEL_DEEP, dval))) return rc;
+            }
+            if ((rc = cgprop_graph_add_self_class(g, node, cls, val))) return rc;
         }
         if (!write && !cgprop__fits_self(g, node, sum)) goto ovf;
         fig_value(r, CGPROP_RF_SPONT, node, NO_SLOT, 0, K, &v);
@@ -980,6 +1167,7 @@ static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t
         if (a == SPONT || !any_count(r, s)) continue;
         uint64_t calls = 0;
         memset(sum, 0, K * sizeof sum[0]);
+        uint32_t row = write ? cgprop__sparse_find(&r->deep, s) : 0;
         for (uint32_t cls = 0; cls < NCALL; cls++) {
             if (!REC(r, s, cls)[R_N]) continue;
             fig_value(r, CGPROP_RF_C_NN + cls, a, s, 0, K, &v);
@@ -987,7 +1175,19 @@ static int flush_pass(cgprop_recorder *r, bool write, uint64_t *callin, uint64_t
             for (uint32_t k = 0; k < K; k++)
                 if (cgprop__add_u64(sum[k], val[k], &sum[k])) goto ovf;
             if (cgprop__add_u64(calls, v.n, &calls)) goto ovf;
-            if (write && (rc = cgprop_graph_add_edge_class(g, a, b, cls / 3, cls % 3, v.n, val, NULL))) return rc;
+            if (!write) continue;
+            /* Level >= 2 callers' part of a level >= 1 caller class goes to
+             * the graph's dcall (prepared in phase 1). */
+            const uint64_t *drec = row && cls >= 3 ? DREC(r, (uint64_t)(row - 1) * 3 + cls - 3 + 1) : NULL;
+            uint64_t n = v.n, dn;
+            if (drec && drec[R_N]) {
+                deep_call(r, drec, val, dval, &dn);
+                for (uint32_t k = 0; k < K; k++) val[k] -= dval[k];
+                n -= dn;
+                if ((rc = cgprop_graph_add_edge_class(g, a, b, CGPROP_LEVEL_DEEP, cls % 3, dn, dval, NULL)))
+                    return rc;
+            }
+            if ((rc = cgprop_graph_add_edge_class(g, a, b, cls / 3, cls % 3, n, val, NULL))) return rc;
         }
         if (!write) {
             uint32_t e = cgprop__edge_lookup(g, a, b);
@@ -1005,6 +1205,7 @@ static void clear_figures(cgprop_recorder *r)
 {
     memset(r->last, 0, sizeof r->last);
     r->nenter = 0;
+    if (r->deep.n) memset(r->deep.val, 0, (size_t)r->deep.n * 3 * r->rw * sizeof *r->deep.val);
     if (!r->np) return;
     memset(r->rec, 0, (size_t)r->np * NCALL * r->rw * sizeof *r->rec);
     if (r->cex) memset(r->cex, 0, (size_t)r->np * NCALL * r->K * sizeof *r->cex);
@@ -1045,9 +1246,19 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
         /* Each class with calls is added to (flush_pass). */
         for (uint32_t cls = 0; cls < NCALL && !rc; cls++)
             if (REC(r, s, cls)[R_N]) rc = cgprop__ecls_prepare(g, e, (int)cgprop__cls(cls / 3, cls % 3), true);
+        /* And each level >= 2 callers' part, with the call's dcall row. */
+        uint32_t row = cgprop__sparse_find(&r->deep, s);
+        for (uint32_t l = 0; row && l < 3 && !rc; l++)
+            if (DREC(r, (uint64_t)(row - 1) * 3 + l + 1)[R_N]) rc = cgprop__ecls_prepare(g, e, (int)cgprop__cls(2, l), true);
         if (rc)
             cgprop__err(g, rc, "recorder_flush: %s adding calls; nothing written",
                         rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
+    }
+    /* The dself rows of the functions with level >= 2 activations. */
+    for (uint32_t node = 0; node < r->fmax && !rc; node++) {
+        uint64_t *row;
+        if (deep_any(r, node) && cgprop__sparse_make(g, &g->dself, node, K, &row))
+            rc = cgprop__err(g, CGPROP_ENOMEM, "recorder_flush: out of memory; nothing written");
     }
     /* Phase 2: check. */
     uint64_t floors = 0;

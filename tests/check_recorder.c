@@ -11,6 +11,7 @@
 
 #include "cgprop.h"
 #include "cgprop_experimental.h"
+#include "cgprop_io.h"
 #include "graph.h"
 
 #define MAXK 2
@@ -252,6 +253,8 @@ typedef struct figset {
     fig incl[NF][2];
     fig spont[NF];
     fig call[NF][NF][6];
+    fig dself[NF];         /* self cost of level >= 2 activations */
+    fig dcall[NF][NF][3];  /* calls from level >= 2 callers, by callee class 0, 1, >= 2 */
 } figset;
 
 /* One activation as the simulator made it, logged at its exit event. */
@@ -315,6 +318,9 @@ static void account(figset *fs, uint32_t K, const act *a)
     else
         add_fig(&fs->call[a->caller][a->f][(a->plevel ? 3 : 0) + (a->level < 2 ? a->level : 2)], K, a->nested,
                 a->tin, a->rin);
+    if (a->level >= 2) add_fig(&fs->dself[a->f], K, a->children, a->tself, a->rex);
+    if (a->caller >= 0 && a->plevel >= 2)
+        add_fig(&fs->dcall[a->caller][a->f][a->level < 2 ? a->level : 2], K, a->nested, a->tin, a->rin);
 }
 
 /* The figures of the activations closed among the first `cut` events. */
@@ -536,7 +542,7 @@ START_TEST(test_random_runs)
 {
     sim *s = malloc(sizeof *s);
     const uint32_t modes[] = {CGPROP_COMP_ONLINE, CGPROP_COMP_POSTMORTEM};
-    uint64_t total_events = 0, deep = 0;
+    uint64_t total_events = 0, deep = 0, deep_callers = 0;
     for (uint64_t seed = 1; seed <= 60; seed++) {
         uint32_t K = 1 + (uint32_t)(seed % 2);
         sim_run(s, seed, K, 1 + (int)(seed % 4));
@@ -589,7 +595,21 @@ START_TEST(test_random_runs)
                         for (uint32_t k = 0; k < K; k++)
                             ck_assert_uint_eq(cls_cost(g, e, cls, k), s->all.call[f][h][c].truth[k]);
                     }
+                    /* What level >= 2 callers spent in it, by callee class
+                     * (the fourth, lumped, is never written). */
+                    const uint64_t *d = cgprop__dcall_row(g, e);
+                    for (uint32_t l = 0; l < 4; l++) {
+                        const fig *x = l < 3 ? &s->all.dcall[f][h][l] : NULL;
+                        ck_assert_uint_eq(d ? d[l * (K + 1)] : 0, x ? x->n : 0);
+                        for (uint32_t k = 0; k < K; k++)
+                            ck_assert_uint_eq(d ? d[l * (K + 1) + 1 + k] : 0, x ? x->truth[k] : 0);
+                        deep_callers += x ? x->n : 0;
+                    }
                 }
+                /* The self cost of its level >= 2 activations. */
+                const uint64_t *sd = cgprop__dself_row(g, ids[f]);
+                for (uint32_t k = 0; k < K; k++)
+                    ck_assert_uint_eq(sd ? sd[k] : 0, s->all.dself[f].truth[k]);
             }
             cgprop_recorder_free(r);
             cgprop_graph_free(g);
@@ -600,7 +620,363 @@ START_TEST(test_random_runs)
     /* The runs exercised what they claim to: many events, calls into level >= 2. */
     ck_assert_uint_gt(total_events, 2000);
     ck_assert_uint_gt(deep, 10);
+    ck_assert_uint_gt(deep_callers, 10);
     free(s);
+}
+END_TEST
+
+/* ---- level >= 2 parts: a trace against the same stacks ---- */
+
+typedef struct obuf {
+    char *p;
+    size_t n, cap;
+} obuf;
+
+static int obuf_put(void *u, const char *d, size_t n)
+{
+    obuf *b = u;
+    if (b->n + n > b->cap) {
+        b->cap = (b->n + n) * 2;
+        b->p = realloc(b->p, b->cap);
+        ck_assert_ptr_nonnull(b->p);
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+    return 0;
+}
+
+/* g as a callgrind profile (classes from its split). */
+static obuf callgrind_text(cgprop_graph *g)
+{
+    obuf b = {NULL, 0, 0};
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, obuf_put, &b), CGPROP_OK);
+    return b;
+}
+
+static uint32_t lvclass(uint32_t level) { return level < 2 ? level : 2u; }
+
+/* A trace with compensation off and the same run as stacks: each stretch
+ * between two events is a stack (the open activations) of that weight,
+ * and each call's count per class comes from the trace (stacks carry none),
+ * the calls made in the order the trace first enters them, which is the
+ * order a flush makes them in. Both graphs must hold the same level >= 2
+ * parts, and the same callgrind profile to the byte. */
+START_TEST(test_deep_like_stacks)
+{
+    sim *s = malloc(sizeof *s);
+    uint64_t deep_self_seen = 0, deep_call_seen = 0;
+    int fn3 = 0;
+    for (uint64_t seed = 300; seed < 340; seed++) {
+        const uint32_t K = 1 + (uint32_t)(seed % 2);
+        sim_run(s, seed, K, 2 + (int)(seed % 3));
+        cgprop_graph *gr = new_graph(K), *gs = new_graph(K);
+        uint32_t ids[NF];
+        for (int f = NF - 1; f >= 0; f--) {
+            char nm[8] = {'f', (char)('0' + f), 0};
+            ids[f] = node(gr, nm);
+            ck_assert_uint_eq(node(gs, nm), ids[f]);
+        }
+        cgprop_recorder *r = new_rec(gr, CGPROP_COMP_OFF, 0, 0, 0);
+        replay(r, s, ids);
+        ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        cgprop_recorder_free(r);
+
+        /* Counts per call and class (caller 0, 1, >= 2 x callee 0, 1, >= 2),
+         * and the order the trace first enters each call in. */
+        static uint64_t cnt[NF][NF][3][3];
+        uint32_t order[NF * NF][2], norder = 0;
+        memset(cnt, 0, sizeof cnt);
+        uint32_t st[64], lv[64], on[NF] = {0};
+        size_t d = 0;
+        for (size_t i = 0; i < s->nev; i++) {
+            const ev *e = &s->evs[i];
+            if (!e->enter) {
+                on[st[--d]]--;
+                continue;
+            }
+            if (d) {
+                uint64_t *c = cnt[st[d - 1]][e->f][lvclass(lv[d - 1])];
+                bool seen = false;
+                for (uint32_t pc = 0; pc < 3; pc++)
+                    for (uint32_t l = 0; l < 3; l++) seen = seen || cnt[st[d - 1]][e->f][pc][l];
+                if (!seen) {
+                    order[norder][0] = st[d - 1];
+                    order[norder++][1] = e->f;
+                }
+                c[lvclass(on[e->f])]++;
+            }
+            ck_assert_uint_lt(d, 64);
+            st[d] = e->f;
+            lv[d++] = on[e->f]++;
+        }
+        static const uint64_t zeros[MAXK] = {0};
+        static const uint32_t caller_level[3] = {CGPROP_LEVEL_0, CGPROP_LEVEL_1, CGPROP_LEVEL_DEEP};
+        for (uint32_t o = 0; o < norder; o++)
+            for (uint32_t pc = 0; pc < 3; pc++)
+                for (uint32_t l = 0; l < 3; l++) {
+                    uint64_t n = cnt[order[o][0]][order[o][1]][pc][l];
+                    if (n)
+                        ck_assert_int_eq(cgprop_graph_add_edge_class(gs, ids[order[o][0]], ids[order[o][1]],
+                                                                     caller_level[pc], l, n, zeros, NULL),
+                                         CGPROP_OK);
+                }
+        /* The stacks: the stretch before each event, under the frames open. */
+        uint32_t frames[64];
+        d = 0;
+        for (size_t i = 0; i < s->nev; i++) {
+            const ev *e = &s->evs[i];
+            if (d) {
+                uint64_t w[MAXK] = {0};
+                bool any = false;
+                for (uint32_t k = 0; k < K; k++) {
+                    w[k] = e->c[k] - s->evs[i - 1].c[k];
+                    any = any || w[k];
+                }
+                if (any) ck_assert_int_eq(cgprop_graph_add_stack(gs, frames, d, w), CGPROP_OK);
+            }
+            if (e->enter) frames[d++] = ids[e->f];
+            else d--;
+        }
+
+        for (uint32_t f = 0; f < NF; f++) {
+            const uint64_t *a = cgprop__dself_row(gr, ids[f]), *b = cgprop__dself_row(gs, ids[f]);
+            for (uint32_t k = 0; k < K; k++) {
+                ck_assert_uint_eq(a ? a[k] : 0, b ? b[k] : 0);
+                deep_self_seen += a && a[k];
+            }
+            for (uint32_t h = 0; h < NF; h++) {
+                uint32_t er = cgprop__edge_lookup(gr, ids[f], ids[h]), es = cgprop__edge_lookup(gs, ids[f], ids[h]);
+                ck_assert_uint_eq(er, es);
+                if (er == UINT32_MAX) continue;
+                const uint64_t *x = cgprop__dcall_row(gr, er), *y = cgprop__dcall_row(gs, es);
+                for (uint32_t i = 0; i < 4 * (K + 1); i++) {
+                    ck_assert_uint_eq(x ? x[i] : 0, y ? y[i] : 0);
+                    deep_call_seen += x && x[i];
+                }
+            }
+        }
+        obuf tr = callgrind_text(gr), ts = callgrind_text(gs);
+        ck_assert_uint_eq(tr.n, ts.n);
+        ck_assert_int_eq(memcmp(tr.p, ts.p, tr.n), 0);
+        obuf_put(&tr, "", 1);
+        fn3 += strstr(tr.p, "'3\n") != NULL;
+        free(tr.p);
+        free(ts.p);
+        cgprop_graph_free(gr);
+        cgprop_graph_free(gs);
+        free(s->evs);
+        free(s->acts);
+    }
+    /* The runs reached level 2 and deeper, and the profiles show it. */
+    ck_assert_uint_gt(deep_self_seen, 20);
+    ck_assert_uint_gt(deep_call_seen, 20);
+    ck_assert_int_gt(fn3, 20);
+    free(s);
+}
+END_TEST
+
+/* f at levels 0 to 3, the deepest calling g:
+ *   t 0 enter f (level 0), 1 f (1), 3 f (2), 6 f (3), 10 enter g, 15 exit g,
+ *   21 exit f (3), 28 exit f (2), 36 exit f (1), 45 exit f (0).
+ * Raw self by hand: level 3 (10-6) + (21-15) = 10, level 2 (6-3) + (28-21)
+ * = 10, level 1 2 + 8 = 10, level 0 1 + 9 = 10; g 5. Level >= 2 callers
+ * called f once (level 2 -> level 3, inclusive 21-6 = 15) and g once (5). */
+static const struct {
+    int enter;
+    int g;
+    uint64_t t;
+} deep_run[] = {{1, 0, 0},  {1, 0, 1},  {1, 0, 3},  {1, 0, 6},  {1, 1, 10},
+                {0, 1, 15}, {0, 0, 21}, {0, 0, 28}, {0, 0, 36}, {0, 0, 45}};
+
+/* Call a -> b's level >= 2 callers' part of callee class l: count and cost. */
+static void expect_dcall(cgprop_graph *g, uint32_t a, uint32_t b, uint32_t l, uint64_t count, uint64_t cost)
+{
+    uint32_t e = cgprop__edge_lookup(g, a, b);
+    ck_assert_uint_ne(e, UINT32_MAX);
+    const uint64_t *d = cgprop__dcall_row(g, e);
+    ck_assert_uint_eq(d ? d[l * 2] : 0, count);
+    ck_assert_uint_eq(d ? d[l * 2 + 1] : 0, cost);
+}
+
+/* Compensated by hand (δ_i = 1, δ_e = 1, so δ_i + δ_e = 2): inclusive =
+ * raw - 1 - 2·(activations nested below): g 5 - 1 = 4, f level 3 15 - 1 -
+ * 2 = 12, level 2 25 - 1 - 4 = 20, level 1 35 - 1 - 6 = 28, level 0 45 - 1
+ * - 8 = 36; exclusive: g 4, each f 8. So S_r 24 of which level >= 2 16;
+ * f -> f from level >= 1 callers 20 + 12 (2 calls), from level >= 2 12 (1);
+ * f -> g 4, all from level >= 2. Both routes; compensation off gives the
+ * raw figures above. */
+START_TEST(test_deep_by_hand)
+{
+    /* The fourth: on the fly with clamping, where nothing is clamped. */
+    const uint32_t modes[] = {CGPROP_COMP_OFF, CGPROP_COMP_ONLINE, CGPROP_COMP_POSTMORTEM, CGPROP_COMP_ONLINE};
+    for (int m = 0; m < 4; m++) {
+        cgprop_graph *g = new_graph(1);
+        uint32_t f = node(g, "f"), h = node(g, "g");
+        cgprop_recorder *r = new_rec(g, modes[m], 1, 1, m == 3 ? CGPROP_REC_CLAMP : 0);
+        for (size_t i = 0; i < sizeof deep_run / sizeof deep_run[0]; i++) {
+            if (deep_run[i].enter) enter1(r, deep_run[i].g ? h : f, deep_run[i].t);
+            else exit1(r, deep_run[i].g ? h : f, deep_run[i].t);
+        }
+        ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        bool off = modes[m] == CGPROP_COMP_OFF;
+        ck_assert_uint_eq(g->self_n[f], off ? 10 : 8);
+        ck_assert_uint_eq(g->self_r[f], off ? 30 : 24);
+        const uint64_t *sd = cgprop__dself_row(g, f);
+        ck_assert_ptr_nonnull(sd);
+        ck_assert_uint_eq(sd[0], off ? 20 : 16);
+        ck_assert_ptr_null(cgprop__dself_row(g, h));
+        uint32_t ff = cgprop__edge_lookup(g, f, f);
+        ck_assert_uint_eq(cls_count(g, ff, cgprop__cls(1, 2)), 2);
+        ck_assert_uint_eq(cls_cost(g, ff, cgprop__cls(1, 2), 0), off ? 25 + 15 : 32);
+        expect_dcall(g, f, f, 2, 1, off ? 15 : 12);
+        expect_dcall(g, f, f, 1, 0, 0);
+        expect_dcall(g, f, h, 0, 1, off ? 5 : 4);
+        ck_assert_uint_eq(cgprop_recorder_floor_count(r), 0);
+        cgprop_recorder_free(r);
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
+/* With δ overshooting the probes (figures below 0, floored; with clamping,
+ * clamped), the level >= 2 parts change nothing else flush writes: S_r and
+ * every level >= 1 caller class hold the figure cgprop_recorder_get() gave
+ * before the flush, floored at 0, the floor count is the number of figures
+ * below 0, and each level >= 2 part lies between 0 and its figure. */
+START_TEST(test_deep_overshoot)
+{
+    sim *s = malloc(sizeof *s);
+    uint64_t negatives = 0, parts = 0;
+    for (uint64_t seed = 400; seed < 430; seed++) {
+        const uint32_t K = 1 + (uint32_t)(seed % 2);
+        sim_run(s, seed, K, 3);
+        for (int m = 0; m < 3; m++) {
+            cgprop_graph *g = new_graph(K);
+            uint32_t ids[NF];
+            for (uint32_t f = 0; f < NF; f++) {
+                char nm[4] = {'f', (char)('0' + f), 0};
+                ids[f] = node(g, nm);
+            }
+            cgprop_recorder_options o;
+            cgprop_recorder_options_init(&o);
+            uint64_t o_di[CGPROP_MAX_METRICS] = {0}, o_de[CGPROP_MAX_METRICS] = {0};
+            o.delta_i = o_di;
+            o.delta_e = o_de;
+            o.mode = m == 1 ? CGPROP_COMP_POSTMORTEM : CGPROP_COMP_ONLINE;
+            o.flags = m == 2 ? CGPROP_REC_CLAMP : 0;
+            for (uint32_t k = 0; k < K; k++) {
+                o_di[k] = s->b[k] + s->c[k] + 2 + seed % 3;
+                o_de[k] = s->a[k] + s->d[k] + 2 * (seed % 2);
+            }
+            cgprop_recorder *r = NULL;
+            ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
+            replay(r, s, ids);
+            /* The figures flush writes, floored, and how many are below 0. */
+            static uint64_t sr[NF][MAXK], cr[NF][NF][3][MAXK];
+            uint64_t floors = 0;
+            for (uint32_t f = 0; f < NF; f++) {
+                static const uint32_t written[] = {CGPROP_RF_S_N, CGPROP_RF_S_R, CGPROP_RF_SPONT};
+                for (uint32_t i = 0; i < 3; i++)
+                    for (uint32_t k = 0; k < K; k++) {
+                        cgprop_recorder_figure x;
+                        ck_assert_int_eq(cgprop_recorder_get(r, written[i], ids[f], 0, k, &x, sizeof x), CGPROP_OK);
+                        floors += x.count && x.comp < 0;
+                        if (written[i] == CGPROP_RF_S_R) sr[f][k] = x.comp < 0 ? 0 : (uint64_t)x.comp;
+                    }
+                for (uint32_t h = 0; h < NF; h++)
+                    for (uint32_t c = 0; c < 6; c++)
+                        for (uint32_t k = 0; k < K; k++) {
+                            cgprop_recorder_figure x;
+                            ck_assert_int_eq(cgprop_recorder_get(r, CGPROP_RF_C_NN + c, ids[f], ids[h], k, &x, sizeof x),
+                                             CGPROP_OK);
+                            floors += x.count && x.comp < 0;
+                            if (c >= 3) cr[f][h][c - 3][k] = x.comp < 0 ? 0 : (uint64_t)x.comp;
+                        }
+            }
+            negatives += floors;
+            ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+            ck_assert_uint_eq(cgprop_recorder_floor_count(r), floors);
+            for (uint32_t f = 0; f < NF; f++) {
+                const uint64_t *sd = cgprop__dself_row(g, ids[f]);
+                for (uint32_t k = 0; k < K; k++) {
+                    ck_assert_uint_eq(g->self_r[ids[f] * K + k], sr[f][k]);
+                    ck_assert_uint_le(sd ? sd[k] : 0, sr[f][k]);
+                    parts += sd && sd[k];
+                }
+                for (uint32_t h = 0; h < NF; h++) {
+                    uint32_t e = cgprop__edge_lookup(g, ids[f], ids[h]);
+                    if (e == UINT32_MAX) continue;
+                    const uint64_t *d = cgprop__dcall_row(g, e);
+                    for (uint32_t l = 0; l < 3; l++)
+                        for (uint32_t k = 0; k < K; k++) {
+                            ck_assert_uint_eq(cls_cost(g, e, cgprop__cls(1, l), k), cr[f][h][l][k]);
+                            ck_assert_uint_le(d ? d[l * (K + 1) + 1 + k] : 0, cr[f][h][l][k]);
+                            parts += d && d[l * (K + 1) + 1 + k];
+                        }
+                }
+            }
+            cgprop_recorder_free(r);
+            cgprop_graph_free(g);
+        }
+        free(s->evs);
+        free(s->acts);
+    }
+    ck_assert_uint_gt(negatives, 0);
+    ck_assert_uint_gt(parts, 20);
+    free(s);
+}
+END_TEST
+
+/* Out of memory anywhere in that run (an enter from a level >= 2 caller
+ * makes a side-table row; flush makes the graph's rows) changes nothing:
+ * the failed probe is retried, the failed flush leaves no level >= 2 part
+ * behind, and the figures come out as by hand. */
+START_TEST(test_deep_enomem)
+{
+    int failures = 0;
+    for (long n = 0; n < 40; n++) {
+        tfail fs;
+        cgprop_allocator al = tfail_allocator(&fs, -1);
+        static const char *const names[] = {"ns"};
+        cgprop_graph *g = NULL;
+        ck_assert_int_eq(cgprop_graph_new(&al, names, NULL, 1, &g), CGPROP_OK);
+        uint32_t f = node(g, "f"), h = node(g, "g");
+        cgprop_recorder *r = NULL;
+        ck_assert_int_eq(cgprop_recorder_new(g, NULL, &r), CGPROP_OK);
+        fs.left = n;
+        for (size_t i = 0; i < sizeof deep_run / sizeof deep_run[0]; i++) {
+            uint32_t fn = deep_run[i].g ? h : f;
+            uint64_t t = deep_run[i].t;
+            size_t d = cgprop_recorder_depth(r);
+            int rc = deep_run[i].enter ? cgprop_recorder_enter(r, fn, &t) : cgprop_recorder_exit(r, fn, &t);
+            if (rc) {
+                ck_assert_int_eq(rc, CGPROP_ENOMEM);
+                ck_assert_uint_eq(cgprop_recorder_depth(r), d);
+                failures++;
+                fs.left = -1;
+                ck_assert_int_eq(cgprop_recorder_enter(r, fn, &t), CGPROP_OK);
+            }
+        }
+        int rc = cgprop_recorder_flush(r, NULL);
+        if (rc) {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            failures++;
+            ck_assert_uint_eq(cgprop_graph_edge_count(g), 0);
+            const uint64_t *sd = cgprop__dself_row(g, f);
+            ck_assert_uint_eq(sd ? sd[0] : 0, 0);
+            fs.left = -1;
+            ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+        }
+        ck_assert_uint_eq(g->self_r[f], 30);
+        const uint64_t *sd = cgprop__dself_row(g, f);
+        ck_assert_uint_eq(sd ? sd[0] : 0, 20);
+        expect_dcall(g, f, f, 2, 1, 15);
+        expect_dcall(g, f, h, 0, 1, 5);
+        cgprop_recorder_free(r);
+        cgprop_graph_free(g);
+    }
+    ck_assert_int_gt(failures, 3);
 }
 END_TEST
 
@@ -1345,6 +1721,10 @@ static Suite *suite(void)
     tcase_add_test(tc, test_ddd_postmortem);
     tcase_add_test(tc, test_random_runs);
     tcase_add_test(tc, test_mid_run);
+    tcase_add_test(tc, test_deep_like_stacks);
+    tcase_add_test(tc, test_deep_by_hand);
+    tcase_add_test(tc, test_deep_enomem);
+    tcase_add_test(tc, test_deep_overshoot);
     tcase_add_test(tc, test_routes_identical);
     tcase_add_test(tc, test_misuse);
     tcase_add_test(tc, test_flush_open);

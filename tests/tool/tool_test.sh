@@ -313,19 +313,27 @@ annotate_levels)
     printf 'main;f 1\nmain;f;f 10\nmain;f;f;f 100\nmain;f;f;f;f 1000\nmain;f;g 7\nmain;f;f;f;g 70\nmain;f;f;f;f;g 700\n' \
         > "$TMP/lv.folded"
     "$T" report --format callgrind -o "$TMP/lv.out" "$TMP/lv.folded" || die "report exit $?"
-    "$PY" - "$(dirname "$0")" "$TMP/lv.out" <<'PYEOF' || die "annotate's figures"
+    # The same run as an event trace (main enters f at 0; each stretch
+    # between two events is one of the stacks above), which the recorder
+    # keeps the same way.
+    printf '%s\n' '# metrics: ns' 'enter main 0' 'enter f 0' 'enter f 1' 'enter f 11' 'enter f 111' \
+        'enter g 1111' 'exit g 1811' 'exit f 1811' 'enter g 1811' 'exit g 1881' 'exit f 1881' 'exit f 1881' \
+        'enter g 1881' 'exit g 1888' 'exit f 1888' 'exit main 1888' > "$TMP/lv.events"
+    "$T" report --format callgrind -o "$TMP/lvt.out" "$TMP/lv.events" || die "report (trace) exit $?"
+    "$PY" - "$(dirname "$0")" "$TMP/lv.out" "$TMP/lvt.out" <<'PYEOF' || die "annotate's figures"
 import sys
 sys.path.insert(0, sys.argv[1])
 from annotate_compare import annotate
 want = {"no": {":main": 0, ":f": 1, ":f'2": 10, ":f'3": 1100, ":g": 777},
         "yes": {":main": 1888, ":f": 1888, ":f'2": 1880, ":f'3": 3570, ":g": 777}}
-for inc, rows in want.items():
-    events, totals, fns = annotate(sys.argv[2], inc)
-    got = {name: vals[0] for name, vals in fns.items()}
-    if got != rows:
-        sys.exit("--inclusive=%s: %r, want %r" % (inc, got, rows))
-    if inc == "no" and totals != [1888]:
-        sys.exit("totals %r" % totals)
+for path in sys.argv[2:]:
+    for inc, rows in want.items():
+        events, totals, fns = annotate(path, inc)
+        got = {name: vals[0] for name, vals in fns.items()}
+        if got != rows:
+            sys.exit("%s --inclusive=%s: %r, want %r" % (path, inc, got, rows))
+        if inc == "no" and totals != [1888]:
+            sys.exit("%s: totals %r" % (path, totals))
 PYEOF
     ;;
 missing_file)
