@@ -3,6 +3,7 @@
 #include "graph.h"
 
 #include "analysis.h"
+#include "contexts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,7 @@ void cgprop_graph_free(cgprop_graph *g)
     if (!g) return;
     cgprop__analyses_free(g);
     cgprop__stacks_free(g);
+    cgprop__ctx_free(g);
     if (g->mname)
         for (uint32_t k = 0; k < g->K; k++) cgprop__free(g, g->mname[k]);
     for (size_t i = 0; i < g->nkblocks; i++) cgprop__free(g, g->kblocks[i]);
@@ -1148,6 +1150,7 @@ static void rollback_nodes(cgprop_graph *g, uint32_t nn0)
 
 void cgprop__txn_rollback(cgprop_graph *g, const cgprop__txn *t)
 {
+    cgprop__ctx_truncate(g, t->nctx0);
     rollback_edges(g, t->ne0);
     rollback_nodes(g, t->nn0);
     g->any_cost = t->any_cost0;

@@ -8,6 +8,7 @@
 #include "graph.h"
 
 #include "analysis.h"
+#include "contexts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,14 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
             s->eid[i] = e;
             add_to_call(g, s, i, e, weights);
         }
+    }
+
+    /* The calling context, when kept, last: its failure undoes the rest. */
+    if ((rc = cgprop__ctx_stack(g, frames, depth, weights))) {
+        undo(g, s, frames, depth, weights, depth - 1);
+        cgprop__txn_rollback(g, &t);
+        return cgprop__err(g, rc, "add_stack: %s; nothing was added",
+                           rc == CGPROP_ENOMEM ? "out of memory" : "a context's cost would overflow");
     }
 
     /* Nothing can fail from here on. */

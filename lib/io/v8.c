@@ -911,7 +911,6 @@ static int add_stacks(v8r *v, size_t len)
 int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                     cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
-    (void)opts;
     *out = NULL;
     v8r v;
     memset(&v, 0, sizeof v);
@@ -923,6 +922,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     }
     static const char *const names[] = {"time", "samples"};
     int rc = cgprop_graph_new(alloc, names, NULL, 2, &v.g);
+    if (!rc && opts->contexts) rc = cgprop_graph_keep_contexts(v.g, 1);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     jlex L;
     jinit(&L, data, len, err);
