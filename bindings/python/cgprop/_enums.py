@@ -161,6 +161,7 @@ class OutputFormat(enum.IntEnum):
     JSON = _ffi.CGPROP_FORMAT_JSON
     DOT = _ffi.CGPROP_FORMAT_DOT
     CALLGRIND = _ffi.CGPROP_FORMAT_CALLGRIND
+    FLAMEGRAPH = _ffi.CGPROP_FORMAT_FLAMEGRAPH
 
 
 class WriteFlag(enum.IntFlag):
@@ -170,6 +171,7 @@ class WriteFlag(enum.IntFlag):
     NO_COMPRESSION = _ffi.CGPROP_W_NO_COMPRESSION
     NO_PRUNE = _ffi.CGPROP_W_NO_PRUNE
     BOUNDS = _ffi.CGPROP_W_BOUNDS
+    ICICLE = _ffi.CGPROP_W_ICICLE
 
 
 class DotCycles(enum.IntEnum):
@@ -190,6 +192,7 @@ class Compensation(enum.IntEnum):
 class RecorderFlag(enum.IntFlag):
     """Recorder option bits (CGPROP_REC_*)."""
     CLAMP = _ffi.CGPROP_REC_CLAMP
+    CONTEXTS = _ffi.CGPROP_REC_CONTEXTS
 
 
 E = TypeVar("E", bound=enum.IntEnum)
