@@ -976,7 +976,9 @@ CGPROP_API int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src);
  * would miss it). cgprop_graph_merge() then adds the source's contexts and
  * refuses a source that keeps none (::CGPROP_ESTATE). Keeping contexts is
  * not part of the generation: turning them on or off changes no figure.
- * The readers keep them when ::cgprop_read_options.contexts is set.
+ * The readers keep them when ::cgprop_read_options.contexts is set. A
+ * recorder feeds them when the graph keeps them at cgprop_recorder_new()
+ * (or with ::CGPROP_REC_CONTEXTS); one made before does not.
  * @param g the graph.
  * @param on non-zero to keep contexts, 0 to free them.
  * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_ESTATE (costs were

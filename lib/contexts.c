@@ -195,7 +195,18 @@ void cgprop__ctx_merge_add(cgprop_graph *dst, const cgprop_graph *src, uint32_t 
 int cgprop__ctx_rec_enter(cgprop_graph *g, uint32_t parent, uint32_t node, uint32_t *cx, uint64_t **pend,
                           uint32_t *pcap)
 {
-    if (!g->ctx) return cgprop__err(g, CGPROP_ESTATE, "recorder_enter: the graph stopped keeping calling contexts");
+    if (!g->ctx) {
+        /* The graph stopped keeping contexts: every activation goes to one
+         * slot that flush never adds anywhere. */
+        if (!*pcap) {
+            uint64_t *p = cgprop__calloc(g, g->K, sizeof *p);
+            if (!p) return cgprop__err(g, CGPROP_ENOMEM, "recorder_enter: out of memory");
+            *pend = p;
+            *pcap = 1;
+        }
+        *cx = 0;
+        return CGPROP_OK;
+    }
     int rc = cgprop__ctx_child(g, parent, node, cx);
     if (rc) return cgprop__err(g, rc, "recorder_enter: %s", rc == CGPROP_ENOMEM ? "out of memory" : "too many contexts");
     if (*cx >= *pcap) {

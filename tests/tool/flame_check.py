@@ -13,7 +13,9 @@ children), each with the title "name (cost metric, percent%)" and the
 rectangle x and width that the context's summed weights give; frames under
 0.1 px are left out, as flamegraph.pl does. An event trace's frames carry
 each context's exclusive times summed by replaying the trace here (with
-compensation options too: contexts hold raw costs). --icicle puts the
+compensation options too: contexts hold raw costs). A pprof profile's
+frames are the stacks `go tool pprof -traces` lists for it (committed
+beside it). --icicle puts the
 roots at the top. Aggregate inputs (callgrind, gprof, Python statistics)
 are refused: non-zero exit, a message, no SVG. When flamegraph.pl is on
 PATH (or named by FLAMEGRAPH_PL), its frames for the same folded input
@@ -86,6 +88,26 @@ def trie_from_events(text):
             for d in range(1, len(path) + 1):
                 ctx.setdefault(path[:d], [0, 0])[1] += excl
             ctx[path][0] += excl
+    return ctx
+
+
+def trie_from_pprof_traces(text):
+    """{path: [self, inclusive]} in nanoseconds from `go tool pprof -traces`
+    output: one block per distinct stack, leaf first, its time on the first
+    line."""
+    unit = {"ns": 1, "us": 1000, "ms": 10**6, "s": 10**9}
+    ctx = {}
+    for block in text.split("-----------+")[1:]:
+        rows = [r for r in block.splitlines()[1:] if r.strip()]
+        if not rows:
+            continue
+        m = re.match(r"^\s*([\d.]+)(ns|us|ms|s)\s+(.*)$", rows[0])
+        cost = round(float(m.group(1)) * unit[m.group(2)])
+        names = [m.group(3)] + [r.strip() for r in rows[1:]]
+        path = tuple(n.removesuffix(" (inline)") for n in reversed(names))
+        for d in range(1, len(path) + 1):
+            ctx.setdefault(path[:d], [0, 0])[1] += cost
+        ctx[path][0] += cost
     return ctx
 
 
@@ -279,6 +301,16 @@ def static(tool, data, tmp):
             fail(f"event trace {extra}: exit {rc}: {err}")
             continue
         exp, _ = check_frames("event trace " + " ".join(extra), out, ctx, "ns")
+        n_ok += len(exp)
+
+    # pprof: the stacks `go tool pprof -traces` lists for the same profile.
+    out = os.path.join(tmp, "pprof.svg")
+    rc, err = run_tool(tool, ["--metric", "cpu_nanoseconds", os.path.join(data, "pprof", "recur.pb.gz")], out)
+    if rc:
+        fail(f"pprof: exit {rc}: {err}")
+    else:
+        with open(os.path.join(data, "pprof", "recur.traces.txt")) as f:
+            exp, _ = check_frames("pprof", out, trie_from_pprof_traces(f.read()), "cpu_nanoseconds")
         n_ok += len(exp)
 
     # Aggregate inputs have no stacks: refused, nothing written.
