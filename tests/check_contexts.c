@@ -254,6 +254,73 @@ START_TEST(flame_refused_without_contexts)
 }
 END_TEST
 
+static int count_sink(void *user, const char *data, size_t len)
+{
+    (void)data;
+    *(size_t *)user += len;
+    return 0;
+}
+
+START_TEST(enomem_in_merge_and_writer)
+{
+    /* Fail the n-th allocation for every n, in a merge that creates
+     * contexts and in the flame graph writer: ENOMEM with the destination
+     * as it was (its contexts, calls and generation), or success; nothing
+     * leaks. */
+    tfail fa;
+    cgprop_allocator al = tfail_allocator(&fa, -1);
+    const char *name = "x";
+    enum { NFN = 80 };
+    int merged = 0, written = 0;
+    for (long n = 0; !(merged && written); n++) {
+        cgprop_graph *d = NULL, *s = NULL;
+        ck_assert_int_eq(cgprop_graph_new(&al, &name, NULL, 1, &d), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_new(&al, &name, NULL, 1, &s), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_keep_contexts(d, 1), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_keep_contexts(s, 1), CGPROP_OK);
+        uint32_t fr[NFN], fd[2];
+        for (uint32_t i = 0; i < NFN; i++) {
+            char key[3] = {(char)('a' + i % 26), (char)('a' + i / 26), 0};
+            ck_assert_int_eq(cgprop_graph_add_node(s, key, 2, &fr[i]), CGPROP_OK);
+            if (i < 2) ck_assert_int_eq(cgprop_graph_add_node(d, key, 2, &fd[i]), CGPROP_OK);
+        }
+        const uint64_t w[] = {3};
+        ck_assert_int_eq(cgprop_graph_add_stack(d, fd, 2, w), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_add_stack(s, fr, NFN, w), CGPROP_OK);
+        uint64_t gen = cgprop_graph_generation(d);
+        if (!merged) {
+            fa.left = n;
+            int rc = cgprop_graph_merge(d, s);
+            fa.left = -1;
+            if (rc == CGPROP_OK) {
+                merged = 1;
+                ck_assert_uint_eq(cgprop_graph_context_count(d), NFN);
+                ck_assert_uint_eq(self_of(d, fd, 2, 0), 3);
+                ck_assert_uint_eq(self_of(d, fr, NFN, 0), 3);
+            } else {
+                ck_assert_int_eq(rc, CGPROP_ENOMEM);
+                ck_assert_uint_eq(cgprop_graph_context_count(d), 2);
+                ck_assert_uint_eq(cgprop_graph_edge_count(d), 1);
+                ck_assert_uint_eq(cgprop_graph_generation(d), gen);
+            }
+        } else {
+            size_t bytes = 0;
+            fa.left = n;
+            int rc = cgprop_write(s, CGPROP_FORMAT_FLAMEGRAPH, NULL, count_sink, &bytes);
+            fa.left = -1;
+            if (rc == CGPROP_OK) {
+                written = 1;
+                ck_assert_uint_gt(bytes, 1000);
+            } else
+                ck_assert_int_eq(rc, CGPROP_ENOMEM);
+        }
+        cgprop_graph_free(d);
+        cgprop_graph_free(s);
+        ck_assert_int_eq(fa.live, 0);
+    }
+}
+END_TEST
+
 static Suite *contexts_suite(void)
 {
     Suite *s = suite_create("contexts");
@@ -265,6 +332,7 @@ static Suite *contexts_suite(void)
     tcase_add_test(tc, merge_adds_contexts);
     tcase_add_test(tc, recorder_feeds_contexts);
     tcase_add_test(tc, flame_refused_without_contexts);
+    tcase_add_test(tc, enomem_in_merge_and_writer);
     suite_add_tcase(s, tc);
     return s;
 }
