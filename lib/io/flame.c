@@ -27,9 +27,9 @@
 #define MIN_PX 0.1
 
 typedef struct fent {
-    uint32_t parent, id;
     const char *name, *key;
     size_t nlen, klen;
+    uint32_t id;
 } fent;
 
 static int cmp_bytes(const char *a, size_t la, const char *b, size_t lb)
@@ -38,13 +38,12 @@ static int cmp_bytes(const char *a, size_t la, const char *b, size_t lb)
     return c ? c : (la > lb) - (la < lb);
 }
 
-/* Children grouped under their parent (roots, CGPROP_NONE, last), each group
- * in flamegraph.pl's order: by name, bytewise; same-named functions (other
- * keys) by key, so the order never depends on ids. */
+/* Siblings in flamegraph.pl's order: by name, bytewise; same-named
+ * functions (other keys) by key, so the order never depends on ids. Sorted
+ * through pointers: moving the entries themselves was most of the time. */
 static int fent_cmp(const void *pa, const void *pb)
 {
-    const fent *a = pa, *b = pb;
-    if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
+    const fent *a = *(const fent *const *)pa, *b = *(const fent *const *)pb;
     int c = cmp_bytes(a->name, a->nlen, b->name, b->nlen);
     if (!c) c = cmp_bytes(a->key, a->klen, b->key, b->klen);
     return c ? c : (a->id > b->id) - (a->id < b->id);
@@ -294,8 +293,9 @@ int cgprop__write_flame(cgprop_graph *g, const cgprop_write_options *o, cgprop__
     uint32_t *first = cgprop__alloc(g, (size_t)n + 2, sizeof *first);
     uint32_t *stack = cgprop__alloc(g, (size_t)n + 1, sizeof *stack);
     fent *e = cgprop__alloc(g, (size_t)n + 1, sizeof *e);
+    const fent **ord = cgprop__alloc(g, (size_t)n + 1, sizeof *ord);
     int rc = CGPROP_OK;
-    if (!incl || !start || !depth || !first || !stack || !e) {
+    if (!incl || !start || !depth || !first || !stack || !e || !ord) {
         rc = cgprop__err(g, CGPROP_ENOMEM, "flamegraph: out of memory");
         goto out;
     }
@@ -321,17 +321,21 @@ int cgprop__write_flame(cgprop_graph *g, const cgprop_write_options *o, cgprop__
         uint32_t p = c->parent[i];
         depth[i] = p == CGPROP_NONE ? 1 : depth[p] + 1;
         if (incl[i] && depth[i] > maxd) maxd = depth[i];
-        e[i].parent = p;
         e[i].id = i;
         e[i].name = cgprop__wr_name(g, c->node[i], &e[i].nlen);
         e[i].key = cgprop_graph_node_key(g, c->node[i], &e[i].klen);
         if (!e[i].key) e[i].key = "", e[i].klen = 0;
     }
-    qsort(e, n, sizeof *e, fent_cmp);
-    /* first[p] .. first[p + 1]: the children of p in e; roots at slot n. */
+    /* ord[first[p] .. first[p + 1]): the children of p, roots at slot n,
+     * grouped by a counting pass (start is the cursor until the walk), then
+     * each group sorted. */
     memset(first, 0, ((size_t)n + 2) * sizeof *first);
-    for (uint32_t i = 0; i < n; i++) first[(e[i].parent == CGPROP_NONE ? n : e[i].parent) + 1]++;
+    for (uint32_t i = 0; i < n; i++) first[(c->parent[i] == CGPROP_NONE ? n : c->parent[i]) + 1]++;
     for (uint32_t i = 0; i <= n; i++) first[i + 1] += first[i];
+    for (uint32_t i = 0; i <= n; i++) start[i] = first[i];
+    for (uint32_t i = 0; i < n; i++) ord[start[c->parent[i] == CGPROP_NONE ? n : c->parent[i]]++] = &e[i];
+    for (uint32_t i = 0; i <= n; i++)
+        if (first[i + 1] - first[i] > 1) qsort(ord + first[i], first[i + 1] - first[i], sizeof *ord, fent_cmp);
 
     const uint32_t height = (maxd + 1) * FRAME_H + YPAD1 + YPAD2;
     const char *metric = cgprop_graph_metric_name(g, k, NULL);
@@ -395,10 +399,10 @@ int cgprop__write_flame(cgprop_graph *g, const cgprop_write_options *o, cgprop__
     size_t sp = 0;
     uint64_t at = 0;
     for (uint32_t j = first[n]; j < first[n + 1]; j++) {
-        start[e[j].id] = at;
-        at += incl[e[j].id];
+        start[ord[j]->id] = at;
+        at += incl[ord[j]->id];
     }
-    for (uint32_t j = first[n + 1]; j-- > first[n];) stack[sp++] = e[j].id;
+    for (uint32_t j = first[n + 1]; j-- > first[n];) stack[sp++] = ord[j]->id;
     while (sp && !w->failed) {
         uint32_t i = stack[--sp];
         if (!incl[i] || (double)incl[i] < min_cost) continue;
@@ -409,10 +413,10 @@ int cgprop__write_flame(cgprop_graph *g, const cgprop_write_options *o, cgprop__
          * the folded line "a;b" before "a;b;c". */
         uint64_t s = start[i] + c->self[(size_t)i * K + k];
         for (uint32_t j = first[i]; j < first[i + 1]; j++) {
-            start[e[j].id] = s;
-            s += incl[e[j].id];
+            start[ord[j]->id] = s;
+            s += incl[ord[j]->id];
         }
-        for (uint32_t j = first[i + 1]; j-- > first[i];) stack[sp++] = e[j].id;
+        for (uint32_t j = first[i + 1]; j-- > first[i];) stack[sp++] = ord[j]->id;
     }
     cgprop__wr_puts(w, "</g>\n</svg>\n");
 out:
@@ -422,5 +426,6 @@ out:
     cgprop__free(g, first);
     cgprop__free(g, stack);
     cgprop__free(g, e);
+    cgprop__free(g, ord);
     return rc;
 }
