@@ -234,6 +234,59 @@ START_TEST(recorder_feeds_contexts)
 }
 END_TEST
 
+START_TEST(recorder_failed_flush_reopens)
+{
+    /* A flush with open activations closes them; when it then fails (out
+     * of memory creating calls, at every allocation in turn) they are
+     * opened again and their costs taken back from the contexts' pending
+     * sums: after the real exits and a flush that succeeds, each context
+     * holds what it would have without the failure. main [0, 100) with
+     * f [10, 40) and g [50, 60): main 60, main;f 30, main;g 10. */
+    tfail fa;
+    cgprop_allocator al = tfail_allocator(&fa, -1);
+    const char *name = "t";
+    for (long n = 0;; n++) {
+        cgprop_graph *g = NULL;
+        ck_assert_int_eq(cgprop_graph_new(&al, &name, NULL, 1, &g), CGPROP_OK);
+        uint32_t m = tnode(g, "main"), f = tnode(g, "f"), h = tnode(g, "g");
+        cgprop_recorder *r = NULL;
+        cgprop_recorder_options o;
+        cgprop_recorder_options_init(&o);
+        o.flags = CGPROP_REC_CONTEXTS;
+        ck_assert_int_eq(cgprop_recorder_new(g, &o, &r), CGPROP_OK);
+        const uint64_t t0 = 0, t10 = 10, t35 = 35, t40 = 40, t50 = 50, t60 = 60, t100 = 100;
+        ck_assert_int_eq(cgprop_recorder_enter(r, m, &t0), CGPROP_OK);
+        ck_assert_int_eq(cgprop_recorder_enter(r, f, &t10), CGPROP_OK);
+        fa.left = n;
+        int rc = cgprop_recorder_flush(r, &t35);
+        fa.left = -1;
+        int done = rc == CGPROP_OK;
+        if (done) {
+            /* The flush closed main and f at 35: main 10 + 0, main;f 25. */
+            const uint32_t p1[] = {m}, p2[] = {m, f};
+            ck_assert_uint_eq(self_of(g, p1, 1, 0), 10);
+            ck_assert_uint_eq(self_of(g, p2, 2, 0), 25);
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            ck_assert_uint_eq(cgprop_recorder_depth(r), 2);
+            ck_assert_int_eq(cgprop_recorder_exit(r, f, &t40), CGPROP_OK);
+            ck_assert_int_eq(cgprop_recorder_enter(r, h, &t50), CGPROP_OK);
+            ck_assert_int_eq(cgprop_recorder_exit(r, h, &t60), CGPROP_OK);
+            ck_assert_int_eq(cgprop_recorder_exit(r, m, &t100), CGPROP_OK);
+            ck_assert_int_eq(cgprop_recorder_flush(r, NULL), CGPROP_OK);
+            const uint32_t p1[] = {m}, p2[] = {m, f}, p3[] = {m, h};
+            ck_assert_uint_eq(self_of(g, p1, 1, 0), 60);
+            ck_assert_uint_eq(self_of(g, p2, 2, 0), 30);
+            ck_assert_uint_eq(self_of(g, p3, 2, 0), 10);
+        }
+        cgprop_recorder_free(r);
+        cgprop_graph_free(g);
+        ck_assert_int_eq(fa.live, 0);
+        if (done) break;
+    }
+}
+END_TEST
+
 static int sink(void *user, const char *data, size_t len)
 {
     (void)user;
@@ -333,6 +386,7 @@ static Suite *contexts_suite(void)
     tcase_add_test(tc, recorder_feeds_contexts);
     tcase_add_test(tc, flame_refused_without_contexts);
     tcase_add_test(tc, enomem_in_merge_and_writer);
+    tcase_add_test(tc, recorder_failed_flush_reopens);
     suite_add_tcase(s, tc);
     return s;
 }
