@@ -489,7 +489,7 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
             return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "events named like every name of the sample count");
     np[p.nev] = count;
     rc = cgprop_graph_new(alloc, np, NULL, p.nev + 1, &p.g);
-    if (!rc && opts->contexts) rc = cgprop_graph_keep_contexts(p.g, 1);
+    if (!rc && opts->contexts && (rc = cgprop_graph_keep_contexts(p.g, 1))) cgprop_graph_free(p.g);
     if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory");
     if (rc) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "an event name is no metric name");
     rc = scan(&p, data, len, &lines);
