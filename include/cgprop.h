@@ -321,7 +321,10 @@ CGPROP_API int cgprop_graph_add_self(cgprop_graph *g, uint32_t node, const uint6
  * @param node the function.
  * @param level the class of the activations, a ::cgprop_level.
  * @param costs K values added to its self cost and to S_n (level 0) or S_r (any other level).
- * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_EOVERFLOW (nothing added).
+ *        ::CGPROP_LEVEL_DEEP self cost is also kept apart from level 1's, for the
+ *        callgrind writer's `fn'3` (stored only for functions that have some).
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_EOVERFLOW (nothing added),
+ *         ::CGPROP_ENOMEM (::CGPROP_LEVEL_DEEP only; nothing added).
  * @since 0.1
  */
 CGPROP_API int cgprop_graph_add_self_class(cgprop_graph *g, uint32_t node, uint32_t level,
@@ -350,7 +353,9 @@ CGPROP_API int cgprop_graph_add_edge(cgprop_graph *g, uint32_t caller, uint32_t 
  * @param caller calling function.
  * @param callee called function.
  * @param caller_level class of the calling activations: ::CGPROP_LEVEL_0, or any
- *        other ::cgprop_level for "recursive" (the split keeps caller level ≥ 1 as one class).
+ *        other ::cgprop_level for "recursive" (the split keeps caller level ≥ 1 as one class;
+ *        what ::CGPROP_LEVEL_DEEP callers add is also kept apart, for the callgrind
+ *        writer's `fn'3`, only for calls that have some).
  * @param callee_level class of the called activations, a ::cgprop_level.
  * @param count number of calls.
  * @param costs K inclusive costs; NULL is not allowed here.

@@ -263,10 +263,55 @@ enum cgprop_write_flag {
     /** Text: beside each total the proven interval of the inclusive cost
      *  (for figures that are not exact) and why it is not a single value. */
     CGPROP_W_BOUNDS = 1u << 4,
+    /** Text and DOT: drop C++ argument lists, a trailing @c const and
+     *  template arguments from names (gprof2dot's @c --strip). @since 0.3 */
+    CGPROP_W_STRIP = 1u << 5,
+    /** DOT: break a long name over several label lines (gprof2dot's
+     *  @c --wrap). @since 0.3 */
+    CGPROP_W_WRAP = 1u << 6,
+    /** Text: apply @c node_thres and @c edge_thres as DOT does (text shows
+     *  every function and call without it). @since 0.3 */
+    CGPROP_W_PRUNE_TEXT = 1u << 7,
     /** Flame graph: draw it top-down, roots at the top (an icicle graph).
      *  @since 0.3 */
-    CGPROP_W_ICICLE = 1u << 5
+    CGPROP_W_ICICLE = 1u << 8
 };
+
+/** What a DOT box and arrow show (the @c label field of
+ *  ::cgprop_write_options): any OR of these. The name is always shown.
+ *  @since 0.3 */
+enum cgprop_label {
+    /** Total as a percent of the program (gprof2dot's @c total-time-percentage). */
+    CGPROP_LABEL_TOTAL_PCT = 1u << 0,
+    /** Self cost as a percent, in parentheses (@c self-time-percentage). */
+    CGPROP_LABEL_SELF_PCT = 1u << 1,
+    /** Call counts: calls into a function, calls of an arrow. */
+    CGPROP_LABEL_CALLS = 1u << 2,
+    /** Total in the metric's unit (@c total-time). */
+    CGPROP_LABEL_TOTAL = 1u << 3,
+    /** Self cost in the metric's unit, in parentheses (@c self-time). */
+    CGPROP_LABEL_SELF = 1u << 4,
+    /** The default: total %, self %, calls (gprof2dot's picture). */
+    CGPROP_LABEL_DEFAULT = CGPROP_LABEL_TOTAL_PCT | CGPROP_LABEL_SELF_PCT | CGPROP_LABEL_CALLS
+};
+
+/** DOT colour maps (the @c colormap field of ::cgprop_write_options),
+ *  gprof2dot's @c --colormap themes. @since 0.3 */
+enum cgprop_colormap {
+    /** Temperature: dark blue at 0 % to saturated red at 100 % (default). */
+    CGPROP_COLORMAP_COLOR = 0,
+    /** Pink to saturated red. */
+    CGPROP_COLORMAP_PINK = 1,
+    /** Light gray to black. */
+    CGPROP_COLORMAP_GRAY = 2,
+    /** Black boxes, font size and pen width grow with the total. */
+    CGPROP_COLORMAP_BW = 3,
+    /** For print: black outlines and text on white, large fonts. */
+    CGPROP_COLORMAP_PRINT = 4
+};
+
+/** No depth limit for ::cgprop_write_options @c depth. @since 0.3 */
+#define CGPROP_DEPTH_ALL 0xFFFFFFFFu
 
 /** How DOT draws cycles (the @c cycles field of ::cgprop_write_options). */
 enum cgprop_dot_cycles {
@@ -295,11 +340,33 @@ typedef struct cgprop_write_options {
     double edge_thres;   /**< DOT: drop calls whose total is below this percent of the program (default 0.1). */
     uint32_t cycles;     /**< DOT: how cycles are drawn, a ::cgprop_dot_cycles (default ::CGPROP_DOT_CYCLES_AUTO);
                               cgprop_write() refuses any other value. @since 0.3 */
+    const uint32_t *roots; /**< Text and DOT: show only what these functions reach (gprof2dot's @c --root);
+                                NULL: no root focus. @since 0.3 */
+    size_t nroots;         /**< Number of ids in @c roots. @since 0.3 */
+    const uint32_t *leaves; /**< Text and DOT: show only what reaches these functions (@c --leaf). @since 0.3 */
+    size_t nleaves;        /**< Number of ids in @c leaves. @since 0.3 */
+    const uint32_t *focus; /**< Text and DOT: show only functions that reach or are reached from one of
+                                these (pprof's @c --focus, as a node set). @since 0.3 */
+    size_t nfocus;         /**< Number of ids in @c focus. @since 0.3 */
+    const uint32_t *hide;  /**< Text and DOT: never show these functions; their cost stays in their callers'
+                                totals and is shown there as the "hidden" part. @since 0.3 */
+    size_t nhide;          /**< Number of ids in @c hide. @since 0.3 */
+    uint32_t depth;        /**< Calls followed from @c roots and up from @c leaves (0: the functions
+                                themselves); default ::CGPROP_DEPTH_ALL. @since 0.3 */
+    uint32_t top;          /**< Text and DOT: show at most this many functions, the largest totals (0: all,
+                                the default). @since 0.3 */
+    uint32_t label;        /**< DOT: what boxes and arrows show, ::cgprop_label bits (default
+                                ::CGPROP_LABEL_DEFAULT); cgprop_write() refuses other bits. @since 0.3 */
+    uint32_t colormap;     /**< DOT: a ::cgprop_colormap (default ::CGPROP_COLORMAP_COLOR). @since 0.3 */
+    double skew;           /**< DOT: colour curve skew, gprof2dot's @c --skew (default 1: linear; below 1
+                                more variety among small figures); must be above 0. @since 0.3 */
 } cgprop_write_options;
 
 /**
  * Fill @p opts with the defaults: its size, metric 0, no flags, node threshold 0.5 %,
- * edge threshold 0.1 % (gprof2dot's), cycles ::CGPROP_DOT_CYCLES_AUTO.
+ * edge threshold 0.1 % (gprof2dot's), cycles ::CGPROP_DOT_CYCLES_AUTO, no view
+ * filters, depth ::CGPROP_DEPTH_ALL, label ::CGPROP_LABEL_DEFAULT, colour map
+ * ::CGPROP_COLORMAP_COLOR, skew 1.
  * @param opts the options to fill; NULL is a no-op.
  * @since 0.1
  */
@@ -342,6 +409,38 @@ CGPROP_API int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write
  */
 CGPROP_API int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_options *opts,
                                  const char *path, size_t path_len);
+
+/**
+ * Write how @p g's figures changed from @p base's: per function (matched by
+ * key; a function on one side only is added or removed) the change of the
+ * inclusive total and of the self cost, in the metric's units and in
+ * percentage points of each program's total, and per call the change of its
+ * total. ::CGPROP_FORMAT_TEXT lists the functions sorted by the size of the
+ * change; ::CGPROP_FORMAT_DOT draws @p g's graph (and the functions only
+ * @p base has) coloured by the change, red where @p g spends more, blue
+ * where it spends less; ::CGPROP_FORMAT_JSON carries every figure. A change
+ * is exact only when both sides' totals are: where either is an estimate
+ * the change is marked as one (with the interval the two sides' intervals
+ * imply, where both have one). Both graphs need cgprop_graph_propagate() on
+ * their current state; the metric is @p opts' @c metric of @p g, found by
+ * name in @p base. Messages are set on @p g.
+ * @param base the profile compared against (the "before").
+ * @param g the profile compared (the "after"); may be @p base itself.
+ * @param format ::CGPROP_FORMAT_TEXT, ::CGPROP_FORMAT_JSON or ::CGPROP_FORMAT_DOT.
+ * @param opts options, or NULL for the defaults: @c metric, the DOT
+ *        thresholds (a function or call is drawn when it is above them on
+ *        either side), flags ::CGPROP_W_HEURISTIC_ONLY, ::CGPROP_W_NO_PRUNE
+ *        and ::CGPROP_W_BOUNDS (text: the interval of every change that is
+ *        not exact); any other flag is refused.
+ * @param write the output callback.
+ * @param user passed to @p write.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument or option, a format other
+ *         than the three, a metric @p base lacks), ::CGPROP_ESTATE (a graph is
+ *         not analysed), ::CGPROP_ENOMEM, ::CGPROP_EWRITE.
+ * @since 0.3
+ */
+CGPROP_API int cgprop_write_compare(cgprop_graph *base, cgprop_graph *g, uint32_t format,
+                                    const cgprop_write_options *opts, cgprop_write_fn write, void *user);
 
 /** @} */
 

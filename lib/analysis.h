@@ -128,5 +128,11 @@ void cgprop__split_sides(const cgprop_graph *g, uint32_t node, uint32_t k, uint6
 
 /* ---- stacks.c ---- */
 void cgprop__stacks_free(cgprop_graph *g);
+/* Deferred stacks, for a reader that owns its graph until it returns it:
+ * on, each add_stack costs only the frames that differ from the previous
+ * stack's; off (which can fail with CGPROP_ENOMEM) adds what is owed.
+ * Between the two the calls' costs are incomplete: nothing but add_stack
+ * and add_node may touch the graph. */
+int cgprop__stacks_defer(cgprop_graph *g, bool on);
 
 #endif

@@ -180,12 +180,16 @@ nomem:
     return CGPROP_ENOMEM;
 }
 
+static void sparse_free(const cgprop_graph *g, cgprop__sparse *m);
+
 void cgprop_graph_free(cgprop_graph *g)
 {
     if (!g) return;
     cgprop__analyses_free(g);
     cgprop__stacks_free(g);
     cgprop__ctx_free(g);
+    sparse_free(g, &g->dself);
+    sparse_free(g, &g->dcall);
     if (g->mname)
         for (uint32_t k = 0; k < g->K; k++) cgprop__free(g, g->mname[k]);
     for (size_t i = 0; i < g->nkblocks; i++) cgprop__free(g, g->kblocks[i]);
@@ -520,9 +524,16 @@ int cgprop_graph_add_self_class(cgprop_graph *g, uint32_t node, uint32_t level, 
     if (!cgprop__fits_self(g, node, costs))
         return cgprop__err(g, CGPROP_EOVERFLOW, "add_self_class: self cost of function %u would overflow",
                            node);
-    uint64_t *part = (level == CGPROP_LEVEL_0 ? g->self_n : g->self_r) + (size_t)node * g->K;
+    uint64_t *part = (level == CGPROP_LEVEL_0 ? g->self_n : g->self_r) + (size_t)node * g->K, *deep = NULL;
+    bool nonzero = false;
+    for (uint32_t k = 0; k < g->K; k++) nonzero = nonzero || costs[k];
+    /* Level >= 2 self cost is also kept apart (g->dself), which needs memory
+     * first; S_r holds it either way. */
+    if (level == CGPROP_LEVEL_DEEP && nonzero && (rc = cgprop__sparse_make(g, &g->dself, node, g->K, &deep)))
+        return cgprop__err(g, rc, "add_self_class: out of memory");
     cgprop__add(s, costs, g->K);
     cgprop__add(part, costs, g->K);
+    if (deep) cgprop__add(deep, costs, g->K);
     g->has_classes = true;
     cgprop__mutated(g);
     return cgprop__ok(g);
@@ -717,10 +728,73 @@ static int materialize(cgprop_graph *g, uint32_t e)
     return CGPROP_OK;
 }
 
+int cgprop__sparse_make(const cgprop_graph *g, cgprop__sparse *m, uint32_t id, size_t width, uint64_t **out)
+{
+    uint64_t *v = cgprop__sparse_get(m, id, width);
+    if (v) {
+        *out = v;
+        return CGPROP_OK;
+    }
+    if (m->n == m->rcap) {
+        if (m->rcap >= UINT32_MAX / 4) return CGPROP_ENOMEM;
+        uint32_t cap = m->rcap ? m->rcap * 2 : 16;
+        uint32_t *key = cgprop__realloc(g, m->key, cap, sizeof *key);
+        if (!key) return CGPROP_ENOMEM;
+        m->key = key;
+        uint64_t *val = cgprop__realloc(g, m->val, (size_t)cap * width, sizeof *val);
+        if (!val) return CGPROP_ENOMEM;
+        m->val = val;
+        m->rcap = cap;
+    }
+    if ((m->n + 1) * 2 > m->cap) {
+        uint32_t cap = m->cap ? m->cap * 2 : 32;
+        uint32_t *slot = cgprop__calloc(g, cap, sizeof *slot);
+        if (!slot) return CGPROP_ENOMEM;
+        for (uint32_t r = 0; r < m->n; r++) {
+            uint32_t i = (uint32_t)(((uint64_t)m->key[r] * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+            while (slot[i]) i = (i + 1) & (cap - 1);
+            slot[i] = r + 1;
+        }
+        cgprop__free(g, m->slot);
+        m->slot = slot;
+        m->cap = cap;
+    }
+    uint32_t i = (uint32_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
+    while (m->slot[i]) i = (i + 1) & (m->cap - 1);
+    m->key[m->n] = id;
+    v = m->val + (size_t)m->n * width;
+    memset(v, 0, width * sizeof *v);
+    m->slot[i] = ++m->n;
+    *out = v;
+    return CGPROP_OK;
+}
+
+/* Zero the rows of ids >= id0 (dropped functions or calls; the ids will be
+ * given out again). */
+static void sparse_drop_from(cgprop__sparse *m, uint32_t id0, size_t width)
+{
+    for (uint32_t r = 0; r < m->n; r++)
+        if (m->key[r] >= id0) memset(m->val + (size_t)r * width, 0, width * sizeof *m->val);
+}
+
+static void sparse_free(const cgprop_graph *g, cgprop__sparse *m)
+{
+    cgprop__free(g, m->slot);
+    cgprop__free(g, m->key);
+    cgprop__free(g, m->val);
+}
+
 int cgprop__ecls_prepare(cgprop_graph *g, uint32_t e, int c, bool nonzero)
 {
+    if (!nonzero) return CGPROP_OK;
+    if (c >= (int)CGPROP__NCLS) {
+        uint64_t *d;
+        int rc = cgprop__sparse_make(g, &g->dcall, e, cgprop__dcall_width(g), &d);
+        if (rc) return rc;
+        c -= 4;
+    }
     uint32_t r = g->ecls_ref[e];
-    if (!nonzero || r >= CGPROP__ECLS_BLK) return CGPROP_OK;
+    if (r >= CGPROP__ECLS_BLK) return CGPROP_OK;
     if (c < 0) return r ? materialize(g, e) : CGPROP_OK;
     if (r == (uint32_t)c + 1) return CGPROP_OK;
     if (!r && edge_empty(g, e)) {
@@ -817,12 +891,18 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
         return cgprop__err(g, CGPROP_EOVERFLOW, "%s: calls into function %u would overflow", what, callee);
     bool nonzero = count != 0;
     for (size_t k = 0; costs && k < K && !nonzero; k++) nonzero = costs[k] != 0;
-    /* A new call is empty, so preparing it needs no memory: either way
-     * nothing is changed before the last step that can fail. */
+    /* A new call is empty, so preparing it needs no memory but its level
+     * >= 2 part, made first under the id it will get (a row of zeros is
+     * invisible): either way nothing is changed before the last step that
+     * can fail. */
     if (e != UINT32_MAX) {
         rc = cgprop__ecls_prepare(g, e, cls, nonzero);
         if (rc) return cgprop__err(g, rc, "%s: out of memory", what);
     } else {
+        uint64_t *d;
+        if (cls >= (int)CGPROP__NCLS && nonzero &&
+            (rc = cgprop__sparse_make(g, &g->dcall, g->ne, cgprop__dcall_width(g), &d)))
+            return cgprop__err(g, rc, "%s: out of memory", what);
         rc = edge_insert(g, caller, callee, h, &e);
         if (rc) return cgprop__err(g, rc, "%s: %s adding call %u -> %u", what,
                                    rc == CGPROP_ENOMEM ? "out of memory" : "too many calls", caller, callee);
@@ -840,11 +920,7 @@ static int edge_common(cgprop_graph *g, const char *what, uint32_t caller, uint3
         }
     }
     if (cls >= 0) {
-        uint64_t *bc, *b = cgprop__ecls_bucket(g, e, (uint32_t)cls, &bc);
-        if (b) {
-            cgprop__add(b, costs, g->K);
-            *bc += count;
-        }
+        cgprop__ecls_addsub(g, e, (uint32_t)cls, costs, count, 1);
         if ((cls & 3) == CGPROP_LEVEL_REC) g->eflags[e] |= CGPROP__EF_LUMPED;
         g->has_classes = true;
     }
@@ -868,7 +944,9 @@ int cgprop_graph_add_edge_class(cgprop_graph *g, uint32_t caller, uint32_t calle
     if (!valid_level(caller_level) || !valid_level(callee_level))
         return cgprop__err(g, CGPROP_EINVAL, "add_edge_class: bad level (caller %u, callee %u)", caller_level,
                            callee_level);
-    int cls = (int)cgprop__cls(caller_level == CGPROP_LEVEL_0 ? 0u : 1u, callee_level);
+    /* Level >= 2 callers are kept apart only where the input knows them. */
+    uint32_t caller_class = caller_level == CGPROP_LEVEL_0 ? 0u : caller_level == CGPROP_LEVEL_DEEP ? 2u : 1u;
+    int cls = (int)cgprop__cls(caller_class, callee_level);
     return edge_common(g, "add_edge_class", caller, callee, count, costs, cls, out);
 }
 
@@ -889,13 +967,7 @@ static void add_edges_undo(cgprop_graph *g, const cgprop__txn *t, uint32_t i, co
         g->calls_in[callee[i]] -= count[i];
         const uint64_t *cs = costs ? costs + (size_t)i * K : NULL;
         for (size_t k = 0; cs && k < K; k++) g->ecost[(size_t)e * K + k] -= cs[k];
-        if (cls && cls[i] != CGPROP__NOCLS) {
-            uint64_t *bc, *b = cgprop__ecls_bucket(g, e, cls[i], &bc);
-            if (b) {
-                for (size_t k = 0; k < K; k++) b[k] -= cs[k];
-                *bc -= count[i];
-            }
-        }
+        if (cls && cls[i] != CGPROP__NOCLS) cgprop__ecls_addsub(g, e, cls[i], cs, count[i], -1);
         if (e < ne0) g->eflags[e] = fl0[i];
     }
     cgprop__txn_rollback(g, t);
@@ -915,7 +987,7 @@ static int add_edges_check(cgprop_graph *g, uint32_t n, const uint32_t *caller, 
         if (caller[i] >= nn || callee[i] >= nn)
             return cgprop__err(g, CGPROP_EINVAL, "add_edges: function id %u out of range (%u functions)",
                                caller[i] >= nn ? caller[i] : callee[i], nn);
-        if (cls && cls[i] != CGPROP__NOCLS && cls[i] >= CGPROP__NCLS)
+        if (cls && cls[i] != CGPROP__NOCLS && cls[i] >= CGPROP__NCLS_IN)
             return cgprop__err(g, CGPROP_EINVAL, "add_edges: bad class %u", cls[i]);
     }
     return CGPROP_OK;
@@ -984,7 +1056,10 @@ static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *calle
             r = cgprop__ecls_prepare(g, e, c, nonzero);
             if (e < ne0) fl0[i] = g->eflags[e];
         } else {
-            r = edge_insert(g, a, b, h, &e);
+            uint64_t *d;
+            r = c >= (int)CGPROP__NCLS && nonzero ? cgprop__sparse_make(g, &g->dcall, g->ne, cgprop__dcall_width(g), &d)
+                                                  : CGPROP_OK;
+            if (!r) r = edge_insert(g, a, b, h, &e);
             if (!r) (void)cgprop__ecls_prepare(g, e, c, nonzero);
         }
         if (r) {
@@ -1005,11 +1080,7 @@ static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *calle
             g->any_cost = true;
         }
         if (c >= 0) {
-            uint64_t *bc, *bk = cgprop__ecls_bucket(g, e, (uint32_t)c, &bc);
-            if (bk) {
-                cgprop__add(bk, cs, g->K);
-                *bc += cnt;
-            }
+            cgprop__ecls_addsub(g, e, (uint32_t)c, cs, cnt, 1);
             if ((c & 3) == CGPROP_LEVEL_REC) g->eflags[e] |= CGPROP__EF_LUMPED;
             g->has_classes = true;
         }
@@ -1153,6 +1224,8 @@ void cgprop__txn_rollback(cgprop_graph *g, const cgprop__txn *t)
     cgprop__ctx_truncate(g, t->nctx0);
     rollback_edges(g, t->ne0);
     rollback_nodes(g, t->nn0);
+    sparse_drop_from(&g->dcall, t->ne0, cgprop__dcall_width(g));
+    sparse_drop_from(&g->dself, t->nn0, g->K);
     g->any_cost = t->any_cost0;
     g->has_classes = t->has_classes0;
     /* The store is as it was at gen0. The adjacency index is still right

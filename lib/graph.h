@@ -53,10 +53,28 @@ bool cgprop__opts_in(void *dst, size_t dst_size, const void *src, size_t min);
 bool cgprop__size_ok(const void *p, size_t min);
 void cgprop__info_out(void *dst, const void *src, size_t src_size);
 
-static inline uint32_t cgprop__cls(uint32_t caller_rec, uint32_t callee_level)
+/* The class of an addition to a call: caller class (0 = level 0, 1 =
+ * level >= 1, 2 = level >= 2, known to be deep) times callee class
+ * (cgprop_level 0..3). Classes below CGPROP__NCLS are bucket numbers; a
+ * deep caller's class 8 + l adds to bucket 4 + l (caller level >= 1, which
+ * the split reads) and to the call's level >= 2 part (g->dcall). */
+static inline uint32_t cgprop__cls(uint32_t caller_class, uint32_t callee_level)
 {
-    return caller_rec * 4u + callee_level;
+    return caller_class * 4u + callee_level;
 }
+#define CGPROP__NCLS_IN 12
+static inline uint32_t cgprop__cls_bucket(uint32_t c) { return c >= CGPROP__NCLS ? c - 4u : c; }
+
+/* Rows kept for a few ids only (functions or calls), each of a fixed width
+ * of uint64_t values; an id without a row reads as all zeros, and so does
+ * a row of zeros, so making or zeroing a row is invisible. */
+typedef struct cgprop__sparse {
+    uint32_t *slot; /* open addressing: row + 1, 0 = empty */
+    uint32_t cap;   /* power of two; 0 before the first row */
+    uint32_t *key;  /* per row: its id */
+    uint64_t *val;  /* per row: width values */
+    uint32_t n, rcap;
+} cgprop__sparse;
 
 /* The analyses: one row each, in an order where every analysis comes after
  * those it is built on. A row gives the analysis's slot name, the prefix of
@@ -154,6 +172,15 @@ struct cgprop_graph {
     uint64_t *ecls;     /* nblk * NCLS * K */
     uint64_t *ecls_cnt; /* nblk * NCLS */
     uint32_t ecls_nblk, ecls_blkcap;
+    /* The level >= 2 parts, for writers that tell callgrind's fn'3 from
+     * fn'2 (the split reads level >= 1 as one class): kept only for the
+     * functions and calls that have them, as deep recursion is rare.
+     *   dself: function -> K: self cost of its level >= 2 activations
+     *          (part of self_r);
+     *   dcall: call -> 4 x (count, K costs): what calling activations at
+     *          level >= 2 added to buckets cgprop__cls(1, l), per callee
+     *          class l. */
+    cgprop__sparse dself, dcall;
     uint32_t *ehash;    /* open addressing, id + 1, 0 = empty */
     uint32_t ehash_cap;
     uint64_t clamps;    /* recorder clamps flushed or merged into this graph */
@@ -332,6 +359,38 @@ static inline const uint64_t *cgprop__ecls_get(const cgprop_graph *g, uint32_t e
     return cgprop__zeros;
 }
 
+/* Row number of id in m plus one, 0 when it has none. A row keeps its
+ * number (rows are never removed), while m->val moves as rows are made. */
+static inline uint32_t cgprop__sparse_find(const cgprop__sparse *m, uint32_t id)
+{
+    if (!m->n) return 0;
+    uint32_t mask = m->cap - 1, i = (uint32_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+    for (uint32_t r; (r = m->slot[i]) != 0; i = (i + 1) & mask)
+        if (m->key[r - 1] == id) return r;
+    return 0;
+}
+/* Row of id in m (width values), NULL when it has none. */
+static inline uint64_t *cgprop__sparse_get(const cgprop__sparse *m, uint32_t id, size_t width)
+{
+    uint32_t r = cgprop__sparse_find(m, id);
+    return r ? m->val + (size_t)(r - 1) * width : NULL;
+}
+/* Row of id in m, made (zeros) when it has none: CGPROP_ENOMEM, nothing
+ * visible changed. */
+int cgprop__sparse_make(const cgprop_graph *g, cgprop__sparse *m, uint32_t id, size_t width, uint64_t **out);
+
+static inline size_t cgprop__dcall_width(const cgprop_graph *g) { return 4 * ((size_t)g->K + 1); }
+/* Call e's level >= 2 part (see g->dcall), NULL when it has none. */
+static inline uint64_t *cgprop__dcall_row(const cgprop_graph *g, uint32_t e)
+{
+    return cgprop__sparse_get(&g->dcall, e, cgprop__dcall_width(g));
+}
+/* Function v's level >= 2 self cost (see g->dself), NULL when it has none. */
+static inline uint64_t *cgprop__dself_row(const cgprop_graph *g, uint32_t v)
+{
+    return cgprop__sparse_get(&g->dself, v, g->K);
+}
+
 /* Get call e ready for an addition to class c (c < 0: a cost or count added
  * without class); nonzero says whether the addition adds anything. Call it
  * before changing anything, as it may need memory (CGPROP_ENOMEM, nothing
@@ -347,6 +406,27 @@ static inline uint64_t *cgprop__ecls_bucket(const cgprop_graph *g, uint32_t e, u
     size_t b = (size_t)(r - CGPROP__ECLS_BLK) * CGPROP__NCLS + c;
     if (count) *count = g->ecls_cnt + b;
     return g->ecls + b * g->K;
+}
+
+/* Add (sign > 0) or take back (sign < 0) count and K costs of class c
+ * (< CGPROP__NCLS_IN) to call e's stored parts, after cgprop__ecls_prepare;
+ * the plain sums are the caller's. costs NULL: none. */
+static inline void cgprop__ecls_addsub(const cgprop_graph *g, uint32_t e, uint32_t c, const uint64_t *costs,
+                                       uint64_t count, int sign)
+{
+    uint32_t K = g->K;
+    uint64_t *bc, *b = cgprop__ecls_bucket(g, e, cgprop__cls_bucket(c), &bc);
+    uint64_t *d = c >= CGPROP__NCLS ? cgprop__dcall_row(g, e) : NULL;
+    if (d) {
+        d += (size_t)(c - CGPROP__NCLS) * (K + 1);
+        d[0] = sign > 0 ? d[0] + count : d[0] - count;
+        d++;
+    }
+    if (b) *bc = sign > 0 ? *bc + count : *bc - count;
+    for (uint32_t k = 0; costs && k < K; k++) {
+        if (b) b[k] = sign > 0 ? b[k] + costs[k] : b[k] - costs[k];
+        if (d) d[k] = sign > 0 ? d[k] + costs[k] : d[k] - costs[k];
+    }
 }
 
 /* Checked add of K values into dst: false (nothing changed) on overflow. */

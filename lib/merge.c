@@ -25,14 +25,32 @@ static int add_edge_parts(cgprop_graph *dst, const cgprop_graph *src, uint32_t e
     bool has_cost = (src->eflags[e] & CGPROP__EF_HAS_COST) != 0;
     int rc = CGPROP_OK;
     memcpy(part, src->ecost + (size_t)e * K, K * sizeof part[0]);
-    for (uint32_t cls = 0; cls < CGPROP__NCLS && !rc; cls++) {
-        uint64_t cn;
-        const uint64_t *cc = cgprop__ecls_get(src, e, cls, &cn);
+    const uint64_t *deep = cgprop__dcall_row(src, e);
+    for (uint32_t cls = 0; cls < CGPROP__NCLS_IN && !rc; cls++) {
+        uint64_t cn, cv[CGPROP_MAX_METRICS];
+        const uint64_t *cc;
+        /* Buckets 4 .. 7 (caller level >= 1) less what level >= 2 callers
+         * added, then that part (classes 8 .. 11). */
+        if (cls >= CGPROP__NCLS) {
+            if (!deep) break;
+            const uint64_t *dp = deep + (size_t)(cls - CGPROP__NCLS) * (K + 1);
+            cn = dp[0];
+            cc = dp + 1;
+        } else {
+            cc = cgprop__ecls_get(src, e, cls, &cn);
+            if (cls >= 4 && deep) {
+                const uint64_t *dp = deep + (size_t)(cls - 4) * (K + 1);
+                cn -= dp[0];
+                for (uint32_t k = 0; k < K; k++) cv[k] = cc[k] - dp[1 + k];
+                cc = cv;
+            }
+        }
         bool any = cn != 0;
         for (uint32_t k = 0; k < K; k++) any = any || cc[k];
         /* A lumped bucket keeps its flag even when it holds zeros. */
         if (!any && !((cls & 3) == CGPROP_LEVEL_REC && (src->eflags[e] & CGPROP__EF_LUMPED))) continue;
-        rc = add ? cgprop_graph_add_edge_class(dst, a, b, cls / 4, cls % 4, cn, cc, NULL)
+        uint32_t caller_level = cls < 4 ? CGPROP_LEVEL_0 : cls < CGPROP__NCLS ? CGPROP_LEVEL_1 : CGPROP_LEVEL_DEEP;
+        rc = add ? cgprop_graph_add_edge_class(dst, a, b, caller_level, cls % 4, cn, cc, NULL)
                  : cgprop__ecls_prepare(dst, d, (int)cls, any);
         count -= cn;
         for (uint32_t k = 0; k < K; k++) part[k] -= cc[k];
@@ -73,6 +91,13 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
         /* Room for the class buckets phase 3 adds to (see add_edge_parts). */
         if ((rc = add_edge_parts(dst, src, e, id, false)))
             return undo(dst, &t, map, rc, "out of memory");
+    }
+
+    /* Level >= 2 self costs need their rows before phase 3, which cannot fail. */
+    for (uint32_t v = 0; v < src->nn; v++) {
+        uint64_t *row;
+        if (cgprop__dself_row(src, v) && cgprop__sparse_make(dst, &dst->dself, map[v], K, &row))
+            return undo(dst, &t, map, CGPROP_ENOMEM, "out of memory");
     }
 
     /* Stated inclusive costs need room before phase 3, which cannot fail. */
@@ -122,8 +147,14 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
             rc = cgprop_graph_add_self(dst, u, part);
         }
         if (!rc && src->has_classes) {
+            const uint64_t *sd = cgprop__dself_row(src, v);
             rc = cgprop_graph_add_self_class(dst, u, CGPROP_LEVEL_0, sn);
+            if (sd) {
+                for (uint32_t k = 0; k < K; k++) part[k] = sr[k] - sd[k];
+                sr = part;
+            }
             if (!rc) rc = cgprop_graph_add_self_class(dst, u, CGPROP_LEVEL_1, sr);
+            if (!rc && sd) rc = cgprop_graph_add_self_class(dst, u, CGPROP_LEVEL_DEEP, sd);
         }
         if (!rc && (src->nflags[v] & CGPROP__NF_SPONT))
             rc = cgprop_graph_add_spontaneous(dst, u, src->spont_cnt[v], src->spont_cost + (size_t)v * K);

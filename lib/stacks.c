@@ -23,6 +23,9 @@ typedef struct stack_scratch {
     size_t active_cap;
     /* Per frame of the current stack: level class 0, 1, 2 (= ≥ 2). */
     uint8_t *lv;
+    /* Per pair with a level ≥ 2 caller: its call's row in g->dcall plus
+     * one (cgprop__sparse_find), 0 for the other pairs. */
+    uint32_t *drow;
     /* The previous successful stack and the call id of each of its pairs
      * (pair i joins frames i and i+1); prev_len 0 when nothing is cached. */
     uint32_t *prev;
@@ -31,6 +34,20 @@ typedef struct stack_scratch {
     /* Keys of pairs whose call does not exist yet (rare: only new calls). */
     uint64_t *keys;
     size_t keys_cap;
+    /* Deferred mode (readers only, cgprop__stacks_defer): the calls of the
+     * prefix shared with the previous stack get their cost when they leave
+     * the cached stack, not once per stack. tot is the sum of the weights of
+     * every stack since deferral began, base[i·K..] its value when pair i
+     * entered the cache, so pair i owes tot − base; pcls[i] its class.
+     * m0 is the largest cost the graph held when deferral began and dmax
+     * the deepest stack since: every sum stays ≤ m0 + tot·dmax, which is
+     * kept below 2^64, so no deferred sum can overflow. */
+    bool defer;
+    uint64_t *base;
+    uint32_t *pcls;
+    size_t dcap;
+    uint64_t tot[CGPROP_MAX_METRICS], m0[CGPROP_MAX_METRICS];
+    size_t dmax;
 } stack_scratch;
 
 void cgprop__stacks_free(cgprop_graph *g)
@@ -39,9 +56,12 @@ void cgprop__stacks_free(cgprop_graph *g)
     if (!s) return;
     cgprop__free(g, s->active);
     cgprop__free(g, s->lv);
+    cgprop__free(g, s->drow);
     cgprop__free(g, s->prev);
     cgprop__free(g, s->eid);
     cgprop__free(g, s->keys);
+    cgprop__free(g, s->base);
+    cgprop__free(g, s->pcls);
     cgprop__free(g, s);
     g->stack_scratch = NULL;
 }
@@ -75,6 +95,9 @@ static int scratch_reserve(cgprop_graph *g, size_t depth)
         uint8_t *lv = cgprop__realloc(g, s->lv, want, 1);
         if (!lv) return CGPROP_ENOMEM;
         s->lv = lv;
+        uint32_t *drow = cgprop__realloc(g, s->drow, want, sizeof *drow);
+        if (!drow) return CGPROP_ENOMEM;
+        s->drow = drow;
         uint32_t *prev = cgprop__realloc(g, s->prev, want, sizeof *prev);
         if (!prev) return CGPROP_ENOMEM;
         s->prev = prev;
@@ -135,23 +158,47 @@ static void sub(uint64_t *dst, const uint64_t *src, uint32_t K)
  * them is most of the speed. */
 #define AHEAD CGPROP__AHEAD_STACK_PAIRS
 
+/* The class of pair i: the caller's level class (0, 1, >= 2: a level >= 2
+ * caller is kept apart, g->dcall) and the callee's. */
 static uint32_t class_of(const stack_scratch *s, size_t i)
 {
-    return cgprop__cls(s->lv[i] ? 1u : 0u, s->lv[i + 1]);
+    return cgprop__cls(s->lv[i], s->lv[i + 1]);
+}
+
+/* Whether pair i's call e needs cgprop__ecls_prepare before its class is
+ * added: not when the call is in compact form for that very class or keeps
+ * its buckets (the usual cases), and for a level >= 2 caller has its level
+ * >= 2 part; s->drow[i] is set on the way. */
+static bool needs_prepare(const cgprop_graph *g, stack_scratch *s, size_t i, uint32_t e)
+{
+    uint32_t ref = g->ecls_ref[e], c = class_of(s, i);
+    s->drow[i] = c >= CGPROP__NCLS ? cgprop__sparse_find(&g->dcall, e) : 0;
+    if (ref != cgprop__cls_bucket(c) + 1 && ref < CGPROP__ECLS_BLK) return true;
+    return c >= CGPROP__NCLS && !s->drow[i];
 }
 
 /* The stored class bucket pair i adds to, NULL when the call keeps its
  * buckets in compact form (the usual case: one class per call). */
-static uint64_t *bucket_of(const cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e)
+static inline uint64_t *bucket_of(const cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e)
 {
-    return cgprop__ecls_bucket(g, e, class_of(s, i), NULL);
+    return cgprop__ecls_bucket(g, e, cgprop__cls_bucket(class_of(s, i)), NULL);
 }
 
-static void add_to_call(cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e, const uint64_t *w)
+/* The level >= 2 part pair i adds to, NULL for a caller below level 2 (or
+ * a weight of zeros, which needs none). */
+static inline uint64_t *deep_of(const cgprop_graph *g, const stack_scratch *s, size_t i)
+{
+    uint32_t r = s->drow[i];
+    if (!r) return NULL;
+    return g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) + (size_t)s->lv[i + 1] * (g->K + 1) + 1;
+}
+
+static inline void add_to_call(cgprop_graph *g, const stack_scratch *s, size_t i, uint32_t e, const uint64_t *w)
 {
     cgprop__add(g->ecost + (size_t)e * g->K, w, g->K);
     uint64_t *b = bucket_of(g, s, i, e);
     if (b) cgprop__add(b, w, g->K);
+    if (s->drow[i]) cgprop__add(deep_of(g, s, i), w, g->K);
 }
 
 /* Undo what add_existing did: the pairs before `upto`, then the root's
@@ -166,6 +213,7 @@ static void undo(cgprop_graph *g, const stack_scratch *s, const uint32_t *frames
         sub(g->ecost + (size_t)e * K, w, K);
         uint64_t *b = bucket_of(g, s, i, e);
         if (b) sub(b, w, K);
+        if ((b = deep_of(g, s, i))) sub(b, w, K);
     }
     sub(g->self + (size_t)frames[depth - 1] * K, w, K);
     sub(g->spont_cost + (size_t)frames[0] * K, w, K);
@@ -207,6 +255,182 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
     return true;
 }
 
+/* ---- deferred mode ---- */
+
+/* Pairs [from, to) of the cached stack take what they owe. */
+static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to)
+{
+    uint32_t K = g->K;
+    uint64_t pend[CGPROP_MAX_METRICS];
+    for (size_t i = from; i < to; i++) {
+        if (i + AHEAD < to) {
+            CGPROP__PREFETCH_W(g->ecost + (size_t)s->eid[i + AHEAD] * K);
+            CGPROP__PREFETCH_W(g->eflags + s->eid[i + AHEAD]);
+        }
+        /* Set here rather than when the pair enters the cache: the reader
+         * reads no flag before the last flush. */
+        g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
+        uint64_t *b = s->base + i * K;
+        bool nonzero = false;
+        for (uint32_t k = 0; k < K; k++) {
+            pend[k] = s->tot[k] - b[k];
+            nonzero = nonzero || pend[k];
+        }
+        if (!nonzero) continue;
+        uint32_t e = s->eid[i], c = s->pcls[i];
+        int rc = cgprop__ecls_prepare(g, e, (int)c, true);
+        if (rc) return rc;
+        cgprop__add(g->ecost + (size_t)e * K, pend, K);
+        uint64_t *cb = cgprop__ecls_bucket(g, e, cgprop__cls_bucket(c), NULL);
+        if (cb) cgprop__add(cb, pend, K);
+        /* A level >= 2 caller's share also goes to the call's level >= 2
+         * part (made by the prepare above), under the callee's level. */
+        if (c >= CGPROP__NCLS) {
+            uint32_t r = cgprop__sparse_find(&g->dcall, e);
+            cgprop__add(g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) + (size_t)(c - CGPROP__NCLS) * (K + 1) + 1,
+                        pend, K);
+        }
+        for (uint32_t k = 0; k < K; k++) b[k] = s->tot[k];
+    }
+    return CGPROP_OK;
+}
+
+static int flush_all(cgprop_graph *g, stack_scratch *s)
+{
+    return s->prev_len > 1 ? flush_range(g, s, 0, s->prev_len - 1) : CGPROP_OK;
+}
+
+static void max_into(uint64_t *m, const uint64_t *a, size_t n, uint32_t K)
+{
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < K; k++)
+            if (a[i * K + k] > m[k]) m[k] = a[i * K + k];
+}
+
+int cgprop__stacks_defer(cgprop_graph *g, bool on)
+{
+    stack_scratch *s = g->stack_scratch;
+    if (!on) {
+        if (!s || !s->defer) return CGPROP_OK;
+        int rc = flush_all(g, s);
+        if (!rc) s->defer = false;
+        return rc;
+    }
+    int rc = scratch_reserve(g, 1);
+    if (rc) return rc;
+    s = g->stack_scratch;
+    if (s->defer) return CGPROP_OK;
+    uint32_t K = g->K;
+    memset(s->tot, 0, sizeof s->tot);
+    memset(s->m0, 0, sizeof s->m0);
+    max_into(s->m0, g->self, g->nn, K);
+    max_into(s->m0, g->spont_cost, g->nn, K);
+    max_into(s->m0, g->ecost, g->ne, K);
+    s->dmax = 1;
+    s->prev_len = 0;
+    s->defer = true;
+    return CGPROP_OK;
+}
+
+/* One stack in deferred mode. Declines (taken false, nothing changed) when
+ * its weight could let a sum overflow: then every pair owed is flushed and
+ * this stack and all after it take the checked path. */
+static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frames, size_t depth,
+                        const uint64_t *w, bool *taken)
+{
+    uint32_t K = g->K;
+    size_t dmax = depth > s->dmax ? depth : s->dmax;
+    *taken = false;
+    for (uint32_t k = 0; k < K; k++) {
+        uint64_t t = s->tot[k] + w[k];
+        if (t < w[k] || t > (UINT64_MAX - s->m0[k]) / dmax) {
+            int rc = flush_all(g, s);
+            if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
+            s->defer = false;
+            return CGPROP_OK;
+        }
+    }
+    if (s->dcap < s->cap) {
+        uint64_t *b = cgprop__realloc(g, s->base, s->cap * K, sizeof *b);
+        if (!b) return cgprop__err(g, CGPROP_ENOMEM, "add_stack: out of memory");
+        s->base = b;
+        uint32_t *c = cgprop__realloc(g, s->pcls, s->cap, sizeof *c);
+        if (!c) return cgprop__err(g, CGPROP_ENOMEM, "add_stack: out of memory");
+        s->pcls = c;
+        s->dcap = s->cap;
+    }
+    *taken = true;
+
+    /* Pairs from q on change: what they owe goes to their calls now. */
+    size_t p = 0, lim = s->prev_len < depth ? s->prev_len : depth;
+    while (p < lim && s->prev[p] == frames[p]) p++;
+    size_t q = p ? p - 1 : 0;
+    int rc = s->prev_len > q + 1 ? flush_range(g, s, q, s->prev_len - 1) : CGPROP_OK;
+    if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
+    /* Until this stack is in, only its shared prefix is cached. */
+    s->prev_len = p;
+
+    size_t nmissing = 0;
+    for (size_t i = q; i + 1 < depth; i++) {
+        uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
+        s->eid[i] = e;
+        nmissing += e == MISSING;
+    }
+    bool nonzero = false;
+    for (uint32_t k = 0; k < K; k++) nonzero = nonzero || w[k];
+    /* The leaf's level >= 2 self cost is kept apart (g->dself); a row of
+     * zeros is no row, so making it before the calls changes nothing seen. */
+    uint64_t *dself = NULL;
+    if (nonzero && s->lv[depth - 1] >= 2 &&
+        (rc = cgprop__sparse_make(g, &g->dself, frames[depth - 1], K, &dself)))
+        return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
+    if (nmissing) {
+        if ((uint64_t)g->ne + nmissing > UINT32_MAX - 1)
+            return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: the number of calls would overflow; nothing was added");
+        for (size_t i = q; i + 1 < depth; i++) {
+            if (s->eid[i] != MISSING) continue;
+            uint32_t e;
+            rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
+            if (!rc) rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), nonzero);
+            if (rc) {
+                cgprop__txn_rollback(g, &t);
+                return cgprop__err(g, rc, "add_stack: %s; nothing was added",
+                                   rc == CGPROP_ENOMEM ? "out of memory" : "the number of calls would overflow");
+            }
+            s->eid[i] = e;
+        }
+    }
+    /* The calling context, when kept, last: its failure drops the calls. */
+    if ((rc = cgprop__ctx_stack(g, frames, depth, w))) {
+        cgprop__txn_rollback(g, &t);
+        return cgprop__err(g, rc, "add_stack: %s; nothing was added",
+                           rc == CGPROP_ENOMEM ? "out of memory" : "a context's cost would overflow");
+    }
+    memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
+    for (size_t i = q; i + 1 < depth; i++) {
+        /* K is small: a loop, not a call to memcpy per pair. */
+        for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
+        s->pcls[i] = class_of(s, i);
+    }
+    /* Nothing can fail from here on, and the bound above says no sum
+     * overflows. */
+    uint32_t leaf = frames[depth - 1];
+    cgprop__add(g->spont_cost + (size_t)frames[0] * K, w, K);
+    cgprop__add(g->self + (size_t)leaf * K, w, K);
+    cgprop__add((s->lv[depth - 1] ? g->self_r : g->self_n) + (size_t)leaf * K, w, K);
+    if (dself) cgprop__add(dself, w, K);
+    for (uint32_t k = 0; k < K; k++) s->tot[k] += w[k];
+    s->dmax = dmax;
+    g->nflags[frames[0]] |= CGPROP__NF_SPONT;
+    if (depth >= 2) g->any_cost = true;
+    g->has_classes = true;
+    s->prev_len = depth;
+    cgprop__mutated(g);
+    return cgprop__ok(g);
+}
+
 int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights)
 {
     if (!g) return CGPROP_EINVAL;
@@ -232,6 +456,12 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     }
     for (size_t i = 0; i < depth; i++) act[frames[i]] = 0;
 
+    if (s->defer) {
+        bool taken;
+        rc = add_deferred(g, s, frames, depth, weights, &taken);
+        if (rc || taken) return rc;
+    }
+
     /* Call ids: pairs inside the prefix shared with the previous stack are
      * known; look up the others. */
     size_t p = 0, lim = s->prev_len < depth ? s->prev_len : depth;
@@ -249,14 +479,19 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
      * changed the form of the prefix's calls since the previous stack). */
     bool nonzero = false;
     for (uint32_t k = 0; k < K; k++) nonzero = nonzero || weights[k];
-    for (size_t i = 0; nonzero && i + 1 < depth; i++) {
+    for (size_t i = 0; i + 1 < depth; i++) {
         uint32_t e = s->eid[i];
-        if (e == MISSING) continue;
-        uint32_t ref = g->ecls_ref[e], c = class_of(s, i);
-        if (ref == c + 1 || ref >= CGPROP__ECLS_BLK) continue;
-        rc = cgprop__ecls_prepare(g, e, (int)c, true);
+        s->drow[i] = 0;
+        if (e == MISSING || !nonzero || !needs_prepare(g, s, i, e)) continue;
+        rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), true);
         if (rc) return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
+        if (s->lv[i] >= 2) s->drow[i] = cgprop__sparse_find(&g->dcall, e);
     }
+    /* The leaf's level >= 2 self cost is kept apart (g->dself). */
+    uint64_t *dself = NULL;
+    if (nonzero && lv[depth - 1] >= 2 &&
+        (rc = cgprop__sparse_make(g, &g->dself, frames[depth - 1], K, &dself)))
+        return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
 
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
@@ -285,6 +520,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
             if (s->eid[i] != MISSING) continue;
             uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
             s->eid[i] = e;
+            s->drow[i] = nonzero && s->lv[i] >= 2 ? cgprop__sparse_find(&g->dcall, e) : 0;
             add_to_call(g, s, i, e, weights);
         }
     }
@@ -300,6 +536,7 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     /* Nothing can fail from here on. */
     uint32_t leaf = frames[depth - 1];
     cgprop__add((lv[depth - 1] ? g->self_r : g->self_n) + (size_t)leaf * K, weights, K);
+    if (dself) cgprop__add(dself, weights, K);
     g->nflags[frames[0]] |= CGPROP__NF_SPONT;
     /* Calls of the shared prefix got HAS_COST from the previous stack. */
     for (size_t i = p ? p - 1 : 0; i + 1 < depth; i++) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;

@@ -296,7 +296,7 @@ static void build_scenario(scenario *s)
     for (i = 0; i < NN; i += 5) m_edge(s, i, (i * 3 + 1) % NN, -1, -1, 1, 1, 1, 1);
     for (i = 0; i < NN; i += 7) m_self(s, i, (int)(i % 4), 1, 1);
     for (i = 0; i < NN; i += 11) m_edge(s, i, (i * 3 + 1) % NN, 0, 1, 1, 1, 1, 1);
-    for (i = 0; i < NN; i += 13) m_edge(s, i, (i + 5) % NN, (int)(i % 2), (int)(i % 4), 3, 1, 2, 3);
+    for (i = 0; i < NN; i += 13) m_edge(s, i, (i + 5) % NN, (int)(i % 3), (int)(i % 4), 3, 1, 2, 3);
     for (i = 0; i < NN; i += 29) m_edge(s, i, i, -1, -1, 1, i % 2 == 0, 1, 1); /* self-calls */
     m_spont(s, 0, 1, 100, 200);
     for (i = 0; i < NN; i += 17) m_spont(s, i, 2, i, i);
@@ -343,7 +343,7 @@ static void analysis_scenario(scenario *s)
     for (i = 0; i + 1 < n; i++) m_edge(s, i, i + 1, -1, -1, i + 1, i % 3 != 0, 10 * i, 5);
     for (i = 0; i < n; i += 4) m_edge(s, i + 3, i, -1, -1, 2, 1, 7, 7); /* cycles of 4 */
     for (i = 0; i < n; i += 9) m_edge(s, i, i, 0, 1, 1, 1, 1, 1);          /* self-calls */
-    for (i = 10; i < 20; i++) m_edge(s, i, 39 - i, (int)(i % 2), (int)(i % 4), 2, 1, 6, 8);
+    for (i = 10; i < 20; i++) m_edge(s, i, 39 - i, (int)(i % 3), (int)(i % 4), 2, 1, 6, 8);
     m_spont(s, 0, 1, 1000, 50);
     m_spont(s, 21, 0, 0, 0);
     for (j = 0; j < sizeof depths / sizeof depths[0]; j++) {

@@ -217,6 +217,21 @@ START_TEST(recur_recs3_levels)
     cgprop_split_row r = split_of(g, key, 0);
     ck_assert_uint_eq(r.C_r, 6547);
     ck_assert(!(r.inexact & CGPROP_X_C_R));
+    /* fn'3 (level >= 2) self cost is kept apart from fn'2's, as
+     * callgrind_annotate reads the file: fib'3 32,491 and fib'2 40, fa'3 59
+     * and fa'2 16, fb'3 48 and fb'2 16. */
+    static const struct { const char *fn; uint64_t s2, s3; } deep[] = {
+        {"fib", 40, 32491}, {"fa", 16, 59}, {"fb", 16, 48}};
+    for (size_t i = 0; i < sizeof deep / sizeof deep[0]; i++) {
+        char k[128];
+        uint32_t id;
+        recur_key(k, sizeof k, deep[i].fn);
+        ck_assert_int_eq(cgprop_graph_find_node(g, k, strlen(k), &id), CGPROP_OK);
+        const uint64_t *sd = cgprop__dself_row(g, id);
+        ck_assert_ptr_nonnull(sd);
+        ck_assert_uint_eq(sd[0], deep[i].s3);
+        ck_assert_uint_eq(split_of(g, k, 0).S_r, deep[i].s2 + deep[i].s3);
+    }
     cgprop_graph_free(g);
     /* With the default file fa'2 lumps levels >= 1: C_r cannot be exact. */
     g = read_path(DATA "/recur/recur.default.callgrind.out", NULL, NULL);
@@ -1188,6 +1203,14 @@ static const char *graph_diff(const cgprop_graph *x, const cgprop_graph *y)
             for (uint32_t k = 0; k < K; k++)
                 if (cx[k] != cy[k]) return "class costs";
         }
+        const uint64_t *dx = cgprop__dcall_row(x, e), *dy = cgprop__dcall_row(y, e);
+        for (size_t i = 0; i < cgprop__dcall_width(x); i++)
+            if ((dx ? dx[i] : 0) != (dy ? dy[i] : 0)) return "level >= 2 call parts";
+    }
+    for (uint32_t v = 0; v < x->nn; v++) {
+        const uint64_t *dx = cgprop__dself_row(x, v), *dy = cgprop__dself_row(y, v);
+        for (uint32_t k = 0; k < K; k++)
+            if ((dx ? dx[k] : 0) != (dy ? dy[k] : 0)) return "level >= 2 self costs";
     }
     return NULL;
 }

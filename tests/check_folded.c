@@ -172,6 +172,31 @@ START_TEST(malformed)
 }
 END_TEST
 
+/* Weights near 2^64: the reader adds the calls of a shared prefix late
+ * (when they leave it), and takes the checked path once a sum could
+ * overflow; the sums and the line of the overflow are those of adding every
+ * stack at once. W = 2^62 - 1. */
+START_TEST(large_weights)
+{
+    static const char t[] = "a;b;a;b 4611686018427387903\n"
+                            "a;b;a;b;c 4611686018427387903\n"
+                            "x 5\n"
+                            "a;b;a;b 1\n";
+    cgprop_graph *g = rd(t, NULL);
+    /* a->b twice per a;b;a;b stack: 4W + 2 */
+    ck_assert_uint_eq(ecost(g, "a", "b", 0), 18446744073709551614u);
+    ck_assert_uint_eq(ecost(g, "b", "a", 0), 9223372036854775807u);  /* 2W + 1 */
+    ck_assert_uint_eq(ecost(g, "b", "c", 0), 4611686018427387903u);  /* W */
+    ck_assert_uint_eq(self(g, "b", 0), 4611686018427387904u);        /* W + 1 */
+    ck_assert_uint_eq(self(g, "c", 0), 4611686018427387903u);
+    ck_assert_uint_eq(self(g, "x", 0), 5);
+    cgprop_graph_free(g);
+    /* Two more on a->b pass 2^64 - 1 at line 5. */
+    bad("a;b;a;b 4611686018427387903\na;b;a;b;c 4611686018427387903\nx 5\na;b;a;b 1\na;b 2\n", CGPROP_EOVERFLOW, 5);
+    bad("a;b 9223372036854775807\na;b 9223372036854775807\na;b 2\n", CGPROP_EOVERFLOW, 3);
+}
+END_TEST
+
 START_TEST(detect)
 {
     size_t n;
@@ -245,6 +270,7 @@ static Suite *suite(void)
     tcase_add_test(tc, shared_prefixes);
     tcase_add_test(tc, notes_example);
     tcase_add_test(tc, malformed);
+    tcase_add_test(tc, large_weights);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, alloc_failures);
     suite_add_tcase(s, tc);

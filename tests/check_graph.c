@@ -1105,6 +1105,9 @@ static void same_calls(const cgprop_graph *x, const cgprop_graph *y)
             ck_assert_uint_eq(nx, ny);
             for (uint32_t k = 0; k < x->K; k++) ck_assert_uint_eq(bx[k], by[k]);
         }
+        /* The level >= 2 callers' part: no row reads as zeros. */
+        const uint64_t *dx = cgprop__dcall_row(x, e), *dy = cgprop__dcall_row(y, e);
+        for (size_t i = 0; i < cgprop__dcall_width(x); i++) ck_assert_uint_eq(dx ? dx[i] : 0, dy ? dy[i] : 0);
     }
     for (uint32_t v = 0; v < x->nn; v++) {
         ck_assert_uint_eq(x->calls_in[v], y->calls_in[v]);
@@ -1121,7 +1124,10 @@ static int add_one_by_one(cgprop_graph *g, uint32_t n, const uint32_t *a, const 
     for (uint32_t i = 0; i < n; i++) {
         const uint64_t *cs = costs ? costs + (size_t)i * g->K : NULL;
         int rc = cls && cls[i] != CGPROP__NOCLS
-                     ? cgprop_graph_add_edge_class(g, a[i], b[i], cls[i] / 4 ? CGPROP_LEVEL_1 : CGPROP_LEVEL_0,
+                     ? cgprop_graph_add_edge_class(g, a[i], b[i],
+                                                   cls[i] / 4 == 2   ? CGPROP_LEVEL_DEEP
+                                                   : cls[i] / 4 == 1 ? CGPROP_LEVEL_1
+                                                                     : CGPROP_LEVEL_0,
                                                    cls[i] % 4, cnt[i], cs, NULL)
                      : cgprop_graph_add_edge(g, a[i], b[i], cnt[i], cs, NULL);
         if (rc) return rc;
@@ -1143,7 +1149,7 @@ static void ae_batch(uint64_t *s, uint32_t n, uint32_t *a, uint32_t *b, uint64_t
         cnt[i] = order_rng(s) % 4;
         for (uint32_t k = 0; k < AE_K; k++) costs[(size_t)i * AE_K + k] = order_rng(s) % 5 == 0 ? 0 : order_rng(s) % 1000;
         uint64_t r = order_rng(s) % 10;
-        cls[i] = r < 2 ? (uint8_t)CGPROP__NOCLS : r < 7 ? 0 : (uint8_t)(order_rng(s) % CGPROP__NCLS);
+        cls[i] = r < 2 ? (uint8_t)CGPROP__NOCLS : r < 7 ? 0 : (uint8_t)(order_rng(s) % CGPROP__NCLS_IN);
     }
 }
 
@@ -1237,7 +1243,7 @@ START_TEST(test_add_edges_all_or_nothing)
                 b[bad] = AE_NN;
             } else {
                 want = CGPROP_EINVAL;
-                cls[bad] = CGPROP__NCLS;
+                cls[bad] = CGPROP__NCLS_IN;
             }
             uint64_t gen = cgprop_graph_generation(y);
             ck_assert_int_eq(cgprop__add_edges(y, N, a, b, cnt, costs, cls), want);

@@ -827,6 +827,14 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(write_path_unwritable, CGPROP_EWRITE, M_G,                                                                 \
       cgprop_write_path(f->g, CGPROP_FORMAT_TEXT, NULL, "/nonexistent/cgprop-misuse", 26))                       \
     X(write_path_full_device, CGPROP_EWRITE, M_G, cgprop_write_path(f->g, CGPROP_FORMAT_JSON, NULL, "/dev/full", 9)) \
+    X(compare_null_g, CGPROP_EINVAL, M_NONE, cgprop_write_compare(f->g, NULL, CGPROP_FORMAT_TEXT, NULL, sink_ok, NULL)) \
+    X(compare_null_base, CGPROP_EINVAL, M_G, cgprop_write_compare(NULL, f->g, CGPROP_FORMAT_TEXT, NULL, sink_ok, NULL)) \
+    X(compare_null_fn, CGPROP_EINVAL, M_G, cgprop_write_compare(f->g, f->g, CGPROP_FORMAT_TEXT, NULL, NULL, NULL)) \
+    X(compare_callgrind, CGPROP_EINVAL, M_G,                                                                     \
+      cgprop_write_compare(f->g, f->g, CGPROP_FORMAT_CALLGRIND, NULL, sink_ok, NULL))                            \
+    X(compare_base_first, CGPROP_ESTATE, M_G, cgprop_write_compare(f->gn, f->g, CGPROP_FORMAT_TEXT, NULL, sink_ok, NULL)) \
+    X(compare_new_stale, CGPROP_ESTATE, M_GS, cgprop_write_compare(f->g, f->gs, CGPROP_FORMAT_DOT, NULL, sink_ok, NULL)) \
+    X(compare_sink_fails, CGPROP_EWRITE, M_G, cgprop_write_compare(f->g, f->g, CGPROP_FORMAT_JSON, NULL, sink_fail, NULL)) \
     /* event traces */                                                                                          \
     X(events_null_out, CGPROP_EINVAL, M_ERR, events_buf(f, good_events, 19, 0, NULL, 1))                         \
     X(events_null_data, CGPROP_EINVAL, M_ERR, events_buf(f, NULL, 19, 0, NULL, 0))                               \

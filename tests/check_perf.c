@@ -278,6 +278,62 @@ START_TEST(malformed)
 }
 END_TEST
 
+/* Past 2 MiB the first pass lists the events from the first part of the file
+ * only; an event named later, or an error anywhere, must come out as if the
+ * whole file had been listed first. N samples of 4 lines each, then the tail. */
+static char *big(size_t n, const char *tail)
+{
+    static const char one[] = "p 1 1.0: 3 cyc:\n\t 1 f (/b)\n\t 2 main (/b)\n\n";
+    size_t len = n * (sizeof one - 1) + strlen(tail);
+    char *t = malloc(len + 1);
+    ck_assert_ptr_nonnull(t);
+    for (size_t i = 0; i < n; i++) memcpy(t + i * (sizeof one - 1), one, sizeof one - 1);
+    strcpy(t + n * (sizeof one - 1), tail);
+    ck_assert_uint_gt(len, 2u << 20);
+    return t;
+}
+
+START_TEST(late_events)
+{
+    const size_t n = 80000;
+    char *t = big(n, "p 1 1.0: 5 ins:\n\t 3 g (/b)\n\t 2 main (/b)\n\n");
+    cgprop_graph *g = rd(t, NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 3);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "cyc");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "ins");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 2, NULL), "samples");
+    ck_assert_uint_eq(self(g, "/b\t\tf", 0), 3 * n);
+    ck_assert_uint_eq(self(g, "/b\t\tf", 1), 0);
+    ck_assert_uint_eq(self(g, "/b\t\tg", 0), 0);
+    ck_assert_uint_eq(self(g, "/b\t\tg", 1), 5);
+    ck_assert_uint_eq(total(g, "/b\t\tmain", 2), n + 1);
+    cgprop_graph_free(g);
+    free(t);
+
+    /* A sum overflows at line 4n + 4 (the second huge sample); the first
+     * pass's own errors further on still come first. */
+    static const char ovf[] = "p 1 1.0: 18446744073709551615 cyc:\n\t 1 h (/b)\n\n"
+                              "p 1 1.0: 18446744073709551615 cyc:\n\t 1 h (/b)\n\n";
+    t = big(n, ovf);
+    bad(t, CGPROP_EOVERFLOW, 4 * n + 4, "overflows");
+    free(t);
+    char tail[sizeof ovf + 64];
+    snprintf(tail, sizeof tail, "%s\t 9 h (/b)\n", ovf);
+    t = big(n, tail);
+    bad(t, CGPROP_EFORMAT, 4 * n + 7, "frame line before any sample header");
+    free(t);
+    snprintf(tail, sizeof tail, "%sp 1 1.0: 99999999999999999999 ins:\n", ovf);
+    t = big(n, tail);
+    bad(t, CGPROP_EOVERFLOW, 4 * n + 7, "period too large");
+    free(t);
+    /* A new event after the overflow: read again with it, same error. */
+    snprintf(tail, sizeof tail, "%sp 1 1.0: 1 ins:\n\t 9 h (/b)\n", ovf);
+    t = big(n, tail);
+    bad(t, CGPROP_EOVERFLOW, 4 * n + 4, "overflows");
+    free(t);
+}
+END_TEST
+
 START_TEST(detect)
 {
     ck_assert_uint_eq(cgprop_read_detect(hand, strlen(hand)), CGPROP_INPUT_PERF);
@@ -446,6 +502,7 @@ static Suite *suite(void)
     tcase_add_test(tc, same_depth);
     tcase_add_test(tc, no_callchain);
     tcase_add_test(tc, malformed);
+    tcase_add_test(tc, late_events);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, alloc_failures);
     tcase_add_test(tc, real_recording);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "cgprop.h"
+#include "graph.h" /* the level >= 2 parts the callgrind writer reads */
+#include "analysis.h" /* the readers' deferred stack mode */
 
 /* ---- helpers ---- */
 
@@ -205,6 +207,8 @@ END_TEST
 typedef struct oracle {
     uint64_t S[NF][KM], Sn[NF][KM], Sr[NF][KM], Cn[NF][KM], Cr[NF][KM], spont[NF][KM];
     uint64_t E[NF][NF][6][KM]; /* nn nr nd rn rr rd */
+    uint64_t Sd[NF][KM];        /* self cost at level >= 2 */
+    uint64_t Ed[NF][NF][3][KM]; /* from a level >= 2 caller, by callee class 0, 1, >= 2 */
     int used[NF][NF];
 } oracle;
 
@@ -241,6 +245,7 @@ static void oracle_stack(oracle *o, const uint32_t *fr, size_t d, const uint64_t
         o->S[fr[d - 1]][k] += w[k];
         if (level[d - 1] == 0) o->Sn[fr[d - 1]][k] += w[k];
         else o->Sr[fr[d - 1]][k] += w[k];
+        if (level[d - 1] >= 2) o->Sd[fr[d - 1]][k] += w[k];
         o->spont[fr[0]][k] += w[k];
     }
     for (size_t i = 0; i + 1 < d; i++) {
@@ -248,6 +253,8 @@ static void oracle_stack(oracle *o, const uint32_t *fr, size_t d, const uint64_t
         int to = level[i + 1] == 0 ? 0 : level[i + 1] == 1 ? 1 : 2;
         o->used[fr[i]][fr[i + 1]] = 1;
         for (int k = 0; k < KM; k++) o->E[fr[i]][fr[i + 1]][from + to][k] += w[k];
+        if (level[i] >= 2)
+            for (int k = 0; k < KM; k++) o->Ed[fr[i]][fr[i + 1]][to][k] += w[k];
     }
 }
 
@@ -307,6 +314,28 @@ static void compare(cgprop_graph *g, const oracle *o)
             ck_assert_uint_eq(r.C_n, r.S_n + out_n[f]);
         }
     }
+}
+
+/* The level >= 2 parts against the oracle: a function's self cost at level
+ * >= 2, and per call what level >= 2 callers spent in it by callee class
+ * (counts 0: stacks carry none). No row reads as zeros. */
+static void compare_deep(const cgprop_graph *g, const oracle *o)
+{
+    for (uint32_t f = 0; f < NF; f++) {
+        const uint64_t *sd = cgprop__dself_row(g, f);
+        for (uint32_t k = 0; k < KM; k++) ck_assert_uint_eq(sd ? sd[k] : 0, o->Sd[f][k]);
+    }
+    for (uint32_t a = 0; a < NF; a++)
+        for (uint32_t b = 0; b < NF; b++) {
+            uint32_t e = cgprop__edge_lookup(g, a, b);
+            if (e == UINT32_MAX) continue;
+            const uint64_t *d = cgprop__dcall_row(g, e);
+            for (uint32_t l = 0; l < 4; l++) {
+                ck_assert_uint_eq(d ? d[l * (KM + 1)] : 0, 0);
+                for (uint32_t k = 0; k < KM; k++)
+                    ck_assert_uint_eq(d ? d[l * (KM + 1) + 1 + k] : 0, l < 3 ? o->Ed[a][b][l][k] : 0);
+            }
+        }
 }
 
 static cgprop_total_row trow(cgprop_graph *g, uint32_t f, uint32_t k)
@@ -412,7 +441,38 @@ static void random_run(uint64_t seed, int nstacks, int sorted, int nfun, int rec
         aggregate_stack(h, st[s], st[s][MAXD], w[s]);
     }
     compare(g, o);
+    compare_deep(g, o);
+    /* The readers' deferred mode (costs of a shared prefix added when the
+     * pair leaves the cached stack) gives the same figures, level >= 2
+     * parts included. */
+    cgprop_graph *gd = new_graph(KM);
+    for (int f = 0; f < NF; f++) {
+        key[0] = (char)('a' + f);
+        key[1] = 0;
+        ck_assert_uint_eq(node(gd, key), (uint32_t)f);
+    }
+    ck_assert_int_eq(cgprop__stacks_defer(gd, true), CGPROP_OK);
+    for (int s = 0; s < nstacks; s++)
+        ck_assert_int_eq(cgprop_graph_add_stack(gd, st[s], st[s][MAXD], w[s]), CGPROP_OK);
+    ck_assert_int_eq(cgprop__stacks_defer(gd, false), CGPROP_OK);
+    compare(gd, o);
+    compare_deep(gd, o);
+    cgprop_graph_free(gd);
     compare_bounds(g, h, o);
+    /* Merged into an empty graph, twice into another: the same figures,
+     * level >= 2 parts included (doubled). */
+    cgprop_graph *m = new_graph(KM), *m2 = new_graph(KM);
+    ck_assert_int_eq(cgprop_graph_merge(m, g), CGPROP_OK);
+    compare(m, o);
+    compare_deep(m, o);
+    ck_assert_int_eq(cgprop_graph_merge(m2, g), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_merge(m2, m), CGPROP_OK);
+    /* Every sum doubles: the sums are the uint64_t arrays before used. */
+    for (uint64_t *p = &o->S[0][0], *end = (uint64_t *)(void *)o->used; p < end; p++) *p *= 2;
+    compare(m2, o);
+    compare_deep(m2, o);
+    cgprop_graph_free(m);
+    cgprop_graph_free(m2);
     free(o);
     free(st);
     free(w);

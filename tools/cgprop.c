@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,9 @@ static const char usage[] =
     "  --clamp                  events, on the fly: floor negative figures at 0 (TAU)\n"
     "  --icicle                 flamegraph: draw it top-down (an icicle graph)\n"
     "  -o FILE                  write to FILE instead of standard output\n"
+    "  --compare BASE           text, json, dot: how each function's figures changed\n"
+    "                           from the profile BASE to the FILEs (read with the\n"
+    "                           same options); '~' marks changes that are estimates\n"
     "  -h, --help               show this help and exit\n"
     "  --version                show the version and exit\n"
     "\n"
@@ -71,6 +75,29 @@ static const char usage[] =
     "down) and elsewhere gprof2dot's heuristic kept inside the interval the\n"
     "measured costs prove, marked '~' (an estimate). JSON carries the figure,\n"
     "the heuristic, the interval and the reason.\n";
+
+static const char usage_view[] =
+    "\n"
+    "view options (text and dot):\n"
+    "  --root F, --leaf F       text/dot: only what F reaches / what reaches F\n"
+    "                           (F: a key or a display name; may be repeated)\n"
+    "  --depth N                with --root/--leaf: at most N calls away\n"
+    "  --focus RE               text/dot: only functions on a path through a\n"
+    "                           function whose name matches RE (POSIX extended)\n"
+    "  --hide RE                text/dot: leave out functions whose name matches RE\n"
+    "                           (their cost stays in their callers, shown 'hidden')\n"
+    "  --top N                  text/dot: only the N functions with the largest total\n"
+    "  --strip                  text/dot: drop C++ argument lists and template\n"
+    "                           arguments from names\n"
+    "  --wrap                   dot: wrap long names over several lines\n"
+    "  --colormap color|pink|gray|bw|print\n"
+    "                           dot: gprof2dot's colour maps (default color)\n"
+    "  --skew X                 dot: skew of the colour curve (default 1; below 1\n"
+    "                           tells small figures apart)\n"
+    "  --label LIST             dot: what boxes and arrows show, a comma list of\n"
+    "                           total, self (percents), total-value, self-value,\n"
+    "                           calls (default total,self,calls)\n"
+    "  (--node-thres or --edge-thres, when given, prune the text report too)\n";
 
 /* ---- progress on a terminal: a SIGALRM tick once a second ---- */
 
@@ -212,9 +239,191 @@ typedef struct opts {
     uint32_t format, share, estimate;
     double walk_budget;
     const char *metric, *outpath;
+    const char *compare; /* --compare BASE */
     const char **inputs;
     int ninputs;
+    /* View controls: names and patterns as given, resolved once the graph
+     * is read (the library takes node ids). */
+    const char **root_names, **leaf_names, **focus_re, **hide_re;
+    size_t nroot_names, nleaf_names, nfocus_re, nhide_re;
 } opts;
+
+/* The view options with a value (--root … --label). Returns 0, or 2 after
+ * a usage message. */
+static int set_view_value(opts *o, const char *name, const char *val)
+{
+    if (!strcmp(name, "--root")) o->root_names[o->nroot_names++] = val;
+    else if (!strcmp(name, "--leaf")) o->leaf_names[o->nleaf_names++] = val;
+    else if (!strcmp(name, "--focus")) o->focus_re[o->nfocus_re++] = val;
+    else if (!strcmp(name, "--hide")) o->hide_re[o->nhide_re++] = val;
+    else if (!strcmp(name, "--depth")) {
+        if (parse_u32(val, &o->wo.depth) || o->wo.depth == CGPROP_DEPTH_ALL)
+            return fail("--depth: expected a number of calls, got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--top")) {
+        if (parse_u32(val, &o->wo.top) || o->wo.top == 0)
+            return fail("--top: expected a number of functions above 0, got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--colormap")) {
+        static const char *const maps[] = {"color", "pink", "gray", "bw", "print"};
+        uint32_t k = 0;
+        while (k < 5 && strcmp(val, maps[k])) k++;
+        if (k == 5) return fail("--colormap: expected color, pink, gray, bw or print, got '%s'%s", val, ""), 2;
+        o->wo.colormap = CGPROP_COLORMAP_COLOR + k;
+    } else if (!strcmp(name, "--skew")) {
+        char *end;
+        errno = 0;
+        o->wo.skew = strtod(val, &end);
+        if (!*val || *end || errno || !(o->wo.skew > 0) || o->wo.skew == HUGE_VAL)
+            return fail("--skew: expected a number above 0, got '%s'%s", val, ""), 2;
+    } else if (!strcmp(name, "--label")) {
+        /* gprof2dot's --node-label names are accepted too. */
+        static const struct {
+            const char *name;
+            uint32_t bit;
+        } labels[] = {{"total", CGPROP_LABEL_TOTAL_PCT}, {"self", CGPROP_LABEL_SELF_PCT},
+                      {"calls", CGPROP_LABEL_CALLS}, {"total-value", CGPROP_LABEL_TOTAL},
+                      {"self-value", CGPROP_LABEL_SELF}, {"total-time-percentage", CGPROP_LABEL_TOTAL_PCT},
+                      {"self-time-percentage", CGPROP_LABEL_SELF_PCT}, {"total-time", CGPROP_LABEL_TOTAL},
+                      {"self-time", CGPROP_LABEL_SELF}};
+        uint32_t bits = 0;
+        for (const char *p = val;;) {
+            size_t n = strcspn(p, ",");
+            size_t k = 0;
+            while (k < sizeof labels / sizeof *labels && (strlen(labels[k].name) != n || strncmp(p, labels[k].name, n)))
+                k++;
+            if (k == sizeof labels / sizeof *labels)
+                return fail("--label: expected a comma list of total, self, total-value, self-value, calls; got "
+                            "'%s'%s", val, ""), 2;
+            bits |= labels[k].bit;
+            if (!p[n]) break;
+            p += n + 1;
+        }
+        o->wo.label = bits;
+    }
+    return 0;
+}
+
+/* F of --root/--leaf: a key, else the one function of that display name.
+ * Returns 0, or 2 after a message (none, or several: their keys listed). */
+static int resolve_name(cgprop_graph *g, const char *opt, const char *f, uint32_t *out)
+{
+    size_t flen = strlen(f);
+    if (cgprop_graph_find_node(g, f, flen, out) == CGPROP_OK) return 0;
+    /* A key as the ambiguity message spells it, TABs written \t. */
+    char *key = malloc(flen + 1);
+    if (!key) return fail("out of memory%s%s", "", "");
+    size_t kl = 0;
+    for (size_t i = 0; i < flen; i++) {
+        if (f[i] == '\\' && f[i + 1] == 't') key[kl++] = '\t', i++;
+        else key[kl++] = f[i];
+    }
+    int found_key = kl < flen && cgprop_graph_find_node(g, key, kl, out) == CGPROP_OK;
+    free(key);
+    if (found_key) return 0;
+    size_t nn = cgprop_graph_node_count(g), found = 0;
+    for (size_t i = 0; i < nn; i++) {
+        size_t n;
+        const char *name = cgprop_node_display_name(g, (uint32_t)i, &n);
+        if (name && n == flen && !memcmp(name, f, n)) {
+            if (!found) *out = (uint32_t)i;
+            found++;
+        }
+    }
+    if (found == 1) return 0;
+    progress_end();
+    if (!found) {
+        fprintf(stderr, "cgprop: %s: no function '%s' in the input\n", opt, f);
+        return 2;
+    }
+    fprintf(stderr, "cgprop: %s: '%s' is ambiguous (%zu functions); give one of these keys:\n", opt, f, found);
+    for (size_t i = 0, shown = 0; i < nn; i++) {
+        size_t n;
+        const char *name = cgprop_node_display_name(g, (uint32_t)i, &n);
+        if (!name || n != flen || memcmp(name, f, n)) continue;
+        if (shown++ == 20) {
+            fprintf(stderr, "  ...\n");
+            break;
+        }
+        size_t kl;
+        const char *key = cgprop_graph_node_key(g, (uint32_t)i, &kl);
+        fputs("  ", stderr);
+        for (size_t j = 0; j < kl; j++) fputs(key[j] == '\t' ? "\\t" : (char[2]){key[j], 0}, stderr);
+        fputc('\n', stderr);
+    }
+    return 2;
+}
+
+/* The functions whose display name matches any of the patterns. */
+static int match_names(cgprop_graph *g, const char *opt, const char **re, size_t nre, uint32_t **ids, size_t *nids)
+{
+    size_t nn = cgprop_graph_node_count(g);
+    *ids = malloc((nn ? nn : 1) * sizeof **ids);
+    *nids = 0;
+    if (!*ids) return fail("out of memory%s%s", "", "");
+    char *buf = NULL;
+    size_t cap = 0;
+    for (size_t r = 0; r < nre; r++) {
+        regex_t rx;
+        int e = regcomp(&rx, re[r], REG_EXTENDED | REG_NOSUB);
+        if (e) {
+            char msg[256];
+            regerror(e, &rx, msg, sizeof msg);
+            free(buf);
+            fprintf(stderr, "cgprop: %s: bad regular expression '%s': %s\n", opt, re[r], msg);
+            return 2;
+        }
+        for (size_t i = 0; i < nn; i++) {
+            size_t n;
+            const char *name = cgprop_node_display_name(g, (uint32_t)i, &n);
+            if (!name) continue;
+            if (n + 1 > cap) {
+                char *nb = realloc(buf, n + 1);
+                if (!nb) {
+                    regfree(&rx);
+                    free(buf);
+                    return fail("out of memory%s%s", "", "");
+                }
+                buf = nb;
+                cap = n + 1;
+            }
+            memcpy(buf, name, n);
+            buf[n] = '\0';
+            if (regexec(&rx, buf, 0, NULL, 0) == 0) {
+                size_t k = 0;
+                while (k < *nids && (*ids)[k] != i) k++;
+                if (k == *nids) (*ids)[(*nids)++] = (uint32_t)i;
+            }
+        }
+        regfree(&rx);
+    }
+    free(buf);
+    return 0;
+}
+
+/* Node ids for the library from the view options' names and patterns. */
+typedef struct view_ids {
+    uint32_t *roots, *leaves, *focus, *hide;
+} view_ids;
+
+static int resolve_view(opts *o, cgprop_graph *g, view_ids *vi)
+{
+    size_t n = o->nroot_names + o->nleaf_names;
+    vi->roots = malloc((n ? n : 1) * sizeof *vi->roots);
+    if (!vi->roots) return fail("out of memory%s%s", "", "");
+    vi->leaves = vi->roots + o->nroot_names;
+    for (size_t i = 0; i < o->nroot_names; i++)
+        if (resolve_name(g, "--root", o->root_names[i], &vi->roots[i])) return 2;
+    for (size_t i = 0; i < o->nleaf_names; i++)
+        if (resolve_name(g, "--leaf", o->leaf_names[i], &vi->leaves[i])) return 2;
+    o->wo.roots = vi->roots, o->wo.nroots = o->nroot_names;
+    o->wo.leaves = vi->leaves, o->wo.nleaves = o->nleaf_names;
+    int rc;
+    if ((rc = match_names(g, "--focus", o->focus_re, o->nfocus_re, &vi->focus, &o->wo.nfocus))) return rc;
+    if ((rc = match_names(g, "--hide", o->hide_re, o->nhide_re, &vi->hide, &o->wo.nhide))) return rc;
+    if (o->nfocus_re && !o->wo.nfocus) return fail("--focus: no function name matches%s%s", "", ""), 2;
+    o->wo.focus = vi->focus;
+    o->wo.hide = vi->hide;
+    return 0;
+}
 
 /* One "--name VALUE" option. Returns 0, or 2 after a usage message. */
 static int set_value(opts *o, const char *name, const char *val)
@@ -246,9 +455,11 @@ static int set_value(opts *o, const char *name, const char *val)
     } else if (!strcmp(name, "--node-thres")) {
         if (parse_double(val, &o->wo.node_thres))
             return fail("--node-thres: expected a percent in [0, 100], got '%s'%s", val, ""), 2;
+        o->wo.flags |= CGPROP_W_PRUNE_TEXT;
     } else if (!strcmp(name, "--edge-thres")) {
         if (parse_double(val, &o->wo.edge_thres))
             return fail("--edge-thres: expected a percent in [0, 100], got '%s'%s", val, ""), 2;
+        o->wo.flags |= CGPROP_W_PRUNE_TEXT;
     } else if (!strcmp(name, "--cycles")) {
         if (!strcmp(val, "label")) o->wo.cycles = CGPROP_DOT_CYCLES_LABEL;
         else if (!strcmp(val, "cluster")) o->wo.cycles = CGPROP_DOT_CYCLES_CLUSTER;
@@ -275,6 +486,10 @@ static int set_value(opts *o, const char *name, const char *val)
             return fail("--walk-budget: expected front units per member (0: no limit), got '%s'%s", val, ""), 2;
     } else if (!strcmp(name, "-o")) {
         o->outpath = val;
+    } else if (!strcmp(name, "--compare")) {
+        o->compare = val;
+    } else {
+        return set_view_value(o, name, val);
     }
     return 0;
 }
@@ -287,6 +502,7 @@ static int parse_args(int argc, char **argv, opts *o)
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
+            fputs(usage_view, stdout);
             return -1;
         }
         if (!strcmp(a, "--version")) {
@@ -300,6 +516,8 @@ static int parse_args(int argc, char **argv, opts *o)
         if (!strcmp(a, "--no-fold-recursion")) o->ro.no_fold_recursion = 1;
         else if (!strcmp(a, "--heuristic-only")) o->wo.flags |= CGPROP_W_HEURISTIC_ONLY;
         else if (!strcmp(a, "--bounds")) o->wo.flags |= CGPROP_W_BOUNDS;
+        else if (!strcmp(a, "--strip")) o->wo.flags |= CGPROP_W_STRIP;
+        else if (!strcmp(a, "--wrap")) o->wo.flags |= CGPROP_W_WRAP;
         else if (!strcmp(a, "--icicle")) o->wo.flags |= CGPROP_W_ICICLE;
         else if (!strcmp(a, "--post-mortem")) {
             o->rec.mode = CGPROP_COMP_POSTMORTEM;
@@ -312,7 +530,9 @@ static int parse_args(int argc, char **argv, opts *o)
             static const char *const with_value[] = {"--input", "--format", "--metric", "--share",
                                                      "--separate-recs", "--node-thres", "--edge-thres", "--cycles",
                                                      "--key", "--delta-i", "--delta-e", "--estimate",
-                                                     "--walk-budget", "-o", NULL};
+                                                     "--walk-budget", "-o", "--root", "--leaf", "--depth",
+                                                     "--focus", "--hide", "--top", "--colormap", "--skew",
+                                                     "--label", "--compare", NULL};
             char name[32];
             const char *eq = strchr(a, '=');
             size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
@@ -334,6 +554,13 @@ static int parse_args(int argc, char **argv, opts *o)
         for (int j = 0; j < i; j++)
             if (!strcmp(o->inputs[i], o->inputs[j]))
                 return fail("'%s' is given twice (its costs would count twice)%s", o->inputs[i], ""), 2;
+    if (o->compare) {
+        if (o->format == CGPROP_FORMAT_CALLGRIND)
+            return fail("--compare writes text, json or dot, not callgrind%s%s", "", ""), 2;
+        for (int i = 0; i < o->ninputs; i++)
+            if (!strcmp(o->inputs[i], o->compare))
+                return fail("'%s' is both the base and an input of --compare%s", o->compare, ""), 2;
+    }
     if (o->recorder_opt) {
         if (o->ro.format != CGPROP_INPUT_AUTO && o->ro.format != CGPROP_INPUT_EVENTS)
             return fail("--delta-i, --delta-e, --post-mortem and --clamp apply to event traces only%s%s", "", ""), 2;
@@ -466,10 +693,60 @@ static int write_report(const opts *o, cgprop_graph *g, const loaded *l)
     return 0;
 }
 
+/* ---- --compare ---- */
+
+/* The base profile, read and analysed with the inputs' options. */
+static int read_base(const opts *o, cgprop_graph *g, cgprop_graph **base)
+{
+    opts ob = *o;
+    const char *in[1] = {o->compare};
+    loaded lb;
+    ob.inputs = in;
+    ob.ninputs = 1;
+    ob.metric = NULL;
+    if (read_one(&ob, o->compare, base, &lb)) return 1;
+    /* The shown metric is the inputs' (--metric or their first), found by
+     * name in the base. */
+    const char *mn = cgprop_graph_metric_name(g, o->wo.metric, NULL);
+    uint32_t k;
+    if (cgprop_graph_find_metric(*base, mn, strlen(mn), &k) != CGPROP_OK)
+        return fail("%s: the base profile has no metric '%s'", o->compare, mn);
+    g_stage = 2;
+    return analyse(&ob, *base, &k);
+}
+
+static int write_compare(const opts *o, cgprop_graph *base, cgprop_graph *g)
+{
+    FILE *out = stdout;
+    if (o->outpath && strcmp(o->outpath, "-") != 0) {
+        out = fopen(o->outpath, "wb");
+        if (!out) return fail("%s: %s", o->outpath, strerror(errno));
+    }
+    if (o->format == CGPROP_FORMAT_TEXT) {
+        fprintf(out, "Base: %s\n", strcmp(o->compare, "-") ? o->compare : "standard input");
+        for (int i = 0; i < o->ninputs; i++)
+            fprintf(out, "New:  %s\n", strcmp(o->inputs[i], "-") ? o->inputs[i] : "standard input");
+        fputc('\n', out);
+    }
+    /* Thresholds given on the command line prune a plain text report; the
+     * comparison's text lists every change, so the flag is not passed. */
+    cgprop_write_options wo = o->wo;
+    wo.flags &= ~(uint32_t)CGPROP_W_PRUNE_TEXT;
+    int rc = cgprop_write_compare(base, g, o->format, &wo, out_sink, out);
+    int werr = rc == CGPROP_EWRITE || fflush(out) != 0 || ferror(out);
+    if (out != stdout && fclose(out) != 0) werr = 1;
+    if (rc != CGPROP_OK || werr) {
+        if (werr) return fail("%s: write failed: %s", o->outpath ? o->outpath : "standard output", strerror(errno));
+        return fail("%s: %s", o->compare, cgprop_graph_errmsg(g));
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         fputs(usage, stdout);
+        fputs(usage_view, stdout);
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
@@ -495,8 +772,16 @@ int main(int argc, char **argv)
     o.estimate = CGPROP_EST_MIDPOINT;
     o.walk_budget = CGPROP_WALK_BUDGET_DEFAULT;
     o.inputs = calloc((size_t)argc, sizeof *o.inputs);
+    o.root_names = calloc((size_t)argc * 4, sizeof *o.root_names);
+    if (o.root_names) {
+        o.leaf_names = o.root_names + argc;
+        o.focus_re = o.leaf_names + argc;
+        o.hide_re = o.focus_re + argc;
+    }
+    view_ids vi = {NULL, NULL, NULL, NULL};
     loaded *l = calloc((size_t)argc, sizeof *l);
-    if (!o.inputs || !l) {
+    if (!o.inputs || !l || !o.root_names) {
+        free(o.root_names);
         free(o.inputs);
         free(l);
         return fail("out of memory%s%s", "", "");
@@ -517,12 +802,20 @@ int main(int argc, char **argv)
         g_stage = 2;
         rc = analyse(&o, g, &o.wo.metric);
     }
+    if (rc == 0) rc = resolve_view(&o, g, &vi);
+    cgprop_graph *base = NULL;
+    if (rc == 0 && o.compare) rc = read_base(&o, g, &base);
     if (rc == 0) {
         g_stage = 3;
-        rc = write_report(&o, g, l);
+        rc = base ? write_compare(&o, base, g) : write_report(&o, g, l);
     }
     progress_end();
+    cgprop_graph_free(base);
     cgprop_graph_free(g);
+    free(vi.roots);
+    free(vi.focus);
+    free(vi.hide);
+    free(o.root_names);
     free(o.inputs);
     free(l);
     return rc < 0 ? 0 : rc;

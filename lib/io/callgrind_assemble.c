@@ -411,7 +411,10 @@ static int stage_calls(cg *c, pass2 *p)
         const struct rend *a = &ends[c->ccaller[e]], *b = &ends[c->ccallee[e]];
         if (classes)
             p->cls[e] = p->mode == MODE_NONE || !(a->group != UINT64_MAX && a->group == b->group)
-                            ? (uint8_t)cgprop__cls(a->level == CGPROP_LEVEL_0 ? 0u : 1u, b->level)
+                            ? (uint8_t)cgprop__cls(a->level == CGPROP_LEVEL_0      ? 0u
+                                                   : a->level == CGPROP_LEVEL_DEEP ? 2u
+                                                                                   : 1u,
+                                                   b->level)
                             : (uint8_t)CGPROP__NOCLS;
         c->ccaller[e] = a->fid;
         c->ccallee[e] = b->fid;

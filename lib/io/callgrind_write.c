@@ -263,13 +263,17 @@ static int all_zero(const uint64_t *v, uint32_t K)
     return 1;
 }
 
-/* Costs of call e split into the parts it is written as: x[(blk * 3 + cls)
- * * K + k] for the caller's block (level 0 / >= 1) and the callee's class. */
-/* Call e as the lines it is written on: per part j (caller level 0 or ≥ 1,
- * three callee classes each; see the parts above) K costs into x[j·K ..]
+/* A call is written in parts j = blk * 3 + cls: the caller's block (level
+ * 0, level 1 or lumped >= 1, level >= 2: fn, fn'2, fn'3) times the callee's
+ * class (name, name'2, name'3). */
+#define NPART 9
+
+/* Call e as the lines it is written on: per part j K costs into x[j·K ..]
  * and the part's call count into pc[j]. The counts come from the class
  * buckets the input filled (the counts of calls into fb'2 stay with fb'2);
- * what came without a class goes with the plain part that got its cost. */
+ * what came without a class goes with the plain part that got its cost.
+ * What level >= 2 callers added (kept apart where the input told them)
+ * moves from block 1 to block 2. */
 static int edge_parts(cw *c, uint32_t e, uint64_t *x, uint32_t *callee, uint64_t *pc)
 {
     uint32_t K = c->K;
@@ -282,8 +286,8 @@ static int edge_parts(cw *c, uint32_t e, uint64_t *x, uint32_t *callee, uint64_t
     }
     *callee = c->er[0].callee;
     uint64_t count = c->er[0].count;
-    memset(x, 0, (size_t)6 * K * sizeof *x);
-    memset(pc, 0, 6 * sizeof *pc);
+    memset(x, 0, (size_t)NPART * K * sizeof *x);
+    memset(pc, 0, NPART * sizeof *pc);
     bool plain = !c->classes || (c->esr[0].inexact & 0x7e0u) == 0x7e0u;
     for (uint32_t k = 0; k < K; k++) {
         const cgprop_edge_split_row *s = &c->esr[k];
@@ -324,6 +328,21 @@ static int edge_parts(cw *c, uint32_t e, uint64_t *x, uint32_t *callee, uint64_t
      * level 0, or → level 1 inside a recursive component). */
     uint64_t rest = count > classified ? count - classified : 0;
     if (rest) pc[x[0] > b00 || x[K] <= b01 ? 0 : 1] += rest;
+    /* Level >= 2 callers' part: in blocks 1 and 2 the callee classes map as
+     * above; the split's level >= 1 figures hold it, so it is taken out of
+     * block 1. */
+    const uint64_t *deep = cgprop__dcall_row(c->g, e);
+    for (uint32_t l = 0; deep && l < 4; l++) {
+        const uint64_t *d = deep + (size_t)l * (K + 1);
+        int j = part_of[0][l];
+        if (!c->deep && j == 2) j--;
+        pc[3 + j] -= d[0];
+        pc[6 + j] += d[0];
+        for (uint32_t k = 0; k < K; k++) {
+            x[(size_t)(3 + j) * K + k] -= d[1 + k];
+            x[(size_t)(6 + j) * K + k] += d[1 + k];
+        }
+    }
     return CGPROP_OK;
 }
 
@@ -333,7 +352,7 @@ static bool part_written(const uint64_t *x, const uint64_t *pc, uint32_t K, int 
 {
     if (pc[j] || !all_zero(x + (size_t)j * K, K)) return true;
     if (j) return false;
-    for (int i = 1; i < 6; i++)
+    for (int i = 1; i < NPART; i++)
         if (pc[i] || !all_zero(x + (size_t)i * K, K)) return false;
     return true;
 }
@@ -414,14 +433,14 @@ static int prepare_names(cw *c, defs *d)
  * cannot take. */
 static int check_counts(cw *c, uint32_t ne)
 {
-    uint64_t *x = cgprop__alloc(c->g, 6, (size_t)c->K * sizeof *x);
+    uint64_t *x = cgprop__alloc(c->g, NPART, (size_t)c->K * sizeof *x);
     if (!x) return CGPROP_ENOMEM;
     int full = 0, rc = CGPROP_OK;
     for (uint32_t e = 0; e < ne && !rc; e++) {
         uint32_t callee;
-        uint64_t pc[6];
+        uint64_t pc[NPART];
         if ((rc = edge_parts(c, e, x, &callee, pc))) break;
-        for (int j = 0; j < 6; j++) {
+        for (int j = 0; j < NPART; j++) {
             if (!part_written(x, pc, c->K, j)) continue;
             if (pc[j] == 0) c->plus1 = 1;
             if (pc[j] == UINT64_MAX) full = 1;
@@ -476,11 +495,11 @@ static void write_header(cw *c, const uint64_t *tot)
 }
 
 /* One function's calls, gathered before writing: per call, per block
- * (caller level 0 / >= 1) and callee class, K costs. */
+ * (caller level 0 / 1 / >= 2) and callee class, K costs. */
 typedef struct fcalls {
     size_t m;
     uint32_t *eids, *callee;
-    uint64_t *cc, *pc; /* per call: 6 parts of K costs; 6 part counts */
+    uint64_t *cc, *pc; /* per call: NPART parts of K costs; NPART part counts */
 } fcalls;
 
 static void fcalls_free(const cgprop_graph *g, fcalls *x)
@@ -502,9 +521,9 @@ static int gather_calls(cw *c, uint32_t f, fcalls *x)
     if (rc) return rc;
     size_t nout = cgprop_iter_count(it), n1 = nout ? nout : 1;
     x->eids = cgprop__alloc(g, n1, sizeof *x->eids);
-    x->cc = cgprop__alloc(g, n1 * 6, (size_t)K * sizeof *x->cc);
+    x->cc = cgprop__alloc(g, n1 * NPART, (size_t)K * sizeof *x->cc);
     x->callee = cgprop__alloc(g, n1, sizeof *x->callee);
-    x->pc = cgprop__alloc(g, n1 * 6, sizeof *x->pc);
+    x->pc = cgprop__alloc(g, n1 * NPART, sizeof *x->pc);
     if (!x->eids || !x->cc || !x->callee || !x->pc) {
         cgprop_iter_free(it);
         return CGPROP_ENOMEM;
@@ -513,12 +532,13 @@ static int gather_calls(cw *c, uint32_t f, fcalls *x)
     while (x->m < nout && cgprop_iter_next(it, &row, sizeof row) == CGPROP_OK) x->eids[x->m++] = row.id;
     cgprop_iter_free(it);
     for (size_t i = 0; i < x->m && !rc; i++)
-        rc = edge_parts(c, x->eids[i], x->cc + i * 6 * K, &x->callee[i], x->pc + i * 6);
+        rc = edge_parts(c, x->eids[i], x->cc + i * NPART * K, &x->callee[i], x->pc + i * NPART);
     return rc;
 }
 
 /* Function f: one block for its level-0 activations and, with classes, one
- * for its recursive ones (fn'2), each with its self cost and its calls.
+ * for its recursive ones (fn'2) and one for those at level >= 2 where the
+ * input kept them apart (fn'3), each with its self cost and its calls.
  * self is scratch for K values. */
 static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
 {
@@ -536,16 +556,23 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
         fcalls_free(g, &x);
         return rc;
     }
-    for (int blk = 0; blk < (classes ? 2 : 1) && !c->w->failed; blk++) {
+    const uint64_t *dself = classes ? cgprop__dself_row(g, f) : NULL;
+    for (int blk = 0; blk < (classes ? 3 : 1) && !c->w->failed; blk++) {
         /* S_r is the self cost that came with a level >= 1 class, even
          * when flagged inexact (then some came without a class, which
-         * S_n holds): each part goes back where it came from. */
-        for (uint32_t k = 0; k < K; k++)
-            self[k] = !classes ? (blk == 0 ? nr[k].self : 0) : blk == 0 ? nr[k].self - sr[k].S_r : sr[k].S_r;
+         * S_n holds): each part goes back where it came from. Its level
+         * >= 2 part, where kept, goes to fn'3. */
+        for (uint32_t k = 0; k < K; k++) {
+            uint64_t sd = dself ? dself[k] : 0;
+            self[k] = !classes ? (blk == 0 ? nr[k].self : 0)
+                      : blk == 0 ? nr[k].self - sr[k].S_r
+                      : blk == 1 ? sr[k].S_r - sd
+                                 : sd;
+        }
         int any = blk == 0 || !all_zero(self, K);
         for (size_t i = 0; i < x.m && !any; i++)
             for (int cl = 0; cl < 3; cl++)
-                if (part_written(x.cc + i * 6 * K, x.pc + i * 6, K, blk * 3 + cl)) any = 1;
+                if (part_written(x.cc + i * NPART * K, x.pc + i * NPART, K, blk * 3 + cl)) any = 1;
         if (!any) continue;
         int od = d->ob[c->ob[f]], fd = d->fl[c->fl[f]];
         spec(c, "ob=", &c->obs, c->ob[f], c->part[0][f], c->plen[0][f], &od);
@@ -557,8 +584,9 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
         for (size_t i = 0; i < x.m; i++)
             for (int cl = 0; cl < 3; cl++) {
                 int j = blk * 3 + cl;
-                if (!part_written(x.cc + i * 6 * K, x.pc + i * 6, K, j)) continue;
-                call(c, d, x.callee[i], cl, part_count(c, x.pc[i * 6 + (size_t)j]), x.cc + (i * 6 + (size_t)j) * K);
+                if (!part_written(x.cc + i * NPART * K, x.pc + i * NPART, K, j)) continue;
+                call(c, d, x.callee[i], cl, part_count(c, x.pc[i * NPART + (size_t)j]),
+                     x.cc + (i * NPART + (size_t)j) * K);
             }
         cgprop__wr_puts(c->w, "\n");
     }

@@ -9,9 +9,30 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Temperature scale in HSL: dark blue (h 2/3, s .8, l .25) at 0 % to
- * saturated red (h 0, s 1, l .5) at 100 %, linear (gprof2dot's default
- * colour map). */
+/* gprof2dot's colour maps (its Theme class): a colour is interpolated in HSL
+ * from the map's colour at 0 % to its colour at 100 %, linearly or, with a
+ * skew other than 1, along base^weight; then gamma-corrected. Font size and
+ * pen width grow with the weight between the map's bounds. */
+typedef struct theme {
+    double min[3], max[3]; /* h, s, l */
+    double gamma;
+    double minfont, maxfont, minpen, maxpen;
+    int filled; /* box filled with the colour, white text; else outline and text in the colour */
+} theme;
+
+static const theme themes[] = {
+    /* color: dark blue to saturated red */
+    {{2.0 / 3.0, 0.80, 0.25}, {0.0, 1.0, 0.5}, 1.0, 10.0, 10.0, 0.5, 4.0, 1},
+    /* pink to saturated red */
+    {{0.0, 1.0, 0.90}, {0.0, 1.0, 0.5}, 2.2, 10.0, 10.0, 0.5, 4.0, 1},
+    /* gray: light gray to black */
+    {{0.0, 0.0, 0.85}, {0.0, 0.0, 0.0}, 2.2, 10.0, 10.0, 0.5, 4.0, 1},
+    /* bw */
+    {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, 2.2, 8.0, 24.0, 0.1, 8.0, 1},
+    /* print */
+    {{0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, 2.2, 18.0, 30.0, 0.1, 8.0, 0},
+};
+
 static double hue_part(double m1, double m2, double h)
 {
     if (h < 0.0) h += 1.0;
@@ -22,22 +43,39 @@ static double hue_part(double m1, double m2, double h)
     return m1;
 }
 
-static void colour(double weight, char out[8])
+static double clamp01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+
+static void colour(const theme *t, double skew, double weight, char out[8])
 {
     if (!(weight > 0)) weight = 0;
     if (weight > 1) weight = 1;
-    double h = 2.0 / 3.0 + weight * (0.0 - 2.0 / 3.0);
-    double s = 0.80 + weight * (1.0 - 0.80);
-    double l = 0.25 + weight * (0.5 - 0.25);
+    double f = skew == 1.0 ? weight : (-1.0 + pow(skew, weight)) / (skew - 1.0);
+    double h = t->min[0] + f * (t->max[0] - t->min[0]);
+    double s = clamp01(t->min[1] + f * (t->max[1] - t->min[1]));
+    double l = clamp01(t->min[2] + f * (t->max[2] - t->min[2]));
+    h = fmod(h, 1.0);
+    if (h < 0) h += 1.0;
     double m2 = l <= 0.5 ? l * (s + 1.0) : l + s - l * s;
     double m1 = l * 2.0 - m2;
     double rgb[3] = {hue_part(m1, m2, h + 1.0 / 3.0), hue_part(m1, m2, h), hue_part(m1, m2, h - 1.0 / 3.0)};
     int c[3];
     for (int i = 0; i < 3; i++) {
-        double x = rgb[i] < 0 ? 0 : rgb[i] > 1 ? 1 : rgb[i];
-        c[i] = (int)(x * 255.0 + 0.5);
+        double x = pow(rgb[i], t->gamma);
+        c[i] = x <= 0.0 ? 0 : x >= 1.0 ? 255 : (int)(255.0 * x + 0.5);
     }
     snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+static double fontsize(const theme *t, double weight)
+{
+    double x = weight * weight * t->maxfont;
+    return x > t->minfont ? x : t->minfont;
+}
+
+static double penwidth(const theme *t, double weight)
+{
+    double x = weight * t->maxpen;
+    return x > t->minpen ? x : t->minpen;
 }
 
 /* Bytes inside a DOT double-quoted string. */
@@ -64,32 +102,99 @@ static void put_escaped(cgprop__wr *w, const char *s, size_t len)
  * metric) is cut after at most CGPROP__DOT_NAME_MAX bytes (escaped, 2 per
  * byte at worst), at a UTF-8 character boundary, and "..." marks the cut. */
 #define CGPROP__DOT_NAME_MAX 4096
-static void put_label_name(cgprop__wr *w, const char *s, size_t len)
+/* gprof2dot's --wrap: names over 32 bytes are filled into lines of at most
+ * 32 at blanks (a longer word stays whole). */
+#define CGPROP__DOT_WRAP 32
+
+/* A name wrapped as gprof2dot wraps it: filled at blanks, then ", " and
+ * "> >" closed up (as gprof2dot does to every name it wraps). */
+static void put_wrapped(cgprop__wr *w, const char *s, size_t len)
 {
-    if (len <= CGPROP__DOT_NAME_MAX) {
-        put_escaped(w, s, len);
+    char *b = cgprop__alloc(w->g, len + 1, 1);
+    if (!b) {
+        w->failed = 2;
         return;
     }
-    size_t cut = CGPROP__DOT_NAME_MAX;
-    while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) cut--;
-    put_escaped(w, s, cut);
-    cgprop__wr_puts(w, "...");
+    size_t n = 0, line = 0;
+    for (size_t i = 0; i < len;) {
+        if (s[i] == ' ') {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < len && s[j] != ' ') j++;
+        size_t wl = j - i;
+        if (line == 0 || len <= CGPROP__DOT_WRAP) {
+            if (line) b[n++] = ' ', line++;
+        } else if (line + 1 + wl <= CGPROP__DOT_WRAP) {
+            b[n++] = ' ';
+            line++;
+        } else {
+            b[n++] = '\n';
+            line = 0;
+        }
+        memcpy(b + n, s + i, wl);
+        n += wl;
+        line += wl;
+        i = j;
+    }
+    /* Close up ", " and "> >" (twice, as "> > >" needs). */
+    for (int pass = 0; pass < 3; pass++) {
+        size_t o = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (pass == 0 && b[i] == ' ' && o && b[o - 1] == ',') continue;
+            if (pass > 0 && b[i] == ' ' && o && b[o - 1] == '>' && i + 1 < n && b[i + 1] == '>') continue;
+            b[o++] = b[i];
+        }
+        n = o;
+    }
+    size_t run = 0;
+    for (size_t i = 0; i <= n; i++)
+        if (i == n || b[i] == '\n') {
+            put_escaped(w, b + run, i - run);
+            if (i < n) cgprop__wr_puts(w, "\\n");
+            run = i + 1;
+        }
+    cgprop__free(w->g, b);
+}
+
+static void put_label_name(cgprop__wr *w, const char *s, size_t len, int wrap)
+{
+    size_t cut = len;
+    if (len > CGPROP__DOT_NAME_MAX) {
+        cut = CGPROP__DOT_NAME_MAX;
+        while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80) cut--;
+    }
+    if (wrap) put_wrapped(w, s, cut);
+    else put_escaped(w, s, cut);
+    if (cut < len) cgprop__wr_puts(w, "...");
 }
 
 static double ratio(const cgprop__view *v, double x) { return v->program > 0 ? x / v->program : 0.0; }
 
+typedef struct dctx {
+    cgprop_graph *g;
+    cgprop__wr *w;
+    const cgprop__view *v;
+    const cgprop_write_options *o;
+    const theme *t;
+} dctx;
+
 /* cyc: the 1-based cycle number to name in the label, or 0. */
-static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uint32_t f, const char *indent,
-                      uint32_t cyc)
+static void node_stmt(const dctx *d, uint32_t f, const char *indent, uint32_t cyc)
 {
+    cgprop__wr *w = d->w;
+    const cgprop__view *v = d->v;
+    uint32_t lab = d->o->label;
     char col[8];
     double r = ratio(v, v->shown[f]);
-    colour(r, col);
+    colour(d->t, d->o->skew, r, col);
     int est = v->how[f] != CGPROP__SHOW_EXACT;
     size_t len;
-    const char *name = cgprop__wr_name(g, f, &len);
-    cgprop__wr_printf(w, "%sn%u [color=\"%s\", fontcolor=\"#ffffff\", fontsize=\"10.00\", style=\"%s\", ", indent, f,
-                      col, est ? "filled,dashed" : "filled");
+    const char *name = cgprop__view_name(d->g, v, f, &len);
+    const char *style = d->t->filled ? (est ? "filled,dashed" : "filled") : (est ? "dashed" : "solid");
+    cgprop__wr_printf(w, "%sn%u [color=\"%s\", fontcolor=\"%s\", fontsize=\"%.2f\", style=\"%s\", ", indent, f, col,
+                      d->t->filled ? "#ffffff" : col, fontsize(d->t, r), style);
     /* The kind of estimate and its interval, where a viewer shows tooltips
      * (SVG): a dashed box says "estimate", this says which and how sure. */
     if (est) {
@@ -101,12 +206,28 @@ static void node_stmt(cgprop_graph *g, cgprop__wr *w, const cgprop__view *v, uin
             cgprop__wr_printf(w, "tooltip=\"%s estimate in [%.0f, %.0f]\", ", kind, t->lo, t->hi);
     }
     cgprop__wr_puts(w, "label=\"");
-    put_label_name(w, name, len);
+    put_label_name(w, name, len, (d->o->flags & CGPROP_W_WRAP) != 0);
     char q[300];
-    size_t ql = cgprop__view_qual(g, v, f, q, sizeof q);
-    if (ql) put_label_name(w, q, ql);
-    cgprop__wr_printf(w, "\\n%s%.2f%%\\n(%.2f%%)", est ? "~" : "", 100.0 * r, 100.0 * ratio(v, (double)v->node[f].self));
-    if (v->node[f].calls_in) cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v->node[f].calls_in);
+    size_t ql = cgprop__view_qual(d->g, v, f, q, sizeof q);
+    if (ql) put_label_name(w, q, ql, 0);
+    const char *m = est ? "~" : "";
+    if (lab & CGPROP_LABEL_TOTAL_PCT) cgprop__wr_printf(w, "\\n%s%.2f%%", m, 100.0 * r);
+    if (lab & CGPROP_LABEL_TOTAL) cgprop__wr_printf(w, "\\n%s%.0f", m, v->shown[f]);
+    if (lab & CGPROP_LABEL_SELF_PCT) cgprop__wr_printf(w, "\\n(%.2f%%)", 100.0 * ratio(v, (double)v->node[f].self));
+    if (lab & CGPROP_LABEL_SELF) cgprop__wr_printf(w, "\\n(%llu)", (unsigned long long)v->node[f].self);
+    if ((lab & CGPROP_LABEL_CALLS) && v->node[f].calls_in)
+        cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v->node[f].calls_in);
+    /* What the function's calls that are not drawn cost (into functions not
+     * shown, or below the edge threshold): the box's figures stay whole, and
+     * this says where the part no arrow shows went. */
+    double h = v->hid_out ? v->hid_out[f] : 0;
+    if (h > 0 && 100.0 * ratio(v, h) >= 0.005) {
+        const char *hm = v->hid_out_est[f] ? "~" : "";
+        if (lab & CGPROP_LABEL_TOTAL_PCT || !(lab & CGPROP_LABEL_TOTAL))
+            cgprop__wr_printf(w, "\\nhidden %s%.2f%%", hm, 100.0 * ratio(v, h));
+        else
+            cgprop__wr_printf(w, "\\nhidden %s%.0f", hm, h);
+    }
     if (cyc) cgprop__wr_printf(w, "\\n<cycle %u>", cyc);
     cgprop__wr_puts(w, "\"];\n");
 }
@@ -125,31 +246,34 @@ int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr
     cgprop__view v;
     int rc = cgprop__view_load(g, o->metric, o->flags, &v);
     if (rc) return rc;
-    double nthr = (o->flags & CGPROP_W_NO_PRUNE) ? 0 : o->node_thres / 100.0;
-    double ethr = (o->flags & CGPROP_W_NO_PRUNE) ? 0 : o->edge_thres / 100.0;
-    unsigned char *keep = cgprop__alloc(g, v.nn ? v.nn : 1, 1);
-    if (!keep) {
-        cgprop__view_free(g, &v);
-        return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
-    }
     /* Members have their own totals, so a threshold prunes inside cycles too. */
-    for (uint32_t f = 0; f < v.nn; f++) keep[f] = ratio(&v, v.shown[f]) >= nthr;
+    if ((rc = cgprop__view_select(g, &v, o, !(o->flags & CGPROP_W_NO_PRUNE)))) {
+        cgprop__view_free(g, &v);
+        return rc;
+    }
+    const unsigned char *keep = v.show;
+    const theme *th = &themes[o->colormap <= CGPROP_COLORMAP_PRINT ? o->colormap : 0];
+    dctx d = {g, w, &v, o, th};
 
     size_t mlen;
     const char *mname = cgprop_graph_metric_name(g, o->metric, &mlen);
     uint32_t cycles = o->cycles == CGPROP_DOT_CYCLES_AUTO ? CGPROP__DOT_CYCLES_AUTO_IS : o->cycles;
     cgprop__wr_puts(w, "digraph cgprop {\n");
     cgprop__wr_puts(w, "  graph [fontname=\"Arial\", nodesep=\"0.125\", ranksep=\"0.25\", label=\"metric ");
-    put_label_name(w, mname, mlen);
-    cgprop__wr_puts(w, "; '~' and dashed: estimated total\", labelloc=\"t\"");
+    put_label_name(w, mname, mlen, 0);
+    cgprop__wr_puts(w, "; '~' and dashed: estimated total");
+    if (o->nroots || o->nleaves || o->nfocus || o->nhide || o->top)
+        cgprop__wr_printf(w, "; %u of %u functions shown", v.nshown, v.nn);
+    cgprop__wr_puts(w, "\", labelloc=\"t\"");
     /* Clusters: graphviz's newer ranking (one pass over the whole graph,
      * clusters as constraints) instead of ranking clusters apart, which is
      * what fails on real profiles; a graphviz without it ignores it. */
     if (cycles == CGPROP_DOT_CYCLES_CLUSTER) cgprop__wr_puts(w, ", newrank=\"true\"");
-    cgprop__wr_puts(w, "];\n"
-                       "  node [fontcolor=\"#ffffff\", fontname=\"Arial\", height=\"0\", shape=\"box\", "
-                       "style=\"filled\", width=\"0\"];\n"
-                       "  edge [fontname=\"Arial\"];\n");
+    cgprop__wr_printf(w, "];\n"
+                         "  node [fontcolor=\"%s\", fontname=\"Arial\", height=\"0\", shape=\"box\", "
+                         "style=\"%s\", width=\"0\"];\n"
+                         "  edge [fontname=\"Arial\"];\n",
+                      th->filled ? "#ffffff" : "black", th->filled ? "filled" : "solid");
     for (uint32_t c = 0; c < v.nc && cycles == CGPROP_DOT_CYCLES_CLUSTER; c++) {
         int any = 0;
         for (uint32_t i = v.mem_off[c]; i < v.mem_off[c + 1]; i++) any |= keep[v.mem[i]];
@@ -157,47 +281,41 @@ int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr
         cgprop__wr_printf(w, "  subgraph cluster_cycle%u {\n    label=\"<cycle %u>\"; style=\"dashed,rounded\"; "
                              "color=\"#808080\"; fontname=\"Arial\";\n", c + 1, c + 1);
         for (uint32_t i = v.mem_off[c]; i < v.mem_off[c + 1]; i++)
-            if (keep[v.mem[i]]) node_stmt(g, w, &v, v.mem[i], "    ", 0);
+            if (keep[v.mem[i]]) node_stmt(&d, v.mem[i], "    ", 0);
         cgprop__wr_puts(w, "  }\n");
     }
     for (uint32_t f = 0; f < v.nn; f++) {
         uint32_t c = v.tot[f].cycle;
         if (!keep[f] || (c != CGPROP_NONE && cycles == CGPROP_DOT_CYCLES_CLUSTER)) continue;
-        node_stmt(g, w, &v, f, "  ", c != CGPROP_NONE && cycles == CGPROP_DOT_CYCLES_LABEL ? c + 1 : 0);
+        node_stmt(&d, f, "  ", c != CGPROP_NONE && cycles == CGPROP_DOT_CYCLES_LABEL ? c + 1 : 0);
     }
 
     for (uint32_t e = 0; e < v.ne && !w->failed; e++) {
         uint32_t a = v.edge[e].caller, b = v.edge[e].callee;
-        if (!keep[a] || !keep[b]) continue;
-        double r;
-        if (v.ehow[e] == CGPROP__SHOW_NONE) {
-            /* A call with no total of its own (recursive entry, or an
-             * intra-cycle call in no DAG): kept while both ends would be,
-             * as gprof2dot prunes its total-less calls. */
-            double ra = ratio(&v, v.shown[a]), rb = ratio(&v, v.shown[b]);
-            if ((ra < rb ? ra : rb) < ethr) continue;
-            r = 0;
-        } else {
-            r = ratio(&v, v.eshown[e]);
-            if (r < ethr) continue;
-        }
+        if (!v.eshow[e]) continue;
+        double r = v.ehow[e] == CGPROP__SHOW_NONE ? 0 : ratio(&v, v.eshown[e]);
         char col[8];
-        colour(r, col);
-        double pen = 4.0 * r < 0.5 ? 0.5 : 4.0 * r;
-        cgprop__wr_printf(w, "  n%u -> n%u [arrowsize=\"%.2f\", color=\"%s\", fontcolor=\"%s\", fontsize=\"10.00\", "
+        colour(th, o->skew, r, col);
+        double pen = penwidth(th, r);
+        cgprop__wr_printf(w, "  n%u -> n%u [arrowsize=\"%.2f\", color=\"%s\", fontcolor=\"%s\", fontsize=\"%.2f\", "
                              "penwidth=\"%.2f\"",
-                          a, b, 0.5 * sqrt(pen), col, col, pen);
+                          a, b, 0.5 * sqrt(pen), col, col, fontsize(th, r), pen);
+        int calls = (o->label & CGPROP_LABEL_CALLS) && v.edge[e].count;
         if (v.ehow[e] == CGPROP__SHOW_NONE) {
-            cgprop__wr_printf(w, ", style=\"dotted\", label=\"%llu\xc3\x97\"];\n", (unsigned long long)v.edge[e].count);
+            cgprop__wr_puts(w, ", style=\"dotted\", label=\"");
+            if (calls) cgprop__wr_printf(w, "%llu\xc3\x97", (unsigned long long)v.edge[e].count);
+            cgprop__wr_puts(w, "\"];\n");
         } else {
             int est = v.ehow[e] == CGPROP__SHOW_ESTIMATE;
-            cgprop__wr_printf(w, "%s, label=\"%s%.2f%%", est ? ", style=\"dashed\"" : "", est ? "~" : "", 100.0 * r);
-            if (v.edge[e].count) cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v.edge[e].count);
+            const char *m = est ? "~" : "", *sep = "";
+            cgprop__wr_printf(w, "%s, label=\"", est ? ", style=\"dashed\"" : "");
+            if (o->label & CGPROP_LABEL_TOTAL_PCT) cgprop__wr_printf(w, "%s%.2f%%", m, 100.0 * r), sep = "\\n";
+            if (o->label & CGPROP_LABEL_TOTAL) cgprop__wr_printf(w, "%s%s%.0f", sep, m, v.eshown[e]), sep = "\\n";
+            if (calls) cgprop__wr_printf(w, "%s%llu\xc3\x97", sep, (unsigned long long)v.edge[e].count);
             cgprop__wr_puts(w, "\"];\n");
         }
     }
     cgprop__wr_puts(w, "}\n");
-    cgprop__free(g, keep);
     cgprop__view_free(g, &v);
     return CGPROP_OK;
 }

@@ -3,6 +3,8 @@
  * one cgprop_graph_add_stack(), so recursion classes come out exact. */
 #include "io_util.h"
 
+#include "analysis.h"
+
 #include <stdio.h>
 
 typedef struct fold {
@@ -197,6 +199,7 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
             }
             rc = cgprop_graph_new(alloc, np, NULL, K, &f.g);
             if (!rc && opts->contexts) rc = cgprop_graph_keep_contexts(f.g, 1);
+            if (!rc) rc = cgprop__stacks_defer(f.g, true);
             if (rc) {
                 rc = cgprop__read_fail(err, rc, r.no, "out of memory");
                 break;
@@ -216,6 +219,7 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
         rc = one_line(&f, r.no, s, end, w);
     }
     if (!rc && !f.g) rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "no stack in the input");
+    if (!rc && (rc = cgprop__stacks_defer(f.g, false))) rc = cgprop__read_fail(err, rc, r.no, "out of memory");
     if (f.g) {
         cgprop__free(f.g, f.frames);
         cgprop__free(f.g, f.ends);

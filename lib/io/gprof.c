@@ -181,18 +181,19 @@ static int node_for(gp *p, uint64_t line, const char *name, size_t n, uint64_t i
         p->key = q;
         p->kcap = n + 32;
     }
-    size_t pre = 0;
     uint32_t id;
     for (size_t i = 0; i < n; i++) p->key[i] = name[i] == '\t' ? ' ' : name[i];
-    if (index && cgprop_graph_find_node(p->g, p->key, n, &id) == CGPROP_OK && id < p->nown && p->own[id] &&
-        p->own[id] != index) {
+    /* One probe in the usual case: the plain name is added (or found)
+     * first, and only a name another index owns is keyed again. */
+    size_t before = cgprop_graph_node_count(p->g);
+    int rc = cgprop_graph_add_node(p->g, p->key, n, &id);
+    if (!rc && index && id < before && id < p->nown && p->own[id] && p->own[id] != index) {
         char q[32];
-        pre = (size_t)snprintf(q, sizeof q, "\t[%llu]\t", (unsigned long long)index);
+        size_t pre = (size_t)snprintf(q, sizeof q, "\t[%llu]\t", (unsigned long long)index);
         memmove(p->key + pre, p->key, n);
         memcpy(p->key, q, pre);
+        rc = cgprop_graph_add_node(p->g, p->key, pre + n, &id);
     }
-    size_t before = cgprop_graph_node_count(p->g);
-    int rc = cgprop_graph_add_node(p->g, p->key, pre + n, &id);
     if (rc) return cgprop__read_fail(p->err, rc, line, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
     if (id >= p->nown) {
         size_t cap = p->nown ? p->nown : 64;

@@ -6,12 +6,17 @@
  * exact. See docs/formats/perf.md for the mapping. */
 #include "io_util.h"
 
+#include "analysis.h"
+
 #include <stdio.h>
 
 /* Metric names must be known before the graph exists, and a file names its
  * events as it goes: a first pass reads only the header lines to list them.
  * The room for the sample count is the last of the CGPROP_MAX_METRICS. */
 #define MAX_EVENTS (CGPROP_MAX_METRICS - 1)
+/* The second pass of a guess (see guess_end) met an event the first part of
+ * the file did not name. */
+#define NEW_EVENT 1
 
 typedef struct pframe {
     const char *addr; /* as printed, to match the frames of one inline chain */
@@ -40,6 +45,7 @@ typedef struct pevent {
 
 typedef struct pr {
     cgprop_graph *g;
+    bool contexts; /* keep calling contexts (cgprop_read_options.contexts) */
     cgprop_read_error *err;
     pevent ev[MAX_EVENTS];
     uint32_t nev;
@@ -55,6 +61,7 @@ typedef struct pr {
     size_t nprev, prevcap;
     char *key;
     size_t keycap;
+    bool guess; /* the events come from the first part of the file only */
 } pr;
 
 static bool is_hex(char c)
@@ -154,7 +161,8 @@ static void parse_header(const char *s, size_t n, header *h)
  * missing but the line itself. */
 static void parse_frame(const char *s, size_t n, pframe *f)
 {
-    size_t b = cgprop__skip_blanks(s, 0, n);
+    /* Past the line's TAB, perf's padding is blanks: eight at a time. */
+    size_t b = cgprop__skip_blanks(s, n && s[0] == '\t' ? 1 : 0, n);
     s += b;
     n -= b;
     while (n && cgprop__is_space(s[n - 1])) n--;
@@ -370,6 +378,8 @@ static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
 
 static bool blank(const char *s, size_t n)
 {
+    /* Most lines end in a non-blank: no need to walk them. */
+    if (n && !cgprop__is_space(s[n - 1])) return false;
     for (size_t i = 0; i < n; i++)
         if (!cgprop__is_space(s[i])) return false;
     return true;
@@ -419,6 +429,7 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
                 return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, r.no, "period too large");
         }
         if (event_index(p, &h, &ev) < 0) {
+            if (p->g && p->guess) return NEW_EVENT;
             if (p->g) return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "event changed between passes");
             if (p->nev == MAX_EVENTS)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "more than %d events", MAX_EVENTS);
@@ -456,6 +467,73 @@ static size_t metric_name(char *dst, size_t cap, const char *s, size_t n)
     return m;
 }
 
+/* Everything after the first pass: the graph, named by the events listed,
+ * and the second pass. On failure p->g is NULL. */
+static int build(pr *p, const char *data, size_t len, const cgprop_allocator *alloc, uint64_t *lines)
+{
+    cgprop_read_error *err = p->err;
+    if (p->nev == 0) return cgprop__read_fail(err, CGPROP_EFORMAT, *lines, "no sample in the input");
+
+    char nm[CGPROP_MAX_METRICS][128];
+    const char *np[CGPROP_MAX_METRICS];
+    for (uint32_t i = 0; i < p->nev; i++) {
+        metric_name(nm[i], sizeof nm[i], p->ev[i].name, p->ev[i].len);
+        np[i] = nm[i];
+    }
+    /* Event names that clash once cut or cleaned are not told apart. */
+    for (uint32_t i = 0; i < p->nev; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(nm[i], nm[j]) == 0)
+                return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "two events read as one metric name '%s'", nm[i]);
+    const char *count = "samples";
+    for (uint32_t i = 0; i < p->nev; i++)
+        if (strcmp(nm[i], "samples") == 0) count = "sample_count";
+    for (uint32_t i = 0; i < p->nev; i++)
+        if (strcmp(nm[i], count) == 0) count = "perf_samples";
+    for (uint32_t i = 0; i < p->nev; i++)
+        if (strcmp(nm[i], count) == 0)
+            return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "events named like every name of the sample count");
+    np[p->nev] = count;
+    int rc = cgprop_graph_new(alloc, np, NULL, p->nev + 1, &p->g);
+    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory");
+    if (rc) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "an event name is no metric name");
+    rc = p->contexts ? cgprop_graph_keep_contexts(p->g, 1) : CGPROP_OK;
+    if (!rc) rc = cgprop__stacks_defer(p->g, true);
+    if (rc) rc = cgprop__read_fail(err, rc, 0, "out of memory");
+    if (!rc) rc = scan(p, data, len, lines);
+    if (!rc && (rc = cgprop__stacks_defer(p->g, false))) rc = cgprop__read_fail(err, rc, *lines, "out of memory");
+    cgprop__free(p->g, p->fr);
+    cgprop__free(p->g, p->ids);
+    cgprop__free(p->g, p->prev);
+    cgprop__free(p->g, p->key);
+    p->fr = NULL;
+    p->ids = NULL;
+    p->prev = NULL;
+    p->key = NULL;
+    p->nfr = p->frcap = p->idcap = p->nprev = p->prevcap = p->keycap = 0;
+    if (rc) {
+        cgprop_graph_free(p->g);
+        p->g = NULL;
+    }
+    return rc;
+}
+
+/* The events of a recording nearly always all show in its first samples,
+ * so the first pass, which walks every line only to list them, covers the
+ * first MiB and a 32nd of the rest, and the second pass starts from that
+ * guess. When the guess was short (an event named later) or the read fails,
+ * the whole first pass decides as it always did: its error comes first, a
+ * short guess is read again with every event. */
+#define GUESS_MIN ((size_t)1 << 20)
+
+static size_t guess_end(const char *data, size_t len)
+{
+    if (len <= 2 * GUESS_MIN) return len;
+    size_t cut = GUESS_MIN + (len - GUESS_MIN) / 32;
+    const char *nl = memchr(data + cut, '\n', len - cut);
+    return nl ? (size_t)(nl - data) + 1 : len;
+}
+
 int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                       cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
@@ -463,44 +541,51 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
     pr p;
     memset(&p, 0, sizeof p);
     p.err = err;
+    p.contexts = opts->contexts != 0;
     uint64_t lines = 0;
-    int rc = scan(&p, data, len, &lines);
+    size_t cut = guess_end(data, len);
+    int rc = scan(&p, data, cut, &lines);
     if (rc) return rc;
-    if (p.nev == 0) return cgprop__read_fail(err, CGPROP_EFORMAT, lines, "no sample in the input");
-
-    char nm[CGPROP_MAX_METRICS][128];
-    const char *np[CGPROP_MAX_METRICS];
-    for (uint32_t i = 0; i < p.nev; i++) {
-        metric_name(nm[i], sizeof nm[i], p.ev[i].name, p.ev[i].len);
-        np[i] = nm[i];
+    bool full = cut == len;
+    if (!full && p.nev) {
+        cgprop_read_error at_entry;
+        if (err) at_entry = *err;
+        pevent guess[MAX_EVENTS];
+        uint32_t nguess = p.nev;
+        memcpy(guess, p.ev, sizeof guess);
+        p.guess = true;
+        rc = build(&p, data, len, alloc, &lines);
+        p.guess = false;
+        if (rc) {
+            /* The first pass over everything, its error kept apart. */
+            cgprop_read_error first;
+            cgprop_read_error_init(&first);
+            p.err = &first;
+            p.nev = 0;
+            int rc1 = scan(&p, data, len, &lines);
+            p.err = err;
+            if (rc1) {
+                if (err) {
+                    err->code = first.code;
+                    err->line = first.line;
+                    memcpy(err->reason, first.reason, sizeof err->reason);
+                }
+                return rc1;
+            }
+            bool same = p.nev == nguess;
+            for (uint32_t i = 0; same && i < nguess; i++)
+                same = p.ev[i].len == guess[i].len && memcmp(p.ev[i].name, guess[i].name, guess[i].len) == 0;
+            /* A failure of the guess that the whole list would not have
+             * changed stands; out of memory stands too (not tried again). */
+            if (rc != NEW_EVENT && (same || rc == CGPROP_ENOMEM)) return rc;
+            if (err) *err = at_entry;
+            rc = build(&p, data, len, alloc, &lines);
+        }
+    } else {
+        if (!full) rc = scan(&p, data, len, &lines);
+        if (!rc) rc = build(&p, data, len, alloc, &lines);
     }
-    /* Event names that clash once cut or cleaned are not told apart. */
-    for (uint32_t i = 0; i < p.nev; i++)
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(nm[i], nm[j]) == 0)
-                return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "two events read as one metric name '%s'", nm[i]);
-    const char *count = "samples";
-    for (uint32_t i = 0; i < p.nev; i++)
-        if (strcmp(nm[i], "samples") == 0) count = "sample_count";
-    for (uint32_t i = 0; i < p.nev; i++)
-        if (strcmp(nm[i], count) == 0) count = "perf_samples";
-    for (uint32_t i = 0; i < p.nev; i++)
-        if (strcmp(nm[i], count) == 0)
-            return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "events named like every name of the sample count");
-    np[p.nev] = count;
-    rc = cgprop_graph_new(alloc, np, NULL, p.nev + 1, &p.g);
-    if (!rc && opts->contexts && (rc = cgprop_graph_keep_contexts(p.g, 1))) cgprop_graph_free(p.g);
-    if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory");
-    if (rc) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "an event name is no metric name");
-    rc = scan(&p, data, len, &lines);
-    cgprop__free(p.g, p.fr);
-    cgprop__free(p.g, p.ids);
-    cgprop__free(p.g, p.prev);
-    cgprop__free(p.g, p.key);
-    if (rc) {
-        cgprop_graph_free(p.g);
-        return rc;
-    }
+    if (rc) return rc;
     if (info) {
         info->format = CGPROP_INPUT_PERF;
         info->recursion = CGPROP_RECS_STACKS;

@@ -95,7 +95,7 @@ static void put_text_name(cgprop__wr *w, const char *s, size_t len)
 static void put_name(tctx *t, uint32_t id, int with_index)
 {
     size_t len;
-    const char *name = cgprop__wr_name(t->g, id, &len);
+    const char *name = cgprop__view_name(t->g, t->v, id, &len);
     put_text_name(t->w, name, len);
     /* Two functions of one name (two objects' helpers, Python's <module>s)
      * are told apart by as much of their key as it takes. */
@@ -125,6 +125,18 @@ static void arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
     cgprop__wr_puts(t->w, "    ");
     put_name(t, other, 1);
     cgprop__wr_puts(t->w, "\n");
+}
+
+/* The calls of a function that are not listed (into or from functions not
+ * shown, or below the edge threshold): their summed figure, so what a
+ * function spends beyond the lines shown is never lost. */
+static void hidden_line(tctx *t, double x, int est, uint64_t calls, uint32_t n, const char *side)
+{
+    char b1[48];
+    if (x > 0) fig(b1, sizeof b1, x, est ? CGPROP__SHOW_ESTIMATE : CGPROP__SHOW_EXACT);
+    else snprintf(b1, sizeof b1, "-");
+    cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu              (hidden: %u %s%s)\n", "", "", b1, "", "",
+                      (unsigned long long)calls, n, side, n == 1 ? "" : "s");
 }
 
 static int adj_list(cgprop_graph *g, uint32_t kind, uint32_t f, cgprop_edge_row **rows, size_t *n)
@@ -163,8 +175,10 @@ static int function_entry(tctx *t, uint32_t f)
     if ((v->node[f].flags & (CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS)) || n == 0)
         cgprop__wr_printf(w, "%6s %8s %14s %12s %12s %12s              <spontaneous>\n", "", "", "", "", "", "");
     for (size_t i = 0; i < n; i++)
-        if (rows[i].caller != f) arc_line(t, rows[i].id, rows[i].caller, called_excl_self(t, f));
+        if (rows[i].caller != f && cgprop__view_eshown(v, rows[i].id))
+            arc_line(t, rows[i].id, rows[i].caller, called_excl_self(t, f));
     cgprop__free(t->g, rows);
+    if (v->hid_in && v->hid_in_n[f]) hidden_line(t, v->hid_in[f], v->hid_in_est[f], v->hid_in_calls[f], v->hid_in_n[f], "caller");
 
     char b1[48], b2[48], b3[48], b4[64];
     double tot = v->shown[f];
@@ -184,8 +198,11 @@ static int function_entry(tctx *t, uint32_t f)
 
     if ((rc = adj_list(t->g, CGPROP_ITER_CALLEES, f, &rows, &n))) return rc;
     for (size_t i = 0; i < n; i++)
-        if (rows[i].callee != f) arc_line(t, rows[i].id, rows[i].callee, called_excl_self(t, rows[i].callee));
+        if (rows[i].callee != f && cgprop__view_eshown(v, rows[i].id))
+            arc_line(t, rows[i].id, rows[i].callee, called_excl_self(t, rows[i].callee));
     cgprop__free(t->g, rows);
+    if (v->hid_out && v->hid_out_n[f])
+        hidden_line(t, v->hid_out[f], v->hid_out_est[f], v->hid_out_calls[f], v->hid_out_n[f], "callee");
     cgprop__wr_puts(w, "-----------------------------------------------\n");
     return CGPROP_OK;
 }
@@ -206,7 +223,8 @@ static int cycle_entry(tctx *t, uint32_t c)
         int rc = adj_list(t->g, CGPROP_ITER_CALLERS, v->mem[i], &rows, &n);
         if (rc) return rc;
         for (size_t j = 0; j < n; j++)
-            if (v->tot[rows[j].caller].cycle != c) arc_line(t, rows[j].id, rows[j].caller, ext);
+            if (v->tot[rows[j].caller].cycle != c && cgprop__view_eshown(v, rows[j].id))
+                arc_line(t, rows[j].id, rows[j].caller, ext);
         cgprop__free(t->g, rows);
     }
     char b1[48], b2[48], b4[64], idx[16];
@@ -218,6 +236,7 @@ static int cycle_entry(tctx *t, uint32_t c)
                       fig(b2, sizeof b2, tot - (double)v->cyc[c].self, CGPROP__SHOW_ESTIMATE), b4, c + 1, idx);
     for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++) {
         uint32_t m = v->mem[i];
+        if (!cgprop__view_shown(v, m)) continue;
         char b3[48];
         snprintf(b3, sizeof b3, "%.0f", v->tot[m].gprof_child);
         cgprop__wr_printf(w, "%6s %8s %14s %12llu %12s %22llu    ", "", "", "", (unsigned long long)v->node[m].self,
@@ -271,7 +290,7 @@ static int heuristic_gaps(tctx *t)
     if (!gap) return cgprop__err(t->g, CGPROP_ENOMEM, "write: out of memory");
     size_t n = 0;
     for (uint32_t f = 0; f < v->nn; f++) {
-        if (v->how[f] != CGPROP__SHOW_EXACT) continue;
+        if (v->how[f] != CGPROP__SHOW_EXACT || !cgprop__view_shown(v, f)) continue;
         double d = v->tot[f].heuristic - v->shown[f];
         /* Below 0.01 % of the program the two agree as far as anyone reads. */
         if (fabs(d) >= 1e-4 * v->program) gap[n++] = (entry){fabs(d), f};
@@ -304,6 +323,11 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     cgprop__view v;
     int rc = cgprop__view_load(g, o->metric, o->flags, &v);
     if (rc) return rc;
+    int prune = (o->flags & CGPROP_W_PRUNE_TEXT) && !(o->flags & CGPROP_W_NO_PRUNE);
+    if ((rc = cgprop__view_select(g, &v, o, prune))) {
+        cgprop__view_free(g, &v);
+        return rc;
+    }
     tctx t = {g, w, &v, NULL, NULL, NULL, NULL};
     size_t nent = (size_t)v.nn + v.nc;
     entry *ent = cgprop__alloc(g, nent ? nent : 1, sizeof *ent);
@@ -358,6 +382,12 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     if (floors)
         cgprop__wr_printf(w, "Overhead compensation left %llu figure%s below 0, shown as 0 (overhead overestimated?).\n",
                           (unsigned long long)floors, floors == 1 ? "" : "s");
+    if (v.nshown < v.nn)
+        cgprop__wr_printf(w, "View: %u of %u functions shown; percentages are of the whole program. A function's\n"
+                             "figures are its own, whole; '(hidden: N callees)' is what its calls into functions not\n"
+                             "shown (and calls not listed) cost, everything below them included ('(hidden: N\n"
+                             "callers)' the same from above); '~' marks a sum with an estimate in it.\n",
+                          v.nshown, v.nn);
     cgprop__wr_puts(w, "\n");
     int bounds = (o->flags & CGPROP_W_BOUNDS) != 0;
     if (bounds)
@@ -369,6 +399,7 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     cgprop__wr_puts(w, "name\n");
     for (size_t i = 0; i < v.nn; i++) {
         uint32_t f = ent[i].id;
+        if (!v.show[f]) continue;
         char b1[48];
         cgprop__wr_printf(w, "%8.2f %14s %8.2f %12llu %12llu  %-9s  ", pct(&v, v.shown[f]),
                           fig_exact(b1, sizeof b1, v.shown[f], v.how[f], node_exact(&v, f), 0),
@@ -386,6 +417,16 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     /* Call graph: functions and cycles as a whole, by total. */
     for (uint32_t c = 0; c < v.nc; c++) ent[v.nn + c] = (entry){v.cyc[c].total, v.nn + c};
     qsort(ent, nent, sizeof *ent, by_total_desc);
+    /* Number the entries shown: functions in the view, cycles with a member in it. */
+    size_t nshow = 0;
+    for (size_t i = 0; i < nent; i++) {
+        uint32_t id = ent[i].id;
+        int any = id < v.nn ? v.show[id] : 0;
+        for (uint32_t j = id < v.nn ? 0 : v.mem_off[id - v.nn]; id >= v.nn && j < v.mem_off[id - v.nn + 1]; j++)
+            any |= v.show[v.mem[j]];
+        if (any) ent[nshow++] = ent[i];
+    }
+    nent = nshow;
     for (size_t i = 0; i < nent; i++) t.index[ent[i].id] = (uint32_t)i + 1;
     cgprop__wr_puts(w, "\n\nCall graph (gprof style)\n"
                        "Each entry: callers above, the function on the [index] line, callees below.\n"

@@ -7,6 +7,8 @@
  * docs/formats/v8.md for the mapping. */
 #include "io_util.h"
 
+#include "analysis.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -874,37 +876,60 @@ static int add_stacks(v8r *v, size_t len)
         return cgprop__read_fail(v->err, CGPROP_EFORMAT, 0,
                                  "the sampled paths hold %llu frames in all, more than this reader takes from %llu bytes",
                                  (unsigned long long)frames, (unsigned long long)len);
-    uint32_t *fr = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *fr);
-    if (!fr) return v8_oom(v, 0);
+    /* The path of the previous sampled node, root first: pn[j] the node at
+     * depth j + 1, pf[j] its function (NO_FN for "(root)"); entries below
+     * valid are a chain from a root. Nodes come in the order V8 numbers
+     * them, depth first, so a node's path mostly is the previous one's up
+     * to its parent: only the nodes above it that differ are visited. */
+    uint32_t *pn = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *pn);
+    uint32_t *pf = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *pf);
+    if (!pn || !pf) {
+        cgprop__free(v->g, pn);
+        cgprop__free(v->g, pf);
+        return v8_oom(v, 0);
+    }
+    size_t valid = 0;
     int rc = CGPROP_OK;
     for (size_t i = 0; i < v->nn && !rc; i++) {
         vnode *nd = &v->nodes[i];
         uint64_t w[2] = {nd->time, nd->samples};
         if (!nd->samples && !nd->time) continue;
-        /* Fill from the leaf end; the root frame "(root)" is dropped unless
-         * it is the sample's only frame. */
-        size_t k = maxd + 1;
+        uint32_t d = nd->depth;
         for (uint32_t m = (uint32_t)i; m != NO_NODE; m = v->nodes[m].parent) {
-            uint32_t fn = v->nodes[m].fn;
-            if (fn == NO_FN) {
-                if (v->nodes[m].parent == NO_NODE && k <= maxd) continue;
-                if (v->root_fn == NO_FN) {
-                    rc = cgprop_graph_add_node(v->g, "\t0:0\t(root)", 11, &v->root_fn);
-                    if (rc) {
-                        rc = cgprop__read_fail(v->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
-                        break;
-                    }
+            size_t j = v->nodes[m].depth - 1;
+            if (j < valid && pn[j] == m) break;
+            pn[j] = m;
+            pf[j] = v->nodes[m].fn;
+        }
+        valid = d;
+        /* The root frame "(root)" (pn[0], a root) is dropped unless it is
+         * the sample's only frame; a "(root)" frame below the root is one
+         * function, written into pf for good. pf[0] stays NO_FN so that the
+         * next path through the same root drops it too. */
+        const uint32_t *stack = pf;
+        size_t n = d;
+        if (pf[0] == NO_FN) {
+            stack = d > 1 ? pf + 1 : &v->root_fn;
+            n = d > 1 ? d - 1 : 1;
+        }
+        for (size_t j = 0; j < d && !rc; j++) {
+            if (pf[j] != NO_FN || (j == 0 && d > 1)) continue;
+            if (v->root_fn == NO_FN) {
+                rc = cgprop_graph_add_node(v->g, "\t0:0\t(root)", 11, &v->root_fn);
+                if (rc) {
+                    rc = cgprop__read_fail(v->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+                    break;
                 }
-                fn = v->root_fn;
             }
-            fr[--k] = fn;
+            if (j > 0) pf[j] = v->root_fn;
         }
         if (rc) break;
-        rc = cgprop_graph_add_stack(v->g, fr + k, maxd + 1 - k, w);
+        rc = cgprop_graph_add_stack(v->g, stack, n, w);
         if (rc == CGPROP_EOVERFLOW) rc = cgprop__read_fail(v->err, rc, nd->line, "a cost sum overflows 64 bits");
         else if (rc) rc = cgprop__read_fail(v->err, rc, nd->line, "%s", cgprop_graph_errmsg(v->g));
     }
-    cgprop__free(v->g, fr);
+    cgprop__free(v->g, pn);
+    cgprop__free(v->g, pf);
     return rc;
 }
 
@@ -923,6 +948,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     static const char *const names[] = {"time", "samples"};
     int rc = cgprop_graph_new(alloc, names, NULL, 2, &v.g);
     if (!rc && opts->contexts && (rc = cgprop_graph_keep_contexts(v.g, 1))) cgprop_graph_free(v.g);
+    if (!rc && (rc = cgprop__stacks_defer(v.g, true))) cgprop_graph_free(v.g);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     jlex L;
     jinit(&L, data, len, err);
@@ -935,6 +961,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
         for (size_t i = 0; i < v.nn; i++) v.nodes[i].samples = v.nodes[i].hit;
     }
     if (!rc) rc = add_stacks(&v, len);
+    if (!rc && (rc = cgprop__stacks_defer(v.g, false))) rc = cgprop__read_fail(err, rc, L.line, "out of memory");
     if (!rc && cgprop_graph_node_count(v.g) == 0)
         rc = cgprop__read_fail(err, CGPROP_EFORMAT, L.line, "no sample in the profile");
     cgprop__free(v.g, v.nodes);

@@ -24,6 +24,10 @@ void cgprop_write_options_init(cgprop_write_options *opts)
     opts->node_thres = 0.5;
     opts->edge_thres = 0.1;
     opts->cycles = CGPROP_DOT_CYCLES_AUTO;
+    opts->depth = CGPROP_DEPTH_ALL;
+    opts->label = CGPROP_LABEL_DEFAULT;
+    opts->colormap = CGPROP_COLORMAP_COLOR;
+    opts->skew = 1.0;
 }
 
 /* ---- buffered output ---- */
@@ -181,7 +185,9 @@ const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len)
 void cgprop__view_free(cgprop_graph *g, cgprop__view *v)
 {
     void *p[] = {v->node, v->tot, v->split, v->edge, v->etot, v->esplit, v->cyc,
-                 v->mem_off, v->mem, v->shown, v->how, v->eshown, v->ehow, v->qual};
+                 v->mem_off, v->mem, v->shown, v->how, v->eshown, v->ehow, v->qual,
+                 v->sname, v->soff, v->show, v->eshow, v->hid_out, v->hid_in, v->hid_out_est,
+                 v->hid_in_est, v->hid_out_calls, v->hid_in_calls, v->hid_out_n, v->hid_in_n};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         if (p[i]) cgprop__free(g, p[i]);
     memset(v, 0, sizeof *v);
@@ -352,7 +358,7 @@ static int view_names(cgprop_graph *g, cgprop__view *v)
             for (uint32_t f = 0; f < v->nn && !rc; f++) {
                 if (v->qual[f] != level) continue;
                 size_t n;
-                const char *name = cgprop_node_display_name(g, f, &n);
+                const char *name = cgprop__view_name(g, v, f, &n);
                 uint64_t h = name_hash(0xcbf29ce484222325ull, name, n);
                 h = name_hash(h, q, cgprop__view_qual(g, v, f, q, sizeof q));
                 uint32_t c = 0;
@@ -367,6 +373,75 @@ static int view_names(cgprop_graph *g, cgprop__view *v)
         if (!any) break;
     }
     return rc;
+}
+
+/* ---- --strip: names without C++ argument lists and template arguments ---- */
+
+const char *cgprop__view_name(cgprop_graph *g, const cgprop__view *v, uint32_t id, size_t *len)
+{
+    if (!v->sname) return cgprop__wr_name(g, id, len);
+    *len = v->soff[id + 1] - v->soff[id];
+    return v->sname + v->soff[id];
+}
+
+/* Remove every matched open..close group, nested ones with it, from
+ * out[0..n): what gprof2dot gets by deleting innermost pairs until none is
+ * left. An unmatched bracket stays. stack holds n entries. */
+static size_t drop_groups(char *out, size_t n, char open, char close, size_t *stack)
+{
+    size_t o = 0, depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = out[i];
+        if (c == close && depth) {
+            o = stack[--depth];
+            continue;
+        }
+        if (c == open) stack[depth++] = o;
+        out[o++] = c;
+    }
+    return o;
+}
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+static size_t strip_name(char *out, const char *name, size_t n, size_t *stack)
+{
+    memcpy(out, name, n);
+    n = drop_groups(out, n, '(', ')', stack);
+    /* A trailing " const" (a const member function), as gprof2dot's \s+const$. */
+    if (n >= 6 && !memcmp(out + n - 5, "const", 5) && is_blank(out[n - 6])) {
+        n -= 5;
+        while (n && is_blank(out[n - 1])) n--;
+    }
+    return drop_groups(out, n, '<', '>', stack);
+}
+
+static int view_strip(cgprop_graph *g, cgprop__view *v)
+{
+    size_t total = 0, longest = 1;
+    for (uint32_t f = 0; f < v->nn; f++) {
+        size_t n;
+        cgprop__wr_name(g, f, &n);
+        total += n;
+        if (n > longest) longest = n;
+    }
+    v->soff = cgprop__alloc(g, (size_t)v->nn + 1, sizeof *v->soff);
+    v->sname = cgprop__alloc(g, total ? total : 1, 1);
+    size_t *stack = cgprop__alloc(g, longest, sizeof *stack);
+    if (!v->soff || !v->sname || !stack) {
+        cgprop__free(g, stack);
+        return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    }
+    size_t off = 0;
+    for (uint32_t f = 0; f < v->nn; f++) {
+        size_t n;
+        const char *name = cgprop__wr_name(g, f, &n);
+        v->soff[f] = off;
+        off += strip_name(v->sname + off, name, n, stack);
+    }
+    v->soff[v->nn] = off;
+    cgprop__free(g, stack);
+    return CGPROP_OK;
 }
 
 int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v)
@@ -409,6 +484,10 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
         cgprop__view_free(g, v);
         return rc;
     }
+    if ((flags & CGPROP_W_STRIP) && (rc = view_strip(g, v))) {
+        cgprop__view_free(g, v);
+        return rc;
+    }
     if ((rc = view_names(g, v))) {
         cgprop__err(g, rc, "write: out of memory");
         cgprop__view_free(g, v);
@@ -420,6 +499,31 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
 
 /* ---- entry points ---- */
 
+static int check_ids(cgprop_graph *g, const char *what, const uint32_t *ids, size_t n)
+{
+    size_t nn = cgprop_graph_node_count(g);
+    if (n && !ids) return cgprop__err(g, CGPROP_EINVAL, "write: %s is NULL with %zu ids", what, n);
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] >= nn) return cgprop__err(g, CGPROP_EINVAL, "write: %s: no function %u", what, ids[i]);
+    return CGPROP_OK;
+}
+
+static int check_view_options(cgprop_graph *g, const cgprop_write_options *o)
+{
+    int rc;
+    if ((rc = check_ids(g, "roots", o->roots, o->nroots)) || (rc = check_ids(g, "leaves", o->leaves, o->nleaves)) ||
+        (rc = check_ids(g, "focus", o->focus, o->nfocus)) || (rc = check_ids(g, "hide", o->hide, o->nhide)))
+        return rc;
+    const uint32_t labels = CGPROP_LABEL_TOTAL_PCT | CGPROP_LABEL_SELF_PCT | CGPROP_LABEL_CALLS | CGPROP_LABEL_TOTAL |
+                            CGPROP_LABEL_SELF;
+    if (o->label & ~labels) return cgprop__err(g, CGPROP_EINVAL, "write: unknown label bits 0x%x", o->label & ~labels);
+    if (o->colormap > CGPROP_COLORMAP_PRINT)
+        return cgprop__err(g, CGPROP_EINVAL, "write: unknown colour map %u", o->colormap);
+    if (!(o->skew > 0) || !isfinite(o->skew))
+        return cgprop__err(g, CGPROP_EINVAL, "write: skew must be a finite number above 0");
+    return CGPROP_OK;
+}
+
 int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *opts, cgprop_write_fn write,
                  void *user)
 {
@@ -430,11 +534,16 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
     /* A caller built before cycles was appended passes the struct without
      * it (its sizeof); a size between the two layouts is no struct's. */
     const size_t old = offsetof(cgprop_write_options, cycles);
-    if (opts && ((opts->size > old && opts->size < sizeof o) || !cgprop__opts_in(&o, sizeof o, opts, old)))
+    /* A caller built before the view controls were appended passes the
+     * struct that ends with cycles. */
+    const size_t with_cycles = offsetof(cgprop_write_options, roots);
+    if (opts && ((opts->size > old && opts->size < sizeof o && opts->size != with_cycles) ||
+                 !cgprop__opts_in(&o, sizeof o, opts, old)))
         return cgprop__err(g, CGPROP_EINVAL, "write: options size %u: call cgprop_write_options_init() first",
                            opts->size);
     const uint32_t known = CGPROP_W_HEURISTIC_ONLY | CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION | CGPROP_W_NO_PRUNE |
-                           CGPROP_W_BOUNDS | CGPROP_W_ICICLE;
+                           CGPROP_W_BOUNDS | CGPROP_W_STRIP | CGPROP_W_WRAP | CGPROP_W_PRUNE_TEXT |
+                           CGPROP_W_ICICLE;
     if (o.flags & ~known) return cgprop__err(g, CGPROP_EINVAL, "write: unknown flag bits 0x%x", o.flags & ~known);
     if (o.metric >= cgprop_graph_metric_count(g))
         return cgprop__err(g, CGPROP_EINVAL, "write: metric %u out of range (%zu metrics)", o.metric,
@@ -443,6 +552,8 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
         return cgprop__err(g, CGPROP_EINVAL, "write: thresholds must be percents in [0, 100]");
     if (o.cycles > CGPROP_DOT_CYCLES_NONE)
         return cgprop__err(g, CGPROP_EINVAL, "write: unknown cycle drawing %u", o.cycles);
+    int vrc = check_view_options(g, &o);
+    if (vrc) return vrc;
     if (format < CGPROP_FORMAT_TEXT || format > CGPROP_FORMAT_FLAMEGRAPH)
         return cgprop__err(g, CGPROP_EINVAL, "write: unknown format %u", format);
 
@@ -497,4 +608,160 @@ int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_optio
     if (rc == CGPROP_EWRITE) cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, e ? cgprop__errno_text(e) : "write failed");
     cgprop__free(g, p);
     return rc == CGPROP_OK ? cgprop__ok(g) : rc;
+}
+
+/* ---- the view's selection: roots, leaves, focus, hide, top, thresholds ---- */
+
+/* Breadth-first from the ids in @p from over the calls (forward: to callees,
+ * else to callers), at most @p depth calls away; sets reach[f] |= bit. */
+static void reach_from(const cgprop__view *v, const uint32_t *off, const uint32_t *adj, const uint32_t *from,
+                       size_t nfrom, uint32_t depth, unsigned char bit, unsigned char *reach, uint32_t *queue,
+                       uint32_t *dist)
+{
+    size_t head = 0, tail = 0;
+    for (uint32_t f = 0; f < v->nn; f++) dist[f] = UINT32_MAX;
+    for (size_t i = 0; i < nfrom; i++)
+        if (dist[from[i]] == UINT32_MAX) {
+            dist[from[i]] = 0;
+            queue[tail++] = from[i];
+        }
+    while (head < tail) {
+        uint32_t f = queue[head++];
+        reach[f] |= bit;
+        if (dist[f] >= depth) continue;
+        for (uint32_t i = off[f]; i < off[f + 1]; i++)
+            if (dist[adj[i]] == UINT32_MAX) {
+                dist[adj[i]] = dist[f] + 1;
+                queue[tail++] = adj[i];
+            }
+    }
+}
+
+typedef struct topent {
+    double x;
+    uint32_t id;
+} topent;
+
+static int top_cmp(const void *a, const void *b)
+{
+    const topent *x = a, *y = b;
+    if (x->x != y->x) return x->x > y->x ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static double view_ratio(const cgprop__view *v, double x) { return v->program > 0 ? x / v->program : 0.0; }
+
+int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_options *o, int prune)
+{
+    size_t nn = v->nn ? v->nn : 1, ne = v->ne ? v->ne : 1;
+    v->show = cgprop__alloc(g, nn, 1);
+    v->eshow = cgprop__alloc(g, ne, 1);
+    v->hid_out = cgprop__calloc(g, nn, sizeof *v->hid_out);
+    v->hid_in = cgprop__calloc(g, nn, sizeof *v->hid_in);
+    v->hid_out_est = cgprop__calloc(g, nn, 1);
+    v->hid_in_est = cgprop__calloc(g, nn, 1);
+    v->hid_out_calls = cgprop__calloc(g, nn, sizeof *v->hid_out_calls);
+    v->hid_in_calls = cgprop__calloc(g, nn, sizeof *v->hid_in_calls);
+    v->hid_out_n = cgprop__calloc(g, nn, sizeof *v->hid_out_n);
+    v->hid_in_n = cgprop__calloc(g, nn, sizeof *v->hid_in_n);
+    if (!v->show || !v->eshow || !v->hid_out || !v->hid_in || !v->hid_out_est || !v->hid_in_est ||
+        !v->hid_out_calls || !v->hid_in_calls || !v->hid_out_n || !v->hid_in_n)
+        return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    memset(v->show, 1, nn);
+    int filtered = o->nroots || o->nleaves || o->nfocus;
+    if (filtered) {
+        /* Call lists both ways (CSR over the calls). */
+        uint32_t *ooff = cgprop__calloc(g, nn + 1, sizeof *ooff), *ioff = cgprop__calloc(g, nn + 1, sizeof *ioff);
+        uint32_t *oadj = cgprop__alloc(g, ne, sizeof *oadj), *iadj = cgprop__alloc(g, ne, sizeof *iadj);
+        uint32_t *queue = cgprop__alloc(g, nn, sizeof *queue), *dist = cgprop__alloc(g, nn, sizeof *dist);
+        unsigned char *reach = cgprop__calloc(g, nn, 1);
+        int rc = CGPROP_OK;
+        if (!ooff || !ioff || !oadj || !iadj || !queue || !dist || !reach) {
+            rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        } else {
+            for (uint32_t e = 0; e < v->ne; e++) {
+                ooff[v->edge[e].caller + 1]++;
+                ioff[v->edge[e].callee + 1]++;
+            }
+            for (uint32_t f = 0; f < v->nn; f++) {
+                ooff[f + 1] += ooff[f];
+                ioff[f + 1] += ioff[f];
+            }
+            /* queue and dist serve as fill cursors before the searches. */
+            memcpy(queue, ooff, v->nn * sizeof *queue);
+            memcpy(dist, ioff, v->nn * sizeof *dist);
+            for (uint32_t e = 0; e < v->ne; e++) {
+                oadj[queue[v->edge[e].caller]++] = v->edge[e].callee;
+                iadj[dist[v->edge[e].callee]++] = v->edge[e].caller;
+            }
+            if (o->nroots) {
+                reach_from(v, ooff, oadj, o->roots, o->nroots, o->depth, 1, reach, queue, dist);
+                for (uint32_t f = 0; f < v->nn; f++) v->show[f] &= (reach[f] & 1) != 0;
+            }
+            if (o->nleaves) {
+                reach_from(v, ioff, iadj, o->leaves, o->nleaves, o->depth, 2, reach, queue, dist);
+                for (uint32_t f = 0; f < v->nn; f++) v->show[f] &= (reach[f] & 2) != 0;
+            }
+            if (o->nfocus) {
+                reach_from(v, ooff, oadj, o->focus, o->nfocus, CGPROP_DEPTH_ALL, 4, reach, queue, dist);
+                reach_from(v, ioff, iadj, o->focus, o->nfocus, CGPROP_DEPTH_ALL, 4, reach, queue, dist);
+                for (uint32_t f = 0; f < v->nn; f++) v->show[f] &= (reach[f] & 4) != 0;
+            }
+        }
+        cgprop__free(g, ooff);
+        cgprop__free(g, ioff);
+        cgprop__free(g, oadj);
+        cgprop__free(g, iadj);
+        cgprop__free(g, queue);
+        cgprop__free(g, dist);
+        cgprop__free(g, reach);
+        if (rc) return rc;
+    }
+    for (size_t i = 0; i < o->nhide; i++) v->show[o->hide[i]] = 0;
+    double nthr = prune ? o->node_thres / 100.0 : 0, ethr = prune ? o->edge_thres / 100.0 : 0;
+    for (uint32_t f = 0; f < v->nn; f++)
+        if (view_ratio(v, v->shown[f]) < nthr) v->show[f] = 0;
+    v->nshown = 0;
+    for (uint32_t f = 0; f < v->nn; f++) v->nshown += v->show[f];
+    if (o->top && o->top < v->nshown) {
+        topent *t = cgprop__alloc(g, v->nshown, sizeof *t);
+        if (!t) return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        uint32_t n = 0;
+        for (uint32_t f = 0; f < v->nn; f++)
+            if (v->show[f]) t[n++] = (topent){v->shown[f], f};
+        qsort(t, n, sizeof *t, top_cmp);
+        for (uint32_t i = o->top; i < n; i++) v->show[t[i].id] = 0;
+        cgprop__free(g, t);
+        v->nshown = o->top;
+    }
+    for (uint32_t e = 0; e < v->ne; e++) {
+        uint32_t a = v->edge[e].caller, b = v->edge[e].callee;
+        int drawn = v->show[a] && v->show[b];
+        if (drawn && v->ehow[e] == CGPROP__SHOW_NONE) {
+            /* A call with no total of its own (recursive entry, or an
+             * intra-cycle call in no DAG): kept while both ends would be,
+             * as gprof2dot prunes its total-less calls. */
+            double ra = view_ratio(v, v->shown[a]), rb = view_ratio(v, v->shown[b]);
+            drawn = (ra < rb ? ra : rb) >= ethr;
+        } else if (drawn) {
+            drawn = view_ratio(v, v->eshown[e]) >= ethr;
+        }
+        v->eshow[e] = (unsigned char)drawn;
+        if (drawn || a == b) continue;
+        /* The call is not drawn: its figure stays with each end shown. */
+        int has = v->ehow[e] != CGPROP__SHOW_NONE, est = v->ehow[e] == CGPROP__SHOW_ESTIMATE;
+        if (v->show[a]) {
+            if (has) v->hid_out[a] += v->eshown[e];
+            v->hid_out_est[a] |= (unsigned char)est;
+            v->hid_out_calls[a] += v->edge[e].count;
+            v->hid_out_n[a]++;
+        }
+        if (v->show[b]) {
+            if (has) v->hid_in[b] += v->eshown[e];
+            v->hid_in_est[b] |= (unsigned char)est;
+            v->hid_in_calls[b] += v->edge[e].count;
+            v->hid_in_n[b]++;
+        }
+    }
+    return CGPROP_OK;
 }

@@ -69,7 +69,32 @@ typedef struct cgprop__view {
     unsigned char *ehow; /* ne */
     double program;    /* Σ self of metric k */
     unsigned char *qual; /* nn: how much of the key tells the function apart (see cgprop__view_qual) */
+    /* Display names after CGPROP_W_STRIP: function f's is sname[soff[f] ..
+     * soff[f+1]); NULL without the flag. */
+    char *sname;
+    size_t *soff;
+    /* The view's selection (cgprop__view_select; every function and call
+     * shown until it runs). show/eshow NULL: all shown. */
+    unsigned char *show;  /* nn */
+    unsigned char *eshow; /* ne */
+    uint32_t nshown;
+    /* Per shown function, the calls to (out) and from (in) functions not
+     * shown, or calls not drawn: the sum of their shown figures, whether
+     * any of those is an estimate, and their count. */
+    double *hid_out, *hid_in;
+    unsigned char *hid_out_est, *hid_in_est;
+    uint64_t *hid_out_calls, *hid_in_calls;
+    uint32_t *hid_out_n, *hid_in_n; /* calls (edges) hidden */
 } cgprop__view;
+
+/* Apply the view controls of @p o: roots, leaves, focus, hide, top, and
+ * the thresholds when @p prune. Sets show, eshow, nshown and the hidden
+ * sums. */
+int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_options *o, int prune);
+/* The name a person reads, after --strip when asked for. */
+const char *cgprop__view_name(cgprop_graph *g, const cgprop__view *v, uint32_t id, size_t *len);
+static inline int cgprop__view_shown(const cgprop__view *v, uint32_t f) { return !v->show || v->show[f]; }
+static inline int cgprop__view_eshown(const cgprop__view *v, uint32_t e) { return !v->eshow || v->eshow[e]; }
 
 int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v);
 /* What to print after function id's display name so that no two functions

@@ -21,6 +21,12 @@ compressed name, for both readers) and the inlined file written out as
 itself (--inclusive=no), the figure cgprop's `summary:` must equal (a stated
 summary may differ from the costs, and annotate keeps only the last part's).
 
+Recursion classes are compared row by row: `fn`, `fn'2` and `fn'3` are
+rows of their own on both sides. cgprop keeps every level from 2 on as one
+class and writes it as `fn'3`, the way `--separate-recs=3` writes it, so
+the rows `fn'3`, `fn'4`, ... of a profile made with a larger
+`--separate-recs` are compared, added up, with cgprop's `fn'3`.
+
 Exit 0 when every profile agrees, 1 with a message otherwise, 77 when
 callgrind_annotate is not installed.
 """
@@ -112,6 +118,23 @@ def annotate(path, inclusive):
     return events, totals, fns
 
 
+DEEP = re.compile(r"'([0-9]+)$")
+
+
+def fold_deep(fns):
+    """{function: figures} with the rows fn'3, fn'4, ... added up as fn'3."""
+    out = {}
+    for name, vals in fns.items():
+        m = DEEP.search(name)
+        if m and int(m.group(1)) > 3:
+            name = name[:m.start()] + "'3"
+        if name in out:
+            out[name] = [a + b for a, b in zip(out[name], vals)]
+        else:
+            out[name] = list(vals)
+    return out
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -137,6 +160,7 @@ def main():
             checked = 0
             for inc in ("no", "yes"):
                 ea, ta, fa = annotate(ref, inc)
+                fa = fold_deep(fa)
                 eb, tb, fb = annotate(out, inc)
                 if ea != eb:
                     sys.exit("%s: events %r vs %r" % (prof, ea, eb))

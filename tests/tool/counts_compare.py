@@ -3,11 +3,24 @@
 it: for each (caller, callee) pair of names as written, fn'N forms included,
 the calls= counts of the rewrite add up to those of the original. This is
 what KCachegrind shows in its Called column and its caller and callee lists
-(callgrind_annotate shows no counts). Usage: counts_compare.py CGPROP FILE..."""
+(callgrind_annotate shows no counts). cgprop writes every level from 2 on
+as fn'3, as --separate-recs=3 does, so the original's fn'3, fn'4, ... are
+taken as fn'3 (the identity for a --separate-recs=3 profile, whose fn'2 and
+fn'3 are compared apart). Usage: counts_compare.py CGPROP FILE..."""
 import gzip
+import re
 import subprocess
 import sys
 from collections import defaultdict
+
+
+DEEP = re.compile(r"'([0-9]+)$")
+
+
+def fold_deep(name):
+    """fn'K for K > 3 as fn'3."""
+    m = DEEP.search(name or "")
+    return name[:m.start()] + "'3" if m and int(m.group(1)) > 3 else name
 
 
 def counts(text):
@@ -40,7 +53,7 @@ def counts(text):
                 cfn = name
         elif line.startswith("calls="):
             n = int(line[6:].split()[0])
-            out[(fn, cfn)] += n - 1 if desc_plus1 else n
+            out[(fold_deep(fn), fold_deep(cfn))] += n - 1 if desc_plus1 else n
     return out
 
 

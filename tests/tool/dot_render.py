@@ -65,6 +65,23 @@ def profiles(data, full):
     return [(f, f not in big) for f in small] + [(f, False) for f in real]
 
 
+# The view controls (docs/TOOL.md): focus, hiding, top, names, colour maps
+# and labels, on the recursion profile and on C++ names (Xapian).
+VIEWS = [["--root", "main", "--depth", "2"], ["--leaf", "leafc"], ["--root", "fa", "--leaf", "leafc"],
+         ["--hide", "^_"], ["--focus", "fib|fb"], ["--top", "8"], ["--skew", "0.3"],
+         ["--label", "total-value,self-value,calls"], ["--label", "total"],
+         ["--top", "5", "--node-thres", "0", "--edge-thres", "0"]] + \
+        [["--colormap", m] for m in ("pink", "gray", "bw", "print")]
+CPP_VIEWS = [["--strip"], ["--wrap"], ["--strip", "--wrap", "--colormap", "print"],
+             ["--top", "25", "--label", "total,total-value,self-value"]]
+
+
+def view_jobs(data):
+    recur = os.path.join(data, "recur", "recur.default.callgrind.out")
+    cpp = os.path.join(data, "gprof2dot", "xapian.callgrind")
+    return [(recur, v) for v in VIEWS] + [(cpp, v) for v in CPP_VIEWS]
+
+
 def parse_source(text):
     """Nodes (name -> label), edges (list of pairs), cluster of each node."""
     nodes, edges, cluster, current = {}, [], {}, None
@@ -112,6 +129,7 @@ def main():
         return 77
     jobs = [(path, opts) for path, unpruned in profiles(data, full)
             for opts in [[]] + ([["--node-thres", "0", "--edge-thres", "0"]] if unpruned else [])]
+    jobs += view_jobs(data)
     tmp = tempfile.mkdtemp(prefix="cgprop-dot-")
     try:
         # dot is single-threaded: two at a time halves the wall time.
@@ -119,6 +137,7 @@ def main():
             results = list(pool.map(lambda j: render(tool, dot, data, j[0], j[1], tmp, jobs.index(j)), jobs))
     finally:
         shutil.rmtree(tmp)
+    results.append(render_compare(tool, dot, data))
     failures = [f for fs, _ in results for f in fs]
     for f in failures:
         print("FAIL " + f)
@@ -186,6 +205,61 @@ def cycle_marks(path, opts, src):
         if "<cycle" in label:
             out.append("%s: %s names a cycle in its label with --cycles none/cluster" % (what, n))
     return out
+
+
+CMP_NODE = re.compile(r'^\s*(c\d+) \[.*label="((?:[^"\\]|\\.)*)"\];$')
+CMP_EDGE = re.compile(r"^\s*(c\d+) -> (c\d+) \[")
+
+
+def render_compare(tool, dot, data):
+    """report --compare pictures: two Go profiles (functions added, every
+    figure exact), a callgrind profile against its --separate-recs=1 twin
+    (estimates, dashed), bash's default profile against its
+    --separate-recs=1 one (a real program's graph, pruned), the small ones
+    also unpruned. Same checks as the single-profile pictures."""
+    pairs = [("pprof/recur.pb.gz", "compare/recur_new.pb.gz", True),
+             ("recur/recur.default.callgrind.out", "recur/recur.recs1.callgrind.out", True),
+             ("recur/recur.recs1.callgrind.out", "recur/recur.default.callgrind.out", True),
+             ("real/bash/bash.default.callgrind.out.gz", "real/bash/bash.separate-recs-1.callgrind.out.gz", False)]
+    failures, checked = [], 0
+    tmp = tempfile.mkdtemp(prefix="cgprop-dot-cmp-")
+    try:
+        for base, new, unpruned in pairs:
+            for opts in [[]] + ([["--node-thres", "0", "--edge-thres", "0"]] if unpruned else []):
+                what = "--compare %s %s %s" % (base, new, " ".join(opts))
+                r = subprocess.run([tool, "report", "--format", "dot", "--compare", os.path.join(data, base)] + opts
+                                   + [os.path.join(data, new)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                if r.returncode != 0:
+                    failures.append("%s: cgprop exit %d: %s" % (what, r.returncode, r.stderr.decode()[:200]))
+                    continue
+                text = r.stdout.decode("utf-8")
+                gv, svg, plain = (os.path.join(tmp, "c.%s" % ext) for ext in ("dot", "svg", "plain"))
+                with open(gv, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                d = subprocess.run([dot, "-Tsvg", "-o", svg, "-Tplain", "-o", plain, gv], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+                err = d.stderr.decode("utf-8", "replace").strip()
+                if d.returncode != 0 or err:
+                    failures.append("%s: dot exit %d: %s" % (what, d.returncode, err[:300]))
+                    continue
+                with open(plain, encoding="utf-8") as fh:
+                    drawn_nodes, drawn_edges = parse_plain(fh.read())
+                nodes = [m.group(1) for m in map(CMP_NODE.match, text.splitlines()) if m]
+                edges = [(m.group(1), m.group(2)) for m in map(CMP_EDGE.match, text.splitlines()) if m]
+                if len(nodes) < 3:
+                    failures.append("%s: %d boxes only" % (what, len(nodes)))
+                if set(nodes) - drawn_nodes:
+                    failures.append("%s: boxes not drawn: %s" % (what, sorted(set(nodes) - drawn_nodes)[:10]))
+                left = list(drawn_edges)
+                for e in edges:
+                    if e in left:
+                        left.remove(e)
+                    else:
+                        failures.append("%s: arrow %s -> %s not drawn" % (what, e[0], e[1]))
+                checked += 1
+    finally:
+        shutil.rmtree(tmp)
+    return failures, checked
 
 
 if __name__ == "__main__":

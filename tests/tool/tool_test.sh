@@ -299,6 +299,35 @@ annotate_detects)
         fi
     done
     ;;
+annotate_levels)
+    # Stacks where f runs at levels 0, 1, 2 and 3, written as callgrind and
+    # read by the real callgrind_annotate: f, f'2 and f'3 (levels 2 and 3
+    # together) each show their own self cost. By hand, self: f 1 (level 0),
+    # f'2 10 (level 1), f'3 100 + 1000 (levels 2 and 3), g 7 + 70 + 700.
+    # Annotate's inclusive figure is a block's self cost plus its calls:
+    # f'3 1100 + f'3->f'3 1700 (the level-3 activations: 1000 + 700) + its
+    # calls of g 70 + 700 = 3570; f'2 10 + f'2->f'3 (level 2: 100 + 1000 +
+    # 70 + 700) = 1880; f 1 + 1880 + 7 = 1888 = main.
+    [ -n "$PY" ] || skip python3
+    command -v callgrind_annotate > /dev/null || skip callgrind_annotate
+    printf 'main;f 1\nmain;f;f 10\nmain;f;f;f 100\nmain;f;f;f;f 1000\nmain;f;g 7\nmain;f;f;f;g 70\nmain;f;f;f;f;g 700\n' \
+        > "$TMP/lv.folded"
+    "$T" report --format callgrind -o "$TMP/lv.out" "$TMP/lv.folded" || die "report exit $?"
+    "$PY" - "$(dirname "$0")" "$TMP/lv.out" <<'PYEOF' || die "annotate's figures"
+import sys
+sys.path.insert(0, sys.argv[1])
+from annotate_compare import annotate
+want = {"no": {":main": 0, ":f": 1, ":f'2": 10, ":f'3": 1100, ":g": 777},
+        "yes": {":main": 1888, ":f": 1888, ":f'2": 1880, ":f'3": 3570, ":g": 777}}
+for inc, rows in want.items():
+    events, totals, fns = annotate(sys.argv[2], inc)
+    got = {name: vals[0] for name, vals in fns.items()}
+    if got != rows:
+        sys.exit("--inclusive=%s: %r, want %r" % (inc, got, rows))
+    if inc == "no" and totals != [1888]:
+        sys.exit("totals %r" % totals)
+PYEOF
+    ;;
 missing_file)
     "$T" report "$TMP/nosuch.out" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "nosuch.out"
     ;;
@@ -306,6 +335,115 @@ malformed)
     printf 'events: Ir\nfn=a\n1 2\ncalls=abc 3\n' > "$TMP/bad.out"
     "$T" report --input callgrind "$TMP/bad.out" > "$TMP/o" 2> "$TMP/e"
     one_line_error "$TMP/o" "$TMP/e" $? "bad.out:4: "
+    ;;
+views)
+    # Flat profile rows (between the column header and the blank line after).
+    flat() { awk '/^  %total/{f=1;next} f&&NF==0{exit} f' "$1"; }
+    # --root fa: fa reaches fb and leafc (recur.c: fa calls fb and leafc, fb
+    # calls fa and leafc), and nothing else.
+    "$T" report --root fa "$REC" > "$TMP/o" || die "--root exit $?"
+    flat "$TMP/o" | awk '{$1=$2=$3=$4=$5=$6=""; print}' | sed 's/^ *//; s/ <cycle [0-9]*>$//' | sort > "$TMP/names"
+    printf 'fa\nfb\nleafc\n' | cmp -s - "$TMP/names" || die "--root fa shows $(cat "$TMP/names")"
+    # Shown functions keep their measured totals (the truth file's), and
+    # leafc's callers not shown (main) keep their part: 16794 - 5472 (fa)
+    # - 2310 (fb) = 9012.
+    flat "$TMP/o" | grep -q '  7953 .* fa <cycle 1>$' || die "fa not at its exact 7953"
+    flat "$TMP/o" | grep -q ' 16794 .* leafc$' || die "leafc not at its exact 16794"
+    grep -q '^  *9012  *1  *(hidden: 1 caller)$' "$TMP/o" || die "leafc's hidden caller is not main's 9012"
+    grep -q '^View: 3 of 248 functions shown' "$TMP/o" || die "no view line"
+    # --depth 0: fa alone.
+    "$T" report --root fa --depth 0 "$REC" > "$TMP/o" || die "--depth exit $?"
+    [ "$(flat "$TMP/o" | wc -l)" -eq 1 ] || die "--root fa --depth 0 shows more than fa"
+    # --leaf fib: who reaches fib (main and the start-up chain), fib itself.
+    "$T" report --leaf fib --format dot "$REC" > "$TMP/o" || die "--leaf exit $?"
+    grep -q 'label="fib\\n18.19%' "$TMP/o" || die "fib not at its exact 18.19%"
+    grep -q 'label="leafc' "$TMP/o" && die "--leaf fib shows leafc"
+    # --focus and --hide: regular expressions on names.
+    "$T" report --focus '^fib$' --hide '^main$' "$REC" > "$TMP/o" || die "--focus exit $?"
+    flat "$TMP/o" | grep -q ' fib$' || die "--focus fib lost fib"
+    flat "$TMP/o" | grep -q ' main$' && die "--hide main shows main"
+    flat "$TMP/o" | grep -q ' leafc$' && die "--focus fib shows leafc"
+    # --top 3: the first three rows of the full flat profile.
+    "$T" report "$REC" > "$TMP/all" || die "report exit $?"
+    "$T" report --top 3 "$REC" > "$TMP/o" || die "--top exit $?"
+    flat "$TMP/all" | head -3 > "$TMP/want"
+    flat "$TMP/o" > "$TMP/got"
+    cmp -s "$TMP/want" "$TMP/got" || die "--top 3 is not the three largest totals"
+    # --node-thres given: the text report of a real program is pruned too,
+    # and no function below 0.5 % is left (CPython's profile).
+    PYP="$D/real/python3/python3.default.callgrind.out.gz"
+    "$T" report "$PYP" > "$TMP/all" || die "report exit $?"
+    "$T" report --node-thres 0.5 "$PYP" > "$TMP/o" || die "--node-thres exit $?"
+    [ "$(wc -l < "$TMP/o")" -lt "$(($(wc -l < "$TMP/all") / 4))" ] || die "--node-thres 0.5 did not shrink the text report"
+    flat "$TMP/o" | awk '$1 < 0.5 {exit 1}' || die "a function below 0.5 % in the pruned text report"
+    [ "$(flat "$TMP/o" | wc -l)" -eq "$(flat "$TMP/all" | awk '$1 >= 0.5' | wc -l)" ] ||
+        die "the pruned flat profile is not the rows at or above 0.5 %"
+    # Names: an ambiguous one lists its keys; an unknown one is an error.
+    "$T" report --root '(below main)' "$REC" > "$TMP/o" 2> "$TMP/e"
+    [ $? -eq 2 ] || die "ambiguous --root: exit status not 2"
+    grep -q "is ambiguous (2 functions)" "$TMP/e" || die "no ambiguity message: $(cat "$TMP/e")"
+    grep -q 'libc.so.6\\t' "$TMP/e" || die "the candidates' keys are not listed"
+    "$T" report --root 'recur\t???\t(below main)' --depth 1 "$REC" > "$TMP/o" || die "--root by key exit $?"
+    "$T" report --root nosuch "$REC" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "no function 'nosuch'"
+    "$T" report --hide '(' "$REC" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "bad regular expression"
+    for bad in "--colormap red" "--skew 0" "--label total,bogus" "--top 0" "--depth -1"; do
+        # shellcheck disable=SC2086
+        "$T" report $bad "$REC" > "$TMP/o" 2> "$TMP/e"
+        rc=$?
+        [ $rc -eq 2 ] || die "$bad: exit $rc, not 2"
+    done
+    # --label: absolute figures (main's exact 53139 and self 26).
+    "$T" report --format dot --label total-value,self-value "$REC" > "$TMP/o" || die "--label exit $?"
+    grep -q 'label="main\\n53139\\n(26)"' "$TMP/o" || die "--label total-value,self-value"
+    ;;
+compare)
+    # recur.default (fn'N names: fb exact, valgrind's measured 7025) against
+    # recur.recs1, the same program without levels: fb is an estimate in
+    # [80, 7953] (docs/BOUNDS.md), so its change is an estimate in
+    # [80 - 7025, 7953 - 7025] = [-6945, +928]; fa is exact on both sides
+    # (7953 = 7953), so its change is an exact 0. Same program total.
+    R1="$D/recur/recur.recs1.callgrind.out"
+    "$T" report --compare "$REC" --bounds "$R1" > "$TMP/o" || die "compare exit $?"
+    grep -q '^Program total: base 178958, new 178958, change +0 ' "$TMP/o" || die "program line: $(cat "$TMP/o")"
+    grep -Eq '^ +~-?[0-9]+ +~[-+][0-9.]+ +7025 +3\.93% +~[0-9]+ .*  fb  change in \[-6945, \+928\]$' "$TMP/o" ||
+        die "fb row: $(grep ' fb' "$TMP/o")"
+    grep -Eq '^ +\+0 +\+0\.00 +7953 +4\.44% +7953 +4\.44% +\+0 +\+0\.00  fa$' "$TMP/o" ||
+        die "fa row: $(grep ' fa' "$TMP/o")"
+    grep -q '^Changes of inclusive totals: 247 exact, 1 estimates' "$TMP/o" || die "estimate count"
+    # fb changes most, so it is the first row.
+    grep -A1 '^ *change ' "$TMP/o" | tail -1 | grep -q '  fb  change' || die "fb is not first"
+    # JSON: the same figures, and the change marked as not exact.
+    if [ -n "$PY" ]; then
+        "$T" report --compare "$REC" --format json "$R1" > "$TMP/j" || die "json exit $?"
+        "$PY" - "$TMP/j" <<'PYEOF' || die "json figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["name"]: x for x in d["functions"]}
+fb, fa = f["fb"], f["fa"]
+assert fb["base"]["total"] == 7025 and fb["base"]["exact"], fb
+assert fb["new"]["bounds"] == [80, 7953] and not fb["new"]["exact"], fb
+assert fb["change"]["bounds"] == [-6945, 928] and not fb["change"]["exact"], fb
+assert fb["change"]["total"] == fb["new"]["total"] - 7025, fb
+assert fa["change"]["total"] == 0 and fa["change"]["exact"], fa
+assert d["change"]["program"] == 0 and d["base"]["program"] == 178958, d["change"]
+assert all(x["change"]["exact"] for x in d["functions"] if x["name"] != "fb")
+PYEOF
+    fi
+    # DOT: fb dashed, with its change and interval in the tooltip.
+    "$T" report --compare "$REC" --format dot "$R1" > "$TMP/d" || die "dot exit $?"
+    grep -q 'style="filled,dashed", tooltip="base 7025, new ~[0-9]*, change ~-[0-9]* in \[-6945, +928\]", label="fb' \
+        "$TMP/d" || die "fb box: $(grep 'label="fb' "$TMP/d")"
+    # Usage errors: one line, exit 2.
+    "$T" report --compare "$REC" --format callgrind "$R1" > "$TMP/o" 2> "$TMP/e"
+    rc=$?; [ $rc -eq 2 ] || die "callgrind with --compare: exit $rc"
+    one_line_error "$TMP/o" "$TMP/e" $rc "not callgrind"
+    "$T" report --compare "$REC" "$REC" > "$TMP/o" 2> "$TMP/e"
+    rc=$?; [ $rc -eq 2 ] || die "base as input: exit $rc"
+    one_line_error "$TMP/o" "$TMP/e" $rc "both the base and an input"
+    "$T" report --compare "$D/pprof/recur.pb.gz" "$R1" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "no metric 'Ir'"
     ;;
 *) die "unknown case $case_" ;;
 esac

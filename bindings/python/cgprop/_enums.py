@@ -171,7 +171,29 @@ class WriteFlag(enum.IntFlag):
     NO_COMPRESSION = _ffi.CGPROP_W_NO_COMPRESSION
     NO_PRUNE = _ffi.CGPROP_W_NO_PRUNE
     BOUNDS = _ffi.CGPROP_W_BOUNDS
+    STRIP = _ffi.CGPROP_W_STRIP
+    WRAP = _ffi.CGPROP_W_WRAP
+    PRUNE_TEXT = _ffi.CGPROP_W_PRUNE_TEXT
     ICICLE = _ffi.CGPROP_W_ICICLE
+
+
+class Label(enum.IntFlag):
+    """What DOT boxes and arrows show (CGPROP_LABEL_*)."""
+    TOTAL_PCT = _ffi.CGPROP_LABEL_TOTAL_PCT
+    SELF_PCT = _ffi.CGPROP_LABEL_SELF_PCT
+    CALLS = _ffi.CGPROP_LABEL_CALLS
+    TOTAL = _ffi.CGPROP_LABEL_TOTAL
+    SELF = _ffi.CGPROP_LABEL_SELF
+    DEFAULT = _ffi.CGPROP_LABEL_DEFAULT
+
+
+class Colormap(enum.IntEnum):
+    """DOT colour maps, gprof2dot's (CGPROP_COLORMAP_*)."""
+    COLOR = _ffi.CGPROP_COLORMAP_COLOR
+    PINK = _ffi.CGPROP_COLORMAP_PINK
+    GRAY = _ffi.CGPROP_COLORMAP_GRAY
+    BW = _ffi.CGPROP_COLORMAP_BW
+    PRINT = _ffi.CGPROP_COLORMAP_PRINT
 
 
 class DotCycles(enum.IntEnum):

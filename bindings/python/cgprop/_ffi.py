@@ -170,7 +170,25 @@ CGPROP_W_NO_CLASSES = 1 << 1
 CGPROP_W_NO_COMPRESSION = 1 << 2
 CGPROP_W_NO_PRUNE = 1 << 3
 CGPROP_W_BOUNDS = 1 << 4
-CGPROP_W_ICICLE = 1 << 5
+CGPROP_W_STRIP = 1 << 5
+CGPROP_W_WRAP = 1 << 6
+CGPROP_W_PRUNE_TEXT = 1 << 7
+CGPROP_W_ICICLE = 1 << 8
+
+CGPROP_LABEL_TOTAL_PCT = 1 << 0
+CGPROP_LABEL_SELF_PCT = 1 << 1
+CGPROP_LABEL_CALLS = 1 << 2
+CGPROP_LABEL_TOTAL = 1 << 3
+CGPROP_LABEL_SELF = 1 << 4
+CGPROP_LABEL_DEFAULT = CGPROP_LABEL_TOTAL_PCT | CGPROP_LABEL_SELF_PCT | CGPROP_LABEL_CALLS
+
+CGPROP_COLORMAP_COLOR = 0
+CGPROP_COLORMAP_PINK = 1
+CGPROP_COLORMAP_GRAY = 2
+CGPROP_COLORMAP_BW = 3
+CGPROP_COLORMAP_PRINT = 4
+
+CGPROP_DEPTH_ALL = 0xFFFFFFFF
 
 CGPROP_DOT_CYCLES_AUTO = 0
 CGPROP_DOT_CYCLES_CLUSTER = 1
@@ -369,6 +387,19 @@ class cgprop_write_options(Structure):
         ("node_thres", c_double),
         ("edge_thres", c_double),
         ("cycles", c_uint32),
+        ("roots", POINTER(c_uint32)),
+        ("nroots", c_size_t),
+        ("leaves", POINTER(c_uint32)),
+        ("nleaves", c_size_t),
+        ("focus", POINTER(c_uint32)),
+        ("nfocus", c_size_t),
+        ("hide", POINTER(c_uint32)),
+        ("nhide", c_size_t),
+        ("depth", c_uint32),
+        ("top", c_uint32),
+        ("label", c_uint32),
+        ("colormap", c_uint32),
+        ("skew", c_double),
     ]
 
 
@@ -528,6 +559,8 @@ FUNCTIONS = {
     "cgprop_write_options_init": (None, (POINTER(cgprop_write_options),)),
     "cgprop_write": (c_int, (p_graph, c_uint32, POINTER(cgprop_write_options), cgprop_write_fn, c_void_p)),
     "cgprop_write_path": (c_int, (p_graph, c_uint32, POINTER(cgprop_write_options), c_char_p, c_size_t)),
+    "cgprop_write_compare": (c_int, (p_graph, p_graph, c_uint32, POINTER(cgprop_write_options), cgprop_write_fn,
+                                     c_void_p)),
 }
 
 # ---- loading ----------------------------------------------------------------

@@ -11,13 +11,13 @@ import marshal
 import os
 import stat
 import weakref
-from ctypes import POINTER, byref, c_uint64, c_void_p
-from typing import IO, Any, Dict, List, Optional, Sequence, Union
+from ctypes import POINTER, byref, c_uint32, c_uint64, c_void_p
+from typing import IO, Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _ffi
 from ._core import _DC, Costs, FunctionRef, Graph, Metric, _count
-from ._enums import (Compensation, DotCycles, InputFormat, KeyMode, OutputFormat, ReadFlag, Recursion, Share,
-                     WriteFlag, enum_arg, kind_or_int)
+from ._enums import (Colormap, Compensation, DotCycles, InputFormat, KeyMode, Label, OutputFormat, ReadFlag,
+                     Recursion, Share, WriteFlag, enum_arg, kind_or_int)
 from ._errors import CgpropError, InvalidArgumentError, error_for, open_error, strerror
 
 __all__ = ["ReadInfo", "EventsInfo", "Profile", "Recorder", "load", "load_events", "from_pstats", "write", "detect",
@@ -70,20 +70,57 @@ def _write_options(g: Graph, metric: Optional[Metric], flags: Optional[int], nod
     return opts
 
 
+def _view_options(g: Graph, opts: _ffi.cgprop_write_options, view: Dict[str, Any]) -> List[Any]:
+    """The view controls of write() into opts; returns the id arrays, which
+    must outlive the call."""
+    keep: List[Any] = []
+    for name in ("roots", "leaves", "focus", "hide"):
+        refs = view.get(name)
+        if refs is None:
+            continue
+        ids = [g._node(r) for r in refs]
+        arr = (c_uint32 * max(len(ids), 1))(*ids)
+        keep.append(arr)
+        setattr(opts, name, ctypes.cast(arr, POINTER(c_uint32)))
+        setattr(opts, "n" + name, len(ids))
+    if view.get("depth") is not None:
+        opts.depth = view["depth"]
+    if view.get("top") is not None:
+        opts.top = view["top"]
+    if view.get("label") is not None:
+        opts.label = int(view["label"])
+    if view.get("colormap") is not None:
+        opts.colormap = enum_arg(Colormap, view["colormap"], "colormap")
+    if view.get("skew") is not None:
+        opts.skew = view["skew"]
+    return keep
+
+
 def write(graph: Graph, format: Union[OutputFormat, str] = OutputFormat.JSON,
           out: Union[None, PathLike, IO[str], IO[bytes]] = None, metric: Optional[Metric] = None,
           flags: Optional[WriteFlag] = None, node_thres: Optional[float] = None,
-          edge_thres: Optional[float] = None, cycles: Union[DotCycles, str, None] = None) -> Optional[str]:
+          edge_thres: Optional[float] = None, cycles: Union[DotCycles, str, None] = None, *,
+          roots: Optional[Iterable[FunctionRef]] = None, leaves: Optional[Iterable[FunctionRef]] = None,
+          focus: Optional[Iterable[FunctionRef]] = None, hide: Optional[Iterable[FunctionRef]] = None,
+          depth: Optional[int] = None, top: Optional[int] = None, label: Optional[Label] = None,
+          colormap: Union[Colormap, str, None] = None, skew: Optional[float] = None) -> Optional[str]:
     """Write `graph` with the library's writer `format` (OutputFormat.TEXT,
     JSON, DOT, CALLGRIND, or its name). Text, JSON and DOT need the analyses
     (Graph.analyze()). `out` is None (return the output as str), a path
     (written by the library; WriteError if that fails), or a file object
     opened in binary or text mode (written chunk by chunk; its exceptions
     propagate as they are). `cycles` is how DOT draws cycles (DotCycles or
-    its name: "label", "cluster", "none"; default auto, which is label)."""
+    its name: "label", "cluster", "none"; default auto, which is label).
+    Text and DOT views (docs/TOOL.md): `roots`, `leaves`, `focus`, `hide`
+    are functions (ids, keys or display names), `depth` limits roots and
+    leaves, `top` keeps the largest totals; DOT's `label` (Label bits),
+    `colormap` (Colormap or its name) and `skew`. Flags WriteFlag.STRIP,
+    WRAP and PRUNE_TEXT."""
     fmt = enum_arg(OutputFormat, format, "format")
     lib = _ffi.lib()
     opts = _write_options(graph, metric, flags, node_thres, edge_thres, cycles)
+    keep = _view_options(graph, opts, dict(roots=roots, leaves=leaves, focus=focus, hide=hide, depth=depth, top=top,
+                                           label=label, colormap=colormap, skew=skew))
     if isinstance(out, (str, bytes, os.PathLike)):
         path = os.fsencode(out)
         graph._check(lib.cgprop_write_path(graph._handle(), fmt, byref(opts), path, len(path)))
@@ -111,6 +148,49 @@ def write(graph: Graph, format: Union[OutputFormat, str] = OutputFormat.JSON,
 
     cb = _ffi.cgprop_write_fn(sink)
     rc = lib.cgprop_write(graph._handle(), fmt, byref(opts), cb, None)
+    if failure:
+        raise failure[0]
+    graph._check(rc)
+    del keep
+    if out is None:
+        return b"".join(chunks).decode("utf-8", "surrogateescape")
+    return None
+
+
+def write_compare(base: Graph, graph: Graph, format: Union[OutputFormat, str] = OutputFormat.TEXT,
+                  out: Union[None, IO[str], IO[bytes]] = None, metric: Optional[Metric] = None,
+                  flags: Optional[WriteFlag] = None, node_thres: Optional[float] = None,
+                  edge_thres: Optional[float] = None) -> Optional[str]:
+    """How each function's figures changed from `base` to `graph`
+    (cgprop_write_compare(): functions matched by key; a change is exact
+    only where both sides' figures are), as OutputFormat.TEXT (sorted by
+    the size of the change), JSON or DOT (graph's shape, coloured by the
+    change). Both graphs need the analyses. `metric` is one of `graph`'s,
+    found by name in `base`; errors are `graph`'s. `out` is None (return
+    the output as str) or a file object opened in binary or text mode."""
+    fmt = enum_arg(OutputFormat, format, "format")
+    lib = _ffi.lib()
+    opts = _write_options(graph, metric, flags, node_thres, edge_thres, None)
+    chunks: List[bytes] = []
+    failure: List[BaseException] = []
+    text_mode = isinstance(out, io.TextIOBase) or (
+        out is not None and not isinstance(out, (io.BufferedIOBase, io.RawIOBase))
+        and "b" not in getattr(out, "mode", "b"))
+
+    def sink(user: Any, data: int, length: int) -> int:
+        try:
+            chunk = ctypes.string_at(data, length)
+            if out is None:
+                chunks.append(chunk)
+            else:
+                out.write(chunk.decode("utf-8", "surrogateescape") if text_mode else chunk)  # type: ignore
+            return 0
+        except BaseException as e:  # reported after the writer returns
+            failure.append(e)
+            return 1
+
+    cb = _ffi.cgprop_write_fn(sink)
+    rc = lib.cgprop_write_compare(base._handle(), graph._handle(), fmt, byref(opts), cb, None)
     if failure:
         raise failure[0]
     graph._check(rc)

@@ -233,6 +233,25 @@ class TestWrite(unittest.TestCase):
         with self.assertRaises(cgprop.InvalidArgumentError):
             cgprop.write(self.g, "dot", cycles="boxes")
 
+    def test_view_controls(self):
+        # Notes example: A 50 (100 %, self 20), B 30, C 20; A's calls into C
+        # cost 20 (A;C and A;B;A;C), its hidden part once C is hidden.
+        d = cgprop.write(self.g, "dot", hide=["C"], node_thres=0, edge_thres=0)
+        self.assertIn('label="A\\n100.00%\\n(40.00%)\\nhidden 40.00%', d)
+        self.assertNotIn('label="C', d)
+        d = cgprop.write(self.g, "dot", roots=["B"], depth=0)
+        self.assertIn("1 of 3 functions shown", d)
+        d = cgprop.write(self.g, "dot", label=cgprop.Label.TOTAL | cgprop.Label.SELF, colormap="gray",
+                         node_thres=0, edge_thres=0)
+        self.assertIn('n0 [color="#000000"', d)
+        self.assertIn('label="C\\n20\\n(20)"', d)
+        t = cgprop.write(self.g, "text", top=1)
+        self.assertIn("View: 1 of 3 functions shown", t)
+        with self.assertRaises(cgprop.FunctionNotFoundError):
+            cgprop.write(self.g, "dot", roots=["nosuch"])
+        with self.assertRaises(cgprop.InvalidArgumentError):
+            cgprop.write(self.g, "dot", skew=0.0)
+
     def test_callback_exception_propagates(self):
         class Boom(Exception):
             pass

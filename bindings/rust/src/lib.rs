@@ -285,9 +285,61 @@ flag_set! {
         NO_PRUNE = sys::CGPROP_W_NO_PRUNE,
         /// Text: the proven interval beside each inexact total.
         BOUNDS = sys::CGPROP_W_BOUNDS,
+        /// Text and DOT: names without C++ argument lists and template arguments.
+        STRIP = sys::CGPROP_W_STRIP,
+        /// DOT: long names wrapped over several lines.
+        WRAP = sys::CGPROP_W_WRAP,
+        /// Text: the DOT thresholds apply to the text report too.
+        PRUNE_TEXT = sys::CGPROP_W_PRUNE_TEXT,
         /// Flame graph: top-down (an icicle graph).
         ICICLE = sys::CGPROP_W_ICICLE,
     }
+}
+
+flag_set! {
+    /// What DOT boxes and arrows show ([`WriteOptions::label`]).
+    Labels {
+        /// Total as a percent of the program.
+        TOTAL_PCT = sys::CGPROP_LABEL_TOTAL_PCT,
+        /// Self cost as a percent.
+        SELF_PCT = sys::CGPROP_LABEL_SELF_PCT,
+        /// Call counts.
+        CALLS = sys::CGPROP_LABEL_CALLS,
+        /// Total in the metric's unit.
+        TOTAL = sys::CGPROP_LABEL_TOTAL,
+        /// Self cost in the metric's unit.
+        SELF = sys::CGPROP_LABEL_SELF,
+    }
+}
+
+open_enum! {
+    /// DOT colour maps, gprof2dot's ([`WriteOptions::colormap`]).
+    Colormap {
+        /// Dark blue to red (default).
+        Color = sys::CGPROP_COLORMAP_COLOR,
+        /// Pink to red.
+        Pink = sys::CGPROP_COLORMAP_PINK,
+        /// Light gray to black.
+        Gray = sys::CGPROP_COLORMAP_GRAY,
+        /// Black; font and pen grow with the total.
+        Bw = sys::CGPROP_COLORMAP_BW,
+        /// For print: outlines and black text.
+        Print = sys::CGPROP_COLORMAP_PRINT,
+    }
+}
+
+/// The functions a text or DOT view shows ([`Graph::write_view`]): node ids;
+/// an empty slice means no such filter (docs/TOOL.md, views).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ViewSets<'a> {
+    /// Only what these reach.
+    pub roots: &'a [u32],
+    /// Only what reaches these.
+    pub leaves: &'a [u32],
+    /// Only functions on a call path through one of these.
+    pub focus: &'a [u32],
+    /// Never these (their cost stays in their callers, shown as hidden).
+    pub hide: &'a [u32],
 }
 
 flag_set! {
@@ -608,13 +660,24 @@ pub struct WriteOptions {
     pub edge_thres: f64,
     /// DOT: how cycles are drawn.
     pub cycles: DotCycles,
+    /// Calls followed from roots and up from leaves ([`sys::CGPROP_DEPTH_ALL`]: no limit).
+    pub depth: u32,
+    /// Text and DOT: at most this many functions, the largest totals (0: all).
+    pub top: u32,
+    /// DOT: what boxes and arrows show.
+    pub label: Labels,
+    /// DOT: the colour map.
+    pub colormap: Colormap,
+    /// DOT: colour curve skew (1: linear).
+    pub skew: f64,
 }
 
 impl Default for WriteOptions {
     fn default() -> WriteOptions {
         let o = c_init(sys::cgprop_write_options_init);
         WriteOptions { metric: o.metric, flags: WriteFlags(o.flags), node_thres: o.node_thres,
-                       edge_thres: o.edge_thres, cycles: DotCycles::from_raw(o.cycles) }
+                       edge_thres: o.edge_thres, cycles: DotCycles::from_raw(o.cycles), depth: o.depth, top: o.top,
+                       label: Labels(o.label), colormap: Colormap::from_raw(o.colormap), skew: o.skew }
     }
 }
 
@@ -626,6 +689,11 @@ impl WriteOptions {
         o.node_thres = self.node_thres;
         o.edge_thres = self.edge_thres;
         o.cycles = self.cycles.raw();
+        o.depth = self.depth;
+        o.top = self.top;
+        o.label = self.label.bits();
+        o.colormap = self.colormap.raw();
+        o.skew = self.skew;
         o
     }
 }
@@ -1500,6 +1568,30 @@ impl Graph {
         self.check(rc).map(|_| ())
     }
 
+    /// The writer's output for a view limited to `sets` (text and DOT; see
+    /// [`ViewSets`]), as a String.
+    pub fn write_view(&self, format: Format, opts: Option<&WriteOptions>, sets: &ViewSets<'_>) -> Result<String> {
+        let mut o = opts.copied().unwrap_or_default().to_sys();
+        o.roots = sets.roots.as_ptr();
+        o.nroots = sets.roots.len();
+        o.leaves = sets.leaves.as_ptr();
+        o.nleaves = sets.leaves.len();
+        o.focus = sets.focus.as_ptr();
+        o.nfocus = sets.focus.len();
+        o.hide = sets.hide.as_ptr();
+        o.nhide = sets.hide.len();
+        let mut v: Vec<u8> = Vec::new();
+        unsafe extern "C" fn sink(user: *mut c_void, data: *const c_char, len: usize) -> c_int {
+            let v = &mut *(user as *mut Vec<u8>);
+            v.extend_from_slice(std::slice::from_raw_parts(data as *const u8, len));
+            0
+        }
+        self.check(unsafe {
+            sys::cgprop_write(self.raw(), format.raw(), &o, Some(sink), &mut v as *mut Vec<u8> as *mut c_void)
+        })?;
+        Ok(String::from_utf8_lossy(&v).into_owned())
+    }
+
     /// The writer's output as a String (see [`Graph::write_to`]).
     pub fn write(&self, format: Format, opts: Option<&WriteOptions>) -> Result<String> {
         let mut v = Vec::new();
@@ -1515,6 +1607,56 @@ impl Graph {
             sys::cgprop_write_path(self.raw(), format.raw(), &o, p.as_ptr() as *const c_char, p.len())
         })
         .map(|_| ())
+    }
+
+    /// How each function's figures changed from `base` to this graph
+    /// (`cgprop_write_compare()`: functions matched by key; a change is
+    /// exact only where both sides' figures are) as text (sorted by the size
+    /// of the change), JSON or DOT, into `out`. Both graphs need the
+    /// analyses; the metric of `opts` is this graph's, found by name in
+    /// `base`.
+    pub fn write_compare_to<W: std::io::Write>(&self, base: &Graph, format: Format, opts: Option<&WriteOptions>,
+                                               out: &mut W) -> Result<()> {
+        struct Sink<'a> {
+            out: &'a mut dyn std::io::Write,
+            failed: Option<std::io::Error>,
+            panic: Option<Box<dyn std::any::Any + Send>>,
+        }
+        unsafe extern "C" fn sink(user: *mut c_void, data: *const c_char, len: usize) -> c_int {
+            let s = &mut *(user as *mut Sink<'_>);
+            let chunk = std::slice::from_raw_parts(data as *const u8, len);
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.out.write_all(chunk))) {
+                Ok(Ok(())) => 0,
+                Ok(Err(e)) => {
+                    s.failed = Some(e);
+                    1
+                }
+                Err(p) => {
+                    s.panic = Some(p);
+                    1
+                }
+            }
+        }
+        let o = opts.copied().unwrap_or_default().to_sys();
+        let mut s = Sink { out, failed: None, panic: None };
+        let rc = unsafe {
+            sys::cgprop_write_compare(base.raw(), self.raw(), format.raw(), &o, Some(sink),
+                                      &mut s as *mut Sink<'_> as *mut c_void)
+        };
+        if let Some(p) = s.panic.take() {
+            std::panic::resume_unwind(p);
+        }
+        if let Some(e) = s.failed.take() {
+            return Err(Error::new(if rc < 0 { rc } else { sys::CGPROP_EWRITE }, format!("write failed: {}", e)));
+        }
+        self.check(rc).map(|_| ())
+    }
+
+    /// The comparison's output as a String (see [`Graph::write_compare_to`]).
+    pub fn write_compare(&self, base: &Graph, format: Format, opts: Option<&WriteOptions>) -> Result<String> {
+        let mut v = Vec::new();
+        self.write_compare_to(base, format, opts, &mut v)?;
+        Ok(String::from_utf8_lossy(&v).into_owned())
     }
 
     /// Read a profile held in memory (`name` is used in messages).

@@ -169,7 +169,25 @@ pub const CGPROP_W_NO_CLASSES: u32 = 1 << 1;
 pub const CGPROP_W_NO_COMPRESSION: u32 = 1 << 2;
 pub const CGPROP_W_NO_PRUNE: u32 = 1 << 3;
 pub const CGPROP_W_BOUNDS: u32 = 1 << 4;
-pub const CGPROP_W_ICICLE: u32 = 1 << 5;
+pub const CGPROP_W_STRIP: u32 = 1 << 5;
+pub const CGPROP_W_WRAP: u32 = 1 << 6;
+pub const CGPROP_W_PRUNE_TEXT: u32 = 1 << 7;
+pub const CGPROP_W_ICICLE: u32 = 1 << 8;
+
+pub const CGPROP_LABEL_TOTAL_PCT: u32 = 1 << 0;
+pub const CGPROP_LABEL_SELF_PCT: u32 = 1 << 1;
+pub const CGPROP_LABEL_CALLS: u32 = 1 << 2;
+pub const CGPROP_LABEL_TOTAL: u32 = 1 << 3;
+pub const CGPROP_LABEL_SELF: u32 = 1 << 4;
+pub const CGPROP_LABEL_DEFAULT: u32 = CGPROP_LABEL_TOTAL_PCT | CGPROP_LABEL_SELF_PCT | CGPROP_LABEL_CALLS;
+
+pub const CGPROP_COLORMAP_COLOR: u32 = 0;
+pub const CGPROP_COLORMAP_PINK: u32 = 1;
+pub const CGPROP_COLORMAP_GRAY: u32 = 2;
+pub const CGPROP_COLORMAP_BW: u32 = 3;
+pub const CGPROP_COLORMAP_PRINT: u32 = 4;
+
+pub const CGPROP_DEPTH_ALL: u32 = 0xFFFF_FFFF;
 
 pub const CGPROP_DOT_CYCLES_AUTO: u32 = 0;
 pub const CGPROP_DOT_CYCLES_CLUSTER: u32 = 1;
@@ -387,6 +405,19 @@ pub struct cgprop_write_options {
     pub node_thres: f64,
     pub edge_thres: f64,
     pub cycles: u32,
+    pub roots: *const u32,
+    pub nroots: usize,
+    pub leaves: *const u32,
+    pub nleaves: usize,
+    pub focus: *const u32,
+    pub nfocus: usize,
+    pub hide: *const u32,
+    pub nhide: usize,
+    pub depth: u32,
+    pub top: u32,
+    pub label: u32,
+    pub colormap: u32,
+    pub skew: f64,
 }
 
 extern "C" {
@@ -478,6 +509,9 @@ extern "C" {
                         user: *mut c_void) -> c_int;
     pub fn cgprop_write_path(g: *mut cgprop_graph, format: u32, opts: *const cgprop_write_options,
                              path: *const c_char, path_len: usize) -> c_int;
+    pub fn cgprop_write_compare(base: *mut cgprop_graph, g: *mut cgprop_graph, format: u32,
+                                opts: *const cgprop_write_options, write: cgprop_write_fn, user: *mut c_void)
+                                -> c_int;
 }
 
 // Outside the stability promise: they may change or go away in any release

@@ -358,6 +358,26 @@ fn option_defaults_are_the_librarys() {
     assert!(g.write(Format::Dot, None).unwrap().contains("\\n<cycle 1>"));
     let bad = cgprop::WriteOptions { cycles: cgprop::DotCycles::Unknown(4), ..w };
     assert_eq!(g.write(Format::Dot, Some(&bad)).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    // view controls: the header's defaults, and each reaches the writer
+    assert_eq!((w.depth, w.top, w.label, w.colormap, w.skew),
+               (0xFFFF_FFFF, 0, cgprop::Labels::TOTAL_PCT | cgprop::Labels::SELF_PCT | cgprop::Labels::CALLS,
+                cgprop::Colormap::Color, 1.0));
+    // Notes example: A 50 (100 %, self 20), B 30, C 20; A's calls into C
+    // cost 20, its hidden part once C is hidden.
+    let c = (0..3).find(|&i| g.display_name(i).unwrap() == "C").unwrap();
+    let all = cgprop::WriteOptions { node_thres: 0.0, edge_thres: 0.0, ..w };
+    let d = g.write_view(Format::Dot, Some(&all), &cgprop::ViewSets { hide: &[c], ..Default::default() }).unwrap();
+    assert!(d.contains("label=\"A\\n100.00%\\n(40.00%)\\nhidden 40.00%"), "{}", d);
+    assert!(!d.contains("label=\"C"));
+    let lab = cgprop::WriteOptions { label: cgprop::Labels::TOTAL, colormap: cgprop::Colormap::Gray, ..all };
+    let d = g.write(Format::Dot, Some(&lab)).unwrap();
+    assert!(d.contains("label=\"C\\n20\""), "{}", d);
+    let top = cgprop::WriteOptions { top: 1, ..w };
+    assert!(g.write(Format::Text, Some(&top)).unwrap().contains("View: 1 of 3 functions shown"));
+    let bad = cgprop::WriteOptions { skew: 0.0, ..w };
+    assert_eq!(g.write(Format::Dot, Some(&bad)).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(g.write_view(Format::Dot, None, &cgprop::ViewSets { roots: &[7], ..Default::default() })
+                .unwrap_err().kind(), ErrorKind::InvalidArgument);
 }
 
 #[test]
@@ -461,8 +481,9 @@ fn row_sizes_match_the_header() {
     assert_eq!(size_of::<sys::cgprop_recorder_options>(), 32);
     // 2 u32, 5 u64
     assert_eq!(size_of::<sys::cgprop_events_info>(), 48);
-    // 3 u32 padded to 16, 2 doubles, 1 u32 padded to 8
-    assert_eq!(size_of::<sys::cgprop_write_options>(), 40);
+    // 3 u32 padded to 16, 2 doubles, 1 u32 padded to 8, 4 (pointer, size)
+    // pairs, 4 u32, 1 double: 40 + 64 + 16 + 8
+    assert_eq!(size_of::<sys::cgprop_write_options>(), 128);
 }
 
 #[test]
