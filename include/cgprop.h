@@ -822,7 +822,12 @@ enum cgprop_recorder_flag {
     /** On the fly only: floor each activation's compensated inclusive and
      *  exclusive cost at 0 (TAU's behaviour). Each floor counts as one clamp.
      *  A clamped run no longer matches the post-mortem route. */
-    CGPROP_REC_CLAMP = 1u << 0
+    CGPROP_REC_CLAMP = 1u << 0,
+    /** Keep calling contexts in the graph (cgprop_graph_keep_contexts(),
+     *  which must be allowed): each closed activation's raw exclusive cost
+     *  goes to its context at flush. A recorder on a graph that keeps
+     *  contexts feeds them without this flag. @since 0.3 */
+    CGPROP_REC_CONTEXTS = 1u << 1
 };
 
 /**
@@ -947,7 +952,8 @@ CGPROP_API int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *counter
  * @param dst the graph added to.
  * @param src the graph added; not changed. Must not be @p dst.
  * @return ::CGPROP_OK, ::CGPROP_EINVAL (NULL, same graph, metric count or names differ),
- *         ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (a sum would overflow).
+ *         ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (a sum would overflow), ::CGPROP_ESTATE
+ *         (@p dst keeps calling contexts and @p src, which has functions, keeps none).
  * @since 0.1
  */
 CGPROP_API int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src);
@@ -955,6 +961,48 @@ CGPROP_API int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src);
 /** @} */
 
 /* ==== end recorder ==== */
+
+/* ==== calling contexts ==== */
+
+/** @defgroup contexts Calling contexts
+ *  Functions and calls aggregate stacks away: a graph alone cannot tell
+ *  that @c c was reached through @c a→b rather than @c d→b. A graph can
+ *  also keep every distinct calling context (each stack prefix from a root,
+ *  merged by identical prefix) with the cost that ended in it, per metric,
+ *  which is what a flame graph draws (::CGPROP_FORMAT_FLAMEGRAPH). Contexts
+ *  are fed by cgprop_graph_add_stack(), the recorder's exits (raw,
+ *  uncompensated costs) and cgprop_graph_merge(); memory grows with the
+ *  number of distinct contexts, not the number of samples.
+ *  @{ */
+
+/**
+ * Keep calling contexts from now on (@p on non-zero), or drop them (0).
+ * Turning them on is only allowed before any cost was added (contexts
+ * would miss it). cgprop_graph_merge() then adds the source's contexts and
+ * refuses a source that keeps none (::CGPROP_ESTATE). Keeping contexts is
+ * not part of the generation: turning them on or off changes no figure.
+ * The readers keep them when ::cgprop_read_options.contexts is set. A
+ * recorder feeds them when the graph keeps them at cgprop_recorder_new()
+ * (or with ::CGPROP_REC_CONTEXTS); one made before does not.
+ * @param g the graph.
+ * @param on non-zero to keep contexts, 0 to free them.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL, ::CGPROP_ENOMEM, ::CGPROP_ESTATE (costs were
+ *         added already).
+ * @since 0.3
+ */
+CGPROP_API int cgprop_graph_keep_contexts(cgprop_graph *g, int on);
+
+/**
+ * The number of distinct calling contexts the graph keeps.
+ * @param g the graph.
+ * @return the count; 0 when @p g is NULL or keeps no contexts.
+ * @since 0.3
+ */
+CGPROP_API size_t cgprop_graph_context_count(const cgprop_graph *g);
+
+/** @} */
+
+/* ==== end calling contexts ==== */
 
 CGPROP_END_DECLS
 

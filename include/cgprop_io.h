@@ -61,6 +61,9 @@ typedef struct cgprop_read_options {
                                      (no recursion classes), as gprof2dot does; default 0 folds them. */
     uint32_t separate_recs;     /**< Callgrind: the @c --separate-recs=N the file was made with;
                                      0 (default) detects it (docs/READERS.md). 1 withholds the split. */
+    uint32_t contexts;          /**< Non-zero: readers of stacks (folded, perf, pprof, v8, event traces) keep
+                                     calling contexts (cgprop_graph_keep_contexts()), as a flame graph needs;
+                                     other readers ignore it. Default 0. @since 0.3 */
 } cgprop_read_options;
 
 /** How a reader obtained recursion classes (the @c recursion field of ::cgprop_read_info). */
@@ -237,7 +240,11 @@ enum cgprop_format {
     CGPROP_FORMAT_TEXT = 1,     /**< Flat profile plus a gprof-like call graph (one metric). Needs propagate. */
     CGPROP_FORMAT_JSON = 2,     /**< Every figure of every metric, the shape documented in docs/TOOL.md. Needs propagate. */
     CGPROP_FORMAT_DOT = 3,      /**< Graphviz picture as gprof2dot draws it (one metric). Needs propagate. */
-    CGPROP_FORMAT_CALLGRIND = 4 /**< Callgrind profile of the graph's input costs (all metrics). Needs no analysis. */
+    CGPROP_FORMAT_CALLGRIND = 4, /**< Callgrind profile of the graph's input costs (all metrics). Needs no analysis. */
+    CGPROP_FORMAT_FLAMEGRAPH = 5 /**< SVG flame graph of the calling contexts (one metric), as flamegraph.pl
+                                      draws it, with zoom and search (docs/TOOL.md). Needs no analysis but a
+                                      graph that keeps contexts (cgprop_graph_keep_contexts()); ::CGPROP_ESTATE
+                                      otherwise. @since 0.3 */
 };
 
 /** Writer flags (the @c flags field of ::cgprop_write_options). */
@@ -264,7 +271,10 @@ enum cgprop_write_flag {
     CGPROP_W_WRAP = 1u << 6,
     /** Text: apply @c node_thres and @c edge_thres as DOT does (text shows
      *  every function and call without it). @since 0.3 */
-    CGPROP_W_PRUNE_TEXT = 1u << 7
+    CGPROP_W_PRUNE_TEXT = 1u << 7,
+    /** Flame graph: draw it top-down, roots at the top (an icicle graph).
+     *  @since 0.3 */
+    CGPROP_W_ICICLE = 1u << 8
 };
 
 /** What a DOT box and arrow show (the @c label field of
@@ -377,7 +387,9 @@ CGPROP_API void cgprop_write_options_init(cgprop_write_options *opts);
  * @param write the output callback.
  * @param user passed to @p write.
  * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument or option), ::CGPROP_ESTATE
- *         (a needed analysis has not run on the current graph), ::CGPROP_ENOMEM,
+ *         (a needed analysis has not run on the current graph; a flame graph of a graph
+ *         that keeps no calling contexts), ::CGPROP_EOVERFLOW (a flame graph's total
+ *         exceeds 2^64 - 1), ::CGPROP_ENOMEM,
  *         ::CGPROP_EWRITE (the callback returned non-zero; output is truncated).
  * @since 0.1
  */

@@ -3,6 +3,7 @@
 #include "graph.h"
 
 #include "analysis.h"
+#include "contexts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,7 @@ void cgprop_graph_free(cgprop_graph *g)
     if (!g) return;
     cgprop__analyses_free(g);
     cgprop__stacks_free(g);
+    cgprop__ctx_free(g);
     sparse_free(g, &g->dself);
     sparse_free(g, &g->dcall);
     if (g->mname)
@@ -1219,6 +1221,7 @@ static void rollback_nodes(cgprop_graph *g, uint32_t nn0)
 
 void cgprop__txn_rollback(cgprop_graph *g, const cgprop__txn *t)
 {
+    cgprop__ctx_truncate(g, t->nctx0);
     rollback_edges(g, t->ne0);
     rollback_nodes(g, t->nn0);
     sparse_drop_from(&g->dcall, t->ne0, cgprop__dcall_width(g));

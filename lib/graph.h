@@ -224,6 +224,7 @@ struct cgprop_graph {
 
     cgprop__slot slot[CGPROP__A_COUNT]; /* analysis results (analysis.c) */
     void *stack_scratch; /* owned by stacks.c */
+    struct cgprop__ctx *ctx; /* calling contexts (contexts.c), NULL unless kept */
 };
 
 /* Record an error message and return code. Never prints. */
@@ -324,7 +325,11 @@ typedef struct cgprop__txn {
     uint64_t gen0;
     bool adj0;                  /* the adjacency index was valid */
     bool any_cost0, has_classes0;
+    uint32_t nctx0;             /* calling contexts before it (contexts.c) */
 } cgprop__txn;
+
+/* The number of calling contexts kept, 0 when none are (contexts.c). */
+uint32_t cgprop__ctx_count(const cgprop_graph *g);
 
 static inline void cgprop__txn_begin(const cgprop_graph *g, cgprop__txn *t);
 /* Drop the functions and calls created since begin (calls first) and restore
@@ -484,6 +489,7 @@ static inline void cgprop__txn_begin(const cgprop_graph *g, cgprop__txn *t)
     t->adj0 = g->adj_valid;
     t->any_cost0 = g->any_cost;
     t->has_classes0 = g->has_classes;
+    t->nctx0 = g->ctx ? cgprop__ctx_count(g) : 0;
 }
 
 /* Invalidate results and live iterators after a mutation. */

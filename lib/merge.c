@@ -1,5 +1,6 @@
 /* Merging graphs (per-thread recorder graphs into one), all-or-nothing. */
 #include "graph.h"
+#include "contexts.h"
 
 #include <string.h>
 
@@ -124,6 +125,16 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
         return undo(dst, &t, map, CGPROP_EOVERFLOW, "the clamp count would overflow");
     if (!cgprop__fits_floors(dst, src->floors))
         return undo(dst, &t, map, CGPROP_EOVERFLOW, "the floor count would overflow");
+    /* Calling contexts, when dst keeps them: created and checked last, added
+     * in phase 3. */
+    uint32_t *cmap;
+    if ((rc = cgprop__ctx_merge_prepare(dst, src, map, &cmap)))
+        return undo(dst, &t, map, rc, rc == CGPROP_ESTATE ? "the graph keeps calling contexts and the source does not"
+                                                         : "out of memory");
+    if (!cgprop__ctx_merge_fits(dst, src, cmap)) {
+        cgprop__free(dst, cmap);
+        return undo(dst, &t, map, CGPROP_EOVERFLOW, "a context's sum would overflow");
+    }
 
     /* Phase 3: add through the public calls, which can no longer fail. */
     uint64_t part[CGPROP_MAX_METRICS];
@@ -152,6 +163,7 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
     }
     for (uint32_t e = 0; e < src->ne && !rc; e++)
         rc = add_edge_parts(dst, src, e, cgprop__edge_lookup(dst, map[src->ecaller[e]], map[src->ecallee[e]]), true);
+    cgprop__ctx_merge_add(dst, src, cmap);
     cgprop__free(dst, map);
     if (rc) return rc; /* cannot happen: phase 2 checked every sum */
     dst->clamps += src->clamps;

@@ -36,6 +36,7 @@
  * level >= 2 activations' self cost out of the level >= 1 figures it
  * writes (the graph's dcall and dself). */
 #include "recorder.h"
+#include "contexts.h"
 
 #include <string.h>
 
@@ -61,6 +62,7 @@ typedef struct frame {
     /* The side-table record it also adds to, plus one (row * 3 + callee
      * class + 1); 0 when its caller runs below level 2. */
     uint64_t dri;
+    uint64_t cx; /* its calling context, when the graph keeps them */
 } frame;
 
 /* A call index entry: the key (caller << 32 | callee; SPONT as the caller
@@ -113,6 +115,12 @@ struct cgprop_recorder {
     size_t depth, scap;
     frame *fr;
     uint64_t *fx; /* scap * (K - 1) * 3: frame values of metrics 1 .. K-1 */
+
+    /* Calling contexts (the graph keeps them): each closed activation's raw
+     * exclusive cost, per context, until flush adds it to the graph's. */
+    bool ctx;
+    uint64_t *cpend; /* cpcap * K */
+    uint32_t cpcap;
 
     /* close scratch, 3K */
     uint64_t *s_raw;
@@ -173,10 +181,12 @@ int cgprop_recorder_new(cgprop_graph *g, const cgprop_recorder_options *opt, cgp
     if (o.reserved) return cgprop__err(g, CGPROP_EINVAL, "recorder_new: reserved field is not 0");
     if (o.mode > CGPROP_COMP_POSTMORTEM)
         return cgprop__err(g, CGPROP_EINVAL, "recorder_new: unknown compensation mode %u", o.mode);
-    if (o.flags & ~(uint32_t)CGPROP_REC_CLAMP)
+    if (o.flags & ~(uint32_t)(CGPROP_REC_CLAMP | CGPROP_REC_CONTEXTS))
         return cgprop__err(g, CGPROP_EINVAL, "recorder_new: unknown flags 0x%x", o.flags);
     if ((o.flags & CGPROP_REC_CLAMP) && o.mode != CGPROP_COMP_ONLINE)
         return cgprop__err(g, CGPROP_EINVAL, "recorder_new: clamping needs on-the-fly compensation");
+    int crc = (o.flags & CGPROP_REC_CONTEXTS) ? cgprop_graph_keep_contexts(g, 1) : CGPROP_OK;
+    if (crc) return crc;
     uint32_t K = g->K;
     /* δ is copied here, so the caller's arrays need not outlive this call. */
     uint64_t di_v[CGPROP_MAX_METRICS], de_v[CGPROP_MAX_METRICS];
@@ -195,7 +205,9 @@ int cgprop_recorder_new(cgprop_graph *g, const cgprop_recorder_options *opt, cgp
     r->mode = o.mode;
     r->online = o.mode == CGPROP_COMP_ONLINE;
     r->clamp = (o.flags & CGPROP_REC_CLAMP) != 0;
-    r->fast_exit = K == 1 && !r->clamp && (!r->online || di_v[0] + de_v[0] < ((uint64_t)1 << 31));
+    /* Contexts are fed from the slow paths only. */
+    r->ctx = g->ctx != NULL;
+    r->fast_exit = !r->ctx && K == 1 && !r->clamp && (!r->online || di_v[0] + de_v[0] < ((uint64_t)1 << 31));
     for (uint32_t k = 0; k < K; k++) {
         /* With compensation off, δ plays no part anywhere. */
         uint64_t di = o.mode ? di_v[k] : 0, de = o.mode ? de_v[k] : 0;
@@ -220,7 +232,7 @@ void cgprop_recorder_free(cgprop_recorder *r)
     if (!r) return;
     const cgprop_graph *g = G(r);
     void *arrays[] = {r->active, r->spont, r->fin, r->fout, r->pcaller, r->pcallee, r->pnin, r->pnout,
-                      r->rec,    r->cex,   r->phash, r->fx, r->s_raw,  r->s_ci};
+                      r->rec,    r->cex,   r->phash, r->fx, r->s_raw,  r->s_ci, r->cpend};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) cgprop__free(g, arrays[i]);
     cgprop__free(g, r->deep.slot);
     cgprop__free(g, r->deep.key);
@@ -505,7 +517,7 @@ static CGPROP__NOINLINE int enter_slow(cgprop_recorder *r, uint32_t node, const 
     int rc = backwards(r, "recorder_enter", c);
     if (rc) return rc;
     if (node >= r->fcap && (rc = grow_funcs(r, node))) return rc;
-    r->nvalid = r->fcap < g->nn ? r->fcap : g->nn;
+    r->nvalid = r->ctx ? 0 : r->fcap < g->nn ? r->fcap : g->nn;
     if (r->depth == r->scap && (rc = grow_stack(r))) return rc;
     const uint32_t lvl = r->active[node];
     if (lvl == UINT32_MAX)
@@ -527,7 +539,12 @@ static CGPROP__NOINLINE int enter_slow(cgprop_recorder *r, uint32_t node, const 
         slot = r->spont[node];
         if (slot == NO_SLOT && (rc = slot_new(r, SPONT, node, &slot))) return rc;
     }
+    uint32_t cx = 0;
+    if (r->ctx && (rc = cgprop__ctx_rec_enter(g, d ? (uint32_t)r->fr[d - 1].cx : CGPROP_NONE, node, &cx, &r->cpend,
+                                              &r->cpcap)))
+        return rc;
     frame *f = &r->fr[d];
+    f->cx = cx;
     f->node = node;
     f->level = lvl;
     f->ri = (uint64_t)slot * NCALL + cls;
@@ -715,6 +732,8 @@ static void close_apply(cgprop_recorder *r, size_t d, uint64_t m, uint64_t nclam
         }
     }
     if (d) f[-1].l += one;
+    if (r->ctx)
+        for (uint32_t k = 0; k < K; k++) r->cpend[f->cx * K + k] += SGN(r->s_raw[k] - FV(r, d, k)[1]);
 #undef SGN
     if (undo) {
         r->active[f->node]++;
@@ -1266,6 +1285,8 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     cgprop__free(g, callin);
     if (!rc && !cgprop__fits_floors(g, floors))
         rc = cgprop__err(g, CGPROP_EOVERFLOW, "recorder_flush: the graph's floor count would overflow; nothing written");
+    if (!rc && r->ctx && !cgprop__ctx_pending(g, r->cpend, r->cpcap, false))
+        rc = cgprop__err(g, CGPROP_EOVERFLOW, "recorder_flush: a context's cost would overflow; nothing written");
     if (rc) {
         cgprop__txn_rollback(g, &t);
         reopen_to(r, c, d0);
@@ -1281,6 +1302,7 @@ int cgprop_recorder_flush(cgprop_recorder *r, const uint64_t *c)
     r->floors += floors;
     g->floors += floors;
     clear_figures(r);
+    if (r->ctx) cgprop__ctx_pending(g, r->cpend, r->cpcap, true);
     return cgprop__ok(g);
 }
 

@@ -8,6 +8,7 @@
 #include "graph.h"
 
 #include "analysis.h"
+#include "contexts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -383,11 +384,11 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     if (nonzero && s->lv[depth - 1] >= 2 &&
         (rc = cgprop__sparse_make(g, &g->dself, frames[depth - 1], K, &dself)))
         return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
     if (nmissing) {
         if ((uint64_t)g->ne + nmissing > UINT32_MAX - 1)
             return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: the number of calls would overflow; nothing was added");
-        cgprop__txn t;
-        cgprop__txn_begin(g, &t);
         for (size_t i = q; i + 1 < depth; i++) {
             if (s->eid[i] != MISSING) continue;
             uint32_t e;
@@ -400,6 +401,12 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
             }
             s->eid[i] = e;
         }
+    }
+    /* The calling context, when kept, last: its failure drops the calls. */
+    if ((rc = cgprop__ctx_stack(g, frames, depth, w))) {
+        cgprop__txn_rollback(g, &t);
+        return cgprop__err(g, rc, "add_stack: %s; nothing was added",
+                           rc == CGPROP_ENOMEM ? "out of memory" : "a context's cost would overflow");
     }
     memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
     for (size_t i = q; i + 1 < depth; i++) {
@@ -516,6 +523,14 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
             s->drow[i] = nonzero && s->lv[i] >= 2 ? cgprop__sparse_find(&g->dcall, e) : 0;
             add_to_call(g, s, i, e, weights);
         }
+    }
+
+    /* The calling context, when kept, last: its failure undoes the rest. */
+    if ((rc = cgprop__ctx_stack(g, frames, depth, weights))) {
+        undo(g, s, frames, depth, weights, depth - 1);
+        cgprop__txn_rollback(g, &t);
+        return cgprop__err(g, rc, "add_stack: %s; nothing was added",
+                           rc == CGPROP_ENOMEM ? "out of memory" : "a context's cost would overflow");
     }
 
     /* Nothing can fail from here on. */

@@ -9,7 +9,7 @@ set -euo pipefail
 build_pkgs=(cmake make gcc libc6-dev)
 all_pkgs=("${build_pkgs[@]}" g++ clang libclang-rt-14-dev check pkg-config doxygen valgrind python3 python3-cffi python3-venv python3-pip mypy binutils graphviz
           zlib1g-dev abigail-tools debhelper dpkg-dev lintian golang-go
-          cargo rustc)
+          cargo rustc chromium)
 
 pkgs=("${all_pkgs[@]}")
 if [[ ${1:-} == --build ]]; then pkgs=("${build_pkgs[@]}"); fi

@@ -732,7 +732,7 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(rec_new_null_g, CGPROP_EINVAL, M_NONE, recorder_new(NULL, 0, 0, 0, 0))                                     \
     X(rec_new_null_out, CGPROP_EINVAL, M_GR, cgprop_recorder_new(f->gr, NULL, NULL))                             \
     X(rec_new_bad_mode, CGPROP_EINVAL, M_GR, recorder_new(f->gr, 3, 0, 0, 0))                                    \
-    X(rec_new_bad_flag, CGPROP_EINVAL, M_GR, recorder_new(f->gr, CGPROP_COMP_ONLINE, 2, 0, 0))                   \
+    X(rec_new_bad_flag, CGPROP_EINVAL, M_GR, recorder_new(f->gr, CGPROP_COMP_ONLINE, 4, 0, 0))                   \
     X(rec_new_clamp_postmortem, CGPROP_EINVAL, M_GR, recorder_new(f->gr, CGPROP_COMP_POSTMORTEM, CGPROP_REC_CLAMP, 0, 0)) \
     X(rec_new_delta_overflow, CGPROP_EINVAL, M_GR, recorder_new(f->gr, CGPROP_COMP_ONLINE, 0, INT64_MAX, 1))     \
     X(rec_new_delta_huge, CGPROP_EINVAL, M_GR, recorder_new(f->gr, CGPROP_COMP_ONLINE, 0, UINT64_MAX, 0))        \
@@ -773,6 +773,9 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(calibrate_null_de, CGPROP_EINVAL, M_NONE, calibrate(1, 0, 10, 0, 1, 0))                                    \
     X(calibrate_clock_fails, CGPROP_EINVAL, M_NONE, calibrate(1, 1, 10, 0, 0, 0))                                \
     X(calibrate_clock_backwards, CGPROP_EINVAL, M_NONE, calibrate(1, 2, 10, 0, 0, 0))                            \
+    X(keep_contexts_null, CGPROP_EINVAL, M_NONE, cgprop_graph_keep_contexts(NULL, 1))                            \
+    X(keep_contexts_after_costs, CGPROP_ESTATE, M_G, cgprop_graph_keep_contexts(f->g, 1))                        \
+    X(context_count_null, CGPROP_OK, M_NONE, WANT(cgprop_graph_context_count(NULL) == 0))                        \
     X(merge_null_dst, CGPROP_EINVAL, M_NONE, cgprop_graph_merge(NULL, f->gn))                                    \
     X(merge_null_src, CGPROP_EINVAL, M_G, cgprop_graph_merge(f->g, NULL))                                        \
     X(merge_itself, CGPROP_EINVAL, M_G, merge_self(f->g))                                                        \
@@ -806,7 +809,8 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(write_null_g, CGPROP_EINVAL, M_NONE, cgprop_write(NULL, CGPROP_FORMAT_TEXT, NULL, sink_ok, NULL))          \
     X(write_null_fn, CGPROP_EINVAL, M_G, cgprop_write(f->g, CGPROP_FORMAT_TEXT, NULL, NULL, NULL))               \
     X(write_format_0, CGPROP_EINVAL, M_G, cgprop_write(f->g, 0, NULL, sink_ok, NULL))                            \
-    X(write_format_5, CGPROP_EINVAL, M_G, cgprop_write(f->g, 5, NULL, sink_ok, NULL))                            \
+    X(write_format_6, CGPROP_EINVAL, M_G, cgprop_write(f->g, 6, NULL, sink_ok, NULL))                            \
+    X(write_flame_no_contexts, CGPROP_ESTATE, M_G, cgprop_write(f->g, CGPROP_FORMAT_FLAMEGRAPH, NULL, sink_ok, NULL)) \
     X(write_wrong_k, CGPROP_EINVAL, M_G, write_opts(f->g, CGPROP_FORMAT_TEXT, 2, 0.5, 0.1, sink_ok))             \
     X(write_negative_thres, CGPROP_EINVAL, M_G, write_opts(f->g, CGPROP_FORMAT_DOT, 0, -1, 0.1, sink_ok))        \
     X(write_nan_thres, CGPROP_EINVAL, M_G, write_opts(f->g, CGPROP_FORMAT_DOT, 0, 0.5, NAN, sink_ok))            \

@@ -394,7 +394,7 @@ START_TEST(bad_view_options)
     o.colormap = 5;
     ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, &o, sink, &b), CGPROP_EINVAL);
     o = opts0();
-    o.flags = 1u << 8;
+    o.flags = 1u << 9;
     ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, &o, sink, &b), CGPROP_EINVAL);
     /* A caller built before the view controls passes the struct ending
      * with cycles: the defaults fill the rest. */

@@ -26,7 +26,9 @@ static const char usage[] =
     "                           (Python cProfile statistics; also named cprofile),\n"
     "                           gprof (its text report) or auto (default: by\n"
     "                           content); any of them may be gzipped\n"
-    "  --format text|json|dot|callgrind       output format (default text)\n"
+    "  --format text|json|dot|callgrind|flamegraph\n"
+    "                           output format (default text); flamegraph: an SVG\n"
+    "                           of the calling contexts (stack inputs only)\n"
     "  --metric NAME            metric shown by text and dot (default: the first)\n"
     "  --share cost|count       propagate by call cost or call count\n"
     "                           (default: cost when calls have costs, else count)\n"
@@ -60,6 +62,7 @@ static const char usage[] =
     "  --delta-e Y[,Y..]        events: overhead outside an event (seen by ancestors)\n"
     "  --post-mortem            events: compensate post-mortem instead of on the fly\n"
     "  --clamp                  events, on the fly: floor negative figures at 0 (TAU)\n"
+    "  --icicle                 flamegraph: draw it top-down (an icicle graph)\n"
     "  -o FILE                  write to FILE instead of standard output\n"
     "  --compare BASE           text, json, dot: how each function's figures changed\n"
     "                           from the profile BASE to the FILEs (read with the\n"
@@ -437,7 +440,8 @@ static int set_value(opts *o, const char *name, const char *val)
         else if (!strcmp(val, "json")) o->format = CGPROP_FORMAT_JSON;
         else if (!strcmp(val, "dot")) o->format = CGPROP_FORMAT_DOT;
         else if (!strcmp(val, "callgrind")) o->format = CGPROP_FORMAT_CALLGRIND;
-        else return fail("--format: unknown format '%s' (text, json, dot, callgrind)%s", val, ""), 2;
+        else if (!strcmp(val, "flamegraph")) o->format = CGPROP_FORMAT_FLAMEGRAPH;
+        else return fail("--format: unknown format '%s' (text, json, dot, callgrind, flamegraph)%s", val, ""), 2;
     } else if (!strcmp(name, "--metric")) {
         o->metric = val;
     } else if (!strcmp(name, "--share")) {
@@ -514,6 +518,7 @@ static int parse_args(int argc, char **argv, opts *o)
         else if (!strcmp(a, "--bounds")) o->wo.flags |= CGPROP_W_BOUNDS;
         else if (!strcmp(a, "--strip")) o->wo.flags |= CGPROP_W_STRIP;
         else if (!strcmp(a, "--wrap")) o->wo.flags |= CGPROP_W_WRAP;
+        else if (!strcmp(a, "--icicle")) o->wo.flags |= CGPROP_W_ICICLE;
         else if (!strcmp(a, "--post-mortem")) {
             o->rec.mode = CGPROP_COMP_POSTMORTEM;
             o->recorder_opt = 1;
@@ -782,6 +787,11 @@ int main(int argc, char **argv)
         return fail("out of memory%s%s", "", "");
     }
     int rc = parse_args(argc, argv, &o);
+    /* A flame graph draws calling contexts, which readers keep on request. */
+    if (o.format == CGPROP_FORMAT_FLAMEGRAPH) {
+        o.ro.contexts = 1;
+        o.rec.flags |= CGPROP_REC_CONTEXTS;
+    }
     cgprop_graph *g = NULL;
     if (rc == 0) {
         progress_start();

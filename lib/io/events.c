@@ -257,9 +257,12 @@ static int run(const char *data, size_t len, const cgprop_recorder_options *ropt
 int cgprop__events_read(const char *data, size_t len, const cgprop_read_options *opts,
                         const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_error *err)
 {
-    (void)opts; /* keys of event traces are the bare names whatever the key mode */
+    /* Keys of event traces are the bare names whatever the key mode. */
+    cgprop_recorder_options ro;
+    cgprop_recorder_options_init(&ro);
+    ro.flags = CGPROP_REC_CONTEXTS;
     *out = NULL;
-    return run(data, len, NULL, alloc, out, NULL, err);
+    return run(data, len, opts->contexts ? &ro : NULL, alloc, out, NULL, err);
 }
 
 static void set_name(cgprop_read_error *err, const char *name, size_t len)

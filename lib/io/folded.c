@@ -144,7 +144,6 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
                         const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                         cgprop_read_error *err)
 {
-    (void)opts; /* keys are the frame names; recursion classes are exact */
     *out = NULL;
     fold f;
     memset(&f, 0, sizeof f);
@@ -199,6 +198,7 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
                 np[k] = names[k];
             }
             rc = cgprop_graph_new(alloc, np, NULL, K, &f.g);
+            if (!rc && opts->contexts) rc = cgprop_graph_keep_contexts(f.g, 1);
             if (!rc) rc = cgprop__stacks_defer(f.g, true);
             if (rc) {
                 rc = cgprop__read_fail(err, rc, r.no, "out of memory");

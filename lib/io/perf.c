@@ -45,6 +45,7 @@ typedef struct pevent {
 
 typedef struct pr {
     cgprop_graph *g;
+    bool contexts; /* keep calling contexts (cgprop_read_options.contexts) */
     cgprop_read_error *err;
     pevent ev[MAX_EVENTS];
     uint32_t nev;
@@ -496,7 +497,8 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
     int rc = cgprop_graph_new(alloc, np, NULL, p->nev + 1, &p->g);
     if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory");
     if (rc) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "an event name is no metric name");
-    rc = cgprop__stacks_defer(p->g, true);
+    rc = p->contexts ? cgprop_graph_keep_contexts(p->g, 1) : CGPROP_OK;
+    if (!rc) rc = cgprop__stacks_defer(p->g, true);
     if (rc) rc = cgprop__read_fail(err, rc, 0, "out of memory");
     if (!rc) rc = scan(p, data, len, lines);
     if (!rc && (rc = cgprop__stacks_defer(p->g, false))) rc = cgprop__read_fail(err, rc, *lines, "out of memory");
@@ -535,11 +537,11 @@ static size_t guess_end(const char *data, size_t len)
 int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                       cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
-    (void)opts; /* keys are dso and symbol; recursion classes are exact */
     *out = NULL;
     pr p;
     memset(&p, 0, sizeof p);
     p.err = err;
+    p.contexts = opts->contexts != 0;
     uint64_t lines = 0;
     size_t cut = guess_end(data, len);
     int rc = scan(&p, data, cut, &lines);

@@ -712,6 +712,7 @@ static int run(pp *p, const cgprop_read_options *opts, const cgprop_allocator *a
     for (size_t i = 0; i < p->nmap; i++)
         if ((rc = string_at(p, p->map[i].file, p->map[i].off, "Mapping.filename", &sv, &sn))) return rc;
     if ((rc = make_graph(p, alloc))) return rc;
+    if (opts->contexts && (rc = cgprop_graph_keep_contexts(p->g, 1))) return cgprop__read_fail(p->err, rc, 0, "out of memory");
     if ((rc = resolve_locations(p, opts->key_mode != CGPROP_KEY_NAME))) return rc;
     if ((rc = make_fast(p))) return rc;
     return pass2(p);

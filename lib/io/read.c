@@ -225,7 +225,8 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
     cgprop_read_options defaults;
     cgprop_read_options_init(&defaults);
-    if (uopts && !cgprop__opts_in(&defaults, sizeof defaults, uopts, sizeof defaults))
+    /* Callers built before contexts was appended pass the struct without it. */
+    if (uopts && !cgprop__opts_in(&defaults, sizeof defaults, uopts, offsetof(cgprop_read_options, contexts)))
         return cgprop__read_fail(err, CGPROP_EINVAL, 0,
                                  "invalid option: options size %u: call cgprop_read_options_init() first", uopts->size);
     const cgprop_read_options *opts = &defaults;

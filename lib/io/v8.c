@@ -936,7 +936,6 @@ static int add_stacks(v8r *v, size_t len)
 int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                     cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
-    (void)opts;
     *out = NULL;
     v8r v;
     memset(&v, 0, sizeof v);
@@ -948,6 +947,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     }
     static const char *const names[] = {"time", "samples"};
     int rc = cgprop_graph_new(alloc, names, NULL, 2, &v.g);
+    if (!rc && opts->contexts && (rc = cgprop_graph_keep_contexts(v.g, 1))) cgprop_graph_free(v.g);
     if (!rc && (rc = cgprop__stacks_defer(v.g, true))) cgprop_graph_free(v.g);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     jlex L;

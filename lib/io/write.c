@@ -2,6 +2,7 @@
  * text and DOT share. Results come only through the public iterators, so a
  * writer can never see a figure an FFI caller could not. */
 #include "write.h"
+#include "flame.h"
 #include "io_util.h"
 #include "num.h"
 
@@ -541,7 +542,8 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
         return cgprop__err(g, CGPROP_EINVAL, "write: options size %u: call cgprop_write_options_init() first",
                            opts->size);
     const uint32_t known = CGPROP_W_HEURISTIC_ONLY | CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION | CGPROP_W_NO_PRUNE |
-                           CGPROP_W_BOUNDS | CGPROP_W_STRIP | CGPROP_W_WRAP | CGPROP_W_PRUNE_TEXT;
+                           CGPROP_W_BOUNDS | CGPROP_W_STRIP | CGPROP_W_WRAP | CGPROP_W_PRUNE_TEXT |
+                           CGPROP_W_ICICLE;
     if (o.flags & ~known) return cgprop__err(g, CGPROP_EINVAL, "write: unknown flag bits 0x%x", o.flags & ~known);
     if (o.metric >= cgprop_graph_metric_count(g))
         return cgprop__err(g, CGPROP_EINVAL, "write: metric %u out of range (%zu metrics)", o.metric,
@@ -552,7 +554,7 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
         return cgprop__err(g, CGPROP_EINVAL, "write: unknown cycle drawing %u", o.cycles);
     int vrc = check_view_options(g, &o);
     if (vrc) return vrc;
-    if (format < CGPROP_FORMAT_TEXT || format > CGPROP_FORMAT_CALLGRIND)
+    if (format < CGPROP_FORMAT_TEXT || format > CGPROP_FORMAT_FLAMEGRAPH)
         return cgprop__err(g, CGPROP_EINVAL, "write: unknown format %u", format);
 
     cgprop__wr *w = cgprop__alloc(g, 1, sizeof *w);
@@ -567,6 +569,7 @@ int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *o
     case CGPROP_FORMAT_TEXT: rc = cgprop__write_text(g, &o, w); break;
     case CGPROP_FORMAT_JSON: rc = cgprop__write_json(g, &o, w); break;
     case CGPROP_FORMAT_DOT: rc = cgprop__write_dot(g, &o, w); break;
+    case CGPROP_FORMAT_FLAMEGRAPH: rc = cgprop__write_flame(g, &o, w); break;
     default: rc = cgprop__write_callgrind(g, &o, w); break;
     }
     if (rc == CGPROP_OK) rc = cgprop__wr_flush(w);

@@ -266,6 +266,14 @@ static void fz_check_output(uint32_t fmt, const char *out, size_t len)
         }
     } else if (fmt == CGPROP_FORMAT_TEXT) {
         for (size_t i = 0; i < len; i++) FZ_CHECK((p[i] >= 0x20 && p[i] != 0x7f) || p[i] == '\n');
+    } else if (fmt == CGPROP_FORMAT_FLAMEGRAPH) {
+        /* XML: well-formed UTF-8, no control byte but the line ends. */
+        for (size_t i = 0; i < len;) {
+            size_t l = fz_utf8_len(p + i, len - i);
+            FZ_CHECK(l > 0);
+            FZ_CHECK(p[i] >= 0x20 || p[i] == '\n');
+            i += l;
+        }
     } else if (fmt == CGPROP_FORMAT_DOT) {
         size_t run = 0;
         for (size_t i = 0; i < len; i++) {
@@ -281,7 +289,7 @@ static char *fz_write_all(cgprop_graph *g, int analysed, uint64_t h, size_t *cg_
 {
     char *cg = NULL;
     *cg_len = 0;
-    for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
+    for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_FLAMEGRAPH; fmt++) {
         cgprop_write_options o;
         cgprop_write_options_init(&o);
         o.flags = (uint32_t)(h >> (8 + fmt)) & 15u;
@@ -291,8 +299,12 @@ static char *fz_write_all(cgprop_graph *g, int analysed, uint64_t h, size_t *cg_
         if (((h >> (24 + fmt)) & 7u) == 0) s.budget = (size_t)((h >> 32) % 512);
         int rc = cgprop_write(g, fmt, &o, fz_write, &s);
         if (rc == CGPROP_EWRITE) FZ_CHECK(s.refused);
-        else if (rc == CGPROP_ESTATE) FZ_CHECK(!analysed && fmt != CGPROP_FORMAT_CALLGRIND);
-        else if (rc == CGPROP_EOVERFLOW) FZ_CHECK(fmt == CGPROP_FORMAT_CALLGRIND && fz_callgrind_overflows(g));
+        else if (rc == CGPROP_ESTATE)
+            FZ_CHECK(fmt == CGPROP_FORMAT_FLAMEGRAPH ? cgprop_graph_context_count(g) == 0
+                                                     : !analysed && fmt != CGPROP_FORMAT_CALLGRIND);
+        else if (rc == CGPROP_EOVERFLOW)
+            /* A flame graph's total is the sum of every root's cost. */
+            FZ_CHECK(fmt == CGPROP_FORMAT_FLAMEGRAPH || (fmt == CGPROP_FORMAT_CALLGRIND && fz_callgrind_overflows(g)));
         else FZ_CHECK(rc == CGPROP_OK || rc == CGPROP_ENOMEM);
         if (rc == CGPROP_OK) FZ_CHECK(!s.refused);
         if (rc == CGPROP_OK && s.len <= ((size_t)64 << 20)) fz_check_output(fmt, s.buf, s.len);

@@ -73,6 +73,7 @@ static int fz_stack_target(const uint8_t *data, size_t size, uint32_t format, co
     cgprop_read_options o;
     cgprop_read_options_init(&o);
     o.format = (h & 7u) == 0 ? CGPROP_INPUT_AUTO : format;
+    o.contexts = (uint32_t)(h >> 5) & 1u; /* half the time: calling contexts, for the flame graph */
     long until = ((h >> 9) & 3u) == 0 ? (long)((h >> 40) % 200) : -1;
 
     fz_alloc f;

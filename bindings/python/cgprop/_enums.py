@@ -161,6 +161,7 @@ class OutputFormat(enum.IntEnum):
     JSON = _ffi.CGPROP_FORMAT_JSON
     DOT = _ffi.CGPROP_FORMAT_DOT
     CALLGRIND = _ffi.CGPROP_FORMAT_CALLGRIND
+    FLAMEGRAPH = _ffi.CGPROP_FORMAT_FLAMEGRAPH
 
 
 class WriteFlag(enum.IntFlag):
@@ -173,6 +174,7 @@ class WriteFlag(enum.IntFlag):
     STRIP = _ffi.CGPROP_W_STRIP
     WRAP = _ffi.CGPROP_W_WRAP
     PRUNE_TEXT = _ffi.CGPROP_W_PRUNE_TEXT
+    ICICLE = _ffi.CGPROP_W_ICICLE
 
 
 class Label(enum.IntFlag):
@@ -212,6 +214,7 @@ class Compensation(enum.IntEnum):
 class RecorderFlag(enum.IntFlag):
     """Recorder option bits (CGPROP_REC_*)."""
     CLAMP = _ffi.CGPROP_REC_CLAMP
+    CONTEXTS = _ffi.CGPROP_REC_CONTEXTS
 
 
 E = TypeVar("E", bound=enum.IntEnum)

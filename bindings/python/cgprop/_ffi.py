@@ -113,6 +113,7 @@ CGPROP_COMP_ONLINE = 1
 CGPROP_COMP_POSTMORTEM = 2
 
 CGPROP_REC_CLAMP = 1 << 0
+CGPROP_REC_CONTEXTS = 1 << 1
 
 # ---- constants (cgprop_experimental.h) --------------------------------------
 
@@ -162,6 +163,7 @@ CGPROP_FORMAT_TEXT = 1
 CGPROP_FORMAT_JSON = 2
 CGPROP_FORMAT_DOT = 3
 CGPROP_FORMAT_CALLGRIND = 4
+CGPROP_FORMAT_FLAMEGRAPH = 5
 
 CGPROP_W_HEURISTIC_ONLY = 1 << 0
 CGPROP_W_NO_CLASSES = 1 << 1
@@ -171,6 +173,7 @@ CGPROP_W_BOUNDS = 1 << 4
 CGPROP_W_STRIP = 1 << 5
 CGPROP_W_WRAP = 1 << 6
 CGPROP_W_PRUNE_TEXT = 1 << 7
+CGPROP_W_ICICLE = 1 << 8
 
 CGPROP_LABEL_TOTAL_PCT = 1 << 0
 CGPROP_LABEL_SELF_PCT = 1 << 1
@@ -334,6 +337,7 @@ class cgprop_read_options(Structure):
         ("key_mode", c_uint32),
         ("no_fold_recursion", c_uint32),
         ("separate_recs", c_uint32),
+        ("contexts", c_uint32),
     ]
 
 
@@ -521,6 +525,8 @@ FUNCTIONS = {
     "cgprop_recorder_unwind": (c_int, (p_rec, p_u64)),
     "cgprop_recorder_flush": (c_int, (p_rec, p_u64)),
     "cgprop_graph_merge": (c_int, (p_graph, p_graph)),
+    "cgprop_graph_keep_contexts": (c_int, (p_graph, c_int)),
+    "cgprop_graph_context_count": (c_size_t, (p_graph,)),
     # experimental (cgprop_experimental.h): outside the stability promise
     "cgprop_recorder_get": (c_int, (p_rec, c_uint32, c_uint32, c_uint32, c_uint32,
                                     POINTER(cgprop_recorder_figure), c_size_t)),

@@ -214,13 +214,14 @@ class Profile(Graph):
 
 
 def _read_options(input: Union[InputFormat, str, None], key_mode: Union[KeyMode, str], fold_recursion: bool,
-                  separate_recs: Optional[int]) -> _ffi.cgprop_read_options:
+                  separate_recs: Optional[int], contexts: bool = False) -> _ffi.cgprop_read_options:
     opts = _ffi.cgprop_read_options()
     _ffi.lib().cgprop_read_options_init(byref(opts))
     opts.format = enum_arg(InputFormat, input, "input", InputFormat.AUTO)
     opts.key_mode = enum_arg(KeyMode, key_mode, "key_mode")
     opts.no_fold_recursion = 0 if fold_recursion else 1
     opts.separate_recs = _count(separate_recs or 0)
+    opts.contexts = 1 if contexts else 0
     return opts
 
 
@@ -232,7 +233,7 @@ def load(path: Optional[PathLike], input: Union[InputFormat, str, None] = None,
          data: Union[bytes, bytearray, memoryview, str, None] = None,
          key_mode: Union[KeyMode, str] = KeyMode.FULL, fold_recursion: bool = True,
          separate_recs: Optional[int] = None, analyze: bool = True,
-         share: Union[Share, str] = Share.AUTO) -> Profile:
+         share: Union[Share, str] = Share.AUTO, contexts: bool = False) -> Profile:
     """Read a profile (`input` None detects the format) and return a
     Profile. With `data` (bytes) the input is read from memory and `path`
     only names it in messages. Unless analyze=False, the analyses run
@@ -240,9 +241,11 @@ def load(path: Optional[PathLike], input: Union[InputFormat, str, None] = None,
 
     Errors: a file that cannot be opened raises an OpenError that is also
     FileNotFoundError, PermissionError or IsADirectoryError as the case
-    is; malformed input raises FormatError with `file`, `line`, `reason`."""
+    is; malformed input raises FormatError with `file`, `line`, `reason`.
+    With contexts=True, readers of stacks keep calling contexts, which
+    write(profile, OutputFormat.FLAMEGRAPH) draws."""
     lib = _ffi.lib()
-    opts = _read_options(input, key_mode, fold_recursion, separate_recs)
+    opts = _read_options(input, key_mode, fold_recursion, separate_recs, contexts)
     out = c_void_p()
     info = _ffi.cgprop_read_info()
     lib.cgprop_read_info_init(byref(info))

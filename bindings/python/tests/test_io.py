@@ -63,6 +63,18 @@ class TestLoad(unittest.TestCase):
         except cgprop.FormatError:
             pass
 
+    def test_flamegraph(self):
+        # A's frame spans every sample (50), A;B 30 of them, A;B;A;C 10.
+        p = cgprop.load("notes.folded", data=FOLDED, contexts=True)
+        svg = cgprop.write(p, cgprop.OutputFormat.FLAMEGRAPH)
+        self.assertIn("<title>A (50 samples, 100.00%)</title>", svg)
+        self.assertIn("<title>B (30 samples, 60.00%)</title>", svg)
+        self.assertIn("<title>C (10 samples, 20.00%)</title>", svg)
+        self.assertIn("Icicle Graph", cgprop.write(p, "flamegraph", flags=cgprop.WriteFlag.ICICLE))
+        # Without contexts (and for aggregate inputs) there is nothing to draw.
+        with self.assertRaises(cgprop.StateError):
+            cgprop.write(cgprop.load("notes.folded", data=FOLDED), cgprop.OutputFormat.FLAMEGRAPH)
+
     def test_callgrind_file(self):
         p = cgprop.load(RECUR)
         self.assertEqual(p.info.format, cgprop.InputFormat.CALLGRIND)

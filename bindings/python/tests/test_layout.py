@@ -35,7 +35,7 @@ HAND_SIZES = {
     # size, metric, flags, 4 bytes of padding before the two doubles, cycles
     # and 4 bytes of padding to the doubles' alignment
     "cgprop_write_options": 4 * 3 + 4 + 8 + 8 + 4 + 4 + 4 * (8 + 8) + 4 * 4 + 8,  # 128
-    "cgprop_read_options": 4 * 5,                # 20: size and four options
+    "cgprop_read_options": 4 * 6,                # 24: size and five options
     # size .. nmetrics (six uint32_t), parts, lines, the totals pointer,
     # totals_len and reserved
     "cgprop_read_info": 4 * 6 + 8 + 8 + 8 + 4 + 4,  # 56

@@ -35,7 +35,8 @@ fn main() -> cgprop::Result<()> {
         Ok(()) => unreachable!(),
     }
 
-    // Any writer: text, JSON (the tool's), DOT, callgrind.
+    // Any writer: text, JSON (the tool's), DOT, callgrind; Format::Flamegraph
+    // for stacks read with ReadOptions { contexts: true, .. }.
     let text = g.write(Format::Text, None)?;
     println!("{}", text.lines().next().unwrap_or(""));
 

@@ -291,6 +291,8 @@ flag_set! {
         WRAP = sys::CGPROP_W_WRAP,
         /// Text: the DOT thresholds apply to the text report too.
         PRUNE_TEXT = sys::CGPROP_W_PRUNE_TEXT,
+        /// Flame graph: top-down (an icicle graph).
+        ICICLE = sys::CGPROP_W_ICICLE,
     }
 }
 
@@ -345,6 +347,8 @@ flag_set! {
     RecorderFlags {
         /// On the fly only: floor each activation's compensated costs at 0 (TAU's behaviour).
         CLAMP = sys::CGPROP_REC_CLAMP,
+        /// Keep calling contexts in the graph (what a flame graph draws).
+        CONTEXTS = sys::CGPROP_REC_CONTEXTS,
     }
 }
 
@@ -624,6 +628,9 @@ pub enum Format {
     Dot,
     /// Callgrind profile of the input costs.
     Callgrind,
+    /// SVG flame graph of the calling contexts (one metric); needs a graph
+    /// read with [`ReadOptions::contexts`].
+    Flamegraph,
 }
 
 impl Format {
@@ -633,6 +640,7 @@ impl Format {
             Format::Json => sys::CGPROP_FORMAT_JSON,
             Format::Dot => sys::CGPROP_FORMAT_DOT,
             Format::Callgrind => sys::CGPROP_FORMAT_CALLGRIND,
+            Format::Flamegraph => sys::CGPROP_FORMAT_FLAMEGRAPH,
         }
     }
 }
@@ -704,13 +712,17 @@ pub struct ReadOptions {
     /// Callgrind: the `--separate-recs=N` the file was made with; 0
     /// (default) detects it.
     pub separate_recs: u32,
+    /// Readers of stacks keep calling contexts ([`Format::Flamegraph`]);
+    /// default false.
+    pub contexts: bool,
 }
 
 impl Default for ReadOptions {
     fn default() -> ReadOptions {
         let o = c_init(sys::cgprop_read_options_init);
         ReadOptions { format: InputFormat::from_raw(o.format), key_mode: KeyMode::from_raw(o.key_mode),
-                      fold_recursion: o.no_fold_recursion == 0, separate_recs: o.separate_recs }
+                      fold_recursion: o.no_fold_recursion == 0, separate_recs: o.separate_recs,
+                      contexts: o.contexts != 0 }
     }
 }
 
@@ -721,6 +733,7 @@ impl ReadOptions {
         o.key_mode = self.key_mode.raw();
         o.no_fold_recursion = u32::from(!self.fold_recursion);
         o.separate_recs = self.separate_recs;
+        o.contexts = u32::from(self.contexts);
         o
     }
 }

@@ -103,6 +103,7 @@ pub const CGPROP_COMP_ONLINE: u32 = 1;
 pub const CGPROP_COMP_POSTMORTEM: u32 = 2;
 
 pub const CGPROP_REC_CLAMP: u32 = 1 << 0;
+pub const CGPROP_REC_CONTEXTS: u32 = 1 << 1;
 
 // experimental (cgprop_experimental.h)
 #[cfg(feature = "experimental")]
@@ -161,6 +162,7 @@ pub const CGPROP_FORMAT_TEXT: u32 = 1;
 pub const CGPROP_FORMAT_JSON: u32 = 2;
 pub const CGPROP_FORMAT_DOT: u32 = 3;
 pub const CGPROP_FORMAT_CALLGRIND: u32 = 4;
+pub const CGPROP_FORMAT_FLAMEGRAPH: u32 = 5;
 
 pub const CGPROP_W_HEURISTIC_ONLY: u32 = 1 << 0;
 pub const CGPROP_W_NO_CLASSES: u32 = 1 << 1;
@@ -170,6 +172,7 @@ pub const CGPROP_W_BOUNDS: u32 = 1 << 4;
 pub const CGPROP_W_STRIP: u32 = 1 << 5;
 pub const CGPROP_W_WRAP: u32 = 1 << 6;
 pub const CGPROP_W_PRUNE_TEXT: u32 = 1 << 7;
+pub const CGPROP_W_ICICLE: u32 = 1 << 8;
 
 pub const CGPROP_LABEL_TOTAL_PCT: u32 = 1 << 0;
 pub const CGPROP_LABEL_SELF_PCT: u32 = 1 << 1;
@@ -352,6 +355,7 @@ pub struct cgprop_read_options {
     pub key_mode: u32,
     pub no_fold_recursion: u32,
     pub separate_recs: u32,
+    pub contexts: u32,
 }
 
 #[repr(C)]
@@ -475,6 +479,8 @@ extern "C" {
     pub fn cgprop_recorder_unwind(r: *mut cgprop_recorder, counters: *const u64) -> c_int;
     pub fn cgprop_recorder_flush(r: *mut cgprop_recorder, counters: *const u64) -> c_int;
     pub fn cgprop_graph_merge(dst: *mut cgprop_graph, src: *const cgprop_graph) -> c_int;
+    pub fn cgprop_graph_keep_contexts(g: *mut cgprop_graph, on: c_int) -> c_int;
+    pub fn cgprop_graph_context_count(g: *const cgprop_graph) -> usize;
     // readers (cgprop_io.h)
     pub fn cgprop_read_info_init(info: *mut cgprop_read_info);
     pub fn cgprop_read_error_init(err: *mut cgprop_read_error);

@@ -233,6 +233,19 @@ fn class_costs() {
 }
 
 #[test]
+fn flamegraph() {
+    // A's frame spans every sample (50), A;B 30 of them.
+    let data = b"A 10\nA;C 10\nA;B 10\nA;B;A 10\nA;B;A;C 10\n";
+    let o = cgprop::ReadOptions { contexts: true, ..Default::default() };
+    let (mut g, _) = Graph::read_buffer(data, "notes.folded", Some(&o)).unwrap();
+    let svg = g.write(Format::Flamegraph, None).unwrap();
+    assert!(svg.contains("<title>A (50 samples, 100.00%)</title>"));
+    assert!(svg.contains("<title>B (30 samples, 60.00%)</title>"));
+    let (mut plain, _) = Graph::read_buffer(data, "notes.folded", None).unwrap();
+    assert!(plain.write(Format::Flamegraph, None).is_err());
+}
+
+#[test]
 fn writers_and_readers() {
     let mut g = notes();
     g.analyze().unwrap();
@@ -463,7 +476,7 @@ fn row_sizes_match_the_header() {
     // size, code, line, two 256-byte strings
     assert_eq!(size_of::<sys::cgprop_read_error>(), 528);
     // 5 u32
-    assert_eq!(size_of::<sys::cgprop_read_options>(), 20);
+    assert_eq!(size_of::<sys::cgprop_read_options>(), 24);
     // 4 u32, two pointers
     assert_eq!(size_of::<sys::cgprop_recorder_options>(), 32);
     // 2 u32, 5 u64
