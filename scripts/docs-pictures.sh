@@ -61,6 +61,11 @@ render() {
     name=$1
     shift
     case $name in
+    *-flame.svg)
+        # A flame graph is the tool's own SVG, drawn without dot.
+        (cd "$root" && "$tool" report --format flamegraph "$@") > "$dest/$name" ||
+            { echo "docs-pictures: $name: cgprop failed" >&2; return 1; }
+        ;;
     *.svg)
         (cd "$root" && "$tool" report "$@") > "$tmp/p.dot" || { echo "docs-pictures: $name: cgprop failed" >&2; return 1; }
         dot -Tsvg -o "$tmp/p.svg" "$tmp/p.dot" 2> "$tmp/err" || true
