@@ -66,14 +66,19 @@ static void colour(const theme *t, double skew, double weight, char out[8])
     snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
+/* A heuristic figure can exceed the program total (an estimate on a
+ * recursive graph); sizes are taken at the total then, or graphviz gets a
+ * font millions of points high and fails to draw it. */
 static double fontsize(const theme *t, double weight)
 {
+    weight = clamp01(weight);
     double x = weight * weight * t->maxfont;
     return x > t->minfont ? x : t->minfont;
 }
 
 static double penwidth(const theme *t, double weight)
 {
+    weight = clamp01(weight);
     double x = weight * t->maxpen;
     return x > t->minpen ? x : t->minpen;
 }
