@@ -53,13 +53,19 @@ static inline bool bit_get(const uint64_t *b, size_t i) { return (b[i >> 6] >> (
  *
  * Memory: a batch logs at most lanes·E records (each call once per lane and
  * level), 12 bytes each with the bitmaps, and a big level's bitmaps take no
- * more than its records would; a huge cycle gets fewer lanes rather than
- * more records. */
+ * more than its records would. A batch whose records would pass
+ * LANE_RECORDS (or E, if more) runs again with half the lanes, and so do
+ * the cycle's later batches: a cycle that logs much gets fewer lanes rather
+ * than more records, one that logs little (most levels big) keeps all 32.
+ * CGPROP_PROP_LANE_RECORDS sets the cap (a small one exercises the halving). */
 #ifndef CGPROP_PROP_LANES
 #define CGPROP_PROP_LANES 32
 #endif
 #define LANES CGPROP_PROP_LANES
-#define LANE_RECORDS ((size_t)1 << 22)
+#ifndef CGPROP_PROP_LANE_RECORDS
+#define CGPROP_PROP_LANE_RECORDS ((size_t)1 << 22)
+#endif
+#define LANE_RECORDS ((size_t)(CGPROP_PROP_LANE_RECORDS))
 
 #if LANES < 1 || LANES > 32
 #error "CGPROP_PROP_LANES must be 1..32"
@@ -111,6 +117,7 @@ typedef struct work {
     double *rho;           /* V: current metric */
     uint32_t *entry;       /* V: members with ρ > 0 in the current metric */
     mval *mv;              /* V: the current entry's */
+    uint32_t cur;          /* lanes per batch now: fewer after a batch outgrew its records */
     uint32_t *nk;          /* V: kept in-calls (only when some intra-cycle call weighs 0) */
     lanemask *sx;          /* 2V: lanes that reached each member, then (at V + i) lanes that reach it next */
     uint64_t *mark;        /* V / 64 + 1: bitmap to list the next level's members in id order */
@@ -204,10 +211,15 @@ static size_t carve(size_t *at, size_t n, size_t size)
 static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t I)
 {
     memset(w, 0, sizeof *w);
-    size_t lanes = V < LANES ? V : LANES; /* a cycle has at most V entries */
-    if (lanes * E > LANE_RECORDS) lanes = LANE_RECORDS / E;
+    /* A cycle has at most V entries. A batch's records are bounded as the
+     * BFS goes (past LANE_RECORDS it gives the batch back, to be run with
+     * half the lanes), not by assuming that each lane logs every call: on
+     * a large random cycle most levels are big and log nothing, and 32
+     * lanes take an eighth of the BFS passes that 4 would. */
+    size_t lanes = V < LANES ? V : LANES;
     if (lanes < 1) lanes = 1;
     w->lanes = (uint32_t)lanes;
+    w->cur = (uint32_t)lanes;
     w->cw = (E + 63) / 64;
     size_t cn = w->cw * 64, at = 0, kbn = E > (cn + 3) / 4 ? E : (cn + 3) / 4;
     size_t o_loc = carve(&at, g->nn, sizeof *w->loc), o_off = carve(&at, V + 1, sizeof *w->off),
@@ -408,6 +420,10 @@ static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *
 }
 #endif
 
+/* batch_bfs's answer when its records would pass the cap: run the batch
+ * again with half the lanes. */
+#define BFS_RETRY 1
+
 /* Ranks and kept calls of nl entries at once, level by level. Bit l of
  * sx[v] says lane l has reached v, of nx[v] that it reaches v on the next
  * level, of fa[v] (and fm[i] for v = fl[i]) that v is on the current level.
@@ -479,7 +495,11 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
             CB++;
         } else {
             /* A member is on a level at most once: the level's records fit,
-             * and so does the padding at the end. */
+             * and so does the padding at the end. Past the cap (one lane
+             * alone never logs more than E records), the batch is given
+             * back to be run with fewer lanes. */
+            if (nl > 1 && R + scan + 64 > (LANE_RECORDS > (size_t)E + 64 ? LANE_RECORDS : (size_t)E + 64))
+                return BFS_RETRY;
             if (grow_records(g, w, R + scan + 64) != CGPROP_OK) return CGPROP_ENOMEM;
             uint32_t *rec = w->rec;
             lanemask *rm = w->rm;
@@ -706,15 +726,21 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
             zeros |= w->pc[j].w == 0;
         }
         memset(w->ekept, 0, ((size_t)E + 63) / 64 * sizeof *w->ekept);
-        for (uint32_t b = 0; b < nent; b += w->lanes) {
-            uint32_t nl = nent - b < w->lanes ? nent - b : w->lanes;
+        for (uint32_t b = 0; b < nent;) {
+            uint32_t nl = nent - b < w->cur ? nent - b : w->cur;
             uint32_t nlev;
-            if (batch_bfs(g, w, V, w->entry + b, nl, &nlev) != CGPROP_OK) return CGPROP_ENOMEM;
+            int rc = batch_bfs(g, w, V, w->entry + b, nl, &nlev);
+            if (rc == BFS_RETRY) {
+                w->cur = nl / 2;
+                continue;
+            }
+            if (rc != CGPROP_OK) return CGPROP_ENOMEM;
             for (uint32_t l = 0; l < nl; l++) {
                 double rho = w->rho[w->entry[b + l]];
                 if (zeros) entry_pass_zeros(w, V, nlev, l, rho);
                 else entry_pass(w, V, nlev, l, rho);
             }
+            b += nl;
         }
         /* Σ over the entries of p(u) = Σρ·base(u) + the totals of u's calls in Z. */
         for (uint32_t i = 0; i < V; i++) {
