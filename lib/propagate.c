@@ -124,7 +124,7 @@ typedef struct work {
     uint32_t *fl, *cand;   /* V + 16: this level's and the next level's members (spare slots) */
     lanemask *fm;          /* V: lanes that have fl[i] on this level */
     lanemask *fa;          /* V: lanes that have the member on this level */
-    uint32_t *kl;          /* E: one entry's kept calls of one level (q) */
+    uint32_t *kl;          /* E + 16: one entry's kept calls of one level (q) */
     pcall *kb;             /* E: a copy of their pc[] */
     lanemask *cm;          /* cw · 64: per call, the lanes that keep it on the current big level (kb's memory) */
     plevel *lv;            /* levcap */
@@ -232,7 +232,7 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
            o_sx = carve(&at, 2 * V, sizeof *w->sx), o_mark = carve(&at, V / 64 + 1, sizeof *w->mark),
            o_fl = carve(&at, V + 16, sizeof *w->fl), o_cand = carve(&at, V + 16, sizeof *w->cand),
            o_fm = carve(&at, V, sizeof *w->fm), o_fa = carve(&at, V, sizeof *w->fa),
-           o_kl = carve(&at, E, sizeof *w->kl),
+           o_kl = carve(&at, E + 16, sizeof *w->kl), /* flatten_at's spare slots */
            o_kb = carve(&at, kbn, sizeof *w->kb), /* and cm: the BFS and the entries take turns */
            o_nk = carve(&at, V, sizeof *w->nk);
     char *blk = at == SIZE_MAX ? NULL : cgprop__alloc(g, at, 1);
@@ -572,31 +572,40 @@ static inline void take(work *w, size_t n, uint32_t q, bool zeros)
 /* The lane's kept calls of level L, in order: their indices into kl, a copy
  * of their pc[] into kb, and each one's weight added to its callee's X (the
  * kept in-weight W; with zeros, nk counts them too). Returns their number.
- * Reading the bits and the calls in one loop costs less than a list of
- * indices and a second pass, even though the loop over a word's bits
- * mispredicts its end. */
+ * The bits are listed first (flatten_at), so that the call records and
+ * then the callees can be fetched ahead: on a cycle of a million calls
+ * each is a miss, one entry's kept calls being a sparse subset. */
 static size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros)
 {
     size_t n = 0;
+    uint32_t *kl = w->kl;
+    const pcall *pc = w->pc;
+    const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
     if (L->big) {
         size_t cw = w->cwc;
         const uint64_t *bb = w->cb[L->bo] + l * cw;
         for (size_t wi = 0; wi < cw; wi++)
-            for (uint64_t x = bb[wi]; x; x &= x - 1) take(w, n++, (uint32_t)(wi * 64) + ctz64(x), zeros);
-        return n;
+            if (bb[wi]) n = flatten_at(kl, n, bb[wi], (uint32_t)(wi * 64));
+    } else {
+        size_t r0 = L->rb, r1 = L->re;
+        if (r0 == r1) return 0;
+        const uint64_t *rb = w->rbits + l * (w->nrec / 64);
+        /* Levels need not start or end on a word: mask the other levels' bits. */
+        size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
+        uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
+        for (size_t wi = w0; wi <= w1; wi++) {
+            uint64_t x = rb[wi];
+            if (wi == w0) x &= lo;
+            if (wi == w1) x &= hi;
+            if (x) n = flatten_at(kl, n, x, (uint32_t)(wi * 64));
+        }
+        const uint32_t *rec = w->rec;
+        for (size_t i = 0; i < n; i++) kl[i] = rec[kl[i]];
     }
-    size_t r0 = L->rb, r1 = L->re;
-    if (r0 == r1) return 0;
-    const uint64_t *rb = w->rbits + l * (w->nrec / 64);
-    /* Levels need not start or end on a word: mask the other levels' bits. */
-    size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
-    uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
-    for (size_t wi = w0; wi <= w1; wi++) {
-        uint64_t x = rb[wi];
-        if (wi == w0) x &= lo;
-        if (wi == w1) x &= hi;
-        const uint32_t *r = w->rec + wi * 64;
-        for (; x; x &= x - 1) take(w, n++, r[ctz64(x)], zeros);
+    for (size_t i = 0; i < n; i++) {
+        if (i + 2 * A < n) CGPROP__PREFETCH(pc + kl[i + 2 * A]);
+        if (i + A < n) CGPROP__PREFETCH_W(w->mv + pc[kl[i + A]].v);
+        take(w, i, kl[i], zeros);
     }
     return n;
 }
@@ -644,6 +653,10 @@ static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, do
             }
         else
             for (size_t x = 0; x < nb; x++) {
+                if (x + CGPROP__AHEAD_PROPAGATE_KEPT < nb) {
+                    CGPROP__PREFETCH_W(mv + kb[x + CGPROP__AHEAD_PROPAGATE_KEPT].u);
+                    CGPROP__PREFETCH_W(acc + kl[x + CGPROP__AHEAD_PROPAGATE_KEPT]);
+                }
                 double c = kb[x].w * mv[kb[x].v].P / mv[kb[x].v].X;
                 acc[kl[x]] += c;
                 mv[kb[x].u].P += c;
