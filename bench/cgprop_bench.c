@@ -1620,6 +1620,13 @@ static void e2e_one(const char *shape, uint32_t members, uint32_t entries, uint3
                     g2d.ok ? "" : "(failed or timed out)", g2d.cpu, g2d.rss / 1e6);
         }
     }
+    /* The peers' own peak RSS, beside the file they read. */
+    if (ann.ok)
+        figure("e2e", "peak RSS, callgrind_annotate", shape, calls, ann.rss / calls, "B/call",
+               "the callgrind file's size", (double)st.st_size / calls, 0);
+    if (g2d.ok)
+        figure("e2e", "peak RSS, gprof2dot", shape, calls, g2d.rss / calls, "B/call", "the callgrind file's size",
+               (double)st.st_size / calls, 0);
     for (int f = 0; f < NF; f++) {
         char name[64];
         snprintf(name, sizeof name, "report --format %s", fmts[f]);
