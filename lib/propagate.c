@@ -604,7 +604,9 @@ static size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros)
     }
     for (size_t i = 0; i < n; i++) {
         if (i + 2 * A < n) CGPROP__PREFETCH(pc + kl[i + 2 * A]);
-        if (i + A < n) CGPROP__PREFETCH_W(w->mv + pc[kl[i + A]].v);
+        /* A big level's calls come by callee: its callees are read in
+         * address order, and asking for them would wait on the call record. */
+        if (!L->big && i + A < n) CGPROP__PREFETCH_W(w->mv + pc[kl[i + A]].v);
         take(w, i, kl[i], zeros);
     }
     return n;
