@@ -32,6 +32,12 @@
  *             (read, analyse, write) beside gprof2dot on the same callgrind
  *             file when GPROF2DOT names gprof2dot.py, else beside the 4.3 s
  *             it took on this shape
+ *   e2e       the cgprop tool as a user runs it (`cgprop report --format F
+ *             FILE -o OUT`, F = text, json, dot, callgrind; a child process,
+ *             CPU time and peak RSS from wait4) on the write group's graph and
+ *             on a random one of 1,000,000 calls with a 185,000-member cycle,
+ *             each written as a callgrind file, beside callgrind_annotate
+ *             --inclusive=yes and gprof2dot (GPROF2DOT) on the same file
  *
  * Times are CPU time of this process (of the child, for the peer), the
  * smallest of several repetitions: the figures are meant to be read as
