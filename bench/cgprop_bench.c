@@ -32,6 +32,12 @@
  *             (read, analyse, write) beside gprof2dot on the same callgrind
  *             file when GPROF2DOT names gprof2dot.py, else beside the 4.3 s
  *             it took on this shape
+ *   e2e       the cgprop tool as a user runs it (`cgprop report --format F
+ *             FILE -o OUT`, F = text, json, dot, callgrind; a child process,
+ *             CPU time and peak RSS from wait4) on the write group's graph and
+ *             on a random one of 1,000,000 calls with a 185,000-member cycle,
+ *             each written as a callgrind file, beside callgrind_annotate
+ *             --inclusive=yes and gprof2dot (GPROF2DOT) on the same file
  *
  * Times are CPU time of this process (of the child, for the peer), the
  * smallest of several repetitions: the figures are meant to be read as
@@ -57,6 +63,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,8 +106,26 @@ static void json_str(const char *s)
 
 /* One figure. size: calls (or frames, pairs, bytes) it was measured on;
  * target: the largest acceptable ratio, 0 for none. */
+static void figure_at(const char *group, const char *name, const char *shape, double size, double value,
+                      const char *unit, const char *ref, double ref_value, double target, double limit);
+
 static void figure(const char *group, const char *name, const char *shape, double size, double value,
                    const char *unit, const char *ref, double ref_value, double target)
+{
+    figure_at(group, name, shape, size, value, unit, ref, ref_value, target, 0);
+}
+
+/* A figure that also has a limit on its own value (limit > 0: "target_value"
+ * in the JSON, met when value <= limit; with a target ratio too, both must
+ * hold). */
+static void figure_limit(const char *group, const char *name, const char *shape, double size, double value,
+                         const char *unit, const char *ref, double ref_value, double limit)
+{
+    figure_at(group, name, shape, size, value, unit, ref, ref_value, 0, limit);
+}
+
+static void figure_at(const char *group, const char *name, const char *shape, double size, double value,
+                      const char *unit, const char *ref, double ref_value, double target, double limit)
 {
     double ratio = ref_value > 0 ? value / ref_value : 0;
     /* For rates (MB/s) the time ratio is the inverse. */
@@ -108,6 +133,8 @@ static void figure(const char *group, const char *name, const char *shape, doubl
     fprintf(human, "%-8s %-22s %-7s %10.0f %12.4g %-8s | %-44s %12.4g | %9.3g%s\n", group, name, shape, size,
             value, unit, ref, ref_value, ratio,
             target > 0 ? (ratio <= target ? "  (target met)" : "  (TARGET MISSED)") : "");
+    if (limit > 0)
+        fprintf(human, "%-8s   limit %.4g %s: %s\n", group, limit, unit, value <= limit ? "met" : "MISSED");
     fflush(human);
     if (!opt.json) return;
     printf("%s\n  {\"group\": ", nfig ? "," : "");
@@ -121,7 +148,13 @@ static void figure(const char *group, const char *name, const char *shape, doubl
     printf(", \"reference\": ");
     json_str(ref);
     printf(", \"reference_value\": %.6g, \"ratio\": %.6g", ref_value, ratio);
-    if (target > 0) printf(", \"target_ratio\": %.6g, \"met\": %s", target, ratio <= target ? "true" : "false");
+    if (target > 0 && limit > 0)
+        printf(", \"target_ratio\": %.6g, \"target_value\": %.6g, \"met\": %s", target, limit,
+               ratio <= target && value <= limit ? "true" : "false");
+    else if (target > 0)
+        printf(", \"target_ratio\": %.6g, \"met\": %s", target, ratio <= target ? "true" : "false");
+    else if (limit > 0)
+        printf(", \"target_value\": %.6g, \"met\": %s", limit, value <= limit ? "true" : "false");
     printf("}");
     nfig++;
 }
@@ -1513,12 +1546,192 @@ static void bench_write(void)
     gen_calls_free(&in);
 }
 
+/* ---- end to end: the cgprop tool as a user runs it ------------------------ */
+
+#ifndef CGPROP_BENCH_TOOL
+#define CGPROP_BENCH_TOOL "cgprop"
+#endif
+
+/* A child's CPU time (user + system) and peak resident set. */
+typedef struct child_use {
+    double cpu; /* s */
+    double rss; /* bytes */
+    bool ok;
+    bool stopped; /* ran past the timeout: cpu and rss are what it had used */
+} child_use;
+
+/* Runs argv[0] with argv, stdout and stderr to /dev/null, and returns what
+ * wait4() says it used; .ok false when it could not run, failed, or ran
+ * past timeout seconds (then killed; 0: no limit). */
+static child_use run_child(char *const argv[], double timeout)
+{
+    child_use u = {0, 0, false, false};
+    pid_t pid = fork();
+    if (pid < 0) return u;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int st = 0;
+    struct rusage ru;
+    for (;;) {
+        pid_t r = wait4(pid, &st, timeout > 0 ? WNOHANG : 0, &ru);
+        if (r == pid) break;
+        if (r < 0) return u;
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9 > timeout) {
+            kill(pid, SIGKILL);
+            if (wait4(pid, &st, 0, &ru) == pid) {
+                u.cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                        (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+                u.rss = (double)ru.ru_maxrss * 1024.0;
+                u.stopped = true;
+            }
+            return u;
+        }
+        struct timespec nap = {0, 20000000};
+        nanosleep(&nap, NULL);
+    }
+    u.cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+            (double)ru.ru_stime.tv_usec * 1e-6;
+    u.rss = (double)ru.ru_maxrss * 1024.0; /* Linux: kilobytes */
+    u.ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    return u;
+}
+
+/* One input of the e2e group: a graph from gen_giant() written as a
+ * callgrind file, the tool's report in each format beside the two peers
+ * on that same file. */
+static void e2e_one(const char *shape, uint32_t members, uint32_t entries, uint32_t chords, uint64_t seed,
+                    double t_json_g2d, double t_dot_ann, double t_json_ann, double rss_limit)
+{
+    gen_calls in;
+    keys k;
+    if (gen_giant(&in, members, entries, chords, seed)) die("out of memory");
+    make_keys(&k, in.nn);
+    double tb;
+    cgprop_graph *g = build(&in, &k, NULL, &tb);
+    free(k.buf);
+    free(k.off);
+    gen_calls_free(&in);
+    check(g, cgprop_graph_analyze(g), "analyze");
+    double calls = (double)cgprop_graph_edge_count(g), funcs = (double)cgprop_graph_node_count(g);
+    char path[64], out[64];
+    snprintf(path, sizeof path, "/tmp/cgprop-bench-XXXXXX");
+    snprintf(out, sizeof out, "/tmp/cgprop-bench-XXXXXX");
+    int fd = mkstemp(path), fo = mkstemp(out);
+    if (fd < 0 || fo < 0) die("cannot create a temporary file");
+    close(fd);
+    close(fo);
+    check(g, cgprop_write_path(g, CGPROP_FORMAT_CALLGRIND, NULL, path, strlen(path)), "write callgrind");
+    cgprop_graph_free(g);
+    struct stat st;
+    if (stat(path, &st)) die("cannot stat the written profile");
+    fprintf(human, "e2e      %s: %.0f functions, %.0f calls, callgrind file of %.1f MB\n", shape, funcs, calls,
+            (double)st.st_size / 1e6);
+
+    const char *tool = getenv("CGPROP_TOOL");
+    if (!tool || !*tool) tool = CGPROP_BENCH_TOOL;
+    const char *tos = getenv("CGPROP_BENCH_PEER_TIMEOUT");
+    double timeout = tos && *tos ? atof(tos) : 3600;
+    static const char *const fmts[] = {"text", "json", "dot", "callgrind"};
+    enum { NF = sizeof fmts / sizeof fmts[0] };
+    child_use best[NF];
+    int reps = opt.quick ? 2 : (members > 50000 ? 3 : 5);
+    for (int f = 0; f < NF; f++) best[f].ok = false;
+    /* Rounds over the formats, so that every format sees the same load. */
+    for (int r = 0; r < reps; r++)
+        for (int f = 0; f < NF; f++) {
+            char *argv[] = {(char *)tool, "report", "--format", (char *)fmts[f], path, "-o", out, NULL};
+            child_use u = run_child(argv, 0);
+            if (!u.ok) {
+                fprintf(stderr, "cgprop-bench: %s report --format %s %s failed\n", tool, fmts[f], path);
+                exit(1);
+            }
+            if (!best[f].ok || u.cpu < best[f].cpu) best[f].cpu = u.cpu;
+            if (!best[f].ok || u.rss > best[f].rss) best[f].rss = u.rss;
+            best[f].ok = true;
+        }
+    child_use ann = {0, 0, false, false}, g2d = {0, 0, false, false};
+    if (opt.peer) {
+        char *aa[] = {"callgrind_annotate", "--inclusive=yes", path, NULL};
+        ann = run_child(aa, timeout);
+        fprintf(human, "e2e      %s: callgrind_annotate --inclusive=yes: %s %.3f s CPU, %.0f MB peak RSS\n", shape,
+                ann.ok ? "" : "(failed or timed out)", ann.cpu, ann.rss / 1e6);
+        const char *g2 = getenv("GPROF2DOT");
+        if (g2 && *g2) {
+            const char *wrapper = getenv("GPROF2DOT_RUN");
+            if (!wrapper || !*wrapper) wrapper = CGPROP_BENCH_G2D_RUN;
+            char *ga[] = {"python3", (char *)wrapper, (char *)g2, "-f", "callgrind", path, "-o", "/dev/null", NULL};
+            g2d = run_child(ga, timeout);
+            fprintf(human, "e2e      %s: gprof2dot -f callgrind: %s %.3f s CPU, %.0f MB peak RSS\n", shape,
+                    g2d.ok ? "" : g2d.stopped ? "(stopped at the timeout; so far)" : "(failed)", g2d.cpu,
+                    g2d.rss / 1e6);
+        }
+    }
+    /* The peers' own peak RSS, beside the file they read. */
+    if (ann.ok)
+        figure("e2e", "peak RSS, callgrind_annotate", shape, calls, ann.rss / calls, "B/call",
+               "the callgrind file's size", (double)st.st_size / calls, 0);
+    if (g2d.ok)
+        figure("e2e", "peak RSS, gprof2dot", shape, calls, g2d.rss / calls, "B/call", "the callgrind file's size",
+               (double)st.st_size / calls, 0);
+    for (int f = 0; f < NF; f++) {
+        char name[64];
+        snprintf(name, sizeof name, "report --format %s", fmts[f]);
+        fprintf(human, "e2e      %s: cgprop %s: %.3f s CPU (best of %d), %.0f MB peak RSS\n", shape, name,
+                best[f].cpu, reps, best[f].rss / 1e6);
+        if (ann.ok) {
+            double tgt = !strcmp(fmts[f], "dot") ? t_dot_ann : !strcmp(fmts[f], "json") ? t_json_ann : 0;
+            figure("e2e", name, shape, calls, best[f].cpu * 1e3, "ms", "callgrind_annotate --inclusive=yes, same file",
+                   ann.cpu * 1e3, tgt > 0 ? 1.0 / tgt : 0);
+        }
+        if (g2d.ok)
+            figure("e2e", name, shape, calls, best[f].cpu * 1e3, "ms", "gprof2dot -f callgrind, same file",
+                   g2d.cpu * 1e3, !strcmp(fmts[f], "json") && t_json_g2d > 0 ? 1.0 / t_json_g2d : 0);
+        else if (g2d.stopped) /* its CPU so far: a lower bound of its time, so the ratio is an upper bound */
+            figure("e2e", name, shape, calls, best[f].cpu * 1e3, "ms",
+                   "gprof2dot -f callgrind, same file, stopped (at least)", g2d.cpu * 1e3,
+                   !strcmp(fmts[f], "json") && t_json_g2d > 0 ? 1.0 / t_json_g2d : 0);
+        if (!ann.ok && !g2d.ok && !g2d.stopped)
+            figure("e2e", name, shape, calls, best[f].cpu * 1e3, "ms", "(no peer run)", 0, 0);
+        snprintf(name, sizeof name, "peak RSS, %s", fmts[f]);
+        figure_limit("e2e", name, shape, calls, best[f].rss / calls, "B/call",
+                     ann.ok ? "callgrind_annotate's peak RSS, same file" : "the callgrind file's size",
+                     (ann.ok ? ann.rss : (double)st.st_size) / calls, rss_limit);
+    }
+    /* CGPROP_BENCH_KEEP=1 keeps the input (for a profiler) and says where. */
+    const char *keep = getenv("CGPROP_BENCH_KEEP");
+    if (keep && *keep) fprintf(human, "e2e      %s: input kept in %s\n", shape, path);
+    else remove(path);
+    remove(out);
+}
+
+/* The tool end to end on two inputs: the write group's graph (6,000
+ * functions, one 5,000-member cycle) and a large random one (about 200,000
+ * functions, 1,000,000 calls, one cycle of 185,000 members entered from 380
+ * places; --quick: a tenth of it). */
+static void bench_e2e(void)
+{
+    e2e_one("giant", 5000, 500, 22000, 0x3717Eu, 300, 0, 0, 0);
+    if (opt.quick) e2e_one("random", 18500, 38, 72212, 0xE2E0u, 0, 25, 15, 0);
+    else e2e_one("random", 185000, 380, 722120, 0xE2E0u, 0, 25, 15, 200);
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 static void usage(void)
 {
     fprintf(stderr, "usage: cgprop-bench [--quick] [--json] [--no-peer] [--big] [--only GROUPS] [--sizes N,N,...]\n"
-                    "groups: scale, giant, stacks, recorder, read, write, big (1 GB on disk; only when named or --big)\n");
+                    "groups: scale, giant, stacks, recorder, read, write, e2e, big (1 GB on disk; only when named or --big)\n");
     exit(2);
 }
 
@@ -1559,6 +1772,7 @@ int main(int argc, char **argv)
     if (want("recorder")) bench_recorder();
     if (want("read")) bench_read();
     if (want("write")) bench_write();
+    if (want("e2e")) bench_e2e();
     /* Writes a 1 GB file: only when asked for. */
     if (opt.big || (opt.only && want("big"))) bench_big();
     fprintf(human, "(%.1f s of CPU in this process; ratios are cgprop's time / the reference's time)\n",

@@ -53,13 +53,19 @@ static inline bool bit_get(const uint64_t *b, size_t i) { return (b[i >> 6] >> (
  *
  * Memory: a batch logs at most lanes·E records (each call once per lane and
  * level), 12 bytes each with the bitmaps, and a big level's bitmaps take no
- * more than its records would; a huge cycle gets fewer lanes rather than
- * more records. */
+ * more than its records would. A batch whose records would pass
+ * LANE_RECORDS (or E, if more) runs again with half the lanes, and so do
+ * the cycle's later batches: a cycle that logs much gets fewer lanes rather
+ * than more records, one that logs little (most levels big) keeps all 32.
+ * CGPROP_PROP_LANE_RECORDS sets the cap (a small one exercises the halving). */
 #ifndef CGPROP_PROP_LANES
 #define CGPROP_PROP_LANES 32
 #endif
 #define LANES CGPROP_PROP_LANES
-#define LANE_RECORDS ((size_t)1 << 22)
+#ifndef CGPROP_PROP_LANE_RECORDS
+#define CGPROP_PROP_LANE_RECORDS ((size_t)1 << 22)
+#endif
+#define LANE_RECORDS ((size_t)(CGPROP_PROP_LANE_RECORDS))
 
 #if LANES < 1 || LANES > 32
 #error "CGPROP_PROP_LANES must be 1..32"
@@ -111,13 +117,14 @@ typedef struct work {
     double *rho;           /* V: current metric */
     uint32_t *entry;       /* V: members with ρ > 0 in the current metric */
     mval *mv;              /* V: the current entry's */
+    uint32_t cur;          /* lanes per batch now: fewer after a batch outgrew its records */
     uint32_t *nk;          /* V: kept in-calls (only when some intra-cycle call weighs 0) */
     lanemask *sx;          /* 2V: lanes that reached each member, then (at V + i) lanes that reach it next */
     uint64_t *mark;        /* V / 64 + 1: bitmap to list the next level's members in id order */
     uint32_t *fl, *cand;   /* V + 16: this level's and the next level's members (spare slots) */
     lanemask *fm;          /* V: lanes that have fl[i] on this level */
     lanemask *fa;          /* V: lanes that have the member on this level */
-    uint32_t *kl;          /* E: one entry's kept calls of one level (q) */
+    uint32_t *kl;          /* E + 16: one entry's kept calls of one level (q) */
     pcall *kb;             /* E: a copy of their pc[] */
     lanemask *cm;          /* cw · 64: per call, the lanes that keep it on the current big level (kb's memory) */
     plevel *lv;            /* levcap */
@@ -204,10 +211,15 @@ static size_t carve(size_t *at, size_t n, size_t size)
 static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t I)
 {
     memset(w, 0, sizeof *w);
-    size_t lanes = V < LANES ? V : LANES; /* a cycle has at most V entries */
-    if (lanes * E > LANE_RECORDS) lanes = LANE_RECORDS / E;
+    /* A cycle has at most V entries. A batch's records are bounded as the
+     * BFS goes (past LANE_RECORDS it gives the batch back, to be run with
+     * half the lanes), not by assuming that each lane logs every call: on
+     * a large random cycle most levels are big and log nothing, and 32
+     * lanes take an eighth of the BFS passes that 4 would. */
+    size_t lanes = V < LANES ? V : LANES;
     if (lanes < 1) lanes = 1;
     w->lanes = (uint32_t)lanes;
+    w->cur = (uint32_t)lanes;
     w->cw = (E + 63) / 64;
     size_t cn = w->cw * 64, at = 0, kbn = E > (cn + 3) / 4 ? E : (cn + 3) / 4;
     size_t o_loc = carve(&at, g->nn, sizeof *w->loc), o_off = carve(&at, V + 1, sizeof *w->off),
@@ -220,7 +232,7 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
            o_sx = carve(&at, 2 * V, sizeof *w->sx), o_mark = carve(&at, V / 64 + 1, sizeof *w->mark),
            o_fl = carve(&at, V + 16, sizeof *w->fl), o_cand = carve(&at, V + 16, sizeof *w->cand),
            o_fm = carve(&at, V, sizeof *w->fm), o_fa = carve(&at, V, sizeof *w->fa),
-           o_kl = carve(&at, E, sizeof *w->kl),
+           o_kl = carve(&at, E + 16, sizeof *w->kl), /* flatten_at's spare slots */
            o_kb = carve(&at, kbn, sizeof *w->kb), /* and cm: the BFS and the entries take turns */
            o_nk = carve(&at, V, sizeof *w->nk);
     char *blk = at == SIZE_MAX ? NULL : cgprop__alloc(g, at, 1);
@@ -408,6 +420,10 @@ static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *
 }
 #endif
 
+/* batch_bfs's answer when its records would pass the cap: run the batch
+ * again with half the lanes. */
+#define BFS_RETRY 1
+
 /* Ranks and kept calls of nl entries at once, level by level. Bit l of
  * sx[v] says lane l has reached v, of nx[v] that it reaches v on the next
  * level, of fa[v] (and fm[i] for v = fl[i]) that v is on the current level.
@@ -479,7 +495,11 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
             CB++;
         } else {
             /* A member is on a level at most once: the level's records fit,
-             * and so does the padding at the end. */
+             * and so does the padding at the end. Past the cap (one lane
+             * alone never logs more than E records), the batch is given
+             * back to be run with fewer lanes. */
+            if (nl > 1 && R + scan + 64 > (LANE_RECORDS > (size_t)E + 64 ? LANE_RECORDS : (size_t)E + 64))
+                return BFS_RETRY;
             if (grow_records(g, w, R + scan + 64) != CGPROP_OK) return CGPROP_ENOMEM;
             uint32_t *rec = w->rec;
             lanemask *rm = w->rm;
@@ -552,31 +572,42 @@ static inline void take(work *w, size_t n, uint32_t q, bool zeros)
 /* The lane's kept calls of level L, in order: their indices into kl, a copy
  * of their pc[] into kb, and each one's weight added to its callee's X (the
  * kept in-weight W; with zeros, nk counts them too). Returns their number.
- * Reading the bits and the calls in one loop costs less than a list of
- * indices and a second pass, even though the loop over a word's bits
- * mispredicts its end. */
+ * The bits are listed first (flatten_at), so that the call records and
+ * then the callees can be fetched ahead: on a cycle of a million calls
+ * each is a miss, one entry's kept calls being a sparse subset. */
 static size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros)
 {
     size_t n = 0;
+    uint32_t *kl = w->kl;
+    const pcall *pc = w->pc;
+    const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
     if (L->big) {
         size_t cw = w->cwc;
         const uint64_t *bb = w->cb[L->bo] + l * cw;
         for (size_t wi = 0; wi < cw; wi++)
-            for (uint64_t x = bb[wi]; x; x &= x - 1) take(w, n++, (uint32_t)(wi * 64) + ctz64(x), zeros);
-        return n;
+            if (bb[wi]) n = flatten_at(kl, n, bb[wi], (uint32_t)(wi * 64));
+    } else {
+        size_t r0 = L->rb, r1 = L->re;
+        if (r0 == r1) return 0;
+        const uint64_t *rb = w->rbits + l * (w->nrec / 64);
+        /* Levels need not start or end on a word: mask the other levels' bits. */
+        size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
+        uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
+        for (size_t wi = w0; wi <= w1; wi++) {
+            uint64_t x = rb[wi];
+            if (wi == w0) x &= lo;
+            if (wi == w1) x &= hi;
+            if (x) n = flatten_at(kl, n, x, (uint32_t)(wi * 64));
+        }
+        const uint32_t *rec = w->rec;
+        for (size_t i = 0; i < n; i++) kl[i] = rec[kl[i]];
     }
-    size_t r0 = L->rb, r1 = L->re;
-    if (r0 == r1) return 0;
-    const uint64_t *rb = w->rbits + l * (w->nrec / 64);
-    /* Levels need not start or end on a word: mask the other levels' bits. */
-    size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
-    uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
-    for (size_t wi = w0; wi <= w1; wi++) {
-        uint64_t x = rb[wi];
-        if (wi == w0) x &= lo;
-        if (wi == w1) x &= hi;
-        const uint32_t *r = w->rec + wi * 64;
-        for (; x; x &= x - 1) take(w, n++, r[ctz64(x)], zeros);
+    for (size_t i = 0; i < n; i++) {
+        if (i + 2 * A < n) CGPROP__PREFETCH(pc + kl[i + 2 * A]);
+        /* A big level's calls come by callee: its callees are read in
+         * address order, and asking for them would wait on the call record. */
+        if (!L->big && i + A < n) CGPROP__PREFETCH_W(w->mv + pc[kl[i + A]].v);
+        take(w, i, kl[i], zeros);
     }
     return n;
 }
@@ -624,6 +655,10 @@ static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, do
             }
         else
             for (size_t x = 0; x < nb; x++) {
+                if (x + CGPROP__AHEAD_PROPAGATE_KEPT < nb) {
+                    CGPROP__PREFETCH_W(mv + kb[x + CGPROP__AHEAD_PROPAGATE_KEPT].u);
+                    CGPROP__PREFETCH_W(acc + kl[x + CGPROP__AHEAD_PROPAGATE_KEPT]);
+                }
                 double c = kb[x].w * mv[kb[x].v].P / mv[kb[x].v].X;
                 acc[kl[x]] += c;
                 mv[kb[x].u].P += c;
@@ -706,15 +741,21 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
             zeros |= w->pc[j].w == 0;
         }
         memset(w->ekept, 0, ((size_t)E + 63) / 64 * sizeof *w->ekept);
-        for (uint32_t b = 0; b < nent; b += w->lanes) {
-            uint32_t nl = nent - b < w->lanes ? nent - b : w->lanes;
+        for (uint32_t b = 0; b < nent;) {
+            uint32_t nl = nent - b < w->cur ? nent - b : w->cur;
             uint32_t nlev;
-            if (batch_bfs(g, w, V, w->entry + b, nl, &nlev) != CGPROP_OK) return CGPROP_ENOMEM;
+            int rc = batch_bfs(g, w, V, w->entry + b, nl, &nlev);
+            if (rc == BFS_RETRY) {
+                w->cur = nl / 2;
+                continue;
+            }
+            if (rc != CGPROP_OK) return CGPROP_ENOMEM;
             for (uint32_t l = 0; l < nl; l++) {
                 double rho = w->rho[w->entry[b + l]];
                 if (zeros) entry_pass_zeros(w, V, nlev, l, rho);
                 else entry_pass(w, V, nlev, l, rho);
             }
+            b += nl;
         }
         /* Σ over the entries of p(u) = Σρ·base(u) + the totals of u's calls in Z. */
         for (uint32_t i = 0; i < V; i++) {

@@ -78,4 +78,10 @@
 #define CGPROP__AHEAD_READ_CALLS 16
 #endif
 
+/* propagate.c, one entry's kept calls of a level, their call records,
+ * callees, callers and running totals (bench: e2e, the random cycle). */
+#ifndef CGPROP__AHEAD_PROPAGATE_KEPT
+#define CGPROP__AHEAD_PROPAGATE_KEPT 48
+#endif
+
 #endif
