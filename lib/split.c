@@ -11,8 +11,16 @@
 enum { E_NN, E_NR, E_ND, E_RN, E_RR, E_RD, E_FIG };
 /* Per-function figures, K values each. N_OUT is the outgoing side of C_n
  * (S_n plus every call out of level-0 activations), kept beside C_n so the
- * bounds analysis can compare the two. */
-enum { N_SN, N_SR, N_CN, N_CR, N_OUT, N_FIG };
+ * bounds analysis can compare the two; while the calls are summed it holds
+ * their part alone. S_n and S_r are not stored: self_sn() and the store's
+ * self_r give them. */
+enum { N_CN, N_CR, N_OUT, N_FIG };
+
+/* A call's six figures are not stored: they follow from its class buckets,
+ * its plain cost and where its unclassified part goes, all of which stay
+ * as they are while the result is current. That part's place is one bit
+ * kept beside the call's inexact bits. */
+#define EX_U_TO_NR (1u << 31)
 
 typedef struct split_res {
     uint32_t nn, ne, K;
@@ -20,8 +28,7 @@ typedef struct split_res {
     double *D;      /* nn * K */
     uint32_t *nx;   /* nn * K: inexact bits (overflow makes them per metric) */
     uint8_t *sides; /* nn * K: CGPROP__SIDE_* bits */
-    uint64_t *edge; /* ne * E_FIG * K */
-    uint32_t *ex;   /* ne: inexact bits */
+    uint32_t *ex;   /* ne: inexact bits, and EX_U_TO_NR */
 } split_res;
 
 static void res_free(const cgprop_graph *g, split_res *r)
@@ -31,7 +38,6 @@ static void res_free(const cgprop_graph *g, split_res *r)
     cgprop__free(g, r->D);
     cgprop__free(g, r->nx);
     cgprop__free(g, r->sides);
-    cgprop__free(g, r->edge);
     cgprop__free(g, r->ex);
     cgprop__free(g, r);
 }
@@ -40,6 +46,13 @@ void cgprop__split_destroy(const cgprop_graph *g, void *res) { res_free(g, res);
 
 static const split_res *RES(const cgprop_graph *g) { return cgprop__res(g, CGPROP__A_SPLIT); }
 
+/* S_n of f in metric k: the self cost without a class goes to level 0. */
+static inline uint64_t self_sn(const cgprop_graph *g, size_t fk)
+{
+    uint64_t self = g->self[fk], sn = g->self_n[fk], sr = g->self_r[fk];
+    return sn + (self - sn - sr);
+}
+
 void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_split_row *row)
 {
     const split_res *r = RES(g);
@@ -47,8 +60,8 @@ void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop
     memset(row, 0, sizeof *row);
     row->id = node;
     row->inexact = r->nx[(size_t)node * r->K + k];
-    row->S_n = v[N_SN * r->K + k];
-    row->S_r = v[N_SR * r->K + k];
+    row->S_n = self_sn(g, (size_t)node * r->K + k);
+    row->S_r = g->self_r[(size_t)node * r->K + k];
     row->C_n = v[N_CN * r->K + k];
     row->C_r = v[N_CR * r->K + k];
     row->D = r->D[(size_t)node * r->K + k];
@@ -66,21 +79,51 @@ void cgprop__split_sides(const cgprop_graph *g, uint32_t node, uint32_t k, uint6
     *sides = r->sides[(size_t)node * r->K + k];
 }
 
+/* Call e's six figures in metric k from its class buckets bk; u_to_nr
+ * says where the part without a class goes. */
+static inline void edge_figures(const cgprop_graph *g, const uint64_t *const *bk, uint32_t e, uint32_t k,
+                                bool u_to_nr, uint64_t fig[E_FIG])
+{
+    uint64_t b[CGPROP__NCLS], sum = 0;
+    for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+        b[c] = bk[c][k];
+        sum += b[c]; /* ≤ the call's plain cost */
+    }
+    uint64_t u = g->ecost[(size_t)e * g->K + k] - sum;
+    fig[E_NN] = b[cgprop__cls(0, 0)] + (u_to_nr ? 0 : u);
+    fig[E_NR] = b[cgprop__cls(0, 1)] + b[cgprop__cls(0, 3)] + (u_to_nr ? u : 0);
+    fig[E_ND] = b[cgprop__cls(0, 2)];
+    fig[E_RN] = b[cgprop__cls(1, 0)];
+    fig[E_RR] = b[cgprop__cls(1, 1)] + b[cgprop__cls(1, 3)];
+    fig[E_RD] = b[cgprop__cls(1, 2)];
+}
+
+static inline void edge_buckets(const cgprop_graph *g, uint32_t e, const uint64_t *bk[CGPROP__NCLS])
+{
+    for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
+        uint64_t n;
+        bk[c] = cgprop__ecls_get(g, e, c, &n);
+    }
+}
+
 void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_split_row *row)
 {
     const split_res *r = RES(g);
-    const uint64_t *v = r->edge + (size_t)edge * E_FIG * r->K;
+    const uint64_t *bk[CGPROP__NCLS];
+    uint64_t fig[E_FIG];
+    edge_buckets(g, edge, bk);
+    edge_figures(g, bk, edge, k, (r->ex[edge] & EX_U_TO_NR) != 0, fig);
     memset(row, 0, sizeof *row);
     row->id = edge;
     row->caller = g->ecaller[edge];
     row->callee = g->ecallee[edge];
-    row->inexact = r->ex[edge];
-    row->C_nn = v[E_NN * r->K + k];
-    row->C_nr = v[E_NR * r->K + k];
-    row->C_nd = v[E_ND * r->K + k];
-    row->C_rn = v[E_RN * r->K + k];
-    row->C_rr = v[E_RR * r->K + k];
-    row->C_rd = v[E_RD * r->K + k];
+    row->inexact = r->ex[edge] & ~EX_U_TO_NR;
+    row->C_nn = fig[E_NN];
+    row->C_nr = fig[E_NR];
+    row->C_nd = fig[E_ND];
+    row->C_rn = fig[E_RN];
+    row->C_rr = fig[E_RR];
+    row->C_rd = fig[E_RD];
 }
 
 /* ---- the analysis ---- */
@@ -115,9 +158,8 @@ static bool bucket_used(const cgprop_graph *g, uint32_t e, uint32_t c)
 /* What the passes share besides the result. */
 typedef struct scratch {
     uint8_t *t;          /* nn: T_* facts */
-    uint64_t *out_n;     /* nn·K: Σ calls out of level-0 f */
     uint64_t *out_xr;    /* nn·K: Σ_g C_xr(f, g) */
-    uint8_t *ovf;        /* nn·K: bit 0: C_n/D, 1: C_r, 2: out_xr, 3: out_n saturated */
+    uint8_t *ovf;        /* nn·K: bit 0: C_n/D, 1: C_r, 2: out_xr, 3: N_OUT saturated */
     const uint32_t *cyc; /* cycle of each function; NULL when every cost came with a class */
     uint32_t *own_cyc;
 } scratch;
@@ -190,38 +232,23 @@ static uint32_t call_exactness(const cgprop_graph *g, scratch *s, uint32_t e, bo
     return x;
 }
 
-/* Call e's six figures per metric from its class buckets, and their sums
- * into the callee's C_n and C_r and the caller's outflows. */
+/* Call e's six figures per metric, summed into the callee's C_n and C_r
+ * and the caller's outflows. */
 static void call_figures(const cgprop_graph *g, split_res *r, scratch *s, uint32_t e, bool u_to_nr)
 {
     uint32_t K = g->K, f = g->ecaller[e], h = g->ecallee[e];
-    uint64_t *v = r->edge + (size_t)e * E_FIG * K;
     const uint64_t *bk[CGPROP__NCLS];
-    for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
-        uint64_t n;
-        bk[c] = cgprop__ecls_get(g, e, c, &n);
-    }
+    edge_buckets(g, e, bk);
     for (uint32_t k = 0; k < K; k++) {
-        uint64_t b[CGPROP__NCLS], sum = 0;
-        for (uint32_t c = 0; c < CGPROP__NCLS; c++) {
-            b[c] = bk[c][k];
-            sum += b[c]; /* ≤ the call's plain cost */
-        }
-        uint64_t u = g->ecost[(size_t)e * K + k] - sum;
         uint64_t fig[E_FIG];
-        fig[E_NN] = b[cgprop__cls(0, 0)] + (u_to_nr ? 0 : u);
-        fig[E_NR] = b[cgprop__cls(0, 1)] + b[cgprop__cls(0, 3)] + (u_to_nr ? u : 0);
-        fig[E_ND] = b[cgprop__cls(0, 2)];
-        fig[E_RN] = b[cgprop__cls(1, 0)];
-        fig[E_RR] = b[cgprop__cls(1, 1)] + b[cgprop__cls(1, 3)];
-        fig[E_RD] = b[cgprop__cls(1, 2)];
-        for (int i = 0; i < E_FIG; i++) v[(size_t)i * K + k] = fig[i];
+        edge_figures(g, bk, e, k, u_to_nr, fig);
         size_t fk = (size_t)f * K + k, hk = (size_t)h * K + k;
         uint64_t *hv = r->node + (size_t)h * N_FIG * K;
         /* C_n(h) from its callers; replaced later for roots. */
         if (!cgprop__sat_add(&hv[N_CN * K + k], fig[E_NN] + fig[E_RN])) s->ovf[hk] |= 1;
         if (!cgprop__sat_add(&hv[N_CR * K + k], fig[E_NR] + fig[E_RR])) s->ovf[hk] |= 2;
-        if (!cgprop__sat_add(&s->out_n[fk], fig[E_NN] + fig[E_NR] + fig[E_ND])) s->ovf[fk] |= 8;
+        uint64_t *fv = r->node + (size_t)f * N_FIG * K;
+        if (!cgprop__sat_add(&fv[N_OUT * K + k], fig[E_NN] + fig[E_NR] + fig[E_ND])) s->ovf[fk] |= 8;
         if (!cgprop__sat_add(&s->out_xr[fk], fig[E_NR] + fig[E_RR])) s->ovf[fk] |= 4;
     }
 }
@@ -237,14 +264,12 @@ static void function_figures(const cgprop_graph *g, split_res *r, const scratch 
     uint64_t *v = r->node + (size_t)f * N_FIG * K;
     for (uint32_t k = 0; k < K; k++) {
         size_t fk = (size_t)f * K + k;
-        uint64_t self = g->self[fk], sn = g->self_n[fk], sr = g->self_r[fk];
-        v[N_SN * K + k] = sn + (self - sn - sr);
-        v[N_SR * K + k] = sr;
+        uint64_t self = g->self[fk];
         uint32_t x = xs, sd = 0;
         /* C_n two ways: what enters level-0 activations (their callers'
          * calls and spontaneous entries) and what they spend and call. */
-        uint64_t out = v[N_SN * K + k];
-        bool out_ok = !(s->ovf[fk] & 8) && cgprop__sat_add(&out, s->out_n[fk]) && !(xs & CGPROP_X_S_N) &&
+        uint64_t out = self_sn(g, fk);
+        bool out_ok = !(s->ovf[fk] & 8) && cgprop__sat_add(&out, v[N_OUT * K + k]) && !(xs & CGPROP_X_S_N) &&
                       !(tf & T_OUT_N_BAD);
         v[N_OUT * K + k] = out;
         if (out_ok) sd |= CGPROP__SIDE_OUT;
@@ -276,7 +301,6 @@ static void function_figures(const cgprop_graph *g, split_res *r, const scratch 
 static void scratch_free(const cgprop_graph *g, scratch *s)
 {
     cgprop__free(g, s->t);
-    cgprop__free(g, s->out_n);
     cgprop__free(g, s->out_xr);
     cgprop__free(g, s->ovf);
     cgprop__free(g, s->own_cyc);
@@ -291,10 +315,9 @@ int cgprop_graph_split(cgprop_graph *g)
     memset(&s, 0, sizeof s);
     split_res *r = cgprop__calloc(g, 1, sizeof *r);
     s.t = cgprop__calloc(g, nn, 1);
-    s.out_n = cgprop__calloc(g, nk, sizeof *s.out_n);
     s.out_xr = cgprop__calloc(g, nk, sizeof *s.out_xr);
     s.ovf = cgprop__calloc(g, nk, 1);
-    if (!r || !s.t || !s.out_n || !s.out_xr || !s.ovf) goto nomem;
+    if (!r || !s.t || !s.out_xr || !s.ovf) goto nomem;
     r->K = K;
     r->nn = nn;
     r->ne = ne;
@@ -302,9 +325,8 @@ int cgprop_graph_split(cgprop_graph *g)
     r->D = cgprop__calloc(g, nk, sizeof *r->D);
     r->nx = cgprop__calloc(g, nk, sizeof *r->nx);
     r->sides = cgprop__calloc(g, nk, sizeof *r->sides);
-    r->edge = cgprop__calloc(g, (size_t)ne * E_FIG * K, sizeof *r->edge);
     r->ex = cgprop__calloc(g, ne, sizeof *r->ex);
-    if (!r->node || !r->D || !r->nx || !r->sides || !r->edge || !r->ex) goto nomem;
+    if (!r->node || !r->D || !r->nx || !r->sides || !r->ex) goto nomem;
 
     /* Costs without a class are placed by what the graph's shape proves
      * (docs/SPLIT.md): that needs to know which functions can recurse. */
@@ -326,7 +348,7 @@ int cgprop_graph_split(cgprop_graph *g)
             if (s.cyc) CGPROP__PREFETCH(&s.cyc[ha]);
         }
         bool u_to_nr;
-        r->ex[e] = call_exactness(g, &s, e, &u_to_nr);
+        r->ex[e] = call_exactness(g, &s, e, &u_to_nr) | (u_to_nr ? EX_U_TO_NR : 0);
         call_figures(g, r, &s, e, u_to_nr);
     }
     for (uint32_t f = 0; f < nn; f++) function_figures(g, r, &s, f);
