@@ -113,10 +113,8 @@ static void put_inexact(cgprop__wr *w, uint32_t bits)
 /* A vector of K numbers read from rows[k] at byte offset @p off, in one
  * function per type so the type test is not made per number. */
 enum { T_U64, T_DBL };
-static inline void put_vec(cgprop__wr *w, const char *pre, size_t prelen, const void *rows, size_t row_size,
-                           size_t off, int type, uint32_t K)
+static inline void put_vec(cgprop__wr *w, const void *rows, size_t row_size, size_t off, int type, uint32_t K)
 {
-    jput(w, pre, prelen);
     for (uint32_t k = 0; k < K; k++) {
         const char *p = (const char *)rows + (size_t)k * row_size + off;
         if (k) LIT(w, ",");
@@ -132,21 +130,19 @@ static inline void put_vec(cgprop__wr *w, const char *pre, size_t prelen, const 
     }
     LIT(w, "]");
 }
-static void put_vec_u64(cgprop__wr *w, const char *pre, size_t prelen, const void *rows, size_t row_size, size_t off,
-                        uint32_t K)
+static void put_vec_u64(cgprop__wr *w, const void *rows, size_t row_size, size_t off, uint32_t K)
 {
-    put_vec(w, pre, prelen, rows, row_size, off, T_U64, K);
+    put_vec(w, rows, row_size, off, T_U64, K);
 }
-static void put_vec_dbl(cgprop__wr *w, const char *pre, size_t prelen, const void *rows, size_t row_size, size_t off,
-                        uint32_t K)
+static void put_vec_dbl(cgprop__wr *w, const void *rows, size_t row_size, size_t off, uint32_t K)
 {
-    put_vec(w, pre, prelen, rows, row_size, off, T_DBL, K);
+    put_vec(w, rows, row_size, off, T_DBL, K);
 }
 /* VECK: the same after the literal @p pre (a key), written with the "[" in
- * one piece. */
+ * one piece of constant length. */
 #define VECK(w, pre, rows, type, field, T, K)                                                      \
-    ((T) == T_U64 ? put_vec_u64(w, pre "[", sizeof pre, rows, sizeof *(rows), offsetof(type, field), K) \
-                  : put_vec_dbl(w, pre "[", sizeof pre, rows, sizeof *(rows), offsetof(type, field), K))
+    (LIT(w, pre "["), (T) == T_U64 ? put_vec_u64(w, rows, sizeof *(rows), offsetof(type, field), K) \
+                                   : put_vec_dbl(w, rows, sizeof *(rows), offsetof(type, field), K))
 #define VEC(w, rows, type, field, T, K) VECK(w, "", rows, type, field, T, K)
 
 static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void *rows, size_t row_size)
