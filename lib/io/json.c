@@ -41,7 +41,8 @@ static void put_u64(cgprop__wr *w, uint64_t x)
 {
     char b[CGPROP__NUM_MAX];
     if (sizeof w->buf - w->n >= CGPROP__NUM_MAX)
-        w->n += cgprop__fmt_u64(w->buf + w->n, x);
+        /* Zeros and single digits (most split figures) without a call. */
+        w->n += x < 10 ? (w->buf[w->n] = (char)('0' + x), 1) : cgprop__fmt_u64(w->buf + w->n, x);
     else
         cgprop__wr_put(w, b, cgprop__fmt_u64(b, x));
 }
@@ -49,9 +50,32 @@ static void put_u64(cgprop__wr *w, uint64_t x)
 static void put_dbl(cgprop__wr *w, double x)
 {
     char b[CGPROP__NUM_MAX];
-    if (!isfinite(x))
+    if (!isfinite(x)) {
         LIT(w, "null");
-    else if (sizeof w->buf - w->n >= CGPROP__NUM_MAX)
+        return;
+    }
+    /* Integers are formatted directly; other figures go through the small
+     * cache of the last two (a total is often also the heuristic, the
+     * share and the vertex total). */
+    if (!(x > -1e15 && x < 1e15 && (double)(int64_t)x == x)) {
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof bits);
+        unsigned slot = bits == w->dbits[0] ? 0u : bits == w->dbits[1] ? 1u : 2u;
+        if (slot == 2) {
+            slot = w->dnext;
+            w->dnext ^= 1;
+            w->dbits[slot] = bits;
+            w->dlen[slot] = (unsigned char)cgprop__fmt_double(w->dtxt[slot], x);
+        }
+        if (sizeof w->buf - w->n >= CGPROP__NUM_MAX) {
+            memcpy(w->buf + w->n, w->dtxt[slot], CGPROP__NUM_MAX); /* whole: a fixed-size copy */
+            w->n += w->dlen[slot];
+        } else {
+            cgprop__wr_put(w, w->dtxt[slot], w->dlen[slot]);
+        }
+        return;
+    }
+    if (sizeof w->buf - w->n >= CGPROP__NUM_MAX)
         w->n += cgprop__fmt_double(w->buf + w->n, x);
     else
         cgprop__wr_put(w, b, cgprop__fmt_double(b, x));
@@ -67,24 +91,30 @@ static void put_bool(cgprop__wr *w, int b)
 
 static void put_inexact(cgprop__wr *w, uint32_t bits)
 {
-    LIT(w, "[");
-    int first = 1;
+    if (!bits) {
+        LIT(w, "[]");
+        return;
+    }
+    /* The whole list assembled here, then one copy. */
+    char b[sizeof fig_names / sizeof fig_names[0] * 8 + 2];
+    size_t n = 0;
+    b[n++] = '[';
     for (unsigned i = 0; i < sizeof fig_names / sizeof fig_names[0]; i++) {
         if (!(bits & (1u << i))) continue;
-        if (!first) LIT(w, ",");
-        first = 0;
-        LIT(w, "\"");
-        jput(w, fig_names[i], strlen(fig_names[i]));
-        LIT(w, "\"");
+        if (n > 1) b[n++] = ',';
+        b[n++] = '"';
+        for (const char *c = fig_names[i]; *c; c++) b[n++] = *c;
+        b[n++] = '"';
     }
-    LIT(w, "]");
+    b[n++] = ']';
+    jput(w, b, n);
 }
 
-/* A vector of K numbers read from rows[k] at byte offset @p off. */
+/* A vector of K numbers read from rows[k] at byte offset @p off, in one
+ * function per type so the type test is not made per number. */
 enum { T_U64, T_DBL };
-static void put_vec(cgprop__wr *w, const void *rows, size_t row_size, size_t off, int type, uint32_t K)
+static inline void put_vec(cgprop__wr *w, const void *rows, size_t row_size, size_t off, int type, uint32_t K)
 {
-    LIT(w, "[");
     for (uint32_t k = 0; k < K; k++) {
         const char *p = (const char *)rows + (size_t)k * row_size + off;
         if (k) LIT(w, ",");
@@ -100,7 +130,20 @@ static void put_vec(cgprop__wr *w, const void *rows, size_t row_size, size_t off
     }
     LIT(w, "]");
 }
-#define VEC(w, rows, type, field, T, K) put_vec(w, rows, sizeof *(rows), offsetof(type, field), T, K)
+static void put_vec_u64(cgprop__wr *w, const void *rows, size_t row_size, size_t off, uint32_t K)
+{
+    put_vec(w, rows, row_size, off, T_U64, K);
+}
+static void put_vec_dbl(cgprop__wr *w, const void *rows, size_t row_size, size_t off, uint32_t K)
+{
+    put_vec(w, rows, row_size, off, T_DBL, K);
+}
+/* VECK: the same after the literal @p pre (a key), written with the "[" in
+ * one piece of constant length. */
+#define VECK(w, pre, rows, type, field, T, K)                                                      \
+    (LIT(w, pre "["), (T) == T_U64 ? put_vec_u64(w, rows, sizeof *(rows), offsetof(type, field), K) \
+                                   : put_vec_dbl(w, rows, sizeof *(rows), offsetof(type, field), K))
+#define VEC(w, rows, type, field, T, K) VECK(w, "", rows, type, field, T, K)
 
 static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void *rows, size_t row_size)
 {
@@ -172,6 +215,14 @@ static int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows)
 }
 
 #define KEY(w, k) LIT(w, ",\"" k "\":")
+/* A key and a boolean in one piece. */
+#define KEYBOOL(w, k, b)                                                                           \
+    do {                                                                                           \
+        if (b)                                                                                     \
+            LIT(w, ",\"" k "\":true");                                                             \
+        else                                                                                       \
+            LIT(w, ",\"" k "\":false");                                                            \
+    } while (0)
 
 /* The interval of each metric, [[lo…], [hi…]], null for a metric without
  * one; null whole when no metric has one. */
@@ -282,12 +333,9 @@ static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32
         cgprop__wr_json_str(w, name, nlen);
         LIT(w, ",\"key\":");
         cgprop__wr_json_str(w, kstr, klen);
-        KEY(w, "self");
-        VEC(w, r->node, cgprop_node_row, self, T_U64, K);
-        KEY(w, "total");
-        VEC(w, r->tot, cgprop_total_row, total, T_DBL, K);
-        KEY(w, "heuristic");
-        VEC(w, r->tot, cgprop_total_row, heuristic, T_DBL, K);
+        VECK(w, ",\"self\":", r->node, cgprop_node_row, self, T_U64, K);
+        VECK(w, ",\"total\":", r->tot, cgprop_total_row, total, T_DBL, K);
+        VECK(w, ",\"heuristic\":", r->tot, cgprop_total_row, heuristic, T_DBL, K);
         KEY(w, "bounds");
         put_bounds(w, r->tot, K);
         KEY(w, "walk");
@@ -321,16 +369,11 @@ static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32
             /* The split object only where the input told something exact:
              * a function whose every figure is inexact gets none. */
             if (tells && inexact != FN_BITS) {
-                LIT(w, ",\"split\":{\"S_n\":");
-                VEC(w, r->split, cgprop_split_row, S_n, T_U64, K);
-                LIT(w, ",\"S_r\":");
-                VEC(w, r->split, cgprop_split_row, S_r, T_U64, K);
-                LIT(w, ",\"C_n\":");
-                VEC(w, r->split, cgprop_split_row, C_n, T_U64, K);
-                LIT(w, ",\"C_r\":");
-                VEC(w, r->split, cgprop_split_row, C_r, T_U64, K);
-                LIT(w, ",\"D\":");
-                VEC(w, r->split, cgprop_split_row, D, T_DBL, K);
+                VECK(w, ",\"split\":{\"S_n\":", r->split, cgprop_split_row, S_n, T_U64, K);
+                VECK(w, ",\"S_r\":", r->split, cgprop_split_row, S_r, T_U64, K);
+                VECK(w, ",\"C_n\":", r->split, cgprop_split_row, C_n, T_U64, K);
+                VECK(w, ",\"C_r\":", r->split, cgprop_split_row, C_r, T_U64, K);
+                VECK(w, ",\"D\":", r->split, cgprop_split_row, D, T_DBL, K);
                 LIT(w, "}");
             }
         }
@@ -338,29 +381,20 @@ static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32
         put_inexact(w, inexact);
         /* Extras: the function's recursion flags and inexact bits. */
         uint32_t f = r->tot[0].flags | r->node[0].flags;
-        KEY(w, "self_recursive");
-        put_bool(w, f & CGPROP_F_SELF_RECURSIVE);
-        KEY(w, "entry_assumed");
-        put_bool(w, f & CGPROP_F_ENTRY_ASSUMED);
-        KEY(w, "root");
-        put_bool(w, f & CGPROP_F_ROOT);
+        KEYBOOL(w, "self_recursive", f & CGPROP_F_SELF_RECURSIVE);
+        KEYBOOL(w, "entry_assumed", f & CGPROP_F_ENTRY_ASSUMED);
+        KEYBOOL(w, "root", f & CGPROP_F_ROOT);
         KEY(w, "called");
         put_u64(w, r->node[0].calls_in);
         LIT(w, ",\"spontaneous\":{\"count\":");
         put_u64(w, r->node[0].spont_count);
-        LIT(w, ",\"cost\":");
-        VEC(w, r->node, cgprop_node_row, spont_cost, T_U64, K);
-        LIT(w, ",\"share\":");
-        VEC(w, r->tot, cgprop_total_row, spont_share, T_DBL, K);
+        VECK(w, ",\"cost\":", r->node, cgprop_node_row, spont_cost, T_U64, K);
+        VECK(w, ",\"share\":", r->tot, cgprop_total_row, spont_share, T_DBL, K);
         LIT(w, "}");
-        KEY(w, "vertex_total");
-        VEC(w, r->tot, cgprop_total_row, vertex_total, T_DBL, K);
-        LIT(w, ",\"gprof\":{\"self\":");
-        VEC(w, r->tot, cgprop_total_row, gprof_self, T_DBL, K);
-        LIT(w, ",\"child\":");
-        VEC(w, r->tot, cgprop_total_row, gprof_child, T_DBL, K);
-        KEY(w, "inclusive");
-        put_bool(w, !(f & CGPROP_F_NOT_INCLUSIVE));
+        VECK(w, ",\"vertex_total\":", r->tot, cgprop_total_row, vertex_total, T_DBL, K);
+        VECK(w, ",\"gprof\":{\"self\":", r->tot, cgprop_total_row, gprof_self, T_DBL, K);
+        VECK(w, ",\"child\":", r->tot, cgprop_total_row, gprof_child, T_DBL, K);
+        KEYBOOL(w, "inclusive", !(f & CGPROP_F_NOT_INCLUSIVE));
         LIT(w, "}");
         KEY(w, "heuristic_minus_exact");
         LIT(w, "[");
@@ -420,26 +454,18 @@ static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K
             VEC(w, r->edge, cgprop_edge_row, cost, T_U64, K);
         else
             LIT(w, "null");
-        KEY(w, "total");
-        VEC(w, r->etot, cgprop_edge_total_row, total, T_DBL, K);
-        KEY(w, "heuristic");
-        VEC(w, r->etot, cgprop_edge_total_row, heuristic, T_DBL, K);
+        VECK(w, ",\"total\":", r->etot, cgprop_edge_total_row, total, T_DBL, K);
+        VECK(w, ",\"heuristic\":", r->etot, cgprop_edge_total_row, heuristic, T_DBL, K);
         uint32_t inexact = EDGE_BITS;
         if (have_split) {
             inexact = 0;
             for (uint32_t k = 0; k < K; k++) inexact |= r->esplit[k].inexact & EDGE_BITS;
-            LIT(w, ",\"split\":{\"C_nn\":");
-            VEC(w, r->esplit, cgprop_edge_split_row, C_nn, T_U64, K);
-            LIT(w, ",\"C_nr\":");
-            VEC(w, r->esplit, cgprop_edge_split_row, C_nr, T_U64, K);
-            LIT(w, ",\"C_nd\":");
-            VEC(w, r->esplit, cgprop_edge_split_row, C_nd, T_U64, K);
-            LIT(w, ",\"C_rn\":");
-            VEC(w, r->esplit, cgprop_edge_split_row, C_rn, T_U64, K);
-            LIT(w, ",\"C_rr\":");
-            VEC(w, r->esplit, cgprop_edge_split_row, C_rr, T_U64, K);
-            LIT(w, ",\"C_rd\":");
-            VEC(w, r->esplit, cgprop_edge_split_row, C_rd, T_U64, K);
+            VECK(w, ",\"split\":{\"C_nn\":", r->esplit, cgprop_edge_split_row, C_nn, T_U64, K);
+            VECK(w, ",\"C_nr\":", r->esplit, cgprop_edge_split_row, C_nr, T_U64, K);
+            VECK(w, ",\"C_nd\":", r->esplit, cgprop_edge_split_row, C_nd, T_U64, K);
+            VECK(w, ",\"C_rn\":", r->esplit, cgprop_edge_split_row, C_rn, T_U64, K);
+            VECK(w, ",\"C_rr\":", r->esplit, cgprop_edge_split_row, C_rr, T_U64, K);
+            VECK(w, ",\"C_rd\":", r->esplit, cgprop_edge_split_row, C_rd, T_U64, K);
             LIT(w, "}");
         }
         KEY(w, "inexact");
@@ -454,16 +480,11 @@ static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K
             any |= r->etot[k].flags;
         }
         uint32_t f = e->flags | (all & CGPROP_F_NO_TOTAL) | (any & ~CGPROP_F_NO_TOTAL);
-        KEY(w, "self_call");
-        put_bool(w, f & CGPROP_F_SELF_CALL);
-        KEY(w, "intra_cycle");
-        put_bool(w, f & CGPROP_F_INTRA_CYCLE);
-        KEY(w, "no_total");
-        put_bool(w, f & CGPROP_F_NO_TOTAL);
-        KEY(w, "estimate");
-        put_bool(w, f & CGPROP_F_ESTIMATE);
-        KEY(w, "heuristic_clamped");
-        put_bool(w, f & CGPROP_F_CLAMPED);
+        KEYBOOL(w, "self_call", f & CGPROP_F_SELF_CALL);
+        KEYBOOL(w, "intra_cycle", f & CGPROP_F_INTRA_CYCLE);
+        KEYBOOL(w, "no_total", f & CGPROP_F_NO_TOTAL);
+        KEYBOOL(w, "estimate", f & CGPROP_F_ESTIMATE);
+        KEYBOOL(w, "heuristic_clamped", f & CGPROP_F_CLAMPED);
         if ((any & ~all) & CGPROP_F_NO_TOTAL) {
             KEY(w, "no_total_metrics");
             LIT(w, "[");
@@ -476,12 +497,9 @@ static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K
                 }
             LIT(w, "]");
         }
-        KEY(w, "share");
-        VEC(w, r->etot, cgprop_edge_total_row, share, T_DBL, K);
-        LIT(w, ",\"gprof\":{\"self\":");
-        VEC(w, r->etot, cgprop_edge_total_row, gprof_self, T_DBL, K);
-        LIT(w, ",\"child\":");
-        VEC(w, r->etot, cgprop_edge_total_row, gprof_child, T_DBL, K);
+        VECK(w, ",\"share\":", r->etot, cgprop_edge_total_row, share, T_DBL, K);
+        VECK(w, ",\"gprof\":{\"self\":", r->etot, cgprop_edge_total_row, gprof_self, T_DBL, K);
+        VECK(w, ",\"child\":", r->etot, cgprop_edge_total_row, gprof_child, T_DBL, K);
         LIT(w, "}}");
         if (w->failed) return CGPROP_OK;
     }
@@ -513,16 +531,12 @@ static int write_cycles(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K)
         }
         cgprop_iter_free(it);
         if (rc < 0) return rc;
-        LIT(w, "],\"self\":");
-        VEC(w, r->cyc, cgprop_cycle_row, self, T_U64, K);
-        LIT(w, ",\"total\":");
-        VEC(w, r->cyc, cgprop_cycle_row, total, T_DBL, K);
+        VECK(w, "],\"self\":", r->cyc, cgprop_cycle_row, self, T_U64, K);
+        VECK(w, ",\"total\":", r->cyc, cgprop_cycle_row, total, T_DBL, K);
         uint32_t f = 0;
         for (uint32_t k = 0; k < K; k++) f |= r->cyc[k].flags;
-        KEY(w, "entry_assumed");
-        put_bool(w, f & CGPROP_F_ENTRY_ASSUMED);
-        KEY(w, "root");
-        put_bool(w, f & CGPROP_F_ROOT);
+        KEYBOOL(w, "entry_assumed", f & CGPROP_F_ENTRY_ASSUMED);
+        KEYBOOL(w, "root", f & CGPROP_F_ROOT);
         LIT(w, "}");
     }
     LIT(w, "]");
@@ -555,6 +569,10 @@ int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     if (rc && rc != CGPROP_ESTATE) return rc;
     int have_split = rc == CGPROP_OK;
     int tells = have_split && input_tells_classes(g, nn);
+    /* The double cache starts empty: 0.0 is an integer, never looked up. */
+    w->dbits[0] = w->dbits[1] = 0;
+    w->dlen[0] = w->dlen[1] = 0;
+    w->dnext = 0;
 
     jrows r;
     memset(&r, 0, sizeof r);

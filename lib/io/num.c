@@ -20,8 +20,39 @@ size_t cgprop__fmt_u64(char *buf, uint64_t x)
 {
     /* Count the digits first, then write them from the end straight into
      * buf, two per division. */
+    if (x < 10) {
+        buf[0] = (char)('0' + x);
+        return 1;
+    }
+#if defined(__GNUC__)
+    /* From the bit length: 1233 / 4096 is just above log10(2), so t is the
+     * digit count or one more; one comparison settles it. */
+    static const uint64_t p10[20] = {1u,
+                                     10u,
+                                     100u,
+                                     1000u,
+                                     10000u,
+                                     100000u,
+                                     1000000u,
+                                     10000000u,
+                                     100000000u,
+                                     1000000000u,
+                                     10000000000u,
+                                     100000000000u,
+                                     1000000000000u,
+                                     10000000000000u,
+                                     100000000000000u,
+                                     1000000000000000u,
+                                     10000000000000000u,
+                                     100000000000000000u,
+                                     1000000000000000000u,
+                                     10000000000000000000u};
+    unsigned t = ((unsigned)(64 - __builtin_clzll(x)) * 1233u) >> 12;
+    size_t n = (size_t)t + (x >= p10[t]);
+#else
     size_t n = 1;
     for (uint64_t p = 10; n < 20 && x >= p; p *= 10) n++;
+#endif
     char *o = buf + n;
     while (x >= 100) {
         unsigned r = (unsigned)(x % 100);

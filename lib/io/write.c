@@ -128,6 +128,37 @@ void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *u = (const unsigned char *)s;
+    /* Most names are printable ASCII without quotes or backslashes, keys
+     * that and tabs: one scan, then one copy when the buffer has room. */
+    if (len + 2 <= sizeof w->buf - w->n && !w->failed) {
+        size_t i = 0, tabs = 0;
+        for (; i < len; i++) {
+            unsigned char c = u[i];
+            if ((unsigned char)(c - 0x20) < 0x60 && c != '"' && c != '\\') continue;
+            if (c != '\t') break;
+            tabs++;
+        }
+        if (i == len && len + 2 + tabs <= sizeof w->buf - w->n) {
+            char *o = w->buf + w->n;
+            *o++ = '"';
+            if (!tabs) {
+                memcpy(o, s, len);
+                o += len;
+            } else {
+                for (i = 0; i < len; i++) {
+                    if (u[i] == '\t') {
+                        *o++ = '\\';
+                        *o++ = 't';
+                    } else {
+                        *o++ = (char)u[i];
+                    }
+                }
+            }
+            *o++ = '"';
+            w->n = (size_t)(o - w->buf);
+            return;
+        }
+    }
     cgprop__wr_put(w, "\"", 1);
     size_t run = 0;
     for (size_t i = 0; i < len;) {

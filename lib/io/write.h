@@ -6,6 +6,7 @@
 
 #include "cgprop_io.h"
 #include "graph.h"
+#include "num.h"
 
 /* Buffered output over the caller's callback. Once the callback fails every
  * later put is a no-op and ->failed stays set, so writers need not check each
@@ -16,6 +17,13 @@ typedef struct cgprop__wr {
     void *user;
     int failed;
     size_t n;
+    /* The JSON writer's last two non-integer doubles and their digits
+     * (one figure is often written several times in a row); set up by
+     * that writer, unused by the others. */
+    uint64_t dbits[2];
+    unsigned char dlen[2];
+    unsigned char dnext;
+    char dtxt[2][CGPROP__NUM_MAX];
     char buf[16384];
 } cgprop__wr;
 
