@@ -54,12 +54,7 @@ static const char *fig_exact(char *b, size_t n, double x, int how, uint64_t plus
     return b;
 }
 
-static uint64_t node_exact(const cgprop__view *v, uint32_t f) { return v->split ? v->split[f].C_n : 0; }
-
-static uint64_t edge_exact(const cgprop__view *v, uint32_t e)
-{
-    return v->esplit ? v->esplit[e].C_nn + v->esplit[e].C_rn : 0;
-}
+static uint64_t node_exact(const cgprop__view *v, uint32_t f) { return v->cn ? v->cn[f] : 0; }
 
 static double pct(const cgprop__view *v, double x) { return v->program > 0 ? 100.0 * x / v->program : 0.0; }
 
@@ -106,25 +101,38 @@ static void put_name(tctx *t, uint32_t id, int with_index)
     if (with_index) cgprop__wr_printf(t->w, " [%u]", t->index[id]);
 }
 
-/* One parent or child line of the call graph. */
-static void arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
+/* One parent or child line of the call graph. The view keeps only the
+ * figure a call shows: its gprof parts (and its exact integer) are looked
+ * up here, for the lines printed. */
+static int arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
 {
     cgprop__view *v = t->v;
     char b1[48], b2[48], b3[48];
-    if (v->etot[e].flags & CGPROP_F_INTRA_CYCLE) {
+    cgprop_edge_total_row et;
+    int rc = cgprop_graph_get_row(t->g, CGPROP_ITER_EDGE_TOTALS, v->k, e, &et, sizeof et);
+    if (rc) return rc;
+    if (et.flags & CGPROP_F_INTRA_CYCLE) {
         /* gprof prints only the count of calls inside a cycle. */
         cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu          ", "", "", "", "", "",
                           (unsigned long long)v->edge[e].count);
     } else {
-        snprintf(b2, sizeof b2, "%.0f", v->etot[e].gprof_self);
-        snprintf(b3, sizeof b3, "%.0f", v->etot[e].gprof_child);
+        /* A call's exact figure is C_nn + C_rn (see cgprop__view_load). */
+        uint64_t exact = 0;
+        if (v->ehow[e] == CGPROP__SHOW_EXACT && v->cn) {
+            cgprop_edge_split_row es;
+            if ((rc = cgprop_graph_get_row(t->g, CGPROP_ITER_EDGE_SPLIT, v->k, e, &es, sizeof es))) return rc;
+            exact = es.C_nn + es.C_rn;
+        }
+        snprintf(b2, sizeof b2, "%.0f", et.gprof_self);
+        snprintf(b3, sizeof b3, "%.0f", et.gprof_child);
         cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu/%-9llu", "", "",
-                          fig_exact(b1, sizeof b1, v->eshown[e], v->ehow[e], edge_exact(v, e), 0), b2, b3,
+                          fig_exact(b1, sizeof b1, v->eshown[e], v->ehow[e], exact, 0), b2, b3,
                           (unsigned long long)v->edge[e].count, (unsigned long long)denom);
     }
     cgprop__wr_puts(t->w, "    ");
     put_name(t, other, 1);
     cgprop__wr_puts(t->w, "\n");
+    return CGPROP_OK;
 }
 
 /* The calls of a function that are not listed (into or from functions not
@@ -174,10 +182,11 @@ static int function_entry(tctx *t, uint32_t f)
     if (rc) return rc;
     if ((v->node[f].flags & (CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS)) || n == 0)
         cgprop__wr_printf(w, "%6s %8s %14s %12s %12s %12s              <spontaneous>\n", "", "", "", "", "", "");
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n && !rc; i++)
         if (rows[i].caller != f && cgprop__view_eshown(v, rows[i].id))
-            arc_line(t, rows[i].id, rows[i].caller, called_excl_self(t, f));
+            rc = arc_line(t, rows[i].id, rows[i].caller, called_excl_self(t, f));
     cgprop__free(t->g, rows);
+    if (rc) return rc;
     if (v->hid_in && v->hid_in_n[f]) hidden_line(t, v->hid_in[f], v->hid_in_est[f], v->hid_in_calls[f], v->hid_in_n[f], "caller");
 
     char b1[48], b2[48], b3[48], b4[64];
@@ -197,10 +206,11 @@ static int function_entry(tctx *t, uint32_t f)
     cgprop__wr_puts(w, "\n");
 
     if ((rc = adj_list(t->g, CGPROP_ITER_CALLEES, f, &rows, &n))) return rc;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n && !rc; i++)
         if (rows[i].callee != f && cgprop__view_eshown(v, rows[i].id))
-            arc_line(t, rows[i].id, rows[i].callee, called_excl_self(t, rows[i].callee));
+            rc = arc_line(t, rows[i].id, rows[i].callee, called_excl_self(t, rows[i].callee));
     cgprop__free(t->g, rows);
+    if (rc) return rc;
     if (v->hid_out && v->hid_out_n[f])
         hidden_line(t, v->hid_out[f], v->hid_out_est[f], v->hid_out_calls[f], v->hid_out_n[f], "callee");
     cgprop__wr_puts(w, "-----------------------------------------------\n");
@@ -222,10 +232,11 @@ static int cycle_entry(tctx *t, uint32_t c)
         size_t n = 0;
         int rc = adj_list(t->g, CGPROP_ITER_CALLERS, v->mem[i], &rows, &n);
         if (rc) return rc;
-        for (size_t j = 0; j < n; j++)
+        for (size_t j = 0; j < n && !rc; j++)
             if (v->tot[rows[j].caller].cycle != c && cgprop__view_eshown(v, rows[j].id))
-                arc_line(t, rows[j].id, rows[j].caller, ext);
+                rc = arc_line(t, rows[j].id, rows[j].caller, ext);
         cgprop__free(t->g, rows);
+        if (rc) return rc;
     }
     char b1[48], b2[48], b4[64], idx[16];
     double tot = v->cyc[c].total;

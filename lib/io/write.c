@@ -215,7 +215,7 @@ const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len)
 
 void cgprop__view_free(cgprop_graph *g, cgprop__view *v)
 {
-    void *p[] = {v->node, v->tot, v->split, v->edge, v->etot, v->esplit, v->cyc,
+    void *p[] = {v->node, v->tot, v->cn, v->edge, v->cyc,
                  v->mem_off, v->mem, v->shown, v->how, v->eshown, v->ehow, v->qual,
                  v->sname, v->soff, v->show, v->eshow, v->hid_out, v->hid_in, v->hid_out_est,
                  v->hid_in_est, v->hid_out_calls, v->hid_in_calls, v->hid_out_n, v->hid_in_n};
@@ -260,24 +260,59 @@ static int view_members(cgprop_graph *g, cgprop__view *v)
     return CGPROP_OK;
 }
 
-/* The split's rows when it is current (it is optional: without it every
- * figure is the heuristic). */
+/* Where the view keeps only part of a row (a function's C_n; a call's ends,
+ * count and shown figure), the rows are read a block at a time instead of
+ * copied whole: a call's total and split rows were 120 of the 160 bytes the
+ * view held per call. A writer that needs more of a call it prints looks
+ * the row up. */
+#define CGPROP__VIEW_BLOCK 64
+
+static int next_block(cgprop_graph *g, cgprop_iter *it, void *dst, size_t row_size, size_t want)
+{
+    size_t got = 0;
+    int rc = cgprop_iter_copy_rows(it, dst, row_size, want, &got);
+    if (rc < 0) return rc;
+    if (got != want) return cgprop__err(g, CGPROP_ESTATE, "write: iterator yielded %zu rows, expected %zu", got, want);
+    return CGPROP_OK;
+}
+
+/* The split's C_n when it is current (the split is optional: without it
+ * every figure is the heuristic). */
 static int view_split(cgprop_graph *g, uint32_t k, cgprop__view *v)
 {
     cgprop_iter *it = NULL;
     int rc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, k, 0, &it);
-    cgprop_iter_free(it);
     if (rc == CGPROP_ESTATE) return CGPROP_OK;
     if (rc) return rc;
-    v->split = cgprop__alloc(g, v->nn ? v->nn : 1, sizeof *v->split);
-    v->esplit = cgprop__alloc(g, v->ne ? v->ne : 1, sizeof *v->esplit);
-    if (!v->split || !v->esplit) return CGPROP_ENOMEM;
-    if ((rc = load_rows(g, CGPROP_ITER_SPLIT, k, 0, v->split, sizeof *v->split, v->nn))) return rc;
-    return load_rows(g, CGPROP_ITER_EDGE_SPLIT, k, 0, v->esplit, sizeof *v->esplit, v->ne);
+    v->cn = cgprop__alloc(g, v->nn ? v->nn : 1, sizeof *v->cn);
+    if (!v->cn) rc = CGPROP_ENOMEM;
+    cgprop_split_row r[CGPROP__VIEW_BLOCK];
+    for (uint32_t f0 = 0; !rc && f0 < v->nn; f0 += CGPROP__VIEW_BLOCK) {
+        size_t nb = v->nn - f0 < CGPROP__VIEW_BLOCK ? v->nn - f0 : CGPROP__VIEW_BLOCK;
+        if ((rc = next_block(g, it, r, sizeof *r, nb))) break;
+        for (size_t i = 0; i < nb; i++) v->cn[f0 + i] = r[i].C_n;
+    }
+    cgprop_iter_free(it);
+    return rc;
+}
+
+/* The callers, callees and counts of the calls. */
+static int view_edges(cgprop_graph *g, cgprop__view *v)
+{
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_EDGES, v->k, 0, &it);
+    cgprop_edge_row r[CGPROP__VIEW_BLOCK];
+    for (uint32_t e0 = 0; !rc && e0 < v->ne; e0 += CGPROP__VIEW_BLOCK) {
+        size_t nb = v->ne - e0 < CGPROP__VIEW_BLOCK ? v->ne - e0 : CGPROP__VIEW_BLOCK;
+        if ((rc = next_block(g, it, r, sizeof *r, nb))) break;
+        for (size_t i = 0; i < nb; i++) v->edge[e0 + i] = (cgprop__view_edge){r[i].caller, r[i].callee, r[i].count};
+    }
+    cgprop_iter_free(it);
+    return rc;
 }
 
 /* What each function and call shows, and whether it is exact. */
-static void view_choose(cgprop__view *v, uint32_t flags)
+static int view_choose(cgprop_graph *g, cgprop__view *v, uint32_t flags)
 {
     v->program = 0;
     for (uint32_t i = 0; i < v->nn; i++) v->program += (double)v->node[i].self;
@@ -290,24 +325,37 @@ static void view_choose(cgprop__view *v, uint32_t flags)
             v->how[i] = v->tot[i].estimate == CGPROP_EST_EXACT ? CGPROP__SHOW_EXACT : CGPROP__SHOW_ESTIMATE;
         }
     }
-    for (uint32_t e = 0; e < v->ne; e++) {
-        uint32_t callee = v->edge[e].callee;
-        /* Exact share of a call in the callee's exact total: the cost of
-         * calls that enter a level-0 activation (C_nn + C_rn). Summed over
-         * callers, plus roots, it is C_n(callee). */
-        if (v->split && v->how[callee] == CGPROP__SHOW_EXACT &&
-            !(v->esplit[e].inexact & (CGPROP_X_C_NN | CGPROP_X_C_RN))) {
-            uint64_t x = v->esplit[e].C_nn + v->esplit[e].C_rn;
-            v->eshown[e] = (double)x;
-            v->ehow[e] = x ? CGPROP__SHOW_EXACT : CGPROP__SHOW_NONE;
-        } else if (v->etot[e].flags & (CGPROP_F_NO_TOTAL | CGPROP_F_SELF_CALL)) {
-            v->eshown[e] = 0;
-            v->ehow[e] = CGPROP__SHOW_NONE;
-        } else {
-            v->eshown[e] = flags & CGPROP_W_HEURISTIC_ONLY ? v->etot[e].heuristic : v->etot[e].total;
-            v->ehow[e] = CGPROP__SHOW_ESTIMATE;
+    if (!v->ne) return CGPROP_OK;
+    cgprop_iter *ti = NULL, *si = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_EDGE_TOTALS, v->k, 0, &ti);
+    if (!rc && v->cn) rc = cgprop_iter_new(g, CGPROP_ITER_EDGE_SPLIT, v->k, 0, &si);
+    cgprop_edge_total_row etot[CGPROP__VIEW_BLOCK];
+    cgprop_edge_split_row esplit[CGPROP__VIEW_BLOCK];
+    for (uint32_t e0 = 0; !rc && e0 < v->ne; e0 += CGPROP__VIEW_BLOCK) {
+        size_t nb = v->ne - e0 < CGPROP__VIEW_BLOCK ? v->ne - e0 : CGPROP__VIEW_BLOCK;
+        if ((rc = next_block(g, ti, etot, sizeof *etot, nb))) break;
+        if (si && (rc = next_block(g, si, esplit, sizeof *esplit, nb))) break;
+        for (size_t i = 0; i < nb; i++) {
+            uint32_t e = e0 + (uint32_t)i, callee = v->edge[e].callee;
+            /* Exact share of a call in the callee's exact total: the cost of
+             * calls that enter a level-0 activation (C_nn + C_rn). Summed over
+             * callers, plus roots, it is C_n(callee). */
+            if (si && v->how[callee] == CGPROP__SHOW_EXACT && !(esplit[i].inexact & (CGPROP_X_C_NN | CGPROP_X_C_RN))) {
+                uint64_t x = esplit[i].C_nn + esplit[i].C_rn;
+                v->eshown[e] = (double)x;
+                v->ehow[e] = x ? CGPROP__SHOW_EXACT : CGPROP__SHOW_NONE;
+            } else if (etot[i].flags & (CGPROP_F_NO_TOTAL | CGPROP_F_SELF_CALL)) {
+                v->eshown[e] = 0;
+                v->ehow[e] = CGPROP__SHOW_NONE;
+            } else {
+                v->eshown[e] = flags & CGPROP_W_HEURISTIC_ONLY ? etot[i].heuristic : etot[i].total;
+                v->ehow[e] = CGPROP__SHOW_ESTIMATE;
+            }
         }
     }
+    cgprop_iter_free(ti);
+    cgprop_iter_free(si);
+    return rc;
 }
 
 /* ---- names that tell functions apart ---- */
@@ -492,7 +540,6 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
     v->node = cgprop__alloc(g, nn, sizeof *v->node);
     v->tot = cgprop__alloc(g, nn, sizeof *v->tot);
     v->edge = cgprop__alloc(g, ne, sizeof *v->edge);
-    v->etot = cgprop__alloc(g, ne, sizeof *v->etot);
     v->cyc = cgprop__alloc(g, ncc, sizeof *v->cyc);
     v->mem_off = cgprop__alloc(g, nc + 1, sizeof *v->mem_off);
     v->mem = cgprop__alloc(g, nn, sizeof *v->mem);
@@ -500,13 +547,12 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
     v->how = cgprop__alloc(g, nn, 1);
     v->eshown = cgprop__alloc(g, ne, sizeof *v->eshown);
     v->ehow = cgprop__alloc(g, ne, 1);
-    if (!v->node || !v->tot || !v->edge || !v->etot || !v->cyc || !v->mem_off || !v->mem || !v->shown ||
+    if (!v->node || !v->tot || !v->edge || !v->cyc || !v->mem_off || !v->mem || !v->shown ||
         !v->how || !v->eshown || !v->ehow)
         rc = CGPROP_ENOMEM;
     if (!rc && !(rc = load_rows(g, CGPROP_ITER_NODES, k, 0, v->node, sizeof *v->node, v->nn)) &&
         !(rc = load_rows(g, CGPROP_ITER_TOTALS, k, 0, v->tot, sizeof *v->tot, v->nn)) &&
-        !(rc = load_rows(g, CGPROP_ITER_EDGES, k, 0, v->edge, sizeof *v->edge, v->ne)) &&
-        !(rc = load_rows(g, CGPROP_ITER_EDGE_TOTALS, k, 0, v->etot, sizeof *v->etot, v->ne)) &&
+        !(rc = view_edges(g, v)) &&
         !(rc = load_rows(g, CGPROP_ITER_CYCLES, k, 0, v->cyc, sizeof *v->cyc, nc)) && !(rc = view_members(g, v)) &&
         !(flags & CGPROP_W_HEURISTIC_ONLY))
         rc = view_split(g, k, v);
@@ -524,7 +570,11 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
         cgprop__view_free(g, v);
         return rc;
     }
-    view_choose(v, flags);
+    if ((rc = view_choose(g, v, flags))) {
+        if (rc == CGPROP_ENOMEM) cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        cgprop__view_free(g, v);
+        return rc;
+    }
     return CGPROP_OK;
 }
 

@@ -56,18 +56,24 @@ const char *cgprop__wr_estimate_name(uint32_t estimate);
 /* How a figure in a people's view was obtained. */
 enum { CGPROP__SHOW_EXACT = 0, CGPROP__SHOW_ESTIMATE = 1, CGPROP__SHOW_NONE = 2 };
 
+/* What the views read of a call: half of its cgprop_edge_row. */
+typedef struct cgprop__view_edge {
+    uint32_t caller, callee;
+    uint64_t count;
+} cgprop__view_edge;
+
 /* Everything text and DOT show for one metric, loaded through the iterators.
- * Arrays are indexed by id. split/esplit are NULL when the split is not
- * current (then every figure is the heuristic, marked as an estimate). */
+ * Arrays are indexed by id. cn is NULL when the split is not current
+ * (then every figure is the heuristic, marked as an estimate). Of the calls
+ * only the figure shown is kept: their totals and split rows are looked up
+ * (cgprop_graph_get_row) for the calls a writer prints. */
 typedef struct cgprop__view {
     uint32_t k;
     uint32_t nn, ne, nc;
     cgprop_node_row *node;
     cgprop_total_row *tot;
-    cgprop_split_row *split;
-    cgprop_edge_row *edge;
-    cgprop_edge_total_row *etot;
-    cgprop_edge_split_row *esplit;
+    uint64_t *cn;      /* nn: the split's C_n, the exact inclusive cost */
+    cgprop__view_edge *edge;
     cgprop_cycle_row *cyc;
     uint32_t *mem_off; /* nc + 1 */
     uint32_t *mem;     /* members of cycle c: mem[mem_off[c] .. mem_off[c+1]) */
