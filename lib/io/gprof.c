@@ -438,9 +438,28 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
 
 /* Calls, now that every entry has its function; then the flat profile's
  * functions the call graph did not list. */
-static int finish(gp *p)
+/* The calls are added GP_BATCH at a time (cgprop__add_edges): the callee
+ * pc[from + j] resolved to is b[GP_BATCH + j], its caller b[j], its count
+ * n[j]. A refused batch changes nothing: its calls are then added one by
+ * one, so that the error and its line are the ones adding each call as it
+ * came would give. */
+#define GP_BATCH 4096
+
+static int add_batch(gp *p, size_t from, uint32_t nb, const uint32_t *b, const uint64_t *n)
+{
+    if (!nb || cgprop__add_edges(p->g, nb, b, b + GP_BATCH, n, NULL, NULL) == CGPROP_OK) return CGPROP_OK;
+    for (uint32_t j = 0; j < nb; j++) {
+        int rc = cgprop_graph_add_edge(p->g, b[j], b[GP_BATCH + j], n[j], NULL, NULL);
+        if (rc) return graph_fail(p, rc, p->pc[from + j].line);
+    }
+    return CGPROP_OK;
+}
+
+static int add_calls(gp *p, uint32_t *b, uint64_t *n)
 {
     int rc;
+    size_t from = 0;
+    uint32_t nb = 0;
     for (size_t i = 0; i < p->npc; i++) {
         pcall *c = &p->pc[i];
         uint32_t v;
@@ -448,11 +467,44 @@ static int finish(gp *p)
             v = p->ix[c->callee_ix] - 1;
         } else {
             /* Known to gprof (its static call graph) without an entry. */
-            if ((rc = node_for(p, c->line, c->name, c->nlen, c->callee_ix, &v))) return rc;
-            if ((rc = set_index(p, c->line, c->callee_ix, v))) return rc;
+            if ((rc = node_for(p, c->line, c->name, c->nlen, c->callee_ix, &v)) ||
+                (rc = set_index(p, c->line, c->callee_ix, v))) {
+                /* The calls before it come first. */
+                int brc = b ? add_batch(p, from, nb, b, n) : CGPROP_OK;
+                return brc ? brc : rc;
+            }
         }
-        if ((rc = cgprop_graph_add_edge(p->g, c->caller, v, c->count, NULL, NULL))) return graph_fail(p, rc, c->line);
+        if (!b) {
+            if ((rc = cgprop_graph_add_edge(p->g, c->caller, v, c->count, NULL, NULL)))
+                return graph_fail(p, rc, c->line);
+            continue;
+        }
+        if (nb == 0) from = i;
+        b[nb] = c->caller;
+        b[GP_BATCH + nb] = v;
+        n[nb] = c->count;
+        if (++nb == GP_BATCH) {
+            if ((rc = add_batch(p, from, nb, b, n))) return rc;
+            nb = 0;
+        }
     }
+    return b ? add_batch(p, from, nb, b, n) : CGPROP_OK;
+}
+
+static int finish(gp *p)
+{
+    int rc;
+    /* Without the batch's memory, one call at a time. */
+    uint32_t *b = p->npc ? cgprop__alloc(p->g, 2 * GP_BATCH, sizeof *b) : NULL;
+    uint64_t *n = b ? cgprop__alloc(p->g, GP_BATCH, sizeof *n) : NULL;
+    if (!n) {
+        cgprop__free(p->g, b);
+        b = NULL;
+    }
+    rc = add_calls(p, b, n);
+    cgprop__free(p->g, b);
+    cgprop__free(p->g, n);
+    if (rc) return rc;
     for (size_t i = 0; i < p->nfl; i++) {
         flat *f = &p->fl[i];
         uint32_t v;

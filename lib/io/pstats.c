@@ -6,6 +6,7 @@
  * uses is decoded here by hand into a flat table of values (no recursion:
  * an explicit stack of open containers), then read as the dict above. */
 #include "io_util.h"
+#include "util/prefetch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,23 @@ typedef struct ps {
     uint32_t nst, scap;
     char *key;
     size_t kcap;
+    /* The reader's own index of the functions the dict's keys name: their
+     * keys copied into kb, found by a hash of the key bytes. The callers'
+     * labels are looked up here several labels ahead of their turn, so
+     * the misses of a lookup overlap (see look_ahead). */
+    struct lslot {
+        uint32_t fp, fid1, off, len; /* fid1: the function + 1, 0 when empty */
+    } *lt;
+    uint32_t lmask;
+    char *kb;
+    uint32_t kbn, kbcap;
+    uint32_t *flat; /* the callers' labels in the order the calls are read */
+    uint32_t nflat;
+    struct ahead *ring; /* PS_AHEAD of them prepared ahead */
+    /* Calls with a cost, added PS_BATCH at a time (cgprop__add_edges). */
+    uint32_t *bcaller, *bcallee;
+    uint64_t *bcount, *bcost;
+    uint32_t nb;
 } ps;
 
 #define NOPE UINT32_MAX
@@ -340,6 +358,23 @@ static int count_of(ps *p, const mval *m, const char *what, uint64_t *out)
     return CGPROP_OK;
 }
 
+/* The key of label (f, line, nm) into o (room for 1 + |f| + |ln| + |nm|
+ * bytes); ln is ":line TAB". */
+static void write_key(const ps *p, const mval *f, const char *ln, size_t nl, const mval *nm, char *o)
+{
+    *o++ = '\t';
+    for (uint32_t i = 0; i < f->u.s.len; i++) {
+        char ch = (char)p->d[f->u.s.at + i];
+        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
+    }
+    memcpy(o, ln, nl);
+    o += nl;
+    for (uint32_t i = 0; i < nm->u.s.len; i++) {
+        char ch = (char)p->d[nm->u.s.at + i];
+        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
+    }
+}
+
 /* A (file, line, name) label -> function: key "TAB file:line TAB name", the
  * object part empty, as every reader's keys have none or two TABs (the
  * callgrind writer turns them into ob=, fl= and fn=). TABs and line breaks
@@ -366,22 +401,118 @@ static int label(ps *p, mval *k, uint32_t *out)
         p->key = q;
         p->kcap = n;
     }
-    char *o = p->key;
-    *o++ = '\t';
-    for (uint32_t i = 0; i < f->u.s.len; i++) {
-        char ch = (char)p->d[f->u.s.at + i];
-        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
-    }
-    memcpy(o, ln, (size_t)nl);
-    o += nl;
-    for (uint32_t i = 0; i < nm->u.s.len; i++) {
-        char ch = (char)p->d[nm->u.s.at + i];
-        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
-    }
+    write_key(p, f, ln, (size_t)nl, nm, p->key);
     int rc = cgprop_graph_add_node(p->g, p->key, n, out);
     if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
     k->fid = *out;
     return CGPROP_OK;
+}
+
+/* ---- the reader's index of the dict's functions ---- */
+
+static uint64_t key_hash(const char *s, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 32;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 29;
+    return h;
+}
+
+/* Room for about nf functions; without it (no memory) every label is
+ * looked up in the graph, as before the index. */
+static void lindex_init(ps *p, uint32_t nf)
+{
+    uint64_t cap = 64;
+    while (cap < (uint64_t)nf * 2) cap *= 2;
+    if (cap > ((uint64_t)1 << 31)) return;
+    p->lt = cgprop__calloc(p->g, (size_t)cap, sizeof *p->lt);
+    if (p->lt) p->lmask = (uint32_t)(cap - 1);
+}
+
+/* Add key (n bytes, hash h) of function fid; nothing when out of room. */
+static void lindex_add(ps *p, const char *key, size_t n, uint64_t h, uint32_t fid)
+{
+    if (!p->lt || n > UINT32_MAX - 1 - p->kbn || fid >= UINT32_MAX - 1) return;
+    if (p->kbn + n > p->kbcap) {
+        uint64_t c = p->kbcap ? (uint64_t)p->kbcap * 2 : 1 << 16;
+        while (c < (uint64_t)p->kbn + n) c *= 2;
+        if (c > UINT32_MAX) c = UINT32_MAX;
+        char *q = cgprop__realloc(p->g, p->kb, (size_t)c, 1);
+        if (!q) return;
+        p->kb = q;
+        p->kbcap = (uint32_t)c;
+    }
+    memcpy(p->kb + p->kbn, key, n);
+    uint32_t i = (uint32_t)h & p->lmask;
+    while (p->lt[i].fid1) i = (i + 1) & p->lmask;
+    p->lt[i].fp = (uint32_t)(h >> 32);
+    p->lt[i].fid1 = fid + 1;
+    p->lt[i].off = p->kbn;
+    p->lt[i].len = (uint32_t)n;
+    p->kbn += (uint32_t)n;
+}
+
+/* A caller's label prepared ahead of its turn: its key and hash. */
+#define PS_AHEAD 16
+#define PS_BATCH 4096
+#define PS_KMAX 200
+typedef struct ahead {
+    uint32_t val; /* the label's value, NOPE when it is left to label() */
+    uint32_t len;
+    uint64_t h;
+    char key[PS_KMAX];
+} ahead;
+
+/* Prepare label value id (a caller's): its key and hash, and fetch its
+ * index slot. Labels of another shape, already resolved, or with long keys
+ * are left to label(), which also says what is wrong with them. */
+static void look_ahead(const ps *p, uint32_t id, ahead *a)
+{
+    a->val = NOPE;
+    const mval *k = &p->v[id];
+    if (!p->lt || k->fid != NOPE || k->kind != V_TUPLE || k->n != 3) return;
+    const mval *f = kid(p, k, 0), *l = kid(p, k, 1), *nm = kid(p, k, 2);
+    if (f->kind != V_STR || nm->kind != V_STR || l->kind != V_INT) return;
+    char ln[24];
+    int nl = snprintf(ln, sizeof ln, ":%lld\t", (long long)l->u.i);
+    size_t n = 1 + (size_t)f->u.s.len + (size_t)nl + nm->u.s.len;
+    if (n > PS_KMAX) return;
+    write_key(p, f, ln, (size_t)nl, nm, a->key);
+    a->len = (uint32_t)n;
+    a->h = key_hash(a->key, n);
+    a->val = id;
+    CGPROP__PREFETCH(&p->lt[(uint32_t)a->h & p->lmask]);
+}
+
+/* The function of a prepared label, or NOPE when the index has none. */
+static uint32_t lindex_find(const ps *p, const ahead *a)
+{
+    uint32_t fp = (uint32_t)(a->h >> 32);
+    for (uint32_t i = (uint32_t)a->h & p->lmask;; i = (i + 1) & p->lmask) {
+        const struct lslot *s = &p->lt[i];
+        if (!s->fid1) return NOPE;
+        if (s->fp == fp && s->len == a->len && memcmp(p->kb + s->off, a->key, a->len) == 0) return s->fid1 - 1;
+    }
+}
+
+/* The same slot search, only to fetch the key bytes it will compare. */
+static void lindex_touch(const ps *p, const ahead *a)
+{
+    if (a->val == NOPE) return;
+    const struct lslot *s = &p->lt[(uint32_t)a->h & p->lmask];
+    if (s->fid1 && s->fp == (uint32_t)(a->h >> 32)) CGPROP__PREFETCH(p->kb + s->off);
 }
 
 static int graph_fail(ps *p, int rc)
@@ -390,7 +521,48 @@ static int graph_fail(ps *p, int rc)
     return cgprop__read_fail(p->err, rc, 0, "%s", cgprop_graph_errmsg(p->g));
 }
 
-static int build(ps *p, uint32_t root, uint64_t *nfun)
+/* The callers' labels of every entry, in the order the second pass reads
+ * them (up to the first entry of another shape, where it stops with an
+ * error), and the first PS_AHEAD of them prepared. Without memory, no
+ * looking ahead. */
+static void prepare_callers(ps *p, const mval *top)
+{
+    if (!p->lt) return;
+    uint64_t n = 0;
+    for (uint32_t ci = top->first; ci != NOPE; ci = p->c[p->c[ci].next].next) {
+        const mval *val = &p->v[p->c[p->c[ci].next].val];
+        if (val->kind != V_TUPLE || val->n != 5) break;
+        const mval *callers = kid(p, val, 4);
+        if (callers->kind != V_DICT) break;
+        n += callers->n / 2;
+    }
+    if (n == 0 || n > UINT32_MAX - 1) return;
+    p->flat = cgprop__alloc(p->g, (size_t)n, sizeof *p->flat);
+    p->ring = cgprop__alloc(p->g, PS_AHEAD, sizeof *p->ring);
+    if (!p->flat || !p->ring) return;
+    uint32_t m = 0;
+    for (uint32_t ci = top->first; ci != NOPE && m < n; ci = p->c[p->c[ci].next].next) {
+        const mval *val = &p->v[p->c[p->c[ci].next].val];
+        const mval *callers = kid(p, val, 4);
+        for (uint32_t cj = callers->first; cj != NOPE && m < n; cj = p->c[p->c[cj].next].next)
+            p->flat[m++] = p->c[cj].val;
+    }
+    p->nflat = m;
+    for (uint32_t j = 0; j < PS_AHEAD && j < m; j++) look_ahead(p, p->flat[j], &p->ring[j]);
+}
+
+/* Add the calls gathered so far, in their order: the graph ends as adding
+ * them one by one would leave it. */
+static int flush_calls(ps *p)
+{
+    uint32_t n = p->nb;
+    p->nb = 0;
+    if (!n) return CGPROP_OK;
+    int rc = cgprop__add_edges(p->g, n, p->bcaller, p->bcallee, p->bcount, p->bcost, NULL);
+    return rc ? graph_fail(p, rc) : CGPROP_OK;
+}
+
+static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
 {
     const mval *top = &p->v[root];
     if (top->kind != V_DICT) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "the statistics are not a dict");
@@ -398,14 +570,22 @@ static int build(ps *p, uint32_t root, uint64_t *nfun)
     /* One entry per function (a dict's n counts keys and values): size
      * the function table once instead of doubling it up to there. */
     if ((rc = cgprop__reserve_nodes(p->g, top->n / 2))) return rc == CGPROP_ENOMEM ? OOM(p) : graph_fail(p, rc);
+    lindex_init(p, top->n / 2);
+    uint32_t cur = 0; /* the next caller's place in p->flat */
     /* Two passes: every function with its own figures, then the calls (a
      * caller may come later in the dict). */
     for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) prepare_callers(p, top);
         for (uint32_t ci = top->first; ci != NOPE; ci = p->c[p->c[ci].next].next) {
             mval *k = &p->v[p->c[ci].val];
             const mval *val = &p->v[p->c[p->c[ci].next].val];
-            uint32_t f;
+            uint32_t f, nn0 = p->g->nn;
             if ((rc = label(p, k, &f))) return rc;
+            /* A new function: label() left its key in p->key. */
+            if (pass == 0 && p->g->nn != nn0 && p->lt) {
+                size_t kl = p->g->key_len[f];
+                lindex_add(p, p->key, kl, key_hash(p->key, kl), f);
+            }
             if (val->kind != V_TUPLE || val->n != 5)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0,
                                          "a function's figures are not a (cc, nc, tt, ct, callers) tuple");
@@ -429,10 +609,21 @@ static int build(ps *p, uint32_t root, uint64_t *nfun)
                 continue;
             }
             for (uint32_t cj = callers->first; cj != NOPE; cj = p->c[p->c[cj].next].next) {
-                mval *ck = &p->v[p->c[cj].val];
+                uint32_t ckid = p->c[cj].val;
+                mval *ck = &p->v[ckid];
                 const mval *cv = &p->v[p->c[p->c[cj].next].val];
-                uint32_t a;
-                if ((rc = label(p, ck, &a))) return rc;
+                uint32_t a = NOPE;
+                if (cur < p->nflat && p->flat[cur] == ckid) {
+                    ahead *e = &p->ring[cur % PS_AHEAD];
+                    if (cur + PS_AHEAD / 2 < p->nflat) lindex_touch(p, &p->ring[(cur + PS_AHEAD / 2) % PS_AHEAD]);
+                    if (e->val == ckid) a = lindex_find(p, e);
+                    if (cur + PS_AHEAD < p->nflat) look_ahead(p, p->flat[cur + PS_AHEAD], e);
+                    cur++;
+                } else {
+                    p->nflat = 0; /* not the order foreseen: no more looking ahead */
+                }
+                if (a != NOPE) ck->fid = a;
+                else if ((rc = label(p, ck, &a))) return rc;
                 uint64_t cnt = 0, cost = 0;
                 bool has_cost = false;
                 if (cv->kind == V_INT || cv->kind == V_BIGINT) {
@@ -447,12 +638,42 @@ static int build(ps *p, uint32_t root, uint64_t *nfun)
                     return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0,
                                              "a caller's figures are neither a count nor (nc, cc, tt, ct)");
                 }
+                if (has_cost && p->bcaller) {
+                    p->bcaller[p->nb] = a;
+                    p->bcallee[p->nb] = f;
+                    p->bcount[p->nb] = cnt;
+                    p->bcost[p->nb] = cost;
+                    if (++p->nb == PS_BATCH && (rc = flush_calls(p))) return rc;
+                    continue;
+                }
+                if ((rc = flush_calls(p))) return rc;
                 if ((rc = cgprop_graph_add_edge(p->g, a, f, cnt, has_cost ? &cost : NULL, NULL)))
                     return graph_fail(p, rc);
             }
         }
     }
     return CGPROP_OK;
+}
+
+/* The calls gathered when an error stops the reading come first: the
+ * error is the first one in the input's order, as if each call had been
+ * added as it was read. */
+static int build(ps *p, uint32_t root, uint64_t *nfun)
+{
+    p->bcaller = cgprop__alloc(p->g, 2 * PS_BATCH, sizeof *p->bcaller);
+    p->bcount = cgprop__alloc(p->g, 2 * PS_BATCH, sizeof *p->bcount);
+    if (!p->bcaller || !p->bcount) {
+        cgprop__free(p->g, p->bcaller);
+        cgprop__free(p->g, p->bcount);
+        p->bcaller = NULL;
+        p->bcount = NULL;
+    } else {
+        p->bcallee = p->bcaller + PS_BATCH;
+        p->bcost = p->bcount + PS_BATCH;
+    }
+    int rc = build_dict(p, root, nfun);
+    int frc = flush_calls(p);
+    return frc ? frc : rc;
 }
 
 int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options *opts,
@@ -481,6 +702,12 @@ int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options 
     cgprop__free(p.g, p.refs);
     cgprop__free(p.g, p.st);
     cgprop__free(p.g, p.key);
+    cgprop__free(p.g, p.lt);
+    cgprop__free(p.g, p.kb);
+    cgprop__free(p.g, p.flat);
+    cgprop__free(p.g, p.ring);
+    cgprop__free(p.g, p.bcaller);
+    cgprop__free(p.g, p.bcount);
     if (rc) {
         cgprop_graph_free(p.g);
         return rc;
