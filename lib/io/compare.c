@@ -831,12 +831,7 @@ int cgprop_write_compare(cgprop_graph *base, cgprop_graph *g, uint32_t format, c
     if (!base) return cgprop__err(g, CGPROP_EINVAL, "compare: the base graph is NULL");
     if (!write) return cgprop__err(g, CGPROP_EINVAL, "compare: the output callback is NULL");
     cgprop_write_options o;
-    cgprop_write_options_init(&o);
-    const size_t old = offsetof(cgprop_write_options, cycles);
-    /* Callers built before the view controls pass the struct ending with cycles. */
-    const size_t with_cycles = offsetof(cgprop_write_options, roots);
-    if (opts && ((opts->size > old && opts->size < sizeof o && opts->size != with_cycles) ||
-                 !cgprop__opts_in(&o, sizeof o, opts, old)))
+    if (!cgprop__write_opts_in(&o, opts))
         return cgprop__err(g, CGPROP_EINVAL, "compare: options size %u: call cgprop_write_options_init() first",
                            opts->size);
     /* The flags a comparison has a use for; any other is refused rather

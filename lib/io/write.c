@@ -605,21 +605,26 @@ static int check_view_options(cgprop_graph *g, const cgprop_write_options *o)
     return CGPROP_OK;
 }
 
+bool cgprop__write_opts_in(cgprop_write_options *o, const cgprop_write_options *opts)
+{
+    cgprop_write_options_init(o);
+    if (!opts) return true;
+    /* Each published layout is accepted: the first (without cycles), the
+     * one ending with cycles (before the view controls) and the current
+     * one; a size between them is no struct's. */
+    const size_t old = offsetof(cgprop_write_options, cycles);
+    const size_t with_cycles = offsetof(cgprop_write_options, roots);
+    if (opts->size > old && opts->size < sizeof *o && opts->size != with_cycles) return false;
+    return cgprop__opts_in(o, sizeof *o, opts, old);
+}
+
 int cgprop_write(cgprop_graph *g, uint32_t format, const cgprop_write_options *opts, cgprop_write_fn write,
                  void *user)
 {
     if (!g) return CGPROP_EINVAL;
     if (!write) return cgprop__err(g, CGPROP_EINVAL, "write: the output callback is NULL");
     cgprop_write_options o;
-    cgprop_write_options_init(&o);
-    /* A caller built before cycles was appended passes the struct without
-     * it (its sizeof); a size between the two layouts is no struct's. */
-    const size_t old = offsetof(cgprop_write_options, cycles);
-    /* A caller built before the view controls were appended passes the
-     * struct that ends with cycles. */
-    const size_t with_cycles = offsetof(cgprop_write_options, roots);
-    if (opts && ((opts->size > old && opts->size < sizeof o && opts->size != with_cycles) ||
-                 !cgprop__opts_in(&o, sizeof o, opts, old)))
+    if (!cgprop__write_opts_in(&o, opts))
         return cgprop__err(g, CGPROP_EINVAL, "write: options size %u: call cgprop_write_options_init() first",
                            opts->size);
     const uint32_t known = CGPROP_W_HEURISTIC_ONLY | CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION | CGPROP_W_NO_PRUNE |

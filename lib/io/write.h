@@ -27,6 +27,10 @@ typedef struct cgprop__wr {
     char buf[16384];
 } cgprop__wr;
 
+/* The caller's write options over the defaults, any published layout;
+ * false for a size no layout has (or an unknown non-zero tail). */
+bool cgprop__write_opts_in(cgprop_write_options *o, const cgprop_write_options *opts);
+
 void cgprop__wr_put(cgprop__wr *w, const char *s, size_t len);
 void cgprop__wr_puts(cgprop__wr *w, const char *s);
 void cgprop__wr_printf(cgprop__wr *w, const char *fmt, ...)
