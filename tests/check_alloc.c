@@ -9,6 +9,8 @@
  * iterators) no block is left. The first sweep compares the graph against
  * a brute-force model of the additions written here; the second, which runs
  * the analyses too, compares against a run that never failed. */
+/* mkstemp, fdopen */
+#define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "cgprop.h"
+#include "cgprop_io.h"
 
 /* ---- counting, failing allocator ---- */
 
@@ -777,6 +780,85 @@ START_TEST(test_point_lookup_needs_no_memory)
 }
 END_TEST
 
+/* ---- standard input that is a regular file ---- */
+
+/* Largest single block asked for: reading the input whole would ask for
+ * at least its size at once. */
+typedef struct peak {
+    size_t largest;
+} peak;
+
+static void *pk_malloc(void *u, size_t n)
+{
+    peak *k = u;
+    if (n > k->largest) k->largest = n;
+    return malloc(n);
+}
+
+static void *pk_realloc(void *u, void *p, size_t n)
+{
+    peak *k = u;
+    if (n > k->largest) k->largest = n;
+    return realloc(p, n);
+}
+
+static void pk_free(void *u, void *p)
+{
+    (void)u;
+    free(p);
+}
+
+static uint64_t self_of(cgprop_graph *g, const char *key)
+{
+    uint32_t id;
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_find_node(g, key, strlen(key), &id), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id, &r, sizeof r), CGPROP_OK);
+    return r.self;
+}
+
+/* `cgprop report - < big.perf`: a regular file behind standard input is
+ * mapped, not copied into the reader's memory, and read from where the
+ * stream stands (here after a first line the caller consumed, which the
+ * folded reader would refuse). */
+START_TEST(test_stdin_regular_file_is_mapped)
+{
+    char path[] = "/tmp/cgprop-stdin-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *w = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(w);
+    fputs("a line the caller reads first\n", w);
+    for (int i = 0; i < 20000; i++) fputs("main;a;b;c 10\nmain;a;d 5\n", w);
+    ck_assert_int_eq(fclose(w), 0);
+    long size = 30 + 20000L * 25;
+
+    ck_assert_ptr_nonnull(freopen(path, "rb", stdin));
+    char line[64];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, stdin));
+    ck_assert_str_eq(line, "a line the caller reads first\n");
+
+    peak k = {0};
+    cgprop_allocator a = {pk_malloc, pk_realloc, pk_free, &k};
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_FOLDED;
+    cgprop_graph *g = NULL;
+    cgprop_read_error e;
+    cgprop_read_error_init(&e);
+    ck_assert_int_eq(cgprop_read_file("-", 1, &o, &a, &g, NULL, &e), CGPROP_OK);
+    /* 20,000 samples of each stack, worked out by hand. */
+    ck_assert_uint_eq(self_of(g, "c"), 200000);
+    ck_assert_uint_eq(self_of(g, "d"), 100000);
+    ck_assert_uint_eq(self_of(g, "main"), 0);
+    ck_assert_uint_lt(k.largest, (size_t)size / 4);
+    /* The stream is left at its end, as reading it whole would leave it. */
+    ck_assert_int_eq(ftell(stdin), size);
+    cgprop_graph_free(g);
+    remove(path);
+}
+END_TEST
+
 static Suite *alloc_suite(void)
 {
     Suite *s = suite_create("alloc");
@@ -789,6 +871,7 @@ static Suite *alloc_suite(void)
     tcase_add_test(tc, test_point_lookup_needs_no_memory);
     tcase_add_test(tc, test_sweep_build_and_iterate);
     tcase_add_test(tc, test_sweep_analyses);
+    tcase_add_test(tc, test_stdin_regular_file_is_mapped);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -95,6 +95,31 @@ static int fail(cgprop__file *f, int rc, const char *why, int errnum)
     return rc;
 }
 
+#if CGPROP_HAVE_MMAP
+/* Maps the regular file open on fd from byte off to its end. False (nothing
+ * changed) when fd is not a regular file, holds nothing past off, or cannot
+ * be mapped: the caller then reads it through stdio. */
+static bool map_regular(cgprop__file *f, int fd, uint64_t off)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return false;
+    uint64_t size = (uint64_t)st.st_size;
+    if (size >= (uint64_t)SIZE_MAX || off >= size) return false;
+    /* Mapped from 0 (the offset of a mapping must be page-aligned); the
+     * bytes before off are skipped. */
+    void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) return false;
+#ifdef MADV_SEQUENTIAL
+    (void)madvise(m, (size_t)size, MADV_SEQUENTIAL);
+#endif
+    f->map = m;
+    f->map_len = (size_t)size;
+    f->data = (const char *)m + off;
+    f->len = (size_t)(size - off);
+    return true;
+}
+#endif
+
 int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const cgprop_allocator *alloc)
 {
     memset(f, 0, sizeof *f);
@@ -121,23 +146,19 @@ int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const 
             close(fd);
             return fail(f, CGPROP_ENOTFOUND, "cannot read", EISDIR);
         }
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-            (uint64_t)st.st_size < (uint64_t)SIZE_MAX) {
-            size_t len = (size_t)st.st_size;
-            void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-            close(fd);
-            if (m != MAP_FAILED) {
-#ifdef MADV_SEQUENTIAL
-                (void)madvise(m, len, MADV_SEQUENTIAL);
-#endif
-                f->map = m;
-                f->map_len = len;
-                f->data = m;
-                f->len = len;
-                return CGPROP_OK;
-            }
-        } else {
-            close(fd);
+        bool mapped = map_regular(f, fd, 0);
+        close(fd);
+        if (mapped) return CGPROP_OK;
+    } else {
+        /* `cgprop report - < big.perf` is a regular file behind standard
+         * input: mapped like a named file, from where the stream stands (the
+         * caller may have read some of it), so a large recording given this
+         * way reads in the graph's memory too. The stream is then left at its
+         * end, as reading it whole would leave it. */
+        long off = ftell(stdin);
+        if (off >= 0 && map_regular(f, fileno(stdin), (uint64_t)off)) {
+            (void)fseek(stdin, 0, SEEK_END);
+            return CGPROP_OK;
         }
     }
 #endif

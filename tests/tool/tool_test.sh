@@ -53,6 +53,9 @@ text)
     # Same output from standard input, and into a file with -o.
     "$T" report - < "$REC" | tail -n +2 > "$TMP/stdin" || die "stdin exit"
     tail -n +2 "$TMP/o" | cmp -s - "$TMP/stdin" || die "stdin output differs"
+    # A pipe is read whole, a file behind standard input is mapped: the same report.
+    cat "$REC" | "$T" report - | tail -n +2 > "$TMP/stdin" || die "pipe exit"
+    tail -n +2 "$TMP/o" | cmp -s - "$TMP/stdin" || die "pipe output differs"
     "$T" report -o "$TMP/f" "$REC" || die "-o exit"
     cmp -s "$TMP/o" "$TMP/f" || die "-o output differs"
     ;;
