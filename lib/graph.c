@@ -1232,15 +1232,83 @@ int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls)
 
 /* ---- bulk additions ---- */
 
-/* Calls s .. t - 1 of a batch, all of caller a = caller[s] (at most RUN_MAX
- * of them), where a had no call before: each is new to the graph or a
- * repeat within these calls, so the run table alone (g->run_tab, empty
- * between runs) tells which, and no call index is probed or written (the
- * new calls stay past ne - eunidx). The callees' sums, the only other misses,
+/* Take calls e0 .. e1 - 1 out of the run table. Each is searched past
+ * empty slots (others taken out before may have cut its probe path), so
+ * any order will do. */
+static void run_tab_drop(cgprop_graph *g, uint32_t e0, uint32_t e1)
+{
+    for (uint32_t e = e1; e-- > e0;) {
+        uint32_t i = run_slot(g->ecallee[e]);
+        while (g->run_tab[i] != e + 1) i = (i + 1) & (CGPROP__RUN_CAP - 1);
+        g->run_tab[i] = 0;
+    }
+}
+
+/* Where a batch has put each caller's calls (add_calls_core): the calls a
+ * run of bulk_run made are ids e0 .. e1 - 1, and prev is the caller's run
+ * before it (+ 1, 0: none). head[caller] is its last run + 1, 0 when it has
+ * none, BULK_SLOW once its calls go through the index. */
+typedef struct bulk_runs {
+    uint32_t *e0, *e1, *prev;
+    uint32_t n, cap;
+    uint32_t *head;
+} bulk_runs;
+#define BULK_SLOW UINT32_MAX
+
+static bool bulk_runs_push(cgprop_graph *g, bulk_runs *r, uint32_t a, uint32_t e0, uint32_t e1)
+{
+    if (r->n == r->cap) {
+        uint32_t cap = r->cap ? r->cap * 2 : 256;
+        uint32_t *p;
+        if (!(p = cgprop__realloc(g, r->e0, cap, sizeof *p))) return false;
+        r->e0 = p;
+        if (!(p = cgprop__realloc(g, r->e1, cap, sizeof *p))) return false;
+        r->e1 = p;
+        if (!(p = cgprop__realloc(g, r->prev, cap, sizeof *p))) return false;
+        r->prev = p;
+        r->cap = cap;
+    }
+    r->e0[r->n] = e0;
+    r->e1[r->n] = e1;
+    r->prev[r->n] = r->head[a];
+    r->head[a] = ++r->n;
+    return true;
+}
+
+/* Put the calls of a's earlier runs in the run table; false (nothing put)
+ * when they and `more` would not fit. */
+static bool bulk_runs_load(cgprop_graph *g, const bulk_runs *r, uint32_t a, uint32_t more)
+{
+    uint32_t total = more;
+    for (uint32_t x = r->head[a]; x; x = r->prev[x - 1]) {
+        total += r->e1[x - 1] - r->e0[x - 1];
+        if (total > CGPROP__RUN_MAX) return false;
+    }
+    for (uint32_t x = r->head[a]; x; x = r->prev[x - 1])
+        for (uint32_t e = r->e0[x - 1]; e < r->e1[x - 1]; e++) {
+            uint32_t i = run_slot(g->ecallee[e]);
+            while (g->run_tab[i]) i = (i + 1) & (CGPROP__RUN_CAP - 1);
+            g->run_tab[i] = e + 1;
+        }
+    return true;
+}
+
+static void bulk_runs_unload(cgprop_graph *g, const bulk_runs *r, uint32_t a)
+{
+    for (uint32_t x = r->head[a]; x; x = r->prev[x - 1]) run_tab_drop(g, r->e0[x - 1], r->e1[x - 1]);
+}
+
+/* Calls s .. t - 1 of a batch, all of caller a = caller[s], where a had no
+ * call before the batch: each is new to the graph, or a repeat of a call
+ * the batch made, all of which the caller has put in the run table
+ * (g->run_tab; together at most RUN_MAX), so the table alone tells which,
+ * and no call index is probed or written (the new calls stay past
+ * ne - eunidx). The callees' sums, the only other misses,
  * are fetched BA calls ahead. Applies the calls in order, as edge_common
  * would one by one, up to the first whose sum would overflow (*why, a
  * CGPROP__WHY_* or -1 for too many calls); returns its index, t when none.
- * ids[k] receives call k's id. The run table is empty again on return. */
+ * ids[k] (ids not NULL) receives call k's id. The calls it makes are taken out of the
+ * run table again on return; the caller takes out those it put in. */
 static uint32_t bulk_run(cgprop_graph *g, uint32_t s, uint32_t t, uint32_t n, const uint32_t *caller,
                          const uint32_t *callee, const uint64_t *count, const uint64_t *costs, uint32_t *ids,
                          int *why)
@@ -1292,15 +1360,10 @@ static uint32_t bulk_run(cgprop_graph *g, uint32_t s, uint32_t t, uint32_t n, co
         }
         if (cs) g->any_cost = true;
         g->calls_in[b] += cnt;
-        ids[k] = e;
+        if (ids) ids[k] = e;
     }
     if (g->ne > e0) g->nflags[a] |= CGPROP__NF_HAS_CALLEE;
-    /* Latest first, so that no probe path is cut short (as run_end). */
-    for (uint32_t e = g->ne; e-- > e0;) {
-        uint32_t i = run_slot(g->ecallee[e]);
-        while (g->run_tab[i] != e + 1) i = (i + 1) & (CGPROP__RUN_CAP - 1);
-        g->run_tab[i] = 0;
-    }
+    run_tab_drop(g, e0, g->ne);
     return k;
 }
 
@@ -1319,23 +1382,39 @@ static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const u
     if (need > UINT32_MAX - 1) need = UINT32_MAX - 1; /* adding says what is wrong */
     int rc = grow_edges_to(g, need);
     if (rc) return cgprop__err(g, rc, "%s: out of memory", what);
+    /* Without ids wanted, the ids of calls through the index are kept
+     * (own, made at the first of them) for the undo: only those can be
+     * calls older than the batch; UINT32_MAX marks the others. */
     uint32_t *own = NULL, *fl0 = NULL;
-    if (!ids && !(ids = own = cgprop__alloc(g, n, sizeof *ids))) return cgprop__err(g, CGPROP_ENOMEM, "%s: out of memory", what);
-    if (ne0 && !(fl0 = cgprop__alloc(g, n, sizeof *fl0))) {
+    bulk_runs runs = {NULL, NULL, NULL, 0, 0, NULL};
+    if ((ne0 && !(fl0 = cgprop__alloc(g, n, sizeof *fl0))) || !(runs.head = cgprop__calloc(g, g->nn, sizeof *runs.head))) {
         cgprop__free(g, own);
+        cgprop__free(g, fl0);
         return cgprop__err(g, CGPROP_ENOMEM, "%s: out of memory", what);
     }
     run_end(g);
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
     const char *whys = NULL;
-    uint32_t i = 0, k = 0;
+    uint32_t i = 0, k = 0, at = UINT32_MAX; /* calls 0 .. k - 1 applied; the one to name */
     while (i < n) {
         uint32_t a = caller[i], j = i + 1;
         while (j < n && j - i < CGPROP__RUN_MAX && caller[j] == a) j++;
-        if (!(g->nflags[a] & CGPROP__NF_HAS_CALLEE)) {
+        /* A caller with calls from before the batch, or too many calls in
+         * it for the run table, goes through the index. */
+        bool fast = runs.head[a] != BULK_SLOW && (runs.head[a] || !(g->nflags[a] & CGPROP__NF_HAS_CALLEE)) &&
+                    bulk_runs_load(g, &runs, a, j - i);
+        if (!fast) runs.head[a] = BULK_SLOW;
+        if (fast) {
             int why = 0;
+            uint32_t e0 = g->ne;
             k = bulk_run(g, i, j, n, caller, callee, count, costs, ids, &why);
+            bulk_runs_unload(g, &runs, a);
+            if (k == j && g->ne > e0 && !bulk_runs_push(g, &runs, a, e0, g->ne)) {
+                rc = CGPROP_ENOMEM;
+                whys = "out of memory";
+                at = i;
+            }
             if (k < j) {
                 rc = CGPROP_EOVERFLOW;
                 whys = why == CGPROP__WHY_COUNT  ? "its count would overflow"
@@ -1345,10 +1424,19 @@ static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const u
                 g->batch_at = k;
                 g->batch_why = why > 0 ? why : 0;
             }
-        } else if ((rc = edge_index_sync(g)) != CGPROP_OK) {
+        } else {
+            rc = edge_index_sync(g);
+            if (!rc && !ids) {
+                if ((ids = own = cgprop__alloc(g, n, sizeof *ids)) != NULL)
+                    memset(own, 0xFF, (size_t)n * sizeof *own);
+                else
+                    rc = CGPROP_ENOMEM;
+            }
+        }
+        if (!fast && rc) {
             k = i;
             whys = rc == CGPROP_ENOMEM ? "out of memory" : "too many calls";
-        } else {
+        } else if (!fast) {
             k = i + add_edges_run(g, j - i, caller + i, callee + i, count + i, costs ? costs + (size_t)i * K : NULL,
                                   NULL, ne0, fl0 ? fl0 + i : NULL, &rc, &whys, ids + i);
             if (rc == CGPROP_EOVERFLOW) g->batch_at = k;
@@ -1361,7 +1449,7 @@ static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const u
         /* Calls 0 .. k - 1 were added: take back what they added to older
          * calls and to the callees' calls in; the rollback drops the rest. */
         for (uint32_t x = k; x-- > 0;) {
-            uint32_t e = ids[x];
+            uint32_t e = ids ? ids[x] : UINT32_MAX;
             g->calls_in[callee[x]] -= count[x];
             if (e >= ne0) continue;
             g->ecount[e] -= count[x];
@@ -1369,13 +1457,18 @@ static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const u
             g->eflags[e] = fl0[x];
         }
         cgprop__txn_rollback(g, &t);
-        rc = cgprop__err(g, rc, "%s: call %u (%u -> %u): %s", what, k, caller[k], callee[k], whys);
+        if (at == UINT32_MAX) at = k;
+        rc = cgprop__err(g, rc, "%s: call %u (%u -> %u): %s", what, at, caller[at], callee[at], whys);
     } else {
         cgprop__mutated(g);
         rc = cgprop__ok(g);
     }
     cgprop__free(g, own);
     cgprop__free(g, fl0);
+    cgprop__free(g, runs.head);
+    cgprop__free(g, runs.e0);
+    cgprop__free(g, runs.e1);
+    cgprop__free(g, runs.prev);
     return rc;
 }
 

@@ -256,16 +256,19 @@ static void twin(cgprop_graph **a, cgprop_graph **b, const cgprop_allocator *al)
 static void refused(const uint32_t *a, const uint32_t *b, const uint64_t *cnt, const uint64_t *cost, size_t n,
                     int want, const char *msg)
 {
-    cgprop_graph *g, *ref;
-    twin(&g, &ref, NULL);
-    uint32_t ids[8];
-    ck_assert_int_eq(cgprop_graph_add_calls(g, n, a, b, cnt, cost, ids), want);
-    if (msg) ck_assert_msg(strstr(cgprop_graph_errmsg(g), msg) != NULL, "message '%s' lacks '%s'",
-                           cgprop_graph_errmsg(g), msg);
-    same_graph(g, ref);
-    same_lookups(g, ref);
-    cgprop_graph_free(g);
-    cgprop_graph_free(ref);
+    /* With and without the ids wanted (the undo keeps its own then). */
+    for (int with_ids = 0; with_ids < 2; with_ids++) {
+        cgprop_graph *g, *ref;
+        twin(&g, &ref, NULL);
+        uint32_t ids[8];
+        ck_assert_int_eq(cgprop_graph_add_calls(g, n, a, b, cnt, cost, with_ids ? ids : NULL), want);
+        if (msg) ck_assert_msg(strstr(cgprop_graph_errmsg(g), msg) != NULL, "message '%s' lacks '%s'",
+                               cgprop_graph_errmsg(g), msg);
+        same_graph(g, ref);
+        same_lookups(g, ref);
+        cgprop_graph_free(g);
+        cgprop_graph_free(ref);
+    }
 }
 
 START_TEST(test_refusals)
@@ -381,7 +384,7 @@ START_TEST(test_alloc_failures)
         }
         f.left = left / 2;
         uint32_t ids[10], rid[10];
-        int rc = cgprop_graph_add_calls(g, 10, a, b, n, c, ids);
+        int rc = cgprop_graph_add_calls(g, 10, a, b, n, c, left & 2 ? NULL : ids);
         f.left = -1;
         if (rc == CGPROP_OK) {
             if (!(left & 1)) ok_at = (int)left;
@@ -389,6 +392,14 @@ START_TEST(test_alloc_failures)
             ck_assert_int_eq(rc, CGPROP_ENOMEM);
             same_graph(g, ref);
             same_lookups(g, ref);
+        }
+        if (rc != CGPROP_OK || (left & 2)) {
+            /* Undone (or ids not asked for): the same batch again, now
+             * with the ids and all the memory it wants. */
+            if (rc == CGPROP_OK) {
+                g->gen = ref->gen;
+                ck_assert_int_eq(cgprop_graph_add_calls(ref, 10, a, b, n, c, rid), CGPROP_OK);
+            }
             ck_assert_int_eq(cgprop_graph_add_calls(g, 10, a, b, n, c, ids), CGPROP_OK);
         }
         ck_assert_int_eq(cgprop_graph_add_calls(ref, 10, a, b, n, c, rid), CGPROP_OK);
