@@ -1276,13 +1276,17 @@ static bool bulk_runs_push(cgprop_graph *g, bulk_runs *r, uint32_t a, uint32_t e
 }
 
 /* Put the calls of a's earlier runs in the run table; false (nothing put)
- * when they and `more` would not fit. */
+ * when they and `more` would not fit, or a has had more than
+ * BULK_RELOADS runs: in calls given in random order a caller comes back
+ * once per call, and loading all its calls each time would cost the
+ * square of its calls; the index costs one probe a call. */
+#define BULK_RELOADS 4
 static bool bulk_runs_load(cgprop_graph *g, const bulk_runs *r, uint32_t a, uint32_t more)
 {
-    uint32_t total = more;
+    uint32_t total = more, nr = 0;
     for (uint32_t x = r->head[a]; x; x = r->prev[x - 1]) {
         total += r->e1[x - 1] - r->e0[x - 1];
-        if (total > CGPROP__RUN_MAX) return false;
+        if (total > CGPROP__RUN_MAX || ++nr > BULK_RELOADS) return false;
     }
     for (uint32_t x = r->head[a]; x; x = r->prev[x - 1])
         for (uint32_t e = r->e0[x - 1]; e < r->e1[x - 1]; e++) {
@@ -1393,18 +1397,25 @@ static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const u
         return cgprop__err(g, CGPROP_ENOMEM, "%s: out of memory", what);
     }
     run_end(g);
+    /* Calls mostly not grouped by caller (runs shorter than two on
+     * average) all go through the index, in one pass that fetches each
+     * call's slot ahead: the runs would be single calls, each caller
+     * coming back many times. */
+    uint32_t nruns = 1;
+    for (uint32_t x = 1; x < n; x++) nruns += caller[x] != caller[x - 1];
+    bool grouped = (uint64_t)nruns * 2 <= n;
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
     const char *whys = NULL;
     uint32_t i = 0, k = 0, at = UINT32_MAX; /* calls 0 .. k - 1 applied; the one to name */
     while (i < n) {
         uint32_t a = caller[i], j = i + 1;
-        while (j < n && j - i < CGPROP__RUN_MAX && caller[j] == a) j++;
+        while (j < n && (!grouped || (j - i < CGPROP__RUN_MAX && caller[j] == a))) j++;
         /* A caller with calls from before the batch, or too many calls in
          * it for the run table, goes through the index. */
-        bool fast = runs.head[a] != BULK_SLOW && (runs.head[a] || !(g->nflags[a] & CGPROP__NF_HAS_CALLEE)) &&
+        bool fast = grouped && runs.head[a] != BULK_SLOW && (runs.head[a] || !(g->nflags[a] & CGPROP__NF_HAS_CALLEE)) &&
                     bulk_runs_load(g, &runs, a, j - i);
-        if (!fast) runs.head[a] = BULK_SLOW;
+        if (!fast && grouped) runs.head[a] = BULK_SLOW;
         if (fast) {
             int why = 0;
             uint32_t e0 = g->ne;
