@@ -1354,10 +1354,9 @@ static uint32_t bulk_run(cgprop_graph *g, uint32_t s, uint32_t t, uint32_t n, co
             g->ecaller[e] = a;
             g->ecallee[e] = b;
             g->ecount[e] = cnt;
-            if (cs)
-                memcpy(g->ecost + (size_t)e * K, cs, K * sizeof *g->ecost);
-            else
-                memset(g->ecost + (size_t)e * K, 0, K * sizeof *g->ecost);
+            /* A loop, not memcpy: K is mostly 1, and a library call per
+             * call costs more than the copy. */
+            for (size_t j = 0; j < K; j++) g->ecost[(size_t)e * K + j] = cs ? cs[j] : 0;
             g->eflags[e] = f;
             g->ecls_ref[e] = 0;
             g->nflags[b] |= a == b ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
