@@ -5,8 +5,8 @@
  *
  * Groups (all by default; --only takes a comma list):
  *   scale     power-law DAG with small cycles at each size (10k .. 10M calls):
- *             building the graph (beside appending the same data to plain
- *             arrays), the adjacency index, cycles, collapse, propagate and
+ *             building the graph in bulk and one call at a time (beside
+ *             appending the same data to plain arrays), the adjacency index, cycles, collapse, propagate and
  *             split (beside one streaming pass over the call array), peak
  *             memory per call (beside the arrays' bytes per call)
  *   giant     one SCC of 20,000 members entered from 100 callers, every
@@ -314,10 +314,33 @@ static double ref_append(const gen_calls *in, const keys *k, counter *c)
     return t;
 }
 
-static cgprop_graph *build(const gen_calls *in, const keys *k, counter *cnt, double *secs)
+/* Build the graph as a profiler linking the library would: bulk = true,
+ * every function in one cgprop_graph_add_nodes and every call in one
+ * cgprop_graph_add_calls (the key pointer array it takes is made inside
+ * the timed part); bulk = false, one add_node and one add_edge per item.
+ * Self costs go in one add_self per function either way. */
+static cgprop_graph *build(const gen_calls *in, const keys *k, counter *cnt, double *secs, bool bulk)
 {
     cgprop_graph *g = new_graph(cnt, "Ir");
+    uint32_t *ids = bulk ? malloc((size_t)in->nn * sizeof *ids) : NULL;
+    const char **kp = bulk ? malloc((size_t)in->nn * sizeof *kp) : NULL;
+    size_t *kl = bulk ? malloc((size_t)in->nn * sizeof *kl) : NULL;
+    if (bulk && (!ids || !kp || !kl)) die("out of memory");
     double t0 = cpu_now();
+    if (bulk) {
+        for (uint32_t i = 0; i < in->nn; i++) {
+            kp[i] = k->buf + k->off[i];
+            kl[i] = k->off[i + 1] - k->off[i];
+        }
+        check(g, cgprop_graph_add_nodes(g, in->nn, kp, kl, ids), "add_nodes");
+        for (uint32_t i = 0; i < in->nn; i++) check(g, cgprop_graph_add_self(g, ids[i], &in->self[i]), "add_self");
+        check(g, cgprop_graph_add_calls(g, in->n, in->a, in->b, in->count, in->cost, NULL), "add_calls");
+        *secs = cpu_now() - t0;
+        free(ids);
+        free(kp);
+        free(kl);
+        return g;
+    }
     for (uint32_t i = 0; i < in->nn; i++) {
         uint32_t id;
         check(g, cgprop_graph_add_node(g, k->buf + k->off[i], k->off[i + 1] - k->off[i], &id), "add_node");
@@ -426,7 +449,7 @@ static void bench_scale(size_t n)
     int reps = reps_for(in.n);
     double calls = (double)in.n;
 
-    double t_ref = 1e30, t_build = 1e30, t_index = 1e30, t_an[NANALYSES];
+    double t_ref = 1e30, t_build = 1e30, t_one = 1e30, t_index = 1e30, t_an[NANALYSES];
     size_t ref_bytes = 0, graph_bytes = 0, all_bytes = 0;
     for (int r = 0; r < (reps < 5 ? reps : 5); r++) {
         counter rc = {0, 0};
@@ -441,7 +464,10 @@ static void bench_scale(size_t n)
         if (ts < t_stream) t_stream = ts;
         counter gc = {0, 0};
         double t;
-        cgprop_graph *g = build(&in, &k, &gc, &t);
+        cgprop_graph *g = build(&in, &k, NULL, &t, false);
+        if (t < t_one) t_one = t;
+        cgprop_graph_free(g);
+        g = build(&in, &k, &gc, &t, true);
         if (t < t_build) t_build = t;
         graph_bytes = gc.peak;
         double ti = index_time(g);
@@ -457,12 +483,15 @@ static void bench_scale(size_t n)
      * follow the callers. Fewer repetitions: this is the slow case. */
     gen_calls sh;
     shuffled_copy(&in, &sh, 0x5A0FFu + n);
-    double t_sbuild = 1e30, t_san[NANALYSES];
+    double t_sbuild = 1e30, t_sone = 1e30, t_san[NANALYSES];
     int sreps = breps < 3 ? breps : 3;
     for (int r = 0; r < sreps; r++) {
         double t;
         counter sc = {0, 0};
-        cgprop_graph *g = build(&sh, &k, &sc, &t);
+        cgprop_graph *g = build(&sh, &k, NULL, &t, false);
+        if (t < t_sone) t_sone = t;
+        cgprop_graph_free(g);
+        g = build(&sh, &k, &sc, &t, true);
         if (t < t_sbuild) t_sbuild = t;
         if (r == sreps - 1) {
             (void)index_time(g);
@@ -475,11 +504,15 @@ static void bench_scale(size_t n)
     const char *sref = "streaming pass over the call array";
     figure("scale", "build", "dag", calls, t_build * 1e9 / calls, "ns/call", "append to plain arrays",
            t_ref * 1e9 / calls, 0);
+    figure("scale", "build, one call at a time", "dag", calls, t_one * 1e9 / calls, "ns/call",
+           "append to plain arrays", t_ref * 1e9 / calls, 0);
     figure("scale", "index", "dag", calls, t_index * 1e9 / calls, "ns/call", sref, t_stream * 1e9 / calls, 0);
     for (int a = 0; a < NANALYSES; a++)
         figure("scale", analyses[a].name, "dag", calls, t_an[a] * 1e9 / calls, "ns/call", sref,
                t_stream * 1e9 / calls, 0);
     figure("scale", "build, calls shuffled", "dag", calls, t_sbuild * 1e9 / calls, "ns/call",
+           "append to plain arrays", t_ref * 1e9 / calls, 0);
+    figure("scale", "build, calls shuffled, one call at a time", "dag", calls, t_sone * 1e9 / calls, "ns/call",
            "append to plain arrays", t_ref * 1e9 / calls, 0);
     for (int a = 0; a < NANALYSES; a++) {
         char name[64];
@@ -552,7 +585,7 @@ static void bench_giant(void)
     make_keys(&k, in.nn);
     double tb;
     counter gc = {0, 0};
-    cgprop_graph *g = build(&in, &k, &gc, &tb);
+    cgprop_graph *g = build(&in, &k, &gc, &tb, false);
     (void)index_time(g);
     double t[NANALYSES];
     time_analyses(g, opt.quick ? 5 : 9, t); /* best of: a loaded machine slows single runs */
@@ -1486,7 +1519,7 @@ static void bench_write(void)
     if (gen_giant(&in, 5000, 500, 22000, 0x3717Eu)) die("out of memory");
     make_keys(&k, in.nn);
     double tb;
-    cgprop_graph *g = build(&in, &k, NULL, &tb);
+    cgprop_graph *g = build(&in, &k, NULL, &tb, false);
     check(g, cgprop_graph_analyze(g), "analyze");
     double calls = (double)cgprop_graph_edge_count(g);
     char path[64], out[64];
@@ -1618,7 +1651,7 @@ static void e2e_one(const char *shape, uint32_t members, uint32_t entries, uint3
     if (gen_giant(&in, members, entries, chords, seed)) die("out of memory");
     make_keys(&k, in.nn);
     double tb;
-    cgprop_graph *g = build(&in, &k, NULL, &tb);
+    cgprop_graph *g = build(&in, &k, NULL, &tb, false);
     free(k.buf);
     free(k.off);
     gen_calls_free(&in);

@@ -305,6 +305,24 @@ CGPROP_API size_t cgprop_graph_node_count(const cgprop_graph *g);
 CGPROP_API size_t cgprop_graph_edge_count(const cgprop_graph *g);
 
 /**
+ * Add many functions at once: the same as cgprop_graph_add_node() for each key
+ * in turn (a key already in the graph, or repeated in the batch, gets the id
+ * it has), but all or nothing, and faster for a large batch: memory is
+ * taken once and the key index probes overlap.
+ * @param g the graph.
+ * @param n the number of keys.
+ * @param keys n keys (any bytes; a NULL key is the empty key when its length is 0).
+ * @param lens n lengths in bytes, or NULL when every key is a NUL-terminated string.
+ * @param[out] out n ids: out[i] is the id of keys[i]. On an error its contents are unspecified.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (NULL argument, a key of 4 GiB or more; nothing added),
+ *         ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (2^32−1 functions). On any error the
+ *         graph is as it was: no function of the batch is added.
+ * @since 0.3
+ */
+CGPROP_API int cgprop_graph_add_nodes(cgprop_graph *g, size_t n, const char *const *keys, const size_t *lens,
+                                      uint32_t *out);
+
+/**
  * Add self cost to a function, activation class unknown. Figures of the
  * split that need this function's class are then flagged inexact.
  * @param g the graph.
@@ -345,6 +363,34 @@ CGPROP_API int cgprop_graph_add_self_class(cgprop_graph *g, uint32_t node, uint3
  */
 CGPROP_API int cgprop_graph_add_edge(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t count,
                                      const uint64_t *costs, uint32_t *out);
+
+/**
+ * Add many calls at once: the same as cgprop_graph_add_edge(@p g, callers[i],
+ * callees[i], counts[i], costs + i·K, out + i) for i = 0 … n−1 in that order —
+ * the same call ids (a pair already in the graph, or repeated in the batch,
+ * accumulates into the call it has), the same sums, the same overflow
+ * errors — but all or nothing, and much faster for a large batch: memory is
+ * taken once, and the calls of a caller that had none before (a profiler
+ * writing each function's calls together) are told apart without the call
+ * index, which is built when a later look-up first needs it.
+ * @param g the graph.
+ * @param n the number of calls, at most 2^32−2.
+ * @param callers n calling functions.
+ * @param callees n called functions.
+ * @param counts n call counts.
+ * @param costs n·K costs, call i's K costs at costs[i·K]; or NULL when the input has
+ *        none (as cgprop_graph_add_edge() with NULL costs, for every call).
+ * @param[out] out if not NULL, n call ids: out[i] is the id of call i. On an error its
+ *        contents are unspecified.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (NULL argument, a function id out of range),
+ *         ::CGPROP_ENOMEM, ::CGPROP_EOVERFLOW (a sum would overflow at some call, or
+ *         2^32−1 calls; the message names the first such call). On any error the graph
+ *         is exactly as it was: nothing of the batch is added, and the generation
+ *         does not move.
+ * @since 0.3
+ */
+CGPROP_API int cgprop_graph_add_calls(cgprop_graph *g, size_t n, const uint32_t *callers, const uint32_t *callees,
+                                      const uint64_t *counts, const uint64_t *costs, uint32_t *out);
 
 /**
  * Add calls between activations of known classes. Also adds to the call's

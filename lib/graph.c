@@ -125,7 +125,16 @@ static uint64_t hash_bytes(const char *p, size_t len)
         h = (h ^ w) * 0x100000001b3ull;
         h ^= h >> 29;
     }
-    for (; i < len; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    if (i < len && len >= 8) {
+        /* The tail as the key's last eight bytes, overlapping the words
+         * before: one step instead of up to seven. */
+        uint64_t w;
+        memcpy(&w, p + len - 8, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    } else {
+        for (; i < len; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    }
     return mix64(h);
 }
 
@@ -243,8 +252,10 @@ static int grow_nodes_to(cgprop_graph *g, uint64_t need)
 {
     if (need <= g->ncap) return CGPROP_OK;
     if (g->ncap >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
+    /* Doubling for one at a time; a larger jump (a bulk addition that
+     * knows its size) gets exactly what it asks for, no slack. */
     uint64_t want = g->ncap ? (uint64_t)g->ncap * 2 : 64;
-    while (want < need) want *= 2;
+    if (want < need) want = need;
     if (want > UINT32_MAX - 1) want = UINT32_MAX - 1;
     size_t n = (size_t)want, K = g->K;
     GROW(key_ptr, n);
@@ -353,6 +364,7 @@ static int rehash_edges(cgprop_graph *g, uint32_t ncap)
     g->ehash = t;
     g->ehash_cap = ncap;
     g->npend = 0; /* every call is in the new table */
+    g->eunidx = 0;
     return CGPROP_OK;
 }
 
@@ -606,7 +618,7 @@ static uint32_t run_find(const cgprop_graph *g, uint32_t callee)
 /* Call caller->callee or UINT32_MAX; h is its hash. The run's caller is
  * looked up in the run table, which holds all its calls (the held-back ones
  * among them); any other caller in the index. */
-static uint32_t edge_lookup_h(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h)
+static uint32_t edge_probe(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h)
 {
     if (g->run_on && g->run_caller == caller) return run_find(g, callee);
     if (!g->ehash_cap) return UINT32_MAX;
@@ -616,6 +628,45 @@ static uint32_t edge_lookup_h(const cgprop_graph *g, uint32_t caller, uint32_t c
         if (!v) return UINT32_MAX;
         if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) return v - 1;
     }
+}
+
+/* Put the last eunidx calls into the call index, growing it first when it
+ * would be more than half full; their slots are fetched PF calls ahead.
+ * ENOMEM leaves the index as it was. */
+static int edge_index_sync(cgprop_graph *g)
+{
+    uint32_t ne = g->ne, e0 = ne - g->eunidx;
+    if (e0 == ne) return CGPROP_OK;
+    if ((uint64_t)ne * 2 > g->ehash_cap) {
+        uint32_t ncap = table_cap_for(g->ehash_cap, ne);
+        if (ncap) return rehash_edges(g, ncap); /* all calls, the tail among them */
+        if (ne >= g->ehash_cap) return CGPROP_EOVERFLOW;
+    }
+    uint64_t mask = g->ehash_cap - 1;
+    for (uint32_t e = e0; e < ne; e++) {
+        if (e + PF < ne) CGPROP__PREFETCH_W(&g->ehash[cgprop__hash_pair(g->ecaller[e + PF], g->ecallee[e + PF]) & mask]);
+        uint64_t i = cgprop__hash_pair(g->ecaller[e], g->ecallee[e]) & mask;
+        while (g->ehash[i]) i = (i + 1) & mask;
+        g->ehash[i] = e + 1;
+    }
+    g->eunidx = 0;
+    return CGPROP_OK;
+}
+
+/* Call caller->callee or UINT32_MAX; h is its hash. Calls left out of the
+ * index by a bulk addition are put in first: the index is a cache, like
+ * the adjacency index that read calls build (the graph is never defined
+ * const; one graph is used by one thread at a time). Without the memory
+ * for it the look-up still answers, by a pass over those calls. */
+static uint32_t edge_lookup_h(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h)
+{
+    if (g->eunidx && edge_index_sync((cgprop_graph *)g) != CGPROP_OK) {
+        uint32_t e = edge_probe(g, caller, callee, h);
+        for (uint32_t t = g->ne - g->eunidx; e == UINT32_MAX && t < g->ne; t++)
+            if (g->ecaller[t] == caller && g->ecallee[t] == callee) e = t;
+        return e;
+    }
+    return edge_probe(g, caller, callee, h);
 }
 
 /* Write the held-back calls into the index: their slots are fetched
@@ -662,7 +713,7 @@ static int grow_edges_to(cgprop_graph *g, uint64_t need)
     if (need <= g->ecap) return CGPROP_OK;
     if (g->ecap >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
     uint64_t want = g->ecap ? (uint64_t)g->ecap * 2 : 64;
-    while (want < need) want *= 2;
+    if (want < need) want = need; /* as grow_nodes_to */
     if (want > UINT32_MAX - 1) want = UINT32_MAX - 1;
     size_t n = (size_t)want, K = g->K;
     GROW(ecaller, n);
@@ -809,7 +860,9 @@ int cgprop__ecls_prepare(cgprop_graph *g, uint32_t e, int c, bool nonzero)
 static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64_t h, uint32_t *out)
 {
     if (g->ne >= UINT32_MAX - 1) return CGPROP_EOVERFLOW;
-    int rc = grow_edges(g);
+    int rc = edge_index_sync(g);
+    if (rc) return rc;
+    rc = grow_edges(g);
     if (rc) return rc;
     if ((uint64_t)(g->ne + 1) * 2 > g->ehash_cap) {
         rc = grow_edge_table(g);
@@ -979,16 +1032,16 @@ static void add_edges_undo(cgprop_graph *g, const cgprop__txn *t, uint32_t i, co
 #define BB CGPROP__AHEAD_BATCH_CALL
 
 /* Check a batch's ids and classes (EINVAL; nothing changed). */
-static int add_edges_check(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
-                           const uint8_t *cls)
+static int add_edges_check(cgprop_graph *g, const char *what, uint32_t n, const uint32_t *caller,
+                           const uint32_t *callee, const uint8_t *cls)
 {
     uint32_t nn = g->nn;
     for (uint32_t i = 0; i < n; i++) {
         if (caller[i] >= nn || callee[i] >= nn)
-            return cgprop__err(g, CGPROP_EINVAL, "add_edges: function id %u out of range (%u functions)",
-                               caller[i] >= nn ? caller[i] : callee[i], nn);
+            return cgprop__err(g, CGPROP_EINVAL, "%s: call %u: function id %u out of range (%u functions)", what,
+                               i, caller[i] >= nn ? caller[i] : callee[i], nn);
         if (cls && cls[i] != CGPROP__NOCLS && cls[i] >= CGPROP__NCLS_IN)
-            return cgprop__err(g, CGPROP_EINVAL, "add_edges: bad class %u", cls[i]);
+            return cgprop__err(g, CGPROP_EINVAL, "%s: bad class %u", what, cls[i]);
     }
     return CGPROP_OK;
 }
@@ -1002,7 +1055,7 @@ static int add_edges_check(cgprop_graph *g, uint32_t n, const uint32_t *caller, 
  * first changes them, for the undo. */
 static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
                               const uint64_t *count, const uint64_t *costs, const uint8_t *cls, uint32_t ne0,
-                              uint32_t *fl0, int *rc, const char **why)
+                              uint32_t *fl0, int *rc, const char **why, uint32_t *ids)
 {
     size_t K = g->K;
     uint64_t ring[BA], cv[CGPROP_MAX_METRICS];
@@ -1084,9 +1137,13 @@ static uint32_t add_edges_run(cgprop_graph *g, uint32_t n, const uint32_t *calle
             if ((c & 3) == CGPROP_LEVEL_REC) g->eflags[e] |= CGPROP__EF_LUMPED;
             g->has_classes = true;
         }
+        if (ids) ids[i] = e;
     }
     return n;
 }
+
+static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const uint32_t *caller,
+                          const uint32_t *callee, const uint64_t *count, const uint64_t *costs, uint32_t *ids);
 
 int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
                       const uint64_t *count, const uint64_t *costs, const uint8_t *cls)
@@ -1094,9 +1151,10 @@ int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const
     if (!g) return CGPROP_EINVAL;
     if (n && (!caller || !callee || !count || (cls && !costs)))
         return cgprop__err(g, CGPROP_EINVAL, "add_edges: NULL argument");
-    int rc = add_edges_check(g, n, caller, callee, cls);
+    int rc = add_edges_check(g, "add_edges", n, caller, callee, cls);
     if (rc) return rc;
     if (n == 0) return cgprop__ok(g);
+    if (!cls) return add_calls_core(g, "add_edges", n, caller, callee, count, costs, NULL);
     /* Everything that can fail before the first change: memory. */
     rc = cgprop__reserve_edges(g, n);
     if (rc) return cgprop__err(g, rc, "add_edges: %s", rc == CGPROP_ENOMEM ? "out of memory" : "too many calls");
@@ -1108,7 +1166,7 @@ int cgprop__add_edges(cgprop_graph *g, uint32_t n, const uint32_t *caller, const
         if (!fl0) return cgprop__err(g, CGPROP_ENOMEM, "add_edges: out of memory");
     }
     const char *why = NULL;
-    uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, t.ne0, fl0, &rc, &why);
+    uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, t.ne0, fl0, &rc, &why, NULL);
     if (rc) {
         add_edges_undo(g, &t, i, caller, callee, count, costs, cls, fl0);
         cgprop__free(g, fl0);
@@ -1134,7 +1192,7 @@ int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls)
     if (n == 0) return cgprop__ok(g);
     const uint32_t *caller = g->ecaller + ne0, *callee = g->ecallee + ne0;
     const uint64_t *count = g->ecount + ne0, *costs = g->ecost + (size_t)ne0 * g->K;
-    int rc = add_edges_check(g, n, caller, callee, cls);
+    int rc = add_edges_check(g, "add_edges", n, caller, callee, cls);
     if (rc) return rc;
     if (ne0) {
         /* Calls the batch adds to may be older than it: the undo needs the
@@ -1159,7 +1217,7 @@ int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls)
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
     const char *why = NULL;
-    uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, 0, NULL, &rc, &why);
+    uint32_t i = add_edges_run(g, n, caller, callee, count, costs, cls, 0, NULL, &rc, &why, NULL);
     if (rc) {
         /* Every call is new to the graph: what they added to their callees'
          * calls in is the only sum to take back. */
@@ -1169,6 +1227,353 @@ int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls)
         return cgprop__err(g, rc, "add_edges: call %u -> %u: %s", a, b, why);
     }
     cgprop__mutated(g);
+    return cgprop__ok(g);
+}
+
+/* ---- bulk additions ---- */
+
+/* Take calls e0 .. e1 - 1 out of the run table. Each is searched past
+ * empty slots (others taken out before may have cut its probe path), so
+ * any order will do. */
+static void run_tab_drop(cgprop_graph *g, uint32_t e0, uint32_t e1)
+{
+    for (uint32_t e = e1; e-- > e0;) {
+        uint32_t i = run_slot(g->ecallee[e]);
+        while (g->run_tab[i] != e + 1) i = (i + 1) & (CGPROP__RUN_CAP - 1);
+        g->run_tab[i] = 0;
+    }
+}
+
+/* Where a batch has put each caller's calls (add_calls_core): the calls a
+ * run of bulk_run made are ids e0 .. e1 - 1, and prev is the caller's run
+ * before it (+ 1, 0: none). head[caller] is its last run + 1, 0 when it has
+ * none, BULK_SLOW once its calls go through the index. */
+typedef struct bulk_runs {
+    uint32_t *e0, *e1, *prev;
+    uint32_t n, cap;
+    uint32_t *head;
+} bulk_runs;
+#define BULK_SLOW UINT32_MAX
+
+static bool bulk_runs_push(cgprop_graph *g, bulk_runs *r, uint32_t a, uint32_t e0, uint32_t e1)
+{
+    if (r->n == r->cap) {
+        uint32_t cap = r->cap ? r->cap * 2 : 256;
+        uint32_t *p;
+        if (!(p = cgprop__realloc(g, r->e0, cap, sizeof *p))) return false;
+        r->e0 = p;
+        if (!(p = cgprop__realloc(g, r->e1, cap, sizeof *p))) return false;
+        r->e1 = p;
+        if (!(p = cgprop__realloc(g, r->prev, cap, sizeof *p))) return false;
+        r->prev = p;
+        r->cap = cap;
+    }
+    r->e0[r->n] = e0;
+    r->e1[r->n] = e1;
+    r->prev[r->n] = r->head[a];
+    r->head[a] = ++r->n;
+    return true;
+}
+
+/* Put the calls of a's earlier runs in the run table; false (nothing put)
+ * when they and `more` would not fit, or a has had more than
+ * BULK_RELOADS runs: in calls given in random order a caller comes back
+ * once per call, and loading all its calls each time would cost the
+ * square of its calls; the index costs one probe a call. */
+#define BULK_RELOADS 4
+static bool bulk_runs_load(cgprop_graph *g, const bulk_runs *r, uint32_t a, uint32_t more)
+{
+    uint32_t total = more, nr = 0;
+    for (uint32_t x = r->head[a]; x; x = r->prev[x - 1]) {
+        total += r->e1[x - 1] - r->e0[x - 1];
+        if (total > CGPROP__RUN_MAX || ++nr > BULK_RELOADS) return false;
+    }
+    for (uint32_t x = r->head[a]; x; x = r->prev[x - 1])
+        for (uint32_t e = r->e0[x - 1]; e < r->e1[x - 1]; e++) {
+            uint32_t i = run_slot(g->ecallee[e]);
+            while (g->run_tab[i]) i = (i + 1) & (CGPROP__RUN_CAP - 1);
+            g->run_tab[i] = e + 1;
+        }
+    return true;
+}
+
+static void bulk_runs_unload(cgprop_graph *g, const bulk_runs *r, uint32_t a)
+{
+    for (uint32_t x = r->head[a]; x; x = r->prev[x - 1]) run_tab_drop(g, r->e0[x - 1], r->e1[x - 1]);
+}
+
+/* Calls s .. t - 1 of a batch, all of caller a = caller[s], where a had no
+ * call before the batch: each is new to the graph, or a repeat of a call
+ * the batch made, all of which the caller has put in the run table
+ * (g->run_tab; together at most RUN_MAX), so the table alone tells which,
+ * and no call index is probed or written (the new calls stay past
+ * ne - eunidx). The callees' sums, the only other misses,
+ * are fetched BA calls ahead. Applies the calls in order, as edge_common
+ * would one by one, up to the first whose sum would overflow (*why, a
+ * CGPROP__WHY_* or -1 for too many calls); returns its index, t when none.
+ * ids[k] (ids not NULL) receives call k's id. The calls it makes are taken out of the
+ * run table again on return; the caller takes out those it put in. */
+static uint32_t bulk_run(cgprop_graph *g, uint32_t s, uint32_t t, uint32_t n, const uint32_t *caller,
+                         const uint32_t *callee, const uint64_t *count, const uint64_t *costs, uint32_t *ids,
+                         int *why)
+{
+    size_t K = g->K;
+    uint32_t a = caller[s], e0 = g->ne, k;
+    for (k = s; k < t; k++) {
+        if (k + BA < n) {
+            CGPROP__PREFETCH_W(&g->calls_in[callee[k + BA]]);
+            CGPROP__PREFETCH_W(&g->nflags[callee[k + BA]]);
+        }
+        uint32_t b = callee[k], v, slot = run_slot(b);
+        uint64_t cnt = count[k];
+        const uint64_t *cs = costs ? costs + (size_t)k * K : NULL;
+        while ((v = g->run_tab[slot]) != 0 && g->ecallee[v - 1] != b) slot = (slot + 1) & (CGPROP__RUN_CAP - 1);
+        int over = v ? (!cgprop__fits_call(g, v - 1, cnt, NULL)  ? CGPROP__WHY_COUNT
+                        : !cgprop__fits_call(g, v - 1, 0, cs) ? CGPROP__WHY_COST
+                                                              : 0)
+                     : g->ne >= UINT32_MAX - 1 ? -1
+                                               : 0;
+        if (!over && !cgprop__fits_calls_in(g, b, cnt)) over = CGPROP__WHY_CALLS_IN;
+        if (over) {
+            *why = over;
+            break;
+        }
+        uint32_t e, f = 0;
+        bool any = false;
+        for (size_t j = 0; cs && j < K; j++) any = any || cs[j];
+        if (cs) f = CGPROP__EF_HAS_COST | (any ? CGPROP__EF_UNCLASSIFIED : 0u);
+        if (v) {
+            e = v - 1;
+            g->ecount[e] += cnt;
+            for (size_t j = 0; cs && j < K; j++) g->ecost[(size_t)e * K + j] += cs[j];
+            g->eflags[e] |= f;
+        } else {
+            e = g->ne++;
+            g->eunidx++;
+            g->run_tab[slot] = e + 1;
+            g->ecaller[e] = a;
+            g->ecallee[e] = b;
+            g->ecount[e] = cnt;
+            /* A loop, not memcpy: K is mostly 1, and a library call per
+             * call costs more than the copy. */
+            for (size_t j = 0; j < K; j++) g->ecost[(size_t)e * K + j] = cs ? cs[j] : 0;
+            g->eflags[e] = f;
+            g->ecls_ref[e] = 0;
+            g->nflags[b] |= a == b ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
+        }
+        if (cs) g->any_cost = true;
+        g->calls_in[b] += cnt;
+        if (ids) ids[k] = e;
+    }
+    if (g->ne > e0) g->nflags[a] |= CGPROP__NF_HAS_CALLEE;
+    run_tab_drop(g, e0, g->ne);
+    return k;
+}
+
+/* Add n calls (ids checked, no classes) as n edge_common calls in that
+ * order would, all or nothing; ids (NULL: none wanted) receives each call's
+ * id. A run of calls of a caller that had none before goes through
+ * bulk_run; calls of any other caller through the index, as
+ * cgprop__add_edges always did. Memory for every new call is taken once,
+ * at the start. */
+static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const uint32_t *caller,
+                          const uint32_t *callee, const uint64_t *count, const uint64_t *costs, uint32_t *ids)
+{
+    size_t K = g->K;
+    uint32_t ne0 = g->ne;
+    uint64_t need = (uint64_t)ne0 + n;
+    if (need > UINT32_MAX - 1) need = UINT32_MAX - 1; /* adding says what is wrong */
+    int rc = grow_edges_to(g, need);
+    if (rc) return cgprop__err(g, rc, "%s: out of memory", what);
+    /* Without ids wanted, the ids of calls through the index are kept
+     * (own, made at the first of them) for the undo: only those can be
+     * calls older than the batch; UINT32_MAX marks the others. */
+    uint32_t *own = NULL, *fl0 = NULL;
+    bulk_runs runs = {NULL, NULL, NULL, 0, 0, NULL};
+    if ((ne0 && !(fl0 = cgprop__alloc(g, n, sizeof *fl0))) || !(runs.head = cgprop__calloc(g, g->nn, sizeof *runs.head))) {
+        cgprop__free(g, own);
+        cgprop__free(g, fl0);
+        return cgprop__err(g, CGPROP_ENOMEM, "%s: out of memory", what);
+    }
+    run_end(g);
+    /* Calls mostly not grouped by caller (runs shorter than two on
+     * average) all go through the index, in one pass that fetches each
+     * call's slot ahead: the runs would be single calls, each caller
+     * coming back many times. */
+    uint32_t nruns = 1;
+    for (uint32_t x = 1; x < n; x++) nruns += caller[x] != caller[x - 1];
+    bool grouped = (uint64_t)nruns * 2 <= n;
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
+    const char *whys = NULL;
+    uint32_t i = 0, k = 0, at = UINT32_MAX; /* calls 0 .. k - 1 applied; the one to name */
+    while (i < n) {
+        uint32_t a = caller[i], j = i + 1;
+        while (j < n && (!grouped || (j - i < CGPROP__RUN_MAX && caller[j] == a))) j++;
+        /* A caller with calls from before the batch, or too many calls in
+         * it for the run table, goes through the index. */
+        bool fast = grouped && runs.head[a] != BULK_SLOW && (runs.head[a] || !(g->nflags[a] & CGPROP__NF_HAS_CALLEE)) &&
+                    bulk_runs_load(g, &runs, a, j - i);
+        if (!fast && grouped) runs.head[a] = BULK_SLOW;
+        if (fast) {
+            int why = 0;
+            uint32_t e0 = g->ne;
+            k = bulk_run(g, i, j, n, caller, callee, count, costs, ids, &why);
+            bulk_runs_unload(g, &runs, a);
+            if (k == j && g->ne > e0 && !bulk_runs_push(g, &runs, a, e0, g->ne)) {
+                rc = CGPROP_ENOMEM;
+                whys = "out of memory";
+                at = i;
+            }
+            if (k < j) {
+                rc = CGPROP_EOVERFLOW;
+                whys = why == CGPROP__WHY_COUNT  ? "its count would overflow"
+                       : why == CGPROP__WHY_COST ? "its cost would overflow"
+                       : why > 0                 ? "would overflow the callee's calls"
+                                                 : "too many calls";
+                g->batch_at = k;
+                g->batch_why = why > 0 ? why : 0;
+            }
+        } else {
+            rc = edge_index_sync(g);
+            if (!rc && !ids) {
+                if ((ids = own = cgprop__alloc(g, n, sizeof *ids)) != NULL)
+                    memset(own, 0xFF, (size_t)n * sizeof *own);
+                else
+                    rc = CGPROP_ENOMEM;
+            }
+        }
+        if (!fast && rc) {
+            k = i;
+            whys = rc == CGPROP_ENOMEM ? "out of memory" : "too many calls";
+        } else if (!fast) {
+            k = i + add_edges_run(g, j - i, caller + i, callee + i, count + i, costs ? costs + (size_t)i * K : NULL,
+                                  NULL, ne0, fl0 ? fl0 + i : NULL, &rc, &whys, ids + i);
+            if (rc == CGPROP_EOVERFLOW) g->batch_at = k;
+            run_end(g);
+        }
+        if (rc) break;
+        i = j;
+    }
+    if (rc) {
+        /* Calls 0 .. k - 1 were added: take back what they added to older
+         * calls and to the callees' calls in; the rollback drops the rest. */
+        for (uint32_t x = k; x-- > 0;) {
+            uint32_t e = ids ? ids[x] : UINT32_MAX;
+            g->calls_in[callee[x]] -= count[x];
+            if (e >= ne0) continue;
+            g->ecount[e] -= count[x];
+            for (size_t j = 0; costs && j < K; j++) g->ecost[(size_t)e * K + j] -= costs[(size_t)x * K + j];
+            g->eflags[e] = fl0[x];
+        }
+        cgprop__txn_rollback(g, &t);
+        if (at == UINT32_MAX) at = k;
+        rc = cgprop__err(g, rc, "%s: call %u (%u -> %u): %s", what, at, caller[at], callee[at], whys);
+    } else {
+        cgprop__mutated(g);
+        rc = cgprop__ok(g);
+    }
+    cgprop__free(g, own);
+    cgprop__free(g, fl0);
+    cgprop__free(g, runs.head);
+    cgprop__free(g, runs.e0);
+    cgprop__free(g, runs.e1);
+    cgprop__free(g, runs.prev);
+    return rc;
+}
+
+int cgprop_graph_add_calls(cgprop_graph *g, size_t n, const uint32_t *callers, const uint32_t *callees,
+                           const uint64_t *counts, const uint64_t *costs, uint32_t *out)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (n && (!callers || !callees || !counts)) return cgprop__err(g, CGPROP_EINVAL, "add_calls: NULL argument");
+    if (n > UINT32_MAX - 1)
+        return cgprop__err(g, CGPROP_EINVAL, "add_calls: %zu calls in one batch (at most %u)", n, UINT32_MAX - 1);
+    int rc = add_edges_check(g, "add_calls", (uint32_t)n, callers, callees, NULL);
+    if (rc) return rc;
+    if (n == 0) return cgprop__ok(g);
+    return add_calls_core(g, "add_calls", (uint32_t)n, callers, callees, counts, costs, out);
+}
+
+int cgprop_graph_add_nodes(cgprop_graph *g, size_t n, const char *const *keys, const size_t *lens, uint32_t *out)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (n && (!keys || !out)) return cgprop__err(g, CGPROP_EINVAL, "add_nodes: NULL argument");
+    for (size_t i = 0; i < n; i++) {
+        size_t len = lens ? lens[i] : keys[i] ? strlen(keys[i]) : 0;
+        if (!keys[i] && (len || !lens)) return cgprop__err(g, CGPROP_EINVAL, "add_nodes: key %zu is NULL", i);
+        if (len > UINT32_MAX - 1)
+            return cgprop__err(g, CGPROP_EINVAL, "add_nodes: key %zu of %zu bytes is longer than 4 GiB", i, len);
+    }
+    if (n == 0) return cgprop__ok(g);
+    /* Room for every key being new, taken once (nothing changed on failure). */
+    uint64_t need = (uint64_t)g->nn + n;
+    if (need > UINT32_MAX - 1) need = UINT32_MAX - 1;
+    int rc = grow_nodes_to(g, need);
+    if (!rc && need * 2 > g->nhash_cap) {
+        uint32_t ncap = table_cap_for(g->nhash_cap, need);
+        if (ncap) rc = rehash_nodes(g, ncap);
+    }
+    if (rc) return cgprop__err(g, rc, "add_nodes: out of memory growing the function table");
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
+    /* Each key's hash is taken PF keys ahead and its index slot fetched: on
+     * a table larger than the caches the probes' misses overlap. */
+    uint64_t ring[PF];
+    size_t i;
+    for (i = 0; i < n && i < PF; i++) {
+        size_t len = lens ? lens[i] : strlen(keys[i]);
+        ring[i] = hash_bytes(keys[i] ? keys[i] : "", len);
+        CGPROP__PREFETCH(&g->nhash[ring[i] & (g->nhash_cap - 1)]);
+    }
+    for (i = 0; i < n; i++) {
+        uint64_t h = ring[i % PF], mask = g->nhash_cap - 1;
+        if (i + PF < n) {
+            size_t ln = lens ? lens[i + PF] : strlen(keys[i + PF]);
+            uint64_t hn = hash_bytes(keys[i + PF] ? keys[i + PF] : "", ln);
+            ring[i % PF] = hn;
+            CGPROP__PREFETCH(&g->nhash[hn & mask]);
+        }
+        const char *key = keys[i] ? keys[i] : "";
+        size_t len = lens ? lens[i] : strlen(key);
+        if (node_lookup(g, key, len, h, &out[i])) continue;
+        if (g->nn >= UINT32_MAX - 1 || (uint64_t)(g->nn + 1) * 2 > g->nhash_cap) {
+            rc = g->nn >= UINT32_MAX - 1 ? CGPROP_EOVERFLOW : grow_node_table(g);
+            if (rc) break;
+            mask = g->nhash_cap - 1;
+        }
+        char *copy = key_space(g, len + 1);
+        if (!copy) {
+            rc = CGPROP_ENOMEM;
+            break;
+        }
+        uint32_t id = g->nn++;
+        memcpy(copy, key, len);
+        copy[len] = '\0';
+        g->key_ptr[id] = copy;
+        g->key_len[id] = (uint32_t)len;
+        uint64_t s = h & mask;
+        while (g->nhash[s]) s = (s + 1) & mask;
+        g->nhash[s] = node_slot(id, h);
+        out[i] = id;
+    }
+    if (rc) {
+        cgprop__txn_rollback(g, &t);
+        return cgprop__err(g, rc, "add_nodes: key %zu: %s", i,
+                           rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    }
+    /* The new functions' rows, zeroed in one sweep each. */
+    size_t K = g->K, a = t.nn0, m = g->nn - t.nn0;
+    if (m) {
+        memset(g->self + a * K, 0, m * K * sizeof *g->self);
+        memset(g->self_n + a * K, 0, m * K * sizeof *g->self_n);
+        memset(g->self_r + a * K, 0, m * K * sizeof *g->self_r);
+        memset(g->spont_cost + a * K, 0, m * K * sizeof *g->spont_cost);
+        memset(g->spont_cnt + a, 0, m * sizeof *g->spont_cnt);
+        memset(g->calls_in + a, 0, m * sizeof *g->calls_in);
+        memset(g->nflags + a, 0, m * sizeof *g->nflags);
+        cgprop__mutated(g);
+    }
     return cgprop__ok(g);
 }
 
@@ -1195,6 +1600,7 @@ static void rollback_edges(cgprop_graph *g, uint32_t ne0)
 {
     if (ne0 >= g->ne) return;
     run_end(g);
+    uint32_t first = g->ne - g->eunidx; /* the first call in no index */
     for (uint32_t e = ne0; e < g->ne; e++) {
         g->nflags[g->ecallee[e]] &= ~(uint32_t)(CGPROP__NF_SELF_CALL | CGPROP__NF_HAS_CALLER);
         g->nflags[g->ecaller[e]] &= ~(uint32_t)CGPROP__NF_HAS_CALLEE;
@@ -1209,6 +1615,7 @@ static void rollback_edges(cgprop_graph *g, uint32_t ne0)
         g->nflags[g->ecaller[e]] |= CGPROP__NF_HAS_CALLEE;
     }
     g->ne = ne0;
+    g->eunidx = first < ne0 ? ne0 - first : 0;
 }
 
 static void rollback_nodes(cgprop_graph *g, uint32_t nn0)

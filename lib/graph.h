@@ -183,6 +183,13 @@ struct cgprop_graph {
     cgprop__sparse dself, dcall;
     uint32_t *ehash;    /* open addressing, id + 1, 0 = empty */
     uint32_t ehash_cap;
+    /* The last eunidx calls are in no index yet: a bulk addition
+     * (cgprop_graph_add_calls) that found them new without the index leaves
+     * them out, and the first look-up that needs the index puts them in
+     * (graph.c, edge_index_sync), so a graph that is only built and
+     * analysed never pays for it, in time or memory. While there are any,
+     * no run is on and nothing is held back. Not part of the graph's state. */
+    uint32_t eunidx;
     uint64_t clamps;    /* recorder clamps flushed or merged into this graph */
     uint64_t floors;    /* negative compensated figures flushes wrote as 0, merged in too */
     /* On a graph larger than the caches each index probe is a cache miss

@@ -562,6 +562,8 @@ static const size_t lens_2_0[2] = {2, 0};
 static const uint64_t c_20_20[2] = {20, 20}, c_20_9[2] = {20, 9}, c_9_20[2] = {9, 20}, c_20_1[2] = {20, 1},
                       c_1_20[2] = {1, 20};
 static const uint32_t frames_014[3] = {0, 1, 4}, frames_none_1[2] = {CGPROP_NONE, 1};
+static const uint64_t counts_3[3] = {1, 1, 1};
+static const char *const keys_null[1] = {NULL};
 
 /* ---- the table ---- */
 
@@ -622,6 +624,14 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(add_edge_caller_range, CGPROP_EINVAL, M_G, cgprop_graph_add_edge(f->g, 4, 1, 1, f->costs, &f->u32))        \
     X(add_edge_callee_range, CGPROP_EINVAL, M_G, cgprop_graph_add_edge(f->g, 0, 4, 1, NULL, &f->u32))            \
     X(add_edge_caller_none, CGPROP_EINVAL, M_G, cgprop_graph_add_edge(f->g, CGPROP_NONE, 1, 1, NULL, NULL))      \
+    X(add_calls_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_add_calls(NULL, 1, frames_014, frames_014, counts_3, NULL, NULL)) \
+    X(add_calls_null_callers, CGPROP_EINVAL, M_G, cgprop_graph_add_calls(f->g, 1, NULL, frames_014, counts_3, NULL, NULL)) \
+    X(add_calls_null_counts, CGPROP_EINVAL, M_G, cgprop_graph_add_calls(f->g, 1, frames_014, frames_014, NULL, NULL, NULL)) \
+    X(add_calls_range, CGPROP_EINVAL, M_G, cgprop_graph_add_calls(f->g, 3, frames_014, frames_014, counts_3, NULL, NULL)) \
+    X(add_nodes_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_add_nodes(NULL, 1, keys_null, lens_2_0 + 1, &f->u32)) \
+    X(add_nodes_null_keys, CGPROP_EINVAL, M_G, cgprop_graph_add_nodes(f->g, 1, NULL, NULL, &f->u32))            \
+    X(add_nodes_null_out, CGPROP_EINVAL, M_G, cgprop_graph_add_nodes(f->g, 1, keys_null, lens_2_0 + 1, NULL))   \
+    X(add_nodes_null_key, CGPROP_EINVAL, M_G, cgprop_graph_add_nodes(f->g, 1, keys_null, lens_2_0, &f->u32))     \
     X(add_edge_class_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_add_edge_class(NULL, 0, 1, 0, 0, 1, f->costs, NULL)) \
     X(add_edge_class_null_costs, CGPROP_EINVAL, M_G, cgprop_graph_add_edge_class(f->g, 0, 1, 0, 0, 1, NULL, NULL)) \
     X(add_edge_class_caller_lvl, CGPROP_EINVAL, M_G, cgprop_graph_add_edge_class(f->g, 0, 1, 4, 0, 1, f->costs, NULL)) \

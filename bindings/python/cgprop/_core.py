@@ -536,6 +536,45 @@ class Graph:
         self._check(_ffi.lib().cgprop_graph_add_node(self._handle(), raw, len(raw), byref(out)))
         return out.value
 
+    def add_functions(self, keys: Sequence[Key]) -> List[int]:
+        """Add many functions at once, as add_function() on each key in turn
+        (a key already there, or repeated, gets the id it has), all or
+        nothing. Returns the ids, one per key."""
+        raws = [_encode(k) for k in keys]
+        n = len(raws)
+        ptrs = (c_char_p * n)(*raws)
+        lens = (c_size_t * n)(*[len(r) for r in raws])
+        out = (c_uint32 * n)()
+        self._check(_ffi.lib().cgprop_graph_add_nodes(self._handle(), n, ptrs, lens, out))
+        return list(out)
+
+    def add_calls(self, callers: Sequence[int], callees: Sequence[int], counts: Sequence[int],
+                  costs: Optional[Sequence[Costs]] = None) -> List[int]:
+        """Add many calls at once, as add_call(callers[i], callees[i],
+        counts[i], costs[i]) for each i in turn (the same ids and sums), but
+        all or nothing: on an error the graph is as it was. Functions are
+        given by id; `costs` is one cost per call (as add_call takes), or
+        None when the input has none. Returns the call ids."""
+        n = len(callers)
+        if len(callees) != n or len(counts) != n or (costs is not None and len(costs) != n):
+            raise InvalidArgumentError("add_calls: %d callers, %d callees, %d counts, %s costs"
+                                       % (n, len(callees), len(counts), "no" if costs is None else len(costs)))
+        for v in list(callers) + list(callees):
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 0xFFFFFFFF:
+                raise InvalidArgumentError("add_calls: %r is not a function id" % (v,))
+        a = (c_uint32 * n)(*callers)
+        b = (c_uint32 * n)(*callees)
+        cnt = (c_uint64 * n)(*[_count(c) for c in counts])
+        c = None
+        if costs is not None:
+            flat: List[int] = []
+            for row in costs:
+                flat.extend(self._costs(row, "add_calls"))
+            c = (c_uint64 * (n * self._k))(*flat)
+        out = (c_uint32 * n)()
+        self._check(_ffi.lib().cgprop_graph_add_calls(self._handle(), n, a, b, cnt, c, out))
+        return list(out)
+
     def find_function(self, key: Key) -> int:
         """The id of the function with exactly this key (display names are not
         tried); FunctionNotFoundError if there is none."""

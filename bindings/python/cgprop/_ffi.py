@@ -497,6 +497,8 @@ FUNCTIONS = {
     "cgprop_graph_add_edge_class": (c_int, (p_graph, c_uint32, c_uint32, c_uint32, c_uint32, c_uint64,
                                             p_u64, p_u32)),
     "cgprop_graph_add_spontaneous": (c_int, (p_graph, c_uint32, c_uint64, p_u64)),
+    "cgprop_graph_add_nodes": (c_int, (p_graph, c_size_t, POINTER(c_char_p), POINTER(c_size_t), p_u32)),
+    "cgprop_graph_add_calls": (c_int, (p_graph, c_size_t, p_u32, p_u32, p_u64, p_u64, p_u32)),
     "cgprop_graph_add_stack": (c_int, (p_graph, p_u32, c_size_t, p_u64)),
     "cgprop_graph_find_edge": (c_int, (p_graph, c_uint32, c_uint32, p_u32)),
     "cgprop_graph_generation": (c_uint64, (p_graph,)),

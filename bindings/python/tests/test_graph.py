@@ -294,3 +294,61 @@ class TestVersion(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestBulkBuilding(unittest.TestCase):
+    """add_functions / add_calls against the same data added one at a time."""
+
+    def _random_calls(self, seed, nn, n):
+        import random
+        r = random.Random(seed)
+        callers, callees, counts, costs = [], [], [], []
+        while len(callers) < n:
+            a = r.randrange(nn)  # a caller's calls together, callers coming round again
+            for _ in range(r.randrange(1, 6)):
+                callers.append(a)
+                callees.append(r.randrange(nn))
+                counts.append(r.randrange(4))
+                costs.append([r.randrange(100), r.randrange(3)])
+        return callers[:n], callees[:n], counts[:n], costs[:n]
+
+    def test_same_as_single_calls(self):
+        for seed in range(8):
+            keys = ["f%d" % i for i in range(12)]
+            bulk = cgprop.Graph(metrics=["Ir", "Dr"])
+            one = cgprop.Graph(metrics=["Ir", "Dr"])
+            self.assertEqual(bulk.add_functions(keys + ["f3"]), list(range(12)) + [3])
+            for k in keys:
+                one.add_function(k)
+            if seed % 2:  # calls before the batch
+                for g in (bulk, one):
+                    g.add_call(1, 2, 1, [5, 5])
+            a, b, n, c = self._random_calls(seed, 12, 150)
+            costs = None if seed == 3 else c
+            ids = bulk.add_calls(a, b, n, costs)
+            want = [one.add_call(a[i], b[i], n[i], None if costs is None else costs[i]) for i in range(len(a))]
+            self.assertEqual(ids, want)
+            self.assertEqual(list(bulk.calls()), list(one.calls()))
+            self.assertEqual(list(bulk.nodes()), list(one.nodes()))
+            # Brute force: a pair's call sums every count given for it.
+            sums = {}
+            for i in range(len(a)):
+                sums[(a[i], b[i])] = sums.get((a[i], b[i]), 0) + n[i]
+            if seed % 2:
+                sums[(1, 2)] = sums.get((1, 2), 0) + 1
+            self.assertEqual({(r.caller, r.callee): r.count for r in bulk.calls()}, sums)
+
+    def test_all_or_nothing(self):
+        g = cgprop.Graph(metrics=["Ir"])
+        g.add_functions(["a", "b", "c"])
+        g.add_call(0, 1, 2 ** 64 - 2, [1])
+        gen = g.generation
+        # The third call overflows a->b's count: nothing of the batch stays.
+        with self.assertRaises(cgprop.CostOverflowError):
+            g.add_calls([2, 2, 0], [0, 1, 1], [1, 1, 5], [[1], [1], [1]])
+        self.assertEqual(g.generation, gen)
+        self.assertEqual(g.call_count, 1)
+        with self.assertRaises(cgprop.InvalidArgumentError):
+            g.add_calls([0, 7], [1, 1], [1, 1])  # no function 7
+        self.assertEqual(g.call_count, 1)
+        self.assertEqual(g.get("nodes", 1).calls_in, 2 ** 64 - 2)

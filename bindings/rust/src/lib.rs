@@ -1366,6 +1366,46 @@ impl Graph {
         Ok(out)
     }
 
+    /// Add many functions at once, as `add_function` on each key in turn
+    /// (a key already there, or repeated, gets the id it has), all or
+    /// nothing. Returns the ids, one per key.
+    pub fn add_functions<K: AsRef<[u8]>>(&mut self, keys: &[K]) -> Result<Vec<u32>> {
+        let ptrs: Vec<*const c_char> = keys.iter().map(|k| k.as_ref().as_ptr() as *const c_char).collect();
+        let lens: Vec<usize> = keys.iter().map(|k| k.as_ref().len()).collect();
+        let mut out = vec![0u32; keys.len()];
+        self.check(unsafe {
+            sys::cgprop_graph_add_nodes(self.raw(), keys.len(), ptrs.as_ptr(), lens.as_ptr(), out.as_mut_ptr())
+        })?;
+        Ok(out)
+    }
+
+    /// Add many calls at once, as `add_call(callers[i], callees[i],
+    /// counts[i], costs[i * K .. i * K + K])` for each i in turn (the same
+    /// ids and sums), all or nothing: on an error the graph is as it was.
+    /// `costs` holds K values per call, or is None when the input has none.
+    /// Returns the call ids, one per call.
+    pub fn add_calls(&mut self, callers: &[u32], callees: &[u32], counts: &[u64], costs: Option<&[u64]>)
+                     -> Result<Vec<u32>> {
+        let n = callers.len();
+        if callees.len() != n || counts.len() != n {
+            return Err(invalid(format!("add_calls: {} callers, {} callees, {} counts", n, callees.len(), counts.len())));
+        }
+        let c = match costs {
+            Some(c) if c.len() != n * self.k => {
+                return Err(invalid(format!("add_calls: {} costs given, {} calls of {} metrics need {}", c.len(), n,
+                                           self.k, n * self.k)))
+            }
+            Some(c) => c.as_ptr(),
+            None => ptr::null(),
+        };
+        let mut out = vec![0u32; n];
+        self.check(unsafe {
+            sys::cgprop_graph_add_calls(self.raw(), n, callers.as_ptr(), callees.as_ptr(), counts.as_ptr(), c,
+                                        out.as_mut_ptr())
+        })?;
+        Ok(out)
+    }
+
     /// Add calls between activations of known classes. Returns the call id.
     pub fn add_call_class(&mut self, caller: u32, callee: u32, caller_level: Level, callee_level: Level, count: u64,
                           costs: &[u64]) -> Result<u32> {

@@ -446,6 +446,10 @@ extern "C" {
     pub fn cgprop_graph_add_edge_class(g: *mut cgprop_graph, caller: u32, callee: u32, caller_level: u32,
                                        callee_level: u32, count: u64, costs: *const u64, out: *mut u32) -> c_int;
     pub fn cgprop_graph_add_spontaneous(g: *mut cgprop_graph, node: u32, count: u64, costs: *const u64) -> c_int;
+    pub fn cgprop_graph_add_nodes(g: *mut cgprop_graph, n: usize, keys: *const *const c_char, lens: *const usize,
+                                  out: *mut u32) -> c_int;
+    pub fn cgprop_graph_add_calls(g: *mut cgprop_graph, n: usize, callers: *const u32, callees: *const u32,
+                                  counts: *const u64, costs: *const u64, out: *mut u32) -> c_int;
     pub fn cgprop_graph_add_stack(g: *mut cgprop_graph, frames: *const u32, depth: usize, weights: *const u64)
                                   -> c_int;
     pub fn cgprop_graph_find_edge(g: *mut cgprop_graph, caller: u32, callee: u32, out: *mut u32) -> c_int;
