@@ -65,6 +65,14 @@ static void put_dbl(cgprop__wr *w, double x)
             slot = w->dnext;
             w->dnext ^= 1;
             w->dbits[slot] = bits;
+            if (sizeof w->buf - w->n >= CGPROP__NUM_MAX) {
+                /* Formatted in place, then kept for the next figures. */
+                size_t n = cgprop__fmt_double(w->buf + w->n, x);
+                memcpy(w->dtxt[slot], w->buf + w->n, CGPROP__NUM_MAX);
+                w->dlen[slot] = (unsigned char)n;
+                w->n += n;
+                return;
+            }
             w->dlen[slot] = (unsigned char)cgprop__fmt_double(w->dtxt[slot], x);
         }
         if (sizeof w->buf - w->n >= CGPROP__NUM_MAX) {
@@ -75,10 +83,26 @@ static void put_dbl(cgprop__wr *w, double x)
         }
         return;
     }
-    if (sizeof w->buf - w->n >= CGPROP__NUM_MAX)
-        w->n += cgprop__fmt_double(w->buf + w->n, x);
-    else
+    /* An integer below 10^15 is its digits (what cgprop__fmt_double
+     * writes for it), without that call's tests again. */
+    if (sizeof w->buf - w->n >= CGPROP__NUM_MAX) {
+        int64_t i = (int64_t)x;
+        char *o = w->buf + w->n;
+        if (i < 0) {
+            *o++ = '-';
+            i = -i;
+        } else if (i == 0 && signbit(x)) {
+            *o++ = '-';
+        }
+        if (i < 10) {
+            *o++ = (char)('0' + i);
+            w->n = (size_t)(o - w->buf);
+        } else {
+            w->n = (size_t)(o - w->buf) + cgprop__fmt_u64(o, (uint64_t)i);
+        }
+    } else {
         cgprop__wr_put(w, b, cgprop__fmt_double(b, x));
+    }
 }
 
 static void put_bool(cgprop__wr *w, int b)
@@ -91,8 +115,17 @@ static void put_bool(cgprop__wr *w, int b)
 
 static void put_inexact(cgprop__wr *w, uint32_t bits)
 {
+    /* The lists most figures have, as literals. */
     if (!bits) {
         LIT(w, "[]");
+        return;
+    }
+    if (bits == EDGE_BITS) {
+        LIT(w, "[\"C_nn\",\"C_nr\",\"C_nd\",\"C_rn\",\"C_rr\",\"C_rd\"]");
+        return;
+    }
+    if (bits == FN_BITS) {
+        LIT(w, "[\"S_n\",\"S_r\",\"C_n\",\"C_r\",\"D\"]");
         return;
     }
     /* The whole list assembled here, then one copy. */
@@ -157,7 +190,8 @@ static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void
 /* The rows of one kind for every metric, pulled through the public
  * iterators a chunk at a time: one row lookup per figure cost more than
  * formatting it. rs_get(id) hands the K rows of id in order, the way
- * get_all() does; ids must come in order (any other falls back to it). */
+ * get_all() does (*at: where they are, rows or the chunk itself); ids must
+ * come in order (any other falls back to get_all()). */
 enum { RS_CHUNK = 64 };
 typedef struct rstream {
     uint32_t kind, K;
@@ -192,8 +226,9 @@ static int rs_open(cgprop_graph *g, rstream *s, uint32_t kind, uint32_t K, size_
     return CGPROP_OK;
 }
 
-static int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows)
+static int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows, const void **at)
 {
+    *at = rows;
     if (id - s->base >= s->have) {
         if (id != s->base + s->have) return get_all(g, s->kind, id, s->K, rows, s->row_size);
         size_t got = RS_CHUNK;
@@ -207,6 +242,12 @@ static int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows)
         s->base = id;
         s->have = (uint32_t)got;
         if (!got) return get_all(g, s->kind, id, s->K, rows, s->row_size);
+    }
+    /* One metric: its row where it is (a copy of a size known only here
+     * would be a call per row). */
+    if (s->K == 1) {
+        *at = s->buf + (size_t)(id - s->base) * s->row_size;
+        return CGPROP_OK;
     }
     for (uint32_t k = 0; k < s->K; k++)
         memcpy((char *)rows + (size_t)k * s->row_size,
@@ -321,8 +362,14 @@ static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32
     LIT(w, ",\n\"functions\":[");
     for (uint32_t id = 0; id < nn; id++) {
         int rc;
-        if ((rc = rs_get(g, sn, id, r->node)) || (rc = rs_get(g, st, id, r->tot))) return rc;
-        if (have_split && (rc = rs_get(g, ss, id, r->split))) return rc;
+        const void *p_node = NULL;
+        const void *p_tot = NULL;
+        const void *p_split = NULL;
+        if ((rc = rs_get(g, sn, id, r->node, &p_node)) || (rc = rs_get(g, st, id, r->tot, &p_tot))) return rc;
+        if (have_split && (rc = rs_get(g, ss, id, r->split, &p_split))) return rc;
+        const cgprop_node_row *node = p_node;
+        const cgprop_total_row *tot = p_tot;
+        const cgprop_split_row *split = p_split;
         size_t nlen, klen;
         const char *name = cgprop__wr_name(g, id, &nlen);
         const char *kstr = cgprop_graph_node_key(g, id, &klen);
@@ -333,77 +380,77 @@ static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32
         cgprop__wr_json_str(w, name, nlen);
         LIT(w, ",\"key\":");
         cgprop__wr_json_str(w, kstr, klen);
-        VECK(w, ",\"self\":", r->node, cgprop_node_row, self, T_U64, K);
-        VECK(w, ",\"total\":", r->tot, cgprop_total_row, total, T_DBL, K);
-        VECK(w, ",\"heuristic\":", r->tot, cgprop_total_row, heuristic, T_DBL, K);
+        VECK(w, ",\"self\":", node, cgprop_node_row, self, T_U64, K);
+        VECK(w, ",\"total\":", tot, cgprop_total_row, total, T_DBL, K);
+        VECK(w, ",\"heuristic\":", tot, cgprop_total_row, heuristic, T_DBL, K);
         KEY(w, "bounds");
-        put_bounds(w, r->tot, K);
+        put_bounds(w, tot, K);
         KEY(w, "walk");
         {
             uint32_t with = 0;
-            for (uint32_t k = 0; k < K; k++) with += !(r->tot[k].flags & CGPROP_F_NO_WALK);
+            for (uint32_t k = 0; k < K; k++) with += !(tot[k].flags & CGPROP_F_NO_WALK);
             if (!with) {
                 LIT(w, "null");
             } else {
                 LIT(w, "[");
                 for (uint32_t k = 0; k < K; k++) {
                     if (k) LIT(w, ",");
-                    if (r->tot[k].flags & CGPROP_F_NO_WALK)
+                    if (tot[k].flags & CGPROP_F_NO_WALK)
                         LIT(w, "null");
                     else
-                        put_dbl(w, r->tot[k].walk);
+                        put_dbl(w, tot[k].walk);
                 }
                 LIT(w, "]");
             }
         }
-        put_estimate_reason(w, r->tot, K);
+        put_estimate_reason(w, tot, K);
         KEY(w, "cycle");
-        if (r->tot[0].cycle == CGPROP_NONE)
+        if (tot[0].cycle == CGPROP_NONE)
             LIT(w, "null");
         else
-            put_u64(w, r->tot[0].cycle);
+            put_u64(w, tot[0].cycle);
         uint32_t inexact = FN_BITS;
         if (have_split) {
             inexact = 0;
-            for (uint32_t k = 0; k < K; k++) inexact |= r->split[k].inexact & FN_BITS;
+            for (uint32_t k = 0; k < K; k++) inexact |= split[k].inexact & FN_BITS;
             /* The split object only where the input told something exact:
              * a function whose every figure is inexact gets none. */
             if (tells && inexact != FN_BITS) {
-                VECK(w, ",\"split\":{\"S_n\":", r->split, cgprop_split_row, S_n, T_U64, K);
-                VECK(w, ",\"S_r\":", r->split, cgprop_split_row, S_r, T_U64, K);
-                VECK(w, ",\"C_n\":", r->split, cgprop_split_row, C_n, T_U64, K);
-                VECK(w, ",\"C_r\":", r->split, cgprop_split_row, C_r, T_U64, K);
-                VECK(w, ",\"D\":", r->split, cgprop_split_row, D, T_DBL, K);
+                VECK(w, ",\"split\":{\"S_n\":", split, cgprop_split_row, S_n, T_U64, K);
+                VECK(w, ",\"S_r\":", split, cgprop_split_row, S_r, T_U64, K);
+                VECK(w, ",\"C_n\":", split, cgprop_split_row, C_n, T_U64, K);
+                VECK(w, ",\"C_r\":", split, cgprop_split_row, C_r, T_U64, K);
+                VECK(w, ",\"D\":", split, cgprop_split_row, D, T_DBL, K);
                 LIT(w, "}");
             }
         }
         KEY(w, "inexact");
         put_inexact(w, inexact);
         /* Extras: the function's recursion flags and inexact bits. */
-        uint32_t f = r->tot[0].flags | r->node[0].flags;
+        uint32_t f = tot[0].flags | node[0].flags;
         KEYBOOL(w, "self_recursive", f & CGPROP_F_SELF_RECURSIVE);
         KEYBOOL(w, "entry_assumed", f & CGPROP_F_ENTRY_ASSUMED);
         KEYBOOL(w, "root", f & CGPROP_F_ROOT);
         KEY(w, "called");
-        put_u64(w, r->node[0].calls_in);
+        put_u64(w, node[0].calls_in);
         LIT(w, ",\"spontaneous\":{\"count\":");
-        put_u64(w, r->node[0].spont_count);
-        VECK(w, ",\"cost\":", r->node, cgprop_node_row, spont_cost, T_U64, K);
-        VECK(w, ",\"share\":", r->tot, cgprop_total_row, spont_share, T_DBL, K);
+        put_u64(w, node[0].spont_count);
+        VECK(w, ",\"cost\":", node, cgprop_node_row, spont_cost, T_U64, K);
+        VECK(w, ",\"share\":", tot, cgprop_total_row, spont_share, T_DBL, K);
         LIT(w, "}");
-        VECK(w, ",\"vertex_total\":", r->tot, cgprop_total_row, vertex_total, T_DBL, K);
-        VECK(w, ",\"gprof\":{\"self\":", r->tot, cgprop_total_row, gprof_self, T_DBL, K);
-        VECK(w, ",\"child\":", r->tot, cgprop_total_row, gprof_child, T_DBL, K);
+        VECK(w, ",\"vertex_total\":", tot, cgprop_total_row, vertex_total, T_DBL, K);
+        VECK(w, ",\"gprof\":{\"self\":", tot, cgprop_total_row, gprof_self, T_DBL, K);
+        VECK(w, ",\"child\":", tot, cgprop_total_row, gprof_child, T_DBL, K);
         KEYBOOL(w, "inclusive", !(f & CGPROP_F_NOT_INCLUSIVE));
         LIT(w, "}");
         KEY(w, "heuristic_minus_exact");
         LIT(w, "[");
         for (uint32_t k = 0; k < K; k++) {
             if (k) LIT(w, ",");
-            if (r->tot[k].estimate != CGPROP_EST_EXACT)
+            if (tot[k].estimate != CGPROP_EST_EXACT)
                 LIT(w, "null");
             else
-                put_dbl(w, r->tot[k].heuristic - r->tot[k].total);
+                put_dbl(w, tot[k].heuristic - tot[k].total);
         }
         LIT(w, "]");
         LIT(w, "}");
@@ -437,9 +484,15 @@ static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K
     LIT(w, ",\n\"calls\":[");
     for (uint32_t id = 0; id < ne; id++) {
         int rc;
-        if ((rc = rs_get(g, se, id, r->edge)) || (rc = rs_get(g, st, id, r->etot))) return rc;
-        if (have_split && (rc = rs_get(g, ss, id, r->esplit))) return rc;
-        const cgprop_edge_row *e = &r->edge[0];
+        const void *p_edge = NULL;
+        const void *p_etot = NULL;
+        const void *p_esplit = NULL;
+        if ((rc = rs_get(g, se, id, r->edge, &p_edge)) || (rc = rs_get(g, st, id, r->etot, &p_etot))) return rc;
+        if (have_split && (rc = rs_get(g, ss, id, r->esplit, &p_esplit))) return rc;
+        const cgprop_edge_row *edge = p_edge;
+        const cgprop_edge_total_row *etot = p_etot;
+        const cgprop_edge_split_row *esplit = p_esplit;
+        const cgprop_edge_row *e = &edge[0];
         if (id) LIT(w, ",");
         LIT(w, "\n{\"id\":");
         put_u64(w, id);
@@ -451,21 +504,21 @@ static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K
         put_u64(w, e->count);
         KEY(w, "cost");
         if (e->flags & CGPROP_F_HAS_COST)
-            VEC(w, r->edge, cgprop_edge_row, cost, T_U64, K);
+            VEC(w, edge, cgprop_edge_row, cost, T_U64, K);
         else
             LIT(w, "null");
-        VECK(w, ",\"total\":", r->etot, cgprop_edge_total_row, total, T_DBL, K);
-        VECK(w, ",\"heuristic\":", r->etot, cgprop_edge_total_row, heuristic, T_DBL, K);
+        VECK(w, ",\"total\":", etot, cgprop_edge_total_row, total, T_DBL, K);
+        VECK(w, ",\"heuristic\":", etot, cgprop_edge_total_row, heuristic, T_DBL, K);
         uint32_t inexact = EDGE_BITS;
         if (have_split) {
             inexact = 0;
-            for (uint32_t k = 0; k < K; k++) inexact |= r->esplit[k].inexact & EDGE_BITS;
-            VECK(w, ",\"split\":{\"C_nn\":", r->esplit, cgprop_edge_split_row, C_nn, T_U64, K);
-            VECK(w, ",\"C_nr\":", r->esplit, cgprop_edge_split_row, C_nr, T_U64, K);
-            VECK(w, ",\"C_nd\":", r->esplit, cgprop_edge_split_row, C_nd, T_U64, K);
-            VECK(w, ",\"C_rn\":", r->esplit, cgprop_edge_split_row, C_rn, T_U64, K);
-            VECK(w, ",\"C_rr\":", r->esplit, cgprop_edge_split_row, C_rr, T_U64, K);
-            VECK(w, ",\"C_rd\":", r->esplit, cgprop_edge_split_row, C_rd, T_U64, K);
+            for (uint32_t k = 0; k < K; k++) inexact |= esplit[k].inexact & EDGE_BITS;
+            VECK(w, ",\"split\":{\"C_nn\":", esplit, cgprop_edge_split_row, C_nn, T_U64, K);
+            VECK(w, ",\"C_nr\":", esplit, cgprop_edge_split_row, C_nr, T_U64, K);
+            VECK(w, ",\"C_nd\":", esplit, cgprop_edge_split_row, C_nd, T_U64, K);
+            VECK(w, ",\"C_rn\":", esplit, cgprop_edge_split_row, C_rn, T_U64, K);
+            VECK(w, ",\"C_rr\":", esplit, cgprop_edge_split_row, C_rr, T_U64, K);
+            VECK(w, ",\"C_rd\":", esplit, cgprop_edge_split_row, C_rd, T_U64, K);
             LIT(w, "}");
         }
         KEY(w, "inexact");
@@ -476,8 +529,8 @@ static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K
          * any does, and the metrics without one listed when they differ. */
         uint32_t all = ~0u, any = 0;
         for (uint32_t k = 0; k < K; k++) {
-            all &= r->etot[k].flags;
-            any |= r->etot[k].flags;
+            all &= etot[k].flags;
+            any |= etot[k].flags;
         }
         uint32_t f = e->flags | (all & CGPROP_F_NO_TOTAL) | (any & ~CGPROP_F_NO_TOTAL);
         KEYBOOL(w, "self_call", f & CGPROP_F_SELF_CALL);
@@ -490,16 +543,16 @@ static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K
             LIT(w, "[");
             const char *sep = "";
             for (uint32_t k = 0; k < K; k++)
-                if (r->etot[k].flags & CGPROP_F_NO_TOTAL) {
+                if (etot[k].flags & CGPROP_F_NO_TOTAL) {
                     jput(w, sep, strlen(sep));
                     put_u64(w, k);
                     sep = ",";
                 }
             LIT(w, "]");
         }
-        VECK(w, ",\"share\":", r->etot, cgprop_edge_total_row, share, T_DBL, K);
-        VECK(w, ",\"gprof\":{\"self\":", r->etot, cgprop_edge_total_row, gprof_self, T_DBL, K);
-        VECK(w, ",\"child\":", r->etot, cgprop_edge_total_row, gprof_child, T_DBL, K);
+        VECK(w, ",\"share\":", etot, cgprop_edge_total_row, share, T_DBL, K);
+        VECK(w, ",\"gprof\":{\"self\":", etot, cgprop_edge_total_row, gprof_self, T_DBL, K);
+        VECK(w, ",\"child\":", etot, cgprop_edge_total_row, gprof_child, T_DBL, K);
         LIT(w, "}}");
         if (w->failed) return CGPROP_OK;
     }

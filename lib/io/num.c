@@ -16,59 +16,6 @@ static const char digit_pairs[200] =
     "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
     "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-size_t cgprop__fmt_u64(char *buf, uint64_t x)
-{
-    /* Count the digits first, then write them from the end straight into
-     * buf, two per division. */
-    if (x < 10) {
-        buf[0] = (char)('0' + x);
-        return 1;
-    }
-#if defined(__GNUC__)
-    /* From the bit length: 1233 / 4096 is just above log10(2), so t is the
-     * digit count or one more; one comparison settles it. */
-    static const uint64_t p10[20] = {1u,
-                                     10u,
-                                     100u,
-                                     1000u,
-                                     10000u,
-                                     100000u,
-                                     1000000u,
-                                     10000000u,
-                                     100000000u,
-                                     1000000000u,
-                                     10000000000u,
-                                     100000000000u,
-                                     1000000000000u,
-                                     10000000000000u,
-                                     100000000000000u,
-                                     1000000000000000u,
-                                     10000000000000000u,
-                                     100000000000000000u,
-                                     1000000000000000000u,
-                                     10000000000000000000u};
-    unsigned t = ((unsigned)(64 - __builtin_clzll(x)) * 1233u) >> 12;
-    size_t n = (size_t)t + (x >= p10[t]);
-#else
-    size_t n = 1;
-    for (uint64_t p = 10; n < 20 && x >= p; p *= 10) n++;
-#endif
-    char *o = buf + n;
-    while (x >= 100) {
-        unsigned r = (unsigned)(x % 100);
-        x /= 100;
-        o -= 2;
-        memcpy(o, digit_pairs + 2 * r, 2);
-    }
-    if (x >= 10) {
-        o -= 2;
-        memcpy(o, digit_pairs + 2 * x, 2);
-    } else {
-        *--o = (char)('0' + x);
-    }
-    return n;
-}
-
 /* ---- shortest digits ---- */
 
 /* The top 64 bits of g × cp / 2^128 (g: 128 bits, high half first), rounded
@@ -153,7 +100,9 @@ static uint64_t shortest(uint64_t bits, int *e10)
     return s + (vb > 4 * s + 2 || (vb == 4 * s + 2 && (s & 1)));
 }
 
-/* Number of decimal digits of x > 0. */
+/* Number of decimal digits of x > 0: from the bit length, since 1233 /
+ * 4096 is just above log10(2), t is the count or one less, and one
+ * comparison settles it. */
 static int ndigits(uint64_t x)
 {
     static const uint64_t p10[20] = {1u,
@@ -186,43 +135,99 @@ static int ndigits(uint64_t x)
 #endif
 }
 
-/* The 8 digits of x < 10^8, leading zeros included, at p. */
-static void put8(char *p, uint32_t x)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The 8 digits of x < 10^8 as 8 ASCII bytes in one word, the first digit
+ * in the lowest byte: x split in two 4-digit lanes, each lane in two
+ * 2-digit lanes, each of those in two digits, every step one multiply for
+ * all lanes at once (n × 10486 >> 20 is n / 100 below 10^4, n × 103 >> 10
+ * is n / 10 below 100, and no lane spills into the next). */
+static uint64_t swar8(uint32_t x)
 {
-    uint32_t a = x / 10000, b = x % 10000;
-    memcpy(p, digit_pairs + 2 * (a / 100), 2);
-    memcpy(p + 2, digit_pairs + 2 * (a % 100), 2);
-    memcpy(p + 4, digit_pairs + 2 * (b / 100), 2);
-    memcpy(p + 6, digit_pairs + 2 * (b % 100), 2);
+    uint64_t v = (uint64_t)(x / 10000) | (uint64_t)(x % 10000) << 32;
+    uint64_t hi = ((v * 10486u) >> 20) & 0x0000007f0000007fu;
+    v = hi | (v - 100 * hi) << 16;
+    hi = ((v * 103u) >> 10) & 0x000f000f000f000fu;
+    v = hi | (v - 10 * hi) << 8;
+    return v + 0x3030303030303030u;
 }
 
-/* The n digits of x (n = ndigits(x) <= 17) at p: the low 8 digits by
- * 32-bit arithmetic, then the rest. */
+/* The last n (1 .. 8) of those digits at p; the 8 - n bytes after them
+ * are overwritten too. */
+static void put_last(char *p, uint32_t x, int n)
+{
+    uint64_t v = swar8(x) >> (8 * (8 - n));
+    memcpy(p, &v, 8);
+}
+
+static void put8(char *p, uint32_t x)
+{
+    uint64_t v = swar8(x);
+    memcpy(p, &v, 8);
+}
+#else
+static void put8(char *p, uint32_t x)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (char)('0' + x % 10);
+        x /= 10;
+    }
+}
+
+static void put_last(char *p, uint32_t x, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        p[i] = (char)('0' + x % 10);
+        x /= 10;
+    }
+}
+#endif
+
+/* The n = ndigits(x) digits of x at p, in 8-digit pieces; up to 8 bytes
+ * after them may be overwritten (the callers' CGPROP__NUM_MAX leaves
+ * room). */
 static void put_digits(char *p, uint64_t x, int n)
 {
-    char *e = p + n;
-    if (n > 8) {
-        uint64_t top = x / 100000000;
-        put8(e - 8, (uint32_t)(x - top * 100000000));
-        e -= 8;
-        x = top;
-        if (n > 16) {
-            top = x / 100000000;
-            put8(e - 8, (uint32_t)(x - top * 100000000));
-            e -= 8;
-            x = top;
+    if (n <= 4) {
+        /* Short ones (most ids and counts) by the pair table: fewer steps
+         * than the word. */
+        uint32_t y = (uint32_t)x;
+        if (n <= 2) {
+            if (n == 1)
+                p[0] = (char)('0' + y);
+            else
+                memcpy(p, digit_pairs + 2 * y, 2);
+        } else {
+            uint32_t a = y / 100, b = y % 100;
+            if (n == 3)
+                p[0] = (char)('0' + a);
+            else
+                memcpy(p, digit_pairs + 2 * a, 2);
+            memcpy(p + n - 2, digit_pairs + 2 * b, 2);
         }
+    } else if (n <= 8) {
+        put_last(p, (uint32_t)x, n);
+    } else if (n <= 16) {
+        uint64_t top = x / 100000000;
+        put_last(p, (uint32_t)top, n - 8);
+        put8(p + n - 8, (uint32_t)(x - top * 100000000));
+    } else {
+        uint64_t top = x / 10000000000000000u, rest = x - top * 10000000000000000u;
+        uint64_t mid = rest / 100000000;
+        put_last(p, (uint32_t)top, n - 16);
+        put8(p + n - 16, (uint32_t)mid);
+        put8(p + n - 8, (uint32_t)(rest - mid * 100000000));
     }
-    uint32_t y = (uint32_t)x;
-    while (y >= 100) {
-        e -= 2;
-        memcpy(e, digit_pairs + 2 * (y % 100), 2);
-        y /= 100;
+}
+
+size_t cgprop__fmt_u64(char *buf, uint64_t x)
+{
+    if (x < 10) {
+        buf[0] = (char)('0' + x);
+        return 1;
     }
-    if (y >= 10)
-        memcpy(e - 2, digit_pairs + 2 * y, 2);
-    else
-        e[-1] = (char)('0' + y);
+    int n = ndigits(x);
+    put_digits(buf, x, n);
+    return (size_t)n;
 }
 
 size_t cgprop__fmt_double(char *out, double x)
@@ -269,18 +274,19 @@ size_t cgprop__fmt_double(char *out, double x)
     int n = ndigits(f);
     int E = n + dexp - 1; /* the exponent of the first digit */
     int P = n > 15 ? n : 15;
-    /* The layout of %.Pg. The digits are written once and moved by fixed
-     * 16-byte copies (the caller's CGPROP__NUM_MAX bytes leave room). */
+    /* The layout of %.Pg; the caller's CGPROP__NUM_MAX bytes leave room
+     * for the fixed-size stores. */
     if (E >= -4 && E < P) {
         if (dexp >= 0) {
             put_digits(o, f, n);
             memset(o + n, '0', 16); /* dexp <= 14 */
             o += n + dexp;
         } else if (E >= 0) {
-            char t[16];
-            put_digits(o, f, n);
-            memcpy(t, o + E + 1, 16); /* the n - E - 1 <= 16 fraction digits */
-            memcpy(o + E + 2, t, 16);
+            /* The integral digits moved one byte left: bytes, since a
+             * wider load of what was just stored in pairs would wait for
+             * those stores to complete. */
+            put_digits(o + 1, f, n);
+            for (int i = 0; i <= E; i++) o[i] = o[i + 1];
             o[E + 1] = '.';
             o += n + 1;
         } else {
