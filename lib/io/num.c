@@ -83,21 +83,19 @@ static uint64_t shortest(uint64_t bits, int *e10)
     uint64_t hi = rop(g, (cb + 2) << h) - odd;
     uint64_t s = vb >> 2;
     /* A number one digit shorter: a multiple of 10 inside; there is at
-     * most one, so it is also the closest of its length. */
-    if (s >= 10) {
-        uint64_t sp = s / 10;
-        int up_in = lo <= 40 * sp, wp_in = 40 * sp + 40 <= hi;
-        if (up_in != wp_in) {
-            *e10 = k + 1;
-            return sp + (uint64_t)wp_in;
-        }
-    }
-    /* Else s or s + 1, whichever is inside; both: the closer, ties to
-     * even. */
-    *e10 = k;
+     * most one, so it is also the closest of its length. Else s or s + 1,
+     * whichever is inside; both: the closer, ties to even. All of it is
+     * computed and then selected: which case applies varies from one
+     * figure to the next, and a mispredicted branch costs more. */
+    uint64_t sp = s / 10;
+    int up_in = lo <= 40 * sp, wp_in = 40 * sp + 40 <= hi;
     int u_in = lo <= 4 * s, w_in = 4 * s + 4 <= hi;
-    if (u_in != w_in) return s + (uint64_t)w_in;
-    return s + (vb > 4 * s + 2 || (vb == 4 * s + 2 && (s & 1)));
+    uint64_t mid = 4 * s + 2;
+    uint64_t near = s + (uint64_t)((vb > mid) | ((vb == mid) & (int)(s & 1)));
+    uint64_t one = u_in != w_in ? s + (uint64_t)w_in : near;
+    int shorter = (s >= 10) & (up_in != wp_in);
+    *e10 = k + shorter;
+    return shorter ? sp + (uint64_t)wp_in : one;
 }
 
 /* Number of decimal digits of x > 0: from the bit length, since 1233 /
@@ -206,9 +204,15 @@ static void put_digits(char *p, uint64_t x, int n)
         }
     } else if (n <= 8) {
         put_last(p, (uint32_t)x, n);
-    } else if (n <= 16) {
+    } else if (n <= 17) {
+        /* 9 .. 17 digits (every double's): the low 8, then the n - 8 <=
+         * 9 above them without a branch on n, the ninth written first and
+         * overwritten when there is none. */
         uint64_t top = x / 100000000;
-        put_last(p, (uint32_t)top, n - 8);
+        uint32_t t1 = (uint32_t)(top / 100000000), t0 = (uint32_t)(top - (uint64_t)t1 * 100000000);
+        int extra = n == 17;
+        p[0] = (char)('0' + t1);
+        put_last(p + extra, t0, n - 8 - extra);
         put8(p + n - 8, (uint32_t)(x - top * 100000000));
     } else {
         uint64_t top = x / 10000000000000000u, rest = x - top * 10000000000000000u;
