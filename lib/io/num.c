@@ -12,7 +12,7 @@
 
 #include "pow10_128.h"
 
-static const char digit_pairs[200] =
+const char cgprop__digit_pairs[200] =
     "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
     "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
@@ -193,14 +193,14 @@ static void put_digits(char *p, uint64_t x, int n)
             if (n == 1)
                 p[0] = (char)('0' + y);
             else
-                memcpy(p, digit_pairs + 2 * y, 2);
+                memcpy(p, cgprop__digit_pairs + 2 * y, 2);
         } else {
             uint32_t a = y / 100, b = y % 100;
             if (n == 3)
                 p[0] = (char)('0' + a);
             else
-                memcpy(p, digit_pairs + 2 * a, 2);
-            memcpy(p + n - 2, digit_pairs + 2 * b, 2);
+                memcpy(p, cgprop__digit_pairs + 2 * a, 2);
+            memcpy(p + n - 2, cgprop__digit_pairs + 2 * b, 2);
         }
     } else if (n <= 8) {
         put_last(p, (uint32_t)x, n);
@@ -311,7 +311,7 @@ size_t cgprop__fmt_double(char *out, double x)
         *o++ = E < 0 ? '-' : '+';
         unsigned ae = (unsigned)(E < 0 ? -E : E);
         if (ae >= 100) *o++ = (char)('0' + ae / 100);
-        memcpy(o, digit_pairs + 2 * (ae % 100), 2);
+        memcpy(o, cgprop__digit_pairs + 2 * (ae % 100), 2);
         o += 2;
     }
     return (size_t)(o - out);

@@ -11,6 +11,9 @@
  * use as scratch beyond its output (its longest output is 24 bytes). */
 #define CGPROP__NUM_MAX 40
 
+/* "00" .. "99": the two digits of each number below 100. */
+extern const char cgprop__digit_pairs[200];
+
 /* The decimal digits of x. */
 size_t cgprop__fmt_u64(char *buf, uint64_t x);
 
