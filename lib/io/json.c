@@ -46,6 +46,48 @@ static inline char *jput(cgprop__wr *w, char *o, const char *s, size_t len)
 #define LIT(w, s) (o = jput(w, o, s, sizeof s - 1))
 #define JSTR(w, s, len) (SYNC(w), cgprop__wr_json_str(w, s, len), RELOAD(w))
 
+/* A name or key as a JSON string, the way cgprop__wr_json_str writes it,
+ * for the usual bytes (printable ASCII, the tab between a key's fields)
+ * 8 at a time: a word with none to look at is copied whole. Anything else
+ * (quote, backslash, control or non-ASCII bytes) goes to
+ * cgprop__wr_json_str, from the start. */
+static char *put_str(cgprop__wr *w, char *o, const char *s, size_t len)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    if (2 * len + 2 + 8 > ROOM(w)) return JSTR(w, s, len);
+    char *start = o;
+    *o++ = '"';
+    for (size_t i = 0; i < len;) {
+        if (i + 8 <= len) {
+            uint64_t v;
+            memcpy(&v, s + i, 8);
+            /* The lowest byte below 0x20, at or above 0x80, '"' or '\\'
+             * sets its top bit in one of these (no byte below it
+             * borrows); an ordinary byte sets none. Past the first such
+             * byte borrows may flag more: those go one by one. */
+            uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
+            if (!(((v - ones * 0x20) | (q - ones) | (b - ones) | v) & high)) {
+                memcpy(o, &v, 8);
+                o += 8;
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = (unsigned char)s[i++];
+        if ((unsigned char)(c - 0x20) < 0x60 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+        } else if (c == '\t') {
+            *o++ = '\\';
+            *o++ = 't';
+        } else {
+            o = start;
+            return JSTR(w, s, len);
+        }
+    }
+    *o++ = '"';
+    return o;
+}
+
 /* Numbers are formatted in place when the buffer has room for the
  * longest, copied through the general path otherwise. */
 static char *put_u64(cgprop__wr *w, char *o, uint64_t x)
@@ -388,9 +430,9 @@ static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32
         LIT(w, "\n{\"id\":");
         o = put_u64(w, o, id);
         LIT(w, ",\"name\":");
-        JSTR(w, name, nlen);
+        o = put_str(w, o, name, nlen);
         LIT(w, ",\"key\":");
-        JSTR(w, kstr, klen);
+        o = put_str(w, o, kstr, klen);
         VECK(w, ",\"self\":", node, cgprop_node_row, self, T_U64, K);
         VECK(w, ",\"total\":", tot, cgprop_total_row, total, T_DBL, K);
         VECK(w, ",\"heuristic\":", tot, cgprop_total_row, heuristic, T_DBL, K);
