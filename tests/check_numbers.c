@@ -173,6 +173,16 @@ START_TEST(test_known)
     expect(123.456, "123.456");
     expect(5e-7, "5e-07");
     expect(1e100, "1e+100");
+    /* Python's repr agrees on these (one digit fewer than the rounding of
+     * 17 digits; 17 digits; a fraction above 10^15; subnormal multiples). */
+    expect(0.3, "0.3");
+    expect(0.1 + 0.7, "0.7999999999999999");
+    expect(9223372036854775808.0, "9.223372036854776e+18"); /* 2^63 */
+    expect(123456789012345678.0, "1.2345678901234568e+17");
+    expect(1e15 + 0.3, "1000000000000000.2");
+    expect(3 * 5e-324, "1.5e-323");
+    expect(1e-7, "1e-07");
+    expect(4.35, "4.35");
 }
 END_TEST
 
@@ -236,6 +246,30 @@ START_TEST(test_random_figures)
 }
 END_TEST
 
+START_TEST(test_subnormals_decimals)
+{
+    /* The smallest subnormals one by one (few significant bits, where the
+     * digit count is smallest), then random ones. */
+    for (uint64_t c = 1; c <= (uint64_t)reps(100000); c++) check_one(from_bits(c));
+    uint64_t s = 11;
+    for (int i = 0; i < reps(100000); i++) check_one(from_bits(splitmix(&s) & 0x000fffffffffffffu));
+    /* Decimals of 1 to 17 significant digits at any exponent, read by
+     * strtod: the doubles nearest short decimals, where one digit fewer
+     * than the interval's scale often reads back, and the decimal can sit
+     * on an end of the rounding interval. */
+    for (int i = 0; i < reps(400000); i++) {
+        uint64_t r = splitmix(&s);
+        int nd = 1 + (int)(r % 17);
+        uint64_t d = splitmix(&s) % 100000000000000000u;
+        for (int j = nd; j < 17; j++) d /= 10;
+        char b[48];
+        snprintf(b, sizeof b, "%llue%d", (unsigned long long)d, (int)((r >> 8) % 640) - 340);
+        double x = strtod(b, NULL);
+        if (isfinite(x)) check_one(x);
+    }
+}
+END_TEST
+
 START_TEST(test_u64)
 {
     uint64_t s = 9;
@@ -263,6 +297,7 @@ int main(void)
     tcase_add_test(tc, test_special);
     tcase_add_test(tc, test_random_bits);
     tcase_add_test(tc, test_random_figures);
+    tcase_add_test(tc, test_subnormals_decimals);
     tcase_add_test(tc, test_u64);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -22,38 +22,96 @@ typedef struct jrows {
     cgprop_cycle_row *cyc;
 } jrows;
 
-/* The output is a few hundred small pieces per function: copy each into
- * the buffer directly while it fits, the general path only at its end. */
-static inline void jput(cgprop__wr *w, const char *s, size_t len)
+/* The output is a few hundred small pieces per function: each goes at o, a
+ * local pointer into the buffer, copied directly while it fits, through the
+ * general path only at the buffer's end. A cursor kept in w would be read
+ * back from memory after every piece (the pieces' bytes may alias it), one
+ * long chain of loads and stores through the whole report. Every function
+ * here takes o and returns where it stopped; w->n is set from o only around
+ * the calls that use it (SYNC, then RELOAD). */
+#define SYNC(w) ((w)->n = (size_t)(o - (w)->buf))
+#define RELOAD(w) (o = (w)->buf + (w)->n)
+#define ROOM(w) ((size_t)((w)->buf + sizeof (w)->buf - o))
+
+static inline char *jput(cgprop__wr *w, char *o, const char *s, size_t len)
 {
-    if (len <= sizeof w->buf - w->n) {
-        memcpy(w->buf + w->n, s, len);
-        w->n += len;
-    } else {
-        cgprop__wr_put(w, s, len);
+    if (len <= ROOM(w)) {
+        memcpy(o, s, len);
+        return o + len;
     }
+    SYNC(w);
+    cgprop__wr_put(w, s, len);
+    return RELOAD(w);
 }
-#define LIT(w, s) jput(w, s, sizeof s - 1)
+#define LIT(w, s) (o = jput(w, o, s, sizeof s - 1))
+#define JSTR(w, s, len) (SYNC(w), cgprop__wr_json_str(w, s, len), RELOAD(w))
+
+/* A name or key as a JSON string, the way cgprop__wr_json_str writes it,
+ * for the usual bytes (printable ASCII, the tab between a key's fields)
+ * 8 at a time: a word with none to look at is copied whole. Anything else
+ * (quote, backslash, control or non-ASCII bytes) goes to
+ * cgprop__wr_json_str, from the start. */
+static char *put_str(cgprop__wr *w, char *o, const char *s, size_t len)
+{
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    if (2 * len + 2 + 8 > ROOM(w)) return JSTR(w, s, len);
+    char *start = o;
+    *o++ = '"';
+    for (size_t i = 0; i < len;) {
+        if (i + 8 <= len) {
+            uint64_t v;
+            memcpy(&v, s + i, 8);
+            /* The lowest byte below 0x20, at or above 0x80, '"' or '\\'
+             * sets its top bit in one of these (no byte below it
+             * borrows); an ordinary byte sets none. Past the first such
+             * byte borrows may flag more: those go one by one. */
+            uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
+            if (!(((v - ones * 0x20) | (q - ones) | (b - ones) | v) & high)) {
+                memcpy(o, &v, 8);
+                o += 8;
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = (unsigned char)s[i++];
+        if ((unsigned char)(c - 0x20) < 0x60 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+        } else if (c == '\t') {
+            *o++ = '\\';
+            *o++ = 't';
+        } else {
+            o = start;
+            return JSTR(w, s, len);
+        }
+    }
+    *o++ = '"';
+    return o;
+}
 
 /* Numbers are formatted in place when the buffer has room for the
  * longest, copied through the general path otherwise. */
-static void put_u64(cgprop__wr *w, uint64_t x)
+static char *put_u64(cgprop__wr *w, char *o, uint64_t x)
 {
     char b[CGPROP__NUM_MAX];
-    if (sizeof w->buf - w->n >= CGPROP__NUM_MAX)
+    if (ROOM(w) >= CGPROP__NUM_MAX) {
         /* Zeros and single digits (most split figures) without a call. */
-        w->n += x < 10 ? (w->buf[w->n] = (char)('0' + x), 1) : cgprop__fmt_u64(w->buf + w->n, x);
-    else
-        cgprop__wr_put(w, b, cgprop__fmt_u64(b, x));
+        if (x < 10) {
+            *o = (char)('0' + x);
+            return o + 1;
+        }
+        if (x < 100) {
+            memcpy(o, cgprop__digit_pairs + 2 * x, 2);
+            return o + 2;
+        }
+        return o + cgprop__fmt_u64(o, x);
+    }
+    return jput(w, o, b, cgprop__fmt_u64(b, x));
 }
 
-static void put_dbl(cgprop__wr *w, double x)
+static char *put_dbl(cgprop__wr *w, char *o, double x)
 {
     char b[CGPROP__NUM_MAX];
-    if (!isfinite(x)) {
-        LIT(w, "null");
-        return;
-    }
+    if (!isfinite(x)) return LIT(w, "null");
     /* Integers are formatted directly; other figures go through the small
      * cache of the last two (a total is often also the heuristic, the
      * share and the vertex total). */
@@ -65,37 +123,53 @@ static void put_dbl(cgprop__wr *w, double x)
             slot = w->dnext;
             w->dnext ^= 1;
             w->dbits[slot] = bits;
+            if (ROOM(w) >= CGPROP__NUM_MAX) {
+                /* Formatted in place, then kept for the next figures. */
+                size_t n = cgprop__fmt_double(o, x);
+                memcpy(w->dtxt[slot], o, CGPROP__NUM_MAX);
+                w->dlen[slot] = (unsigned char)n;
+                return o + n;
+            }
             w->dlen[slot] = (unsigned char)cgprop__fmt_double(w->dtxt[slot], x);
         }
-        if (sizeof w->buf - w->n >= CGPROP__NUM_MAX) {
-            memcpy(w->buf + w->n, w->dtxt[slot], CGPROP__NUM_MAX); /* whole: a fixed-size copy */
-            w->n += w->dlen[slot];
-        } else {
-            cgprop__wr_put(w, w->dtxt[slot], w->dlen[slot]);
+        if (ROOM(w) >= CGPROP__NUM_MAX) {
+            memcpy(o, w->dtxt[slot], CGPROP__NUM_MAX); /* whole: a fixed-size copy */
+            return o + w->dlen[slot];
         }
-        return;
+        return jput(w, o, w->dtxt[slot], w->dlen[slot]);
     }
-    if (sizeof w->buf - w->n >= CGPROP__NUM_MAX)
-        w->n += cgprop__fmt_double(w->buf + w->n, x);
-    else
-        cgprop__wr_put(w, b, cgprop__fmt_double(b, x));
+    /* An integer below 10^15 is its digits (what cgprop__fmt_double
+     * writes for it), without that call's tests again. */
+    if (ROOM(w) >= CGPROP__NUM_MAX) {
+        int64_t i = (int64_t)x;
+        if (i < 0) {
+            *o++ = '-';
+            i = -i;
+        } else if (i == 0 && signbit(x)) {
+            *o++ = '-';
+        }
+        if (i < 10) {
+            *o = (char)('0' + i);
+            return o + 1;
+        }
+        return o + cgprop__fmt_u64(o, (uint64_t)i);
+    }
+    return jput(w, o, b, cgprop__fmt_double(b, x));
 }
 
-static void put_bool(cgprop__wr *w, int b)
+static char *put_bool(cgprop__wr *w, char *o, int b)
 {
-    if (b)
-        LIT(w, "true");
-    else
-        LIT(w, "false");
+    if (b) return LIT(w, "true");
+    return LIT(w, "false");
 }
 
-static void put_inexact(cgprop__wr *w, uint32_t bits)
+static char *put_inexact(cgprop__wr *w, char *o, uint32_t bits)
 {
-    if (!bits) {
-        LIT(w, "[]");
-        return;
-    }
-    /* The whole list assembled here, then one copy. */
+    /* The lists most figures have, as literals. */
+    if (!bits) return LIT(w, "[]");
+    if (bits == EDGE_BITS) return LIT(w, "[\"C_nn\",\"C_nr\",\"C_nd\",\"C_rn\",\"C_rr\",\"C_rd\"]");
+    if (bits == FN_BITS) return LIT(w, "[\"S_n\",\"S_r\",\"C_n\",\"C_r\",\"D\"]");
+    /* Any other assembled here, then one copy. */
     char b[sizeof fig_names / sizeof fig_names[0] * 8 + 2];
     size_t n = 0;
     b[n++] = '[';
@@ -107,13 +181,14 @@ static void put_inexact(cgprop__wr *w, uint32_t bits)
         b[n++] = '"';
     }
     b[n++] = ']';
-    jput(w, b, n);
+    return jput(w, o, b, n);
 }
 
 /* A vector of K numbers read from rows[k] at byte offset @p off, in one
  * function per type so the type test is not made per number. */
 enum { T_U64, T_DBL };
-static inline void put_vec(cgprop__wr *w, const void *rows, size_t row_size, size_t off, int type, uint32_t K)
+static inline char *put_vec(cgprop__wr *w, char *o, const void *rows, size_t row_size, size_t off, int type,
+                            uint32_t K)
 {
     for (uint32_t k = 0; k < K; k++) {
         const char *p = (const char *)rows + (size_t)k * row_size + off;
@@ -121,28 +196,33 @@ static inline void put_vec(cgprop__wr *w, const void *rows, size_t row_size, siz
         if (type == T_U64) {
             uint64_t x;
             memcpy(&x, p, sizeof x);
-            put_u64(w, x);
+            o = put_u64(w, o, x);
         } else {
             double x;
             memcpy(&x, p, sizeof x);
-            put_dbl(w, x);
+            o = put_dbl(w, o, x);
         }
     }
-    LIT(w, "]");
+    return LIT(w, "]");
 }
-static void put_vec_u64(cgprop__wr *w, const void *rows, size_t row_size, size_t off, uint32_t K)
+static char *put_vec_u64(cgprop__wr *w, char *o, const void *rows, size_t row_size, size_t off, uint32_t K)
 {
-    put_vec(w, rows, row_size, off, T_U64, K);
+    return put_vec(w, o, rows, row_size, off, T_U64, K);
 }
-static void put_vec_dbl(cgprop__wr *w, const void *rows, size_t row_size, size_t off, uint32_t K)
+static char *put_vec_dbl(cgprop__wr *w, char *o, const void *rows, size_t row_size, size_t off, uint32_t K)
 {
-    put_vec(w, rows, row_size, off, T_DBL, K);
+    return put_vec(w, o, rows, row_size, off, T_DBL, K);
 }
 /* VECK: the same after the literal @p pre (a key), written with the "[" in
- * one piece of constant length. */
-#define VECK(w, pre, rows, type, field, T, K)                                                      \
-    (LIT(w, pre "["), (T) == T_U64 ? put_vec_u64(w, rows, sizeof *(rows), offsetof(type, field), K) \
-                                   : put_vec_dbl(w, rows, sizeof *(rows), offsetof(type, field), K))
+ * one piece of constant length; one metric (the usual case) without the
+ * loop. */
+#define VECK(w, pre, rows, type, field, T, K)                                                                   \
+    (LIT(w, pre "["),                                                                                           \
+     (K) == 1 ? ((T) == T_U64 ? (o = put_u64(w, o, (uint64_t)(rows)->field))                                   \
+                              : (o = put_dbl(w, o, (double)(rows)->field)),                                     \
+                 LIT(w, "]"))                                                                                   \
+     : (T) == T_U64 ? (o = put_vec_u64(w, o, rows, sizeof *(rows), offsetof(type, field), K))                  \
+                    : (o = put_vec_dbl(w, o, rows, sizeof *(rows), offsetof(type, field), K)))
 #define VEC(w, rows, type, field, T, K) VECK(w, "", rows, type, field, T, K)
 
 static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void *rows, size_t row_size)
@@ -157,7 +237,8 @@ static int get_all(cgprop_graph *g, uint32_t kind, uint32_t id, uint32_t K, void
 /* The rows of one kind for every metric, pulled through the public
  * iterators a chunk at a time: one row lookup per figure cost more than
  * formatting it. rs_get(id) hands the K rows of id in order, the way
- * get_all() does; ids must come in order (any other falls back to it). */
+ * get_all() does (*at: where they are, rows or the chunk itself); ids must
+ * come in order (any other falls back to get_all()). */
 enum { RS_CHUNK = 64 };
 typedef struct rstream {
     uint32_t kind, K;
@@ -192,21 +273,36 @@ static int rs_open(cgprop_graph *g, rstream *s, uint32_t kind, uint32_t K, size_
     return CGPROP_OK;
 }
 
-static int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows)
+/* The next chunk of rows from id on; 1 when there are none. */
+static int rs_fill(rstream *s, uint32_t id)
 {
+    size_t got = RS_CHUNK;
+    for (uint32_t k = 0; k < s->K; k++) {
+        size_t n = 0;
+        int rc = cgprop_iter_copy_rows(s->it[k], s->buf + (size_t)k * RS_CHUNK * s->row_size, s->row_size,
+                                       RS_CHUNK, &n);
+        if (rc < 0) return rc;
+        if (n < got) got = n;
+    }
+    s->base = id;
+    s->have = (uint32_t)got;
+    return !got;
+}
+
+static inline int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows, const void **at)
+{
+    *at = rows;
     if (id - s->base >= s->have) {
         if (id != s->base + s->have) return get_all(g, s->kind, id, s->K, rows, s->row_size);
-        size_t got = RS_CHUNK;
-        for (uint32_t k = 0; k < s->K; k++) {
-            size_t n = 0;
-            int rc = cgprop_iter_copy_rows(s->it[k], s->buf + (size_t)k * RS_CHUNK * s->row_size, s->row_size,
-                                           RS_CHUNK, &n);
-            if (rc < 0) return rc;
-            if (n < got) got = n;
-        }
-        s->base = id;
-        s->have = (uint32_t)got;
-        if (!got) return get_all(g, s->kind, id, s->K, rows, s->row_size);
+        int rc = rs_fill(s, id);
+        if (rc < 0) return rc;
+        if (rc) return get_all(g, s->kind, id, s->K, rows, s->row_size);
+    }
+    /* One metric: its row where it is (a copy of a size known only here
+     * would be a call per row). */
+    if (s->K == 1) {
+        *at = s->buf + (size_t)(id - s->base) * s->row_size;
+        return CGPROP_OK;
     }
     for (uint32_t k = 0; k < s->K; k++)
         memcpy((char *)rows + (size_t)k * s->row_size,
@@ -226,26 +322,23 @@ static int rs_get(cgprop_graph *g, rstream *s, uint32_t id, void *rows)
 
 /* The interval of each metric, [[lo…], [hi…]], null for a metric without
  * one; null whole when no metric has one. */
-static void put_bounds(cgprop__wr *w, const cgprop_total_row *t, uint32_t K)
+static char *put_bounds(cgprop__wr *w, char *o, const cgprop_total_row *t, uint32_t K)
 {
     uint32_t with = 0;
     for (uint32_t k = 0; k < K; k++) with += !(t[k].flags & CGPROP_F_NO_BOUNDS);
-    if (!with) {
-        LIT(w, "null");
-        return;
-    }
+    if (!with) return LIT(w, "null");
     for (int side = 0; side < 2; side++) {
-        jput(w, side ? ",[" : "[[", 2);
+        o = jput(w, o, side ? ",[" : "[[", 2);
         for (uint32_t k = 0; k < K; k++) {
             if (k) LIT(w, ",");
             if (t[k].flags & CGPROP_F_NO_BOUNDS)
                 LIT(w, "null");
             else
-                put_dbl(w, side ? t[k].hi : t[k].lo);
+                o = put_dbl(w, o, side ? t[k].hi : t[k].lo);
         }
         LIT(w, "]");
     }
-    LIT(w, "]");
+    return LIT(w, "]");
 }
 
 static const char *const reason_names[] = {"sides_disagree", "below_self", "recursion",
@@ -253,7 +346,7 @@ static const char *const reason_names[] = {"sides_disagree", "below_self", "recu
 
 /* Per metric: which estimate the total is (null when exact), and why it is
  * not exact (null when it is; several reasons joined by commas). */
-static void put_estimate_reason(cgprop__wr *w, const cgprop_total_row *t, uint32_t K)
+static char *put_estimate_reason(cgprop__wr *w, char *o, const cgprop_total_row *t, uint32_t K)
 {
     KEY(w, "estimate");
     LIT(w, "[");
@@ -265,7 +358,7 @@ static void put_estimate_reason(cgprop__wr *w, const cgprop_total_row *t, uint32
             {
             const char *e = cgprop__wr_estimate_name(t[k].estimate);
             LIT(w, "\"");
-            jput(w, e, strlen(e));
+            o = jput(w, o, e, strlen(e));
             LIT(w, "\"");
         }
     }
@@ -281,8 +374,8 @@ static void put_estimate_reason(cgprop__wr *w, const cgprop_total_row *t, uint32
         const char *sep = "\"";
         for (unsigned i = 0; i < sizeof reason_names / sizeof reason_names[0]; i++) {
             if (!(t[k].reason & (1u << i))) continue;
-            jput(w, sep, strlen(sep));
-            jput(w, reason_names[i], strlen(reason_names[i]));
+            o = jput(w, o, sep, strlen(sep));
+            o = jput(w, o, reason_names[i], strlen(reason_names[i]));
             sep = ",";
         }
         LIT(w, "\"");
@@ -292,9 +385,9 @@ static void put_estimate_reason(cgprop__wr *w, const cgprop_total_row *t, uint32
     LIT(w, "[");
     for (uint32_t k = 0; k < K; k++) {
         if (k) LIT(w, ",");
-        put_bool(w, t[k].flags & CGPROP_F_CLAMPED);
+        o = put_bool(w, o, t[k].flags & CGPROP_F_CLAMPED);
     }
-    LIT(w, "]");
+    return LIT(w, "]");
 }
 
 static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells,
@@ -318,98 +411,106 @@ static int write_functions(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K,
 static int write_functions_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, int tells,
                                 uint32_t nn, rstream *sn, rstream *st, rstream *ss)
 {
+    char *o = w->buf + w->n;
     LIT(w, ",\n\"functions\":[");
     for (uint32_t id = 0; id < nn; id++) {
         int rc;
-        if ((rc = rs_get(g, sn, id, r->node)) || (rc = rs_get(g, st, id, r->tot))) return rc;
-        if (have_split && (rc = rs_get(g, ss, id, r->split))) return rc;
+        const void *p_node = NULL;
+        const void *p_tot = NULL;
+        const void *p_split = NULL;
+        if ((rc = rs_get(g, sn, id, r->node, &p_node)) || (rc = rs_get(g, st, id, r->tot, &p_tot))) return SYNC(w), rc;
+        if (have_split && (rc = rs_get(g, ss, id, r->split, &p_split))) return SYNC(w), rc;
+        const cgprop_node_row *node = p_node;
+        const cgprop_total_row *tot = p_tot;
+        const cgprop_split_row *split = p_split;
         size_t nlen, klen;
         const char *name = cgprop__wr_name(g, id, &nlen);
         const char *kstr = cgprop_graph_node_key(g, id, &klen);
         if (id) LIT(w, ",");
         LIT(w, "\n{\"id\":");
-        put_u64(w, id);
+        o = put_u64(w, o, id);
         LIT(w, ",\"name\":");
-        cgprop__wr_json_str(w, name, nlen);
+        o = put_str(w, o, name, nlen);
         LIT(w, ",\"key\":");
-        cgprop__wr_json_str(w, kstr, klen);
-        VECK(w, ",\"self\":", r->node, cgprop_node_row, self, T_U64, K);
-        VECK(w, ",\"total\":", r->tot, cgprop_total_row, total, T_DBL, K);
-        VECK(w, ",\"heuristic\":", r->tot, cgprop_total_row, heuristic, T_DBL, K);
+        o = put_str(w, o, kstr, klen);
+        VECK(w, ",\"self\":", node, cgprop_node_row, self, T_U64, K);
+        VECK(w, ",\"total\":", tot, cgprop_total_row, total, T_DBL, K);
+        VECK(w, ",\"heuristic\":", tot, cgprop_total_row, heuristic, T_DBL, K);
         KEY(w, "bounds");
-        put_bounds(w, r->tot, K);
+        o = put_bounds(w, o, tot, K);
         KEY(w, "walk");
         {
             uint32_t with = 0;
-            for (uint32_t k = 0; k < K; k++) with += !(r->tot[k].flags & CGPROP_F_NO_WALK);
+            for (uint32_t k = 0; k < K; k++) with += !(tot[k].flags & CGPROP_F_NO_WALK);
             if (!with) {
                 LIT(w, "null");
             } else {
                 LIT(w, "[");
                 for (uint32_t k = 0; k < K; k++) {
                     if (k) LIT(w, ",");
-                    if (r->tot[k].flags & CGPROP_F_NO_WALK)
+                    if (tot[k].flags & CGPROP_F_NO_WALK)
                         LIT(w, "null");
                     else
-                        put_dbl(w, r->tot[k].walk);
+                        o = put_dbl(w, o, tot[k].walk);
                 }
                 LIT(w, "]");
             }
         }
-        put_estimate_reason(w, r->tot, K);
+        o = put_estimate_reason(w, o, tot, K);
         KEY(w, "cycle");
-        if (r->tot[0].cycle == CGPROP_NONE)
+        if (tot[0].cycle == CGPROP_NONE)
             LIT(w, "null");
         else
-            put_u64(w, r->tot[0].cycle);
+            o = put_u64(w, o, tot[0].cycle);
         uint32_t inexact = FN_BITS;
         if (have_split) {
             inexact = 0;
-            for (uint32_t k = 0; k < K; k++) inexact |= r->split[k].inexact & FN_BITS;
+            for (uint32_t k = 0; k < K; k++) inexact |= split[k].inexact & FN_BITS;
             /* The split object only where the input told something exact:
              * a function whose every figure is inexact gets none. */
             if (tells && inexact != FN_BITS) {
-                VECK(w, ",\"split\":{\"S_n\":", r->split, cgprop_split_row, S_n, T_U64, K);
-                VECK(w, ",\"S_r\":", r->split, cgprop_split_row, S_r, T_U64, K);
-                VECK(w, ",\"C_n\":", r->split, cgprop_split_row, C_n, T_U64, K);
-                VECK(w, ",\"C_r\":", r->split, cgprop_split_row, C_r, T_U64, K);
-                VECK(w, ",\"D\":", r->split, cgprop_split_row, D, T_DBL, K);
+                VECK(w, ",\"split\":{\"S_n\":", split, cgprop_split_row, S_n, T_U64, K);
+                VECK(w, ",\"S_r\":", split, cgprop_split_row, S_r, T_U64, K);
+                VECK(w, ",\"C_n\":", split, cgprop_split_row, C_n, T_U64, K);
+                VECK(w, ",\"C_r\":", split, cgprop_split_row, C_r, T_U64, K);
+                VECK(w, ",\"D\":", split, cgprop_split_row, D, T_DBL, K);
                 LIT(w, "}");
             }
         }
         KEY(w, "inexact");
-        put_inexact(w, inexact);
+        o = put_inexact(w, o, inexact);
         /* Extras: the function's recursion flags and inexact bits. */
-        uint32_t f = r->tot[0].flags | r->node[0].flags;
+        uint32_t f = tot[0].flags | node[0].flags;
         KEYBOOL(w, "self_recursive", f & CGPROP_F_SELF_RECURSIVE);
         KEYBOOL(w, "entry_assumed", f & CGPROP_F_ENTRY_ASSUMED);
         KEYBOOL(w, "root", f & CGPROP_F_ROOT);
         KEY(w, "called");
-        put_u64(w, r->node[0].calls_in);
+        o = put_u64(w, o, node[0].calls_in);
         LIT(w, ",\"spontaneous\":{\"count\":");
-        put_u64(w, r->node[0].spont_count);
-        VECK(w, ",\"cost\":", r->node, cgprop_node_row, spont_cost, T_U64, K);
-        VECK(w, ",\"share\":", r->tot, cgprop_total_row, spont_share, T_DBL, K);
+        o = put_u64(w, o, node[0].spont_count);
+        VECK(w, ",\"cost\":", node, cgprop_node_row, spont_cost, T_U64, K);
+        VECK(w, ",\"share\":", tot, cgprop_total_row, spont_share, T_DBL, K);
         LIT(w, "}");
-        VECK(w, ",\"vertex_total\":", r->tot, cgprop_total_row, vertex_total, T_DBL, K);
-        VECK(w, ",\"gprof\":{\"self\":", r->tot, cgprop_total_row, gprof_self, T_DBL, K);
-        VECK(w, ",\"child\":", r->tot, cgprop_total_row, gprof_child, T_DBL, K);
+        VECK(w, ",\"vertex_total\":", tot, cgprop_total_row, vertex_total, T_DBL, K);
+        VECK(w, ",\"gprof\":{\"self\":", tot, cgprop_total_row, gprof_self, T_DBL, K);
+        VECK(w, ",\"child\":", tot, cgprop_total_row, gprof_child, T_DBL, K);
         KEYBOOL(w, "inclusive", !(f & CGPROP_F_NOT_INCLUSIVE));
         LIT(w, "}");
         KEY(w, "heuristic_minus_exact");
         LIT(w, "[");
         for (uint32_t k = 0; k < K; k++) {
             if (k) LIT(w, ",");
-            if (r->tot[k].estimate != CGPROP_EST_EXACT)
+            if (tot[k].estimate != CGPROP_EST_EXACT)
                 LIT(w, "null");
             else
-                put_dbl(w, r->tot[k].heuristic - r->tot[k].total);
+                o = put_dbl(w, o, tot[k].heuristic - tot[k].total);
         }
         LIT(w, "]");
         LIT(w, "}");
-        if (w->failed) return CGPROP_OK;
+        if (w->failed) return SYNC(w), CGPROP_OK;
     }
     LIT(w, "]");
+    SYNC(w);
     return CGPROP_OK;
 }
 
@@ -434,50 +535,57 @@ static int write_calls(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int
 static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K, int have_split, uint32_t ne,
                             rstream *se, rstream *st, rstream *ss)
 {
+    char *o = w->buf + w->n;
     LIT(w, ",\n\"calls\":[");
     for (uint32_t id = 0; id < ne; id++) {
         int rc;
-        if ((rc = rs_get(g, se, id, r->edge)) || (rc = rs_get(g, st, id, r->etot))) return rc;
-        if (have_split && (rc = rs_get(g, ss, id, r->esplit))) return rc;
-        const cgprop_edge_row *e = &r->edge[0];
+        const void *p_edge = NULL;
+        const void *p_etot = NULL;
+        const void *p_esplit = NULL;
+        if ((rc = rs_get(g, se, id, r->edge, &p_edge)) || (rc = rs_get(g, st, id, r->etot, &p_etot))) return SYNC(w), rc;
+        if (have_split && (rc = rs_get(g, ss, id, r->esplit, &p_esplit))) return SYNC(w), rc;
+        const cgprop_edge_row *edge = p_edge;
+        const cgprop_edge_total_row *etot = p_etot;
+        const cgprop_edge_split_row *esplit = p_esplit;
+        const cgprop_edge_row *e = &edge[0];
         if (id) LIT(w, ",");
         LIT(w, "\n{\"id\":");
-        put_u64(w, id);
+        o = put_u64(w, o, id);
         KEY(w, "caller");
-        put_u64(w, e->caller);
+        o = put_u64(w, o, e->caller);
         KEY(w, "callee");
-        put_u64(w, e->callee);
+        o = put_u64(w, o, e->callee);
         KEY(w, "count");
-        put_u64(w, e->count);
+        o = put_u64(w, o, e->count);
         KEY(w, "cost");
         if (e->flags & CGPROP_F_HAS_COST)
-            VEC(w, r->edge, cgprop_edge_row, cost, T_U64, K);
+            VEC(w, edge, cgprop_edge_row, cost, T_U64, K);
         else
             LIT(w, "null");
-        VECK(w, ",\"total\":", r->etot, cgprop_edge_total_row, total, T_DBL, K);
-        VECK(w, ",\"heuristic\":", r->etot, cgprop_edge_total_row, heuristic, T_DBL, K);
+        VECK(w, ",\"total\":", etot, cgprop_edge_total_row, total, T_DBL, K);
+        VECK(w, ",\"heuristic\":", etot, cgprop_edge_total_row, heuristic, T_DBL, K);
         uint32_t inexact = EDGE_BITS;
         if (have_split) {
             inexact = 0;
-            for (uint32_t k = 0; k < K; k++) inexact |= r->esplit[k].inexact & EDGE_BITS;
-            VECK(w, ",\"split\":{\"C_nn\":", r->esplit, cgprop_edge_split_row, C_nn, T_U64, K);
-            VECK(w, ",\"C_nr\":", r->esplit, cgprop_edge_split_row, C_nr, T_U64, K);
-            VECK(w, ",\"C_nd\":", r->esplit, cgprop_edge_split_row, C_nd, T_U64, K);
-            VECK(w, ",\"C_rn\":", r->esplit, cgprop_edge_split_row, C_rn, T_U64, K);
-            VECK(w, ",\"C_rr\":", r->esplit, cgprop_edge_split_row, C_rr, T_U64, K);
-            VECK(w, ",\"C_rd\":", r->esplit, cgprop_edge_split_row, C_rd, T_U64, K);
+            for (uint32_t k = 0; k < K; k++) inexact |= esplit[k].inexact & EDGE_BITS;
+            VECK(w, ",\"split\":{\"C_nn\":", esplit, cgprop_edge_split_row, C_nn, T_U64, K);
+            VECK(w, ",\"C_nr\":", esplit, cgprop_edge_split_row, C_nr, T_U64, K);
+            VECK(w, ",\"C_nd\":", esplit, cgprop_edge_split_row, C_nd, T_U64, K);
+            VECK(w, ",\"C_rn\":", esplit, cgprop_edge_split_row, C_rn, T_U64, K);
+            VECK(w, ",\"C_rr\":", esplit, cgprop_edge_split_row, C_rr, T_U64, K);
+            VECK(w, ",\"C_rd\":", esplit, cgprop_edge_split_row, C_rd, T_U64, K);
             LIT(w, "}");
         }
         KEY(w, "inexact");
-        put_inexact(w, inexact);
+        o = put_inexact(w, o, inexact);
         /* Under a cost share each metric has its own entries, so a call
          * inside a cycle can have a total in one metric and none in
          * another: no_total only when no metric gives it one, estimate when
          * any does, and the metrics without one listed when they differ. */
         uint32_t all = ~0u, any = 0;
         for (uint32_t k = 0; k < K; k++) {
-            all &= r->etot[k].flags;
-            any |= r->etot[k].flags;
+            all &= etot[k].flags;
+            any |= etot[k].flags;
         }
         uint32_t f = e->flags | (all & CGPROP_F_NO_TOTAL) | (any & ~CGPROP_F_NO_TOTAL);
         KEYBOOL(w, "self_call", f & CGPROP_F_SELF_CALL);
@@ -490,20 +598,21 @@ static int write_calls_rows(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K
             LIT(w, "[");
             const char *sep = "";
             for (uint32_t k = 0; k < K; k++)
-                if (r->etot[k].flags & CGPROP_F_NO_TOTAL) {
-                    jput(w, sep, strlen(sep));
-                    put_u64(w, k);
+                if (etot[k].flags & CGPROP_F_NO_TOTAL) {
+                    o = jput(w, o, sep, strlen(sep));
+                    o = put_u64(w, o, k);
                     sep = ",";
                 }
             LIT(w, "]");
         }
-        VECK(w, ",\"share\":", r->etot, cgprop_edge_total_row, share, T_DBL, K);
-        VECK(w, ",\"gprof\":{\"self\":", r->etot, cgprop_edge_total_row, gprof_self, T_DBL, K);
-        VECK(w, ",\"child\":", r->etot, cgprop_edge_total_row, gprof_child, T_DBL, K);
+        VECK(w, ",\"share\":", etot, cgprop_edge_total_row, share, T_DBL, K);
+        VECK(w, ",\"gprof\":{\"self\":", etot, cgprop_edge_total_row, gprof_self, T_DBL, K);
+        VECK(w, ",\"child\":", etot, cgprop_edge_total_row, gprof_child, T_DBL, K);
         LIT(w, "}}");
-        if (w->failed) return CGPROP_OK;
+        if (w->failed) return SYNC(w), CGPROP_OK;
     }
     LIT(w, "]");
+    SYNC(w);
     return CGPROP_OK;
 }
 
@@ -514,23 +623,24 @@ static int write_cycles(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K)
     if (rc) return rc;
     uint32_t nc = (uint32_t)cgprop_iter_count(it);
     cgprop_iter_free(it);
+    char *o = w->buf + w->n;
     LIT(w, ",\n\"cycles\":[");
     for (uint32_t c = 0; c < nc; c++) {
-        if ((rc = get_all(g, CGPROP_ITER_CYCLES, c, K, r->cyc, sizeof *r->cyc))) return rc;
+        if ((rc = get_all(g, CGPROP_ITER_CYCLES, c, K, r->cyc, sizeof *r->cyc))) return SYNC(w), rc;
         if (c) LIT(w, ",");
         LIT(w, "\n{\"id\":");
-        put_u64(w, c);
+        o = put_u64(w, o, c);
         LIT(w, ",\"members\":[");
-        if ((rc = cgprop_iter_new(g, CGPROP_ITER_MEMBERS, 0, c, &it))) return rc;
+        if ((rc = cgprop_iter_new(g, CGPROP_ITER_MEMBERS, 0, c, &it))) return SYNC(w), rc;
         cgprop_member_row m;
         int first = 1;
         while ((rc = cgprop_iter_next(it, &m, sizeof m)) == CGPROP_OK) {
             if (!first) LIT(w, ",");
-            put_u64(w, m.node);
+            o = put_u64(w, o, m.node);
             first = 0;
         }
         cgprop_iter_free(it);
-        if (rc < 0) return rc;
+        if (rc < 0) return SYNC(w), rc;
         VECK(w, "],\"self\":", r->cyc, cgprop_cycle_row, self, T_U64, K);
         VECK(w, ",\"total\":", r->cyc, cgprop_cycle_row, total, T_DBL, K);
         uint32_t f = 0;
@@ -540,6 +650,7 @@ static int write_cycles(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K)
         LIT(w, "}");
     }
     LIT(w, "]");
+    SYNC(w);
     return CGPROP_OK;
 }
 
@@ -555,9 +666,10 @@ static int input_tells_classes(cgprop_graph *g, uint32_t nn)
     return 0;
 }
 
-int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
+int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *opts, cgprop__wr *w)
 {
-    (void)o;
+    (void)opts;
+    char *o = w->buf + w->n;
     uint32_t K = (uint32_t)cgprop_graph_metric_count(g);
     uint32_t nn = (uint32_t)cgprop_graph_node_count(g);
     cgprop_iter *it = NULL;
@@ -596,11 +708,14 @@ int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         size_t len;
         const char *m = cgprop_graph_metric_name(g, k, &len);
         if (k) LIT(w, ",");
-        cgprop__wr_json_str(w, m, len);
+        JSTR(w, m, len);
     }
     /* The program total is Σ self, exact while it fits in 64 bits. */
     for (uint32_t id = 0; id < nn; id++) {
-        if ((rc = get_all(g, CGPROP_ITER_NODES, id, K, r.node, sizeof *r.node))) goto done;
+        if ((rc = get_all(g, CGPROP_ITER_NODES, id, K, r.node, sizeof *r.node))) {
+            SYNC(w);
+            goto done;
+        }
         for (uint32_t k = 0; k < K; k++) {
             uint64_t s = r.node[k].self;
             if (sum[k] > UINT64_MAX - s) ovf[k] = 1;
@@ -612,20 +727,23 @@ int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     for (uint32_t k = 0; k < K; k++) {
         if (k) LIT(w, ",");
         if (ovf[k])
-            put_dbl(w, dsum[k]);
+            o = put_dbl(w, o, dsum[k]);
         else
-            put_u64(w, sum[k]);
+            o = put_u64(w, o, sum[k]);
     }
     LIT(w, "]");
+    SYNC(w);
     if ((rc = write_functions(g, w, &r, K, have_split, tells))) goto done;
     if ((rc = write_calls(g, w, &r, K, have_split))) goto done;
     if ((rc = write_cycles(g, w, &r, K))) goto done;
+    RELOAD(w);
     /* The recorder's clamps and floors, carried by the graph. */
     LIT(w, ",\n\"clamps\":");
-    put_u64(w, cgprop_graph_clamp_count(g));
+    o = put_u64(w, o, cgprop_graph_clamp_count(g));
     LIT(w, ",\n\"floors\":");
-    put_u64(w, cgprop_graph_floor_count(g));
+    o = put_u64(w, o, cgprop_graph_floor_count(g));
     LIT(w, "}\n");
+    SYNC(w);
 done:
     cgprop__free(g, r.node);
     cgprop__free(g, r.tot);

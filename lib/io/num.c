@@ -1,32 +1,108 @@
 /* Number formatting for the writers. Integers go through an integer path;
- * doubles through Grisu3 (Loitsch, "Printing floating-point numbers quickly
- * and accurately with integers", PLDI 2010), which finds the shortest digits
- * that read back to the double, closest to it, with 64-bit integer
- * arithmetic only, and says so when it cannot be sure (about 0.5 % of random
- * doubles, almost never a cost or a share): those few take the slow exact
- * route through the C library. The table of powers of ten and the code are
- * written for this project from the paper. */
+ * doubles through a shortest-digit formatter after Schubfach (R. Giulietti,
+ * "The Schubfach way to render doubles", 2020): the double's rounding
+ * interval scaled by one 128-bit power of ten, three products rounded to
+ * odd, and at most two candidates to compare. It is exact for every double
+ * (no fallback) and yields the shortest digits that read back, the closest
+ * to the double among them. The code is written for this project from the
+ * paper; the table comes from scripts/gen-pow10.py. */
 #include "num.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const char digit_pairs[200] =
+#include "pow10_128.h"
+
+const char cgprop__digit_pairs[200] =
     "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
     "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-size_t cgprop__fmt_u64(char *buf, uint64_t x)
+/* ---- shortest digits ---- */
+
+/* The top 64 bits of g × cp / 2^128 (g: 128 bits, high half first), rounded
+ * to odd: the lowest bit is set when anything below was dropped. The
+ * formatter compares these against exact multiples of 4, where rounding to
+ * odd keeps every comparison the exact product would give. Below the top
+ * bits only the high 64 of g's low product count, and a remainder of one
+ * unit is g's own rounding up, not the value's. */
+static uint64_t rop(const uint64_t g[2], uint64_t cp)
 {
-    /* Count the digits first, then write them from the end straight into
-     * buf, two per division. */
-    if (x < 10) {
-        buf[0] = (char)('0' + x);
-        return 1;
+#if defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 u128;
+    u128 x = (u128)g[1] * cp;
+    u128 y = (u128)g[0] * cp;
+    u128 z = (y & UINT64_MAX) + (x >> 64);
+    uint64_t hi = (uint64_t)(y >> 64) + (uint64_t)(z >> 64);
+    return hi | ((uint64_t)z > 1);
+#else
+    /* The same with 32-bit halves. */
+    const uint64_t m32 = 0xffffffffu;
+    uint64_t c1 = cp >> 32, c0 = cp & m32;
+    uint64_t xh, yh, yl;
+    {
+        uint64_t a = g[1] >> 32, b = g[1] & m32;
+        uint64_t bd = b * c0, ad = a * c0, bc = b * c1, ac = a * c1;
+        uint64_t mid = (bd >> 32) + (ad & m32) + (bc & m32);
+        xh = ac + (ad >> 32) + (bc >> 32) + (mid >> 32);
     }
-#if defined(__GNUC__)
-    /* From the bit length: 1233 / 4096 is just above log10(2), so t is the
-     * digit count or one more; one comparison settles it. */
+    {
+        uint64_t a = g[0] >> 32, b = g[0] & m32;
+        uint64_t bd = b * c0, ad = a * c0, bc = b * c1, ac = a * c1;
+        uint64_t mid = (bd >> 32) + (ad & m32) + (bc & m32);
+        yh = ac + (ad >> 32) + (bc >> 32) + (mid >> 32);
+        yl = (mid << 32) | (bd & m32);
+    }
+    uint64_t z = yl + xh;
+    uint64_t hi = yh + (z < xh);
+    return hi | (z > 1);
+#endif
+}
+
+/* The shortest digits of a positive finite double, closest to it: it is
+ * f × 10^*e10 on return (f may end in zeros). */
+static uint64_t shortest(uint64_t bits, int *e10)
+{
+    uint64_t m = bits & (((uint64_t)1 << 52) - 1);
+    int be = (int)(bits >> 52);
+    uint64_t c = be ? m | (uint64_t)1 << 52 : m;
+    int q = be ? be - 1075 : -1074; /* the double is c × 2^q */
+    /* The rounding interval is c ± 1/2 in units of 2^q, but only -1/4
+     * below a power of two (the neighbour below is half as far). Scaled by
+     * 10^-k, k = floor(log10 of the interval's width), the width lies in
+     * [1, 10): it holds at most one multiple of 10 and at least one
+     * integer. The shifts floor the products (checked for every exponent
+     * by scripts/gen-pow10.py). */
+    int lopsided = m == 0 && be > 1;
+    int k = (q * 315653 - (lopsided ? 131237 : 0)) >> 20;
+    int h = q + ((-k * 1741647) >> 19) + 1; /* 1 .. 4 */
+    const uint64_t *g = cgprop__pow10_128[-k - CGPROP__POW10_MIN];
+    /* 4 × the double and its interval's ends, scaled. An end reads back to
+     * the double (round half to even) only when c is even. */
+    uint64_t cb = c << 2, odd = c & 1;
+    uint64_t vb = rop(g, cb << h);
+    uint64_t lo = rop(g, (cb - 2 + (uint64_t)lopsided) << h) + odd;
+    uint64_t hi = rop(g, (cb + 2) << h) - odd;
+    uint64_t s = vb >> 2;
+    /* A number one digit shorter: a multiple of 10 inside; there is at
+     * most one, so it is also the closest of its length. Else s or s + 1,
+     * whichever is inside; both: the closer, ties to even. All of it is
+     * computed and then selected: which case applies varies from one
+     * figure to the next, and a mispredicted branch costs more. */
+    uint64_t sp = s / 10;
+    int up_in = lo <= 40 * sp, wp_in = 40 * sp + 40 <= hi;
+    int u_in = lo <= 4 * s, w_in = 4 * s + 4 <= hi;
+    uint64_t mid = 4 * s + 2;
+    uint64_t near = s + (uint64_t)((vb > mid) | ((vb == mid) & (int)(s & 1)));
+    uint64_t one = u_in != w_in ? s + (uint64_t)w_in : near;
+    int shorter = (s >= 10) & (up_in != wp_in);
+    *e10 = k + shorter;
+    return shorter ? sp + (uint64_t)wp_in : one;
+}
+
+/* Number of decimal digits of x > 0: from the bit length, since 1233 /
+ * 4096 is just above log10(2), t is the count or one less, and one
+ * comparison settles it. */
+static int ndigits(uint64_t x)
+{
     static const uint64_t p10[20] = {1u,
                                      10u,
                                      100u,
@@ -47,303 +123,115 @@ size_t cgprop__fmt_u64(char *buf, uint64_t x)
                                      100000000000000000u,
                                      1000000000000000000u,
                                      10000000000000000000u};
-    unsigned t = ((unsigned)(64 - __builtin_clzll(x)) * 1233u) >> 12;
-    size_t n = (size_t)t + (x >= p10[t]);
-#else
-    size_t n = 1;
-    for (uint64_t p = 10; n < 20 && x >= p; p *= 10) n++;
-#endif
-    char *o = buf + n;
-    while (x >= 100) {
-        unsigned r = (unsigned)(x % 100);
-        x /= 100;
-        o -= 2;
-        memcpy(o, digit_pairs + 2 * r, 2);
-    }
-    if (x >= 10) {
-        o -= 2;
-        memcpy(o, digit_pairs + 2 * x, 2);
-    } else {
-        *--o = (char)('0' + x);
-    }
-    return n;
-}
-
-/* ---- Grisu3 ---- */
-
-/* f × 2^e */
-typedef struct diyfp {
-    uint64_t f;
-    int e;
-} diyfp;
-
-/* 10^k for k = -348, -340, ..., 340 as a 64-bit significand with its top
- * bit set, rounded to nearest, and its binary exponent: 10^k ≈ f × 2^e.
- * Steps of 8 decimal digits (26.6 bits) fit inside the 28-bit window the
- * digit generation needs, so one entry always fits. Computed exactly with
- * rational arithmetic: e = the exponent putting 10^k / 2^e in [2^63, 2^64),
- * f = 10^k / 2^e rounded to nearest, ties to even. */
-static const struct {
-    uint64_t f;
-    int16_t e;
-    int16_t k;
-} pow10_cache[] = {
-    {0xfa8fd5a0081c0288u, -1220, -348},
-    {0xbaaee17fa23ebf76u, -1193, -340},
-    {0x8b16fb203055ac76u, -1166, -332},
-    {0xcf42894a5dce35eau, -1140, -324},
-    {0x9a6bb0aa55653b2du, -1113, -316},
-    {0xe61acf033d1a45dfu, -1087, -308},
-    {0xab70fe17c79ac6cau, -1060, -300},
-    {0xff77b1fcbebcdc4fu, -1034, -292},
-    {0xbe5691ef416bd60cu, -1007, -284},
-    {0x8dd01fad907ffc3cu, -980, -276},
-    {0xd3515c2831559a83u, -954, -268},
-    {0x9d71ac8fada6c9b5u, -927, -260},
-    {0xea9c227723ee8bcbu, -901, -252},
-    {0xaecc49914078536du, -874, -244},
-    {0x823c12795db6ce57u, -847, -236},
-    {0xc21094364dfb5637u, -821, -228},
-    {0x9096ea6f3848984fu, -794, -220},
-    {0xd77485cb25823ac7u, -768, -212},
-    {0xa086cfcd97bf97f4u, -741, -204},
-    {0xef340a98172aace5u, -715, -196},
-    {0xb23867fb2a35b28eu, -688, -188},
-    {0x84c8d4dfd2c63f3bu, -661, -180},
-    {0xc5dd44271ad3cdbau, -635, -172},
-    {0x936b9fcebb25c996u, -608, -164},
-    {0xdbac6c247d62a584u, -582, -156},
-    {0xa3ab66580d5fdaf6u, -555, -148},
-    {0xf3e2f893dec3f126u, -529, -140},
-    {0xb5b5ada8aaff80b8u, -502, -132},
-    {0x87625f056c7c4a8bu, -475, -124},
-    {0xc9bcff6034c13053u, -449, -116},
-    {0x964e858c91ba2655u, -422, -108},
-    {0xdff9772470297ebdu, -396, -100},
-    {0xa6dfbd9fb8e5b88fu, -369, -92},
-    {0xf8a95fcf88747d94u, -343, -84},
-    {0xb94470938fa89bcfu, -316, -76},
-    {0x8a08f0f8bf0f156bu, -289, -68},
-    {0xcdb02555653131b6u, -263, -60},
-    {0x993fe2c6d07b7facu, -236, -52},
-    {0xe45c10c42a2b3b06u, -210, -44},
-    {0xaa242499697392d3u, -183, -36},
-    {0xfd87b5f28300ca0eu, -157, -28},
-    {0xbce5086492111aebu, -130, -20},
-    {0x8cbccc096f5088ccu, -103, -12},
-    {0xd1b71758e219652cu, -77, -4},
-    {0x9c40000000000000u, -50, 4},
-    {0xe8d4a51000000000u, -24, 12},
-    {0xad78ebc5ac620000u, 3, 20},
-    {0x813f3978f8940984u, 30, 28},
-    {0xc097ce7bc90715b3u, 56, 36},
-    {0x8f7e32ce7bea5c70u, 83, 44},
-    {0xd5d238a4abe98068u, 109, 52},
-    {0x9f4f2726179a2245u, 136, 60},
-    {0xed63a231d4c4fb27u, 162, 68},
-    {0xb0de65388cc8ada8u, 189, 76},
-    {0x83c7088e1aab65dbu, 216, 84},
-    {0xc45d1df942711d9au, 242, 92},
-    {0x924d692ca61be758u, 269, 100},
-    {0xda01ee641a708deau, 295, 108},
-    {0xa26da3999aef774au, 322, 116},
-    {0xf209787bb47d6b85u, 348, 124},
-    {0xb454e4a179dd1877u, 375, 132},
-    {0x865b86925b9bc5c2u, 402, 140},
-    {0xc83553c5c8965d3du, 428, 148},
-    {0x952ab45cfa97a0b3u, 455, 156},
-    {0xde469fbd99a05fe3u, 481, 164},
-    {0xa59bc234db398c25u, 508, 172},
-    {0xf6c69a72a3989f5cu, 534, 180},
-    {0xb7dcbf5354e9beceu, 561, 188},
-    {0x88fcf317f22241e2u, 588, 196},
-    {0xcc20ce9bd35c78a5u, 614, 204},
-    {0x98165af37b2153dfu, 641, 212},
-    {0xe2a0b5dc971f303au, 667, 220},
-    {0xa8d9d1535ce3b396u, 694, 228},
-    {0xfb9b7cd9a4a7443cu, 720, 236},
-    {0xbb764c4ca7a44410u, 747, 244},
-    {0x8bab8eefb6409c1au, 774, 252},
-    {0xd01fef10a657842cu, 800, 260},
-    {0x9b10a4e5e9913129u, 827, 268},
-    {0xe7109bfba19c0c9du, 853, 276},
-    {0xac2820d9623bf429u, 880, 284},
-    {0x80444b5e7aa7cf85u, 907, 292},
-    {0xbf21e44003acdd2du, 933, 300},
-    {0x8e679c2f5e44ff8fu, 960, 308},
-    {0xd433179d9c8cb841u, 986, 316},
-    {0x9e19db92b4e31ba9u, 1013, 324},
-    {0xeb96bf6ebadf77d9u, 1039, 332},
-    {0xaf87023b9bf0ee6bu, 1066, 340},
-};
-
-/* The upper 64 bits of the 128-bit product, rounded: an error of at most
- * half a unit, which the digit generation's unsafe interval accounts for. */
-static diyfp fp_mul(diyfp x, diyfp y)
-{
-    const uint64_t m32 = 0xffffffffu;
-    uint64_t a = x.f >> 32, b = x.f & m32, c = y.f >> 32, d = y.f & m32;
-    uint64_t ac = a * c, bc = b * c, ad = a * d, bd = b * d;
-    uint64_t mid = (bd >> 32) + (ad & m32) + (bc & m32) + (1u << 31);
-    diyfp r = {ac + (ad >> 32) + (bc >> 32) + (mid >> 32), x.e + y.e + 64};
-    return r;
-}
-
-static diyfp fp_normalize(diyfp x)
-{
 #if defined(__GNUC__)
-    int s = __builtin_clzll(x.f);
-    x.f <<= s;
-    x.e -= s;
+    unsigned t = ((unsigned)(64 - __builtin_clzll(x)) * 1233u) >> 12;
+    return (int)t + (x >= p10[t]);
 #else
-    while (!(x.f >> 63)) {
-        x.f <<= 1;
-        x.e--;
-    }
+    int n = 1;
+    while (n < 20 && x >= p10[n]) n++;
+    return n;
 #endif
-    return x;
 }
 
-/* Move the last digit down while that brings the number closer to w and
- * stays inside the safe interval; then say whether the result is certainly
- * the closest shortest one. Distances are from too_high, in units of
- * 2^-e × @p unit; @p rest is too_high minus the digits, @p ten_kappa the
- * weight of the last digit. */
-static int round_weed(char *buf, int len, uint64_t dist_high_w, uint64_t unsafe, uint64_t rest,
-                      uint64_t ten_kappa, uint64_t unit)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* The 8 digits of x < 10^8 as 8 ASCII bytes in one word, the first digit
+ * in the lowest byte: x split in two 4-digit lanes, each lane in two
+ * 2-digit lanes, each of those in two digits, every step one multiply for
+ * all lanes at once (n × 10486 >> 20 is n / 100 below 10^4, n × 103 >> 10
+ * is n / 10 below 100, and no lane spills into the next). */
+static uint64_t swar8(uint32_t x)
 {
-    uint64_t small_dist = dist_high_w - unit; /* to the highest w may be */
-    uint64_t big_dist = dist_high_w + unit;   /* to the lowest w may be */
-    while (rest < small_dist && unsafe - rest >= ten_kappa &&
-           (rest + ten_kappa < small_dist || small_dist - rest >= rest + ten_kappa - small_dist)) {
-        buf[len - 1]--;
-        rest += ten_kappa;
+    uint64_t v = (uint64_t)(x / 10000) | (uint64_t)(x % 10000) << 32;
+    uint64_t hi = ((v * 10486u) >> 20) & 0x0000007f0000007fu;
+    v = hi | (v - 100 * hi) << 16;
+    hi = ((v * 103u) >> 10) & 0x000f000f000f000fu;
+    v = hi | (v - 10 * hi) << 8;
+    return v + 0x3030303030303030u;
+}
+
+/* The last n (1 .. 8) of those digits at p; the 8 - n bytes after them
+ * are overwritten too. */
+static void put_last(char *p, uint32_t x, int n)
+{
+    uint64_t v = swar8(x) >> (8 * (8 - n));
+    memcpy(p, &v, 8);
+}
+
+static void put8(char *p, uint32_t x)
+{
+    uint64_t v = swar8(x);
+    memcpy(p, &v, 8);
+}
+#else
+static void put8(char *p, uint32_t x)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (char)('0' + x % 10);
+        x /= 10;
     }
-    /* Had w been its lowest possible value, would one more step have been
-     * closer? Then the choice depends on the error: give up. */
-    if (rest < big_dist && unsafe - rest >= ten_kappa &&
-        (rest + ten_kappa < big_dist || big_dist - rest > rest + ten_kappa - big_dist))
-        return 0;
-    /* The digits must lie inside the interval whatever the error. */
-    return 2 * unit <= rest && rest <= unsafe - 4 * unit;
 }
 
-/* Digits of a number inside (low, high), as few as possible, from the top
- * of the widened interval; *kappa: the power of ten of the last digit
- * relative to the scaled numbers. */
-static int digit_gen(diyfp low, diyfp w, diyfp high, char *buf, int *len, int *kappa)
+static void put_last(char *p, uint32_t x, int n)
 {
-    uint64_t unit = 1;
-    uint64_t too_high = high.f + unit;
-    uint64_t unsafe = too_high - (low.f - unit);
-    int sh = -w.e; /* 32 .. 60 */
-    uint64_t one = (uint64_t)1 << sh;
-    uint32_t integrals = (uint32_t)(too_high >> sh);
-    uint64_t fractionals = too_high & (one - 1);
-    static const uint32_t pow10[10] = {1,      10,      100,      1000,      10000,
-                                       100000, 1000000, 10000000, 100000000, 1000000000};
-    /* The integral digits all at once (divisions by a constant), then the
-     * remainder after each prefix by multiplication: a division by a
-     * varying power of ten per digit costs more than the rest together. */
-    char idig[20];
-    int k = (int)cgprop__fmt_u64(idig, integrals);
-    uint32_t prefix = 0;
-    int n = 0;
-    for (int j = 0; k > 0; j++) {
-        buf[n++] = idig[j];
-        prefix = prefix * 10 + (uint32_t)(idig[j] - '0');
-        k--;
-        uint64_t rest = ((uint64_t)(integrals - prefix * pow10[k]) << sh) + fractionals;
-        if (rest < unsafe) {
-            *len = n;
-            *kappa = k;
-            return round_weed(buf, n, too_high - w.f, unsafe, rest, (uint64_t)pow10[k] << sh, unit);
+    for (int i = n - 1; i >= 0; i--) {
+        p[i] = (char)('0' + x % 10);
+        x /= 10;
+    }
+}
+#endif
+
+/* The n = ndigits(x) digits of x at p, in 8-digit pieces; up to 8 bytes
+ * after them may be overwritten (the callers' CGPROP__NUM_MAX leaves
+ * room). */
+static void put_digits(char *p, uint64_t x, int n)
+{
+    if (n <= 4) {
+        /* Short ones (most ids and counts) by the pair table: fewer steps
+         * than the word. */
+        uint32_t y = (uint32_t)x;
+        if (n <= 2) {
+            if (n == 1)
+                p[0] = (char)('0' + y);
+            else
+                memcpy(p, cgprop__digit_pairs + 2 * y, 2);
+        } else {
+            uint32_t a = y / 100, b = y % 100;
+            if (n == 3)
+                p[0] = (char)('0' + a);
+            else
+                memcpy(p, cgprop__digit_pairs + 2 * a, 2);
+            memcpy(p + n - 2, cgprop__digit_pairs + 2 * b, 2);
         }
-    }
-    for (;;) {
-        fractionals *= 10;
-        unit *= 10;
-        unsafe *= 10;
-        buf[n++] = (char)('0' + (fractionals >> sh));
-        fractionals &= one - 1;
-        k--;
-        if (fractionals < unsafe) {
-            *len = n;
-            *kappa = k;
-            return round_weed(buf, n, (too_high - w.f) * unit, unsafe, fractionals, one, unit);
-        }
+    } else if (n <= 8) {
+        put_last(p, (uint32_t)x, n);
+    } else if (n <= 17) {
+        /* 9 .. 17 digits (every double's): the low 8, then the n - 8 <=
+         * 9 above them without a branch on n, the ninth written first and
+         * overwritten when there is none. */
+        uint64_t top = x / 100000000;
+        uint32_t t1 = (uint32_t)(top / 100000000), t0 = (uint32_t)(top - (uint64_t)t1 * 100000000);
+        int extra = n == 17;
+        p[0] = (char)('0' + t1);
+        put_last(p + extra, t0, n - 8 - extra);
+        put8(p + n - 8, (uint32_t)(x - top * 100000000));
+    } else {
+        uint64_t top = x / 10000000000000000u, rest = x - top * 10000000000000000u;
+        uint64_t mid = rest / 100000000;
+        put_last(p, (uint32_t)top, n - 16);
+        put8(p + n - 16, (uint32_t)mid);
+        put8(p + n - 8, (uint32_t)(rest - mid * 100000000));
     }
 }
 
-/* The shortest digits of a positive finite v: v ≈ digits × 10^*dexp. 0 when
- * Grisu3 cannot be sure. */
-static int grisu3(double v, char *buf, int *len, int *dexp)
+size_t cgprop__fmt_u64(char *buf, uint64_t x)
 {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    uint64_t frac = bits & (((uint64_t)1 << 52) - 1);
-    int bexp = (int)((bits >> 52) & 0x7ff);
-    diyfp w;
-    if (bexp) {
-        w.f = frac | ((uint64_t)1 << 52);
-        w.e = bexp - 1075;
-    } else {
-        w.f = frac;
-        w.e = -1074;
+    if (x < 10) {
+        buf[0] = (char)('0' + x);
+        return 1;
     }
-    /* The rounding interval: halfway to each neighbour. At a power of two
-     * (not the smallest normal) the neighbour below is half as far. */
-    diyfp mp = {(w.f << 1) + 1, w.e - 1};
-    diyfp mm;
-    if (frac == 0 && bexp > 1) {
-        mm.f = (w.f << 2) - 1;
-        mm.e = w.e - 2;
-    } else {
-        mm.f = (w.f << 1) - 1;
-        mm.e = w.e - 1;
-    }
-    mp = fp_normalize(mp);
-    mm.f <<= mm.e - mp.e;
-    mm.e = mp.e;
-    w = fp_normalize(w); /* same exponent as mp: one bit fewer, one shift more */
-
-    /* A power of ten c with -60 <= mp.e + c.e + 64 <= -32, so the scaled
-     * numbers have 4 to 32 integral bits. */
-    const int n_cache = (int)(sizeof pow10_cache / sizeof pow10_cache[0]);
-    int i = (int)(((-47 - mp.e) * 0.30102999566398114 + 348) / 8);
-    if (i < 0) i = 0;
-    if (i >= n_cache) i = n_cache - 1;
-    while (i + 1 < n_cache && mp.e + pow10_cache[i].e + 64 < -60) i++;
-    while (i > 0 && mp.e + pow10_cache[i].e + 64 > -32) i--;
-    diyfp c = {pow10_cache[i].f, pow10_cache[i].e};
-    int kappa;
-    int ok = digit_gen(fp_mul(mm, c), fp_mul(w, c), fp_mul(mp, c), buf, len, &kappa);
-    *dexp = kappa - pow10_cache[i].k;
-    return ok;
-}
-
-/* The exact route: the fewest significant digits %.*e needs to read back,
- * which the C library rounds correctly (closest). Grisu3's digit generation
- * has already ruled out anything shorter than its @p len digits (no number
- * that short lies even in its widened interval), so the search starts
- * there: one or two conversions, not seventeen. */
-static void shortest_libc(double v, char *buf, int *len, int *dexp)
-{
-    char b[40];
-    int p = *len >= 1 && *len <= 17 ? *len : 1;
-    for (; p <= 17; p++) {
-        snprintf(b, sizeof b, "%.*e", p - 1, v);
-        if (p == 17 || strtod(b, NULL) == v) break;
-    }
-    /* b is d[.ddd]e±X */
-    int n = 0;
-    const char *s = b;
-    for (; *s != 'e'; s++)
-        if (*s != '.') buf[n++] = *s;
-    int e = atoi(s + 1);
-    while (n > 1 && buf[n - 1] == '0') n--;
-    *len = n;
-    *dexp = e - (n - 1);
+    int n = ndigits(x);
+    put_digits(buf, x, n);
+    return (size_t)n;
 }
 
 size_t cgprop__fmt_double(char *out, double x)
@@ -364,42 +252,66 @@ size_t cgprop__fmt_double(char *out, double x)
         if ((double)i == x) return (size_t)(o - out) + cgprop__fmt_u64(o, (uint64_t)i);
     }
 
-    char d[24];
-    int n, dexp;
-    if (!grisu3(x, d, &n, &dexp)) shortest_libc(x, d, &n, &dexp);
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int dexp;
+    uint64_t f = shortest(bits, &dexp);
+    /* Drop the trailing zeros (most fractions have none). */
+    if (f % 10 == 0) {
+        if (f % 100000000 == 0) {
+            f /= 100000000;
+            dexp += 8;
+        }
+        if (f % 10000 == 0) {
+            f /= 10000;
+            dexp += 4;
+        }
+        if (f % 100 == 0) {
+            f /= 100;
+            dexp += 2;
+        }
+        if (f % 10 == 0) {
+            f /= 10;
+            dexp += 1;
+        }
+    }
+    int n = ndigits(f);
     int E = n + dexp - 1; /* the exponent of the first digit */
     int P = n > 15 ? n : 15;
+    /* The layout of %.Pg; the caller's CGPROP__NUM_MAX bytes leave room
+     * for the fixed-size stores. */
     if (E >= -4 && E < P) {
         if (dexp >= 0) {
-            memcpy(o, d, (size_t)n);
-            memset(o + n, '0', (size_t)dexp);
+            put_digits(o, f, n);
+            memset(o + n, '0', 16); /* dexp <= 14 */
             o += n + dexp;
         } else if (E >= 0) {
-            memcpy(o, d, (size_t)E + 1);
-            o += E + 1;
-            *o++ = '.';
-            memcpy(o, d + E + 1, (size_t)(n - E - 1));
-            o += n - E - 1;
+            /* The integral digits moved one byte left: bytes, since a
+             * wider load of what was just stored in pairs would wait for
+             * those stores to complete. */
+            put_digits(o + 1, f, n);
+            for (int i = 0; i <= E; i++) o[i] = o[i + 1];
+            o[E + 1] = '.';
+            o += n + 1;
         } else {
-            *o++ = '0';
-            *o++ = '.';
-            memset(o, '0', (size_t)(-E - 1));
-            o += -E - 1;
-            memcpy(o, d, (size_t)n);
-            o += n;
+            memcpy(o, "0.0000", 6);
+            put_digits(o + 1 - E, f, n);
+            o += 1 - E + n;
         }
     } else {
-        *o++ = d[0];
+        put_digits(o + 1, f, n);
+        o[0] = o[1];
         if (n > 1) {
-            *o++ = '.';
-            memcpy(o, d + 1, (size_t)n - 1);
-            o += n - 1;
+            o[1] = '.';
+            o += n + 1;
+        } else {
+            o += 1;
         }
         *o++ = 'e';
         *o++ = E < 0 ? '-' : '+';
         unsigned ae = (unsigned)(E < 0 ? -E : E);
         if (ae >= 100) *o++ = (char)('0' + ae / 100);
-        memcpy(o, digit_pairs + 2 * (ae % 100), 2);
+        memcpy(o, cgprop__digit_pairs + 2 * (ae % 100), 2);
         o += 2;
     }
     return (size_t)(o - out);

@@ -6,8 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Room enough for any output of the two functions below. */
-#define CGPROP__NUM_MAX 32
+/* Room enough for any output of the two functions below: the caller's
+ * buffer must have this many bytes, which the double formatter may also
+ * use as scratch beyond its output (its longest output is 24 bytes). */
+#define CGPROP__NUM_MAX 40
+
+/* "00" .. "99": the two digits of each number below 100. */
+extern const char cgprop__digit_pairs[200];
 
 /* The decimal digits of x. */
 size_t cgprop__fmt_u64(char *buf, uint64_t x);
