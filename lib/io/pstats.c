@@ -496,6 +496,23 @@ static void look_ahead(const ps *p, uint32_t id, ahead *a)
     CGPROP__PREFETCH(&p->lt[(uint32_t)a->h & p->lmask]);
 }
 
+/* Keys are short: compared eight bytes at a time without a call. */
+static bool key_eq(const char *x, const char *y, size_t n)
+{
+    while (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, x, 8);
+        memcpy(&b, y, 8);
+        if (a != b) return false;
+        x += 8;
+        y += 8;
+        n -= 8;
+    }
+    while (n--)
+        if (*x++ != *y++) return false;
+    return true;
+}
+
 /* The function of a prepared label, or NOPE when the index has none. */
 static uint32_t lindex_find(const ps *p, const ahead *a)
 {
@@ -503,7 +520,7 @@ static uint32_t lindex_find(const ps *p, const ahead *a)
     for (uint32_t i = (uint32_t)a->h & p->lmask;; i = (i + 1) & p->lmask) {
         const struct lslot *s = &p->lt[i];
         if (!s->fid1) return NOPE;
-        if (s->fp == fp && s->len == a->len && memcmp(p->kb + s->off, a->key, a->len) == 0) return s->fid1 - 1;
+        if (s->fp == fp && s->len == a->len && key_eq(p->kb + s->off, a->key, a->len)) return s->fid1 - 1;
     }
 }
 
