@@ -1033,6 +1033,20 @@ static void f_ahead(ps *p, fwalk *w, uint32_t c, ahead *a)
     CGPROP__PREFETCH(&p->lt[(uint32_t)a->h & p->lmask]);
 }
 
+/* Prepare entry i's key label in a: its key and hash, its slots fetched. */
+static void f_ahead_entry(ps *p, fwalk *w, uint32_t i, ahead *a)
+{
+    char *k;
+    size_t n = f_key(p, w, w->ent[i].at, a->key, PS_KMAX, &k);
+    a->val = NOPE;
+    if (!n || k != a->key) return;
+    a->len = (uint32_t)n;
+    a->h = key_hash(a->key, n);
+    a->val = i;
+    cgprop__node_prefetch(p->g, a->key, n);
+    if (p->lt) CGPROP__PREFETCH_W(&p->lt[(uint32_t)a->h & p->lmask]);
+}
+
 /* The graph from the walk's lists, as build_dict makes it. */
 static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
 {
@@ -1042,21 +1056,32 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
     uint32_t *fid = cgprop__alloc(p->g, w->nent, sizeof *fid);
     if (!fid) return false;
     bool ok = false;
+    if (!p->ring) p->ring = cgprop__alloc(p->g, PS_AHEAD, sizeof *p->ring);
+    if (!p->ring) goto out;
+    /* Each function's key is made PS_AHEAD entries ahead, and the slots
+     * its look-up and its insertion probe first are fetched then. */
+    for (uint32_t j = 0; j < PS_AHEAD && j < w->nent; j++) f_ahead_entry(p, w, j, &p->ring[j]);
     for (uint32_t i = 0; i < w->nent; i++) {
         const fentry *e = &w->ent[i];
         char *k;
-        size_t n = f_key(p, w, e->at, kbuf, sizeof kbuf, &k);
+        size_t n;
+        ahead *r = &p->ring[i % PS_AHEAD];
+        if (r->val == i) {
+            k = r->key;
+            n = r->len;
+        } else {
+            n = f_key(p, w, e->at, kbuf, sizeof kbuf, &k);
+        }
         uint32_t f, nn0 = p->g->nn;
         if (!n || cgprop_graph_add_node(p->g, k, n, &f)) goto out;
-        if (p->g->nn != nn0 && p->lt) lindex_add(p, k, n, key_hash(k, n), f);
+        if (p->g->nn != nn0 && p->lt) lindex_add(p, k, n, r->val == i ? r->h : key_hash(k, n), f);
         fid[i] = f;
+        if (i + PS_AHEAD < w->nent) f_ahead_entry(p, w, i + PS_AHEAD, r);
         (*nfun)++;
         uint64_t tt = e->tt, ct = e->ct;
         if (cgprop_graph_add_self(p->g, f, &tt) || cgprop__graph_state_total(p->g, f, &ct)) goto out;
         if (e->ncallers == 0 && cgprop_graph_add_spontaneous(p->g, f, e->nc, &ct)) goto out;
     }
-    if (!p->ring) p->ring = cgprop__alloc(p->g, PS_AHEAD, sizeof *p->ring);
-    if (!p->ring) goto out;
     for (uint32_t j = 0; j < PS_AHEAD && j < w->ncall; j++) f_ahead(p, w, j, &p->ring[j]);
     for (uint32_t c = 0; c < w->ncall; c++) {
         const fcall *cl = &w->call[c];
