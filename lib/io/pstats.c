@@ -714,12 +714,14 @@ typedef struct fref {
 
 typedef struct fentry {
     uint32_t at;      /* the key label's offset */
+    uint32_t slot;    /* its back-reference slot, NOPE when none */
     uint32_t ncallers;
     uint64_t nc, tt, ct;
 } fentry;
 
 typedef struct fcall {
     uint32_t at, callee; /* the caller label's offset */
+    uint32_t slot;       /* its back-reference slot, NOPE when none */
     uint64_t cnt, cost;  /* cost UINT64_MAX with has_cost clear: a bare count */
     uint32_t has_cost;
 } fcall;
@@ -827,17 +829,21 @@ static bool f_str(ps *p, fwalk *w, bool reg, uint32_t *at, uint32_t *n)
 }
 
 /* A (str, int, str) label, or a reference to one; *at gets the tuple's own
- * offset, where it can be read again without its references. */
-static bool f_label(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at)
+ * offset, where it can be read again without its references, and *slot
+ * its back-reference slot (NOPE when it has none). A reference is not read
+ * again here: its tuple was read whole when it took the slot. */
+static bool f_label(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at, uint32_t *slot)
 {
-    size_t back = 0;
+    *slot = NOPE;
     if (p->pos + 5 <= p->len && (p->d[p->pos] & 0x7fu) == 'r') {
         uint32_t r = u32le(p->d + p->pos + 1);
         if (r >= w->nfr || w->fr[r].kind != FR_LABEL) return false;
-        back = p->pos + 5;
-        p->pos = w->fr[r].a;
-        reg = false;
+        *at = w->fr[r].a;
+        *slot = r;
+        p->pos += 5;
+        return true;
     }
+    size_t back = 0;
     size_t q = p->pos + 2;
     if (q > p->len) return false;
     unsigned code = p->d[p->pos], t = code & 0x7fu;
@@ -850,7 +856,7 @@ static bool f_label(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at)
         return false;
     }
     *at = (uint32_t)p->pos;
-    uint32_t slot = w->nfr;
+    uint32_t own = w->nfr;
     bool flagged = (code & 0x80u) && reg;
     if (flagged && !f_slot(p, w, FR_OPEN, 0, 0)) return false;
     p->pos = q;
@@ -861,8 +867,11 @@ static bool f_label(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at)
         return false;
     L->line = (int64_t)x;
     if (flagged) {
-        w->fr[slot].kind = FR_LABEL;
-        w->fr[slot].a = *at;
+        /* x: the label's function + 1 once known, as label() keeps it on
+         * a decoded tuple. */
+        w->fr[own].kind = FR_LABEL;
+        w->fr[own].a = *at;
+        *slot = own;
     }
     if (back) p->pos = back;
     return true;
@@ -928,7 +937,7 @@ static bool f_walk(ps *p, fwalk *w)
     while (!f_at_end(p)) {
         flab L;
         fentry e;
-        if (!f_label(p, w, true, &L, &e.at) || !f_open(p, w, ')', 5)) return false;
+        if (!f_label(p, w, true, &L, &e.at, &e.slot) || !f_open(p, w, ')', 5)) return false;
         uint64_t cc;
         if (!f_count(p, w, &cc) || !f_count(p, w, &e.nc) || !f_ns(p, w, &e.tt) || !f_ns(p, w, &e.ct) ||
             !f_open(p, w, '{', 0))
@@ -936,7 +945,7 @@ static bool f_walk(ps *p, fwalk *w)
         e.ncallers = 0;
         while (!f_at_end(p)) {
             fcall c;
-            if (!f_label(p, w, true, &L, &c.at)) return false;
+            if (!f_label(p, w, true, &L, &c.at, &c.slot)) return false;
             c.callee = w->nent;
             if (p->pos < p->len && ((p->d[p->pos] & 0x7fu) == '(' || (p->d[p->pos] & 0x7fu) == ')')) {
                 uint32_t kind;
@@ -996,9 +1005,9 @@ static void f_copy(const ps *p, uint32_t at, uint32_t n, char *o)
 static size_t f_key(ps *p, fwalk *w, uint32_t at, char *buf, size_t cap, char **k)
 {
     flab L;
-    uint32_t a2;
+    uint32_t a2, s2;
     p->pos = at;
-    (void)f_label(p, w, false, &L, &a2);
+    (void)f_label(p, w, false, &L, &a2, &s2);
     char ln[24];
     size_t nl = f_line(L.line, ln);
     size_t n = 1 + (size_t)L.flen + nl + L.nlen;
@@ -1020,12 +1029,25 @@ static size_t f_key(ps *p, fwalk *w, uint32_t at, char *buf, size_t cap, char **
     return n;
 }
 
+/* The function of the label tuple in back-reference slot slot, once one
+ * of its uses has been looked up; else NOPE. */
+static uint32_t f_known(const fwalk *w, uint32_t slot)
+{
+    return slot != NOPE && w->fr[slot].x ? (uint32_t)w->fr[slot].x - 1 : NOPE;
+}
+
+static void f_learn(fwalk *w, uint32_t slot, uint32_t f)
+{
+    if (slot != NOPE) w->fr[slot].x = (uint64_t)f + 1;
+}
+
 /* Prepare caller c's label in a (as look_ahead does for a decoded one). */
 static void f_ahead(ps *p, fwalk *w, uint32_t c, ahead *a)
 {
+    a->val = NOPE;
+    if (f_known(w, w->call[c].slot) != NOPE) return;
     char *k;
     size_t n = f_key(p, w, w->call[c].at, a->key, PS_KMAX, &k);
-    a->val = NOPE;
     if (!n || k != a->key || !p->lt) return;
     a->len = (uint32_t)n;
     a->h = key_hash(a->key, n);
@@ -1036,9 +1058,10 @@ static void f_ahead(ps *p, fwalk *w, uint32_t c, ahead *a)
 /* Prepare entry i's key label in a: its key and hash, its slots fetched. */
 static void f_ahead_entry(ps *p, fwalk *w, uint32_t i, ahead *a)
 {
+    a->val = NOPE;
+    if (f_known(w, w->ent[i].slot) != NOPE) return;
     char *k;
     size_t n = f_key(p, w, w->ent[i].at, a->key, PS_KMAX, &k);
-    a->val = NOPE;
     if (!n || k != a->key) return;
     a->len = (uint32_t)n;
     a->h = key_hash(a->key, n);
@@ -1066,15 +1089,19 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         char *k;
         size_t n;
         ahead *r = &p->ring[i % PS_AHEAD];
-        if (r->val == i) {
-            k = r->key;
-            n = r->len;
-        } else {
-            n = f_key(p, w, e->at, kbuf, sizeof kbuf, &k);
+        uint32_t f = f_known(w, e->slot);
+        if (f == NOPE) {
+            if (r->val == i) {
+                k = r->key;
+                n = r->len;
+            } else {
+                n = f_key(p, w, e->at, kbuf, sizeof kbuf, &k);
+            }
+            uint32_t nn0 = p->g->nn;
+            if (!n || cgprop_graph_add_node(p->g, k, n, &f)) goto out;
+            if (p->g->nn != nn0 && p->lt) lindex_add(p, k, n, r->val == i ? r->h : key_hash(k, n), f);
+            f_learn(w, e->slot, f);
         }
-        uint32_t f, nn0 = p->g->nn;
-        if (!n || cgprop_graph_add_node(p->g, k, n, &f)) goto out;
-        if (p->g->nn != nn0 && p->lt) lindex_add(p, k, n, r->val == i ? r->h : key_hash(k, n), f);
         fid[i] = f;
         if (i + PS_AHEAD < w->nent) f_ahead_entry(p, w, i + PS_AHEAD, r);
         (*nfun)++;
@@ -1087,13 +1114,15 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         const fcall *cl = &w->call[c];
         ahead *e = &p->ring[c % PS_AHEAD];
         if (c + PS_AHEAD / 2 < w->ncall) lindex_touch(p, &p->ring[(c + PS_AHEAD / 2) % PS_AHEAD]);
-        uint32_t a = e->val == c ? lindex_find(p, e) : NOPE;
+        uint32_t a = f_known(w, cl->slot);
+        if (a == NOPE && e->val == c) a = lindex_find(p, e);
         if (c + PS_AHEAD < w->ncall) f_ahead(p, w, c + PS_AHEAD, e);
         if (a == NOPE) {
             char *k;
             size_t n = f_key(p, w, cl->at, kbuf, sizeof kbuf, &k);
             if (!n || cgprop_graph_add_node(p->g, k, n, &a)) goto out;
         }
+        f_learn(w, cl->slot, a);
         uint32_t f = fid[cl->callee];
         if (cl->has_cost && p->bcaller) {
             p->bcaller[p->nb] = a;
