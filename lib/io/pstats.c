@@ -1104,6 +1104,9 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         }
         fid[i] = f;
         if (i + PS_AHEAD < w->nent) f_ahead_entry(p, w, i + PS_AHEAD, r);
+        /* A shared label's slot, read when the key is prepared. */
+        if (i + 2 * PS_AHEAD < w->nent && w->ent[i + 2 * PS_AHEAD].slot != NOPE)
+            CGPROP__PREFETCH(&w->fr[w->ent[i + 2 * PS_AHEAD].slot]);
         (*nfun)++;
         uint64_t tt = e->tt, ct = e->ct;
         if (cgprop_graph_add_self(p->g, f, &tt) || cgprop__graph_state_total(p->g, f, &ct)) goto out;
@@ -1117,6 +1120,8 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         uint32_t a = f_known(w, cl->slot);
         if (a == NOPE && e->val == c) a = lindex_find(p, e);
         if (c + PS_AHEAD < w->ncall) f_ahead(p, w, c + PS_AHEAD, e);
+        if (c + 2 * PS_AHEAD < w->ncall && w->call[c + 2 * PS_AHEAD].slot != NOPE)
+            CGPROP__PREFETCH(&w->fr[w->call[c + 2 * PS_AHEAD].slot]);
         if (a == NOPE) {
             char *k;
             size_t n = f_key(p, w, cl->at, kbuf, sizeof kbuf, &k);
