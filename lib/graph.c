@@ -1701,3 +1701,10 @@ const cgprop__adj *cgprop__get_adj(cgprop_graph *g)
     g->adj_valid = true;
     return &g->adj;
 }
+
+/* Fetch the key index slot a key's look-up probes first: a reader that
+ * knows its next keys ahead of time overlaps their misses. */
+void cgprop__node_prefetch(const cgprop_graph *g, const char *key, size_t len)
+{
+    if (g->nhash_cap) CGPROP__PREFETCH_W(&g->nhash[hash_bytes(key, len) & (g->nhash_cap - 1)]);
+}

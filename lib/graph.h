@@ -502,4 +502,8 @@ static inline void cgprop__txn_begin(const cgprop_graph *g, cgprop__txn *t)
 /* Invalidate results and live iterators after a mutation. */
 static inline void cgprop__mutated(cgprop_graph *g) { g->gen++; g->adj_valid = false; }
 
+/* Fetch the key index slot cgprop_graph_add_node() would probe first for
+ * key (a hint only: nothing changes). */
+void cgprop__node_prefetch(const cgprop_graph *g, const char *key, size_t len);
+
 #endif

@@ -65,7 +65,11 @@ static bool numeric_token(const char *s, size_t n)
  * not a number. */
 static void split_fields(const char *s, size_t n, fields *f)
 {
-    memset(f, 0, sizeof *f);
+    /* Not a memset: only tok[0..nt) is ever read, and clearing the whole
+     * struct (a rep stos) was a third of this function's time. */
+    f->nt = 0;
+    f->index = 0;
+    f->cycle_whole = false;
     while (n && cgprop__is_space(s[n - 1])) n--;
     /* Trailing " [N]". */
     if (n >= 3 && s[n - 1] == ']') {

@@ -496,6 +496,23 @@ static void look_ahead(const ps *p, uint32_t id, ahead *a)
     CGPROP__PREFETCH(&p->lt[(uint32_t)a->h & p->lmask]);
 }
 
+/* Keys are short: compared eight bytes at a time without a call. */
+static bool key_eq(const char *x, const char *y, size_t n)
+{
+    while (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, x, 8);
+        memcpy(&b, y, 8);
+        if (a != b) return false;
+        x += 8;
+        y += 8;
+        n -= 8;
+    }
+    while (n--)
+        if (*x++ != *y++) return false;
+    return true;
+}
+
 /* The function of a prepared label, or NOPE when the index has none. */
 static uint32_t lindex_find(const ps *p, const ahead *a)
 {
@@ -503,7 +520,7 @@ static uint32_t lindex_find(const ps *p, const ahead *a)
     for (uint32_t i = (uint32_t)a->h & p->lmask;; i = (i + 1) & p->lmask) {
         const struct lslot *s = &p->lt[i];
         if (!s->fid1) return NOPE;
-        if (s->fp == fp && s->len == a->len && memcmp(p->kb + s->off, a->key, a->len) == 0) return s->fid1 - 1;
+        if (s->fp == fp && s->len == a->len && key_eq(p->kb + s->off, a->key, a->len)) return s->fid1 - 1;
     }
 }
 
@@ -676,6 +693,495 @@ static int build(ps *p, uint32_t root, uint64_t *nfun)
     return frc ? frc : rc;
 }
 
+/* ---- the direct path ----
+ *
+ * The table of decoded values above costs ~40 bytes a value (six million
+ * for 40 MB of statistics) before the first label is looked up. Statistics
+ * of the usual shape are read instead straight from the bytes: one walk
+ * lists each entry's figures and the offset of each label, then the two
+ * passes of build_dict run over those lists, labels decoded again from the
+ * input where they are needed. Anything else on the way (a type this walk
+ * does not take, a value out of range, a reference to a container, any
+ * error, the graph's included) drops the walk: the graph is made again by
+ * decode() and build(), which say what is wrong. */
+
+enum { FR_OPEN, FR_STR, FR_INT, FR_FLOAT, FR_LABEL };
+
+typedef struct fref {
+    uint32_t kind, a; /* FR_STR: a = offset, x = length; FR_LABEL: a = the tuple's offset */
+    uint64_t x;       /* FR_INT: the int64; FR_FLOAT: the bits */
+} fref;
+
+typedef struct fentry {
+    uint32_t at;      /* the key label's offset */
+    uint32_t slot;    /* its back-reference slot, NOPE when none */
+    uint32_t ncallers;
+    uint64_t nc, tt, ct;
+} fentry;
+
+typedef struct fcall {
+    uint32_t at, callee; /* the caller label's offset */
+    uint32_t slot;       /* its back-reference slot, NOPE when none */
+    uint64_t cnt, cost;  /* cost UINT64_MAX with has_cost clear: a bare count */
+    uint32_t has_cost;
+} fcall;
+
+typedef struct flab {
+    uint32_t fat, flen, nat, nlen;
+    int64_t line;
+} flab;
+
+typedef struct fwalk {
+    fref *fr;
+    uint32_t nfr, frcap;
+    fentry *ent;
+    uint32_t nent, entcap;
+    fcall *call;
+    uint32_t ncall, callcap;
+} fwalk;
+
+static bool fgrow(const ps *p, void **arr, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap) return true;
+    uint64_t c = *cap ? (uint64_t)*cap * 2 : 1024;
+    while (c < need) c *= 2;
+    if (c > UINT32_MAX - 1) c = UINT32_MAX - 1;
+    void *q = cgprop__realloc(p->g, *arr, (size_t)c, size);
+    if (!q) return false;
+    *arr = q;
+    *cap = (uint32_t)c;
+    return true;
+}
+
+static bool f_slot(const ps *p, fwalk *w, uint32_t kind, uint32_t a, uint64_t x)
+{
+    if (!fgrow(p, (void **)&w->fr, &w->frcap, w->nfr + 1, sizeof *w->fr)) return false;
+    w->fr[w->nfr].kind = kind;
+    w->fr[w->nfr].a = a;
+    w->fr[w->nfr].x = x;
+    w->nfr++;
+    return true;
+}
+
+/* An int or a float (kind FR_INT or FR_FLOAT); reg: take the slots of
+ * flagged values (false when a label is read again). */
+static bool f_num(ps *p, fwalk *w, bool reg, uint32_t *kind, uint64_t *x)
+{
+    size_t q = p->pos + 1;
+    if (q > p->len) return false;
+    unsigned code = p->d[p->pos], t = code & 0x7fu;
+    if (t == 'i') {
+        if (p->len - q < 4) return false;
+        *kind = FR_INT;
+        *x = (uint64_t)(int64_t)(int32_t)u32le(p->d + q);
+        q += 4;
+    } else if (t == 'g' || t == 'I') {
+        if (p->len - q < 8) return false;
+        *kind = t == 'g' ? FR_FLOAT : FR_INT;
+        *x = (uint64_t)u32le(p->d + q) | (uint64_t)u32le(p->d + q + 4) << 32;
+        q += 8;
+    } else if (t == 'r') {
+        if (p->len - q < 4) return false;
+        uint32_t r = u32le(p->d + q);
+        if (r >= w->nfr || (w->fr[r].kind != FR_INT && w->fr[r].kind != FR_FLOAT)) return false;
+        *kind = w->fr[r].kind;
+        *x = w->fr[r].x;
+        p->pos = q + 4;
+        return true;
+    } else {
+        return false;
+    }
+    if ((code & 0x80u) && reg && !f_slot(p, w, *kind, 0, *x)) return false;
+    p->pos = q;
+    return true;
+}
+
+static bool f_str(ps *p, fwalk *w, bool reg, uint32_t *at, uint32_t *n)
+{
+    size_t q = p->pos + 1;
+    if (q > p->len) return false;
+    unsigned code = p->d[p->pos], t = code & 0x7fu;
+    size_t len;
+    if (t == 'z' || t == 'Z') {
+        if (q >= p->len) return false;
+        len = p->d[q++];
+    } else if (t == 's' || t == 't' || t == 'u' || t == 'a' || t == 'A') {
+        if (p->len - q < 4) return false;
+        len = u32le(p->d + q);
+        q += 4;
+    } else if (t == 'r') {
+        if (p->len - q < 4) return false;
+        uint32_t r = u32le(p->d + q);
+        if (r >= w->nfr || w->fr[r].kind != FR_STR) return false;
+        *at = w->fr[r].a;
+        *n = (uint32_t)w->fr[r].x;
+        p->pos = q + 4;
+        return true;
+    } else {
+        return false;
+    }
+    if (p->len - q < len) return false;
+    *at = (uint32_t)q;
+    *n = (uint32_t)len;
+    if ((code & 0x80u) && reg && !f_slot(p, w, FR_STR, *at, len)) return false;
+    p->pos = q + len;
+    return true;
+}
+
+/* A (str, int, str) label, or a reference to one; *at gets the tuple's own
+ * offset, where it can be read again without its references, and *slot
+ * its back-reference slot (NOPE when it has none). A reference is not read
+ * again here: its tuple was read whole when it took the slot. */
+static bool f_label(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at, uint32_t *slot)
+{
+    *slot = NOPE;
+    if (p->pos + 5 <= p->len && (p->d[p->pos] & 0x7fu) == 'r') {
+        uint32_t r = u32le(p->d + p->pos + 1);
+        if (r >= w->nfr || w->fr[r].kind != FR_LABEL) return false;
+        *at = w->fr[r].a;
+        *slot = r;
+        p->pos += 5;
+        return true;
+    }
+    size_t back = 0;
+    size_t q = p->pos + 2;
+    if (q > p->len) return false;
+    unsigned code = p->d[p->pos], t = code & 0x7fu;
+    if (t == ')') {
+        if (p->d[p->pos + 1] != 3) return false;
+    } else if (t == '(') {
+        if (p->len - p->pos < 5 || u32le(p->d + p->pos + 1) != 3) return false;
+        q = p->pos + 5;
+    } else {
+        return false;
+    }
+    *at = (uint32_t)p->pos;
+    uint32_t own = w->nfr;
+    bool flagged = (code & 0x80u) && reg;
+    if (flagged && !f_slot(p, w, FR_OPEN, 0, 0)) return false;
+    p->pos = q;
+    uint32_t kind;
+    uint64_t x;
+    if (!f_str(p, w, reg, &L->fat, &L->flen) || !f_num(p, w, reg, &kind, &x) || kind != FR_INT ||
+        !f_str(p, w, reg, &L->nat, &L->nlen))
+        return false;
+    L->line = (int64_t)x;
+    if (flagged) {
+        /* x: the label's function + 1 once known, as label() keeps it on
+         * a decoded tuple. */
+        w->fr[own].kind = FR_LABEL;
+        w->fr[own].a = *at;
+        *slot = own;
+    }
+    if (back) p->pos = back;
+    return true;
+}
+
+/* A container's head of type t ('{' or a tuple of n); a flagged one takes
+ * a slot no reference may use. */
+static bool f_open(ps *p, fwalk *w, unsigned want, uint32_t n)
+{
+    if (p->pos >= p->len) return false;
+    unsigned code = p->d[p->pos], t = code & 0x7fu;
+    size_t q = p->pos + 1;
+    if (want == '{') {
+        if (t != '{') return false;
+    } else if (t == ')') {
+        if (q >= p->len || p->d[q] != n) return false;
+        q++;
+    } else if (t == '(') {
+        if (p->len - q < 4 || u32le(p->d + q) != n) return false;
+        q += 4;
+    } else {
+        return false;
+    }
+    if ((code & 0x80u) && !f_slot(p, w, FR_OPEN, 0, 0)) return false;
+    p->pos = q;
+    return true;
+}
+
+static bool f_at_end(const ps *p) { return p->pos < p->len && (p->d[p->pos] & 0x7fu) == '0'; }
+
+static bool f_count(ps *p, fwalk *w, uint64_t *out)
+{
+    uint32_t kind;
+    uint64_t x;
+    if (!f_num(p, w, true, &kind, &x) || kind != FR_INT || (int64_t)x < 0) return false;
+    *out = x;
+    return true;
+}
+
+/* Seconds -> nanoseconds as to_ns() gives them; false where it fails. */
+static bool f_ns(ps *p, fwalk *w, uint64_t *out)
+{
+    uint32_t kind;
+    uint64_t bits;
+    if (!f_num(p, w, true, &kind, &bits)) return false;
+    double x;
+    if (kind == FR_INT) {
+        x = (double)(int64_t)bits;
+    } else {
+        memcpy(&x, &bits, sizeof x);
+    }
+    if (!(x >= 0) || !(x * 1e9 < 18446744073709549568.0)) return false;
+    double r = x * 1e9 + 0.5;
+    *out = r >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)r;
+    return true;
+}
+
+/* The walk: every entry's figures and every caller's label and figures. */
+static bool f_walk(ps *p, fwalk *w)
+{
+    p->pos = 0;
+    if (!f_open(p, w, '{', 0)) return false;
+    while (!f_at_end(p)) {
+        flab L;
+        fentry e;
+        if (!f_label(p, w, true, &L, &e.at, &e.slot) || !f_open(p, w, ')', 5)) return false;
+        uint64_t cc;
+        if (!f_count(p, w, &cc) || !f_count(p, w, &e.nc) || !f_ns(p, w, &e.tt) || !f_ns(p, w, &e.ct) ||
+            !f_open(p, w, '{', 0))
+            return false;
+        e.ncallers = 0;
+        while (!f_at_end(p)) {
+            fcall c;
+            if (!f_label(p, w, true, &L, &c.at, &c.slot)) return false;
+            c.callee = w->nent;
+            if (p->pos < p->len && ((p->d[p->pos] & 0x7fu) == '(' || (p->d[p->pos] & 0x7fu) == ')')) {
+                uint32_t kind;
+                uint64_t x;
+                if (!f_open(p, w, ')', 4) || !f_count(p, w, &c.cnt) || !f_num(p, w, true, &kind, &x) ||
+                    !f_num(p, w, true, &kind, &x) || !f_ns(p, w, &c.cost))
+                    return false;
+                c.has_cost = 1;
+            } else {
+                if (!f_count(p, w, &c.cnt)) return false;
+                c.cost = 0;
+                c.has_cost = 0;
+            }
+            if (e.ncallers == UINT32_MAX || !fgrow(p, (void **)&w->call, &w->callcap, w->ncall + 1, sizeof *w->call))
+                return false;
+            w->call[w->ncall++] = c;
+            e.ncallers++;
+        }
+        p->pos++;
+        if (!fgrow(p, (void **)&w->ent, &w->entcap, w->nent + 1, sizeof *w->ent)) return false;
+        w->ent[w->nent++] = e;
+    }
+    p->pos++;
+    return p->pos == p->len && w->nent > 0;
+}
+
+/* ":line TAB" of a label into o (room for 24); its length. */
+static size_t f_line(int64_t v, char *o)
+{
+    char t[24];
+    size_t n = 0;
+    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[n++] = (char)('0' + m % 10);
+        m /= 10;
+    } while (m);
+    size_t k = 0;
+    o[k++] = ':';
+    if (v < 0) o[k++] = '-';
+    while (n) o[k++] = t[--n];
+    o[k++] = '\t';
+    return k;
+}
+
+static void f_copy(const ps *p, uint32_t at, uint32_t n, char *o)
+{
+    const unsigned char *s = p->d + at;
+    for (uint32_t i = 0; i < n; i++) {
+        char ch = (char)s[i];
+        o[i] = ch == '\t' || ch == '\n' ? ' ' : ch;
+    }
+}
+
+/* The key of the label at offset at (read before, so valid) into p->key,
+ * or into buf when it fits there (cap bytes); its length, 0 out of memory.
+ * *k points to the key. */
+static size_t f_key(ps *p, fwalk *w, uint32_t at, char *buf, size_t cap, char **k)
+{
+    flab L;
+    uint32_t a2, s2;
+    p->pos = at;
+    (void)f_label(p, w, false, &L, &a2, &s2);
+    char ln[24];
+    size_t nl = f_line(L.line, ln);
+    size_t n = 1 + (size_t)L.flen + nl + L.nlen;
+    char *o = buf;
+    if (n > cap) {
+        if (n > p->kcap) {
+            char *q = cgprop__realloc(p->g, p->key, n, 1);
+            if (!q) return 0;
+            p->key = q;
+            p->kcap = n;
+        }
+        o = p->key;
+    }
+    *k = o;
+    o[0] = '\t';
+    f_copy(p, L.fat, L.flen, o + 1);
+    memcpy(o + 1 + L.flen, ln, nl);
+    f_copy(p, L.nat, L.nlen, o + 1 + L.flen + nl);
+    return n;
+}
+
+/* The function of the label tuple in back-reference slot slot, once one
+ * of its uses has been looked up; else NOPE. */
+static uint32_t f_known(const fwalk *w, uint32_t slot)
+{
+    return slot != NOPE && w->fr[slot].x ? (uint32_t)w->fr[slot].x - 1 : NOPE;
+}
+
+static void f_learn(fwalk *w, uint32_t slot, uint32_t f)
+{
+    if (slot != NOPE) w->fr[slot].x = (uint64_t)f + 1;
+}
+
+/* Prepare caller c's label in a (as look_ahead does for a decoded one). */
+static void f_ahead(ps *p, fwalk *w, uint32_t c, ahead *a)
+{
+    a->val = NOPE;
+    if (f_known(w, w->call[c].slot) != NOPE) return;
+    char *k;
+    size_t n = f_key(p, w, w->call[c].at, a->key, PS_KMAX, &k);
+    if (!n || k != a->key || !p->lt) return;
+    a->len = (uint32_t)n;
+    a->h = key_hash(a->key, n);
+    a->val = c;
+    CGPROP__PREFETCH(&p->lt[(uint32_t)a->h & p->lmask]);
+}
+
+/* Prepare entry i's key label in a: its key and hash, its slots fetched. */
+static void f_ahead_entry(ps *p, fwalk *w, uint32_t i, ahead *a)
+{
+    a->val = NOPE;
+    if (f_known(w, w->ent[i].slot) != NOPE) return;
+    char *k;
+    size_t n = f_key(p, w, w->ent[i].at, a->key, PS_KMAX, &k);
+    if (!n || k != a->key) return;
+    a->len = (uint32_t)n;
+    a->h = key_hash(a->key, n);
+    a->val = i;
+    cgprop__node_prefetch(p->g, a->key, n);
+    if (p->lt) CGPROP__PREFETCH_W(&p->lt[(uint32_t)a->h & p->lmask]);
+}
+
+/* The graph from the walk's lists, as build_dict makes it. */
+static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
+{
+    if (cgprop__reserve_nodes(p->g, w->nent)) return false;
+    lindex_init(p, w->nent);
+    char kbuf[PS_KMAX];
+    uint32_t *fid = cgprop__alloc(p->g, w->nent, sizeof *fid);
+    if (!fid) return false;
+    bool ok = false;
+    if (!p->ring) p->ring = cgprop__alloc(p->g, PS_AHEAD, sizeof *p->ring);
+    if (!p->ring) goto out;
+    /* Each function's key is made PS_AHEAD entries ahead, and the slots
+     * its look-up and its insertion probe first are fetched then. */
+    for (uint32_t j = 0; j < PS_AHEAD && j < w->nent; j++) f_ahead_entry(p, w, j, &p->ring[j]);
+    for (uint32_t i = 0; i < w->nent; i++) {
+        const fentry *e = &w->ent[i];
+        char *k;
+        size_t n;
+        ahead *r = &p->ring[i % PS_AHEAD];
+        uint32_t f = f_known(w, e->slot);
+        if (f == NOPE) {
+            if (r->val == i) {
+                k = r->key;
+                n = r->len;
+            } else {
+                n = f_key(p, w, e->at, kbuf, sizeof kbuf, &k);
+            }
+            uint32_t nn0 = p->g->nn;
+            if (!n || cgprop_graph_add_node(p->g, k, n, &f)) goto out;
+            if (p->g->nn != nn0 && p->lt) lindex_add(p, k, n, r->val == i ? r->h : key_hash(k, n), f);
+            f_learn(w, e->slot, f);
+        }
+        fid[i] = f;
+        if (i + PS_AHEAD < w->nent) f_ahead_entry(p, w, i + PS_AHEAD, r);
+        /* A shared label's slot, read when the key is prepared. */
+        if (i + 2 * PS_AHEAD < w->nent && w->ent[i + 2 * PS_AHEAD].slot != NOPE)
+            CGPROP__PREFETCH(&w->fr[w->ent[i + 2 * PS_AHEAD].slot]);
+        (*nfun)++;
+        uint64_t tt = e->tt, ct = e->ct;
+        if (cgprop_graph_add_self(p->g, f, &tt) || cgprop__graph_state_total(p->g, f, &ct)) goto out;
+        if (e->ncallers == 0 && cgprop_graph_add_spontaneous(p->g, f, e->nc, &ct)) goto out;
+    }
+    for (uint32_t j = 0; j < PS_AHEAD && j < w->ncall; j++) f_ahead(p, w, j, &p->ring[j]);
+    for (uint32_t c = 0; c < w->ncall; c++) {
+        const fcall *cl = &w->call[c];
+        ahead *e = &p->ring[c % PS_AHEAD];
+        if (c + PS_AHEAD / 2 < w->ncall) lindex_touch(p, &p->ring[(c + PS_AHEAD / 2) % PS_AHEAD]);
+        uint32_t a = f_known(w, cl->slot);
+        if (a == NOPE && e->val == c) a = lindex_find(p, e);
+        if (c + PS_AHEAD < w->ncall) f_ahead(p, w, c + PS_AHEAD, e);
+        if (c + 2 * PS_AHEAD < w->ncall && w->call[c + 2 * PS_AHEAD].slot != NOPE)
+            CGPROP__PREFETCH(&w->fr[w->call[c + 2 * PS_AHEAD].slot]);
+        if (a == NOPE) {
+            char *k;
+            size_t n = f_key(p, w, cl->at, kbuf, sizeof kbuf, &k);
+            if (!n || cgprop_graph_add_node(p->g, k, n, &a)) goto out;
+        }
+        f_learn(w, cl->slot, a);
+        uint32_t f = fid[cl->callee];
+        if (cl->has_cost && p->bcaller) {
+            p->bcaller[p->nb] = a;
+            p->bcallee[p->nb] = f;
+            p->bcount[p->nb] = cl->cnt;
+            p->bcost[p->nb] = cl->cost;
+            if (++p->nb == PS_BATCH && flush_calls(p)) goto out;
+            continue;
+        }
+        uint64_t cost = cl->cost;
+        if (flush_calls(p) || cgprop_graph_add_edge(p->g, a, f, cl->cnt, cl->has_cost ? &cost : NULL, NULL)) goto out;
+    }
+    ok = flush_calls(p) == CGPROP_OK;
+out:
+    cgprop__free(p->g, fid);
+    return ok;
+}
+
+/* The graph by the direct path, or false (nothing kept) to decode. */
+static bool f_read(ps *p, uint64_t *nfun)
+{
+    fwalk w;
+    memset(&w, 0, sizeof w);
+    bool ok = f_walk(p, &w);
+    if (ok) {
+        p->bcaller = cgprop__alloc(p->g, 2 * PS_BATCH, sizeof *p->bcaller);
+        p->bcount = cgprop__alloc(p->g, 2 * PS_BATCH, sizeof *p->bcount);
+        ok = p->bcaller && p->bcount;
+        if (ok) {
+            p->bcallee = p->bcaller + PS_BATCH;
+            p->bcost = p->bcount + PS_BATCH;
+            ok = f_build(p, &w, nfun);
+        }
+    }
+    cgprop__free(p->g, w.fr);
+    cgprop__free(p->g, w.ent);
+    cgprop__free(p->g, w.call);
+    cgprop__free(p->g, p->bcaller);
+    cgprop__free(p->g, p->bcount);
+    cgprop__free(p->g, p->lt);
+    cgprop__free(p->g, p->kb);
+    cgprop__free(p->g, p->ring);
+    p->bcaller = p->bcallee = NULL;
+    p->bcount = p->bcost = NULL;
+    p->lt = NULL;
+    p->kb = NULL;
+    p->ring = NULL;
+    p->lmask = 0;
+    p->kbn = p->kbcap = 0;
+    p->nb = 0;
+    p->pos = 0;
+    return ok;
+}
+
 int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options *opts,
                         const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                         cgprop_read_error *err)
@@ -694,9 +1200,19 @@ int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options 
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     uint32_t root;
     uint64_t nfun = 0;
+    if (f_read(&p, &nfun)) goto done;
+    /* The direct path gave up: start again from an empty graph. */
+    nfun = 0;
+    cgprop__free(p.g, p.key);
+    p.key = NULL;
+    p.kcap = 0;
+    cgprop_graph_free(p.g);
+    rc = cgprop_graph_new(alloc, names, NULL, 1, &p.g);
+    if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     rc = decode(&p, &root);
     if (!rc) rc = build(&p, root, &nfun);
     if (!rc && nfun == 0) rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "no function in the statistics");
+done:
     cgprop__free(p.g, p.v);
     cgprop__free(p.g, p.c);
     cgprop__free(p.g, p.refs);

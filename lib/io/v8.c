@@ -69,6 +69,8 @@ static int jfail(jlex *L, const char *what)
 
 static void jws(jlex *L)
 {
+    /* Most tokens of a saved profile follow the previous one directly. */
+    if (L->p < L->end && (unsigned char)*L->p > ' ') return;
     while (L->p < L->end) {
         char c = *L->p;
         if (c == '\n') L->line++;
@@ -426,6 +428,21 @@ static bool key_is(const jtok *t, const char *k)
     return !t->esc && t->n == n && memcmp(t->s, k, n) == 0;
 }
 
+/* v in decimal at o (room for 20 bytes), as %lld prints it; its length. */
+static size_t put_i64(int64_t v, char *o)
+{
+    char t[20];
+    size_t n = 0, k = 0;
+    uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[n++] = (char)('0' + m % 10);
+        m /= 10;
+    } while (m);
+    if (v < 0) o[k++] = '-';
+    while (n) o[k++] = t[--n];
+    return k;
+}
+
 /* Key: "url TAB line:col TAB name" with 1-based line and column as DevTools
  * shows them; a script without URL is told apart by its script id. */
 static int frame_fn(v8r *v, jlex *L, const jtok *name, const jtok *url, const jtok *sid, int64_t line, int64_t col,
@@ -445,8 +462,11 @@ static int frame_fn(v8r *v, jlex *L, const jtok *name, const jtok *url, const jt
         memcpy(v->key, "script ", 7);
         k = 7 + jdecode(sid->s, sid->n, v->key + 7);
     }
-    k += (size_t)snprintf(v->key + k, 64, "\t%lld:%lld\t", (long long)(line < INT64_MAX ? line + 1 : line),
-                          (long long)(col < INT64_MAX ? col + 1 : col));
+    v->key[k++] = '\t';
+    k += put_i64(line < INT64_MAX ? line + 1 : line, v->key + k);
+    v->key[k++] = ':';
+    k += put_i64(col < INT64_MAX ? col + 1 : col, v->key + k);
+    v->key[k++] = '\t';
     if (name->n) {
         k += jdecode(name->s, name->n, v->key + k);
     } else {
@@ -562,12 +582,48 @@ static int read_node(v8r *v, jlex *L)
     return CGPROP_OK;
 }
 
+/* int_array's usual case, byte by byte: integers of at most 18 digits
+ * (no overflow, no leading zero), blanks, commas, and the closing bracket.
+ * True with the array read and the lexer past it; false, with nothing
+ * moved, on anything else, which the token loop then reads (and reports). */
+static bool int_array_fast(jlex *L, uint64_t *count)
+{
+    const char *p = L->p, *e = L->end;
+    uint64_t line = L->line, n = 0;
+    for (;;) {
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) line += *p++ == '\n';
+        if (p < e && *p == ']' && n == 0) break;
+        if (p < e && *p == '-') p++;
+        if (p >= e || !cgprop__is_digit(*p)) return false;
+        const char *d = p;
+        if (*p == '0') p++;
+        else
+            while (p < e && cgprop__is_digit(*p)) p++;
+        if (p - d > 18 || (p < e && (cgprop__is_digit(*p) || *p == '.' || *p == 'e' || *p == 'E'))) return false;
+        n++;
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) line += *p++ == '\n';
+        if (p < e && *p == ',') {
+            p++;
+            continue;
+        }
+        if (p < e && *p == ']') break;
+        return false;
+    }
+    L->p = p + 1;
+    L->line = line;
+    L->depth--;
+    L->expect = L->depth ? X_AFTER : X_DONE;
+    *count = n;
+    return true;
+}
+
 /* An array of integers, checked and counted; the second pass reads it again. */
 static int int_array(jlex *L, uint64_t *count, const char *what)
 {
     jtok t;
     int rc = want(L, &t, J_ARR, what);
     if (rc) return rc;
+    if (int_array_fast(L, count)) return CGPROP_OK;
     uint64_t n = 0;
     for (;;) {
         if ((rc = jnext(L, &t))) return rc;

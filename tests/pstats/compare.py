@@ -5,9 +5,14 @@ cumtime cgprop's total (both in nanoseconds, rounded), an exact figure.
 
 usage: compare.py CGPROP_TOOL FILE.pstats
        compare.py --run CGPROP_TOOL PROGRAM.py   (profile it now, then check)
+       compare.py --versions CGPROP_TOOL FILE.pstats
+           (the same statistics written by Python's marshal in each of its
+           versions 0-4: text or binary floats, with or without shared
+           references; each is checked, and all must give the same report)
 
 pstats reads the file on its own; the figures are not taken from cgprop."""
 import json
+import marshal
 import os
 import pstats
 import subprocess
@@ -68,6 +73,25 @@ def main(argv):
             subprocess.run([sys.executable, "-m", "cProfile", "-o", out, prog], check=True,
                            stdout=subprocess.DEVNULL, cwd=os.path.dirname(os.path.abspath(prog)))
             return check(tool, out)
+    if len(argv) == 4 and argv[1] == "--versions":
+        tool, path = argv[2], argv[3]
+        with open(path, "rb") as f:
+            stats = marshal.load(f)
+        reports = []
+        with tempfile.TemporaryDirectory() as d:
+            for v in range(5):
+                out = os.path.join(d, "v%d.pstats" % v)
+                with open(out, "wb") as f:
+                    marshal.dump(stats, f, v)
+                if check(tool, out):
+                    return 1
+                reports.append(subprocess.run([tool, "report", "--input", "pstats", "--format", "json", out],
+                                              check=True, capture_output=True).stdout)
+        if any(r != reports[0] for r in reports):
+            print("MISMATCH: the marshal versions give different reports")
+            return 1
+        print("%s: marshal versions 0-4 give the same report" % path)
+        return 0
     if len(argv) != 3:
         print(__doc__)
         return 2
