@@ -22,8 +22,9 @@ static uint32_t next(rng *r, uint32_t n)
 }
 
 /* nn functions, about ne calls. Some calls have no cost, some weigh 0, a
- * few functions have spontaneous entries, some self-calls. */
-static cgprop_graph *random_graph(uint64_t seed, uint32_t nn, uint32_t ne, bool counts_only)
+ * few functions have spontaneous entries, some self-calls. The calls'
+ * costs of the first metric are multiplied by scale. */
+static cgprop_graph *random_graph_scaled(uint64_t seed, uint32_t nn, uint32_t ne, bool counts_only, uint64_t scale)
 {
     static const char *const names[2] = {"a", "b"};
     cgprop_graph *g = NULL;
@@ -39,7 +40,7 @@ static cgprop_graph *random_graph(uint64_t seed, uint32_t nn, uint32_t ne, bool 
     }
     for (uint32_t e = 0; e < ne; e++) {
         uint32_t u = next(&r, nn), v = next(&r, nn);
-        uint64_t c[2] = {next(&r, 4) ? next(&r, 500) : 0, next(&r, 50)};
+        uint64_t c[2] = {(next(&r, 4) ? next(&r, 500) : 0) * scale, next(&r, 50)};
         uint64_t cnt = next(&r, 5);
         ck_assert_int_eq(cgprop_graph_add_edge(g, u, v, cnt, counts_only ? NULL : c, NULL), CGPROP_OK);
     }
@@ -48,6 +49,11 @@ static cgprop_graph *random_graph(uint64_t seed, uint32_t nn, uint32_t ne, bool 
         ck_assert_int_eq(cgprop_graph_add_spontaneous(g, i, 1 + next(&r, 3), c), CGPROP_OK);
     }
     return g;
+}
+
+static cgprop_graph *random_graph(uint64_t seed, uint32_t nn, uint32_t ne, bool counts_only)
+{
+    return random_graph_scaled(seed, nn, ne, counts_only, 1);
 }
 
 static double program_total(cgprop_graph *g, uint32_t k)
@@ -134,6 +140,27 @@ START_TEST(large_random)
 }
 END_TEST
 
+START_TEST(wide_weights)
+{
+    /* Call costs past 32 bits in the first metric (the tuned kernel keeps
+     * weights that fit 32 bits as integers; these do not), small ones in
+     * the second, on the giant cycle and on small ones. */
+    cgprop_graph *g = random_graph_scaled(79, 3000, 15000, false, (uint64_t)1 << 33);
+    ck_assert_uint_gt(compare(g, CGPROP_SHARE_COST, "giant, wide"), 2000);
+    cgprop_graph_free(g);
+    uint32_t exercised = 0;
+    for (uint64_t seed = 301; seed <= 400; seed++) {
+        uint32_t nn = 3 + (uint32_t)(seed % 25);
+        g = random_graph_scaled(seed, nn, nn * (1 + (uint32_t)(seed % 4)), false, ((uint64_t)1 << 32) + seed);
+        char what[64];
+        snprintf(what, sizeof what, "wide, seed %llu", (unsigned long long)seed);
+        exercised += compare(g, CGPROP_SHARE_COST, what) > 0;
+        cgprop_graph_free(g);
+    }
+    ck_assert_uint_gt(exercised, 60);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kernels");
@@ -141,6 +168,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, small_random);
     tcase_add_test(tc, large_random);
+    tcase_add_test(tc, wide_weights);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
