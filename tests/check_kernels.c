@@ -161,6 +161,58 @@ START_TEST(wide_weights)
 }
 END_TEST
 
+/* A cycle where one member h is first reached from a big level through
+ * all its n_a callers at once: e calls a_1..a_n, each a_i calls h and
+ * three other a_j, h calls e. Every a_i -> h is then kept on the same big
+ * level, more kept in-calls of one callee than the tuned kernel takes in
+ * one chunk. With zero_hub, all of them weigh 0 (h's share split evenly). */
+static cgprop_graph *hub_graph(uint32_t n_a, bool zero_hub)
+{
+    static const char *const names[2] = {"a", "b"};
+    cgprop_graph *g = NULL;
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 2, &g), CGPROP_OK);
+    rng r = {n_a * 2 + zero_hub};
+    char key[32];
+    uint32_t nn = n_a + 2; /* 0: e, 1: h, 2..: a_i */
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t id;
+        int n = snprintf(key, sizeof key, "f%u", i);
+        ck_assert_int_eq(cgprop_graph_add_node(g, key, (size_t)n, &id), CGPROP_OK);
+        uint64_t sc[2] = {1 + next(&r, 100), next(&r, 10)};
+        if (i == 1) sc[0] = 1000000, sc[1] = 100000; /* h's share dominates the calls into it */
+        ck_assert_int_eq(cgprop_graph_add_self(g, id, sc), CGPROP_OK);
+    }
+    uint64_t c[2];
+    for (uint32_t i = 2; i < nn; i++) {
+        c[0] = 1 + next(&r, 50), c[1] = next(&r, 5);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, 0, i, 1 + next(&r, 3), c, NULL), CGPROP_OK);
+        c[0] = zero_hub ? 0 : 1 + next(&r, 50), c[1] = zero_hub ? 0 : next(&r, 5);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, i, 1, 1 + next(&r, 3), c, NULL), CGPROP_OK);
+        for (int t = 0; t < 3; t++) {
+            c[0] = 1 + next(&r, 50), c[1] = next(&r, 5);
+            ck_assert_int_eq(cgprop_graph_add_edge(g, i, 2 + next(&r, n_a), 1 + next(&r, 3), c, NULL), CGPROP_OK);
+        }
+    }
+    c[0] = 7, c[1] = 1;
+    ck_assert_int_eq(cgprop_graph_add_edge(g, 1, 0, 2, c, NULL), CGPROP_OK);
+    /* Entries: e, and some a_i (their BFS reaches h from level 0 or 2). */
+    for (uint32_t i = 0; i < nn; i += 1 + next(&r, 40)) {
+        uint64_t sp[2] = {1 + next(&r, 300), next(&r, 30)};
+        ck_assert_int_eq(cgprop_graph_add_spontaneous(g, i == 1 ? 0 : i, 1, sp), CGPROP_OK);
+    }
+    return g;
+}
+
+START_TEST(hub_callee)
+{
+    for (int z = 0; z < 2; z++) {
+        cgprop_graph *g = hub_graph(700, z != 0);
+        ck_assert_uint_gt(compare(g, CGPROP_SHARE_COST, z ? "hub, zero weights" : "hub"), 600);
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kernels");
@@ -169,6 +221,7 @@ int main(void)
     tcase_add_test(tc, small_random);
     tcase_add_test(tc, large_random);
     tcase_add_test(tc, wide_weights);
+    tcase_add_test(tc, hub_callee);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
