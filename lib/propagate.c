@@ -96,6 +96,12 @@ typedef struct plevel {
     bool big;
 } plevel;
 
+/* Per member, what the current entry's passes read together. */
+typedef struct mval {
+    double P; /* p(u) so far */
+    double X; /* kept in-weight W so far */
+} mval;
+
 /* Scratch for one cycle at a time, sized for the largest cycle once. Local
  * member index i = position in the cycle's ascending member list; local call
  * index q = position among the intra-cycle calls ordered by callee, then
@@ -118,8 +124,7 @@ typedef struct work {
     double *base;          /* V: S(u) + external shares (u's gprof figure), current metric */
     double *rho;           /* V: current metric */
     uint32_t *entry;       /* V: members with ρ > 0 in the current metric */
-    double *P;             /* V: the current entry's p(u) so far */
-    double *X;             /* V: kept in-weight W so far (small levels; 0 between them) */
+    mval *mv;              /* V: the current entry's */
     uint32_t cur;          /* lanes per batch now: fewer after a batch outgrew its records */
     uint32_t *nk;          /* V: kept in-calls (only when some intra-cycle call weighs 0) */
     lanemask *sx;          /* 2V: lanes that reached each member, then (at V + i) lanes that reach it next */
@@ -128,7 +133,7 @@ typedef struct work {
     lanemask *fm;          /* V: lanes that have fl[i] on this level */
     lanemask *fa;          /* V: lanes that have the member on this level */
     uint32_t *kl;          /* E + 16: one entry's kept calls of one level (q) */
-    pcall *kb;             /* E: a copy of their pc[] and weights (small levels) */
+    pcall *kb;             /* E: a copy of their pc[] */
     lanemask *cm;          /* cw · 64: per call, the lanes that keep it on the current big level (kb's memory) */
     plevel *lv;            /* levcap */
     size_t levcap;
@@ -232,8 +237,7 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
            o_wd = carve(&at, E, sizeof *w->wd),
            o_acc = carve(&at, E, sizeof *w->acc), o_ekept = carve(&at, w->cw, sizeof *w->ekept),
            o_base = carve(&at, V, sizeof *w->base), o_rho = carve(&at, V, sizeof *w->rho),
-           o_entry = carve(&at, V, sizeof *w->entry), o_P = carve(&at, V, sizeof *w->P),
-           o_X = carve(&at, V, sizeof *w->X),
+           o_entry = carve(&at, V, sizeof *w->entry), o_mv = carve(&at, V, sizeof *w->mv),
            o_sx = carve(&at, 2 * V, sizeof *w->sx), o_mark = carve(&at, V / 64 + 1, sizeof *w->mark),
            o_fl = carve(&at, V + 16, sizeof *w->fl), o_cand = carve(&at, V + 16, sizeof *w->cand),
            o_fm = carve(&at, V, sizeof *w->fm), o_fa = carve(&at, V, sizeof *w->fa),
@@ -261,8 +265,7 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
     w->base = (double *)(blk + o_base);
     w->rho = (double *)(blk + o_rho);
     w->entry = (uint32_t *)(blk + o_entry);
-    w->P = (double *)(blk + o_P);
-    w->X = (double *)(blk + o_X);
+    w->mv = (mval *)(blk + o_mv);
     w->sx = (lanemask *)(blk + o_sx);
     w->mark = (uint64_t *)(blk + o_mark);
     w->fl = (uint32_t *)(blk + o_fl);
@@ -568,7 +571,7 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
 
 /* The weight of call q: a call count or a cost, a whole number; on the
  * usual profile all of a cycle's fit 32 bits, and the entries' passes
- * then read half the bytes. */
+ * then read fewer bytes. */
 static inline double wget(const work *w, uint32_t q, bool w32) { return w32 ? (double)w->wi[q] : w->wd[q]; }
 
 static inline void wprefetch(const work *w, uint32_t q, bool w32)
@@ -585,135 +588,51 @@ static inline void take(work *w, size_t n, uint32_t q, bool zeros, bool w32)
     pcall e = {w->pc[q].v, w->pc[q].u, wget(w, q, w32)};
     w->kl[n] = q;
     w->kb[n] = e;
-    w->X[e.v] += e.w;
+    w->mv[e.v].X += e.w;
     if (zeros) w->nk[e.v]++;
 }
 
-/* The lane's kept calls of the small level L, in order: their indices into
- * kl, a copy of their pc[] and weights into kb, and each one's weight added
- * to its callee's X (the kept in-weight W; with zeros, nk counts them too).
- * Returns their number. The bits are listed first (flatten_at), so that
- * the call records and then the callees can be fetched ahead: on a cycle
- * of a million calls each is a miss, one entry's kept calls being a sparse
- * subset. (Big levels: big_level.) */
+/* The lane's kept calls of level L, in order: their indices into kl, a copy
+ * of their pc[] into kb, and each one's weight added to its callee's X (the
+ * kept in-weight W; with zeros, nk counts them too). Returns their number.
+ * The bits are listed first (flatten_at), so that the call records and
+ * then the callees can be fetched ahead: on a cycle of a million calls
+ * each is a miss, one entry's kept calls being a sparse subset. */
 static inline size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros, bool w32)
 {
     size_t n = 0;
     uint32_t *kl = w->kl;
     const puv *pc = w->pc;
     const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
-    size_t r0 = L->rb, r1 = L->re;
-    if (r0 == r1) return 0;
-    const uint64_t *rb = w->rbits + l * (w->nrec / 64);
-    /* Levels need not start or end on a word: mask the other levels' bits. */
-    size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
-    uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
-    for (size_t wi = w0; wi <= w1; wi++) {
-        uint64_t x = rb[wi];
-        if (wi == w0) x &= lo;
-        if (wi == w1) x &= hi;
-        if (x) n = flatten_at(kl, n, x, (uint32_t)(wi * 64));
+    if (L->big) {
+        size_t cw = w->cwc;
+        const uint64_t *bb = w->cb[L->bo] + l * cw;
+        for (size_t wi = 0; wi < cw; wi++)
+            if (bb[wi]) n = flatten_at(kl, n, bb[wi], (uint32_t)(wi * 64));
+    } else {
+        size_t r0 = L->rb, r1 = L->re;
+        if (r0 == r1) return 0;
+        const uint64_t *rb = w->rbits + l * (w->nrec / 64);
+        /* Levels need not start or end on a word: mask the other levels' bits. */
+        size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
+        uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
+        for (size_t wi = w0; wi <= w1; wi++) {
+            uint64_t x = rb[wi];
+            if (wi == w0) x &= lo;
+            if (wi == w1) x &= hi;
+            if (x) n = flatten_at(kl, n, x, (uint32_t)(wi * 64));
+        }
+        const uint32_t *rec = w->rec;
+        for (size_t i = 0; i < n; i++) kl[i] = rec[kl[i]];
     }
-    const uint32_t *rec = w->rec;
-    for (size_t i = 0; i < n; i++) kl[i] = rec[kl[i]];
     for (size_t i = 0; i < n; i++) {
         if (i + 2 * A < n) wprefetch(w, kl[i + 2 * A], w32);
-        if (i + A < n) CGPROP__PREFETCH_W(w->X + pc[kl[i + A]].v);
+        /* A big level's calls come by callee: its callees are read in
+         * address order, and asking for them would wait on the call record. */
+        if (!L->big && i + A < n) CGPROP__PREFETCH_W(w->mv + pc[kl[i + A]].v);
         take(w, i, kl[i], zeros, w32);
     }
     return n;
-}
-
-/* A callee with more kept in-calls on a big level than a chunk holds:
- * its W summed first, then its share given to each of them. */
-static void big_callee(work *w, size_t i0, size_t i1, bool zeros, bool w32)
-{
-    const uint32_t *kl = w->kl;
-    const puv *pc = w->pc;
-    double W = 0, p = w->P[pc[kl[i0]].v];
-    for (size_t i = i0; i < i1; i++) W += wget(w, kl[i], w32);
-    for (size_t i = i0; i < i1; i++) {
-        uint32_t q = kl[i];
-        double c = zeros && !(W > 0) ? p / (double)(i1 - i0) : wget(w, q, w32) * p / W;
-        w->acc[q] += c;
-        w->P[pc[q].u] += c;
-    }
-}
-
-/* A big level's kept calls of lane l, pushed back up: both steps of
- * entry_body on a chunk at a time. Its calls come by callee, so all of a
- * callee's kept in-calls are next to each other: a chunk ended on a callee
- * has its callees' W (and counts) as running sums over the chunk, and no
- * per-member W is read or written; the chunk's copy stays in the first
- * level cache. The sums are taken in the same order as level-wide steps
- * would take them. */
-#define BIG_CHUNK 256
-static inline void big_level(work *w, const plevel *L, uint32_t l, bool zeros, bool w32)
-{
-    size_t n = 0, cw = w->cwc;
-    uint32_t *kl = w->kl;
-    const uint64_t *bb = w->cb[L->bo] + l * cw;
-    for (size_t wi = 0; wi < cw; wi++)
-        if (bb[wi]) n = flatten_at(kl, n, bb[wi], (uint32_t)(wi * 64));
-    const puv *pc = w->pc;
-    double *P = w->P, *acc = w->acc;
-    pcall kb[BIG_CHUNK];
-    double kw[BIG_CHUNK];
-    uint32_t kn[BIG_CHUNK];
-    const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
-    for (size_t i0 = 0; i0 < n;) {
-        size_t i1 = n - i0 > BIG_CHUNK ? i0 + BIG_CHUNK : n;
-        if (i1 < n) {
-            size_t b = i1;
-            while (b > i0 && pc[kl[b]].v == pc[kl[b - 1]].v) b--;
-            if (b == i0) { /* one callee's calls fill the chunk */
-                while (i1 < n && pc[kl[i1]].v == pc[kl[i0]].v) i1++;
-                big_callee(w, i0, i1, zeros, w32);
-                i0 = i1;
-                continue;
-            }
-            i1 = b;
-        }
-        size_t m = i1 - i0;
-        uint32_t pv = UINT32_MAX, cnt = 0;
-        double r = 0;
-        for (size_t x = 0; x < m; x++) {
-            size_t i = i0 + x;
-            if (i + 2 * A < n) wprefetch(w, kl[i + 2 * A], w32);
-            uint32_t q = kl[i];
-            pcall e = {pc[q].v, pc[q].u, wget(w, q, w32)};
-            kb[x] = e;
-            CGPROP__PREFETCH_W(P + e.u);
-            CGPROP__PREFETCH_W(acc + q);
-            bool same = e.v == pv;
-            r = (same ? r : 0.0) + e.w;
-            cnt = (same ? cnt : 0) + 1;
-            kw[x] = r;
-            kn[x] = cnt;
-            pv = e.v;
-        }
-        /* Each callee's last call has its sums: handed back to the others. */
-        for (size_t x = m - 1; x-- > 0;) {
-            bool same = kb[x].v == kb[x + 1].v;
-            kw[x] = same ? kw[x + 1] : kw[x];
-            kn[x] = same ? kn[x + 1] : kn[x];
-        }
-        const uint32_t *kc = kl + i0;
-        if (zeros)
-            for (size_t x = 0; x < m; x++) {
-                double W = kw[x], p = P[kb[x].v];
-                double c = W > 0 ? kb[x].w * p / W : p / (double)kn[x];
-                acc[kc[x]] += c;
-                P[kb[x].u] += c;
-            }
-        else
-            for (size_t x = 0; x < m; x++) {
-                double c = kb[x].w * P[kb[x].v] / kw[x];
-                acc[kc[x]] += c;
-                P[kb[x].u] += c;
-            }
-        i0 = i1;
-    }
 }
 
 /* Lane l of the last batch (nlev levels), share rho, over the current
@@ -729,8 +648,7 @@ static inline void big_level(work *w, const plevel *L, uint32_t l, bool zeros, b
  * once each. Nothing loops over one member's calls, and nothing adds p(u)
  * to u's total: summed over the entries, p(u) is Σρ·base(u) plus the totals
  * of u's calls in the cycle (see one_cycle). A big level comes by callee
- * (see one_cycle), so p and the call totals are read in address order, and
- * both steps run on a chunk of it at a time (big_level).
+ * (see one_cycle), so p, W and the call totals are read in address order.
  *
  * With zeros (some intra-cycle call weighs 0), a callee whose nk kept
  * in-calls all weigh 0 (W = 0) gives each of them p(v)/nk. */
@@ -738,40 +656,36 @@ static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, do
 {
     const plevel *lv = w->lv;
     const double *base = w->base;
-    const uint32_t *kl = w->kl;
-    uint32_t *nk = w->nk;
+    const uint32_t *kl = w->kl, *nk = w->nk;
     const pcall *kb = w->kb;
-    double *acc = w->acc, *P = w->P, *X = w->X;
+    double *acc = w->acc;
+    mval *mv = w->mv;
 
-    /* X and nk are 0 here: each small level sets them back after use. */
-    for (uint32_t i = 0; i < V; i++) P[i] = rho * base[i];
+    for (uint32_t i = 0; i < V; i++) {
+        mv[i].P = rho * base[i];
+        mv[i].X = 0;
+    }
+    if (zeros) memset(w->nk, 0, (size_t)V * sizeof *w->nk);
     for (uint32_t d = nlev; d-- > 0;) {
-        if (lv[d].big) {
-            big_level(w, lv + d, l, zeros, w32);
-            continue;
-        }
         size_t nb = gather_level(w, lv + d, l, zeros, w32);
         if (zeros)
             for (size_t x = 0; x < nb; x++) {
                 uint32_t v = kb[x].v;
-                double W = X[v];
-                double c = W > 0 ? kb[x].w * P[v] / W : P[v] / (double)nk[v];
+                double W = mv[v].X;
+                double c = W > 0 ? kb[x].w * mv[v].P / W : mv[v].P / (double)nk[v];
                 acc[kl[x]] += c;
-                P[kb[x].u] += c;
+                mv[kb[x].u].P += c;
             }
         else
             for (size_t x = 0; x < nb; x++) {
                 if (x + CGPROP__AHEAD_PROPAGATE_KEPT < nb) {
-                    CGPROP__PREFETCH_W(P + kb[x + CGPROP__AHEAD_PROPAGATE_KEPT].u);
+                    CGPROP__PREFETCH_W(mv + kb[x + CGPROP__AHEAD_PROPAGATE_KEPT].u);
                     CGPROP__PREFETCH_W(acc + kl[x + CGPROP__AHEAD_PROPAGATE_KEPT]);
                 }
-                double c = kb[x].w * P[kb[x].v] / X[kb[x].v];
+                double c = kb[x].w * mv[kb[x].v].P / mv[kb[x].v].X;
                 acc[kl[x]] += c;
-                P[kb[x].u] += c;
+                mv[kb[x].u].P += c;
             }
-        for (size_t x = 0; x < nb; x++) X[kb[x].v] = 0;
-        if (zeros)
-            for (size_t x = 0; x < nb; x++) nk[kb[x].v] = 0;
     }
 }
 
@@ -858,8 +772,6 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
         if (fits)
             for (uint32_t j = 0; j < E; j++) w->wi[j] = (uint32_t)w->wd[j];
         memset(w->ekept, 0, ((size_t)E + 63) / 64 * sizeof *w->ekept);
-        memset(w->X, 0, (size_t)V * sizeof *w->X);
-        memset(w->nk, 0, (size_t)V * sizeof *w->nk);
         for (uint32_t b = 0; b < nent;) {
             uint32_t nl = nent - b < w->cur ? nent - b : w->cur;
             uint32_t nlev;

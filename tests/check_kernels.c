@@ -164,8 +164,9 @@ END_TEST
 /* A cycle where one member h is first reached from a big level through
  * all its n_a callers at once: e calls a_1..a_n, each a_i calls h and
  * three other a_j, h calls e. Every a_i -> h is then kept on the same big
- * level, more kept in-calls of one callee than the tuned kernel takes in
- * one chunk. With zero_hub, all of them weigh 0 (h's share split evenly). */
+ * level: hundreds of kept in-calls of one callee, one stretch of the
+ * level's calls by callee. With zero_hub, all of them weigh 0 (h's share
+ * split evenly). */
 static cgprop_graph *hub_graph(uint32_t n_a, bool zero_hub)
 {
     static const char *const names[2] = {"a", "b"};
