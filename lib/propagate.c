@@ -77,7 +77,12 @@ typedef uint32_t lanemask;
 #include <emmintrin.h>
 #endif
 
-/* Per call, what the passes read together. */
+/* Per call, its ends: what the BFS reads. */
+typedef struct puv {
+    uint32_t v, u; /* local callee and caller */
+} puv;
+
+/* A kept call as an entry's pass reads it. */
 typedef struct pcall {
     uint32_t v, u; /* local callee and caller */
     double w;      /* share weight, current metric */
@@ -110,7 +115,10 @@ typedef struct work {
     uint32_t *tgt, *jin;   /* E: by caller, the call's callee and its q */
     uint32_t *xoff, *xe;   /* V + 1, I: calls from outside into each member */
     uint32_t *eid;         /* E: call id, by q */
-    pcall *pc;             /* E: by q */
+    puv *pc;               /* E: by q */
+    double *wd;            /* E: the calls' weights, current metric, by q */
+    uint32_t *wi;          /* the same memory: the weights as integers, when all fit (w32) */
+    bool w32;
     double *acc;           /* E: the call's total so far, current metric, by q */
     uint64_t *ekept;       /* cw: bit q: kept for some entry with ρ > 0, current metric */
     double *base;          /* V: S(u) + external shares (u's gprof figure), current metric */
@@ -226,6 +234,7 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
            o_xoff = carve(&at, V + 1, sizeof *w->xoff), o_xe = carve(&at, I, sizeof *w->xe),
            o_tgt = carve(&at, E, sizeof *w->tgt), o_jin = carve(&at, E, sizeof *w->jin),
            o_eid = carve(&at, E, sizeof *w->eid), o_pc = carve(&at, E, sizeof *w->pc),
+           o_wd = carve(&at, E, sizeof *w->wd),
            o_acc = carve(&at, E, sizeof *w->acc), o_ekept = carve(&at, w->cw, sizeof *w->ekept),
            o_base = carve(&at, V, sizeof *w->base), o_rho = carve(&at, V, sizeof *w->rho),
            o_entry = carve(&at, V, sizeof *w->entry), o_mv = carve(&at, V, sizeof *w->mv),
@@ -248,7 +257,9 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
     w->tgt = (uint32_t *)(blk + o_tgt);
     w->jin = (uint32_t *)(blk + o_jin);
     w->eid = (uint32_t *)(blk + o_eid);
-    w->pc = (pcall *)(blk + o_pc);
+    w->pc = (puv *)(blk + o_pc);
+    w->wd = (double *)(blk + o_wd);
+    w->wi = (uint32_t *)(blk + o_wd);
     w->acc = (double *)(blk + o_acc);
     w->ekept = (uint64_t *)(blk + o_ekept);
     w->base = (double *)(blk + o_base);
@@ -443,7 +454,7 @@ static void transpose_masks(const lanemask *m, size_t n, uint32_t nl, uint64_t *
 static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t *ent, uint32_t nl, uint32_t *nlev)
 {
     const uint32_t *off = w->off, *tgt = w->tgt, *jin = w->jin;
-    const pcall *pc = w->pc;
+    const puv *pc = w->pc;
     lanemask *sx = w->sx, *nx = w->sx + V, *fm = w->fm, *cm = w->cm, *fa = w->fa; /* seen, next-level lanes */
     uint64_t *ekept = w->ekept;
     uint64_t *mark = w->mark;
@@ -558,11 +569,23 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
     return CGPROP_OK;
 }
 
+/* The weight of call q: a call count or a cost, a whole number; on the
+ * usual profile all of a cycle's fit 32 bits, and the entries' passes
+ * then read fewer bytes. */
+static inline double wget(const work *w, uint32_t q, bool w32) { return w32 ? (double)w->wi[q] : w->wd[q]; }
+
+static inline void wprefetch(const work *w, uint32_t q, bool w32)
+{
+    CGPROP__PREFETCH(w->pc + q);
+    if (w32) CGPROP__PREFETCH(w->wi + q);
+    else CGPROP__PREFETCH(w->wd + q);
+}
+
 /* Adds the kept call q of the current level to kl and kb and its weight to
  * its callee's kept in-weight (and count). */
-static inline void take(work *w, size_t n, uint32_t q, bool zeros)
+static inline void take(work *w, size_t n, uint32_t q, bool zeros, bool w32)
 {
-    pcall e = w->pc[q];
+    pcall e = {w->pc[q].v, w->pc[q].u, wget(w, q, w32)};
     w->kl[n] = q;
     w->kb[n] = e;
     w->mv[e.v].X += e.w;
@@ -575,11 +598,11 @@ static inline void take(work *w, size_t n, uint32_t q, bool zeros)
  * The bits are listed first (flatten_at), so that the call records and
  * then the callees can be fetched ahead: on a cycle of a million calls
  * each is a miss, one entry's kept calls being a sparse subset. */
-static size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros)
+static inline size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros, bool w32)
 {
     size_t n = 0;
     uint32_t *kl = w->kl;
-    const pcall *pc = w->pc;
+    const puv *pc = w->pc;
     const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
     if (L->big) {
         size_t cw = w->cwc;
@@ -603,11 +626,11 @@ static size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros)
         for (size_t i = 0; i < n; i++) kl[i] = rec[kl[i]];
     }
     for (size_t i = 0; i < n; i++) {
-        if (i + 2 * A < n) CGPROP__PREFETCH(pc + kl[i + 2 * A]);
+        if (i + 2 * A < n) wprefetch(w, kl[i + 2 * A], w32);
         /* A big level's calls come by callee: its callees are read in
          * address order, and asking for them would wait on the call record. */
         if (!L->big && i + A < n) CGPROP__PREFETCH_W(w->mv + pc[kl[i + A]].v);
-        take(w, i, kl[i], zeros);
+        take(w, i, kl[i], zeros, w32);
     }
     return n;
 }
@@ -629,7 +652,7 @@ static size_t gather_level(work *w, const plevel *L, uint32_t l, bool zeros)
  *
  * With zeros (some intra-cycle call weighs 0), a callee whose nk kept
  * in-calls all weigh 0 (W = 0) gives each of them p(v)/nk. */
-static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros)
+static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros, bool w32)
 {
     const plevel *lv = w->lv;
     const double *base = w->base;
@@ -644,7 +667,7 @@ static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, do
     }
     if (zeros) memset(w->nk, 0, (size_t)V * sizeof *w->nk);
     for (uint32_t d = nlev; d-- > 0;) {
-        size_t nb = gather_level(w, lv + d, l, zeros);
+        size_t nb = gather_level(w, lv + d, l, zeros, w32);
         if (zeros)
             for (size_t x = 0; x < nb; x++) {
                 uint32_t v = kb[x].v;
@@ -668,12 +691,14 @@ static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, do
 
 static void entry_pass(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho)
 {
-    entry_body(w, V, nlev, l, rho, false);
+    if (w->w32) entry_body(w, V, nlev, l, rho, false, true);
+    else entry_body(w, V, nlev, l, rho, false, false);
 }
 
 static void entry_pass_zeros(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho)
 {
-    entry_body(w, V, nlev, l, rho, true);
+    if (w->w32) entry_body(w, V, nlev, l, rho, true, true);
+    else entry_body(w, V, nlev, l, rho, true, false);
 }
 
 static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, work *w, uint32_t c)
@@ -734,12 +759,18 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
                 rsum += rh;
             }
         }
-        bool zeros = false;
+        bool zeros = false, fits = true;
         for (uint32_t j = 0; j < E; j++) {
-            w->pc[j].w = cgprop__collapse_weight(g, w->eid[j], k);
+            double x = cgprop__collapse_weight(g, w->eid[j], k);
+            w->wd[j] = x;
             w->acc[j] = 0;
-            zeros |= w->pc[j].w == 0;
+            zeros |= x == 0;
+            fits &= x < 4294967296.0; /* whole and not negative: a count or a cost */
         }
+        /* In place, front to back: wi[j] overlaps only wd[j / 2], read before. */
+        w->w32 = fits;
+        if (fits)
+            for (uint32_t j = 0; j < E; j++) w->wi[j] = (uint32_t)w->wd[j];
         memset(w->ekept, 0, ((size_t)E + 63) / 64 * sizeof *w->ekept);
         for (uint32_t b = 0; b < nent;) {
             uint32_t nl = nent - b < w->cur ? nent - b : w->cur;

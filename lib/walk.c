@@ -837,6 +837,23 @@ int cgprop__walk_members(cgprop_graph *g, const uint8_t *want, double budget_per
         for (uint32_t i = 0; i < n && !any; i++)
             for (uint32_t k = 0; k < K && !any; k++) any = want[(size_t)mem[i] * K + k] != 0;
         if (!any) continue;
+        /* Small and mid-sized cycles get the budget of a cycle of
+         * CGPROP__WALK_BUDGET_MEMBERS members: the work a real program's
+         * cycle of a few hundred members needs costs milliseconds, while a
+         * cycle without small separators is given up on early. */
+        double nb = n > CGPROP__WALK_BUDGET_MEMBERS ? (double)n : (double)CGPROP__WALK_BUDGET_MEMBERS;
+        double budget = budget_per_member > 0 ? budget_per_member * nb : 0;
+        /* Past CGPROP__WALK_MAX_MEMBERS even proving the work too large
+         * costs seconds (a 185,000-member random cycle: about one), more
+         * than the whole report without the walk: such a cycle is not
+         * attempted under a budget, nor are its calls listed for it (a
+         * search per call, a twentieth of that report). */
+        if (budget > 0 && n > CGPROP__WALK_MAX_MEMBERS) {
+            for (uint32_t k = 0; k < K; k++)
+                for (uint32_t i = 0; i < n; i++)
+                    if (want[(size_t)mem[i] * K + k]) state[(size_t)mem[i] * K + k] = CGPROP__WALK_BUDGET;
+            continue;
+        }
         /* Calls into each member from the others, by callee; members are
          * found by binary search in the sorted member list, so nothing of
          * the size of the whole graph is needed. */
@@ -877,23 +894,7 @@ int cgprop__walk_members(cgprop_graph *g, const uint8_t *want, double budget_per
             }
         }
         off[n] = (uint32_t)at;
-        /* Small and mid-sized cycles get the budget of a cycle of
-         * CGPROP__WALK_BUDGET_MEMBERS members: the work a real program's
-         * cycle of a few hundred members needs costs milliseconds, while a
-         * cycle without small separators is given up on early. */
-        double nb = n > CGPROP__WALK_BUDGET_MEMBERS ? (double)n : (double)CGPROP__WALK_BUDGET_MEMBERS;
-        double budget = budget_per_member > 0 ? budget_per_member * nb : 0;
-        /* Past CGPROP__WALK_MAX_MEMBERS even proving the work too large
-         * costs seconds (a 185,000-member random cycle: about one), more
-         * than the whole report without the walk: such a cycle is not
-         * attempted under a budget. */
-        bool skip = budget > 0 && n > CGPROP__WALK_MAX_MEMBERS;
         for (uint32_t k = 0; k < K && rc == CGPROP_OK; k++) {
-            if (skip) {
-                for (uint32_t i = 0; i < n; i++)
-                    if (want[(size_t)mem[i] * K + k]) state[(size_t)mem[i] * K + k] = CGPROP__WALK_BUDGET;
-                continue;
-            }
             bool anyk = false;
             for (uint32_t i = 0; i < n; i++) anyk |= want[(size_t)mem[i] * K + k] != 0;
             if (!anyk) continue;

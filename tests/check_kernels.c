@@ -22,8 +22,9 @@ static uint32_t next(rng *r, uint32_t n)
 }
 
 /* nn functions, about ne calls. Some calls have no cost, some weigh 0, a
- * few functions have spontaneous entries, some self-calls. */
-static cgprop_graph *random_graph(uint64_t seed, uint32_t nn, uint32_t ne, bool counts_only)
+ * few functions have spontaneous entries, some self-calls. The calls'
+ * costs of the first metric are multiplied by scale. */
+static cgprop_graph *random_graph_scaled(uint64_t seed, uint32_t nn, uint32_t ne, bool counts_only, uint64_t scale)
 {
     static const char *const names[2] = {"a", "b"};
     cgprop_graph *g = NULL;
@@ -39,7 +40,7 @@ static cgprop_graph *random_graph(uint64_t seed, uint32_t nn, uint32_t ne, bool 
     }
     for (uint32_t e = 0; e < ne; e++) {
         uint32_t u = next(&r, nn), v = next(&r, nn);
-        uint64_t c[2] = {next(&r, 4) ? next(&r, 500) : 0, next(&r, 50)};
+        uint64_t c[2] = {(next(&r, 4) ? next(&r, 500) : 0) * scale, next(&r, 50)};
         uint64_t cnt = next(&r, 5);
         ck_assert_int_eq(cgprop_graph_add_edge(g, u, v, cnt, counts_only ? NULL : c, NULL), CGPROP_OK);
     }
@@ -48,6 +49,11 @@ static cgprop_graph *random_graph(uint64_t seed, uint32_t nn, uint32_t ne, bool 
         ck_assert_int_eq(cgprop_graph_add_spontaneous(g, i, 1 + next(&r, 3), c), CGPROP_OK);
     }
     return g;
+}
+
+static cgprop_graph *random_graph(uint64_t seed, uint32_t nn, uint32_t ne, bool counts_only)
+{
+    return random_graph_scaled(seed, nn, ne, counts_only, 1);
 }
 
 static double program_total(cgprop_graph *g, uint32_t k)
@@ -134,6 +140,80 @@ START_TEST(large_random)
 }
 END_TEST
 
+START_TEST(wide_weights)
+{
+    /* Call costs past 32 bits in the first metric (the tuned kernel keeps
+     * weights that fit 32 bits as integers; these do not), small ones in
+     * the second, on the giant cycle and on small ones. */
+    cgprop_graph *g = random_graph_scaled(79, 3000, 15000, false, (uint64_t)1 << 33);
+    ck_assert_uint_gt(compare(g, CGPROP_SHARE_COST, "giant, wide"), 2000);
+    cgprop_graph_free(g);
+    uint32_t exercised = 0;
+    for (uint64_t seed = 301; seed <= 400; seed++) {
+        uint32_t nn = 3 + (uint32_t)(seed % 25);
+        g = random_graph_scaled(seed, nn, nn * (1 + (uint32_t)(seed % 4)), false, ((uint64_t)1 << 32) + seed);
+        char what[64];
+        snprintf(what, sizeof what, "wide, seed %llu", (unsigned long long)seed);
+        exercised += compare(g, CGPROP_SHARE_COST, what) > 0;
+        cgprop_graph_free(g);
+    }
+    ck_assert_uint_gt(exercised, 60);
+}
+END_TEST
+
+/* A cycle where one member h is first reached from a big level through
+ * all its n_a callers at once: e calls a_1..a_n, each a_i calls h and
+ * three other a_j, h calls e. Every a_i -> h is then kept on the same big
+ * level: hundreds of kept in-calls of one callee, one stretch of the
+ * level's calls by callee. With zero_hub, all of them weigh 0 (h's share
+ * split evenly). */
+static cgprop_graph *hub_graph(uint32_t n_a, bool zero_hub)
+{
+    static const char *const names[2] = {"a", "b"};
+    cgprop_graph *g = NULL;
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 2, &g), CGPROP_OK);
+    rng r = {n_a * 2 + zero_hub};
+    char key[32];
+    uint32_t nn = n_a + 2; /* 0: e, 1: h, 2..: a_i */
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t id;
+        int n = snprintf(key, sizeof key, "f%u", i);
+        ck_assert_int_eq(cgprop_graph_add_node(g, key, (size_t)n, &id), CGPROP_OK);
+        uint64_t sc[2] = {1 + next(&r, 100), next(&r, 10)};
+        if (i == 1) sc[0] = 1000000, sc[1] = 100000; /* h's share dominates the calls into it */
+        ck_assert_int_eq(cgprop_graph_add_self(g, id, sc), CGPROP_OK);
+    }
+    uint64_t c[2];
+    for (uint32_t i = 2; i < nn; i++) {
+        c[0] = 1 + next(&r, 50), c[1] = next(&r, 5);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, 0, i, 1 + next(&r, 3), c, NULL), CGPROP_OK);
+        c[0] = zero_hub ? 0 : 1 + next(&r, 50), c[1] = zero_hub ? 0 : next(&r, 5);
+        ck_assert_int_eq(cgprop_graph_add_edge(g, i, 1, 1 + next(&r, 3), c, NULL), CGPROP_OK);
+        for (int t = 0; t < 3; t++) {
+            c[0] = 1 + next(&r, 50), c[1] = next(&r, 5);
+            ck_assert_int_eq(cgprop_graph_add_edge(g, i, 2 + next(&r, n_a), 1 + next(&r, 3), c, NULL), CGPROP_OK);
+        }
+    }
+    c[0] = 7, c[1] = 1;
+    ck_assert_int_eq(cgprop_graph_add_edge(g, 1, 0, 2, c, NULL), CGPROP_OK);
+    /* Entries: e, and some a_i (their BFS reaches h from level 0 or 2). */
+    for (uint32_t i = 0; i < nn; i += 1 + next(&r, 40)) {
+        uint64_t sp[2] = {1 + next(&r, 300), next(&r, 30)};
+        ck_assert_int_eq(cgprop_graph_add_spontaneous(g, i == 1 ? 0 : i, 1, sp), CGPROP_OK);
+    }
+    return g;
+}
+
+START_TEST(hub_callee)
+{
+    for (int z = 0; z < 2; z++) {
+        cgprop_graph *g = hub_graph(700, z != 0);
+        ck_assert_uint_gt(compare(g, CGPROP_SHARE_COST, z ? "hub, zero weights" : "hub"), 600);
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("kernels");
@@ -141,6 +221,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, small_random);
     tcase_add_test(tc, large_random);
+    tcase_add_test(tc, wide_weights);
+    tcase_add_test(tc, hub_callee);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
