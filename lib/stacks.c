@@ -16,12 +16,15 @@
 #define MISSING UINT32_MAX
 
 typedef struct stack_scratch {
-    /* Per-function count of frames seen so far in the current stack,
-     * saturating at 2: the split only tells levels 0, 1 and ≥ 2 apart. All
-     * zero between calls. */
-    uint8_t *active;
+    /* Per-function count of the frames of stack lvs[0..lvlen) that are that
+     * function. A stack sharing a prefix with lvs (the previous stack given,
+     * whether it was added or not) pops the frames past the prefix and
+     * pushes its own: its levels cost its new frames, not its depth. */
+    uint32_t *active;
     size_t active_cap;
-    /* Per frame of the current stack: level class 0, 1, 2 (= ≥ 2). */
+    uint32_t *lvs;
+    size_t lvlen;
+    /* Per frame of stack lvs: level class 0, 1, 2 (= ≥ 2). */
     uint8_t *lv;
     /* Per pair with a level ≥ 2 caller: its call's row in g->dcall plus
      * one (cgprop__sparse_find), 0 for the other pairs. */
@@ -55,6 +58,7 @@ void cgprop__stacks_free(cgprop_graph *g)
     stack_scratch *s = g->stack_scratch;
     if (!s) return;
     cgprop__free(g, s->active);
+    cgprop__free(g, s->lvs);
     cgprop__free(g, s->lv);
     cgprop__free(g, s->drow);
     cgprop__free(g, s->prev);
@@ -80,9 +84,9 @@ static int scratch_reserve(cgprop_graph *g, size_t depth)
     if (s->active_cap < g->nn) {
         size_t want = s->active_cap ? s->active_cap : 256;
         while (want < g->nn) want *= 2;
-        uint8_t *p = cgprop__realloc(g, s->active, want, 1);
+        uint32_t *p = cgprop__realloc(g, s->active, want, sizeof *p);
         if (!p) return CGPROP_ENOMEM;
-        memset(p + s->active_cap, 0, want - s->active_cap);
+        memset(p + s->active_cap, 0, (want - s->active_cap) * sizeof *p);
         s->active = p;
         s->active_cap = want;
     }
@@ -95,6 +99,9 @@ static int scratch_reserve(cgprop_graph *g, size_t depth)
         uint8_t *lv = cgprop__realloc(g, s->lv, want, 1);
         if (!lv) return CGPROP_ENOMEM;
         s->lv = lv;
+        uint32_t *lvs = cgprop__realloc(g, s->lvs, want, sizeof *lvs);
+        if (!lvs) return CGPROP_ENOMEM;
+        s->lvs = lvs;
         uint32_t *drow = cgprop__realloc(g, s->drow, want, sizeof *drow);
         if (!drow) return CGPROP_ENOMEM;
         s->drow = drow;
@@ -431,6 +438,38 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     return cgprop__ok(g);
 }
 
+/* Level classes of frames[0..depth) into s->lv. The frames of the prefix
+ * shared with the previous stack keep theirs: a frame's level depends only
+ * on the frames above it. */
+static void set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
+{
+    uint32_t *act = s->active, *lvs = s->lvs;
+    uint8_t *lv = s->lv;
+    size_t p = 0, lim = s->lvlen < depth ? s->lvlen : depth;
+    while (p < lim && lvs[p] == frames[p]) p++;
+    for (size_t i = s->lvlen; i-- > p;) act[lvs[i]]--;
+    if (depth >= UINT32_MAX) {
+        /* A count could wrap: counted up to 2 only, then all set to zero
+         * again, and no stack is kept. */
+        for (size_t i = p; i-- > 0;) act[lvs[i]]--;
+        for (size_t i = 0; i < depth; i++) {
+            uint32_t c = act[frames[i]];
+            lv[i] = (uint8_t)c;
+            if (c < 2) act[frames[i]] = c + 1;
+        }
+        for (size_t i = 0; i < depth; i++) act[frames[i]] = 0;
+        s->lvlen = 0;
+        return;
+    }
+    for (size_t i = p; i < depth; i++) {
+        uint32_t f = frames[i], c = act[f];
+        lv[i] = (uint8_t)(c < 2 ? c : 2);
+        act[f] = c + 1;
+        lvs[i] = f;
+    }
+    s->lvlen = depth;
+}
+
 int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights)
 {
     if (!g) return CGPROP_EINVAL;
@@ -447,14 +486,8 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     stack_scratch *s = g->stack_scratch;
 
-    /* Level classes, then leave `active` all zero again. */
-    uint8_t *act = s->active, *lv = s->lv;
-    for (size_t i = 0; i < depth; i++) {
-        uint8_t c = act[frames[i]];
-        lv[i] = c;
-        if (c < 2) act[frames[i]] = (uint8_t)(c + 1);
-    }
-    for (size_t i = 0; i < depth; i++) act[frames[i]] = 0;
+    set_levels(s, frames, depth);
+    uint8_t *lv = s->lv;
 
     if (s->defer) {
         bool taken;
