@@ -342,7 +342,7 @@ int cgprop__stacks_defer(cgprop_graph *g, bool on)
 /* One stack in deferred mode. Declines (taken false, nothing changed) when
  * its weight could let a sum overflow: then every pair owed is flushed and
  * this stack and all after it take the checked path. */
-static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frames, size_t depth,
+static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frames, size_t depth, size_t p,
                         const uint64_t *w, bool *taken)
 {
     uint32_t K = g->K;
@@ -369,8 +369,6 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     *taken = true;
 
     /* Pairs from q on change: what they owe goes to their calls now. */
-    size_t p = 0, lim = s->prev_len < depth ? s->prev_len : depth;
-    while (p < lim && s->prev[p] == frames[p]) p++;
     size_t q = p ? p - 1 : 0;
     int rc = s->prev_len > q + 1 ? flush_range(g, s, q, s->prev_len - 1) : CGPROP_OK;
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
@@ -440,8 +438,11 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
 
 /* Level classes of frames[0..depth) into s->lv. The frames of the prefix
  * shared with the previous stack keep theirs: a frame's level depends only
- * on the frames above it. */
-static void set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
+ * on the frames above it. Returns the length of that prefix. The cached
+ * stack s->prev[0..prev_len) is always a prefix of the previous stack given
+ * (it is that stack when it was added, a part of it or nothing when not),
+ * so the prefix it shares with this one is at most prev_len of these. */
+static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
 {
     uint32_t *act = s->active, *lvs = s->lvs;
     uint8_t *lv = s->lv;
@@ -458,8 +459,8 @@ static void set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
             if (c < 2) act[frames[i]] = c + 1;
         }
         for (size_t i = 0; i < depth; i++) act[frames[i]] = 0;
-        s->lvlen = 0;
-        return;
+        s->lvlen = s->prev_len = 0;
+        return 0;
     }
     for (size_t i = p; i < depth; i++) {
         uint32_t f = frames[i], c = act[f];
@@ -468,6 +469,7 @@ static void set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
         lvs[i] = f;
     }
     s->lvlen = depth;
+    return p;
 }
 
 int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights)
@@ -486,20 +488,19 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     stack_scratch *s = g->stack_scratch;
 
-    set_levels(s, frames, depth);
+    size_t shared = set_levels(s, frames, depth);
+    if (shared > s->prev_len) shared = s->prev_len;
     uint8_t *lv = s->lv;
 
     if (s->defer) {
         bool taken;
-        rc = add_deferred(g, s, frames, depth, weights, &taken);
+        rc = add_deferred(g, s, frames, depth, shared, weights, &taken);
         if (rc || taken) return rc;
     }
 
     /* Call ids: pairs inside the prefix shared with the previous stack are
      * known; look up the others. */
-    size_t p = 0, lim = s->prev_len < depth ? s->prev_len : depth;
-    while (p < lim && s->prev[p] == frames[p]) p++;
-    size_t nmissing = 0;
+    size_t p = shared, nmissing = 0;
     for (size_t i = p ? p - 1 : 0; i + 1 < depth; i++) {
         uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
         s->eid[i] = e;
