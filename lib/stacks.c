@@ -273,6 +273,7 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
         if (i + AHEAD < to) {
             CGPROP__PREFETCH_W(g->ecost + (size_t)s->eid[i + AHEAD] * K);
             CGPROP__PREFETCH_W(g->eflags + s->eid[i + AHEAD]);
+            CGPROP__PREFETCH(g->ecls_ref + s->eid[i + AHEAD]);
         }
         /* Set here rather than when the pair enters the cache: the reader
          * reads no flag before the last flush. */
@@ -284,9 +285,13 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
             nonzero = nonzero || pend[k];
         }
         if (!nonzero) continue;
-        uint32_t e = s->eid[i], c = s->pcls[i];
-        int rc = cgprop__ecls_prepare(g, e, (int)c, true);
-        if (rc) return rc;
+        uint32_t e = s->eid[i], c = s->pcls[i], ref = g->ecls_ref[e];
+        /* The usual case needs no preparing: the call is in compact form
+         * for this very class, or keeps all its buckets. */
+        if (c >= CGPROP__NCLS || (ref < CGPROP__ECLS_BLK && ref != c + 1)) {
+            int rc = cgprop__ecls_prepare(g, e, (int)c, true);
+            if (rc) return rc;
+        }
         cgprop__add(g->ecost + (size_t)e * K, pend, K);
         uint64_t *cb = cgprop__ecls_bucket(g, e, cgprop__cls_bucket(c), NULL);
         if (cb) cgprop__add(cb, pend, K);
