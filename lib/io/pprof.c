@@ -477,6 +477,10 @@ static int resolve_locations(pp *p, bool full)
     p->lnode = cgprop__ra_realloc(p->a, NULL, need * sizeof *p->lnode);
     if (!p->lnode) return enomem(p);
     p->nlnode = 0;
+    /* Room for a function per Function message at once, instead of the
+     * doublings of the graph's tables on the way there. */
+    if (p->nfn && cgprop__reserve_nodes(p->g, p->nfn < UINT32_MAX - 1 ? (uint32_t)p->nfn : UINT32_MAX - 1))
+        return enomem(p);
     for (size_t i = 0; i < p->nloc; i++) {
         ploc *l = &p->loc[i];
         const char *ob = "";
