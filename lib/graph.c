@@ -1711,9 +1711,9 @@ void cgprop__node_prefetch(const cgprop_graph *g, const char *key, size_t len)
 
 /* ---- the stack readers' names ---- */
 
-/* cgprop_graph_add_node for the readers' frames, whose names are short and
- * mostly found: the found path compares the key inline, without a call,
- * and leaves the error text alone. */
+/* cgprop_graph_add_node for the readers' frames, whose names are mostly
+ * found: the found path compares a short key inline, without a call, and
+ * leaves the error text alone. */
 int cgprop__node_get(cgprop_graph *g, const char *key, size_t len, uint32_t *out)
 {
     if (g->nhash_cap && len < UINT32_MAX) {
@@ -1727,7 +1727,9 @@ int cgprop__node_get(cgprop_graph *g, const char *key, size_t len, uint32_t *out
             if (g->key_len[id] != len) continue;
             const char *k = g->key_ptr[id];
             size_t j = 0;
-            while (j < len && k[j] == key[j]) j++;
+            if (len > 16) j = memcmp(k, key, len) ? 0 : len;
+            else
+                while (j < len && k[j] == key[j]) j++;
             if (j == len) {
                 *out = id;
                 return CGPROP_OK;
