@@ -1708,3 +1708,33 @@ void cgprop__node_prefetch(const cgprop_graph *g, const char *key, size_t len)
 {
     if (g->nhash_cap) CGPROP__PREFETCH_W(&g->nhash[hash_bytes(key, len) & (g->nhash_cap - 1)]);
 }
+
+/* ---- the stack readers' names ---- */
+
+/* cgprop_graph_add_node for the readers' frames, whose names are mostly
+ * found: the found path compares a short key inline, without a call, and
+ * leaves the error text alone. */
+int cgprop__node_get(cgprop_graph *g, const char *key, size_t len, uint32_t *out)
+{
+    if (g->nhash_cap && len < UINT32_MAX) {
+        uint64_t h = hash_bytes(key, len), mask = g->nhash_cap - 1;
+        uint32_t fp = (uint32_t)(h >> 32);
+        for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+            uint64_t v = g->nhash[i];
+            if (!v) break;
+            if ((uint32_t)(v >> 32) != fp) continue;
+            uint32_t id = (uint32_t)v - 1;
+            if (g->key_len[id] != len) continue;
+            const char *k = g->key_ptr[id];
+            size_t j = 0;
+            if (len > 16) j = memcmp(k, key, len) ? 0 : len;
+            else
+                while (j < len && k[j] == key[j]) j++;
+            if (j == len) {
+                *out = id;
+                return CGPROP_OK;
+            }
+        }
+    }
+    return cgprop_graph_add_node(g, key, len, out);
+}

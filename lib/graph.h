@@ -506,4 +506,8 @@ static inline void cgprop__mutated(cgprop_graph *g) { g->gen++; g->adj_valid = f
  * key (a hint only: nothing changes). */
 void cgprop__node_prefetch(const cgprop_graph *g, const char *key, size_t len);
 
+/* The stack readers' cgprop_graph_add_node (graph.c, end): the same
+ * result, the found path shorter and the error text left as it was. */
+int cgprop__node_get(cgprop_graph *g, const char *key, size_t len, uint32_t *out);
+
 #endif

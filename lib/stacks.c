@@ -16,12 +16,15 @@
 #define MISSING UINT32_MAX
 
 typedef struct stack_scratch {
-    /* Per-function count of frames seen so far in the current stack,
-     * saturating at 2: the split only tells levels 0, 1 and ≥ 2 apart. All
-     * zero between calls. */
-    uint8_t *active;
+    /* Per-function count of the frames of stack lvs[0..lvlen) that are that
+     * function. A stack sharing a prefix with lvs (the previous stack given,
+     * whether it was added or not) pops the frames past the prefix and
+     * pushes its own: its levels cost its new frames, not its depth. */
+    uint32_t *active;
     size_t active_cap;
-    /* Per frame of the current stack: level class 0, 1, 2 (= ≥ 2). */
+    uint32_t *lvs;
+    size_t lvlen;
+    /* Per frame of stack lvs: level class 0, 1, 2 (= ≥ 2). */
     uint8_t *lv;
     /* Per pair with a level ≥ 2 caller: its call's row in g->dcall plus
      * one (cgprop__sparse_find), 0 for the other pairs. */
@@ -55,6 +58,7 @@ void cgprop__stacks_free(cgprop_graph *g)
     stack_scratch *s = g->stack_scratch;
     if (!s) return;
     cgprop__free(g, s->active);
+    cgprop__free(g, s->lvs);
     cgprop__free(g, s->lv);
     cgprop__free(g, s->drow);
     cgprop__free(g, s->prev);
@@ -80,9 +84,9 @@ static int scratch_reserve(cgprop_graph *g, size_t depth)
     if (s->active_cap < g->nn) {
         size_t want = s->active_cap ? s->active_cap : 256;
         while (want < g->nn) want *= 2;
-        uint8_t *p = cgprop__realloc(g, s->active, want, 1);
+        uint32_t *p = cgprop__realloc(g, s->active, want, sizeof *p);
         if (!p) return CGPROP_ENOMEM;
-        memset(p + s->active_cap, 0, want - s->active_cap);
+        memset(p + s->active_cap, 0, (want - s->active_cap) * sizeof *p);
         s->active = p;
         s->active_cap = want;
     }
@@ -95,6 +99,9 @@ static int scratch_reserve(cgprop_graph *g, size_t depth)
         uint8_t *lv = cgprop__realloc(g, s->lv, want, 1);
         if (!lv) return CGPROP_ENOMEM;
         s->lv = lv;
+        uint32_t *lvs = cgprop__realloc(g, s->lvs, want, sizeof *lvs);
+        if (!lvs) return CGPROP_ENOMEM;
+        s->lvs = lvs;
         uint32_t *drow = cgprop__realloc(g, s->drow, want, sizeof *drow);
         if (!drow) return CGPROP_ENOMEM;
         s->drow = drow;
@@ -266,6 +273,7 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
         if (i + AHEAD < to) {
             CGPROP__PREFETCH_W(g->ecost + (size_t)s->eid[i + AHEAD] * K);
             CGPROP__PREFETCH_W(g->eflags + s->eid[i + AHEAD]);
+            CGPROP__PREFETCH(g->ecls_ref + s->eid[i + AHEAD]);
         }
         /* Set here rather than when the pair enters the cache: the reader
          * reads no flag before the last flush. */
@@ -277,9 +285,13 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
             nonzero = nonzero || pend[k];
         }
         if (!nonzero) continue;
-        uint32_t e = s->eid[i], c = s->pcls[i];
-        int rc = cgprop__ecls_prepare(g, e, (int)c, true);
-        if (rc) return rc;
+        uint32_t e = s->eid[i], c = s->pcls[i], ref = g->ecls_ref[e];
+        /* The usual case needs no preparing: the call is in compact form
+         * for this very class, or keeps all its buckets. */
+        if (c >= CGPROP__NCLS || (ref < CGPROP__ECLS_BLK && ref != c + 1)) {
+            int rc = cgprop__ecls_prepare(g, e, (int)c, true);
+            if (rc) return rc;
+        }
         cgprop__add(g->ecost + (size_t)e * K, pend, K);
         uint64_t *cb = cgprop__ecls_bucket(g, e, cgprop__cls_bucket(c), NULL);
         if (cb) cgprop__add(cb, pend, K);
@@ -335,7 +347,7 @@ int cgprop__stacks_defer(cgprop_graph *g, bool on)
 /* One stack in deferred mode. Declines (taken false, nothing changed) when
  * its weight could let a sum overflow: then every pair owed is flushed and
  * this stack and all after it take the checked path. */
-static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frames, size_t depth,
+static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frames, size_t depth, size_t p,
                         const uint64_t *w, bool *taken)
 {
     uint32_t K = g->K;
@@ -362,8 +374,6 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     *taken = true;
 
     /* Pairs from q on change: what they owe goes to their calls now. */
-    size_t p = 0, lim = s->prev_len < depth ? s->prev_len : depth;
-    while (p < lim && s->prev[p] == frames[p]) p++;
     size_t q = p ? p - 1 : 0;
     int rc = s->prev_len > q + 1 ? flush_range(g, s, q, s->prev_len - 1) : CGPROP_OK;
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
@@ -431,13 +441,59 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     return cgprop__ok(g);
 }
 
+/* Level classes of frames[0..depth) into s->lv. The frames of the prefix
+ * shared with the previous stack keep theirs: a frame's level depends only
+ * on the frames above it. Returns the length of that prefix. The cached
+ * stack s->prev[0..prev_len) is always a prefix of the previous stack given
+ * (it is that stack when it was added, a part of it or nothing when not),
+ * so the prefix it shares with this one is at most prev_len of these. */
+static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
+{
+    uint32_t *act = s->active, *lvs = s->lvs;
+    uint8_t *lv = s->lv;
+    size_t p = 0, lim = s->lvlen < depth ? s->lvlen : depth;
+    /* Four frames a step: the prefix is most of a deep stack. */
+    for (; p + 4 <= lim; p += 4) {
+        uint64_t a[2], b[2];
+        memcpy(a, lvs + p, sizeof a);
+        memcpy(b, frames + p, sizeof b);
+        if ((a[0] ^ b[0]) | (a[1] ^ b[1])) break;
+    }
+    while (p < lim && lvs[p] == frames[p]) p++;
+    for (size_t i = s->lvlen; i-- > p;) act[lvs[i]]--;
+    if (depth >= UINT32_MAX) {
+        /* A count could wrap: counted up to 2 only, then all set to zero
+         * again, and no stack is kept. */
+        for (size_t i = p; i-- > 0;) act[lvs[i]]--;
+        for (size_t i = 0; i < depth; i++) {
+            uint32_t c = act[frames[i]];
+            lv[i] = (uint8_t)c;
+            if (c < 2) act[frames[i]] = c + 1;
+        }
+        for (size_t i = 0; i < depth; i++) act[frames[i]] = 0;
+        s->lvlen = s->prev_len = 0;
+        return 0;
+    }
+    for (size_t i = p; i < depth; i++) {
+        uint32_t f = frames[i], c = act[f];
+        lv[i] = (uint8_t)(c < 2 ? c : 2);
+        act[f] = c + 1;
+        lvs[i] = f;
+    }
+    s->lvlen = depth;
+    return p;
+}
+
 int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights)
 {
     if (!g) return CGPROP_EINVAL;
     if (!frames || !weights) return cgprop__err(g, CGPROP_EINVAL, "add_stack: NULL argument");
     if (depth < 1) return cgprop__err(g, CGPROP_EINVAL, "add_stack: empty stack");
-    uint32_t nn = g->nn, K = g->K;
-    for (size_t i = 0; i < depth; i++)
+    uint32_t nn = g->nn, K = g->K, top = 0;
+    /* The largest id first (a loop the compiler vectorises), the culprit
+     * only when there is one. */
+    for (size_t i = 0; i < depth; i++) top = frames[i] > top ? frames[i] : top;
+    for (size_t i = 0; top >= nn && i < depth; i++)
         if (frames[i] >= nn)
             return cgprop__err(g, CGPROP_EINVAL, "add_stack: frame %zu: function id %u out of range (%u functions)",
                                i, frames[i], nn);
@@ -447,26 +503,19 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     stack_scratch *s = g->stack_scratch;
 
-    /* Level classes, then leave `active` all zero again. */
-    uint8_t *act = s->active, *lv = s->lv;
-    for (size_t i = 0; i < depth; i++) {
-        uint8_t c = act[frames[i]];
-        lv[i] = c;
-        if (c < 2) act[frames[i]] = (uint8_t)(c + 1);
-    }
-    for (size_t i = 0; i < depth; i++) act[frames[i]] = 0;
+    size_t shared = set_levels(s, frames, depth);
+    if (shared > s->prev_len) shared = s->prev_len;
+    uint8_t *lv = s->lv;
 
     if (s->defer) {
         bool taken;
-        rc = add_deferred(g, s, frames, depth, weights, &taken);
+        rc = add_deferred(g, s, frames, depth, shared, weights, &taken);
         if (rc || taken) return rc;
     }
 
     /* Call ids: pairs inside the prefix shared with the previous stack are
      * known; look up the others. */
-    size_t p = 0, lim = s->prev_len < depth ? s->prev_len : depth;
-    while (p < lim && s->prev[p] == frames[p]) p++;
-    size_t nmissing = 0;
+    size_t p = shared, nmissing = 0;
     for (size_t i = p ? p - 1 : 0; i + 1 < depth; i++) {
         uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
         s->eid[i] = e;

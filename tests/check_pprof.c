@@ -273,7 +273,7 @@ END_TEST
 /* ---- malformed profiles, written with a small encoder ---- */
 
 typedef struct pb {
-    unsigned char b[4096];
+    unsigned char b[1 << 17];
     size_t n;
 } pb;
 
@@ -339,6 +339,116 @@ static void sample(pb *p, uint64_t loc, const int64_t *vals, size_t nv)
     for (size_t i = 0; i < nv; i++) fv(&s, 2, (uint64_t)vals[i]);
     fb(p, 2, &s);
 }
+
+/* Samples that share their root end with the one before (a program's
+ * samples do), in every spelling: one packed list, ids one by one, two
+ * packed lists, the value first; location ids of one and two bytes (the
+ * lists then share bytes in the middle of an id), one location of two
+ * inlined frames. Every function's self and inclusive cost is worked out
+ * here from the stacks, by definition: the weight of the stacks that end in
+ * it, and of those that hold it at all. */
+#define NFN 300
+START_TEST(shared_tails)
+{
+    static pb p;
+    p.n = 0;
+    fs(&p, 6, "");
+    fs(&p, 6, "samples");
+    fs(&p, 6, "count");
+    pb vt = {{0}, 0};
+    fv(&vt, 1, 1);
+    fv(&vt, 2, 2);
+    fb(&p, 1, &vt);
+    for (unsigned f = 1; f <= NFN; f++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%u", f);
+        fs(&p, 6, name); /* string f + 2 */
+        pb fn = {{0}, 0}, ln = {{0}, 0}, loc = {{0}, 0};
+        fv(&fn, 1, f);
+        fv(&fn, 2, f + 2);
+        fb(&p, 5, &fn);
+        fv(&ln, 1, f);
+        fv(&loc, 1, f);
+        fb(&loc, 4, &ln);
+        fb(&p, 4, &loc);
+    }
+    /* Location NFN + 1: function 7 inlined into function 8 (leaf first). */
+    pb l7 = {{0}, 0}, l8 = {{0}, 0}, inl = {{0}, 0};
+    fv(&l7, 1, 7);
+    fv(&l8, 1, 8);
+    fv(&inl, 1, NFN + 1);
+    fb(&inl, 4, &l7);
+    fb(&inl, 4, &l8);
+    fb(&p, 4, &inl);
+    uint64_t self[NFN + 1] = {0}, incl[NFN + 1] = {0};
+    uint32_t st[40];
+    size_t d = 0;
+    uint64_t rng = 12345;
+    for (int s = 0; s < 600; s++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(rng >> 33);
+        size_t keep = d ? r % (d + 1) : 0;
+        d = keep;
+        size_t add = (keep ? 0 : 1) + (r >> 8) % 8;
+        for (size_t i = 0; i < add && d < 40; i++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t x = (uint32_t)(rng >> 33);
+            /* Ids 120..135 and 248..263 straddle one- and two-byte ids
+             * and share their high byte. */
+            uint32_t loc = x % 5 == 0 && d ? st[x % d]
+                         : x % 5 == 1      ? 120 + x % 16
+                         : x % 5 == 2      ? 248 + x % 16
+                         : x % 23 == 3     ? NFN + 1
+                                           : 1 + x % NFN;
+            st[d++] = loc;
+        }
+        uint64_t w = 1 + (r >> 12) % 1000;
+        /* Its functions, root first: the inlined location is 8 then 7. */
+        uint32_t fr[80];
+        size_t nf = 0;
+        for (size_t i = 0; i < d; i++) {
+            if (st[i] == NFN + 1) {
+                fr[nf++] = 8;
+                fr[nf++] = 7;
+            } else
+                fr[nf++] = st[i];
+        }
+        self[fr[nf - 1]] += w;
+        for (uint32_t f = 1; f <= NFN; f++)
+            for (size_t i = 0; i < nf; i++)
+                if (fr[i] == f) {
+                    incl[f] += w;
+                    break;
+                }
+        pb smp = {{0}, 0}, ids = {{0}, 0}, ids2 = {{0}, 0};
+        int how = (int)((r >> 20) % 10);
+        size_t cut = d / 2;
+        if (how == 9) fv(&smp, 2, w);
+        for (size_t i = d; i-- > 0;) {
+            if (how == 7) fv(&smp, 1, st[i]);
+            else vint(how == 8 && i < cut ? &ids2 : &ids, st[i]);
+        }
+        if (how != 7) fb(&smp, 1, &ids);
+        if (how == 8) fb(&smp, 1, &ids2);
+        if (how != 9) fv(&smp, 2, w);
+        fb(&p, 2, &smp);
+    }
+    cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_NAME, NULL);
+    for (uint32_t f = 1; f <= NFN; f++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%u", f);
+        uint32_t v;
+        if (cgprop_graph_find_node(g, name, strlen(name), &v) != CGPROP_OK) {
+            ck_assert_uint_eq(incl[f], 0);
+            continue;
+        }
+        ck_assert_uint_eq(self_of(g, v, 0), self[f]);
+        ck_assert_uint_eq(total_of(g, v, 0), incl[f]);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+#undef NFN
 
 static void bad(const void *d, size_t n, int code, const char *reason_part)
 {
@@ -673,6 +783,7 @@ static Suite *suite(void)
     Suite *s = suite_create("pprof");
     TCase *tc = tcase_create("pprof");
     tcase_add_test(tc, small_plain);
+    tcase_add_test(tc, shared_tails);
     tcase_add_test(tc, small_gzip);
     tcase_add_test(tc, small_by_name);
     tcase_add_test(tc, real_go_profile);

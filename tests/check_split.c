@@ -400,7 +400,10 @@ static void aggregate_stack(cgprop_graph *h, const uint32_t *fr, size_t d, const
         ck_assert_int_eq(cgprop_graph_add_edge(h, fr[i], fr[i + 1], 1, w, NULL), CGPROP_OK);
 }
 
-static void random_run(uint64_t seed, int nstacks, int sorted, int nfun, int rec_pct)
+/* walk: each stack keeps a random prefix of the one before (up to all of
+ * it) and grows from there, as a recording walks up and down a program:
+ * stacks pop into and out of recursion across the shared prefix. */
+static void random_run(uint64_t seed, int nstacks, int sorted, int nfun, int rec_pct, int walk)
 {
     rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
     cgprop_graph *g = new_graph(KM);
@@ -417,8 +420,14 @@ static void random_run(uint64_t seed, int nstacks, int sorted, int nfun, int rec
     uint64_t(*w)[KM] = calloc((size_t)nstacks, sizeof *w);
     ck_assert(o && st && w);
     for (int s = 0; s < nstacks; s++) {
-        size_t d = 1 + rnd() % MAXD;
-        for (size_t i = 0; i < d; i++) {
+        size_t d = 1 + rnd() % MAXD, keep = 0;
+        if (walk && s > 0) {
+            keep = rnd() % (st[s - 1][MAXD] + 1);
+            if (d < keep) d = keep;
+            if (d == keep && rnd() % 2 && d < MAXD) d++;
+            memcpy(st[s], st[s - 1], keep * sizeof st[s][0]);
+        }
+        for (size_t i = keep; i < d; i++) {
             if (i == 0) st[s][i] = (uint32_t)(rnd() % 2);
             else if ((int)(rnd() % 100) < rec_pct) st[s][i] = st[s][rnd() % i]; /* re-enter: recursion */
             else st[s][i] = (uint32_t)(rnd() % (uint64_t)nfun);
@@ -549,7 +558,17 @@ START_TEST(oracle_random_stacks)
     /* _i: 40 graphs × 300 stacks = 12,000 stacks; a third sorted (the
      * prefix cache then works hardest), narrow and wide function sets. */
     int i = _i;
-    random_run((uint64_t)i + 1, 300, i % 3 == 0, i % 2 ? 3 : NF, 20 + (i % 4) * 15);
+    random_run((uint64_t)i + 1, 300, i % 3 == 0, i % 2 ? 3 : NF, 20 + (i % 4) * 15, 0);
+}
+END_TEST
+
+START_TEST(oracle_walking_stacks)
+{
+    /* _i: 40 graphs × 300 stacks, each sharing a random prefix with the
+     * previous one: the levels of the shared frames are reused, those past
+     * it computed again. Recursion from light (20 %) to heavy (65 %). */
+    int i = _i;
+    random_run((uint64_t)i + 1001, 300, 0, i % 2 ? 3 : NF, 20 + (i % 4) * 15, 1);
 }
 END_TEST
 
@@ -917,6 +936,7 @@ static Suite *split_suite(void)
     tcase_add_test(tc, notes_example_heuristic);
     tcase_add_test(tc, drawing_size_negative);
     tcase_add_loop_test(tc, oracle_random_stacks, 0, 40);
+    tcase_add_loop_test(tc, oracle_walking_stacks, 0, 40);
     tcase_add_test(tc, midpoint_on_aggregated_stacks);
     tcase_add_test(tc, oracle_interleaved_edges);
     tcase_add_test(tc, lumped_flags);

@@ -67,7 +67,7 @@ static int frame_id(fold *f, uint64_t line, const char *s, size_t n, uint32_t *o
         for (size_t i = 0; i < n; i++) f->name[i] = s[i] == '\t' ? ' ' : s[i];
         s = f->name;
     }
-    int rc = cgprop_graph_add_node(f->g, s, n, out);
+    int rc = cgprop__node_get(f->g, s, n, out);
     if (rc) return cgprop__read_fail(f->err, rc, line, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
     return CGPROP_OK;
 }

@@ -262,7 +262,7 @@ static int frame_node(pr *p, uint64_t line, const pframe *f, uint32_t *out)
     } else {
         k += put(p->key + k, f->sym, f->symlen);
     }
-    int rc = cgprop_graph_add_node(p->g, p->key, k, out);
+    int rc = cgprop__node_get(p->g, p->key, k, out);
     if (rc) return cgprop__read_fail(p->err, rc, line, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
     return CGPROP_OK;
 }

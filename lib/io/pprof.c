@@ -80,6 +80,13 @@ typedef struct pp {
     size_t cids;
     uint32_t *frames;
     size_t cframes;
+    /* The previous sample's packed location ids, d[prev_at..prev_end),
+     * when they were its only location field and each of its ids one
+     * frame (fast[]): frames[] then still holds its frames, root first.
+     * Samples of one program share their root end, which is the end of
+     * the list (leaf first): the ids of a common tail need no decoding. */
+    bool prev_ok;
+    size_t prev_at, prev_end, prev_depth;
     char *key;
     size_t ckey;
     uint64_t st_type[CGPROP_MAX_METRICS], st_unit[CGPROP_MAX_METRICS];
@@ -470,6 +477,10 @@ static int resolve_locations(pp *p, bool full)
     p->lnode = cgprop__ra_realloc(p->a, NULL, need * sizeof *p->lnode);
     if (!p->lnode) return enomem(p);
     p->nlnode = 0;
+    /* Room for a function per Function message at once, instead of the
+     * doublings of the graph's tables on the way there. */
+    if (p->nfn && cgprop__reserve_nodes(p->g, p->nfn < UINT32_MAX - 1 ? (uint32_t)p->nfn : UINT32_MAX - 1))
+        return enomem(p);
     for (size_t i = 0; i < p->nloc; i++) {
         ploc *l = &p->loc[i];
         const char *ob = "";
@@ -563,9 +574,50 @@ static int make_graph(pp *p, const cgprop_allocator *alloc)
 
 typedef struct sctx {
     size_t nids;
-    uint64_t w[CGPROP_MAX_METRICS];
     uint32_t nw;
+    /* Location fields seen; the ids of d[tail_at..tail_end), the common
+     * tail with the previous sample (ntail of them), not decoded yet. */
+    uint32_t nlocf;
+    bool packed1; /* the first location field is packed: d[loc_at..loc_end) */
+    size_t loc_at, loc_end;
+    size_t tail_at, tail_end, ntail;
+    uint64_t w[CGPROP_MAX_METRICS]; /* last: not cleared (nw counts it) */
 } sctx;
+
+/* Decode the common tail after all: it decoded in the previous sample,
+ * so it cannot fail (room for it was made with the field's). */
+static void tail_decode(pp *p, sctx *s)
+{
+    size_t q = s->tail_at;
+    while (q < s->tail_end) {
+        uint64_t v = 0;
+        (void)varint(p->d, &q, s->tail_end, &v);
+        p->ids[s->nids++] = v;
+    }
+    s->tail_at = s->tail_end = 0;
+    s->ntail = 0;
+}
+
+/* Where the common tail of d[at..end) and the previous sample's list
+ * starts: the first position at or after the first shared byte where an
+ * id starts in both lists (a byte below 0x80 ends an id). end when none. */
+static size_t tail_start(const pp *p, size_t at, size_t end)
+{
+    const unsigned char *d = p->d;
+    size_t n = end - at, m = p->prev_end - p->prev_at, lim = n < m ? n : m, c = 0;
+    while (c + 8 <= lim) {
+        uint64_t x, y;
+        memcpy(&x, d + end - c - 8, 8);
+        memcpy(&y, d + p->prev_end - c - 8, 8);
+        if (x != y) break;
+        c += 8;
+    }
+    while (c < lim && d[end - c - 1] == d[p->prev_end - c - 1]) c++;
+    size_t j = end - c;
+    if (c && (j == at || d[j - 1] < 0x80) && (c == m || d[p->prev_end - c - 1] < 0x80)) return j;
+    while (j < end && d[j] >= 0x80) j++;
+    return j < end ? j + 1 : end;
+}
 
 static int take_loc(pp *p, void *ctx, uint64_t v, size_t off)
 {
@@ -591,11 +643,29 @@ static int take_value(pp *p, void *ctx, uint64_t v, size_t off)
  * call; the same errors as repeated_int. */
 static int packed_locs(pp *p, const pfield *f, sctx *s)
 {
+    /* A later location field: the first one's room holds its tail. */
+    if (s->ntail) tail_decode(p, s);
     if (f->len > SIZE_MAX / 4 - s->nids) return enomem(p);
     if (!grow(p, (void **)&p->ids, &p->cids, s->nids + f->len, sizeof *p->ids)) return enomem(p);
     const unsigned char *d = p->d;
+    size_t q = f->at, e = f->at + f->len;
+    if (s->nlocf++ == 0) {
+        s->packed1 = true;
+        s->loc_at = q;
+        s->loc_end = e;
+        if (p->prev_ok) {
+            e = tail_start(p, q, e);
+            s->tail_at = e;
+            s->tail_end = f->at + f->len;
+            /* Its ids: the previous sample's, less those before its tail
+             * (the shorter count: the lists differ near the leaf). */
+            size_t head = p->prev_end - (s->tail_end - e), k = 0;
+            for (size_t i = p->prev_at; i < head; i++) k += d[i] < 0x80;
+            s->ntail = p->prev_depth - k;
+        }
+    }
     uint64_t *ids = p->ids;
-    size_t q = f->at, e = f->at + f->len, n = s->nids;
+    size_t n = s->nids;
     while (q < e) {
         if (d[q] < 0x80) {
             ids[n++] = d[q++];
@@ -610,17 +680,40 @@ static int packed_locs(pp *p, const pfield *f, sctx *s)
     return CGPROP_OK;
 }
 
+/* Add the sample's stack, frames[0..depth) root first; keep says whether
+ * the next sample may reuse its tail. */
+static int add_frames(pp *p, const pfield *outer, size_t depth, const uint64_t *w, bool keep, const sctx *s)
+{
+    p->prev_ok = false;
+    int rc = cgprop_graph_add_stack(p->g, p->frames, depth, w);
+    if (rc == CGPROP_EOVERFLOW)
+        return cgprop__read_fail(p->err, rc, (uint64_t)outer->off + 1, "pprof: byte %zu: a cost sum overflows 64 bits",
+                                 outer->off);
+    if (rc) return cgprop__read_fail(p->err, rc, 0, "%s", cgprop_graph_errmsg(p->g));
+    if (keep) {
+        p->prev_ok = true;
+        p->prev_at = s->loc_at;
+        p->prev_end = s->loc_end;
+        p->prev_depth = depth;
+    }
+    return CGPROP_OK;
+}
+
 static int read_sample(pp *p, const pfield *outer)
 {
+    /* All but the weights, which take_value fills (and counts in nw). */
     sctx s;
-    memset(&s, 0, sizeof s);
+    memset(&s, 0, offsetof(sctx, w));
     size_t q = outer->at, e = outer->at + outer->len;
     pfield f;
     int r;
     while ((r = next_field(p, &q, e, &f, "Sample")) == 1) {
         int rc = CGPROP_OK;
         if (f.num == 1 && f.wt == WT_LEN) rc = packed_locs(p, &f, &s);
-        else if (f.num == 1) rc = repeated_int(p, &f, "Sample", take_loc, &s);
+        else if (f.num == 1) {
+            if (s.nlocf++ && s.ntail) tail_decode(p, &s);
+            rc = repeated_int(p, &f, "Sample", take_loc, &s);
+        }
         else if (f.num == 2) rc = repeated_int(p, &f, "Sample", take_value, &s);
         else if (f.num == 3) rc = want(p, &f, WT_LEN, "Sample");
         if (rc) return rc;
@@ -628,8 +721,28 @@ static int read_sample(pp *p, const pfield *outer)
     if (r) return r;
     if (s.nw != p->K)
         return efmt(p, outer->off, "a sample has %u value%s for %u sample types", s.nw, s.nw == 1 ? "" : "s", p->K);
+    /* This sample's list becomes the one the next is compared with when
+     * it is the only location field and each id is one frame. */
+    bool one = s.nlocf == 1 && s.packed1;
+    if (s.ntail) {
+        /* The tail's frames are frames[0..ntail) already; the ids before
+         * it go above them, turned round, when each is one frame. */
+        size_t m = s.ntail, n = s.nids;
+        if (n <= SIZE_MAX / 4 - m && grow(p, (void **)&p->frames, &p->cframes, m + n, sizeof *p->frames)) {
+            size_t i = 0;
+            for (; i < n; i++) {
+                uint64_t id = p->ids[i];
+                if (id - 1 >= p->nloc || p->fast[id - 1] == NO_FAST) break;
+                p->frames[m + n - 1 - i] = p->fast[id - 1];
+            }
+            if (i == n) return add_frames(p, outer, m + n, s.w, one, &s);
+        }
+        tail_decode(p, &s);
+    }
     /* Frames leaf first, then turned round: the graph wants the root first. */
     size_t depth = 0;
+    bool all_fast = true;
+    p->prev_ok = false;
     if (!grow(p, (void **)&p->frames, &p->cframes, s.nids, sizeof *p->frames)) return enomem(p);
     for (size_t i = 0; i < s.nids; i++) {
         uint64_t id = p->ids[i];
@@ -637,6 +750,7 @@ static int read_sample(pp *p, const pfield *outer)
             p->frames[depth++] = p->fast[id - 1];
             continue;
         }
+        all_fast = false;
         size_t k = id - 1 < p->nloc && p->loc[id - 1].id == id ? (size_t)(id - 1)
                                                                : find_id(p->loc, p->nloc, sizeof *p->loc, id);
         if (k == SIZE_MAX)
@@ -658,12 +772,7 @@ static int read_sample(pp *p, const pfield *outer)
         p->frames[a] = p->frames[b];
         p->frames[b] = t;
     }
-    int rc = cgprop_graph_add_stack(p->g, p->frames, depth, s.w);
-    if (rc == CGPROP_EOVERFLOW)
-        return cgprop__read_fail(p->err, rc, (uint64_t)outer->off + 1, "pprof: byte %zu: a cost sum overflows 64 bits",
-                                 outer->off);
-    if (rc) return cgprop__read_fail(p->err, rc, 0, "%s", cgprop_graph_errmsg(p->g));
-    return CGPROP_OK;
+    return add_frames(p, outer, depth, s.w, one && all_fast, &s);
 }
 
 static int make_fast(pp *p)
