@@ -1738,3 +1738,17 @@ int cgprop__node_get(cgprop_graph *g, const char *key, size_t len, uint32_t *out
     }
     return cgprop_graph_add_node(g, key, len, out);
 }
+
+/* ---- room ahead for the stack readers ---- */
+
+/* Room in the per-function and per-call arrays for nodes and edges more,
+ * without sizing the key and call indexes: a reader that can only estimate
+ * its counts reserves arrays, whose pages are touched only as they fill,
+ * and leaves the indexes (zeroed whole when made) to grow as they must. */
+int cgprop__reserve_arrays(cgprop_graph *g, uint32_t nodes, uint32_t edges)
+{
+    uint64_t nn = (uint64_t)g->nn + nodes, ne = (uint64_t)g->ne + edges;
+    int rc = nn > UINT32_MAX - 1 ? CGPROP_OK : grow_nodes_to(g, nn);
+    if (!rc && ne <= UINT32_MAX - 1) rc = grow_edges_to(g, ne);
+    return rc;
+}
