@@ -1450,10 +1450,10 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
     cgprop__free(g, hist);
 
     /* map[p]: the first position of p's pair, OLD set when the pair is a
-     * call from before the batch; the sweep turns it into p's call id. It
-     * is the caller's ids when wanted. */
+     * call from before the batch; the sweep turns it into p's call id.
+     * Not the caller's ids array: that may be one of the inputs. */
     const uint32_t OLD = 0x80000000u;
-    uint32_t *map = ids ? ids : (uint32_t *)b;
+    uint32_t *map = (uint32_t *)b;
     bool any_old = false, had = false;
     uint32_t px = UINT32_MAX;
     for (uint32_t j = 0; j < n;) {
@@ -1473,7 +1473,6 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
         } while (++j < n && a[j] >> ib == key);
     }
     cgprop__free(g, a);
-    if (ids) cgprop__free(g, b);
 
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
@@ -1562,10 +1561,11 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
     if (over) {
         for (i = 0; i < done; i++) g->calls_in[callee[i]] -= count[i];
         cgprop__txn_rollback(g, &t);
-    } else if (costs) {
-        g->any_cost = true;
+    } else {
+        if (costs) g->any_cost = true;
+        if (ids) memcpy(ids, map, (size_t)n * sizeof *ids);
     }
-    if (!ids) cgprop__free(g, b);
+    cgprop__free(g, b);
     return over ? BULK_SORT_NO : CGPROP_OK;
 }
 

@@ -1,6 +1,7 @@
 /* Bulk building: cgprop_graph_add_calls() and cgprop_graph_add_nodes()
  * against the same data added one call at a time and against a brute-force
- * model; refusals (bad arguments, overflow, every allocation failing in
+ * model, in batches grouped by caller and in random order (large ones are
+ * sorted); refusals (bad arguments, overflow, every allocation failing in
  * turn) leave the graph exactly as it was. */
 #include <check.h>
 #include "support.h"
@@ -404,9 +405,10 @@ START_TEST(test_shuffled_against_single)
         ck_assert_int_eq(cgprop_graph_add_calls(bulk, n, bt.a, bt.b, bt.cnt, cs, want_ids ? bt.ids : NULL), CGPROP_OK);
         ck_assert_uint_gt(bulk->gen, gen);
         uint32_t *ids = malloc(n * sizeof *ids);
-        for (uint32_t i = 0; i < n; i++)
-            ck_assert_int_eq(cgprop_graph_add_edge(one, bt.a[i], bt.b[i], bt.cnt[i], cs ? cs + (size_t)i * K : NULL, &ids[i]),
-                             CGPROP_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            const uint64_t *c = cs ? cs + (size_t)i * K : NULL;
+            ck_assert_int_eq(cgprop_graph_add_edge(one, bt.a[i], bt.b[i], bt.cnt[i], c, &ids[i]), CGPROP_OK);
+        }
         if (want_ids) {
             for (uint32_t i = 0; i < n; i++) ck_assert_uint_eq(bt.ids[i], ids[i]);
             check_model(bulk, ne0, &bt, costs);
@@ -472,7 +474,8 @@ static void shuffled_refused(uint32_t *a, uint32_t *b, uint64_t *cnt, uint64_t *
     cgprop_graph *g, *ref;
     twin(&g, &ref, NULL);
     ck_assert_int_eq(cgprop_graph_add_calls(g, SN, a, b, cnt, cost, ids), CGPROP_OK);
-    for (uint32_t i = 0; i < SN; i++) ck_assert_int_eq(cgprop_graph_add_edge(ref, a[i], b[i], cnt[i], cost + i, &rid[i]), CGPROP_OK);
+    for (uint32_t i = 0; i < SN; i++)
+        ck_assert_int_eq(cgprop_graph_add_edge(ref, a[i], b[i], cnt[i], cost + i, &rid[i]), CGPROP_OK);
     for (uint32_t i = 0; i < SN; i++) ck_assert_uint_eq(ids[i], rid[i]);
     g->gen = ref->gen;
     same_graph(g, ref);
