@@ -426,6 +426,27 @@ START_TEST(test_shuffled_against_single)
             ck_assert_int_eq(cgprop_graph_add_edge(one, x, y, 1, NULL, &ib), CGPROP_OK);
             ck_assert_uint_eq(ia, ib);
         }
+        /* The ids written over the callers (allowed: out is written, the
+         * inputs only read): the same ids as one call at a time. */
+        if (round % 8 == 3) {
+            cgprop_graph *g3 = tgraph(K, NULL), *g4 = tgraph(K, NULL);
+            add_keys(g3, nn);
+            add_keys(g4, nn);
+            uint32_t *al = malloc(n * sizeof *al);
+            memcpy(al, bt.a, n * sizeof *al);
+            ck_assert_int_eq(cgprop_graph_add_calls(g3, n, al, bt.b, bt.cnt, cs, al), CGPROP_OK);
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t id;
+                const uint64_t *c = cs ? cs + (size_t)i * K : NULL;
+                ck_assert_int_eq(cgprop_graph_add_edge(g4, bt.a[i], bt.b[i], bt.cnt[i], c, &id), CGPROP_OK);
+                ck_assert_uint_eq(al[i], id);
+            }
+            g3->gen = g4->gen;
+            same_graph(g3, g4);
+            free(al);
+            cgprop_graph_free(g3);
+            cgprop_graph_free(g4);
+        }
         free_batch(&bt);
         cgprop_graph_free(bulk);
         cgprop_graph_free(one);
