@@ -1370,6 +1370,205 @@ static uint32_t bulk_run(cgprop_graph *g, uint32_t s, uint32_t t, uint32_t n, co
     return k;
 }
 
+/* Calls in random order (add_calls_core): below this many, the index pass
+ * is as fast as sorting. */
+#define BULK_SORT_MIN 64u
+/* Radix digits of at most this many bits: the counters of every pass fit
+ * in the first-level cache together. */
+#define BULK_SORT_DIGIT 11u
+/* bulk_sorted could not take the batch: the graph is as it was, and the
+ * batch goes the general way (which also names an overflow). */
+#define BULK_SORT_NO 1
+
+static unsigned bits_for(uint64_t v)
+{
+    unsigned b = 0;
+    for (; v; v >>= 1) b++;
+    return b;
+}
+
+/* Add a batch of calls in no useful order (checked, room reserved, no run
+ * on) as n edge_common calls in order would, without a probe per call.
+ * Each call becomes one 64-bit word (caller, callee, position); an LSD
+ * radix sort on the pair brings each pair's calls together, in batch
+ * order (the sort is stable), so every position learns the first position
+ * of its pair, in one pass that probes the index only for pairs of
+ * callers that had calls before the batch. A sweep in batch order then
+ * does what one call at a time would, with no look-up: a first position
+ * makes the next call (so the ids are the same, and every per-call array
+ * is written in order), a later one adds to its first's call; the
+ * callees' sums, the only misses left, are fetched ahead, as in bulk_run.
+ * Older calls are added to after the sweep. A sum that would overflow
+ * anywhere makes it give up (BULK_SORT_NO, the graph as it was), as do
+ * missing scratch memory and ids too wide to pack: the general path then
+ * gives the exact answer, the error at the same call included. */
+static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
+                       const uint64_t *count, const uint64_t *costs, uint32_t *ids)
+{
+    size_t K = g->K;
+    uint32_t ne0 = g->ne;
+    unsigned nb = bits_for(g->nn - 1), ib = bits_for(n - 1), kb = 2 * nb;
+    if (kb + ib > 64 || ib > 31 || (uint64_t)ne0 + n > UINT32_MAX - 1) return BULK_SORT_NO;
+    /* Calls from before the batch may be looked up: the index must hold
+     * them all first (the only step here that may fail on the graph). */
+    if (ne0 && edge_index_sync(g) != CGPROP_OK) return BULK_SORT_NO;
+    unsigned np = (kb + BULK_SORT_DIGIT - 1) / BULK_SORT_DIGIT, d = np ? (kb + np - 1) / np : 0;
+    uint64_t *a = cgprop__alloc(g, n, sizeof *a), *b = cgprop__alloc(g, n, sizeof *b);
+    uint32_t *hist = np ? cgprop__calloc(g, (size_t)np << d, sizeof *hist) : NULL;
+    if (!a || !b || (np && !hist)) {
+        cgprop__free(g, a);
+        cgprop__free(g, b);
+        cgprop__free(g, hist);
+        return BULK_SORT_NO;
+    }
+    uint64_t imask = ~0ull >> (64 - ib), bmask = nb ? (~0ull >> (64 - nb)) : 0;
+    uint32_t dmask = (1u << d) - 1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t v = ((((uint64_t)caller[i] << nb) | callee[i]) << ib) | i;
+        a[i] = v;
+        for (unsigned q = 0; q < np; q++) hist[(q << d) | ((uint32_t)(v >> (ib + q * d)) & dmask)]++;
+    }
+    for (unsigned q = 0; q < np; q++) {
+        uint32_t *h = hist + ((size_t)q << d), sum = 0;
+        bool one = false;
+        for (uint32_t x = 0; x <= dmask; x++) {
+            uint32_t c = h[x];
+            one = one || c == n;
+            h[x] = sum;
+            sum += c;
+        }
+        if (one) continue; /* every word has this digit: the order stands */
+        unsigned sh = ib + q * d;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t v = a[i];
+            b[h[(uint32_t)(v >> sh) & dmask]++] = v;
+        }
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    cgprop__free(g, hist);
+
+    /* map[p]: the first position of p's pair, OLD set when the pair is a
+     * call from before the batch; the sweep turns it into p's call id.
+     * Not the caller's ids array: that may be one of the inputs. */
+    const uint32_t OLD = 0x80000000u;
+    uint32_t *map = (uint32_t *)b;
+    bool any_old = false, had = false;
+    uint32_t px = UINT32_MAX;
+    for (uint32_t j = 0; j < n;) {
+        uint64_t key = a[j] >> ib;
+        uint32_t x = (uint32_t)(key >> nb), y = (uint32_t)(key & bmask), mark = (uint32_t)(a[j] & imask);
+        if (x != px) {
+            px = x;
+            had = (g->nflags[x] & CGPROP__NF_HAS_CALLEE) != 0;
+        }
+        if (had && edge_probe(g, x, y, cgprop__hash_pair(x, y)) != UINT32_MAX) {
+            mark |= OLD;
+            any_old = true;
+        }
+        do {
+            if (j + PF < n) CGPROP__PREFETCH_W(&map[a[j + PF] & imask]);
+            map[a[j] & imask] = mark;
+        } while (++j < n && a[j] >> ib == key);
+    }
+    cgprop__free(g, a);
+
+    cgprop__txn t;
+    cgprop__txn_begin(g, &t);
+    uint64_t cv[CGPROP_MAX_METRICS];
+    uint32_t e = ne0, i;
+    bool over = false;
+    for (i = 0; i < n; i++) {
+        if (i + BA < n) {
+            CGPROP__PREFETCH_W(&g->calls_in[callee[i + BA]]);
+            CGPROP__PREFETCH_W(&g->nflags[callee[i + BA]]);
+            CGPROP__PREFETCH_W(&g->nflags[caller[i + BA]]);
+        }
+        uint32_t v = map[i], first = v & ~OLD, x = caller[i], y = callee[i], id, f = 0;
+        uint64_t cnt = count[i];
+        const uint64_t *cs = NULL;
+        if (costs) {
+            bool any = false;
+            for (size_t q = 0; q < K; q++) {
+                cv[q] = costs[(size_t)i * K + q];
+                any = any || cv[q] != 0;
+            }
+            cs = cv;
+            f = CGPROP__EF_HAS_COST | (any ? CGPROP__EF_UNCLASSIFIED : 0u);
+        }
+        if (!cgprop__fits_calls_in(g, y, cnt)) {
+            over = true;
+            break;
+        }
+        if (v & OLD) {
+            id = first == i ? edge_probe(g, x, y, cgprop__hash_pair(x, y)) : map[first];
+        } else if (first == i) {
+            id = e++;
+            g->ecaller[id] = x;
+            g->ecallee[id] = y;
+            g->ecount[id] = cnt;
+            for (size_t q = 0; q < K; q++) g->ecost[(size_t)id * K + q] = cs ? cs[q] : 0;
+            g->eflags[id] = f;
+            g->ecls_ref[id] = 0;
+            g->nflags[x] |= CGPROP__NF_HAS_CALLEE;
+            g->nflags[y] |= x == y ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
+        } else {
+            id = map[first];
+            if (!cgprop__fits_call(g, id, cnt, cs)) {
+                over = true;
+                break;
+            }
+            g->ecount[id] += cnt;
+            for (size_t q = 0; cs && q < K; q++) g->ecost[(size_t)id * K + q] += cs[q];
+            g->eflags[id] |= f;
+        }
+        g->calls_in[y] += cnt;
+        map[i] = id;
+    }
+    /* The new calls stay out of the index until a look-up needs it. */
+    g->eunidx += e - ne0;
+    g->ne = e;
+    uint32_t done = i; /* calls whose calls in were added */
+    if (!over && any_old) {
+        for (i = 0; i < n; i++) {
+            uint32_t id = map[i];
+            if (id >= ne0) continue;
+            if (!cgprop__fits_call(g, id, count[i], costs ? costs + (size_t)i * K : NULL)) {
+                over = true;
+                break;
+            }
+            g->ecount[id] += count[i];
+            for (size_t q = 0; costs && q < K; q++) g->ecost[(size_t)id * K + q] += costs[(size_t)i * K + q];
+        }
+        if (over)
+            while (i-- > 0) {
+                uint32_t id = map[i];
+                if (id >= ne0) continue;
+                g->ecount[id] -= count[i];
+                for (size_t q = 0; costs && q < K; q++) g->ecost[(size_t)id * K + q] -= costs[(size_t)i * K + q];
+            }
+        /* Their flags only once nothing can fail (the undo has no copy). */
+        for (i = 0; !over && costs && i < n; i++) {
+            uint32_t id = map[i];
+            if (id >= ne0) continue;
+            uint32_t f = CGPROP__EF_HAS_COST;
+            for (size_t q = 0; q < K; q++)
+                if (costs[(size_t)i * K + q]) f |= CGPROP__EF_UNCLASSIFIED;
+            g->eflags[id] |= f;
+        }
+    }
+    if (over) {
+        for (i = 0; i < done; i++) g->calls_in[callee[i]] -= count[i];
+        cgprop__txn_rollback(g, &t);
+    } else {
+        if (costs) g->any_cost = true;
+        if (ids) memcpy(ids, map, (size_t)n * sizeof *ids);
+    }
+    cgprop__free(g, b);
+    return over ? BULK_SORT_NO : CGPROP_OK;
+}
+
 /* Add n calls (ids checked, no classes) as n edge_common calls in that
  * order would, all or nothing; ids (NULL: none wanted) receives each call's
  * id. A run of calls of a caller that had none before goes through
@@ -1385,6 +1584,19 @@ static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const u
     if (need > UINT32_MAX - 1) need = UINT32_MAX - 1; /* adding says what is wrong */
     int rc = grow_edges_to(g, need);
     if (rc) return cgprop__err(g, rc, "%s: out of memory", what);
+    run_end(g);
+    /* Calls mostly not grouped by caller (runs shorter than two on
+     * average) would be runs of single calls, each caller coming back
+     * many times: a large batch of them is sorted (bulk_sorted), a small
+     * one, or one it gives up on, goes through the index in one pass that
+     * fetches each call's slot ahead. */
+    uint32_t nruns = 1;
+    for (uint32_t x = 1; x < n; x++) nruns += caller[x] != caller[x - 1];
+    bool grouped = (uint64_t)nruns * 2 <= n;
+    if (!grouped && n >= BULK_SORT_MIN && bulk_sorted(g, n, caller, callee, count, costs, ids) == CGPROP_OK) {
+        cgprop__mutated(g);
+        return cgprop__ok(g);
+    }
     /* Without ids wanted, the ids of calls through the index are kept
      * (own, made at the first of them) for the undo: only those can be
      * calls older than the batch; UINT32_MAX marks the others. */
@@ -1395,14 +1607,6 @@ static int add_calls_core(cgprop_graph *g, const char *what, uint32_t n, const u
         cgprop__free(g, fl0);
         return cgprop__err(g, CGPROP_ENOMEM, "%s: out of memory", what);
     }
-    run_end(g);
-    /* Calls mostly not grouped by caller (runs shorter than two on
-     * average) all go through the index, in one pass that fetches each
-     * call's slot ahead: the runs would be single calls, each caller
-     * coming back many times. */
-    uint32_t nruns = 1;
-    for (uint32_t x = 1; x < n; x++) nruns += caller[x] != caller[x - 1];
-    bool grouped = (uint64_t)nruns * 2 <= n;
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
     const char *whys = NULL;
@@ -1737,4 +1941,18 @@ int cgprop__node_get(cgprop_graph *g, const char *key, size_t len, uint32_t *out
         }
     }
     return cgprop_graph_add_node(g, key, len, out);
+}
+
+/* ---- room ahead for the stack readers ---- */
+
+/* Room in the per-function and per-call arrays for nodes and edges more,
+ * without sizing the key and call indexes: a reader that can only estimate
+ * its counts reserves arrays, whose pages are touched only as they fill,
+ * and leaves the indexes (zeroed whole when made) to grow as they must. */
+int cgprop__reserve_arrays(cgprop_graph *g, uint32_t nodes, uint32_t edges)
+{
+    uint64_t nn = (uint64_t)g->nn + nodes, ne = (uint64_t)g->ne + edges;
+    int rc = nn > UINT32_MAX - 1 ? CGPROP_OK : grow_nodes_to(g, nn);
+    if (!rc && ne <= UINT32_MAX - 1) rc = grow_edges_to(g, ne);
+    return rc;
 }

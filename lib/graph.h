@@ -510,4 +510,9 @@ void cgprop__node_prefetch(const cgprop_graph *g, const char *key, size_t len);
  * result, the found path shorter and the error text left as it was. */
 int cgprop__node_get(cgprop_graph *g, const char *key, size_t len, uint32_t *out);
 
+/* Room in the per-function and per-call arrays for nodes and edges more,
+ * the indexes left to grow (graph.c, end): for readers that estimate their
+ * counts. CGPROP_ENOMEM leaves the graph as it was, arrays only larger. */
+int cgprop__reserve_arrays(cgprop_graph *g, uint32_t nodes, uint32_t edges);
+
 #endif

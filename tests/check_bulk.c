@@ -1,6 +1,7 @@
 /* Bulk building: cgprop_graph_add_calls() and cgprop_graph_add_nodes()
  * against the same data added one call at a time and against a brute-force
- * model; refusals (bad arguments, overflow, every allocation failing in
+ * model, in batches grouped by caller and in random order (large ones are
+ * sorted); refusals (bad arguments, overflow, every allocation failing in
  * turn) leave the graph exactly as it was. */
 #include <check.h>
 #include "support.h"
@@ -366,6 +367,231 @@ START_TEST(test_nodes)
 }
 END_TEST
 
+/* Large batches in random order (the sorted path): many repeats, calls
+ * from before the batch (some in the index, some left out of it by an
+ * earlier bulk batch), with and without costs and ids, against one call
+ * at a time and the model. */
+START_TEST(test_shuffled_against_single)
+{
+    for (int round = 0; round < 48; round++) {
+        rng_state = 0x5A1E0000u + (uint64_t)round;
+        uint32_t K = 1 + round % 2, nn = 2 + (uint32_t)(rnd() % (round % 3 ? 40 : 1500));
+        uint32_t n = 64 + (uint32_t)(rnd() % 3000);
+        bool costs = round % 5 != 4, pre = round % 4 != 0, want_ids = round % 6 != 5;
+        cgprop_graph *bulk = tgraph(K, NULL), *one = tgraph(K, NULL);
+        add_keys(bulk, nn);
+        add_keys(one, nn);
+        if (pre) {
+            for (int i = 0; i < 30; i++) {
+                uint32_t a = (uint32_t)(rnd() % nn), b = (uint32_t)(rnd() % nn);
+                uint64_t c[2] = {rnd() % 9, rnd() % 9};
+                ck_assert_int_eq(cgprop_graph_add_edge(bulk, a, b, 1, c, NULL), CGPROP_OK);
+                ck_assert_int_eq(cgprop_graph_add_edge(one, a, b, 1, c, NULL), CGPROP_OK);
+            }
+            /* A grouped batch from a new caller: its calls stay out of the index. */
+            uint32_t a[3] = {nn - 1, nn - 1, nn - 1}, b[3] = {0, nn / 2, 0};
+            uint64_t cnt[3] = {1, 2, 3}, c[6] = {1, 2, 3, 4, 5, 6};
+            if (!(bulk->nflags[nn - 1] & CGPROP__NF_HAS_CALLEE)) {
+                ck_assert_int_eq(cgprop_graph_add_calls(bulk, 3, a, b, cnt, c, NULL), CGPROP_OK);
+                for (int i = 0; i < 3; i++)
+                    ck_assert_int_eq(cgprop_graph_add_edge(one, a[i], b[i], cnt[i], c + i * K, NULL), CGPROP_OK);
+            }
+        }
+        uint32_t ne0 = bulk->ne;
+        batch bt;
+        make_batch(&bt, n, nn, K, false);
+        const uint64_t *cs = costs ? bt.cost : NULL;
+        uint64_t gen = bulk->gen;
+        ck_assert_int_eq(cgprop_graph_add_calls(bulk, n, bt.a, bt.b, bt.cnt, cs, want_ids ? bt.ids : NULL), CGPROP_OK);
+        ck_assert_uint_gt(bulk->gen, gen);
+        uint32_t *ids = malloc(n * sizeof *ids);
+        for (uint32_t i = 0; i < n; i++) {
+            const uint64_t *c = cs ? cs + (size_t)i * K : NULL;
+            ck_assert_int_eq(cgprop_graph_add_edge(one, bt.a[i], bt.b[i], bt.cnt[i], c, &ids[i]), CGPROP_OK);
+        }
+        if (want_ids) {
+            for (uint32_t i = 0; i < n; i++) ck_assert_uint_eq(bt.ids[i], ids[i]);
+            check_model(bulk, ne0, &bt, costs);
+        } else {
+            memcpy(bt.ids, ids, n * sizeof *ids);
+        }
+        free(ids);
+        bulk->gen = one->gen;
+        same_graph(bulk, one);
+        if (nn <= 60) same_lookups(bulk, one);
+        /* Single calls after it find its calls. */
+        for (int i = 0; i < 20; i++) {
+            uint32_t x = bt.a[rnd() % n], y = bt.b[rnd() % n], ia, ib;
+            ck_assert_int_eq(cgprop_graph_add_edge(bulk, x, y, 1, NULL, &ia), CGPROP_OK);
+            ck_assert_int_eq(cgprop_graph_add_edge(one, x, y, 1, NULL, &ib), CGPROP_OK);
+            ck_assert_uint_eq(ia, ib);
+        }
+        /* The ids written over the callers (allowed: out is written, the
+         * inputs only read): the same ids as one call at a time. */
+        if (round % 8 == 3) {
+            cgprop_graph *g3 = tgraph(K, NULL), *g4 = tgraph(K, NULL);
+            add_keys(g3, nn);
+            add_keys(g4, nn);
+            uint32_t *al = malloc(n * sizeof *al);
+            memcpy(al, bt.a, n * sizeof *al);
+            ck_assert_int_eq(cgprop_graph_add_calls(g3, n, al, bt.b, bt.cnt, cs, al), CGPROP_OK);
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t id;
+                const uint64_t *c = cs ? cs + (size_t)i * K : NULL;
+                ck_assert_int_eq(cgprop_graph_add_edge(g4, bt.a[i], bt.b[i], bt.cnt[i], c, &id), CGPROP_OK);
+                ck_assert_uint_eq(al[i], id);
+            }
+            g3->gen = g4->gen;
+            same_graph(g3, g4);
+            free(al);
+            cgprop_graph_free(g3);
+            cgprop_graph_free(g4);
+        }
+        free_batch(&bt);
+        cgprop_graph_free(bulk);
+        cgprop_graph_free(one);
+    }
+}
+END_TEST
+
+/* A batch of N calls in random order over twin()'s functions, callers
+ * among 2 .. 5 and callees among `callees` (none overflows anything). */
+enum { SN = 300 };
+static void shuffled_fill(uint32_t *a, uint32_t *b, uint64_t *cnt, uint64_t *cost, const uint32_t *callees,
+                          uint32_t ncallees)
+{
+    for (int i = 0; i < SN; i++) {
+        a[i] = 2 + (uint32_t)(rnd() % 4);
+        b[i] = callees[rnd() % ncallees];
+        cnt[i] = rnd() % 4;
+        cost[i] = rnd() % 100;
+    }
+}
+
+/* Refused (message naming call `at`) with and without ids, the graph as it
+ * was; with the call at `at` made harmless (count and cost 0), accepted and
+ * the same as one call at a time. */
+static void shuffled_refused(uint32_t *a, uint32_t *b, uint64_t *cnt, uint64_t *cost, uint32_t at, const char *why)
+{
+    char msg[64];
+    snprintf(msg, sizeof msg, "call %u (%u -> %u)", at, a[at], b[at]);
+    static uint32_t ids[SN], rid[SN];
+    for (int with_ids = 0; with_ids < 2; with_ids++) {
+        cgprop_graph *g, *ref;
+        twin(&g, &ref, NULL);
+        ck_assert_int_eq(cgprop_graph_add_calls(g, SN, a, b, cnt, cost, with_ids ? ids : NULL), CGPROP_EOVERFLOW);
+        ck_assert_msg(strstr(cgprop_graph_errmsg(g), msg) != NULL, "message '%s' lacks '%s'", cgprop_graph_errmsg(g),
+                      msg);
+        ck_assert_msg(strstr(cgprop_graph_errmsg(g), why) != NULL, "message '%s' lacks '%s'", cgprop_graph_errmsg(g),
+                      why);
+        same_graph(g, ref);
+        same_lookups(g, ref);
+        cgprop_graph_free(g);
+        cgprop_graph_free(ref);
+    }
+    uint64_t c0 = cnt[at], k0 = cost[at];
+    cnt[at] = 0;
+    cost[at] = 0;
+    cgprop_graph *g, *ref;
+    twin(&g, &ref, NULL);
+    ck_assert_int_eq(cgprop_graph_add_calls(g, SN, a, b, cnt, cost, ids), CGPROP_OK);
+    for (uint32_t i = 0; i < SN; i++)
+        ck_assert_int_eq(cgprop_graph_add_edge(ref, a[i], b[i], cnt[i], cost + i, &rid[i]), CGPROP_OK);
+    for (uint32_t i = 0; i < SN; i++) ck_assert_uint_eq(ids[i], rid[i]);
+    g->gen = ref->gen;
+    same_graph(g, ref);
+    same_lookups(g, ref);
+    cgprop_graph_free(g);
+    cgprop_graph_free(ref);
+    cnt[at] = c0;
+    cost[at] = k0;
+}
+
+/* Overflow in a large batch in random order, at a position worked out by
+ * hand from twin()'s sums: 0 -> 1 counts 2^64 - 11 (so 1's calls in too),
+ * 1 -> 2 costs 2^64 - 4. */
+START_TEST(test_shuffled_overflow)
+{
+    static uint32_t a[SN], b[SN];
+    static uint64_t cnt[SN], cost[SN];
+    static const uint32_t c1[3] = {2, 3, 5};
+    rng_state = 0x0F10;
+    /* An older call's count: +5 at 40 (2^64 - 6), +6 at 150 overflows. */
+    shuffled_fill(a, b, cnt, cost, c1, 3);
+    a[40] = a[150] = a[170] = 0;
+    b[40] = b[150] = b[170] = 1;
+    cnt[40] = 5, cnt[150] = 6, cnt[170] = 3;
+    shuffled_refused(a, b, cnt, cost, 150, "count would overflow");
+    /* A call new in the batch: 2^64 - 2 at 30, + 1 at 100 (2^64 - 1),
+     * + 1 at 200 overflows; 4 is called by nothing else. */
+    shuffled_fill(a, b, cnt, cost, c1, 3);
+    a[30] = a[100] = a[200] = 5;
+    b[30] = b[100] = b[200] = 4;
+    cnt[30] = UINT64_MAX - 1, cnt[100] = 1, cnt[200] = 1;
+    shuffled_refused(a, b, cnt, cost, 200, "count would overflow");
+    /* An older call's cost: + 2 at 60 (2^64 - 2), + 2 at 250 overflows. */
+    shuffled_fill(a, b, cnt, cost, c1, 3);
+    a[60] = a[250] = 1;
+    b[60] = b[250] = 2;
+    cost[60] = 2, cost[250] = 2;
+    shuffled_refused(a, b, cnt, cost, 250, "cost would overflow");
+    /* Calls into 1 from new calls: + 4 at 20, + 6 at 120 (2^64 - 1), + 1 at
+     * 280 overflows. */
+    shuffled_fill(a, b, cnt, cost, c1, 3);
+    a[20] = 3, a[120] = 5, a[280] = 4;
+    b[20] = b[120] = b[280] = 1;
+    cnt[20] = 4, cnt[120] = 6, cnt[280] = 1;
+    shuffled_refused(a, b, cnt, cost, 280, "callee's calls");
+}
+END_TEST
+
+/* Every allocation of a large batch in random order failing in turn
+ * (the sort's scratch among them): refused with ENOMEM and the graph as
+ * it was, or accepted (the general path taking over) and right. */
+START_TEST(test_shuffled_alloc_failures)
+{
+    static uint32_t a[SN], b[SN], ids[SN], rid[SN];
+    static uint64_t cnt[SN], cost[SN];
+    static const uint32_t c2[5] = {0, 2, 3, 4, 5};
+    rng_state = 0xA110C;
+    shuffled_fill(a, b, cnt, cost, c2, 5);
+    int ok_at = -1;
+    for (long left = 0; left < 200 && ok_at < 0; left++) {
+        tfail f;
+        cgprop_allocator al = tfail_allocator(&f, -1);
+        cgprop_graph *g, *ref;
+        twin(&g, &ref, &al);
+        if (left & 1) { /* calls of the index and calls left out of it */
+            static const uint32_t pa[2] = {4, 4}, pb[2] = {2, 5};
+            static const uint64_t pn[2] = {1, 2}, pc[2] = {3, 4};
+            ck_assert_int_eq(cgprop_graph_add_calls(g, 2, pa, pb, pn, pc, NULL), CGPROP_OK);
+            ck_assert_int_eq(cgprop_graph_add_calls(ref, 2, pa, pb, pn, pc, NULL), CGPROP_OK);
+        }
+        f.left = left / 2;
+        int rc = cgprop_graph_add_calls(g, SN, a, b, cnt, cost, left & 2 ? NULL : ids);
+        f.left = -1;
+        if (rc == CGPROP_OK) {
+            if (!(left & 1)) ok_at = (int)left;
+        } else {
+            ck_assert_int_eq(rc, CGPROP_ENOMEM);
+            same_graph(g, ref);
+            same_lookups(g, ref);
+            ck_assert_int_eq(cgprop_graph_add_calls(g, SN, a, b, cnt, cost, left & 2 ? NULL : ids), CGPROP_OK);
+        }
+        for (uint32_t i = 0; i < SN; i++)
+            ck_assert_int_eq(cgprop_graph_add_edge(ref, a[i], b[i], cnt[i], cost + i, &rid[i]), CGPROP_OK);
+        for (uint32_t i = 0; !(left & 2) && i < SN; i++) ck_assert_uint_eq(ids[i], rid[i]);
+        g->gen = ref->gen;
+        same_graph(g, ref);
+        same_lookups(g, ref);
+        cgprop_graph_free(g);
+        cgprop_graph_free(ref);
+        ck_assert_int_eq(f.live, 0);
+    }
+    ck_assert_int_gt(ok_at, 0);
+}
+END_TEST
+
 /* Every allocation of a batch failing in turn: ENOMEM, the graph as it was
  * (and as usable: the same batch then succeeds), nothing leaked. */
 START_TEST(test_alloc_failures)
@@ -481,6 +707,9 @@ static Suite *suite(void)
     tcase_add_test(t, test_refusals);
     tcase_add_test(t, test_nodes);
     tcase_add_test(t, test_alloc_failures);
+    tcase_add_test(t, test_shuffled_against_single);
+    tcase_add_test(t, test_shuffled_overflow);
+    tcase_add_test(t, test_shuffled_alloc_failures);
     suite_add_tcase(s, t);
     return s;
 }

@@ -137,10 +137,13 @@ static bool grow(pp *p, void **arr, size_t *cap, size_t need, size_t elt)
 
 /* A varint at d[*pos..end): 0, or 1 when it runs past end, 2 when it is
  * longer than ten bytes or past 64 bits. */
-static int varint(const unsigned char *d, size_t *pos, size_t end, uint64_t *out)
+static int varint_long(const unsigned char *d, size_t *pos, size_t end, uint64_t *out)
 {
     uint64_t v = 0;
     size_t i = *pos;
+    /* Written on failure too (0): the callers' values are then set on
+     * every path, which the one-byte path below needs the compiler to see. */
+    *out = 0;
     for (unsigned shift = 0;; shift += 7) {
         if (i >= end) return 1;
         unsigned char b = d[i++];
@@ -154,12 +157,28 @@ static int varint(const unsigned char *d, size_t *pos, size_t end, uint64_t *out
     return 0;
 }
 
+/* Tags, lengths and most values are one byte: that case without the loop. */
+static inline int varint(const unsigned char *d, size_t *pos, size_t end, uint64_t *out)
+{
+    size_t i = *pos;
+    if (i < end && d[i] < 0x80) {
+        *out = d[i];
+        *pos = i + 1;
+        return 0;
+    }
+    return varint_long(d, pos, end, out);
+}
+
 /* The next field of the message d[*pos..end): 1 and f filled, 0 at the end,
  * or a negative status with err filled. */
 static int next_field(pp *p, size_t *pos, size_t end, pfield *f, const char *msg)
 {
     if (*pos >= end) return 0;
+    /* Set on every path, the error paths too: the compiler cannot tell that
+     * an error's status is never 1, and would see callers read them unset. */
     f->off = *pos;
+    f->num = f->wt = 0;
+    f->v = 0;
     uint64_t tag;
     int r = varint(p->d, pos, end, &tag);
     if (r) return efmt(p, f->off, "%s: %s field tag", msg, r == 1 ? "truncated" : "overlong");
@@ -481,6 +500,12 @@ static int resolve_locations(pp *p, bool full)
      * doublings of the graph's tables on the way there. */
     if (p->nfn && cgprop__reserve_nodes(p->g, p->nfn < UINT32_MAX - 1 ? (uint32_t)p->nfn : UINT32_MAX - 1))
         return enomem(p);
+    /* Room in the call arrays up front too, on a guess from the input's
+     * size (a call per 32 bytes, at most 2^16), as the folded reader does:
+     * they fill in place instead of doubling; room never used is never
+     * touched. */
+    size_t guess = p->len / 32 < 65536 ? p->len / 32 : 65536;
+    if (cgprop__reserve_arrays(p->g, 0, (uint32_t)guess)) return enomem(p);
     for (size_t i = 0; i < p->nloc; i++) {
         ploc *l = &p->loc[i];
         const char *ob = "";
