@@ -302,6 +302,40 @@ START_TEST(malformed)
 }
 END_TEST
 
+/* Every entry takes a line, so an index must not pass the input's line
+ * count. The lines are not counted ahead: a call line's index past the
+ * lines read so far is checked once the graph has been read, and the first
+ * one out of range is still the error, before any error of a later line. */
+#define HDR "index % time    self  children    called     name\n"
+#define ARC(n) "                0.01    0.00       1/4           c [" #n "]\n"
+
+START_TEST(index_bound)
+{
+    /* Three lines: [3] is within; c has no entry and takes the call line's name. */
+    static const char in3[] = HDR E1 ARC(3);
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd(in3, sizeof in3 - 1, &info);
+    ck_assert_uint_eq(info.lines, 3);
+    ck_assert_uint_eq(edge(g, "main", "c").count, 1);
+    cgprop_graph_free(g);
+    /* Four lines, the last without its newline: [4] is within. */
+    static const char in4[] = HDR E1 ARC(4) "-----------------------------------------------";
+    cgprop_read_info_init(&info);
+    g = rd(in4, sizeof in4 - 1, &info);
+    ck_assert_uint_eq(info.lines, 4);
+    ck_assert_uint_eq(edge(g, "main", "c").count, 1);
+    cgprop_graph_free(g);
+    bad(E1 ARC(4), CGPROP_EFORMAT, 3, "index [4] out of range");
+    bad(E1 ARC(5) SEP, CGPROP_EFORMAT, 3, "index [5] out of range");
+    /* Line 4's index is past the 5 lines; line 5 is wrong too. */
+    bad(E1 ARC(2) ARC(99) E1, CGPROP_EFORMAT, 4, "index [99] out of range");
+    bad(E1 ARC(4294967295) E1, CGPROP_EFORMAT, 3, "index [4294967295] out of range");
+    /* Line 3's index is within the 5 lines: line 4's error stands. */
+    bad(E1 ARC(4) E1 SEP, CGPROP_EFORMAT, 4, "two entry lines");
+}
+END_TEST
+
 static char *slurp(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
@@ -418,6 +452,7 @@ static Suite *suite(void)
     tcase_add_test(tc, names);
     tcase_add_test(tc, bsd_header);
     tcase_add_test(tc, malformed);
+    tcase_add_test(tc, index_bound);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_report);
     tcase_add_test(tc, alloc_failures);

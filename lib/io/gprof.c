@@ -30,7 +30,10 @@ typedef struct gp {
     cgprop_read_error *err;
     uint32_t *ix;        /* gprof index -> function id + 1, 0 = no entry yet; grown as entries come */
     size_t ixcap;
-    uint64_t nix;        /* indices must be below it: every entry takes a line, so the line count bounds them */
+    uint64_t nix;        /* indices must be below it: every entry takes a line, so the line count + 1 bounds them */
+    bool counted;        /* nix is that bound; before, the lines read so far (r.no) bound them from below */
+    bool pending;        /* a call line's index is past the lines read then, not yet checked (check_pending) */
+    cgprop__lines r;
     uint64_t *own;       /* function id -> the gprof index it was made for, 0 = none */
     size_t nown;
     pcall *pc;
@@ -213,9 +216,32 @@ static int node_for(gp *p, uint64_t line, const char *name, size_t n, uint64_t i
     return CGPROP_OK;
 }
 
+/* The input's line count. Counting every line ahead was a tenth of a
+ * read; the lines read so far bound it from below, so only an index past
+ * them (or the caller wanting the count) makes the rest be counted, once. */
+static uint64_t count_lines(gp *p)
+{
+    if (!p->counted) {
+        uint64_t n = p->r.no;
+        const char *q = p->r.p, *e = p->r.end;
+        if (q < e && e[-1] != '\n') n++;
+        for (; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++) n++;
+        p->nix = n + 1;
+        p->counted = true;
+    }
+    return p->nix - 1;
+}
+
+static bool index_in_range(gp *p, uint64_t index)
+{
+    if (index <= p->r.no) return true;
+    count_lines(p);
+    return index < p->nix;
+}
+
 static int set_index(gp *p, uint64_t line, uint64_t index, uint32_t node)
 {
-    if (index >= p->nix)
+    if (!index_in_range(p, index))
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "index [%llu] out of range", (unsigned long long)index);
     if (index >= p->ixcap) {
         size_t cap = p->ixcap ? p->ixcap : 256;
@@ -321,9 +347,15 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uin
     int nr = cgprop__parse_u64(c, cl, &i, false, &cnt);
     if (nr != CGPROP__NUM_OK || (i < cl && c[i] != '/'))
         return num_fail(p, nr == CGPROP__NUM_OVERFLOW ? CGPROP_EOVERFLOW : CGPROP_EFORMAT, line, "call count");
-    if (f.index >= p->nix)
+    /* A callee's entry is often further down than its index (the bench's
+     * files and gprof -q have no flat profile above the graph): its check
+     * waits for the end of the graph rather than count the lines first. */
+    if (f.index > p->r.no && !p->counted && f.index < UINT32_MAX) {
+        p->pending = true;
+    } else if (!index_in_range(p, f.index)) {
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "index [%llu] out of range",
                                  (unsigned long long)f.index);
+    }
     if (p->npc == p->pccap) {
         size_t cap = p->pccap ? p->pccap * 2 : 64;
         pcall *q = cgprop__realloc(p->g, p->pc, cap, sizeof *q);
@@ -385,19 +417,18 @@ static int end_entry(gp *p, uint64_t line, uint32_t cur, bool spont)
 
 static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *any)
 {
-    cgprop__lines r;
-    cgprop__lines_init(&r, data, len);
+    cgprop__lines_init(&p->r, data, len);
     const char *s;
     size_t n;
     int st = S_OUT, rc = CGPROP_OK;
     uint32_t cur = CGPROP_NONE;
     bool primary = false, whole = false, spont = false, sep = false;
-    while (!rc && st != S_DONE && cgprop__lines_next(&r, &s, &n)) {
+    while (!rc && st != S_DONE && cgprop__lines_next(&p->r, &s, &n)) {
         size_t m = n;
         const char *t = skip_space(s, &m);
         if (st == S_CG) {
             if ((n && s[0] == '\f') || starts(t, m, "Index by function name")) {
-                rc = end_entry(p, r.no, cur, spont);
+                rc = end_entry(p, p->r.no, cur, spont);
                 st = S_DONE;
             } else if (m == 0) {
                 /* A blank line after an entry ends the graph: gprof's
@@ -405,20 +436,20 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
                 if (sep) st = S_DONE;
                 continue;
             } else if (t[0] == '-' && m >= 3 && t[1] == '-' && t[2] == '-') {
-                rc = end_entry(p, r.no, cur, spont);
+                rc = end_entry(p, p->r.no, cur, spont);
                 cur = CGPROP_NONE;
                 primary = whole = spont = false;
                 sep = true;
                 continue;
             } else if (t == s && s[0] == '[') {
-                if (primary) rc = cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "two entry lines without a ----- between");
-                else rc = on_primary(p, r.no, s, n, &cur, &whole);
+                if (primary) rc = cgprop__read_fail(p->err, CGPROP_EFORMAT, p->r.no, "two entry lines without a ----- between");
+                else rc = on_primary(p, p->r.no, s, n, &cur, &whole);
                 primary = true;
                 *any = true;
             } else if (starts(t, m, "called/total")) {
                 /* The older (BSD) header's lines around its column names. */
             } else if (!whole) {
-                rc = on_arc(p, r.no, s, n, primary, cur, &spont);
+                rc = on_arc(p, p->r.no, s, n, primary, cur, &spont);
             }
             sep = false;
             continue;
@@ -432,11 +463,26 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
             st = S_CG;
             *any = true;
         } else if (st == S_FLAT) {
-            rc = on_flat(p, r.no, s, n);
+            rc = on_flat(p, p->r.no, s, n);
         }
     }
-    if (!rc && st == S_CG) rc = end_entry(p, r.no, cur, spont);
-    *nlines = r.no;
+    if (!rc && st == S_CG) rc = end_entry(p, p->r.no, cur, spont);
+    *nlines = p->r.no;
+    return rc;
+}
+
+/* The call lines whose index waited (on_arc): the first out of range is
+ * the error, before rc (from a later line, or the same last line's end of
+ * entry), as checking each line as it came would have found it. */
+static int check_pending(gp *p, int rc)
+{
+    if (!p->pending) return rc;
+    p->pending = false;
+    count_lines(p);
+    for (size_t i = 0; i < p->npc; i++)
+        if (p->pc[i].callee_ix >= p->nix)
+            return cgprop__read_fail(p->err, CGPROP_EFORMAT, p->pc[i].line, "index [%llu] out of range",
+                                     (unsigned long long)p->pc[i].callee_ix);
     return rc;
 }
 
@@ -532,14 +578,11 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
     int rc = cgprop_graph_new(alloc, names, NULL, 1, &p.g);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     /* Every entry takes a line: indices past the line count are refused,
-     * which bounds the index table by the input. */
-    uint64_t lines = 0;
-    for (const char *q = data, *e = data + len; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++) lines++;
-    if (len && data[len - 1] != '\n') lines++;
-    p.nix = lines + 1;
+     * which bounds the index table by the input (count_lines). */
     uint64_t nlines = 0;
     bool any = false;
     rc = parse(&p, data, len, &nlines, &any);
+    rc = check_pending(&p, rc);
     if (!rc && !any) rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines, "no flat profile or call graph");
     if (!rc) rc = finish(&p);
     if (!rc && cgprop_graph_node_count(p.g) == 0)
@@ -557,7 +600,7 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
         info->format = CGPROP_INPUT_GPROF;
         /* gprof measures no call costs: its arcs carry counts only. */
         info->recursion = CGPROP_RECS_COUNTS;
-        info->lines = lines; /* the input's, though reading stops after the call graph */
+        info->lines = count_lines(&p); /* the input's, though reading stops after the call graph */
     }
     *out = p.g;
     return CGPROP_OK;

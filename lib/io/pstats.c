@@ -1112,6 +1112,9 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         if (cgprop_graph_add_self(p->g, f, &tt) || cgprop__graph_state_total(p->g, f, &ct)) goto out;
         if (e->ncallers == 0 && cgprop_graph_add_spontaneous(p->g, f, e->nc, &ct)) goto out;
     }
+    /* Every call listed is at most one new call: size the call arrays and
+     * index once instead of doubling and rehashing up to there. */
+    if (w->ncall && cgprop__reserve_edges(p->g, w->ncall)) goto out;
     for (uint32_t j = 0; j < PS_AHEAD && j < w->ncall; j++) f_ahead(p, w, j, &p->ring[j]);
     for (uint32_t c = 0; c < w->ncall; c++) {
         const fcall *cl = &w->call[c];
