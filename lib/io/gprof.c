@@ -8,14 +8,15 @@
 
 #include <stdio.h>
 
-/* A call read before its callee's entry: resolved by gprof index at the end. */
+/* A call read before its callee's entry: resolved by gprof index at the end.
+ * 24 bytes, one per call line: its line number and name, needed only for a
+ * callee without an entry or an error, are found again from the line
+ * (pc_line, pc_name). */
 typedef struct pcall {
     uint32_t caller;     /* function id */
     uint32_t callee_ix;  /* gprof index */
     uint64_t count;
-    uint64_t line;
-    const char *name;    /* the child line's name, for a callee without an entry */
-    size_t nlen;
+    const char *s;       /* the child line's first byte */
 } pcall;
 
 /* A flat profile line, kept until the call graph has been read. */
@@ -34,6 +35,9 @@ typedef struct gp {
     bool counted;        /* nix is that bound; before, the lines read so far (r.no) bound them from below */
     bool pending;        /* a call line's index is past the lines read then, not yet checked (check_pending) */
     cgprop__lines r;
+    const char *data;    /* the input's first byte */
+    const char *lq;      /* pc_line's cursor: line lno starts at lq */
+    uint64_t lno;
     uint64_t *own;       /* function id -> the gprof index it was made for, 0 = none */
     size_t nown;
     pcall *pc;
@@ -63,10 +67,10 @@ static bool numeric_token(const char *s, size_t n)
     return true;
 }
 
-/* Split s[0..n) (leading "[N]" of a primary line already removed). Names
- * never start with a digit, so the fields end at the first token that is
- * not a number. */
-static void split_fields(const char *s, size_t n, fields *f)
+/* Split s[0..n) (leading "[N]" of a primary line already removed), whose
+ * blanks before i were already passed. Names never start with a digit, so
+ * the fields end at the first token that is not a number. */
+static void split_fields(const char *s, size_t n, size_t i, fields *f)
 {
     /* Not a memset: only tok[0..nt) is ever read, and clearing the whole
      * struct (a rep stos) was a third of this function's time. */
@@ -88,7 +92,6 @@ static void split_fields(const char *s, size_t n, fields *f)
             }
         }
     }
-    size_t i = 0;
     for (;;) {
         i = cgprop__skip_blanks(s, i, n);
         size_t b = i;
@@ -264,13 +267,12 @@ static bool starts(const char *s, size_t n, const char *w)
     return n >= l && memcmp(s, w, l) == 0;
 }
 
+/* A call line's indent is 16 blanks or more: passed eight at a time. */
 static const char *skip_space(const char *s, size_t *n)
 {
-    while (*n && cgprop__is_space(*s)) {
-        s++;
-        (*n)--;
-    }
-    return s;
+    size_t i = cgprop__skip_blanks(s, 0, *n);
+    *n -= i;
+    return s + i;
 }
 
 static bool has_word(const char *s, size_t n, const char *w)
@@ -306,7 +308,7 @@ static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *c
     if (cgprop__parse_u64(s, n, &i, false, &ix) != CGPROP__NUM_OK || i >= n || s[i] != ']' || ix == 0)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "bad entry index");
     fields f;
-    split_fields(s + i + 1, n - i - 1, &f);
+    split_fields(s + i + 1, n - i - 1, 0, &f);
     if (f.nt < 3 || f.index != ix || !f.nlen)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line,
                                  "an entry needs %%time, self, children, a name and its index [%llu] again",
@@ -326,10 +328,10 @@ static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *c
 
 /* A line above (a caller) or below (a callee) a primary line:
  * "[self children] called[/total] name [N]", or "<spontaneous>" above. */
-static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uint32_t cur, bool *spont)
+static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, size_t m, bool below, uint32_t cur,
+                  bool *spont)
 {
-    size_t m = n;
-    const char *t = skip_space(s, &m);
+    /* t[0..m): s without its leading blanks (parse passed them). */
     if (starts(t, m, "<spontaneous>")) {
         if (below) return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "<spontaneous> below an entry");
         *spont = true;
@@ -337,7 +339,7 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uin
     }
     if (internal_line(s, n)) return CGPROP_OK;
     fields f;
-    split_fields(s, n, &f);
+    split_fields(s, n, (size_t)(t - s), &f);
     if (f.nt < 1 || !f.index || !f.nlen)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "a call line needs a count, a name and an index");
     if (!below) return CGPROP_OK; /* each call is taken once: below its caller */
@@ -367,10 +369,37 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uin
     pc->caller = cur;
     pc->callee_ix = (uint32_t)f.index;
     pc->count = cnt;
-    pc->line = line;
-    pc->name = f.name;
-    pc->nlen = f.nlen;
+    pc->s = s;
     return CGPROP_OK;
+}
+
+/* The line number of a call line. The calls are visited in line order, so
+ * the newlines are counted on from the last line asked for. */
+static uint64_t pc_line(gp *p, const pcall *c)
+{
+    if (!p->lq || c->s < p->lq) {
+        p->lq = p->data;
+        p->lno = 1;
+    }
+    for (const char *q = p->lq; (q = memchr(q, '\n', (size_t)(c->s - q))) != NULL;) {
+        q++;
+        p->lno++;
+    }
+    p->lq = c->s;
+    return p->lno;
+}
+
+/* The callee's name on a call line, split again as on_arc split it. */
+static void pc_name(const gp *p, const pcall *c, const char **name, size_t *nlen)
+{
+    const char *e = memchr(c->s, '\n', (size_t)(p->r.end - c->s));
+    if (!e) e = p->r.end;
+    if (e > c->s && e[-1] == '\r') e--;
+    size_t n = (size_t)(e - c->s);
+    fields f;
+    split_fields(c->s, n, cgprop__skip_blanks(c->s, 0, n), &f);
+    *name = f.name;
+    *nlen = f.nlen;
 }
 
 /* A flat profile line: %time cumulative self [calls self/call total/call]
@@ -379,7 +408,7 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uin
 static int on_flat(gp *p, uint64_t line, const char *s, size_t n)
 {
     fields f;
-    split_fields(s, n, &f);
+    split_fields(s, n, 0, &f);
     if (f.nt < 3 || !f.nlen || f.index) return CGPROP_OK;
     for (uint32_t k = 0; k < 3; k++)
         if (!memchr(f.tok[k], '.', f.tlen[k])) return CGPROP_OK;
@@ -418,6 +447,7 @@ static int end_entry(gp *p, uint64_t line, uint32_t cur, bool spont)
 static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *any)
 {
     cgprop__lines_init(&p->r, data, len);
+    p->data = data;
     const char *s;
     size_t n;
     int st = S_OUT, rc = CGPROP_OK;
@@ -449,7 +479,7 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
             } else if (starts(t, m, "called/total")) {
                 /* The older (BSD) header's lines around its column names. */
             } else if (!whole) {
-                rc = on_arc(p, p->r.no, s, n, primary, cur, &spont);
+                rc = on_arc(p, p->r.no, s, n, t, m, primary, cur, &spont);
             }
             sep = false;
             continue;
@@ -481,7 +511,7 @@ static int check_pending(gp *p, int rc)
     count_lines(p);
     for (size_t i = 0; i < p->npc; i++)
         if (p->pc[i].callee_ix >= p->nix)
-            return cgprop__read_fail(p->err, CGPROP_EFORMAT, p->pc[i].line, "index [%llu] out of range",
+            return cgprop__read_fail(p->err, CGPROP_EFORMAT, pc_line(p, &p->pc[i]), "index [%llu] out of range",
                                      (unsigned long long)p->pc[i].callee_ix);
     return rc;
 }
@@ -500,7 +530,7 @@ static int add_batch(gp *p, size_t from, uint32_t nb, const uint32_t *b, const u
     if (!nb || cgprop__add_edges(p->g, nb, b, b + GP_BATCH, n, NULL, NULL) == CGPROP_OK) return CGPROP_OK;
     for (uint32_t j = 0; j < nb; j++) {
         int rc = cgprop_graph_add_edge(p->g, b[j], b[GP_BATCH + j], n[j], NULL, NULL);
-        if (rc) return graph_fail(p, rc, p->pc[from + j].line);
+        if (rc) return graph_fail(p, rc, pc_line(p, &p->pc[from + j]));
     }
     return CGPROP_OK;
 }
@@ -517,8 +547,11 @@ static int add_calls(gp *p, uint32_t *b, uint64_t *n)
             v = p->ix[c->callee_ix] - 1;
         } else {
             /* Known to gprof (its static call graph) without an entry. */
-            if ((rc = node_for(p, c->line, c->name, c->nlen, c->callee_ix, &v)) ||
-                (rc = set_index(p, c->line, c->callee_ix, v))) {
+            const char *name;
+            size_t nlen;
+            pc_name(p, c, &name, &nlen);
+            uint64_t line = pc_line(p, c);
+            if ((rc = node_for(p, line, name, nlen, c->callee_ix, &v)) || (rc = set_index(p, line, c->callee_ix, v))) {
                 /* The calls before it come first. */
                 int brc = b ? add_batch(p, from, nb, b, n) : CGPROP_OK;
                 return brc ? brc : rc;
@@ -526,7 +559,7 @@ static int add_calls(gp *p, uint32_t *b, uint64_t *n)
         }
         if (!b) {
             if ((rc = cgprop_graph_add_edge(p->g, c->caller, v, c->count, NULL, NULL)))
-                return graph_fail(p, rc, c->line);
+                return graph_fail(p, rc, pc_line(p, c));
             continue;
         }
         if (nb == 0) from = i;
