@@ -8,15 +8,14 @@
 
 #include <stdio.h>
 
-/* A call read before its callee's entry: resolved by gprof index at the end.
- * 24 bytes, one per call line: its line number and name, needed only for a
- * callee without an entry or an error, are found again from the line
- * (pc_line, pc_name). */
+/* A call read before its callee's entry: resolved by gprof index at the end. */
 typedef struct pcall {
     uint32_t caller;     /* function id */
     uint32_t callee_ix;  /* gprof index */
     uint64_t count;
-    const char *s;       /* the child line's first byte */
+    uint64_t line;
+    const char *name;    /* the child line's name, for a callee without an entry */
+    size_t nlen;
 } pcall;
 
 /* A flat profile line, kept until the call graph has been read. */
@@ -35,9 +34,6 @@ typedef struct gp {
     bool counted;        /* nix is that bound; before, the lines read so far (r.no) bound them from below */
     bool pending;        /* a call line's index is past the lines read then, not yet checked (check_pending) */
     cgprop__lines r;
-    const char *data;    /* the input's first byte */
-    const char *lq;      /* pc_line's cursor: line lno starts at lq */
-    uint64_t lno;
     uint64_t *own;       /* function id -> the gprof index it was made for, 0 = none */
     size_t nown;
     pcall *pc;
@@ -369,37 +365,10 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, 
     pc->caller = cur;
     pc->callee_ix = (uint32_t)f.index;
     pc->count = cnt;
-    pc->s = s;
+    pc->line = line;
+    pc->name = f.name;
+    pc->nlen = f.nlen;
     return CGPROP_OK;
-}
-
-/* The line number of a call line. The calls are visited in line order, so
- * the newlines are counted on from the last line asked for. */
-static uint64_t pc_line(gp *p, const pcall *c)
-{
-    if (!p->lq || c->s < p->lq) {
-        p->lq = p->data;
-        p->lno = 1;
-    }
-    for (const char *q = p->lq; (q = memchr(q, '\n', (size_t)(c->s - q))) != NULL;) {
-        q++;
-        p->lno++;
-    }
-    p->lq = c->s;
-    return p->lno;
-}
-
-/* The callee's name on a call line, split again as on_arc split it. */
-static void pc_name(const gp *p, const pcall *c, const char **name, size_t *nlen)
-{
-    const char *e = memchr(c->s, '\n', (size_t)(p->r.end - c->s));
-    if (!e) e = p->r.end;
-    if (e > c->s && e[-1] == '\r') e--;
-    size_t n = (size_t)(e - c->s);
-    fields f;
-    split_fields(c->s, n, cgprop__skip_blanks(c->s, 0, n), &f);
-    *name = f.name;
-    *nlen = f.nlen;
 }
 
 /* A flat profile line: %time cumulative self [calls self/call total/call]
@@ -447,7 +416,6 @@ static int end_entry(gp *p, uint64_t line, uint32_t cur, bool spont)
 static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *any)
 {
     cgprop__lines_init(&p->r, data, len);
-    p->data = data;
     const char *s;
     size_t n;
     int st = S_OUT, rc = CGPROP_OK;
@@ -511,7 +479,7 @@ static int check_pending(gp *p, int rc)
     count_lines(p);
     for (size_t i = 0; i < p->npc; i++)
         if (p->pc[i].callee_ix >= p->nix)
-            return cgprop__read_fail(p->err, CGPROP_EFORMAT, pc_line(p, &p->pc[i]), "index [%llu] out of range",
+            return cgprop__read_fail(p->err, CGPROP_EFORMAT, p->pc[i].line, "index [%llu] out of range",
                                      (unsigned long long)p->pc[i].callee_ix);
     return rc;
 }
@@ -530,7 +498,7 @@ static int add_batch(gp *p, size_t from, uint32_t nb, const uint32_t *b, const u
     if (!nb || cgprop__add_edges(p->g, nb, b, b + GP_BATCH, n, NULL, NULL) == CGPROP_OK) return CGPROP_OK;
     for (uint32_t j = 0; j < nb; j++) {
         int rc = cgprop_graph_add_edge(p->g, b[j], b[GP_BATCH + j], n[j], NULL, NULL);
-        if (rc) return graph_fail(p, rc, pc_line(p, &p->pc[from + j]));
+        if (rc) return graph_fail(p, rc, p->pc[from + j].line);
     }
     return CGPROP_OK;
 }
@@ -547,11 +515,8 @@ static int add_calls(gp *p, uint32_t *b, uint64_t *n)
             v = p->ix[c->callee_ix] - 1;
         } else {
             /* Known to gprof (its static call graph) without an entry. */
-            const char *name;
-            size_t nlen;
-            pc_name(p, c, &name, &nlen);
-            uint64_t line = pc_line(p, c);
-            if ((rc = node_for(p, line, name, nlen, c->callee_ix, &v)) || (rc = set_index(p, line, c->callee_ix, v))) {
+            if ((rc = node_for(p, c->line, c->name, c->nlen, c->callee_ix, &v)) ||
+                (rc = set_index(p, c->line, c->callee_ix, v))) {
                 /* The calls before it come first. */
                 int brc = b ? add_batch(p, from, nb, b, n) : CGPROP_OK;
                 return brc ? brc : rc;
@@ -559,7 +524,7 @@ static int add_calls(gp *p, uint32_t *b, uint64_t *n)
         }
         if (!b) {
             if ((rc = cgprop_graph_add_edge(p->g, c->caller, v, c->count, NULL, NULL)))
-                return graph_fail(p, rc, pc_line(p, c));
+                return graph_fail(p, rc, c->line);
             continue;
         }
         if (nb == 0) from = i;
