@@ -63,10 +63,10 @@ static bool numeric_token(const char *s, size_t n)
     return true;
 }
 
-/* Split s[0..n) (leading "[N]" of a primary line already removed). Names
- * never start with a digit, so the fields end at the first token that is
- * not a number. */
-static void split_fields(const char *s, size_t n, fields *f)
+/* Split s[0..n) (leading "[N]" of a primary line already removed), whose
+ * blanks before i were already passed. Names never start with a digit, so
+ * the fields end at the first token that is not a number. */
+static void split_fields(const char *s, size_t n, size_t i, fields *f)
 {
     /* Not a memset: only tok[0..nt) is ever read, and clearing the whole
      * struct (a rep stos) was a third of this function's time. */
@@ -88,7 +88,6 @@ static void split_fields(const char *s, size_t n, fields *f)
             }
         }
     }
-    size_t i = 0;
     for (;;) {
         i = cgprop__skip_blanks(s, i, n);
         size_t b = i;
@@ -264,13 +263,12 @@ static bool starts(const char *s, size_t n, const char *w)
     return n >= l && memcmp(s, w, l) == 0;
 }
 
+/* A call line's indent is 16 blanks or more: passed eight at a time. */
 static const char *skip_space(const char *s, size_t *n)
 {
-    while (*n && cgprop__is_space(*s)) {
-        s++;
-        (*n)--;
-    }
-    return s;
+    size_t i = cgprop__skip_blanks(s, 0, *n);
+    *n -= i;
+    return s + i;
 }
 
 static bool has_word(const char *s, size_t n, const char *w)
@@ -306,7 +304,7 @@ static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *c
     if (cgprop__parse_u64(s, n, &i, false, &ix) != CGPROP__NUM_OK || i >= n || s[i] != ']' || ix == 0)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "bad entry index");
     fields f;
-    split_fields(s + i + 1, n - i - 1, &f);
+    split_fields(s + i + 1, n - i - 1, 0, &f);
     if (f.nt < 3 || f.index != ix || !f.nlen)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line,
                                  "an entry needs %%time, self, children, a name and its index [%llu] again",
@@ -326,10 +324,10 @@ static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *c
 
 /* A line above (a caller) or below (a callee) a primary line:
  * "[self children] called[/total] name [N]", or "<spontaneous>" above. */
-static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uint32_t cur, bool *spont)
+static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, size_t m, bool below, uint32_t cur,
+                  bool *spont)
 {
-    size_t m = n;
-    const char *t = skip_space(s, &m);
+    /* t[0..m): s without its leading blanks (parse passed them). */
     if (starts(t, m, "<spontaneous>")) {
         if (below) return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "<spontaneous> below an entry");
         *spont = true;
@@ -337,7 +335,7 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uin
     }
     if (internal_line(s, n)) return CGPROP_OK;
     fields f;
-    split_fields(s, n, &f);
+    split_fields(s, n, (size_t)(t - s), &f);
     if (f.nt < 1 || !f.index || !f.nlen)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "a call line needs a count, a name and an index");
     if (!below) return CGPROP_OK; /* each call is taken once: below its caller */
@@ -379,7 +377,7 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, bool below, uin
 static int on_flat(gp *p, uint64_t line, const char *s, size_t n)
 {
     fields f;
-    split_fields(s, n, &f);
+    split_fields(s, n, 0, &f);
     if (f.nt < 3 || !f.nlen || f.index) return CGPROP_OK;
     for (uint32_t k = 0; k < 3; k++)
         if (!memchr(f.tok[k], '.', f.tlen[k])) return CGPROP_OK;
@@ -449,7 +447,7 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
             } else if (starts(t, m, "called/total")) {
                 /* The older (BSD) header's lines around its column names. */
             } else if (!whole) {
-                rc = on_arc(p, p->r.no, s, n, primary, cur, &spont);
+                rc = on_arc(p, p->r.no, s, n, t, m, primary, cur, &spont);
             }
             sep = false;
             continue;
