@@ -1313,6 +1313,21 @@ static void bulk_runs_unload(cgprop_graph *g, const bulk_runs *r, uint32_t a)
  * CGPROP__WHY_* or -1 for too many calls); returns its index, t when none.
  * ids[k] (ids not NULL) receives call k's id. The calls it makes are taken out of the
  * run table again on return; the caller takes out those it put in. */
+/* The record of a call a bulk batch creates, its costs cs (K of them) or
+ * zeros. A loop, not memcpy: K is mostly 1, and a library call per call
+ * costs more than the copy. */
+static inline void bulk_call_new(cgprop_graph *g, uint32_t e, uint32_t a, uint32_t b, uint64_t cnt,
+                                 const uint64_t *cs, uint32_t f)
+{
+    size_t K = g->K;
+    g->ecaller[e] = a;
+    g->ecallee[e] = b;
+    g->ecount[e] = cnt;
+    for (size_t j = 0; j < K; j++) g->ecost[(size_t)e * K + j] = cs ? cs[j] : 0;
+    g->eflags[e] = f;
+    g->ecls_ref[e] = 0;
+}
+
 static uint32_t bulk_run(cgprop_graph *g, uint32_t s, uint32_t t, uint32_t n, const uint32_t *caller,
                          const uint32_t *callee, const uint64_t *count, const uint64_t *costs, uint32_t *ids,
                          int *why)
@@ -1351,14 +1366,7 @@ static uint32_t bulk_run(cgprop_graph *g, uint32_t s, uint32_t t, uint32_t n, co
             e = g->ne++;
             g->eunidx++;
             g->run_tab[slot] = e + 1;
-            g->ecaller[e] = a;
-            g->ecallee[e] = b;
-            g->ecount[e] = cnt;
-            /* A loop, not memcpy: K is mostly 1, and a library call per
-             * call costs more than the copy. */
-            for (size_t j = 0; j < K; j++) g->ecost[(size_t)e * K + j] = cs ? cs[j] : 0;
-            g->eflags[e] = f;
-            g->ecls_ref[e] = 0;
+            bulk_call_new(g, e, a, b, cnt, cs, f);
             g->nflags[b] |= a == b ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
         }
         if (cs) g->any_cost = true;
@@ -1505,12 +1513,7 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
             id = first == i ? edge_probe(g, x, y, cgprop__hash_pair(x, y)) : map[first];
         } else if (first == i) {
             id = e++;
-            g->ecaller[id] = x;
-            g->ecallee[id] = y;
-            g->ecount[id] = cnt;
-            for (size_t q = 0; q < K; q++) g->ecost[(size_t)id * K + q] = cs ? cs[q] : 0;
-            g->eflags[id] = f;
-            g->ecls_ref[id] = 0;
+            bulk_call_new(g, id, x, y, cnt, cs, f);
             g->nflags[x] |= CGPROP__NF_HAS_CALLEE;
             g->nflags[y] |= x == y ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER;
         } else {
