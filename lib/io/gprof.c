@@ -18,6 +18,13 @@ typedef struct pcall {
     size_t nlen;
 } pcall;
 
+/* The pending calls live in blocks of PC_BLOCK, not in one array doubled
+ * as it fills: a doubling copied them, and the old and new arrays were
+ * fresh pages side by side (the bench's reads fault in every page of the
+ * heap's peak, which these made the largest part of). */
+#define PC_SHIFT 12
+#define PC_BLOCK ((size_t)1 << PC_SHIFT)
+
 /* A flat profile line, kept until the call graph has been read. */
 typedef struct flat {
     const char *name;
@@ -37,8 +44,8 @@ typedef struct gp {
     cgprop__lines r;
     uint64_t *own;       /* function id -> the gprof index it was made for, 0 = none */
     size_t nown;
-    pcall *pc;
-    size_t npc, pccap;
+    pcall **pcb;         /* the pending calls, PC_BLOCK to a block (pc_at) */
+    size_t npc, nblk, blkcap;
     flat *fl;
     size_t nfl, flcap;
     char *key;
@@ -393,6 +400,8 @@ static bool index_in_range(gp *p, uint64_t index)
     return index < p->nix;
 }
 
+static pcall *pc_at(const gp *p, size_t i) { return &p->pcb[i >> PC_SHIFT][i & (PC_BLOCK - 1)]; }
+
 static int set_index(gp *p, uint64_t line, uint64_t index, uint32_t node)
 {
     if (!index_in_range(p, index))
@@ -524,14 +533,19 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, 
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "index [%llu] out of range",
                                  (unsigned long long)f.index);
     }
-    if (p->npc == p->pccap) {
-        size_t cap = p->pccap ? p->pccap * 2 : 64;
-        pcall *q = cgprop__realloc(p->g, p->pc, cap, sizeof *q);
-        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
-        p->pc = q;
-        p->pccap = cap;
+    if (p->npc == p->nblk * PC_BLOCK) {
+        if (p->nblk == p->blkcap) {
+            size_t cap = p->blkcap ? p->blkcap * 2 : 16;
+            pcall **q = cgprop__realloc(p->g, p->pcb, cap, sizeof *q);
+            if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+            p->pcb = q;
+            p->blkcap = cap;
+        }
+        pcall *b = cgprop__alloc(p->g, PC_BLOCK, sizeof *b);
+        if (!b) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        p->pcb[p->nblk++] = b;
     }
-    pcall *pc = &p->pc[p->npc++];
+    pcall *pc = pc_at(p, p->npc++);
     pc->caller = cur;
     pc->callee_ix = (uint32_t)f.index;
     pc->count = cnt;
@@ -651,9 +665,9 @@ static int check_pending(gp *p, int rc)
      * largest index is within, and the calls need not be walked. */
     if (p->pmax < p->nix) return rc;
     for (size_t i = 0; i < p->npc; i++)
-        if (p->pc[i].callee_ix >= p->nix)
-            return cgprop__read_fail(p->err, CGPROP_EFORMAT, p->pc[i].line, "index [%llu] out of range",
-                                     (unsigned long long)p->pc[i].callee_ix);
+        if (pc_at(p, i)->callee_ix >= p->nix)
+            return cgprop__read_fail(p->err, CGPROP_EFORMAT, pc_at(p, i)->line, "index [%llu] out of range",
+                                     (unsigned long long)pc_at(p, i)->callee_ix);
     return rc;
 }
 
@@ -671,7 +685,7 @@ static int add_batch(gp *p, size_t from, uint32_t nb, const uint32_t *b, const u
     if (!nb || cgprop__add_edges(p->g, nb, b, b + GP_BATCH, n, NULL, NULL) == CGPROP_OK) return CGPROP_OK;
     for (uint32_t j = 0; j < nb; j++) {
         int rc = cgprop_graph_add_edge(p->g, b[j], b[GP_BATCH + j], n[j], NULL, NULL);
-        if (rc) return graph_fail(p, rc, p->pc[from + j].line);
+        if (rc) return graph_fail(p, rc, pc_at(p, from + j)->line);
     }
     return CGPROP_OK;
 }
@@ -682,7 +696,7 @@ static int add_calls(gp *p, uint32_t *b, uint64_t *n)
     size_t from = 0;
     uint32_t nb = 0;
     for (size_t i = 0; i < p->npc; i++) {
-        pcall *c = &p->pc[i];
+        pcall *c = pc_at(p, i);
         uint32_t v;
         if (c->callee_ix < p->ixcap && p->ix[c->callee_ix]) {
             v = p->ix[c->callee_ix] - 1;
@@ -760,7 +774,8 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
         rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines, "no function in the profile");
     cgprop__free(p.g, p.ix);
     cgprop__free(p.g, p.own);
-    cgprop__free(p.g, p.pc);
+    for (size_t i = 0; i < p.nblk; i++) cgprop__free(p.g, p.pcb[i]);
+    cgprop__free(p.g, p.pcb);
     cgprop__free(p.g, p.fl);
     cgprop__free(p.g, p.key);
     if (rc) {
