@@ -870,7 +870,7 @@ static inline bool f_str(ps *p, fwalk *w, bool reg, uint32_t *at, uint32_t *n)
  * offset, where it can be read again without its references, and *slot
  * its back-reference slot (NOPE when it has none). A reference is not read
  * again here: its tuple was read whole when it took the slot. */
-static bool f_label(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at, uint32_t *slot)
+static bool f_label_any(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at, uint32_t *slot)
 {
     *slot = NOPE;
     if (p->pos + 5 <= p->len && (p->d[p->pos] & 0x7fu) == 'r') {
@@ -913,6 +913,26 @@ static bool f_label(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at, uint32_t *
     }
     if (back) p->pos = back;
     return true;
+}
+
+/* An unflagged label tuple inline (cProfile's own files flag each label's
+ * first use, the bench's and other writers' do not); the rest by
+ * f_label_any. */
+static inline bool f_label(ps *p, fwalk *w, bool reg, flab *L, uint32_t *at, uint32_t *slot)
+{
+    if (p->len - p->pos >= 2 && p->d[p->pos] == ')' && p->d[p->pos + 1] == 3) {
+        uint32_t kind;
+        uint64_t x;
+        *slot = NOPE;
+        *at = (uint32_t)p->pos;
+        p->pos += 2;
+        if (!f_str(p, w, reg, &L->fat, &L->flen) || !f_num(p, w, reg, &kind, &x) || kind != FR_INT ||
+            !f_str(p, w, reg, &L->nat, &L->nlen))
+            return false;
+        L->line = (int64_t)x;
+        return true;
+    }
+    return f_label_any(p, w, reg, L, at, slot);
 }
 
 /* A container's head of type t ('{' or a tuple of n); a flagged one takes
@@ -1042,7 +1062,8 @@ static void f_copy(const ps *p, uint32_t at, uint32_t n, char *o)
  * *k points to the key. */
 static size_t f_key(ps *p, fwalk *w, uint32_t at, char *buf, size_t cap, char **k)
 {
-    flab L;
+    /* Initialised only for the compiler: the label was read before. */
+    flab L = {0, 0, 0, 0, 0};
     uint32_t a2, s2;
     p->pos = at;
     (void)f_label(p, w, false, &L, &a2, &s2);
