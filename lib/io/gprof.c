@@ -19,9 +19,9 @@ typedef struct pcall {
 } pcall;
 
 /* The pending calls live in blocks of PC_BLOCK, not in one array doubled
- * as it fills: a doubling copied them, and the old and new arrays were
- * fresh pages side by side (the bench's reads fault in every page of the
- * heap's peak, which these made the largest part of). */
+ * as it fills: each doubling copied them all into fresh pages while the
+ * old array still held its own (docs/PERFORMANCE.md, item 25, says what
+ * this did to the bench's repeated reads). */
 #define PC_SHIFT 12
 #define PC_BLOCK ((size_t)1 << PC_SHIFT)
 
