@@ -20,7 +20,7 @@ typedef struct pcall {
 
 /* The pending calls live in blocks of PC_BLOCK, not in one array doubled
  * as it fills: each doubling copied them all into fresh pages while the
- * old array still held its own (docs/PERFORMANCE.md, item 25, says what
+ * old array still held its own (docs/PERFORMANCE.md, "fourth pass", says what
  * this did to the bench's repeated reads). */
 #define PC_SHIFT 12
 #define PC_BLOCK ((size_t)1 << PC_SHIFT)
