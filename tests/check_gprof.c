@@ -336,6 +336,55 @@ START_TEST(index_bound)
 }
 END_TEST
 
+/* One call main -> a of count 12345, a's self 0.07 s, in the spellings the
+ * reader's fast field split takes and those it leaves to the general one:
+ * each must read as the same call. */
+static void one_call(const char *arc, const char *name, uint64_t count)
+{
+    char t[1024];
+    snprintf(t, sizeof t,
+             "index %% time    self  children    called     name\n"
+             "[2]     70.0    0.07    0.00   12345         %s [2]\n"
+             "-----------------------------------------------\n"
+             "[1]    100.0    0.01    0.07                 main [1]\n"
+             "%s",
+             name, arc);
+    cgprop_graph *g = rd(t, strlen(t), NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self(g, name), 7);
+    ck_assert_uint_eq(self(g, "main"), 1);
+    ck_assert_uint_eq(edge(g, "main", name).count, count);
+    cgprop_graph_free(g);
+}
+
+#define LONGNAME "a_function_name_long_enough_to_reach_past_the_first_sixty_four_bytes_of_its_line"
+
+START_TEST(line_shapes)
+{
+    one_call("                0.07    0.00   12345/12345        a [2]\n", "a", 12345);
+    one_call("\t\t0.07\t0.00\t12345/12345\ta [2]\n", "a", 12345);
+    one_call("                0.07 \t  0.00   12345/12345        a [2]  \t\n", "a", 12345);
+    one_call("                0.07    0.00   12345/12345        a[2]\r\n", "a", 12345);
+    one_call("                0.07    0.00   0012345/12345      a [0002]\n", "a", 12345);
+    one_call("                0.07    0.00   12345              a [2]\n", "a", 12345);
+    one_call("                0.07    0.00   12345/12345        " LONGNAME " [2]\n", LONGNAME, 12345);
+    /* The last line, without its newline: fewer bytes than a block left. */
+    one_call("                0.07    0.00   12345/12345        a [2]", "a", 12345);
+    one_call("  0.07 0.00 12345 a [2]", "a", 12345);
+    /* 19 digits are summed directly; 20 take the checked parse. */
+    one_call("                0.07    0.00   1234567890123456789/1234567890123456789 a [2]\n", "a",
+             1234567890123456789ull);
+    one_call("                0.07    0.00   18446744073709551615/18446744073709551615 a [2]\n", "a",
+             18446744073709551615ull);
+    bad("[2]     70.0    0.07    0.00   1         a [2]\n" SEP E1
+        "                0.07    0.00   18446744073709551616/1 a [2]\n",
+        CGPROP_EOVERFLOW, 5, "call count too large");
+    /* A field that only starts like a number is part of the name. */
+    bad("[2]     70.0    0.07    0.00   1         a [2]\n" SEP E1 "                0.07    0.00   12345x/1 a [2]\n",
+        CGPROP_EFORMAT, 5, "bad call count");
+}
+END_TEST
+
 static char *slurp(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
@@ -453,6 +502,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bsd_header);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, index_bound);
+    tcase_add_test(tc, line_shapes);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_report);
     tcase_add_test(tc, alloc_failures);

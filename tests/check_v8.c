@@ -219,6 +219,51 @@ START_TEST(node_spellings)
 }
 END_TEST
 
+/* Samples 3, 3, 2, 3 (f, f, main, f) each lasting d µs, the last one the
+ * mean interval, d too: f's self 3d and 3 samples, main's d and 1, main's
+ * total 4d. The arrays are spelt the ways the reader's word-at-a-time
+ * number scan takes (up to 7 digits before ',' or ']') and those it leaves
+ * to the byte loop (blanks, 8 digits and more); the nodes listed by id or
+ * not. */
+static void four_samples(const char *ids, const char *samples, const char *deltas, uint64_t d)
+{
+    unsigned a, b, c;
+    ck_assert_int_eq(sscanf(ids, "%u %u %u", &a, &b, &c), 3);
+    char t[2048];
+    snprintf(t, sizeof t,
+             "{\"nodes\":[{\"id\":%u," ROOT_CF ",\"hitCount\":0,\"children\":[%u]},"
+             "{\"id\":%u," CF("main", "file:///a.js", 0, 0) ",\"hitCount\":0,\"children\":[%u]},"
+             "{\"id\":%u," CF("f", "file:///a.js", 4, 10) ",\"hitCount\":0}],"
+             "\"startTime\":5,\"endTime\":9,\"samples\":%s,\"timeDeltas\":%s}",
+             a, b, b, c, c, samples, deltas);
+    cgprop_graph *g = rd(t, NULL);
+    ck_assert_uint_eq(self(g, F, 0), 3 * d);
+    ck_assert_uint_eq(self(g, MAIN, 0), d);
+    ck_assert_uint_eq(total(g, MAIN, 0), 4 * d);
+    ck_assert_uint_eq(self(g, F, 1), 3);
+    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    cgprop_graph_free(g);
+}
+
+START_TEST(number_spellings)
+{
+    four_samples("1 2 3", "[3,3,2,3]", "[7,7,7,7]", 7);
+    four_samples("1 2 3", "[3,3,2,3]", "[1234567,1234567,1234567,1234567]", 1234567);
+    four_samples("1 2 3", "[3,3,2,3]", "[12345678,12345678,12345678,12345678]", 12345678);
+    four_samples("1 2 3", "[ 3 , 3,\n2 ,3 ]", "[\t1000,1000 ,1000,\r\n1000]", 1000);
+    four_samples("1 2 3", "[3,3,2,3]", "[0,1000,1000,1000]", 1000);
+    four_samples("1 2 3", "[3,3,2,3]", "[-5,1000,1000,1000]", 1000);
+    four_samples("1000001 1000002 1000003", "[1000003,1000003,1000002,1000003]", "[9,9,9,9]", 9);
+    four_samples("10000001 10000002 10000003", "[10000003,10000003,10000002,10000003]", "[9,9,9,9]", 9);
+    four_samples("1 7 3", "[3,3,7,3]", "[40,40,40,40]", 40);
+    four_samples("5 1 3", "[3,3,1,3]", "[40,40,40,40]", 40);
+    bad("{\"nodes\":[{\"id\":1," ROOT_CF "}],\"samples\":[1,01]}", CGPROP_EFORMAT, 1, "expected ','");
+    bad("{\"nodes\":[{\"id\":1," ROOT_CF "}],\"samples\":[1,2.0]}", CGPROP_EFORMAT, 1,
+        "samples is not an array of integers");
+    bad("{\"nodes\":[{\"id\":1," ROOT_CF "}],\"samples\":[1,7]}", CGPROP_EFORMAT, 1, "sample names no node: 7");
+}
+END_TEST
+
 START_TEST(json_details)
 {
     /* Escapes: \u00e9, a surrogate pair (U+1F600), a lone surrogate
@@ -426,6 +471,7 @@ static Suite *suite(void)
     tcase_add_test(tc, deltas_step_back);
     tcase_add_test(tc, parent_links_and_hit_counts);
     tcase_add_test(tc, node_spellings);
+    tcase_add_test(tc, number_spellings);
     tcase_add_test(tc, json_details);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, frame_budget);

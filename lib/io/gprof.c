@@ -18,6 +18,13 @@ typedef struct pcall {
     size_t nlen;
 } pcall;
 
+/* The pending calls live in blocks of PC_BLOCK, not in one array doubled
+ * as it fills: each doubling copied them all into fresh pages while the
+ * old array still held its own (docs/PERFORMANCE.md, "fourth pass", says what
+ * this did to the bench's repeated reads). */
+#define PC_SHIFT 12
+#define PC_BLOCK ((size_t)1 << PC_SHIFT)
+
 /* A flat profile line, kept until the call graph has been read. */
 typedef struct flat {
     const char *name;
@@ -33,11 +40,12 @@ typedef struct gp {
     uint64_t nix;        /* indices must be below it: every entry takes a line, so the line count + 1 bounds them */
     bool counted;        /* nix is that bound; before, the lines read so far (r.no) bound them from below */
     bool pending;        /* a call line's index is past the lines read then, not yet checked (check_pending) */
+    uint64_t pmax;       /* the largest such index */
     cgprop__lines r;
     uint64_t *own;       /* function id -> the gprof index it was made for, 0 = none */
     size_t nown;
-    pcall *pc;
-    size_t npc, pccap;
+    pcall **pcb;         /* the pending calls, PC_BLOCK to a block (pc_at) */
+    size_t npc, nblk, blkcap;
     flat *fl;
     size_t nfl, flcap;
     char *key;
@@ -63,11 +71,165 @@ static bool numeric_token(const char *s, size_t n)
     return true;
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GP_SWAR 1
+#endif
+
+/* The first index from i below e that is not a blank. The runs of blanks
+ * between gprof's columns are 1 to 12 long and differ from field to field:
+ * a byte loop mispredicted its exit on each, so eight bytes are compared at
+ * once and the first other byte found by its position. */
+static inline size_t past_blanks(const char *s, size_t i, size_t e)
+{
+    for (;;) {
+#ifdef GP_SWAR
+        while (e - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            w ^= 0x2020202020202020ull;
+            if (w) {
+                i += (size_t)__builtin_ctzll(w) >> 3;
+                break;
+            }
+            i += 8;
+        }
+#endif
+        while (i < e && s[i] == ' ') i++;
+        if (i == e || s[i] != '\t') return i;
+        i++;
+    }
+}
+
+/* The first index from i below e whose byte is not a digit, '.', '/' or
+ * '+' (numeric_token's bytes), eight bytes at once as past_blanks. */
+static inline size_t past_numeric(const char *s, size_t i, size_t e)
+{
+#ifdef GP_SWAR
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    while (e - i >= 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        /* Per byte of seven bits (no carry between bytes): >= '.' and
+         * not >= ':' is '.', '/' or a digit; '+' by a zero-byte test. */
+        uint64_t l = w & ~high;
+        uint64_t ge = l + ones * (0x80 - '.'), gt = l + ones * (0x80 - ':');
+        uint64_t x = l ^ ones * '+';
+        uint64_t nz = ((x & ~high) + ~high) | x;
+        uint64_t in = ((ge & ~gt) | ~nz) & ~w & high;
+        uint64_t out = ~in & high;
+        if (out) return i + ((size_t)__builtin_ctzll(out) >> 3);
+        i += 8;
+    }
+#endif
+    while (i < e && (cgprop__is_digit(s[i]) || s[i] == '.' || s[i] == '/' || s[i] == '+')) i++;
+    return i;
+}
+
+#if !defined(CGPROP_GPROF_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
+#define GP_SSE2 1
+#include <emmintrin.h>
+
+/* Bit k of each: s[k] is a blank; a digit; a digit, '.', '/' or '+'
+ * (numeric_token's bytes), for the 64 bytes at s. */
+static inline void classify64(const char *s, uint64_t *bl, uint64_t *dg, uint64_t *nu)
+{
+    const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'), plus = _mm_set1_epi8('+');
+    const __m128i d0 = _mm_set1_epi8('0' - 1), d9 = _mm_set1_epi8('9' + 1), dot = _mm_set1_epi8('.' - 1);
+    uint64_t b = 0, d = 0, u = 0;
+    for (int c = 0; c < 4; c++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * c));
+        __m128i le9 = _mm_cmplt_epi8(x, d9);
+        __m128i isb = _mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, tab));
+        __m128i isd = _mm_and_si128(_mm_cmpgt_epi8(x, d0), le9);
+        __m128i isu = _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(x, dot), le9), _mm_cmpeq_epi8(x, plus));
+        b |= (uint64_t)(uint32_t)_mm_movemask_epi8(isb) << (16 * c);
+        d |= (uint64_t)(uint32_t)_mm_movemask_epi8(isd) << (16 * c);
+        u |= (uint64_t)(uint32_t)_mm_movemask_epi8(isu) << (16 * c);
+    }
+    *bl = b;
+    *dg = d;
+    *nu = u;
+}
+#endif
+
+/* split_fields' usual case: a trailing [N] of at most 19 digits, numeric
+ * fields that each end at a blank, a name not ending in '>' (the cycle
+ * forms). Fills f as split_fields would and returns true; false on any
+ * other line, which split_fields then takes. s[0..lim) may be read. The
+ * general split scanned each field twice (token, then numeric test) and
+ * parsed the index with a division per digit; and finding each field's
+ * end from the previous one's, a byte (or a word) at a time, is a chain
+ * of dependent loads. With SSE2 the first 64 bytes from i are classified
+ * at once and the fields found in the bit masks. */
+static bool split_fast(const char *s, size_t n, size_t i, size_t lim, fields *f)
+{
+    while (n && cgprop__is_space(s[n - 1])) n--;
+    if (n < 3 || s[n - 1] != ']') return false;
+    size_t j = n - 1;
+    while (j > 0 && cgprop__is_digit(s[j - 1])) j--;
+    if (j == 0 || s[j - 1] != '[' || n - 1 - j == 0 || n - 1 - j > 19) return false;
+    uint64_t v = 0;
+    for (size_t k = j; k < n - 1; k++) v = v * 10 + (uint64_t)(s[k] - '0');
+    if (v == 0) return false;
+    size_t e = j - 1;
+    while (e && cgprop__is_space(s[e - 1])) e--;
+    if (e <= i || s[e - 1] == '>') return false;
+    uint32_t nt = 0;
+#ifdef GP_SSE2
+    if (e - i <= 64 && lim >= 64 && i <= lim - 64) {
+        uint64_t bl, dg, nu;
+        classify64(s + i, &bl, &dg, &nu);
+        size_t k = e - i;
+        uint64_t nb = ~bl & (k == 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1);
+        /* s[e - 1] is no blank: there is a last start. */
+        uint64_t st = nb & ~(nb << 1);
+        unsigned b;
+        for (;;) {
+            b = (unsigned)__builtin_ctzll(st);
+            if (!((dg >> b) & 1)) break;
+            uint64_t rest = ~nb & (~(uint64_t)0 << b);
+            if (!rest) return false;
+            unsigned t = (unsigned)__builtin_ctzll(rest);
+            if (t >= k || nt == 6) return false;
+            uint64_t tm = (((uint64_t)1 << t) - 1) & (~(uint64_t)0 << b);
+            if (tm & ~nu) return false;
+            f->tok[nt] = s + i + b;
+            f->tlen[nt] = t - b;
+            nt++;
+            st &= st - 1;
+        }
+        f->nt = nt;
+        f->index = v;
+        f->cycle_whole = false;
+        f->name = s + i + b;
+        f->nlen = k - b;
+        return true;
+    }
+#endif
+    i = past_blanks(s, i, e);
+    while (i < e && cgprop__is_digit(s[i])) {
+        size_t b = i;
+        i = past_numeric(s, i, e);
+        if (i == e || !cgprop__is_space(s[i]) || nt == 6) return false;
+        f->tok[nt] = s + b;
+        f->tlen[nt] = i - b;
+        nt++;
+        i = past_blanks(s, i, e);
+    }
+    f->nt = nt;
+    f->index = v;
+    f->cycle_whole = false;
+    f->name = s + i;
+    f->nlen = e - i;
+    return true;
+}
+
 /* Split s[0..n) (leading "[N]" of a primary line already removed), whose
  * blanks before i were already passed. Names never start with a digit, so
  * the fields end at the first token that is not a number. */
-static void split_fields(const char *s, size_t n, size_t i, fields *f)
+static void split_fields(const char *s, size_t n, size_t i, size_t lim, fields *f)
 {
+    if (split_fast(s, n, i, lim, f)) return;
     /* Not a memset: only tok[0..nt) is ever read, and clearing the whole
      * struct (a rep stos) was a third of this function's time. */
     f->nt = 0;
@@ -238,6 +400,8 @@ static bool index_in_range(gp *p, uint64_t index)
     return index < p->nix;
 }
 
+static pcall *pc_at(const gp *p, size_t i) { return &p->pcb[i >> PC_SHIFT][i & (PC_BLOCK - 1)]; }
+
 static int set_index(gp *p, uint64_t line, uint64_t index, uint32_t node)
 {
     if (!index_in_range(p, index))
@@ -296,15 +460,29 @@ static bool internal_line(const char *s, size_t n)
     return j < n - 1 && j > 0 && s[j - 1] == '(';
 }
 
+/* cgprop__parse_u64 (decimal) without its division per digit: 19 digits
+ * cannot overflow, and only a longer number takes the checked parse. */
+static int parse_dec(const char *s, size_t n, size_t *i, uint64_t *out)
+{
+    size_t j = *i, stop = n - j > 19 ? j + 19 : n;
+    uint64_t v = 0;
+    while (j < stop && cgprop__is_digit(s[j])) v = v * 10 + (uint64_t)(s[j++] - '0');
+    if (j == stop && j < n && cgprop__is_digit(s[j])) return cgprop__parse_u64(s, n, i, false, out);
+    if (j == *i) return CGPROP__NUM_NONE;
+    *i = j;
+    *out = v;
+    return CGPROP__NUM_OK;
+}
+
 static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *cur, bool *whole)
 {
     /* "[N]" then %time self children [called[+self]] name [N]. */
     size_t i = 1;
     uint64_t ix;
-    if (cgprop__parse_u64(s, n, &i, false, &ix) != CGPROP__NUM_OK || i >= n || s[i] != ']' || ix == 0)
+    if (parse_dec(s, n, &i, &ix) != CGPROP__NUM_OK || i >= n || s[i] != ']' || ix == 0)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "bad entry index");
     fields f;
-    split_fields(s + i + 1, n - i - 1, 0, &f);
+    split_fields(s + i + 1, n - i - 1, 0, (size_t)(p->r.end - s) - i - 1, &f);
     if (f.nt < 3 || f.index != ix || !f.nlen)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line,
                                  "an entry needs %%time, self, children, a name and its index [%llu] again",
@@ -335,14 +513,14 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, 
     }
     if (internal_line(s, n)) return CGPROP_OK;
     fields f;
-    split_fields(s, n, (size_t)(t - s), &f);
+    split_fields(s, n, (size_t)(t - s), (size_t)(p->r.end - s), &f);
     if (f.nt < 1 || !f.index || !f.nlen)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "a call line needs a count, a name and an index");
     if (!below) return CGPROP_OK; /* each call is taken once: below its caller */
     const char *c = f.tok[f.nt - 1];
     size_t cl = f.tlen[f.nt - 1], i = 0;
     uint64_t cnt;
-    int nr = cgprop__parse_u64(c, cl, &i, false, &cnt);
+    int nr = parse_dec(c, cl, &i, &cnt);
     if (nr != CGPROP__NUM_OK || (i < cl && c[i] != '/'))
         return num_fail(p, nr == CGPROP__NUM_OVERFLOW ? CGPROP_EOVERFLOW : CGPROP_EFORMAT, line, "call count");
     /* A callee's entry is often further down than its index (the bench's
@@ -350,18 +528,24 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, 
      * waits for the end of the graph rather than count the lines first. */
     if (f.index > p->r.no && !p->counted && f.index < UINT32_MAX) {
         p->pending = true;
+        if (f.index > p->pmax) p->pmax = f.index;
     } else if (!index_in_range(p, f.index)) {
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "index [%llu] out of range",
                                  (unsigned long long)f.index);
     }
-    if (p->npc == p->pccap) {
-        size_t cap = p->pccap ? p->pccap * 2 : 64;
-        pcall *q = cgprop__realloc(p->g, p->pc, cap, sizeof *q);
-        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
-        p->pc = q;
-        p->pccap = cap;
+    if (p->npc == p->nblk * PC_BLOCK) {
+        if (p->nblk == p->blkcap) {
+            size_t cap = p->blkcap ? p->blkcap * 2 : 16;
+            pcall **q = cgprop__realloc(p->g, p->pcb, cap, sizeof *q);
+            if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+            p->pcb = q;
+            p->blkcap = cap;
+        }
+        pcall *b = cgprop__alloc(p->g, PC_BLOCK, sizeof *b);
+        if (!b) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        p->pcb[p->nblk++] = b;
     }
-    pcall *pc = &p->pc[p->npc++];
+    pcall *pc = pc_at(p, p->npc++);
     pc->caller = cur;
     pc->callee_ix = (uint32_t)f.index;
     pc->count = cnt;
@@ -377,7 +561,7 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, 
 static int on_flat(gp *p, uint64_t line, const char *s, size_t n)
 {
     fields f;
-    split_fields(s, n, 0, &f);
+    split_fields(s, n, 0, (size_t)(p->r.end - s), &f);
     if (f.nt < 3 || !f.nlen || f.index) return CGPROP_OK;
     for (uint32_t k = 0; k < 3; k++)
         if (!memchr(f.tok[k], '.', f.tlen[k])) return CGPROP_OK;
@@ -477,10 +661,13 @@ static int check_pending(gp *p, int rc)
     if (!p->pending) return rc;
     p->pending = false;
     count_lines(p);
+    /* Only the waiting lines can be out of range: none is when their
+     * largest index is within, and the calls need not be walked. */
+    if (p->pmax < p->nix) return rc;
     for (size_t i = 0; i < p->npc; i++)
-        if (p->pc[i].callee_ix >= p->nix)
-            return cgprop__read_fail(p->err, CGPROP_EFORMAT, p->pc[i].line, "index [%llu] out of range",
-                                     (unsigned long long)p->pc[i].callee_ix);
+        if (pc_at(p, i)->callee_ix >= p->nix)
+            return cgprop__read_fail(p->err, CGPROP_EFORMAT, pc_at(p, i)->line, "index [%llu] out of range",
+                                     (unsigned long long)pc_at(p, i)->callee_ix);
     return rc;
 }
 
@@ -498,7 +685,7 @@ static int add_batch(gp *p, size_t from, uint32_t nb, const uint32_t *b, const u
     if (!nb || cgprop__add_edges(p->g, nb, b, b + GP_BATCH, n, NULL, NULL) == CGPROP_OK) return CGPROP_OK;
     for (uint32_t j = 0; j < nb; j++) {
         int rc = cgprop_graph_add_edge(p->g, b[j], b[GP_BATCH + j], n[j], NULL, NULL);
-        if (rc) return graph_fail(p, rc, p->pc[from + j].line);
+        if (rc) return graph_fail(p, rc, pc_at(p, from + j)->line);
     }
     return CGPROP_OK;
 }
@@ -509,7 +696,7 @@ static int add_calls(gp *p, uint32_t *b, uint64_t *n)
     size_t from = 0;
     uint32_t nb = 0;
     for (size_t i = 0; i < p->npc; i++) {
-        pcall *c = &p->pc[i];
+        pcall *c = pc_at(p, i);
         uint32_t v;
         if (c->callee_ix < p->ixcap && p->ix[c->callee_ix]) {
             v = p->ix[c->callee_ix] - 1;
@@ -587,7 +774,8 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
         rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines, "no function in the profile");
     cgprop__free(p.g, p.ix);
     cgprop__free(p.g, p.own);
-    cgprop__free(p.g, p.pc);
+    for (size_t i = 0; i < p.nblk; i++) cgprop__free(p.g, p.pcb[i]);
+    cgprop__free(p.g, p.pcb);
     cgprop__free(p.g, p.fl);
     cgprop__free(p.g, p.key);
     if (rc) {

@@ -381,13 +381,14 @@ typedef struct v8r {
     /* V8 numbers its nodes 1, 2, 3, ...: when the ids are such a run,
      * a node is found by subtraction, not by a search per sample. */
     bool dense;
+    bool ident; /* dense, and node i is id base + i (no idx) */
     int64_t base;
     char *key;
     size_t keycap;
     uint32_t root_fn; /* "(root)", added only when a sample needs it */
     bool has_start, has_samples, has_deltas;
     int64_t start;
-    const char *samples_at, *deltas_at;
+    const char *samples_at, *deltas_at, *end;
     uint64_t samples_line, deltas_line;
     uint64_t nsamples, ndeltas;
 } v8r;
@@ -583,9 +584,21 @@ static int read_node(v8r *v, jlex *L)
 }
 
 /* The fast node's pieces: p past the bytes w, or NULL. */
-static const char *fast_lit(const char *p, const char *e, const char *w, size_t n)
+static inline const char *fast_lit(const char *p, const char *e, const char *w, size_t n)
 {
-    return (size_t)(e - p) >= n && memcmp(p, w, n) == 0 ? p + n : NULL;
+    if ((size_t)(e - p) < n) return NULL;
+    /* n is a constant here: the compare unrolls into a few word loads
+     * instead of a call to memcmp for each key of each node. */
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, p + i, 8);
+        memcpy(&b, w + i, 8);
+        if (a != b) return NULL;
+    }
+    for (; i < n; i++)
+        if (p[i] != w[i]) return NULL;
+    return p + n;
 }
 
 /* An integer of at most 18 digits (no overflow, no leading zero) ending
@@ -697,6 +710,32 @@ no:
     return false;
 }
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define V8_SWAR 1
+/* The digits at p among the 8 bytes there: 0 when p holds no digit, 8
+ * when all are; *x gets the bytes minus '0'. A carry out of a non-digit
+ * byte only disturbs the bytes after it. */
+static inline unsigned swar_digits(const char *p, uint64_t *x)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    w ^= 0x3030303030303030ull;
+    *x = w;
+    uint64_t nd = ((w + 0x7676767676767676ull) | w) & 0x8080808080808080ull;
+    return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+}
+
+/* The value of the k (1 to 8) digits at the start of x (swar_digits'),
+ * shifted to the top as leading zeros (simdjson's 8-digit step). */
+static inline uint64_t swar_value(uint64_t x, unsigned k)
+{
+    x <<= 64 - 8 * k;
+    x = x * 10 + (x >> 8);
+    return (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+            (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+}
+#endif
+
 /* int_array's usual case, byte by byte: integers of at most 18 digits
  * (no overflow, no leading zero), blanks, commas, and the closing bracket.
  * True with the array read and the lexer past it; false, with nothing
@@ -708,6 +747,21 @@ static bool int_array_fast(jlex *L, uint64_t *count)
     for (;;) {
         while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) line += *p++ == '\n';
         if (p < e && *p == ']' && n == 0) break;
+#ifdef V8_SWAR
+        /* A sample id or delta of 1 to 7 digits right before ',' or ']',
+         * with no branch on its length; anything else is the loop's. */
+        if (e - p >= 8) {
+            uint64_t x;
+            unsigned k = swar_digits(p, &x);
+            if (k && k < 8 && (p[k] == ',' || p[k] == ']') && (*p != '0' || k == 1)) {
+                n++;
+                p += k;
+                if (*p == ']') break;
+                p++;
+                continue;
+            }
+        }
+#endif
         if (p < e && *p == '-') p++;
         if (p >= e || !cgprop__is_digit(*p)) return false;
         const char *d = p;
@@ -819,7 +873,7 @@ static uint32_t find(const v8r *v, int64_t id)
     if (v->dense) {
         if (id < v->base) return NO_NODE;
         uint64_t d = (uint64_t)id - (uint64_t)v->base;
-        return d < v->nn ? v->idx[d].i : NO_NODE;
+        return d < v->nn ? (v->ident ? (uint32_t)d : v->idx[d].i) : NO_NODE;
     }
     size_t lo = 0, hi = v->nn;
     while (lo < hi) {
@@ -845,20 +899,29 @@ static int set_parent(v8r *v, uint32_t child, uint32_t parent, uint64_t line)
  * parent links never reaches a root and is refused. */
 static int link(v8r *v)
 {
-    v->idx = cgprop__realloc(v->g, NULL, v->nn, sizeof *v->idx);
-    if (!v->idx) return v8_oom(v, 0);
-    for (size_t i = 0; i < v->nn; i++) {
-        v->idx[i].id = v->nodes[i].id;
-        v->idx[i].i = (uint32_t)i;
+    /* V8 lists its nodes by id, 1, 2, 3, ...: then node i is id base + i,
+     * found by subtraction alone, with no sorted copy of the ids. */
+    bool run = true;
+    for (size_t i = 1; i < v->nn && run; i++)
+        run = v->nodes[i - 1].id < INT64_MAX && v->nodes[i].id == v->nodes[i - 1].id + 1;
+    if (run) {
+        v->base = v->nodes[0].id;
+        v->dense = v->ident = true;
+    } else if ((v->idx = cgprop__realloc(v->g, NULL, v->nn, sizeof *v->idx))) {
+        for (size_t i = 0; i < v->nn; i++) {
+            v->idx[i].id = v->nodes[i].id;
+            v->idx[i].i = (uint32_t)i;
+        }
+        qsort(v->idx, v->nn, sizeof *v->idx, cmp_idx);
+        for (size_t i = 1; i < v->nn; i++)
+            if (v->idx[i].id == v->idx[i - 1].id)
+                return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->nodes[v->idx[i].i].line, "duplicate node id %lld",
+                                         (long long)v->idx[i].id);
+        /* Sorted and distinct: a run exactly when the span is nn - 1. */
+        v->base = v->idx[0].id;
+        v->dense = (uint64_t)v->idx[v->nn - 1].id - (uint64_t)v->base == (uint64_t)(v->nn - 1);
     }
-    qsort(v->idx, v->nn, sizeof *v->idx, cmp_idx);
-    for (size_t i = 1; i < v->nn; i++)
-        if (v->idx[i].id == v->idx[i - 1].id)
-            return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->nodes[v->idx[i].i].line, "duplicate node id %lld",
-                                     (long long)v->idx[i].id);
-    /* Sorted and distinct: a run exactly when the span is nn - 1. */
-    v->base = v->idx[0].id;
-    v->dense = (uint64_t)v->idx[v->nn - 1].id - (uint64_t)v->base == (uint64_t)(v->nn - 1);
+    if (!v->ident && !v->idx) return v8_oom(v, 0);
     for (size_t e = 0; e < v->ne; e++) {
         uint32_t c = find(v, v->edges[e].child);
         if (c == NO_NODE)
@@ -905,6 +968,7 @@ static int link(v8r *v)
 typedef struct iarr {
     const char *p;
     uint64_t line;
+    const char *e; /* the input's end */
 } iarr;
 
 static int64_t inext(iarr *a)
@@ -916,6 +980,17 @@ static int64_t inext(iarr *a)
     bool neg = *a->p == '-';
     if (neg) a->p++;
     uint64_t x = 0;
+#ifdef V8_SWAR
+    if (a->e - a->p >= 8) {
+        uint64_t w;
+        unsigned k = swar_digits(a->p, &w);
+        if (k && k < 8) {
+            a->p += k;
+            x = swar_value(w, k);
+            return neg ? -(int64_t)x : (int64_t)x;
+        }
+    }
+#endif
     while (cgprop__is_digit(*a->p)) x = x * 10 + (uint64_t)(*a->p++ - '0');
     return neg ? (x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x) : (int64_t)x;
 }
@@ -972,8 +1047,8 @@ static uint64_t last_lasts(int64_t first, int64_t last, uint64_t n)
 
 static int sample_pass(v8r *v)
 {
-    iarr s = {v->samples_at, v->samples_line};
-    iarr d = {v->deltas_at, v->deltas_line};
+    iarr s = {v->samples_at, v->samples_line, v->end};
+    iarr d = {v->deltas_at, v->deltas_line, v->end};
     int64_t ts = v->start;
     int64_t prev_ts = 0, first_ts = 0;
     uint32_t prev = NO_NODE;
@@ -1127,6 +1202,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     jlex L;
     jinit(&L, data, len, err);
+    v.end = data + len;
     rc = parse(&v, &L);
     if (!rc) rc = link(&v);
     if (!rc && v.has_samples) {
