@@ -1096,17 +1096,30 @@ static bool f_walk(ps *p, fwalk *w)
 /* ":line TAB" of a label into o (room for 24); its length. */
 static size_t f_line(int64_t v, char *o)
 {
-    char t[24];
-    size_t n = 0;
+    /* Two digits a step, from the end: half the divisions. */
+    static const char dd[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                             "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                             "8081828384858687888990919293949596979899";
     uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        t[n++] = (char)('0' + m % 10);
-        m /= 10;
-    } while (m);
+    size_t nd = 1;
+    for (uint64_t t = m; t >= 10; t /= 10) nd++;
     size_t k = 0;
     o[k++] = ':';
     if (v < 0) o[k++] = '-';
-    while (n) o[k++] = t[--n];
+    char *e = o + k + nd;
+    while (m >= 100) {
+        unsigned r = (unsigned)(m % 100);
+        m /= 100;
+        *--e = dd[2 * r + 1];
+        *--e = dd[2 * r];
+    }
+    if (m >= 10) {
+        *--e = dd[2 * m + 1];
+        *--e = dd[2 * m];
+    } else {
+        *--e = (char)('0' + m);
+    }
+    k += nd;
     o[k++] = '\t';
     return k;
 }
@@ -1127,9 +1140,19 @@ static size_t f_key(ps *p, fwalk *w, uint32_t at, char *buf, size_t cap, char **
 {
     /* Initialised only for the compiler: the label was read before. */
     flab L = {0, 0, 0, 0, 0};
-    uint32_t a2, s2;
-    p->pos = at;
-    (void)f_label(p, w, false, &L, &a2, &s2);
+    const unsigned char *d = p->d + at;
+    if (d[0] == ')' && d[2] == 'z' && d[4 + d[3]] == 'i' && d[9 + d[3]] == 'z') {
+        /* Plain (f_plain_len): its parts where that spelling puts them. */
+        L.fat = at + 4;
+        L.flen = d[3];
+        L.line = (int32_t)u32le(d + 5 + L.flen);
+        L.nat = at + 11 + L.flen;
+        L.nlen = d[10 + L.flen];
+    } else {
+        uint32_t a2, s2;
+        p->pos = at;
+        (void)f_label(p, w, false, &L, &a2, &s2);
+    }
     char ln[24];
     size_t nl = f_line(L.line, ln);
     size_t n = 1 + (size_t)L.flen + nl + L.nlen;
