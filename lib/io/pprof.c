@@ -89,6 +89,10 @@ typedef struct pp {
     size_t prev_at, prev_end, prev_depth;
     char *key;
     size_t ckey;
+    /* Where the first Sample field starts and the last one ends: pass 2
+     * walks that span only, not the tables again (pass 1 checked every
+     * field of the Profile, so the span is a run of well-formed fields). */
+    size_t samp_at, samp_end;
     uint64_t st_type[CGPROP_MAX_METRICS], st_unit[CGPROP_MAX_METRICS];
     size_t st_off[CGPROP_MAX_METRICS];
     uint32_t K;
@@ -364,6 +368,8 @@ static int pass1(pp *p)
             break;
         case 2:
             rc = want(p, &f, WT_LEN, "Profile"); /* samples: pass 2 */
+            if (!rc && p->samp_end == 0) p->samp_at = f.off;
+            if (!rc) p->samp_end = q;
             break;
         case 3:
             if (!(rc = want(p, &f, WT_LEN, "Profile"))) rc = read_mapping(p, &f);
@@ -815,10 +821,10 @@ static int make_fast(pp *p)
 
 static int pass2(pp *p)
 {
-    size_t q = 0;
+    size_t q = p->samp_at;
     pfield f;
     int r;
-    while ((r = next_field(p, &q, p->len, &f, "Profile")) == 1) {
+    while ((r = next_field(p, &q, p->samp_end, &f, "Profile")) == 1) {
         if (f.num != 2) continue;
         int rc = read_sample(p, &f);
         if (rc) return rc;
