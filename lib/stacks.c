@@ -287,10 +287,13 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
         if (!nonzero) continue;
         uint32_t e = s->eid[i], c = s->pcls[i], ref = g->ecls_ref[e];
         /* The usual case needs no preparing: the call is in compact form
-         * for this very class, or keeps all its buckets. */
-        if (c >= CGPROP__NCLS || (ref < CGPROP__ECLS_BLK && ref != c + 1)) {
+         * for this very class, or keeps all its buckets, and for a level
+         * >= 2 caller has its level >= 2 part already. */
+        uint32_t r = c >= CGPROP__NCLS ? cgprop__sparse_find(&g->dcall, e) : 1;
+        if (!r || (ref < CGPROP__ECLS_BLK && ref != cgprop__cls_bucket(c) + 1)) {
             int rc = cgprop__ecls_prepare(g, e, (int)c, true);
             if (rc) return rc;
+            if (c >= CGPROP__NCLS) r = cgprop__sparse_find(&g->dcall, e);
         }
         cgprop__add(g->ecost + (size_t)e * K, pend, K);
         uint64_t *cb = cgprop__ecls_bucket(g, e, cgprop__cls_bucket(c), NULL);
@@ -298,7 +301,6 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
         /* A level >= 2 caller's share also goes to the call's level >= 2
          * part (made by the prepare above), under the callee's level. */
         if (c >= CGPROP__NCLS) {
-            uint32_t r = cgprop__sparse_find(&g->dcall, e);
             cgprop__add(g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) + (size_t)(c - CGPROP__NCLS) * (K + 1) + 1,
                         pend, K);
         }
@@ -380,12 +382,6 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     /* Until this stack is in, only its shared prefix is cached. */
     s->prev_len = p;
 
-    size_t nmissing = 0;
-    for (size_t i = q; i + 1 < depth; i++) {
-        uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
-        s->eid[i] = e;
-        nmissing += e == MISSING;
-    }
     bool nonzero = false;
     for (uint32_t k = 0; k < K; k++) nonzero = nonzero || w[k];
     /* The leaf's level >= 2 self cost is kept apart (g->dself); a row of
@@ -396,21 +392,21 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
         return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
-    if (nmissing) {
-        if ((uint64_t)g->ne + nmissing > UINT32_MAX - 1)
-            return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: the number of calls would overflow; nothing was added");
-        for (size_t i = q; i + 1 < depth; i++) {
-            if (s->eid[i] != MISSING) continue;
-            uint32_t e;
-            rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
-            if (!rc) rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), nonzero);
-            if (rc) {
-                cgprop__txn_rollback(g, &t);
-                return cgprop__err(g, rc, "add_stack: %s; nothing was added",
-                                   rc == CGPROP_ENOMEM ? "out of memory" : "the number of calls would overflow");
-            }
-            s->eid[i] = e;
+    /* Each new pair's call found, or made at once (one probe, not a look-up
+     * and then another to insert). A call made by this stack (id from ne0
+     * on, a pair the stack repeats among them) gets ready for its class as
+     * it would if it had been missing; the others are prepared when their
+     * cost arrives (flush_range). */
+    for (size_t i = q; i + 1 < depth; i++) {
+        uint32_t e;
+        rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
+        if (!rc && e >= t.ne0) rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), nonzero);
+        if (rc) {
+            cgprop__txn_rollback(g, &t);
+            return cgprop__err(g, rc, "add_stack: %s; nothing was added",
+                               rc == CGPROP_ENOMEM ? "out of memory" : "the number of calls would overflow");
         }
+        s->eid[i] = e;
     }
     /* The calling context, when kept, last: its failure drops the calls. */
     if ((rc = cgprop__ctx_stack(g, frames, depth, w))) {
