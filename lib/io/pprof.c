@@ -175,7 +175,7 @@ static inline int varint(const unsigned char *d, size_t *pos, size_t end, uint64
 
 /* The next field of the message d[*pos..end): 1 and f filled, 0 at the end,
  * or a negative status with err filled. */
-static int next_field(pp *p, size_t *pos, size_t end, pfield *f, const char *msg)
+static int next_field_slow(pp *p, size_t *pos, size_t end, pfield *f, const char *msg)
 {
     if (*pos >= end) return 0;
     /* Set on every path, the error paths too: the compiler cannot tell that
@@ -222,6 +222,44 @@ static int next_field(pp *p, size_t *pos, size_t end, pfield *f, const char *msg
                     msg, f->num, f->wt);
     }
     return 1;
+}
+
+/* next_field, with the usual case inline: a one-byte tag of a varint or a
+ * length-delimited field whose value or length is well formed. Anything
+ * else (and every error) goes the slow way from the tag, so the fields and
+ * the errors are the same. */
+static inline int next_field(pp *p, size_t *pos, size_t end, pfield *f, const char *msg)
+{
+    size_t q = *pos;
+    if (q >= end) return 0;
+    const unsigned char *d = p->d;
+    unsigned tag = d[q];
+    if (tag < 0x80 && tag >= 8 && (tag & 7) == WT_VARINT) {
+        size_t r = q + 1;
+        uint64_t v;
+        if (!varint(d, &r, end, &v)) {
+            f->off = q;
+            f->num = tag >> 3;
+            f->wt = WT_VARINT;
+            f->v = v;
+            *pos = r;
+            return 1;
+        }
+    } else if (tag < 0x80 && tag >= 8 && (tag & 7) == WT_LEN) {
+        size_t r = q + 1;
+        uint64_t n;
+        if (!varint(d, &r, end, &n) && n <= end - r) {
+            f->off = q;
+            f->num = tag >> 3;
+            f->wt = WT_LEN;
+            f->v = 0;
+            f->at = r;
+            f->len = (size_t)n;
+            *pos = r + (size_t)n;
+            return 1;
+        }
+    }
+    return next_field_slow(p, pos, end, f, msg);
 }
 
 static int want(pp *p, const pfield *f, uint32_t wt, const char *msg)
