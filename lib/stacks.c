@@ -443,11 +443,11 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
  * stack s->prev[0..prev_len) is always a prefix of the previous stack given
  * (it is that stack when it was added, a part of it or nothing when not),
  * so the prefix it shares with this one is at most prev_len of these. */
-static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
+static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth, size_t known)
 {
     uint32_t *act = s->active, *lvs = s->lvs;
     uint8_t *lv = s->lv;
-    size_t p = 0, lim = s->lvlen < depth ? s->lvlen : depth;
+    size_t lim = s->lvlen < depth ? s->lvlen : depth, p = known < lim ? known : lim;
     /* Four frames a step: the prefix is most of a deep stack. */
     for (; p + 4 <= lim; p += 4) {
         uint64_t a[2], b[2];
@@ -480,12 +480,14 @@ static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
     return p;
 }
 
+static int add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights, size_t known);
+
 int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights)
 {
     if (!g) return CGPROP_EINVAL;
     if (!frames || !weights) return cgprop__err(g, CGPROP_EINVAL, "add_stack: NULL argument");
     if (depth < 1) return cgprop__err(g, CGPROP_EINVAL, "add_stack: empty stack");
-    uint32_t nn = g->nn, K = g->K, top = 0;
+    uint32_t nn = g->nn, top = 0;
     /* The largest id first (a loop the compiler vectorises), the culprit
      * only when there is one. */
     for (size_t i = 0; i < depth; i++) top = frames[i] > top ? frames[i] : top;
@@ -493,13 +495,27 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
         if (frames[i] >= nn)
             return cgprop__err(g, CGPROP_EINVAL, "add_stack: frame %zu: function id %u out of range (%u functions)",
                                i, frames[i], nn);
+    return add_stack(g, frames, depth, weights, 0);
+}
 
+/* A reader's stack: its ids come from the graph (no range check), and it
+ * knows that its first `known` frames are the previous stack's, which need
+ * no compare. */
+int cgprop__add_stack_known(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights,
+                            size_t known)
+{
+    return add_stack(g, frames, depth, weights, known);
+}
+
+static int add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights, size_t known)
+{
+    uint32_t K = g->K;
     /* Allocations that leave no visible trace come first. */
     int rc = scratch_reserve(g, depth);
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     stack_scratch *s = g->stack_scratch;
 
-    size_t shared = set_levels(s, frames, depth);
+    size_t shared = set_levels(s, frames, depth, known);
     if (shared > s->prev_len) shared = s->prev_len;
     uint8_t *lv = s->lv;
 

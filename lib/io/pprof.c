@@ -751,10 +751,11 @@ static int packed_locs(pp *p, const pfield *f, sctx *s)
 
 /* Add the sample's stack, frames[0..depth) root first; keep says whether
  * the next sample may reuse its tail. */
-static int add_frames(pp *p, const pfield *outer, size_t depth, const uint64_t *w, bool keep, const sctx *s)
+static int add_frames(pp *p, const pfield *outer, size_t depth, const uint64_t *w, bool keep, const sctx *s,
+                      size_t known)
 {
     p->prev_ok = false;
-    int rc = cgprop_graph_add_stack(p->g, p->frames, depth, w);
+    int rc = cgprop__add_stack_known(p->g, p->frames, depth, w, known);
     if (rc == CGPROP_EOVERFLOW)
         return cgprop__read_fail(p->err, rc, (uint64_t)outer->off + 1, "pprof: byte %zu: a cost sum overflows 64 bits",
                                  outer->off);
@@ -804,7 +805,8 @@ static int read_sample(pp *p, const pfield *outer)
                 if (id - 1 >= p->nloc || p->fast[id - 1] == NO_FAST) break;
                 p->frames[m + n - 1 - i] = p->fast[id - 1];
             }
-            if (i == n) return add_frames(p, outer, m + n, s.w, one, &s);
+            /* frames[0..m) are the previous sample's, given last. */
+            if (i == n) return add_frames(p, outer, m + n, s.w, one, &s, m);
         }
         tail_decode(p, &s);
     }
@@ -841,7 +843,7 @@ static int read_sample(pp *p, const pfield *outer)
         p->frames[a] = p->frames[b];
         p->frames[b] = t;
     }
-    return add_frames(p, outer, depth, s.w, one && all_fast, &s);
+    return add_frames(p, outer, depth, s.w, one && all_fast, &s, 0);
 }
 
 static int make_fast(pp *p)
