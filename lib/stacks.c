@@ -376,8 +376,8 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     *taken = true;
 
     /* Pairs from q on change: what they owe goes to their calls now. */
-    size_t q = p ? p - 1 : 0;
-    int rc = s->prev_len > q + 1 ? flush_range(g, s, q, s->prev_len - 1) : CGPROP_OK;
+    size_t q = p ? p - 1 : 0, flushed = s->prev_len > q + 1 ? s->prev_len - 1 : q;
+    int rc = flushed > q ? flush_range(g, s, q, flushed) : CGPROP_OK;
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     /* Until this stack is in, only its shared prefix is cached. */
     s->prev_len = p;
@@ -415,11 +415,11 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
                            rc == CGPROP_ENOMEM ? "out of memory" : "a context's cost would overflow");
     }
     memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
-    for (size_t i = q; i + 1 < depth; i++) {
-        /* K is small: a loop, not a call to memcpy per pair. */
+    for (size_t i = q; i + 1 < depth; i++) s->pcls[i] = class_of(s, i);
+    /* The pairs flushed above hold tot as their base already. K is small:
+     * a loop, not a call to memcpy per pair. */
+    for (size_t i = flushed; i + 1 < depth; i++)
         for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
-        s->pcls[i] = class_of(s, i);
-    }
     /* Nothing can fail from here on, and the bound above says no sum
      * overflows. */
     uint32_t leaf = frames[depth - 1];
