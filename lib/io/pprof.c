@@ -34,6 +34,7 @@ typedef struct pfn {
 } pfn;
 
 #define NO_FAST UINT32_MAX /* see pp.fast */
+#define KBATCH 128         /* see add_frame */
 
 typedef struct ploc {
     uint64_t id;
@@ -89,6 +90,7 @@ typedef struct pp {
     size_t prev_at, prev_end, prev_depth;
     char *key;
     size_t ckey;
+    size_t kused, nkeys, kbase, kat[KBATCH], klen[KBATCH]; /* see add_frame */
     /* Where the first Sample field starts and the last one ends: pass 2
      * walks that span only, not the tables again (pass 1 checked every
      * field of the Profile, so the span is a run of well-formed fields). */
@@ -514,18 +516,42 @@ static bool key_put(pp *p, size_t *kl, const char *s, size_t n)
     return true;
 }
 
-static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *fl, size_t fln, const char *nm,
-                     size_t nmn, uint32_t *out)
+/* The functions are added in batches of KBATCH keys (cgprop_graph_add_nodes:
+ * their index probes overlap): the keys are written one after another in
+ * p->key, where each starts (kat) and how long it is (klen), for the frames
+ * lnode[kbase..kbase + nkeys). */
+
+static int flush_keys(pp *p)
 {
-    size_t kl = 0;
+    if (!p->nkeys) return CGPROP_OK;
+    const char *keys[KBATCH];
+    for (size_t i = 0; i < p->nkeys; i++) keys[i] = p->key + p->kat[i];
+    int rc = cgprop_graph_add_nodes(p->g, p->nkeys, keys, p->klen, p->lnode + p->kbase);
+    p->nkeys = 0;
+    p->kused = 0;
+    if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    return CGPROP_OK;
+}
+
+/* The key of frame lnode[p->nlnode], added with its batch. */
+static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *fl, size_t fln, const char *nm,
+                     size_t nmn)
+{
+    if (p->nkeys == KBATCH) {
+        int rc = flush_keys(p);
+        if (rc) return rc;
+    }
+    if (!p->nkeys) p->kbase = p->nlnode;
+    size_t k0 = p->kused, kl = k0;
     if (full && !(key_put(p, &kl, ob, obn) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1)))
         return enomem(p);
     if (full) p->key[kl++] = '\t';
     if (full && !(key_put(p, &kl, fl, fln) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1))) return enomem(p);
     if (full) p->key[kl++] = '\t';
     if (!key_put(p, &kl, nm, nmn)) return enomem(p);
-    int rc = cgprop_graph_add_node(p->g, p->key, kl, out);
-    if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    p->kat[p->nkeys] = k0;
+    p->klen[p->nkeys++] = kl - k0;
+    p->kused = kl;
     return CGPROP_OK;
 }
 
@@ -578,7 +604,7 @@ static int resolve_locations(pp *p, bool full)
             if (!rc) rc = string_at(p, fn->file, fn->off, "Function.filename", &fl, &fln);
             if (rc) return rc;
             if (nmn == 0) continue; /* a nameless function: as no line */
-            rc = add_frame(p, full, ob, obn, fl, fln, nm, nmn, &p->lnode[p->nlnode]);
+            rc = add_frame(p, full, ob, obn, fl, fln, nm, nmn);
             if (rc) return rc;
             p->nlnode++;
         }
@@ -586,13 +612,13 @@ static int resolve_locations(pp *p, bool full)
             char nm[40];
             int n = l->addr ? snprintf(nm, sizeof nm, "0x%llx", (unsigned long long)l->addr)
                             : snprintf(nm, sizeof nm, "location %llu", (unsigned long long)l->id);
-            int rc = add_frame(p, full, ob, obn, "", 0, nm, (size_t)n, &p->lnode[p->nlnode]);
+            int rc = add_frame(p, full, ob, obn, "", 0, nm, (size_t)n);
             if (rc) return rc;
             p->nlnode++;
         }
         l->nnodes = p->nlnode - l->node0;
     }
-    return CGPROP_OK;
+    return flush_keys(p);
 }
 
 /* Metric k is named type_unit ("cpu_nanoseconds", "samples_count"): one
