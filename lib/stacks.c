@@ -29,9 +29,9 @@ typedef struct stack_scratch {
     /* Per pair with a level ≥ 2 caller: its call's row in g->dcall plus
      * one (cgprop__sparse_find), 0 for the other pairs. */
     uint32_t *drow;
-    /* The previous successful stack and the call id of each of its pairs
-     * (pair i joins frames i and i+1); prev_len 0 when nothing is cached. */
-    uint32_t *prev;
+    /* The call id of each pair of the previous successful stack (pair i
+     * joins frames i and i+1), whose frames are lvs[0..prev_len); prev_len
+     * 0 when nothing is cached. */
     uint32_t *eid;
     size_t cap, prev_len;
     /* Keys of pairs whose call does not exist yet (rare: only new calls). */
@@ -61,7 +61,6 @@ void cgprop__stacks_free(cgprop_graph *g)
     cgprop__free(g, s->lvs);
     cgprop__free(g, s->lv);
     cgprop__free(g, s->drow);
-    cgprop__free(g, s->prev);
     cgprop__free(g, s->eid);
     cgprop__free(g, s->keys);
     cgprop__free(g, s->base);
@@ -105,9 +104,6 @@ static int scratch_reserve(cgprop_graph *g, size_t depth)
         uint32_t *drow = cgprop__realloc(g, s->drow, want, sizeof *drow);
         if (!drow) return CGPROP_ENOMEM;
         s->drow = drow;
-        uint32_t *prev = cgprop__realloc(g, s->prev, want, sizeof *prev);
-        if (!prev) return CGPROP_ENOMEM;
-        s->prev = prev;
         uint32_t *eid = cgprop__realloc(g, s->eid, want, sizeof *eid);
         if (!eid) return CGPROP_ENOMEM;
         s->eid = eid;
@@ -414,7 +410,6 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
         return cgprop__err(g, rc, "add_stack: %s; nothing was added",
                            rc == CGPROP_ENOMEM ? "out of memory" : "a context's cost would overflow");
     }
-    memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
     for (size_t i = q; i + 1 < depth; i++) s->pcls[i] = class_of(s, i);
     /* The pairs flushed above hold tot as their base already. K is small:
      * a loop, not a call to memcpy per pair. */
@@ -440,7 +435,7 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
 /* Level classes of frames[0..depth) into s->lv. The frames of the prefix
  * shared with the previous stack keep theirs: a frame's level depends only
  * on the frames above it. Returns the length of that prefix. The cached
- * stack s->prev[0..prev_len) is always a prefix of the previous stack given
+ * stack lvs[0..prev_len) is always a prefix of the previous stack given
  * (it is that stack when it was added, a part of it or nothing when not),
  * so the prefix it shares with this one is at most prev_len of these. */
 static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth, size_t known)
@@ -533,7 +528,6 @@ static int add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, cons
         s->eid[i] = e;
         nmissing += e == MISSING;
     }
-    memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
     /* Until this stack succeeds the cache may hold MISSING ids. */
     s->prev_len = 0;
     /* Every existing call gets ready for its class (other calls may have
