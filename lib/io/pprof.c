@@ -576,6 +576,11 @@ static int resolve_locations(pp *p, bool full)
      * touched. */
     size_t guess = p->len / 32 < 65536 ? p->len / 32 : 65536;
     if (cgprop__reserve_arrays(p->g, 0, (uint32_t)guess)) return enomem(p);
+    /* The call index sized once for a call per location (a sample's pairs
+     * join its locations' functions; at most 2^16, a 512 KiB index), instead
+     * of growing through every power of two on the way, each step a table
+     * zeroed afresh and every call hashed again. */
+    if (cgprop__reserve_edges(p->g, p->nloc < 65536 ? (uint32_t)p->nloc : 65536)) return enomem(p);
     for (size_t i = 0; i < p->nloc; i++) {
         ploc *l = &p->loc[i];
         const char *ob = "";
