@@ -520,7 +520,6 @@ static bool key_put(pp *p, size_t *kl, const char *s, size_t n)
  * their index probes overlap): the keys are written one after another in
  * p->key, where each starts (kat) and how long it is (klen), for the frames
  * lnode[kbase..kbase + nkeys). */
-
 static int flush_keys(pp *p)
 {
     if (!p->nkeys) return CGPROP_OK;
