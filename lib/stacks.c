@@ -261,9 +261,8 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
 /* ---- deferred mode ---- */
 
 /* Pairs [from, to) of the cached stack take what they owe. */
-static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to)
+static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, size_t to, uint32_t K)
 {
-    uint32_t K = g->K;
     uint64_t pend[CGPROP_MAX_METRICS];
     for (size_t i = from; i < to; i++) {
         if (i + AHEAD < to) {
@@ -303,6 +302,13 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
         for (uint32_t k = 0; k < K; k++) b[k] = s->tot[k];
     }
     return CGPROP_OK;
+}
+
+/* One metric (most profiles: samples, or a time) gets a copy of the loop
+ * with K a constant: its per-metric loops become single operations. */
+static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to)
+{
+    return g->K == 1 ? flush_loop(g, s, from, to, 1) : flush_loop(g, s, from, to, g->K);
 }
 
 static int flush_all(cgprop_graph *g, stack_scratch *s)
