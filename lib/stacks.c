@@ -51,6 +51,11 @@ typedef struct stack_scratch {
     size_t dcap;
     uint64_t tot[CGPROP_MAX_METRICS], m0[CGPROP_MAX_METRICS];
     size_t dmax;
+    /* (UINT64_MAX - m0[k]) / lim_d for each metric: the bound on tot for
+     * stacks of at most lim_d frames, kept so that a stack divides only
+     * when the deepest stack grows (lim_d 0: not computed yet). */
+    uint64_t lim[CGPROP_MAX_METRICS];
+    size_t lim_d;
 } stack_scratch;
 
 void cgprop__stacks_free(cgprop_graph *g)
@@ -343,6 +348,7 @@ int cgprop__stacks_defer(cgprop_graph *g, bool on)
     max_into(s->m0, g->spont_cost, g->nn, K);
     max_into(s->m0, g->ecost, g->ne, K);
     s->dmax = 1;
+    s->lim_d = 0;
     s->prev_len = 0;
     s->defer = true;
     return CGPROP_OK;
@@ -357,9 +363,13 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     uint32_t K = g->K;
     size_t dmax = depth > s->dmax ? depth : s->dmax;
     *taken = false;
+    if (s->lim_d != dmax) {
+        for (uint32_t k = 0; k < K; k++) s->lim[k] = (UINT64_MAX - s->m0[k]) / dmax;
+        s->lim_d = dmax;
+    }
     for (uint32_t k = 0; k < K; k++) {
         uint64_t t = s->tot[k] + w[k];
-        if (t < w[k] || t > (UINT64_MAX - s->m0[k]) / dmax) {
+        if (t < w[k] || t > s->lim[k]) {
             int rc = flush_all(g, s);
             if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
             s->defer = false;
