@@ -134,5 +134,10 @@ void cgprop__stacks_free(cgprop_graph *g);
  * Between the two the calls' costs are incomplete: nothing but add_stack
  * and add_node may touch the graph. */
 int cgprop__stacks_defer(cgprop_graph *g, bool on);
+/* cgprop_graph_add_stack for a reader: depth >= 1, every frame a function
+ * of the graph (not checked), and frames[0..known) the frames of the
+ * previous stack given (at least; the rest is compared as usual). */
+int cgprop__add_stack_known(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights,
+                            size_t known);
 
 #endif

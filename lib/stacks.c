@@ -29,9 +29,9 @@ typedef struct stack_scratch {
     /* Per pair with a level ≥ 2 caller: its call's row in g->dcall plus
      * one (cgprop__sparse_find), 0 for the other pairs. */
     uint32_t *drow;
-    /* The previous successful stack and the call id of each of its pairs
-     * (pair i joins frames i and i+1); prev_len 0 when nothing is cached. */
-    uint32_t *prev;
+    /* The call id of each pair of the previous successful stack (pair i
+     * joins frames i and i+1), whose frames are lvs[0..prev_len); prev_len
+     * 0 when nothing is cached. */
     uint32_t *eid;
     size_t cap, prev_len;
     /* Keys of pairs whose call does not exist yet (rare: only new calls). */
@@ -51,6 +51,11 @@ typedef struct stack_scratch {
     size_t dcap;
     uint64_t tot[CGPROP_MAX_METRICS], m0[CGPROP_MAX_METRICS];
     size_t dmax;
+    /* (UINT64_MAX - m0[k]) / lim_d for each metric: the bound on tot for
+     * stacks of at most lim_d frames, kept so that a stack divides only
+     * when the deepest stack grows (lim_d 0: not computed yet). */
+    uint64_t lim[CGPROP_MAX_METRICS];
+    size_t lim_d;
 } stack_scratch;
 
 void cgprop__stacks_free(cgprop_graph *g)
@@ -61,7 +66,6 @@ void cgprop__stacks_free(cgprop_graph *g)
     cgprop__free(g, s->lvs);
     cgprop__free(g, s->lv);
     cgprop__free(g, s->drow);
-    cgprop__free(g, s->prev);
     cgprop__free(g, s->eid);
     cgprop__free(g, s->keys);
     cgprop__free(g, s->base);
@@ -105,9 +109,6 @@ static int scratch_reserve(cgprop_graph *g, size_t depth)
         uint32_t *drow = cgprop__realloc(g, s->drow, want, sizeof *drow);
         if (!drow) return CGPROP_ENOMEM;
         s->drow = drow;
-        uint32_t *prev = cgprop__realloc(g, s->prev, want, sizeof *prev);
-        if (!prev) return CGPROP_ENOMEM;
-        s->prev = prev;
         uint32_t *eid = cgprop__realloc(g, s->eid, want, sizeof *eid);
         if (!eid) return CGPROP_ENOMEM;
         s->eid = eid;
@@ -265,9 +266,8 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
 /* ---- deferred mode ---- */
 
 /* Pairs [from, to) of the cached stack take what they owe. */
-static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to)
+static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, size_t to, uint32_t K)
 {
-    uint32_t K = g->K;
     uint64_t pend[CGPROP_MAX_METRICS];
     for (size_t i = from; i < to; i++) {
         if (i + AHEAD < to) {
@@ -287,10 +287,13 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
         if (!nonzero) continue;
         uint32_t e = s->eid[i], c = s->pcls[i], ref = g->ecls_ref[e];
         /* The usual case needs no preparing: the call is in compact form
-         * for this very class, or keeps all its buckets. */
-        if (c >= CGPROP__NCLS || (ref < CGPROP__ECLS_BLK && ref != c + 1)) {
+         * for this very class, or keeps all its buckets, and for a level
+         * >= 2 caller has its level >= 2 part already. */
+        uint32_t r = c >= CGPROP__NCLS ? cgprop__sparse_find(&g->dcall, e) : 1;
+        if (!r || (ref < CGPROP__ECLS_BLK && ref != cgprop__cls_bucket(c) + 1)) {
             int rc = cgprop__ecls_prepare(g, e, (int)c, true);
             if (rc) return rc;
+            if (c >= CGPROP__NCLS) r = cgprop__sparse_find(&g->dcall, e);
         }
         cgprop__add(g->ecost + (size_t)e * K, pend, K);
         uint64_t *cb = cgprop__ecls_bucket(g, e, cgprop__cls_bucket(c), NULL);
@@ -298,13 +301,19 @@ static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to
         /* A level >= 2 caller's share also goes to the call's level >= 2
          * part (made by the prepare above), under the callee's level. */
         if (c >= CGPROP__NCLS) {
-            uint32_t r = cgprop__sparse_find(&g->dcall, e);
             cgprop__add(g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) + (size_t)(c - CGPROP__NCLS) * (K + 1) + 1,
                         pend, K);
         }
         for (uint32_t k = 0; k < K; k++) b[k] = s->tot[k];
     }
     return CGPROP_OK;
+}
+
+/* One metric (most profiles: samples, or a time) gets a copy of the loop
+ * with K a constant: its per-metric loops become single operations. */
+static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to)
+{
+    return g->K == 1 ? flush_loop(g, s, from, to, 1) : flush_loop(g, s, from, to, g->K);
 }
 
 static int flush_all(cgprop_graph *g, stack_scratch *s)
@@ -339,6 +348,7 @@ int cgprop__stacks_defer(cgprop_graph *g, bool on)
     max_into(s->m0, g->spont_cost, g->nn, K);
     max_into(s->m0, g->ecost, g->ne, K);
     s->dmax = 1;
+    s->lim_d = 0;
     s->prev_len = 0;
     s->defer = true;
     return CGPROP_OK;
@@ -353,9 +363,13 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     uint32_t K = g->K;
     size_t dmax = depth > s->dmax ? depth : s->dmax;
     *taken = false;
+    if (s->lim_d != dmax) {
+        for (uint32_t k = 0; k < K; k++) s->lim[k] = (UINT64_MAX - s->m0[k]) / dmax;
+        s->lim_d = dmax;
+    }
     for (uint32_t k = 0; k < K; k++) {
         uint64_t t = s->tot[k] + w[k];
-        if (t < w[k] || t > (UINT64_MAX - s->m0[k]) / dmax) {
+        if (t < w[k] || t > s->lim[k]) {
             int rc = flush_all(g, s);
             if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
             s->defer = false;
@@ -374,18 +388,12 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     *taken = true;
 
     /* Pairs from q on change: what they owe goes to their calls now. */
-    size_t q = p ? p - 1 : 0;
-    int rc = s->prev_len > q + 1 ? flush_range(g, s, q, s->prev_len - 1) : CGPROP_OK;
+    size_t q = p ? p - 1 : 0, flushed = s->prev_len > q + 1 ? s->prev_len - 1 : q;
+    int rc = flushed > q ? flush_range(g, s, q, flushed) : CGPROP_OK;
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     /* Until this stack is in, only its shared prefix is cached. */
     s->prev_len = p;
 
-    size_t nmissing = 0;
-    for (size_t i = q; i + 1 < depth; i++) {
-        uint32_t e = cgprop__edge_lookup(g, frames[i], frames[i + 1]);
-        s->eid[i] = e;
-        nmissing += e == MISSING;
-    }
     bool nonzero = false;
     for (uint32_t k = 0; k < K; k++) nonzero = nonzero || w[k];
     /* The leaf's level >= 2 self cost is kept apart (g->dself); a row of
@@ -396,21 +404,21 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
         return cgprop__err(g, rc, "add_stack: out of memory; nothing was added");
     cgprop__txn t;
     cgprop__txn_begin(g, &t);
-    if (nmissing) {
-        if ((uint64_t)g->ne + nmissing > UINT32_MAX - 1)
-            return cgprop__err(g, CGPROP_EOVERFLOW, "add_stack: the number of calls would overflow; nothing was added");
-        for (size_t i = q; i + 1 < depth; i++) {
-            if (s->eid[i] != MISSING) continue;
-            uint32_t e;
-            rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
-            if (!rc) rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), nonzero);
-            if (rc) {
-                cgprop__txn_rollback(g, &t);
-                return cgprop__err(g, rc, "add_stack: %s; nothing was added",
-                                   rc == CGPROP_ENOMEM ? "out of memory" : "the number of calls would overflow");
-            }
-            s->eid[i] = e;
+    /* Each new pair's call found, or made at once (one probe, not a look-up
+     * and then another to insert). A call made by this stack (id from ne0
+     * on, a pair the stack repeats among them) gets ready for its class as
+     * it would if it had been missing; the others are prepared when their
+     * cost arrives (flush_range). */
+    for (size_t i = q; i + 1 < depth; i++) {
+        uint32_t e;
+        rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
+        if (!rc && e >= t.ne0) rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), nonzero);
+        if (rc) {
+            cgprop__txn_rollback(g, &t);
+            return cgprop__err(g, rc, "add_stack: %s; nothing was added",
+                               rc == CGPROP_ENOMEM ? "out of memory" : "the number of calls would overflow");
         }
+        s->eid[i] = e;
     }
     /* The calling context, when kept, last: its failure drops the calls. */
     if ((rc = cgprop__ctx_stack(g, frames, depth, w))) {
@@ -418,12 +426,11 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
         return cgprop__err(g, rc, "add_stack: %s; nothing was added",
                            rc == CGPROP_ENOMEM ? "out of memory" : "a context's cost would overflow");
     }
-    memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
-    for (size_t i = q; i + 1 < depth; i++) {
-        /* K is small: a loop, not a call to memcpy per pair. */
+    for (size_t i = q; i + 1 < depth; i++) s->pcls[i] = class_of(s, i);
+    /* The pairs flushed above hold tot as their base already. K is small:
+     * a loop, not a call to memcpy per pair. */
+    for (size_t i = flushed; i + 1 < depth; i++)
         for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
-        s->pcls[i] = class_of(s, i);
-    }
     /* Nothing can fail from here on, and the bound above says no sum
      * overflows. */
     uint32_t leaf = frames[depth - 1];
@@ -444,14 +451,14 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
 /* Level classes of frames[0..depth) into s->lv. The frames of the prefix
  * shared with the previous stack keep theirs: a frame's level depends only
  * on the frames above it. Returns the length of that prefix. The cached
- * stack s->prev[0..prev_len) is always a prefix of the previous stack given
+ * stack lvs[0..prev_len) is always a prefix of the previous stack given
  * (it is that stack when it was added, a part of it or nothing when not),
  * so the prefix it shares with this one is at most prev_len of these. */
-static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
+static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth, size_t known)
 {
     uint32_t *act = s->active, *lvs = s->lvs;
     uint8_t *lv = s->lv;
-    size_t p = 0, lim = s->lvlen < depth ? s->lvlen : depth;
+    size_t lim = s->lvlen < depth ? s->lvlen : depth, p = known < lim ? known : lim;
     /* Four frames a step: the prefix is most of a deep stack. */
     for (; p + 4 <= lim; p += 4) {
         uint64_t a[2], b[2];
@@ -484,12 +491,14 @@ static size_t set_levels(stack_scratch *s, const uint32_t *frames, size_t depth)
     return p;
 }
 
+static int add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights, size_t known);
+
 int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights)
 {
     if (!g) return CGPROP_EINVAL;
     if (!frames || !weights) return cgprop__err(g, CGPROP_EINVAL, "add_stack: NULL argument");
     if (depth < 1) return cgprop__err(g, CGPROP_EINVAL, "add_stack: empty stack");
-    uint32_t nn = g->nn, K = g->K, top = 0;
+    uint32_t nn = g->nn, top = 0;
     /* The largest id first (a loop the compiler vectorises), the culprit
      * only when there is one. */
     for (size_t i = 0; i < depth; i++) top = frames[i] > top ? frames[i] : top;
@@ -497,13 +506,27 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
         if (frames[i] >= nn)
             return cgprop__err(g, CGPROP_EINVAL, "add_stack: frame %zu: function id %u out of range (%u functions)",
                                i, frames[i], nn);
+    return add_stack(g, frames, depth, weights, 0);
+}
 
+/* A reader's stack: its ids come from the graph (no range check), and it
+ * knows that its first `known` frames are the previous stack's, which need
+ * no compare. */
+int cgprop__add_stack_known(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights,
+                            size_t known)
+{
+    return add_stack(g, frames, depth, weights, known);
+}
+
+static int add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, const uint64_t *weights, size_t known)
+{
+    uint32_t K = g->K;
     /* Allocations that leave no visible trace come first. */
     int rc = scratch_reserve(g, depth);
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     stack_scratch *s = g->stack_scratch;
 
-    size_t shared = set_levels(s, frames, depth);
+    size_t shared = set_levels(s, frames, depth, known);
     if (shared > s->prev_len) shared = s->prev_len;
     uint8_t *lv = s->lv;
 
@@ -521,7 +544,6 @@ int cgprop_graph_add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth
         s->eid[i] = e;
         nmissing += e == MISSING;
     }
-    memcpy(s->prev + p, frames + p, (depth - p) * sizeof *frames);
     /* Until this stack succeeds the cache may hold MISSING ids. */
     s->prev_len = 0;
     /* Every existing call gets ready for its class (other calls may have

@@ -450,6 +450,94 @@ START_TEST(shared_tails)
 END_TEST
 #undef NFN
 
+/* Function names that repeat across many Function messages (300 of them
+ * over 7 names, and one named by a string that comes after every sample),
+ * with samples before, between and after the tables. The functions are the
+ * distinct names in the order their first location names them; a name's
+ * self cost is the weight of the samples whose leaf location names it, and
+ * its inclusive cost that of the samples holding it at all (worked out here
+ * from the stacks). */
+#define NFN 300
+START_TEST(repeated_names_spread_samples)
+{
+    static pb p;
+    p.n = 0;
+    static const char *const names[] = {"n0", "n1", "n2", "n3", "n4", "n5", "n6"};
+    /* Function f (and location f) is named names[(5 f) % 7], f in 1..NFN;
+     * function and location NFN + 1 is named "late" (string 10). */
+    uint64_t self[8] = {0}, incl[8] = {0};
+    uint32_t st[12];
+    uint64_t rng = 99;
+    int nsamp = 0;
+#define NAME_OF(loc) ((loc) == NFN + 1 ? 7u : (unsigned)((5 * (loc)) % 7))
+#define SAMPLE()                                                                                                   \
+    do {                                                                                                           \
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;                                               \
+        uint32_t r = (uint32_t)(rng >> 33);                                                                        \
+        size_t d = 1 + r % 12;                                                                                     \
+        for (size_t i = 0; i < d; i++) {                                                                           \
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;                                           \
+            st[i] = 1 + (uint32_t)(rng >> 33) % (NFN + 1);                                                         \
+        }                                                                                                          \
+        uint64_t w = 1 + (r >> 8) % 100;                                                                           \
+        self[NAME_OF(st[d - 1])] += w;                                                                             \
+        for (unsigned k = 0; k < 8; k++)                                                                           \
+            for (size_t i = 0; i < d; i++)                                                                         \
+                if (NAME_OF(st[i]) == k) {                                                                         \
+                    incl[k] += w;                                                                                  \
+                    break;                                                                                         \
+                }                                                                                                  \
+        pb smp = {{0}, 0}, ids = {{0}, 0};                                                                         \
+        for (size_t i = d; i-- > 0;) vint(&ids, st[i]);                                                            \
+        fb(&smp, 1, &ids);                                                                                         \
+        fv(&smp, 2, w);                                                                                            \
+        fb(&p, 2, &smp);                                                                                           \
+        nsamp++;                                                                                                   \
+    } while (0)
+    SAMPLE();
+    SAMPLE();
+    fs(&p, 6, "");
+    fs(&p, 6, "samples");
+    fs(&p, 6, "count");
+    for (unsigned i = 0; i < 7; i++) fs(&p, 6, names[i]); /* strings 3..9 */
+    pb vt = {{0}, 0};
+    fv(&vt, 1, 1);
+    fv(&vt, 2, 2);
+    fb(&p, 1, &vt);
+    for (unsigned f = 1; f <= NFN + 1; f++) {
+        pb fn = {{0}, 0}, ln = {{0}, 0}, loc = {{0}, 0};
+        fv(&fn, 1, f);
+        fv(&fn, 2, f == NFN + 1 ? 10 : 3 + (5 * f) % 7);
+        fb(&p, 5, &fn);
+        fv(&ln, 1, f);
+        fv(&loc, 1, f);
+        fb(&loc, 4, &ln);
+        fb(&p, 4, &loc);
+        if (f % 50 == 0) SAMPLE();
+    }
+    for (int i = 0; i < 20; i++) SAMPLE();
+    fs(&p, 6, "late"); /* string 10, after every sample */
+#undef SAMPLE
+#undef NAME_OF
+    ck_assert_int_eq(nsamp, 28);
+    cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_NAME, NULL);
+    /* Locations 1, 2, ... name n5, n3, n1, n6, n4, n2, n0 first; "late" last. */
+    static const char *const order[] = {"n5", "n3", "n1", "n6", "n4", "n2", "n0", "late"};
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 8);
+    for (uint32_t v = 0; v < 8; v++) {
+        size_t n;
+        const char *k = cgprop_graph_node_key(g, v, &n);
+        ck_assert_msg(n == strlen(order[v]) && memcmp(k, order[v], n) == 0, "function %u is %.*s, not %s", v,
+                      (int)n, k, order[v]);
+        unsigned which = v == 7 ? 7u : (unsigned)(order[v][1] - '0');
+        ck_assert_uint_eq(self_of(g, v, 0), self[which]);
+        ck_assert_uint_eq(total_of(g, v, 0), incl[which]);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+#undef NFN
+
 static void bad(const void *d, size_t n, int code, const char *reason_part)
 {
     cgprop_read_options o;
@@ -784,6 +872,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("pprof");
     tcase_add_test(tc, small_plain);
     tcase_add_test(tc, shared_tails);
+    tcase_add_test(tc, repeated_names_spread_samples);
     tcase_add_test(tc, small_gzip);
     tcase_add_test(tc, small_by_name);
     tcase_add_test(tc, real_go_profile);

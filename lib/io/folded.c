@@ -89,7 +89,7 @@ static size_t common_prefix(const char *a, const char *b, size_t n)
 static int one_line(fold *f, uint64_t line, const char *s, size_t n, const uint64_t *w)
 {
     if (n == 0) return cgprop__read_fail(f->err, CGPROP_EFORMAT, line, "empty stack before the weights");
-    size_t depth = 0;
+    size_t depth = 0, known = 0;
     size_t i = 0;
     if (f->nprev) {
         size_t c = common_prefix(s, f->prev, n < f->prevlen ? n : f->prevlen);
@@ -99,6 +99,7 @@ static int one_line(fold *f, uint64_t line, const char *s, size_t n, const uint6
         while (depth < f->nprev &&
                (f->ends[depth] < c || (f->ends[depth] == c && (c == n || s[c] == ';'))))
             depth++;
+        known = depth;
         if (depth) {
             if (f->ends[depth - 1] >= n) {
                 f->prev = s;
@@ -134,7 +135,8 @@ static int one_line(fold *f, uint64_t line, const char *s, size_t n, const uint6
     f->prevlen = n;
     f->nprev = depth;
 add:;
-    int rc = cgprop_graph_add_stack(f->g, f->frames, depth, w);
+    /* The frames kept from the previous line are the previous stack's. */
+    int rc = cgprop__add_stack_known(f->g, f->frames, depth, w, known);
     if (rc == CGPROP_EOVERFLOW) return cgprop__read_fail(f->err, rc, line, "a cost sum overflows 64 bits");
     if (rc) return cgprop__read_fail(f->err, rc, line, "%s", cgprop_graph_errmsg(f->g));
     return CGPROP_OK;

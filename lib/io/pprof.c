@@ -34,6 +34,7 @@ typedef struct pfn {
 } pfn;
 
 #define NO_FAST UINT32_MAX /* see pp.fast */
+#define KBATCH 128         /* see add_frame */
 
 typedef struct ploc {
     uint64_t id;
@@ -89,6 +90,11 @@ typedef struct pp {
     size_t prev_at, prev_end, prev_depth;
     char *key;
     size_t ckey;
+    size_t kused, nkeys, kbase, kat[KBATCH], klen[KBATCH]; /* see add_frame */
+    /* Where the first Sample field starts and the last one ends: pass 2
+     * walks that span only, not the tables again (pass 1 checked every
+     * field of the Profile, so the span is a run of well-formed fields). */
+    size_t samp_at, samp_end;
     uint64_t st_type[CGPROP_MAX_METRICS], st_unit[CGPROP_MAX_METRICS];
     size_t st_off[CGPROP_MAX_METRICS];
     uint32_t K;
@@ -171,7 +177,7 @@ static inline int varint(const unsigned char *d, size_t *pos, size_t end, uint64
 
 /* The next field of the message d[*pos..end): 1 and f filled, 0 at the end,
  * or a negative status with err filled. */
-static int next_field(pp *p, size_t *pos, size_t end, pfield *f, const char *msg)
+static int next_field_slow(pp *p, size_t *pos, size_t end, pfield *f, const char *msg)
 {
     if (*pos >= end) return 0;
     /* Set on every path, the error paths too: the compiler cannot tell that
@@ -218,6 +224,44 @@ static int next_field(pp *p, size_t *pos, size_t end, pfield *f, const char *msg
                     msg, f->num, f->wt);
     }
     return 1;
+}
+
+/* next_field, with the usual case inline: a one-byte tag of a varint or a
+ * length-delimited field whose value or length is well formed. Anything
+ * else (and every error) goes the slow way from the tag, so the fields and
+ * the errors are the same. */
+static inline int next_field(pp *p, size_t *pos, size_t end, pfield *f, const char *msg)
+{
+    size_t q = *pos;
+    if (q >= end) return 0;
+    const unsigned char *d = p->d;
+    unsigned tag = d[q];
+    if (tag < 0x80 && tag >= 8 && (tag & 7) == WT_VARINT) {
+        size_t r = q + 1;
+        uint64_t v;
+        if (!varint(d, &r, end, &v)) {
+            f->off = q;
+            f->num = tag >> 3;
+            f->wt = WT_VARINT;
+            f->v = v;
+            *pos = r;
+            return 1;
+        }
+    } else if (tag < 0x80 && tag >= 8 && (tag & 7) == WT_LEN) {
+        size_t r = q + 1;
+        uint64_t n;
+        if (!varint(d, &r, end, &n) && n <= end - r) {
+            f->off = q;
+            f->num = tag >> 3;
+            f->wt = WT_LEN;
+            f->v = 0;
+            f->at = r;
+            f->len = (size_t)n;
+            *pos = r + (size_t)n;
+            return 1;
+        }
+    }
+    return next_field_slow(p, pos, end, f, msg);
 }
 
 static int want(pp *p, const pfield *f, uint32_t wt, const char *msg)
@@ -364,6 +408,8 @@ static int pass1(pp *p)
             break;
         case 2:
             rc = want(p, &f, WT_LEN, "Profile"); /* samples: pass 2 */
+            if (!rc && p->samp_end == 0) p->samp_at = f.off;
+            if (!rc) p->samp_end = q;
             break;
         case 3:
             if (!(rc = want(p, &f, WT_LEN, "Profile"))) rc = read_mapping(p, &f);
@@ -470,18 +516,41 @@ static bool key_put(pp *p, size_t *kl, const char *s, size_t n)
     return true;
 }
 
-static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *fl, size_t fln, const char *nm,
-                     size_t nmn, uint32_t *out)
+/* The functions are added in batches of KBATCH keys (cgprop_graph_add_nodes:
+ * their index probes overlap): the keys are written one after another in
+ * p->key, where each starts (kat) and how long it is (klen), for the frames
+ * lnode[kbase..kbase + nkeys). */
+static int flush_keys(pp *p)
 {
-    size_t kl = 0;
+    if (!p->nkeys) return CGPROP_OK;
+    const char *keys[KBATCH];
+    for (size_t i = 0; i < p->nkeys; i++) keys[i] = p->key + p->kat[i];
+    int rc = cgprop_graph_add_nodes(p->g, p->nkeys, keys, p->klen, p->lnode + p->kbase);
+    p->nkeys = 0;
+    p->kused = 0;
+    if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    return CGPROP_OK;
+}
+
+/* The key of frame lnode[p->nlnode], added with its batch. */
+static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *fl, size_t fln, const char *nm,
+                     size_t nmn)
+{
+    if (p->nkeys == KBATCH) {
+        int rc = flush_keys(p);
+        if (rc) return rc;
+    }
+    if (!p->nkeys) p->kbase = p->nlnode;
+    size_t k0 = p->kused, kl = k0;
     if (full && !(key_put(p, &kl, ob, obn) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1)))
         return enomem(p);
     if (full) p->key[kl++] = '\t';
     if (full && !(key_put(p, &kl, fl, fln) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1))) return enomem(p);
     if (full) p->key[kl++] = '\t';
     if (!key_put(p, &kl, nm, nmn)) return enomem(p);
-    int rc = cgprop_graph_add_node(p->g, p->key, kl, out);
-    if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
+    p->kat[p->nkeys] = k0;
+    p->klen[p->nkeys++] = kl - k0;
+    p->kused = kl;
     return CGPROP_OK;
 }
 
@@ -506,6 +575,11 @@ static int resolve_locations(pp *p, bool full)
      * touched. */
     size_t guess = p->len / 32 < 65536 ? p->len / 32 : 65536;
     if (cgprop__reserve_arrays(p->g, 0, (uint32_t)guess)) return enomem(p);
+    /* The call index sized once for a call per location (a sample's pairs
+     * join its locations' functions; at most 2^16, a 512 KiB index), instead
+     * of growing through every power of two on the way, each step a table
+     * zeroed afresh and every call hashed again. */
+    if (cgprop__reserve_edges(p->g, p->nloc < 65536 ? (uint32_t)p->nloc : 65536)) return enomem(p);
     for (size_t i = 0; i < p->nloc; i++) {
         ploc *l = &p->loc[i];
         const char *ob = "";
@@ -534,7 +608,7 @@ static int resolve_locations(pp *p, bool full)
             if (!rc) rc = string_at(p, fn->file, fn->off, "Function.filename", &fl, &fln);
             if (rc) return rc;
             if (nmn == 0) continue; /* a nameless function: as no line */
-            rc = add_frame(p, full, ob, obn, fl, fln, nm, nmn, &p->lnode[p->nlnode]);
+            rc = add_frame(p, full, ob, obn, fl, fln, nm, nmn);
             if (rc) return rc;
             p->nlnode++;
         }
@@ -542,13 +616,13 @@ static int resolve_locations(pp *p, bool full)
             char nm[40];
             int n = l->addr ? snprintf(nm, sizeof nm, "0x%llx", (unsigned long long)l->addr)
                             : snprintf(nm, sizeof nm, "location %llu", (unsigned long long)l->id);
-            int rc = add_frame(p, full, ob, obn, "", 0, nm, (size_t)n, &p->lnode[p->nlnode]);
+            int rc = add_frame(p, full, ob, obn, "", 0, nm, (size_t)n);
             if (rc) return rc;
             p->nlnode++;
         }
         l->nnodes = p->nlnode - l->node0;
     }
-    return CGPROP_OK;
+    return flush_keys(p);
 }
 
 /* Metric k is named type_unit ("cpu_nanoseconds", "samples_count"): one
@@ -707,10 +781,11 @@ static int packed_locs(pp *p, const pfield *f, sctx *s)
 
 /* Add the sample's stack, frames[0..depth) root first; keep says whether
  * the next sample may reuse its tail. */
-static int add_frames(pp *p, const pfield *outer, size_t depth, const uint64_t *w, bool keep, const sctx *s)
+static int add_frames(pp *p, const pfield *outer, size_t depth, const uint64_t *w, bool keep, const sctx *s,
+                      size_t known)
 {
     p->prev_ok = false;
-    int rc = cgprop_graph_add_stack(p->g, p->frames, depth, w);
+    int rc = cgprop__add_stack_known(p->g, p->frames, depth, w, known);
     if (rc == CGPROP_EOVERFLOW)
         return cgprop__read_fail(p->err, rc, (uint64_t)outer->off + 1, "pprof: byte %zu: a cost sum overflows 64 bits",
                                  outer->off);
@@ -760,7 +835,8 @@ static int read_sample(pp *p, const pfield *outer)
                 if (id - 1 >= p->nloc || p->fast[id - 1] == NO_FAST) break;
                 p->frames[m + n - 1 - i] = p->fast[id - 1];
             }
-            if (i == n) return add_frames(p, outer, m + n, s.w, one, &s);
+            /* frames[0..m) are the previous sample's, given last. */
+            if (i == n) return add_frames(p, outer, m + n, s.w, one, &s, m);
         }
         tail_decode(p, &s);
     }
@@ -797,7 +873,7 @@ static int read_sample(pp *p, const pfield *outer)
         p->frames[a] = p->frames[b];
         p->frames[b] = t;
     }
-    return add_frames(p, outer, depth, s.w, one && all_fast, &s);
+    return add_frames(p, outer, depth, s.w, one && all_fast, &s, 0);
 }
 
 static int make_fast(pp *p)
@@ -815,10 +891,10 @@ static int make_fast(pp *p)
 
 static int pass2(pp *p)
 {
-    size_t q = 0;
+    size_t q = p->samp_at;
     pfield f;
     int r;
-    while ((r = next_field(p, &q, p->len, &f, "Profile")) == 1) {
+    while ((r = next_field(p, &q, p->samp_end, &f, "Profile")) == 1) {
         if (f.num != 2) continue;
         int rc = read_sample(p, &f);
         if (rc) return rc;
