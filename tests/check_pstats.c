@@ -535,6 +535,91 @@ START_TEST(merge_into_new_graph)
 }
 END_TEST
 
+/* One function spelt several ways in one file: the entries' labels plain
+ * (short tuple, 'z' strings, 'i' line), their callers spelt the same, with
+ * other string types, or with other bytes that make the same key (a TAB in
+ * a file name becomes a space), and a caller with no entry of its own.
+ * Every spelling of a function is one function; by hand: main -> f 1 call
+ * (3 us), f -> g 2 calls (1 us), main -> g 3 calls (2 us), h -> g 4 calls,
+ * h a fourth function after the three entries, g's caller f found though
+ * its bytes differ from f's entry. */
+static void plain_label(mb *m, const char *file, long line, const char *name, int how)
+{
+    u8(m, ')');
+    u8(m, 3);
+    m->style = how;
+    str(m, file);
+    m->style = 0;
+    num(m, line);
+    m->style = how;
+    str(m, name);
+    m->style = 0;
+}
+
+static void plain_entry(mb *m, long nc, double tt, double ct)
+{
+    tup(m, 5, false);
+    num(m, nc);
+    num(m, nc);
+    flt(m, tt);
+    flt(m, ct);
+    u8(m, '{');
+}
+
+static void plain_call(mb *m, long nc, double ct)
+{
+    tup(m, 4, false);
+    num(m, nc);
+    num(m, nc);
+    flt(m, 0.0);
+    flt(m, ct);
+}
+
+START_TEST(spellings)
+{
+    static mb m;
+    memset(&m, 0, sizeof m);
+    u8(&m, '{');
+    plain_label(&m, "m.py", 1, "main", 0);
+    plain_entry(&m, 1, 1e-6, 6e-6);
+    u8(&m, '0');
+    plain_label(&m, "a\tb.py", 2, "f", 0);
+    plain_entry(&m, 1, 2e-6, 3e-6);
+    plain_label(&m, "m.py", 1, "main", 0);
+    plain_call(&m, 1, 3e-6);
+    u8(&m, '0');
+    plain_label(&m, "m.py", 3, "g", 0);
+    plain_entry(&m, 9, 3e-6, 3e-6);
+    plain_label(&m, "a b.py", 2, "f", 0);
+    plain_call(&m, 2, 1e-6);
+    plain_label(&m, "m.py", 1, "main", 1);
+    plain_call(&m, 3, 2e-6);
+    plain_label(&m, "x.py", 4, "h", 0);
+    plain_call(&m, 4, 0.0);
+    u8(&m, '0');
+    u8(&m, '0');
+    cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 4);
+    ck_assert_uint_eq(id(g, "\tm.py:1\tmain"), 0);
+    ck_assert_uint_eq(id(g, "\ta b.py:2\tf"), 1);
+    ck_assert_uint_eq(id(g, "\tm.py:3\tg"), 2);
+    ck_assert_uint_eq(id(g, "\tx.py:4\th"), 3);
+    cgprop_edge_row e = edge(g, "\tm.py:1\tmain", "\ta b.py:2\tf");
+    ck_assert_uint_eq(e.count, 1);
+    ck_assert_uint_eq(e.cost, 3000);
+    e = edge(g, "\ta b.py:2\tf", "\tm.py:3\tg");
+    ck_assert_uint_eq(e.count, 2);
+    ck_assert_uint_eq(e.cost, 1000);
+    e = edge(g, "\tm.py:1\tmain", "\tm.py:3\tg");
+    ck_assert_uint_eq(e.count, 3);
+    ck_assert_uint_eq(e.cost, 2000);
+    e = edge(g, "\tx.py:4\th", "\tm.py:3\tg");
+    ck_assert_uint_eq(e.count, 4);
+    ck_assert_uint_eq(e.cost, 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(alloc_failures)
 {
     mb m;
@@ -563,6 +648,7 @@ static Suite *suite(void)
     tcase_add_test(tc, real_fixture);
     tcase_add_test(tc, merge_into_new_graph);
     tcase_add_test(tc, alloc_failures);
+    tcase_add_test(tc, spellings);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -65,6 +65,10 @@ typedef struct ps {
     uint32_t lmask;
     char *kb;
     uint32_t kbn, kbcap;
+    /* The direct path's index of the entries' plain labels (f_plain): the
+     * same slots, off and len the label's bytes in the input. */
+    struct lslot *pt;
+    uint32_t pmask;
     uint32_t *flat; /* the callers' labels in the order the calls are read */
     uint32_t nflat;
     struct ahead *ring; /* PS_AHEAD of them prepared ahead */
@@ -717,16 +721,22 @@ typedef struct fentry {
     uint32_t at;      /* the key label's offset */
     uint32_t slot;    /* its back-reference slot, NOPE when none */
     uint32_t ncallers;
+    uint32_t h;       /* the hash of its plain bytes (f_plain), 0 when not plain */
     uint64_t nc, tt, ct;
 } fentry;
 
-/* 32 bytes: has_cost beside the 32-bit fields, not after the 64-bit ones
- * (40 with its padding), a fifth less of the largest list the walk makes. */
+/* Bit 31 of a call's callee: the call has a cost (a tuple of figures, not
+ * a bare count). */
+#define F_HAS_COST 0x80000000u
+
+/* 32 bytes: the flag in the callee's top bit, not a field after the 64-bit
+ * ones (40 with its padding), a fifth less of the largest list the walk
+ * makes. */
 typedef struct fcall {
-    uint32_t at, callee; /* the caller label's offset */
+    uint32_t at, callee; /* the caller label's offset; the callee | F_HAS_COST */
     uint32_t slot;       /* its back-reference slot, NOPE when none */
-    uint32_t has_cost;
-    uint64_t cnt, cost;  /* cost UINT64_MAX with has_cost clear: a bare count */
+    uint32_t h;          /* the hash of its plain bytes (f_plain), 0 when not plain */
+    uint64_t cnt, cost;
 } fcall;
 
 typedef struct flab {
@@ -988,6 +998,56 @@ static bool f_ns(ps *p, fwalk *w, uint64_t *out)
     return true;
 }
 
+/* A label is plain when it is spelt `)` 3 `z` file `i` line `z` name, with
+ * no flag and no reference: the bench's files and other writers' that flag
+ * nothing spell every label so. Equal plain bytes are the same label, so
+ * a plain caller is found among the plain entries by its bytes in the
+ * input, hashed while the walk has them at hand, without its key being
+ * written out. The plain label at at: its length, or 0. */
+static uint32_t f_plain_len(const ps *p, uint32_t at, uint32_t slot, size_t end)
+{
+    const unsigned char *d = p->d + at;
+    if (slot != NOPE || d[0] != ')' || end - at < 11 || d[2] != 'z') return 0;
+    size_t n1 = d[3];
+    if (end - at < 11 + n1 || d[4 + n1] != 'i' || d[9 + n1] != 'z') return 0;
+    size_t n = 11 + n1 + d[10 + n1];
+    return end - at == n ? (uint32_t)n : 0;
+}
+
+/* The hash of n >= 8 bytes at s; never 0 (0: not plain). The last word is
+ * read overlapping the one before, with no byte loop. */
+static uint32_t f_plain_hash(const unsigned char *s, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n, t;
+    memcpy(&t, s + n - 8, 8);
+    while (n > 8) {
+        uint64_t x;
+        memcpy(&x, s, 8);
+        h = (h ^ x) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    h = (h ^ t) * 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 32;
+    h *= 0xFF51AFD7ED558CCDull;
+    uint32_t r = (uint32_t)(h >> 32);
+    return r ? r : 1;
+}
+
+/* The plain label at at (read before, so valid up to its end): its length. */
+static uint32_t f_plain_size(const ps *p, uint32_t at)
+{
+    const unsigned char *d = p->d + at;
+    return 11u + d[3] + d[10 + d[3]];
+}
+
+static uint32_t f_plain(const ps *p, uint32_t at, uint32_t slot)
+{
+    uint32_t n = f_plain_len(p, at, slot, p->pos);
+    return n ? f_plain_hash(p->d + at, n) : 0;
+}
+
 /* The walk: every entry's figures and every caller's label and figures. */
 static bool f_walk(ps *p, fwalk *w)
 {
@@ -996,7 +1056,9 @@ static bool f_walk(ps *p, fwalk *w)
     while (!f_at_end(p)) {
         flab L;
         fentry e;
-        if (!f_label(p, w, true, &L, &e.at, &e.slot) || !f_open(p, w, ')', 5)) return false;
+        if (!f_label(p, w, true, &L, &e.at, &e.slot)) return false;
+        e.h = f_plain(p, e.at, e.slot);
+        if (w->nent >= F_HAS_COST || !f_open(p, w, ')', 5)) return false;
         uint64_t cc;
         if (!f_count(p, w, &cc) || !f_count(p, w, &e.nc) || !f_ns(p, w, &e.tt) || !f_ns(p, w, &e.ct) ||
             !f_open(p, w, '{', 0))
@@ -1005,6 +1067,7 @@ static bool f_walk(ps *p, fwalk *w)
         while (!f_at_end(p)) {
             fcall c;
             if (!f_label(p, w, true, &L, &c.at, &c.slot)) return false;
+            c.h = f_plain(p, c.at, c.slot);
             c.callee = w->nent;
             if (p->pos < p->len && ((p->d[p->pos] & 0x7fu) == '(' || (p->d[p->pos] & 0x7fu) == ')')) {
                 uint32_t kind;
@@ -1012,11 +1075,10 @@ static bool f_walk(ps *p, fwalk *w)
                 if (!f_open(p, w, ')', 4) || !f_count(p, w, &c.cnt) || !f_num(p, w, true, &kind, &x) ||
                     !f_num(p, w, true, &kind, &x) || !f_ns(p, w, &c.cost))
                     return false;
-                c.has_cost = 1;
+                c.callee |= F_HAS_COST;
             } else {
                 if (!f_count(p, w, &c.cnt)) return false;
                 c.cost = 0;
-                c.has_cost = 0;
             }
             if (e.ncallers == UINT32_MAX || !fgrow(p, (void **)&w->call, &w->callcap, w->ncall + 1, sizeof *w->call))
                 return false;
@@ -1034,17 +1096,30 @@ static bool f_walk(ps *p, fwalk *w)
 /* ":line TAB" of a label into o (room for 24); its length. */
 static size_t f_line(int64_t v, char *o)
 {
-    char t[24];
-    size_t n = 0;
+    /* Two digits a step, from the end: half the divisions. */
+    static const char dd[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                             "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                             "8081828384858687888990919293949596979899";
     uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        t[n++] = (char)('0' + m % 10);
-        m /= 10;
-    } while (m);
+    size_t nd = 1;
+    for (uint64_t t = m; t >= 10; t /= 10) nd++;
     size_t k = 0;
     o[k++] = ':';
     if (v < 0) o[k++] = '-';
-    while (n) o[k++] = t[--n];
+    char *e = o + k + nd;
+    while (m >= 100) {
+        unsigned r = (unsigned)(m % 100);
+        m /= 100;
+        *--e = dd[2 * r + 1];
+        *--e = dd[2 * r];
+    }
+    if (m >= 10) {
+        *--e = dd[2 * m + 1];
+        *--e = dd[2 * m];
+    } else {
+        *--e = (char)('0' + m);
+    }
+    k += nd;
     o[k++] = '\t';
     return k;
 }
@@ -1065,9 +1140,19 @@ static size_t f_key(ps *p, fwalk *w, uint32_t at, char *buf, size_t cap, char **
 {
     /* Initialised only for the compiler: the label was read before. */
     flab L = {0, 0, 0, 0, 0};
-    uint32_t a2, s2;
-    p->pos = at;
-    (void)f_label(p, w, false, &L, &a2, &s2);
+    const unsigned char *d = p->d + at;
+    if (d[0] == ')' && d[2] == 'z' && d[4 + d[3]] == 'i' && d[9 + d[3]] == 'z') {
+        /* Plain (f_plain_len): its parts where that spelling puts them. */
+        L.fat = at + 4;
+        L.flen = d[3];
+        L.line = (int32_t)u32le(d + 5 + L.flen);
+        L.nat = at + 11 + L.flen;
+        L.nlen = d[10 + L.flen];
+    } else {
+        uint32_t a2, s2;
+        p->pos = at;
+        (void)f_label(p, w, false, &L, &a2, &s2);
+    }
     char ln[24];
     size_t nl = f_line(L.line, ln);
     size_t n = 1 + (size_t)L.flen + nl + L.nlen;
@@ -1105,10 +1190,10 @@ static void f_learn(fwalk *w, uint32_t slot, uint32_t f)
 static void f_ahead(ps *p, fwalk *w, uint32_t c, ahead *a)
 {
     a->val = NOPE;
-    if (f_known(w, w->call[c].slot) != NOPE) return;
+    if (!p->lt || (w->call[c].h && p->pt) || f_known(w, w->call[c].slot) != NOPE) return;
     char *k;
     size_t n = f_key(p, w, w->call[c].at, a->key, PS_KMAX, &k);
-    if (!n || k != a->key || !p->lt) return;
+    if (!n || k != a->key) return;
     a->len = (uint32_t)n;
     a->h = key_hash(a->key, n);
     a->val = c;
@@ -1124,17 +1209,89 @@ static void f_ahead_entry(ps *p, fwalk *w, uint32_t i, ahead *a)
     size_t n = f_key(p, w, w->ent[i].at, a->key, PS_KMAX, &k);
     if (!n || k != a->key) return;
     a->len = (uint32_t)n;
-    a->h = key_hash(a->key, n);
     a->val = i;
     cgprop__node_prefetch(p->g, a->key, n);
+    uint32_t h = w->ent[i].h;
+    if (h) {
+        if (p->pt) CGPROP__PREFETCH_W(&p->pt[h & p->pmask]);
+        return;
+    }
+    a->h = key_hash(a->key, n);
     if (p->lt) CGPROP__PREFETCH_W(&p->lt[(uint32_t)a->h & p->lmask]);
+}
+
+/* The entries' plain labels: room for nf; without it (no memory) every
+ * plain caller takes the way of the others. */
+static void pindex_init(ps *p, uint32_t nf)
+{
+    uint64_t cap = 64;
+    while (cap < (uint64_t)nf * 2) cap *= 2;
+    if (cap > ((uint64_t)1 << 31)) return;
+    p->pt = cgprop__calloc(p->g, (size_t)cap, sizeof *p->pt);
+    if (p->pt) p->pmask = (uint32_t)(cap - 1);
+}
+
+/* Equal bytes are the same label: a second entry of the same plain label
+ * (a dict does not have one) is found at the first one's slot. */
+static void pindex_add(ps *p, uint32_t at, uint32_t h, uint32_t fid)
+{
+    if (!p->pt || fid >= UINT32_MAX - 1) return;
+    uint32_t i = h & p->pmask;
+    while (p->pt[i].fid1) i = (i + 1) & p->pmask;
+    p->pt[i].fp = h;
+    p->pt[i].fid1 = fid + 1;
+    p->pt[i].off = at;
+    p->pt[i].len = f_plain_size(p, at);
+}
+
+/* The plain caller label at at (hash h): its bytes fetched where the
+ * first slot it will compare points. */
+static void pindex_touch(const ps *p, uint32_t h)
+{
+    const struct lslot *s = &p->pt[h & p->pmask];
+    if (s->fid1 && s->fp == h) CGPROP__PREFETCH(p->d + s->off);
+}
+
+/* n >= 8 bytes: the last word read overlapping the one before, with no
+ * byte loop. */
+static bool plain_eq(const unsigned char *x, const unsigned char *y, size_t n)
+{
+    uint64_t a, b;
+    memcpy(&a, x + n - 8, 8);
+    memcpy(&b, y + n - 8, 8);
+    if (a != b) return false;
+    while (n > 8) {
+        memcpy(&a, x, 8);
+        memcpy(&b, y, 8);
+        if (a != b) return false;
+        x += 8;
+        y += 8;
+        n -= 8;
+    }
+    return true;
+}
+
+/* The function of the plain label at at (hash h), or NOPE when no entry
+ * has the same bytes. */
+static uint32_t pindex_find(const ps *p, uint32_t at, uint32_t h)
+{
+    uint32_t n = f_plain_size(p, at);
+    for (uint32_t i = h & p->pmask;; i = (i + 1) & p->pmask) {
+        const struct lslot *s = &p->pt[i];
+        if (!s->fid1) return NOPE;
+        if (s->fp == h && s->len == n && plain_eq(p->d + s->off, p->d + at, n))
+            return s->fid1 - 1;
+    }
 }
 
 /* The graph from the walk's lists, as build_dict makes it. */
 static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
 {
     if (cgprop__reserve_nodes(p->g, w->nent)) return false;
-    lindex_init(p, w->nent);
+    /* The key index holds the entries that are not plain: made when the
+     * first of them is met (none in a file that flags nothing). */
+    bool lt_made = false;
+    pindex_init(p, w->nent);
     char kbuf[PS_KMAX];
     uint32_t *fid = cgprop__alloc(p->g, w->nent, sizeof *fid);
     if (!fid) return false;
@@ -1159,7 +1316,15 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
             }
             uint32_t nn0 = p->g->nn;
             if (!n || cgprop_graph_add_node(p->g, k, n, &f)) goto out;
-            if (p->g->nn != nn0 && p->lt) lindex_add(p, k, n, r->val == i ? r->h : key_hash(k, n), f);
+            if (e->h) {
+                pindex_add(p, e->at, e->h, f);
+            } else if (p->g->nn != nn0) {
+                if (!lt_made) {
+                    lindex_init(p, w->nent);
+                    lt_made = true;
+                }
+                if (p->lt) lindex_add(p, k, n, r->val == i ? r->h : key_hash(k, n), f);
+            }
             f_learn(w, e->slot, f);
         }
         fid[i] = f;
@@ -1186,9 +1351,22 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         /* A shared label's slot, read when its key would be made. */
         for (uint32_t j = 0; j < m; j++)
             if (w->call[c0 + j].slot != NOPE) CGPROP__PREFETCH(&w->fr[w->call[c0 + j].slot]);
-        for (uint32_t j = 0; j < m; j++) f_ahead(p, w, c0 + j, &p->ring[j]);
-        for (uint32_t j = 0; j < m; j++) lindex_touch(p, &p->ring[j]);
-        for (uint32_t j = 0; j < m; j++) found[j] = p->ring[j].val == c0 + j ? lindex_find(p, &p->ring[j]) : NOPE;
+        /* A plain label's slot fetched; any other's key made (f_ahead). */
+        for (uint32_t j = 0; j < m; j++) {
+            uint32_t h = w->call[c0 + j].h;
+            if (h && p->pt) CGPROP__PREFETCH(&p->pt[h & p->pmask]);
+            f_ahead(p, w, c0 + j, &p->ring[j]);
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            uint32_t h = w->call[c0 + j].h;
+            if (h && p->pt) pindex_touch(p, h);
+            else lindex_touch(p, &p->ring[j]);
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            const fcall *cl = &w->call[c0 + j];
+            if (cl->h && p->pt) found[j] = pindex_find(p, cl->at, cl->h);
+            else found[j] = p->ring[j].val == c0 + j ? lindex_find(p, &p->ring[j]) : NOPE;
+        }
         for (uint32_t c = c0; c < c0 + m; c++) {
             const fcall *cl = &w->call[c];
             uint32_t a = f_known(w, cl->slot);
@@ -1199,8 +1377,9 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
                 if (!n || cgprop_graph_add_node(p->g, k, n, &a)) goto out;
             }
             f_learn(w, cl->slot, a);
-            uint32_t f = fid[cl->callee];
-            if (cl->has_cost && p->bcaller) {
+            uint32_t f = fid[cl->callee & ~F_HAS_COST];
+            bool has_cost = (cl->callee & F_HAS_COST) != 0;
+            if (has_cost && p->bcaller) {
                 p->bcaller[p->nb] = a;
                 p->bcallee[p->nb] = f;
                 p->bcount[p->nb] = cl->cnt;
@@ -1209,7 +1388,7 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
                 continue;
             }
             uint64_t cost = cl->cost;
-            if (flush_calls(p) || cgprop_graph_add_edge(p->g, a, f, cl->cnt, cl->has_cost ? &cost : NULL, NULL)) goto out;
+            if (flush_calls(p) || cgprop_graph_add_edge(p->g, a, f, cl->cnt, has_cost ? &cost : NULL, NULL)) goto out;
         }
     }
     ok = flush_calls(p) == CGPROP_OK;
@@ -1240,11 +1419,14 @@ static bool f_read(ps *p, uint64_t *nfun)
     cgprop__free(p->g, p->bcaller);
     cgprop__free(p->g, p->bcount);
     cgprop__free(p->g, p->lt);
+    cgprop__free(p->g, p->pt);
     cgprop__free(p->g, p->kb);
     cgprop__free(p->g, p->ring);
     p->bcaller = p->bcallee = NULL;
     p->bcount = p->bcost = NULL;
     p->lt = NULL;
+    p->pt = NULL;
+    p->pmask = 0;
     p->kb = NULL;
     p->ring = NULL;
     p->lmask = 0;
