@@ -429,8 +429,14 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     for (size_t i = q; i + 1 < depth; i++) s->pcls[i] = class_of(s, i);
     /* The pairs flushed above hold tot as their base already. K is small:
      * a loop, not a call to memcpy per pair. */
-    for (size_t i = flushed; i + 1 < depth; i++)
-        for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
+    if (K == 1) {
+        /* The usual case: one fill the compiler vectorises. */
+        uint64_t t0 = s->tot[0], *b = s->base;
+        for (size_t i = flushed; i + 1 < depth; i++) b[i] = t0;
+    } else {
+        for (size_t i = flushed; i + 1 < depth; i++)
+            for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
+    }
     /* Nothing can fail from here on, and the bound above says no sum
      * overflows. */
     uint32_t leaf = frames[depth - 1];
