@@ -412,7 +412,14 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     for (size_t i = q; i + 1 < depth; i++) {
         uint32_t e;
         rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
-        if (!rc && e >= t.ne0) rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), nonzero);
+        if (!rc && e >= t.ne0) {
+            /* A call this stack made has no cost yet: the first class
+             * below level 2 puts it in compact form for that class, which
+             * is all cgprop__ecls_prepare would do. */
+            uint32_t c = class_of(s, i);
+            if (nonzero && c < CGPROP__NCLS && !g->ecls_ref[e]) g->ecls_ref[e] = c + 1;
+            else rc = cgprop__ecls_prepare(g, e, (int)c, nonzero);
+        }
         if (rc) {
             cgprop__txn_rollback(g, &t);
             return cgprop__err(g, rc, "add_stack: %s; nothing was added",

@@ -342,12 +342,35 @@ static int read_mapping(pp *p, const pfield *outer)
     return CGPROP_OK;
 }
 
+/* The usual spelling of a message of varint fields numbered 1 to nf
+ * (one-byte tags, well-formed values): their values into v[1..nf], true.
+ * false for anything else, which the general loop then reads, so that the
+ * values and the errors are its own. */
+static bool varint_fields(const unsigned char *d, size_t q, size_t e, unsigned nf, uint64_t *v)
+{
+    while (q < e) {
+        unsigned tag = d[q];
+        if ((tag & 7) != WT_VARINT || tag < 8 || (tag >> 3) > nf) return false;
+        q++;
+        if (varint(d, &q, e, &v[tag >> 3])) return false;
+    }
+    return true;
+}
+
 static int read_function(pp *p, const pfield *outer)
 {
     pfn fn = {0, 0, 0, 0, outer->off};
     size_t q = outer->at, e = outer->at + outer->len;
     pfield f;
     int r;
+    uint64_t v[5] = {0, 0, 0, 0, 0};
+    if (varint_fields(p->d, q, e, 4, v)) {
+        fn.id = v[1];
+        fn.name = v[2];
+        fn.sys = v[3];
+        fn.file = v[4];
+        q = e;
+    }
     while ((r = next_field(p, &q, e, &f, "Function")) == 1) {
         if (f.num >= 1 && f.num <= 4) {
             if ((r = want(p, &f, WT_VARINT, "Function"))) return r;
@@ -372,6 +395,39 @@ static int read_location(pp *p, const pfield *outer)
     size_t q = outer->at, e = outer->at + outer->len;
     pfield f;
     int r;
+    /* The usual spelling first: varint fields 1 to 3 and Line messages of
+     * varint fields 1 to 3, one-byte tags and lengths. Anything else is
+     * read again by the general loop below, from the start. */
+    {
+        const unsigned char *d = p->d;
+        size_t lq = q;
+        uint64_t v[4] = {0, 0, 0, 0};
+        bool ok = true;
+        while (ok && lq < e) {
+            unsigned tag = d[lq];
+            if (tag == (4 << 3 | WT_LEN)) {
+                size_t ln = lq + 1 < e ? d[lq + 1] : 0x80;
+                uint64_t lv[4] = {0, 0, 0, 0};
+                ok = ln < 0x80 && ln <= e - lq - 2 && varint_fields(d, lq + 2, lq + 2 + ln, 3, lv) &&
+                     grow(p, (void **)&p->lfn, &p->clfn, p->nlfn + 1, sizeof *p->lfn);
+                if (ok) p->lfn[p->nlfn++] = lv[1];
+                lq += 2 + ln;
+            } else if ((tag & 7) == WT_VARINT && tag >= 8 && (tag >> 3) <= 3) {
+                lq++;
+                ok = !varint(d, &lq, e, &v[tag >> 3]);
+            } else {
+                ok = false;
+            }
+        }
+        if (ok) {
+            l.id = v[1];
+            l.mapping = v[2];
+            l.addr = v[3];
+            q = e;
+        } else {
+            p->nlfn = l.line0;
+        }
+    }
     while ((r = next_field(p, &q, e, &f, "Location")) == 1) {
         if (f.num >= 1 && f.num <= 3) {
             if ((r = want(p, &f, WT_VARINT, "Location"))) return r;
