@@ -566,22 +566,16 @@ static int string_at(pp *p, uint64_t idx, size_t off, const char *what, const ch
     return CGPROP_OK;
 }
 
-/* Append s[0..n) to the key at *kl, TAB, LF and CR made spaces: TAB
- * separates the key's parts, and no line-based output (callgrind) could
- * carry a line break; a text format's reader never sees one in a name. */
-static bool key_put(pp *p, size_t *kl, const char *s, size_t n)
+/* Copy s[0..n) to dst, TAB, LF and CR made spaces: TAB separates the
+ * key's parts, and no line-based output (callgrind) could carry a line
+ * break; a text format's reader never sees one in a name. */
+static inline char *key_copy(char *dst, const char *s, size_t n)
 {
-    if (n > SIZE_MAX - *kl - 1) return false;
-    if (!grow(p, (void **)&p->key, &p->ckey, *kl + n + 1, 1)) return false;
-    /* A local pointer: stores through p->key would make the compiler load
-     * p->key again for every byte. */
-    char *dst = p->key + *kl;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         dst[i] = c == '\t' || c == '\n' || c == '\r' ? ' ' : c;
     }
-    *kl += n;
-    return true;
+    return dst + n;
 }
 
 /* The functions are added in batches of KBATCH keys (cgprop_graph_add_nodes:
@@ -609,13 +603,19 @@ static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *f
         if (rc) return rc;
     }
     if (!p->nkeys) p->kbase = p->nlnode;
-    size_t k0 = p->kused, kl = k0;
-    if (full && !(key_put(p, &kl, ob, obn) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1)))
-        return enomem(p);
-    if (full) p->key[kl++] = '\t';
-    if (full && !(key_put(p, &kl, fl, fln) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1))) return enomem(p);
-    if (full) p->key[kl++] = '\t';
-    if (!key_put(p, &kl, nm, nmn)) return enomem(p);
+    /* The parts are slices of the input (or a short name made here), so
+     * the sum cannot wrap; room for all of it at once. */
+    size_t k0 = p->kused, n = nmn + (full ? obn + fln + 2 : 0);
+    if (n > SIZE_MAX - k0 - 1 || !grow(p, (void **)&p->key, &p->ckey, k0 + n + 1, 1)) return enomem(p);
+    char *dst = p->key + k0;
+    if (full) {
+        dst = key_copy(dst, ob, obn);
+        *dst++ = '\t';
+        dst = key_copy(dst, fl, fln);
+        *dst++ = '\t';
+    }
+    dst = key_copy(dst, nm, nmn);
+    size_t kl = (size_t)(dst - p->key);
     p->kat[p->nkeys] = k0;
     p->klen[p->nkeys++] = kl - k0;
     p->kused = kl;
