@@ -685,6 +685,9 @@ START_TEST(table_spellings)
         snprintf(keys[i], sizeof keys[i], "%s\t%s\t%s", mapped[i] ? "/bin/x" : "", i % 4 == 1 ? "a.go" : "", nm);
     }
     uint64_t self[NT + 1] = {0}, incl[NT + 1] = {0};
+    static bool pair[NT + 1][NT + 1]; /* caller, callee */
+    memset(pair, 0, sizeof pair);
+    size_t npairs = 0;
     uint64_t rng = 7;
     for (int n = 0; n < 400; n++) {
         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
@@ -699,11 +702,15 @@ START_TEST(table_spellings)
         /* st[0] is the leaf location; its first line the leaf frame. */
         self[fr[st[0]][0]] += w;
         bool seen[NT + 1] = {false};
+        unsigned prev = 0; /* the frame before, leaf first: the callee */
         for (size_t i = 0; i < d; i++)
             for (unsigned k = 0; k < nfr[st[i]]; k++) {
                 unsigned f = fr[st[i]][k];
                 if (!seen[f]) incl[f] += w;
                 seen[f] = true;
+                if (prev && !pair[f][prev]) npairs++;
+                if (prev) pair[f][prev] = true;
+                prev = f;
             }
         pb smp = {{0}, 0}, ids = {{0}, 0};
         for (size_t i = 0; i < d; i++) vint(&ids, st[i]);
@@ -714,6 +721,8 @@ START_TEST(table_spellings)
 #undef FID
     cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), NT);
+    /* Every call is a pair of adjacent frames of some stack. */
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), npairs);
     for (unsigned i = 1; i <= NT; i++) {
         uint32_t v = id(g, keys[i]);
         ck_assert_msg(self_of(g, v, 0) == self[i], "function %u: self %llu, expected %llu", i,
