@@ -411,8 +411,18 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
      * cost arrives (flush_range). */
     for (size_t i = q; i + 1 < depth; i++) {
         uint32_t e;
+        uint32_t c = class_of(s, i);
+        /* Written at once: pairs from q on are not in the cached stack
+         * until this one is in, so a failure leaves nothing wrong. */
+        s->pcls[i] = c;
         rc = cgprop__edge_get_or_add(g, frames[i], frames[i + 1], &e);
-        if (!rc && e >= t.ne0) rc = cgprop__ecls_prepare(g, e, (int)class_of(s, i), nonzero);
+        if (!rc && e >= t.ne0) {
+            /* A call this stack made has no cost yet: the first class
+             * below level 2 puts it in compact form for that class, which
+             * is all cgprop__ecls_prepare would do. */
+            if (nonzero && c < CGPROP__NCLS && !g->ecls_ref[e]) g->ecls_ref[e] = c + 1;
+            else rc = cgprop__ecls_prepare(g, e, (int)c, nonzero);
+        }
         if (rc) {
             cgprop__txn_rollback(g, &t);
             return cgprop__err(g, rc, "add_stack: %s; nothing was added",
@@ -426,11 +436,16 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
         return cgprop__err(g, rc, "add_stack: %s; nothing was added",
                            rc == CGPROP_ENOMEM ? "out of memory" : "a context's cost would overflow");
     }
-    for (size_t i = q; i + 1 < depth; i++) s->pcls[i] = class_of(s, i);
     /* The pairs flushed above hold tot as their base already. K is small:
      * a loop, not a call to memcpy per pair. */
-    for (size_t i = flushed; i + 1 < depth; i++)
-        for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
+    if (K == 1) {
+        /* The usual case: one fill the compiler vectorises. */
+        uint64_t t0 = s->tot[0], *b = s->base;
+        for (size_t i = flushed; i + 1 < depth; i++) b[i] = t0;
+    } else {
+        for (size_t i = flushed; i + 1 < depth; i++)
+            for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
+    }
     /* Nothing can fail from here on, and the bound above says no sum
      * overflows. */
     uint32_t leaf = frames[depth - 1];

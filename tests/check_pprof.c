@@ -538,6 +538,203 @@ START_TEST(repeated_names_spread_samples)
 END_TEST
 #undef NFN
 
+/* Function and Location messages in every spelling the reader meets: the
+ * usual one (one-byte tags, varint fields, one Line), fields in another
+ * order, a field given twice (the last counts), fields it does not read
+ * (Function.start_line, Location.is_folded, an unknown field), a Line
+ * longer than 127 bytes, a location of two inlined lines, a mapping and an
+ * address; ids of one, two and three bytes; names with a TAB, LF or CR
+ * (written as a space in the key). Keys are full (object, file, name), and
+ * each function's self and inclusive cost is worked out here from the
+ * stacks, by definition. */
+#define NT 300
+START_TEST(table_spellings)
+{
+    static pb p;
+    p.n = 0;
+    /* Strings: 0 "", 1 samples, 2 count, 3 "/bin/x", 4 "a.go",
+     * 5 + i - 1 the name of function i (1..NT). */
+    fs(&p, 6, "");
+    fs(&p, 6, "samples");
+    fs(&p, 6, "count");
+    fs(&p, 6, "/bin/x");
+    fs(&p, 6, "a.go");
+    static char names[NT + 1][32], keys[NT + 1][48];
+    for (unsigned i = 1; i <= NT; i++) {
+        const char *odd = i % 10 == 3 ? "\t" : i % 10 == 6 ? "\n" : i % 10 == 9 ? "\r" : "";
+        snprintf(names[i], sizeof names[i], "fn%s%u_long_enough_name", odd, i);
+        fs(&p, 6, names[i]);
+    }
+    pb vt = {{0}, 0};
+    fv(&vt, 1, 1);
+    fv(&vt, 2, 2);
+    fb(&p, 1, &vt);
+    pb mp = {{0}, 0};
+    fv(&mp, 1, 1);
+    fv(&mp, 5, 3);
+    fb(&p, 3, &mp);
+    /* Function i has id fid(i): 1..NT, except the last, 20000 (three bytes). */
+#define FID(i) ((i) == NT ? 20000u : (unsigned)(i))
+    for (unsigned i = 1; i <= NT; i++) {
+        pb fn = {{0}, 0};
+        bool file = i % 4 == 1;
+        switch (i % 5) {
+        case 0: /* the usual order */
+            fv(&fn, 1, FID(i));
+            fv(&fn, 2, 4 + i);
+            if (file) fv(&fn, 4, 4);
+            break;
+        case 1: /* the other way round, and system_name */
+            if (file) fv(&fn, 4, 4);
+            fv(&fn, 3, 2);
+            fv(&fn, 2, 4 + i);
+            fv(&fn, 1, FID(i));
+            break;
+        case 2: /* start_line (not read) */
+            fv(&fn, 1, FID(i));
+            fv(&fn, 5, 1234);
+            fv(&fn, 2, 4 + i);
+            if (file) fv(&fn, 4, 4);
+            break;
+        case 3: /* the name twice: the last counts */
+            fv(&fn, 1, FID(i));
+            fv(&fn, 2, 1);
+            fv(&fn, 2, 4 + i);
+            if (file) fv(&fn, 4, 4);
+            break;
+        default: /* an unknown field of another wire type */
+            fv(&fn, 1, FID(i));
+            fs(&fn, 12, "x");
+            fv(&fn, 2, 4 + i);
+            if (file) fv(&fn, 4, 4);
+            break;
+        }
+        fb(&p, 5, &fn);
+    }
+    /* Location i (id i): its frames, leaf first, in fr[i][0..nfr[i]). */
+    static unsigned fr[NT + 1][2], nfr[NT + 1];
+    static bool mapped[NT + 1];
+    for (unsigned i = 1; i <= NT; i++) {
+        pb loc = {{0}, 0}, ln = {{0}, 0};
+        /* Inlined into f2, a location of the same mapping (the object part
+         * of a key is the location's). */
+        unsigned f2 = i % 7 == 5 && i > 3 ? i - 3 : 0;
+        mapped[i] = i % 3 == 0;
+        fv(&ln, 1, FID(i));
+        fv(&ln, 2, 10 + i);
+        if (i % 11 == 4) {
+            pb pad = {{0}, 0};
+            for (int k = 0; k < 140; k++) put(&pad, 'z');
+            fb(&ln, 9, &pad); /* a Line of 150 bytes */
+        }
+        switch (i % 6) {
+        case 0:
+        case 1: /* the usual order */
+            fv(&loc, 1, i);
+            if (mapped[i]) fv(&loc, 2, 1);
+            fv(&loc, 3, 0x400000 + i);
+            fb(&loc, 4, &ln);
+            break;
+        case 2: /* the line first, the id last, and the id twice */
+            fb(&loc, 4, &ln);
+            if (mapped[i]) fv(&loc, 2, 1);
+            fv(&loc, 1, NT + 5);
+            fv(&loc, 1, i);
+            break;
+        case 3: /* is_folded (not read) */
+            fv(&loc, 1, i);
+            if (mapped[i]) fv(&loc, 2, 1);
+            fb(&loc, 4, &ln);
+            fv(&loc, 5, 1);
+            break;
+        case 4: /* an unknown length-delimited field */
+            fv(&loc, 1, i);
+            fs(&loc, 9, "q");
+            if (mapped[i]) fv(&loc, 2, 1);
+            fb(&loc, 4, &ln);
+            break;
+        default: /* no address, the line's field numbers in another order */
+            fv(&loc, 1, i);
+            if (mapped[i]) fv(&loc, 2, 1);
+            {
+                pb l2 = {{0}, 0};
+                fv(&l2, 2, 7);
+                fv(&l2, 1, FID(i));
+                fb(&loc, 4, &l2);
+            }
+            break;
+        }
+        nfr[i] = 1;
+        fr[i][0] = i;
+        if (f2) {
+            pb l3 = {{0}, 0};
+            fv(&l3, 1, FID(f2));
+            fb(&loc, 4, &l3);
+            fr[i][nfr[i]++] = f2;
+        }
+        fb(&p, 4, &loc);
+    }
+    for (unsigned i = 1; i <= NT; i++) {
+        /* The key: object (the mapping's file for a mapped location; a
+         * function's key comes from the first location that names it),
+         * file, name with TAB, LF and CR made spaces. */
+        char nm[32];
+        snprintf(nm, sizeof nm, "%s", names[i]);
+        for (char *c = nm; *c; c++)
+            if (*c == '\t' || *c == '\n' || *c == '\r') *c = ' ';
+        snprintf(keys[i], sizeof keys[i], "%s\t%s\t%s", mapped[i] ? "/bin/x" : "", i % 4 == 1 ? "a.go" : "", nm);
+    }
+    uint64_t self[NT + 1] = {0}, incl[NT + 1] = {0};
+    static bool pair[NT + 1][NT + 1]; /* caller, callee */
+    memset(pair, 0, sizeof pair);
+    size_t npairs = 0;
+    uint64_t rng = 7;
+    for (int n = 0; n < 400; n++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t r = (uint32_t)(rng >> 33);
+        size_t d = 1 + r % 20;
+        unsigned st[20];
+        for (size_t i = 0; i < d; i++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            st[i] = 1 + (unsigned)((rng >> 33) % NT);
+        }
+        uint64_t w = 1 + (r >> 8) % 1000;
+        /* st[0] is the leaf location; its first line the leaf frame. */
+        self[fr[st[0]][0]] += w;
+        bool seen[NT + 1] = {false};
+        unsigned prev = 0; /* the frame before, leaf first: the callee */
+        for (size_t i = 0; i < d; i++)
+            for (unsigned k = 0; k < nfr[st[i]]; k++) {
+                unsigned f = fr[st[i]][k];
+                if (!seen[f]) incl[f] += w;
+                seen[f] = true;
+                if (prev && !pair[f][prev]) npairs++;
+                if (prev) pair[f][prev] = true;
+                prev = f;
+            }
+        pb smp = {{0}, 0}, ids = {{0}, 0};
+        for (size_t i = 0; i < d; i++) vint(&ids, st[i]);
+        fb(&smp, 1, &ids);
+        fv(&smp, 2, w);
+        fb(&p, 2, &smp);
+    }
+#undef FID
+    cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), NT);
+    /* Every call is a pair of adjacent frames of some stack. */
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), npairs);
+    for (unsigned i = 1; i <= NT; i++) {
+        uint32_t v = id(g, keys[i]);
+        ck_assert_msg(self_of(g, v, 0) == self[i], "function %u: self %llu, expected %llu", i,
+                      (unsigned long long)self_of(g, v, 0), (unsigned long long)self[i]);
+        ck_assert_msg(total_of(g, v, 0) == incl[i], "function %u: inclusive %llu, expected %llu", i,
+                      (unsigned long long)total_of(g, v, 0), (unsigned long long)incl[i]);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+#undef NT
+
 static void bad(const void *d, size_t n, int code, const char *reason_part)
 {
     cgprop_read_options o;
@@ -873,6 +1070,7 @@ static Suite *suite(void)
     tcase_add_test(tc, small_plain);
     tcase_add_test(tc, shared_tails);
     tcase_add_test(tc, repeated_names_spread_samples);
+    tcase_add_test(tc, table_spellings);
     tcase_add_test(tc, small_gzip);
     tcase_add_test(tc, small_by_name);
     tcase_add_test(tc, real_go_profile);

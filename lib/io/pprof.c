@@ -172,6 +172,12 @@ static inline int varint(const unsigned char *d, size_t *pos, size_t end, uint64
         *pos = i + 1;
         return 0;
     }
+    /* Two bytes (ids from 128 to 16383): nothing can overflow. */
+    if (i + 1 < end && d[i + 1] < 0x80) {
+        *out = (uint64_t)(d[i] & 0x7f) | (uint64_t)d[i + 1] << 7;
+        *pos = i + 2;
+        return 0;
+    }
     return varint_long(d, pos, end, out);
 }
 
@@ -336,12 +342,35 @@ static int read_mapping(pp *p, const pfield *outer)
     return CGPROP_OK;
 }
 
+/* The usual spelling of a message of varint fields numbered 1 to nf
+ * (one-byte tags, well-formed values): their values into v[1..nf], true.
+ * false for anything else, which the general loop then reads, so that the
+ * values and the errors are its own. */
+static bool varint_fields(const unsigned char *d, size_t q, size_t e, unsigned nf, uint64_t *v)
+{
+    while (q < e) {
+        unsigned tag = d[q];
+        if ((tag & 7) != WT_VARINT || tag < 8 || (tag >> 3) > nf) return false;
+        q++;
+        if (varint(d, &q, e, &v[tag >> 3])) return false;
+    }
+    return true;
+}
+
 static int read_function(pp *p, const pfield *outer)
 {
     pfn fn = {0, 0, 0, 0, outer->off};
     size_t q = outer->at, e = outer->at + outer->len;
     pfield f;
     int r;
+    uint64_t v[5] = {0, 0, 0, 0, 0};
+    if (varint_fields(p->d, q, e, 4, v)) {
+        fn.id = v[1];
+        fn.name = v[2];
+        fn.sys = v[3];
+        fn.file = v[4];
+        q = e;
+    }
     while ((r = next_field(p, &q, e, &f, "Function")) == 1) {
         if (f.num >= 1 && f.num <= 4) {
             if ((r = want(p, &f, WT_VARINT, "Function"))) return r;
@@ -366,6 +395,39 @@ static int read_location(pp *p, const pfield *outer)
     size_t q = outer->at, e = outer->at + outer->len;
     pfield f;
     int r;
+    /* The usual spelling first: varint fields 1 to 3 and Line messages of
+     * varint fields 1 to 3, one-byte tags and lengths. Anything else is
+     * read again by the general loop below, from the start. */
+    {
+        const unsigned char *d = p->d;
+        size_t lq = q;
+        uint64_t v[4] = {0, 0, 0, 0};
+        bool ok = true;
+        while (ok && lq < e) {
+            unsigned tag = d[lq];
+            if (tag == (4 << 3 | WT_LEN)) {
+                size_t ln = lq + 1 < e ? d[lq + 1] : 0x80;
+                uint64_t lv[4] = {0, 0, 0, 0};
+                ok = ln < 0x80 && ln <= e - lq - 2 && varint_fields(d, lq + 2, lq + 2 + ln, 3, lv) &&
+                     grow(p, (void **)&p->lfn, &p->clfn, p->nlfn + 1, sizeof *p->lfn);
+                if (ok) p->lfn[p->nlfn++] = lv[1];
+                lq += 2 + ln;
+            } else if ((tag & 7) == WT_VARINT && tag >= 8 && (tag >> 3) <= 3) {
+                lq++;
+                ok = !varint(d, &lq, e, &v[tag >> 3]);
+            } else {
+                ok = false;
+            }
+        }
+        if (ok) {
+            l.id = v[1];
+            l.mapping = v[2];
+            l.addr = v[3];
+            q = e;
+        } else {
+            p->nlfn = l.line0;
+        }
+    }
     while ((r = next_field(p, &q, e, &f, "Location")) == 1) {
         if (f.num >= 1 && f.num <= 3) {
             if ((r = want(p, &f, WT_VARINT, "Location"))) return r;
@@ -504,16 +566,16 @@ static int string_at(pp *p, uint64_t idx, size_t off, const char *what, const ch
     return CGPROP_OK;
 }
 
-/* Append s[0..n) to the key at *kl, TAB, LF and CR made spaces: TAB
- * separates the key's parts, and no line-based output (callgrind) could
- * carry a line break; a text format's reader never sees one in a name. */
-static bool key_put(pp *p, size_t *kl, const char *s, size_t n)
+/* Copy s[0..n) to dst, TAB, LF and CR made spaces: TAB separates the
+ * key's parts, and no line-based output (callgrind) could carry a line
+ * break; a text format's reader never sees one in a name. */
+static inline char *key_copy(char *dst, const char *s, size_t n)
 {
-    if (n > SIZE_MAX - *kl - 1) return false;
-    if (!grow(p, (void **)&p->key, &p->ckey, *kl + n + 1, 1)) return false;
-    for (size_t i = 0; i < n; i++) p->key[*kl + i] = s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? ' ' : s[i];
-    *kl += n;
-    return true;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        dst[i] = c == '\t' || c == '\n' || c == '\r' ? ' ' : c;
+    }
+    return dst + n;
 }
 
 /* The functions are added in batches of KBATCH keys (cgprop_graph_add_nodes:
@@ -541,13 +603,19 @@ static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *f
         if (rc) return rc;
     }
     if (!p->nkeys) p->kbase = p->nlnode;
-    size_t k0 = p->kused, kl = k0;
-    if (full && !(key_put(p, &kl, ob, obn) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1)))
-        return enomem(p);
-    if (full) p->key[kl++] = '\t';
-    if (full && !(key_put(p, &kl, fl, fln) && grow(p, (void **)&p->key, &p->ckey, kl + 2, 1))) return enomem(p);
-    if (full) p->key[kl++] = '\t';
-    if (!key_put(p, &kl, nm, nmn)) return enomem(p);
+    /* The parts are slices of the input (or a short name made here), so
+     * the sum cannot wrap; room for all of it at once. */
+    size_t k0 = p->kused, n = nmn + (full ? obn + fln + 2 : 0);
+    if (n > SIZE_MAX - k0 - 1 || !grow(p, (void **)&p->key, &p->ckey, k0 + n + 1, 1)) return enomem(p);
+    char *dst = p->key + k0;
+    if (full) {
+        dst = key_copy(dst, ob, obn);
+        *dst++ = '\t';
+        dst = key_copy(dst, fl, fln);
+        *dst++ = '\t';
+    }
+    dst = key_copy(dst, nm, nmn);
+    size_t kl = (size_t)(dst - p->key);
     p->kat[p->nkeys] = k0;
     p->klen[p->nkeys++] = kl - k0;
     p->kused = kl;
@@ -759,7 +827,15 @@ static int packed_locs(pp *p, const pfield *f, sctx *s)
             /* Its ids: the previous sample's, less those before its tail
              * (the shorter count: the lists differ near the leaf). */
             size_t head = p->prev_end - (s->tail_end - e), k = 0;
-            for (size_t i = p->prev_at; i < head; i++) k += d[i] < 0x80;
+            size_t i = p->prev_at;
+            /* Eight bytes a step: an id ends at each byte below 0x80. */
+            for (; i + 8 <= head; i += 8) {
+                uint64_t x;
+                memcpy(&x, d + i, 8);
+                /* A 0 or 1 per byte, summed by the multiply into the top byte. */
+                k += (size_t)((((~x & 0x8080808080808080ull) >> 7) * 0x0101010101010101ull) >> 56);
+            }
+            for (; i < head; i++) k += d[i] < 0x80;
             s->ntail = p->prev_depth - k;
         }
     }
@@ -892,7 +968,10 @@ static int make_fast(pp *p)
 static int pass2(pp *p)
 {
     size_t q = p->samp_at;
+    /* Cleared once: a field 2 is length-delimited here (pass 1 checked
+     * it), which the compiler cannot see. */
     pfield f;
+    memset(&f, 0, sizeof f);
     int r;
     while ((r = next_field(p, &q, p->samp_end, &f, "Profile")) == 1) {
         if (f.num != 2) continue;
