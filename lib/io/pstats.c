@@ -434,16 +434,21 @@ static uint64_t key_hash(const char *s, size_t n)
     return h;
 }
 
-/* Room for about nf functions; without it (no memory) every label is
- * looked up in the graph, as before the index. */
-static void lindex_init(ps *p, uint32_t nf)
+/* A slot table with room for about nf labels (at most half full), its
+ * mask in *mask; NULL when too large or out of memory. */
+static struct lslot *slot_table(ps *p, uint32_t nf, uint32_t *mask)
 {
     uint64_t cap = 64;
     while (cap < (uint64_t)nf * 2) cap *= 2;
-    if (cap > ((uint64_t)1 << 31)) return;
-    p->lt = cgprop__calloc(p->g, (size_t)cap, sizeof *p->lt);
-    if (p->lt) p->lmask = (uint32_t)(cap - 1);
+    if (cap > ((uint64_t)1 << 31)) return NULL;
+    struct lslot *t = cgprop__calloc(p->g, (size_t)cap, sizeof *t);
+    if (t) *mask = (uint32_t)(cap - 1);
+    return t;
 }
+
+/* Room for about nf functions; without it (no memory) every label is
+ * looked up in the graph, as before the index. */
+static void lindex_init(ps *p, uint32_t nf) { p->lt = slot_table(p, nf, &p->lmask); }
 
 /* Add key (n bytes, hash h) of function fid; nothing when out of room. */
 static void lindex_add(ps *p, const char *key, size_t n, uint64_t h, uint32_t fid)
@@ -998,6 +1003,14 @@ static bool f_ns(ps *p, fwalk *w, uint64_t *out)
     return true;
 }
 
+/* The length of a plain label at at whose bytes up to its name's length
+ * byte can be read (d[10 + d[3]]). */
+static uint32_t f_plain_size(const ps *p, uint32_t at)
+{
+    const unsigned char *d = p->d + at;
+    return 11u + d[3] + d[10 + d[3]];
+}
+
 /* A label is plain when it is spelt `)` 3 `z` file `i` line `z` name, with
  * no flag and no reference: the bench's files and other writers' that flag
  * nothing spell every label so. Equal plain bytes are the same label, so
@@ -1010,8 +1023,8 @@ static uint32_t f_plain_len(const ps *p, uint32_t at, uint32_t slot, size_t end)
     if (slot != NOPE || d[0] != ')' || end - at < 11 || d[2] != 'z') return 0;
     size_t n1 = d[3];
     if (end - at < 11 + n1 || d[4 + n1] != 'i' || d[9 + n1] != 'z') return 0;
-    size_t n = 11 + n1 + d[10 + n1];
-    return end - at == n ? (uint32_t)n : 0;
+    uint32_t n = f_plain_size(p, at);
+    return end - at == n ? n : 0;
 }
 
 /* The hash of n >= 8 bytes at s; never 0 (0: not plain). The last word is
@@ -1033,13 +1046,6 @@ static uint32_t f_plain_hash(const unsigned char *s, size_t n)
     h *= 0xFF51AFD7ED558CCDull;
     uint32_t r = (uint32_t)(h >> 32);
     return r ? r : 1;
-}
-
-/* The plain label at at (read before, so valid up to its end): its length. */
-static uint32_t f_plain_size(const ps *p, uint32_t at)
-{
-    const unsigned char *d = p->d + at;
-    return 11u + d[3] + d[10 + d[3]];
 }
 
 static uint32_t f_plain(const ps *p, uint32_t at, uint32_t slot)
@@ -1222,14 +1228,7 @@ static void f_ahead_entry(ps *p, fwalk *w, uint32_t i, ahead *a)
 
 /* The entries' plain labels: room for nf; without it (no memory) every
  * plain caller takes the way of the others. */
-static void pindex_init(ps *p, uint32_t nf)
-{
-    uint64_t cap = 64;
-    while (cap < (uint64_t)nf * 2) cap *= 2;
-    if (cap > ((uint64_t)1 << 31)) return;
-    p->pt = cgprop__calloc(p->g, (size_t)cap, sizeof *p->pt);
-    if (p->pt) p->pmask = (uint32_t)(cap - 1);
-}
+static void pindex_init(ps *p, uint32_t nf) { p->pt = slot_table(p, nf, &p->pmask); }
 
 /* Equal bytes are the same label: a second entry of the same plain label
  * (a dict does not have one) is found at the first one's slot. */
