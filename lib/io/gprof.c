@@ -71,40 +71,11 @@ static bool numeric_token(const char *s, size_t n)
     return true;
 }
 
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define GP_SWAR 1
-#endif
-
-/* The first index from i below e that is not a blank. The runs of blanks
- * between gprof's columns are 1 to 12 long and differ from field to field:
- * a byte loop mispredicted its exit on each, so eight bytes are compared at
- * once and the first other byte found by its position. */
-static inline size_t past_blanks(const char *s, size_t i, size_t e)
-{
-    for (;;) {
-#ifdef GP_SWAR
-        while (e - i >= 8) {
-            uint64_t w;
-            memcpy(&w, s + i, 8);
-            w ^= 0x2020202020202020ull;
-            if (w) {
-                i += (size_t)__builtin_ctzll(w) >> 3;
-                break;
-            }
-            i += 8;
-        }
-#endif
-        while (i < e && s[i] == ' ') i++;
-        if (i == e || s[i] != '\t') return i;
-        i++;
-    }
-}
-
 /* The first index from i below e whose byte is not a digit, '.', '/' or
- * '+' (numeric_token's bytes), eight bytes at once as past_blanks. */
+ * '+' (numeric_token's bytes), eight bytes at once as cgprop__skip_blanks. */
 static inline size_t past_numeric(const char *s, size_t i, size_t e)
 {
-#ifdef GP_SWAR
+#ifdef CGPROP__SWAR_LE
     const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
     while (e - i >= 8) {
         uint64_t w;
@@ -206,7 +177,7 @@ static bool split_fast(const char *s, size_t n, size_t i, size_t lim, fields *f)
         return true;
     }
 #endif
-    i = past_blanks(s, i, e);
+    i = cgprop__skip_blanks(s, i, e);
     while (i < e && cgprop__is_digit(s[i])) {
         size_t b = i;
         i = past_numeric(s, i, e);
@@ -214,7 +185,7 @@ static bool split_fast(const char *s, size_t n, size_t i, size_t lim, fields *f)
         f->tok[nt] = s + b;
         f->tlen[nt] = i - b;
         nt++;
-        i = past_blanks(s, i, e);
+        i = cgprop__skip_blanks(s, i, e);
     }
     f->nt = nt;
     f->index = v;
@@ -460,26 +431,12 @@ static bool internal_line(const char *s, size_t n)
     return j < n - 1 && j > 0 && s[j - 1] == '(';
 }
 
-/* cgprop__parse_u64 (decimal) without its division per digit: 19 digits
- * cannot overflow, and only a longer number takes the checked parse. */
-static int parse_dec(const char *s, size_t n, size_t *i, uint64_t *out)
-{
-    size_t j = *i, stop = n - j > 19 ? j + 19 : n;
-    uint64_t v = 0;
-    while (j < stop && cgprop__is_digit(s[j])) v = v * 10 + (uint64_t)(s[j++] - '0');
-    if (j == stop && j < n && cgprop__is_digit(s[j])) return cgprop__parse_u64(s, n, i, false, out);
-    if (j == *i) return CGPROP__NUM_NONE;
-    *i = j;
-    *out = v;
-    return CGPROP__NUM_OK;
-}
-
 static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *cur, bool *whole)
 {
     /* "[N]" then %time self children [called[+self]] name [N]. */
     size_t i = 1;
     uint64_t ix;
-    if (parse_dec(s, n, &i, &ix) != CGPROP__NUM_OK || i >= n || s[i] != ']' || ix == 0)
+    if (cgprop__parse_u64(s, n, &i, false, &ix) != CGPROP__NUM_OK || i >= n || s[i] != ']' || ix == 0)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line, "bad entry index");
     fields f;
     split_fields(s + i + 1, n - i - 1, 0, (size_t)(p->r.end - s) - i - 1, &f);
@@ -520,7 +477,7 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, 
     const char *c = f.tok[f.nt - 1];
     size_t cl = f.tlen[f.nt - 1], i = 0;
     uint64_t cnt;
-    int nr = parse_dec(c, cl, &i, &cnt);
+    int nr = cgprop__parse_u64(c, cl, &i, false, &cnt);
     if (nr != CGPROP__NUM_OK || (i < cl && c[i] != '/'))
         return num_fail(p, nr == CGPROP__NUM_OVERFLOW ? CGPROP_EOVERFLOW : CGPROP_EFORMAT, line, "call count");
     /* A callee's entry is often further down than its index (the bench's
