@@ -386,6 +386,41 @@ static int read_function(pp *p, const pfield *outer)
     return CGPROP_OK;
 }
 
+/* A Location in the usual spelling (varint fields 1 to 3 and Line
+ * messages of varint fields 1 to 3, one-byte tags and lengths) into *l and
+ * its lines' functions appended to lfn: true. false for anything else,
+ * with lfn as it was. */
+static bool location_fast(pp *p, size_t q, size_t e, ploc *l)
+{
+    const unsigned char *d = p->d;
+    uint64_t v[4] = {0, 0, 0, 0};
+    while (q < e) {
+        unsigned tag = d[q];
+        bool ok;
+        if (tag == (4 << 3 | WT_LEN)) {
+            size_t ln = q + 1 < e ? d[q + 1] : 0x80;
+            uint64_t lv[4] = {0, 0, 0, 0};
+            ok = ln < 0x80 && ln <= e - q - 2 && varint_fields(d, q + 2, q + 2 + ln, 3, lv) &&
+                 grow(p, (void **)&p->lfn, &p->clfn, p->nlfn + 1, sizeof *p->lfn);
+            if (ok) p->lfn[p->nlfn++] = lv[1];
+            q += 2 + ln;
+        } else if ((tag & 7) == WT_VARINT && tag >= 8 && (tag >> 3) <= 3) {
+            q++;
+            ok = !varint(d, &q, e, &v[tag >> 3]);
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            p->nlfn = l->line0;
+            return false;
+        }
+    }
+    l->id = v[1];
+    l->mapping = v[2];
+    l->addr = v[3];
+    return true;
+}
+
 static int read_location(pp *p, const pfield *outer)
 {
     ploc l;
@@ -395,39 +430,9 @@ static int read_location(pp *p, const pfield *outer)
     size_t q = outer->at, e = outer->at + outer->len;
     pfield f;
     int r;
-    /* The usual spelling first: varint fields 1 to 3 and Line messages of
-     * varint fields 1 to 3, one-byte tags and lengths. Anything else is
-     * read again by the general loop below, from the start. */
-    {
-        const unsigned char *d = p->d;
-        size_t lq = q;
-        uint64_t v[4] = {0, 0, 0, 0};
-        bool ok = true;
-        while (ok && lq < e) {
-            unsigned tag = d[lq];
-            if (tag == (4 << 3 | WT_LEN)) {
-                size_t ln = lq + 1 < e ? d[lq + 1] : 0x80;
-                uint64_t lv[4] = {0, 0, 0, 0};
-                ok = ln < 0x80 && ln <= e - lq - 2 && varint_fields(d, lq + 2, lq + 2 + ln, 3, lv) &&
-                     grow(p, (void **)&p->lfn, &p->clfn, p->nlfn + 1, sizeof *p->lfn);
-                if (ok) p->lfn[p->nlfn++] = lv[1];
-                lq += 2 + ln;
-            } else if ((tag & 7) == WT_VARINT && tag >= 8 && (tag >> 3) <= 3) {
-                lq++;
-                ok = !varint(d, &lq, e, &v[tag >> 3]);
-            } else {
-                ok = false;
-            }
-        }
-        if (ok) {
-            l.id = v[1];
-            l.mapping = v[2];
-            l.addr = v[3];
-            q = e;
-        } else {
-            p->nlfn = l.line0;
-        }
-    }
+    /* The usual spelling first; anything else is read again by the
+     * general loop below, from the start. */
+    if (location_fast(p, q, e, &l)) q = e;
     while ((r = next_field(p, &q, e, &f, "Location")) == 1) {
         if (f.num >= 1 && f.num <= 3) {
             if ((r = want(p, &f, WT_VARINT, "Location"))) return r;
