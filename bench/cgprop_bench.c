@@ -47,6 +47,7 @@
  * figure on stdout (the table then goes to stderr); scripts/bench-report.sh
  * turns it into docs/PERFORMANCE.md's table and plot.
  */
+#include "floor.h"
 #include "gen.h"
 
 #include <cgprop.h>
@@ -961,6 +962,28 @@ static double run_peer(const char *path)
     return children_cpu() - c0;
 }
 
+/* CPU seconds of the folded floor (floor.h) over the file, mapped as
+ * stream_file maps it. */
+static double floor_file(const char *path, bool lookups)
+{
+    double t0 = cpu_now();
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) die("cannot open the temporary file");
+    size_t len = (size_t)st.st_size;
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) die("cannot map the temporary file");
+#ifdef MADV_SEQUENTIAL
+    (void)madvise(m, len, MADV_SEQUENTIAL);
+#endif
+    uint64_t n = floor_folded(m, len, lookups);
+    munmap(m, len);
+    if (n == UINT64_MAX) die("out of memory");
+    sink = n;
+    return cpu_now() - t0;
+}
+
 static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool peer)
 {
     char path[64];
@@ -974,7 +997,10 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
      * decided whether a reader's arrays landed on pages the kernel had to
      * zero afresh, which moved the gprof figure by a quarter with changes
      * to other readers. */
-    double t[2] = {1e30, 1e30};
+    /* The folded file also gets its floor (floor.h), split only and with
+     * the look-ups, in the same loop. */
+    bool fl = !strcmp(fmt, "folded");
+    double t[4] = {1e30, 1e30, 1e30, 1e30};
     int fds[2];
     fflush(NULL);
     if (pipe(fds) != 0) die("pipe");
@@ -986,6 +1012,11 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
             double a = stream_file(path, kind), c = read_file(path, 1);
             if (a < t[0]) t[0] = a;
             if (c < t[1]) t[1] = c;
+            if (fl) {
+                double f0 = floor_file(path, false), f1 = floor_file(path, true);
+                if (f0 < t[2]) t[2] = f0;
+                if (f1 < t[3]) t[3] = f1;
+            }
         }
         _exit(write(fds[1], t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
     }
@@ -997,6 +1028,11 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
         die("the reading child failed");
     double ts = t[0], tr = t[1];
     figure("read", fmt, "file", (double)b->len, mb / tr, "MB/s", ref_name(kind), mb / ts, 10.0);
+    if (fl) {
+        figure("read", "folded floor: split only", "file", (double)b->len, mb / t[2], "MB/s", ref_name(kind), mb / ts, 0);
+        figure("read", "folded floor: split + look-ups", "file", (double)b->len, mb / t[3], "MB/s", ref_name(kind),
+               mb / ts, 0);
+    }
     if (peer) {
         double tp = run_peer(path);
         if (tp < 0) fprintf(human, "read     callgrind_annotate: not installed or failed; figure skipped\n");

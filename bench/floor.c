@@ -1,0 +1,310 @@
+/* Less work than any folded-stacks reader that builds a call graph does,
+ * written to be fast and to do nothing else: see floor.h. */
+#include "floor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__SSE2__) && !defined(FLOOR_NO_SIMD)
+#include <emmintrin.h>
+#define FLOOR_SSE2 1
+#endif
+
+/* A name: its first eight bytes (zero-padded) and length in the slot, so
+ * that most compares need no other load. */
+typedef struct nslot {
+    uint64_t head;
+    uint32_t len, id1; /* id + 1; 0: empty */
+} nslot;
+
+/* (caller, callee's name) -> callee and call: the one probe a new frame
+ * costs when its call was seen before. */
+typedef struct cslot {
+    uint32_t caller1, tag; /* caller + 1 (0: empty); the name hash's top half */
+    uint32_t callee, call;
+} cslot;
+
+typedef struct tabs {
+    nslot *nt;
+    size_t ncap;
+    uint32_t nn, idcap;
+    uint32_t *noff, *nlen;
+    uint64_t *nhead, *nhash, *self;
+    char *arena;
+    size_t aused, acap;
+    cslot *ct;
+    size_t ccap;
+    uint32_t ne, ecap;
+    uint64_t *ecost;
+    uint32_t *ids, *fend, *pfend;
+    size_t dcap;
+} tabs;
+
+/* The first min(n, 8) bytes of s, zero-padded: one load and a mask when
+ * eight bytes can be read (a short copy would stall the load after it). */
+static uint64_t head8(const char *s, size_t n, const char *end)
+{
+    uint64_t x = 0;
+    if (end - s >= 8) {
+        memcpy(&x, s, 8);
+        return n >= 8 ? x : x & (((uint64_t)1 << (8 * n)) - 1);
+    }
+    memcpy(&x, s, n < 8 ? n : 8);
+    return x;
+}
+
+static uint64_t hash_name(uint64_t head, const char *s, size_t n, const char *end)
+{
+    uint64_t h = head * 0x9E3779B97F4A7C15ull ^ n;
+    for (size_t i = 8; i < n; i += 8) h = (h ^ head8(s + i, n - i, end)) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
+
+static uint64_t hash_call(uint64_t hname, uint32_t caller)
+{
+    uint64_t h = hname ^ (uint64_t)caller * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 31);
+}
+
+static bool grow(void **p, size_t n, size_t size)
+{
+    void *q = realloc(*p, n * size);
+    if (!q) return false;
+    *p = q;
+    return true;
+}
+
+static bool rehash_names(tabs *t, size_t want)
+{
+    size_t cap = t->ncap ? t->ncap * 2 : want;
+    nslot *nt = calloc(cap, sizeof *nt);
+    if (!nt) return false;
+    for (uint32_t id = 0; id < t->nn; id++) {
+        size_t i = (size_t)t->nhash[id] & (cap - 1);
+        while (nt[i].id1) i = (i + 1) & (cap - 1);
+        nt[i].head = t->nhead[id];
+        nt[i].len = t->nlen[id];
+        nt[i].id1 = id + 1;
+    }
+    free(t->nt);
+    t->nt = nt;
+    t->ncap = cap;
+    return true;
+}
+
+static bool rehash_calls(tabs *t, size_t want)
+{
+    size_t cap = t->ccap ? t->ccap * 2 : want;
+    cslot *ct = calloc(cap, sizeof *ct);
+    if (!ct) return false;
+    for (size_t j = 0; j < t->ccap; j++) {
+        cslot c = t->ct[j];
+        if (!c.caller1) continue;
+        size_t i = (size_t)hash_call(t->nhash[c.callee], c.caller1 - 1) & (cap - 1);
+        while (ct[i].caller1) i = (i + 1) & (cap - 1);
+        ct[i] = c;
+    }
+    free(t->ct);
+    t->ct = ct;
+    t->ccap = cap;
+    return true;
+}
+
+/* The name's id, made if new; UINT32_MAX when out of memory. */
+static uint32_t name_id(tabs *t, const char *s, size_t n, uint64_t h, uint64_t head)
+{
+    if ((size_t)t->nn * 2 >= t->ncap && !rehash_names(t, 0)) return UINT32_MAX;
+    size_t mask = t->ncap - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        nslot *x = &t->nt[i];
+        if (!x->id1) break;
+        if (x->head == head && x->len == n && (n <= 8 || !memcmp(t->arena + t->noff[x->id1 - 1] + 8, s + 8, n - 8)))
+            return x->id1 - 1;
+    }
+    if (t->nn == t->idcap) {
+        uint32_t c = t->idcap ? t->idcap * 2 : 1024;
+        if (!grow((void **)&t->noff, c, sizeof *t->noff) || !grow((void **)&t->nlen, c, sizeof *t->nlen) ||
+            !grow((void **)&t->nhead, c, sizeof *t->nhead) || !grow((void **)&t->nhash, c, sizeof *t->nhash) ||
+            !grow((void **)&t->self, c, sizeof *t->self))
+            return UINT32_MAX;
+        t->idcap = c;
+    }
+    if (t->aused + n > t->acap) {
+        size_t c = t->acap ? t->acap : 65536;
+        while (c < t->aused + n) c *= 2;
+        if (!grow((void **)&t->arena, c, 1)) return UINT32_MAX;
+        t->acap = c;
+    }
+    uint32_t id = t->nn++;
+    memcpy(t->arena + t->aused, s, n);
+    t->noff[id] = (uint32_t)t->aused;
+    t->aused += n;
+    t->nlen[id] = (uint32_t)n;
+    t->nhead[id] = head;
+    t->nhash[id] = h;
+    t->self[id] = 0;
+    size_t i = (size_t)h & (t->ncap - 1);
+    while (t->nt[i].id1) i = (i + 1) & (t->ncap - 1);
+    t->nt[i].head = head;
+    t->nt[i].len = (uint32_t)n;
+    t->nt[i].id1 = id + 1;
+    return id;
+}
+
+/* The callee's id for the frame s[0..n) called from caller, and its call's
+ * id in *call; UINT32_MAX when out of memory. */
+static uint32_t step(tabs *t, uint32_t caller, const char *s, size_t n, const char *end, uint32_t *call)
+{
+    uint64_t head = head8(s, n, end), h = hash_name(head, s, n, end), hc = hash_call(h, caller);
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t mask = t->ccap - 1;
+    for (size_t i = (size_t)hc & mask;; i = (i + 1) & mask) {
+        const cslot *c = &t->ct[i];
+        if (!c->caller1) break;
+        if (c->caller1 == caller + 1 && c->tag == tag && t->nhead[c->callee] == head && t->nlen[c->callee] == n &&
+            (n <= 8 || !memcmp(t->arena + t->noff[c->callee] + 8, s + 8, n - 8))) {
+            *call = c->call;
+            return c->callee;
+        }
+    }
+    uint32_t id = name_id(t, s, n, h, head);
+    if (id == UINT32_MAX) return id;
+    if (t->ne == t->ecap) {
+        uint32_t c = t->ecap ? t->ecap * 2 : 2048;
+        if (!grow((void **)&t->ecost, c, sizeof *t->ecost)) return UINT32_MAX;
+        t->ecap = c;
+    }
+    if ((size_t)t->ne * 2 >= t->ccap && !rehash_calls(t, 0)) return UINT32_MAX;
+    mask = t->ccap - 1;
+    size_t i = (size_t)hc & mask;
+    while (t->ct[i].caller1) i = (i + 1) & mask;
+    t->ct[i].caller1 = caller + 1;
+    t->ct[i].tag = tag;
+    t->ct[i].callee = id;
+    t->ct[i].call = t->ne;
+    t->ecost[t->ne] = 0;
+    *call = t->ne++;
+    return id;
+}
+
+/* Length of the run before the first ';' in s[0..n), or n. */
+static size_t to_semi(const char *s, size_t n)
+{
+    size_t i = 0;
+#ifdef FLOOR_SSE2
+    const __m128i semi = _mm_set1_epi8(';');
+    for (; i + 16 <= n; i += 16) {
+        unsigned x = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + i)), semi));
+        if (x) return i + (size_t)__builtin_ctz(x);
+    }
+#endif
+    while (i < n && s[i] != ';') i++;
+    return i;
+}
+
+/* Length of the common prefix of a[0..n) and b[0..n). */
+static size_t common(const char *a, const char *b, size_t n)
+{
+    size_t m = 0;
+#ifdef FLOOR_SSE2
+    for (; m + 16 <= n; m += 16) {
+        unsigned x = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(a + m)),
+                                                                _mm_loadu_si128((const __m128i *)(b + m)))) ^
+                     0xFFFFu;
+        if (x) return m + (size_t)__builtin_ctz(x);
+    }
+#endif
+    while (m < n && a[m] == b[m]) m++;
+    return m;
+}
+
+static void tabs_free(tabs *t)
+{
+    free(t->nt);
+    free(t->noff);
+    free(t->nlen);
+    free(t->nhead);
+    free(t->nhash);
+    free(t->self);
+    free(t->arena);
+    free(t->ct);
+    free(t->ecost);
+    free(t->ids);
+    free(t->fend);
+    free(t->pfend);
+}
+
+uint64_t floor_folded(const char *d, size_t len, bool lookups)
+{
+    tabs t;
+    memset(&t, 0, sizeof t);
+    uint64_t sum = 0, fail = UINT64_MAX;
+    /* Sized on a guess from the input's size, as a reader would (a name
+     * per 256 bytes, a call per 128, room for twice that), so that on the
+     * usual file no table grows on the way. */
+    size_t nw = 1024, cw = 2048;
+    while (nw < len / 128) nw *= 2;
+    while (cw < len / 64) cw *= 2;
+    if (!rehash_names(&t, nw) || !rehash_calls(&t, cw)) goto out;
+    const char *p = d, *end = d + len, *prev = NULL;
+    size_t prevlen = 0, pdepth = 0;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) nl = end;
+        const char *sp = nl;
+        while (sp > p && sp[-1] != ' ') sp--;
+        if (sp == p) { /* no count: not a sample */
+            p = nl + 1;
+            continue;
+        }
+        uint64_t cnt = 0;
+        for (const char *c = sp; c < nl; c++) cnt = cnt * 10 + (uint64_t)(unsigned char)(*c - '0');
+        size_t flen = (size_t)(sp - 1 - p);
+        if (flen + 1 > t.dcap) {
+            size_t c = t.dcap ? t.dcap : 256;
+            while (c < flen + 1) c *= 2;
+            if (!grow((void **)&t.ids, c, sizeof *t.ids) || !grow((void **)&t.fend, c, sizeof *t.fend) ||
+                !grow((void **)&t.pfend, c, sizeof *t.pfend))
+                goto out;
+            t.dcap = c;
+        }
+        /* The previous line's frames that end before the first byte that
+         * differs are this line's too (their ids are still in ids[]). */
+        size_t lim = flen < prevlen ? flen : prevlen, m = prev ? common(p, prev, lim) : 0, k = 0;
+        while (k < pdepth && t.pfend[k] < m) k++;
+        if (k < pdepth && t.pfend[k] == m && m == lim &&
+            (m == flen ? m == prevlen || prev[m] == ';' : m == prevlen && p[m] == ';'))
+            k++;
+        size_t depth = k, at = k ? t.pfend[k - 1] + 1 : 0;
+        uint32_t caller = depth ? t.ids[depth - 1] : UINT32_MAX;
+        while (at <= flen) {
+            size_t n = to_semi(p + at, flen - at);
+            uint32_t id, call = 0;
+            if (!lookups) id = (uint32_t)n;
+            else if (caller == UINT32_MAX) {
+                uint64_t head = head8(p + at, n, end);
+                id = name_id(&t, p + at, n, hash_name(head, p + at, n, end), head);
+            } else {
+                id = step(&t, caller, p + at, n, end, &call);
+                if (id != UINT32_MAX) t.ecost[call] += cnt;
+            }
+            if (id == UINT32_MAX) goto out;
+            t.fend[depth] = (uint32_t)(at + n);
+            t.ids[depth++] = caller = id;
+            at += n + 1;
+        }
+        if (depth) {
+            if (lookups) t.self[t.ids[depth - 1]] += cnt;
+            sum += t.ids[depth - 1] + cnt;
+        }
+        memcpy(t.pfend, t.fend, depth * sizeof *t.fend);
+        pdepth = depth;
+        prev = p;
+        prevlen = flen;
+        p = nl + 1;
+    }
+    fail = sum + t.nn * 1000003ull + t.ne;
+out:
+    tabs_free(&t);
+    return fail;
+}
