@@ -73,8 +73,12 @@ static void fz_same_graph(cgprop_graph *a, cgprop_graph *b)
     }
 }
 
-static void fz_fast_agrees(const uint8_t *data, size_t size, const cgprop_read_options *o)
+static void fz_fast_agrees(const uint8_t *data, size_t size, const cgprop_read_options *oin)
 {
+    /* The callgrind reader's property: detection may rightly tell a
+     * blank-led line from a perf sample header, so the format is fixed. */
+    cgprop_read_options oc = *oin, *o = &oc;
+    oc.format = CGPROP_INPUT_CALLGRIND;
     size_t la, lb;
     char *a = fz_variant(data, size, 0, &la), *b = fz_variant(data, size, 1, &lb);
     if (a && b) {
