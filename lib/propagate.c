@@ -707,8 +707,11 @@ PROP_INLINE void big_level(work *w, const plevel *L, uint32_t l, bool zeros, boo
  * its two steps run a chunk at a time, without a copy (big_level).
  *
  * With zeros (some intra-cycle call weighs 0), a callee whose nk kept
- * in-calls all weigh 0 (W = 0) gives each of them p(v)/nk. */
-static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros, bool w32)
+ * in-calls all weigh 0 (W = 0) gives each of them p(v)/nk.
+ *
+ * Inlined into each of its four callers (zeros, w32): the per-call loops
+ * then test neither. */
+PROP_INLINE void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros, bool w32)
 {
     const plevel *lv = w->lv;
     const double *base = w->base;
