@@ -655,6 +655,8 @@ PROP_INLINE void big_level(work *w, const plevel *L, uint32_t l, bool zeros, boo
     const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
     for (size_t wi = 0; wi < cw; wi++)
         if (bb[wi]) n = flatten_at(kl, n, bb[wi], (uint32_t)(wi * 64));
+    /* The calls, their totals and the callers are asked for ahead; the
+     * callees come in address order and are not. */
     size_t done = 0;
     for (size_t a = 0; a < n; a += BIG_CHUNK) {
         size_t b = a + BIG_CHUNK < n ? a + BIG_CHUNK : n;
