@@ -655,18 +655,17 @@ PROP_INLINE void big_level(work *w, const plevel *L, uint32_t l, bool zeros, boo
     const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
     for (size_t wi = 0; wi < cw; wi++)
         if (bb[wi]) n = flatten_at(kl, n, bb[wi], (uint32_t)(wi * 64));
-    /* The calls, their totals and the callers are asked for ahead; the
-     * callees come in address order and are not. */
+    /* The calls and their totals are asked for ahead; a caller's p when its
+     * call is read in the first step (the second comes up to a chunk
+     * later); the callees come in address order and are not. */
     size_t done = 0;
     for (size_t a = 0; a < n; a += BIG_CHUNK) {
         size_t b = a + BIG_CHUNK < n ? a + BIG_CHUNK : n;
         for (size_t i = a; i < b; i++) {
             if (i + 2 * A < n) wprefetch(w, kl[i + 2 * A], w32);
-            if (i + A < n) {
-                CGPROP__PREFETCH_W(acc + kl[i + A]);
-                CGPROP__PREFETCH_W(mv + pc[kl[i + A]].u);
-            }
+            if (i + A < n) CGPROP__PREFETCH_W(acc + kl[i + A]);
             uint32_t q = kl[i], v = pc[q].v;
+            CGPROP__PREFETCH_W(mv + pc[q].u);
             mv[v].X += wget(w, q, w32);
             if (zeros) nk[v]++;
         }
