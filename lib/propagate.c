@@ -592,7 +592,7 @@ static inline void take(work *w, size_t n, uint32_t q, bool zeros, bool w32)
     if (zeros) w->nk[e.v]++;
 }
 
-/* The lane's kept calls of level L, in order: their indices into kl, a copy
+/* The lane's kept calls of small level L, in order: their indices into kl, a copy
  * of their pc[] into kb, and each one's weight added to its callee's X (the
  * kept in-weight W; with zeros, nk counts them too). Returns their number.
  * The bits are listed first (flatten_at), so that the call records and
@@ -604,35 +604,91 @@ static inline size_t gather_level(work *w, const plevel *L, uint32_t l, bool zer
     uint32_t *kl = w->kl;
     const puv *pc = w->pc;
     const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
-    if (L->big) {
-        size_t cw = w->cwc;
-        const uint64_t *bb = w->cb[L->bo] + l * cw;
-        for (size_t wi = 0; wi < cw; wi++)
-            if (bb[wi]) n = flatten_at(kl, n, bb[wi], (uint32_t)(wi * 64));
-    } else {
-        size_t r0 = L->rb, r1 = L->re;
-        if (r0 == r1) return 0;
-        const uint64_t *rb = w->rbits + l * (w->nrec / 64);
-        /* Levels need not start or end on a word: mask the other levels' bits. */
-        size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
-        uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
-        for (size_t wi = w0; wi <= w1; wi++) {
-            uint64_t x = rb[wi];
-            if (wi == w0) x &= lo;
-            if (wi == w1) x &= hi;
-            if (x) n = flatten_at(kl, n, x, (uint32_t)(wi * 64));
-        }
-        const uint32_t *rec = w->rec;
-        for (size_t i = 0; i < n; i++) kl[i] = rec[kl[i]];
+    size_t r0 = L->rb, r1 = L->re;
+    if (r0 == r1) return 0;
+    const uint64_t *rb = w->rbits + l * (w->nrec / 64);
+    /* Levels need not start or end on a word: mask the other levels' bits. */
+    size_t w0 = r0 / 64, w1 = (r1 - 1) / 64;
+    uint64_t lo = ~(uint64_t)0 << (r0 & 63), hi = ~(uint64_t)0 >> (63 - ((r1 - 1) & 63));
+    for (size_t wi = w0; wi <= w1; wi++) {
+        uint64_t x = rb[wi];
+        if (wi == w0) x &= lo;
+        if (wi == w1) x &= hi;
+        if (x) n = flatten_at(kl, n, x, (uint32_t)(wi * 64));
     }
+    const uint32_t *rec = w->rec;
+    for (size_t i = 0; i < n; i++) kl[i] = rec[kl[i]];
     for (size_t i = 0; i < n; i++) {
         if (i + 2 * A < n) wprefetch(w, kl[i + 2 * A], w32);
-        /* A big level's calls come by callee: its callees are read in
-         * address order, and asking for them would wait on the call record. */
-        if (!L->big && i + A < n) CGPROP__PREFETCH_W(w->mv + pc[kl[i + A]].v);
+        if (i + A < n) CGPROP__PREFETCH_W(w->mv + pc[kl[i + A]].v);
         take(w, i, kl[i], zeros, w32);
     }
     return n;
+}
+
+#if defined(__GNUC__)
+#define PROP_INLINE static inline __attribute__((always_inline))
+#else
+#define PROP_INLINE static inline
+#endif
+
+/* Kept calls a big level's pass takes at a time: their call records are
+ * still in the L1 when the shares are taken. */
+#define BIG_CHUNK 64
+
+/* The lane's pass over a big level, without a copy of its kept calls. A
+ * big level's calls come by callee, then caller, so the kept in-calls of a
+ * callee are next to each other in the list: a chunk of them has its
+ * weights summed into their callees' W, then every call of the chunk whose
+ * callee's run has ended there takes its share c = w·p(v)/W (the run left
+ * open waits for the next chunk), reading its call record again, from the
+ * L1. The same additions in the same order as listing the level's kept
+ * calls, summing every callee's W, then taking the shares. */
+PROP_INLINE void big_level(work *w, const plevel *L, uint32_t l, bool zeros, bool w32)
+{
+    size_t cw = w->cwc, n = 0;
+    const uint64_t *bb = w->cb[L->bo] + l * cw;
+    uint32_t *kl = w->kl, *nk = w->nk;
+    const puv *pc = w->pc;
+    mval *mv = w->mv;
+    double *acc = w->acc;
+    const size_t A = CGPROP__AHEAD_PROPAGATE_KEPT;
+    for (size_t wi = 0; wi < cw; wi++)
+        if (bb[wi]) n = flatten_at(kl, n, bb[wi], (uint32_t)(wi * 64));
+    /* The calls and their totals are asked for ahead; a caller's p when its
+     * call is read in the first step (the second comes up to a chunk
+     * later); the callees come in address order and are not. */
+    size_t done = 0;
+    for (size_t a = 0; a < n; a += BIG_CHUNK) {
+        size_t b = a + BIG_CHUNK < n ? a + BIG_CHUNK : n;
+        for (size_t i = a; i < b; i++) {
+            if (i + 2 * A < n) wprefetch(w, kl[i + 2 * A], w32);
+            if (i + A < n) CGPROP__PREFETCH_W(acc + kl[i + A]);
+            uint32_t q = kl[i], v = pc[q].v;
+            CGPROP__PREFETCH_W(mv + pc[q].u);
+            mv[v].X += wget(w, q, w32);
+            if (zeros) nk[v]++;
+        }
+        /* The run still open at b waits; one that began before a is
+         * [done, a) and goes on (not scanned again: a callee can have
+         * thousands of kept in-calls). */
+        size_t e = b;
+        if (b < n) {
+            uint32_t v = pc[kl[b - 1]].v;
+            while (e > a && pc[kl[e - 1]].v == v) e--;
+            if (e == a && a > done && pc[kl[a - 1]].v == v) e = done;
+        }
+        for (size_t i = done; i < e; i++) {
+            uint32_t q = kl[i];
+            puv p = pc[q];
+            double P = mv[p.v].P, W = mv[p.v].X, c;
+            if (zeros) c = W > 0 ? wget(w, q, w32) * P / W : P / (double)nk[p.v];
+            else c = wget(w, q, w32) * P / W;
+            acc[q] += c;
+            mv[p.u].P += c;
+        }
+        done = e;
+    }
 }
 
 /* Lane l of the last batch (nlev levels), share rho, over the current
@@ -648,11 +704,15 @@ static inline size_t gather_level(work *w, const plevel *L, uint32_t l, bool zer
  * once each. Nothing loops over one member's calls, and nothing adds p(u)
  * to u's total: summed over the entries, p(u) is Σρ·base(u) plus the totals
  * of u's calls in the cycle (see one_cycle). A big level comes by callee
- * (see one_cycle), so p, W and the call totals are read in address order.
+ * (see one_cycle), so p, W and the call totals are read in address order;
+ * its two steps run a chunk at a time, without a copy (big_level).
  *
  * With zeros (some intra-cycle call weighs 0), a callee whose nk kept
- * in-calls all weigh 0 (W = 0) gives each of them p(v)/nk. */
-static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros, bool w32)
+ * in-calls all weigh 0 (W = 0) gives each of them p(v)/nk.
+ *
+ * Inlined into each of its four callers (zeros, w32): the per-call loops
+ * then test neither. */
+PROP_INLINE void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros, bool w32)
 {
     const plevel *lv = w->lv;
     const double *base = w->base;
@@ -667,6 +727,10 @@ static inline void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, do
     }
     if (zeros) memset(w->nk, 0, (size_t)V * sizeof *w->nk);
     for (uint32_t d = nlev; d-- > 0;) {
+        if (lv[d].big) {
+            big_level(w, lv + d, l, zeros, w32);
+            continue;
+        }
         size_t nb = gather_level(w, lv + d, l, zeros, w32);
         if (zeros)
             for (size_t x = 0; x < nb; x++) {

@@ -165,8 +165,9 @@ END_TEST
  * all its n_a callers at once: e calls a_1..a_n, each a_i calls h and
  * three other a_j, h calls e. Every a_i -> h is then kept on the same big
  * level: hundreds of kept in-calls of one callee, one stretch of the
- * level's calls by callee. With zero_hub, all of them weigh 0 (h's share
- * split evenly). */
+ * level's calls by callee, longer than the chunks in which the tuned
+ * kernel takes a big level's kept calls. With zero_hub, all of them weigh
+ * 0 (h's share split evenly). */
 static cgprop_graph *hub_graph(uint32_t n_a, bool zero_hub)
 {
     static const char *const names[2] = {"a", "b"};
