@@ -2,6 +2,7 @@
  * entry of a cycle pushes its share of the cycle's total down its own BFS
  * DAG, and the members' totals are the sums over entries. */
 #include "analysis.h"
+#include "util/compiler.h"
 
 #include <string.h>
 
@@ -626,12 +627,6 @@ static inline size_t gather_level(work *w, const plevel *L, uint32_t l, bool zer
     return n;
 }
 
-#if defined(__GNUC__)
-#define PROP_INLINE static inline __attribute__((always_inline))
-#else
-#define PROP_INLINE static inline
-#endif
-
 /* Kept calls a big level's pass takes at a time: their call records are
  * still in the L1 when the shares are taken. */
 #define BIG_CHUNK 64
@@ -644,7 +639,7 @@ static inline size_t gather_level(work *w, const plevel *L, uint32_t l, bool zer
  * open waits for the next chunk), reading its call record again, from the
  * L1. The same additions in the same order as listing the level's kept
  * calls, summing every callee's W, then taking the shares. */
-PROP_INLINE void big_level(work *w, const plevel *L, uint32_t l, bool zeros, bool w32)
+static CGPROP__ALWAYS_INLINE void big_level(work *w, const plevel *L, uint32_t l, bool zeros, bool w32)
 {
     size_t cw = w->cwc, n = 0;
     const uint64_t *bb = w->cb[L->bo] + l * cw;
@@ -712,7 +707,8 @@ PROP_INLINE void big_level(work *w, const plevel *L, uint32_t l, bool zeros, boo
  *
  * Inlined into each of its four callers (zeros, w32): the per-call loops
  * then test neither. */
-PROP_INLINE void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros, bool w32)
+static CGPROP__ALWAYS_INLINE void entry_body(work *w, uint32_t V, uint32_t nlev, uint32_t l, double rho, bool zeros,
+                                              bool w32)
 {
     const plevel *lv = w->lv;
     const double *base = w->base;

@@ -37,6 +37,7 @@
  * writes (the graph's dcall and dself). */
 #include "recorder.h"
 #include "contexts.h"
+#include "util/compiler.h"
 
 #include <string.h>
 
@@ -445,16 +446,6 @@ static inline bool w_get(const wide *w, int64_t *out)
 }
 
 /* ---- the hot path ---- */
-
-#if defined(__GNUC__) || defined(__clang__)
-#define CGPROP__ALWAYS_INLINE __attribute__((always_inline)) inline
-#define CGPROP__NOINLINE __attribute__((noinline))
-#define CGPROP__LIKELY(x) __builtin_expect(!!(x), 1)
-#else
-#define CGPROP__ALWAYS_INLINE inline
-#define CGPROP__NOINLINE
-#define CGPROP__LIKELY(x) (x)
-#endif
 
 /* The slot of pair (a, b), NO_SLOT when it has none yet. */
 static CGPROP__ALWAYS_INLINE uint32_t pair_find(const cgprop_recorder *r, uint32_t a, uint32_t b)

@@ -10,21 +10,16 @@
 #define CGPROP_IO_CALLGRIND_H
 
 #include "io_util.h"
+#include "util/compiler.h"
 
 #include <stdio.h>
 
 #define NONE_SID UINT32_MAX
 
-#if defined(__GNUC__)
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#define ALWAYS_INLINE static CGPROP__ALWAYS_INLINE
 /* Rare paths out of the line loop, so they take no registers from it. */
-#define NOINLINE static __attribute__((noinline))
-#define CG_NOINLINE __attribute__((noinline))
-#else
-#define ALWAYS_INLINE static inline
-#define NOINLINE static
-#define CG_NOINLINE
-#endif
+#define NOINLINE static CGPROP__NOINLINE
+#define CG_NOINLINE CGPROP__NOINLINE
 
 /* Id spaces of name compression. */
 enum { SP_OBJ = 0, SP_FILE = 1, SP_FN = 2 };
