@@ -898,19 +898,27 @@ static uint64_t byte_histogram(const unsigned char *p, size_t len)
     return h;
 }
 
-static double stream_file(const char *path, int kind)
+/* The file mapped as cgprop_read_file maps it (read-only, sequential). */
+static void *map_file(const char *path, size_t *len)
 {
-    double t0 = cpu_now();
     int fd = open(path, O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) die("cannot open the temporary file");
-    size_t len = (size_t)st.st_size;
-    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    *len = (size_t)st.st_size;
+    void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED) die("cannot map the temporary file");
 #ifdef MADV_SEQUENTIAL
-    (void)madvise(m, len, MADV_SEQUENTIAL);
+    (void)madvise(m, *len, MADV_SEQUENTIAL);
 #endif
+    return m;
+}
+
+static double stream_file(const char *path, int kind)
+{
+    double t0 = cpu_now();
+    size_t len;
+    void *m = map_file(path, &len);
     uint64_t n = 0;
     if (kind == REF_LINES)
         for (const char *p = m, *e = p + len; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++) n++;
@@ -967,16 +975,8 @@ static double run_peer(const char *path)
 static double floor_file(const char *path, bool lookups)
 {
     double t0 = cpu_now();
-    int fd = open(path, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) die("cannot open the temporary file");
-    size_t len = (size_t)st.st_size;
-    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED) die("cannot map the temporary file");
-#ifdef MADV_SEQUENTIAL
-    (void)madvise(m, len, MADV_SEQUENTIAL);
-#endif
+    size_t len;
+    void *m = map_file(path, &len);
     uint64_t n = floor_folded(m, len, lookups);
     munmap(m, len);
     if (n == UINT64_MAX) die("out of memory");
