@@ -73,15 +73,16 @@ static void fz_same_graph(cgprop_graph *a, cgprop_graph *b)
     }
 }
 
-static void fz_fast_agrees(const uint8_t *data, size_t size, const cgprop_read_options *oin)
+static void fz_fast_agrees(const uint8_t *data, size_t size, const cgprop_read_options *o)
 {
-    /* The callgrind reader's property: detection may rightly tell a
-     * blank-led line from a perf sample header, so the format is fixed. */
-    cgprop_read_options oc = *oin, *o = &oc;
-    oc.format = CGPROP_INPUT_CALLGRIND;
     size_t la, lb;
     char *a = fz_variant(data, size, 0, &la), *b = fz_variant(data, size, 1, &lb);
-    if (a && b) {
+    /* The property is the callgrind reader's: detection may rightly tell a
+     * blank-led line from a perf sample header, so auto-detection is held
+     * to it only when it picks the same format for both (as in
+     * check_callgrind's fast_path_agrees). */
+    if (a && b &&
+        (o->format != CGPROP_INPUT_AUTO || cgprop_read_detect(a, la) == cgprop_read_detect(b, lb))) {
         cgprop_graph *ga = NULL, *gb = NULL;
         cgprop_read_info ia, ib;
         cgprop_read_error ea, eb;
