@@ -258,7 +258,14 @@ static void bad(const char *body, int code, uint64_t line, const char *what)
     cgprop_read_options o;
     cgprop_read_options_init(&o);
     o.format = CGPROP_INPUT_GPROF;
-    int rc = cgprop_read_buffer(text, strlen(text), "s.gprof", 7, &o, NULL, &g, NULL, &err);
+    /* In a block of its own size, so that a read past the end is one the
+     * sanitizers see. */
+    size_t len = strlen(text);
+    char *exact = malloc(len);
+    ck_assert(exact != NULL);
+    memcpy(exact, text, len);
+    int rc = cgprop_read_buffer(exact, len, "s.gprof", 7, &o, NULL, &g, NULL, &err);
+    free(exact);
     ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, body);
     ck_assert(g == NULL);
     ck_assert_uint_eq(err.line, line);
@@ -276,6 +283,10 @@ START_TEST(malformed)
     bad("[1]    100.0    0.01    0.00                 main [2]\n", CGPROP_EFORMAT, 2, "an entry needs");
     bad(E1 E1, CGPROP_EFORMAT, 3, "two entry lines");
     bad(E1 "                0.01    0.00       1/4           c\n", CGPROP_EFORMAT, 3, "a call line needs");
+    /* Only an index after the blanks: the fields are empty, and nothing is
+     * read before the line or past the input's end. */
+    bad(E1 "                [5]", CGPROP_EFORMAT, 3, "a call line needs");
+    bad(E1 "                [5]\n", CGPROP_EFORMAT, 3, "a call line needs");
     bad(E1 "                0.01    0.00       x/4           c [1]\n", CGPROP_EFORMAT, 3, "bad call count");
     bad(E1 "       99999999999999999999999/4           c [1]\n", CGPROP_EOVERFLOW, 3, "call count too large");
     bad(E1 "                0.01    0.00       1/4           c [99]\n", CGPROP_EFORMAT, 3, "index [99] out of range");

@@ -206,18 +206,21 @@ static void split_fields(const char *s, size_t n, size_t i, size_t lim, fields *
     f->nt = 0;
     f->index = 0;
     f->cycle_whole = false;
-    while (n && cgprop__is_space(s[n - 1])) n--;
+    /* The trims stop at i: the blanks before it were passed already, and a
+     * line that is only "[N]" after them must leave n = i, not below (the
+     * word-at-a-time blank skip and the tests below take n - i). */
+    while (n > i && cgprop__is_space(s[n - 1])) n--;
     /* Trailing " [N]". */
     if (n >= 3 && s[n - 1] == ']') {
         size_t j = n - 1;
-        while (j > 0 && cgprop__is_digit(s[j - 1])) j--;
-        if (j > 0 && s[j - 1] == '[' && j < n - 1) {
-            size_t i = j;
+        while (j > i && cgprop__is_digit(s[j - 1])) j--;
+        if (j > i && s[j - 1] == '[' && j < n - 1) {
+            size_t k = j;
             uint64_t v;
-            if (cgprop__parse_u64(s, n - 1, &i, false, &v) == CGPROP__NUM_OK && i == n - 1 && v > 0) {
+            if (cgprop__parse_u64(s, n - 1, &k, false, &v) == CGPROP__NUM_OK && k == n - 1 && v > 0) {
                 f->index = v;
                 n = j - 1;
-                while (n && cgprop__is_space(s[n - 1])) n--;
+                while (n > i && cgprop__is_space(s[n - 1])) n--;
             }
         }
     }

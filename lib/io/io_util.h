@@ -53,9 +53,9 @@ static inline bool cgprop__is_digit(char c) { return c >= '0' && c <= '9'; }
 #define CGPROP__SWAR_LE 1
 #endif
 
-/* The first index from i that is not a blank, at most n. Column-aligned
- * reports (gprof's, perf's addresses) pad with runs of spaces: eight are
- * passed at once, and as the runs differ from column to column (1 to 12
+/* The first index from i that is not a blank, at most n; i must not pass
+ * n (the word loop takes n - i). Column-aligned reports (gprof's, perf's
+ * addresses) pad with runs of spaces: eight are passed at once, and as the runs differ from column to column (1 to 12
  * blanks in gprof's), the first other byte of a word is found by its
  * position rather than by a byte loop that mispredicts its exit. */
 static inline size_t cgprop__skip_blanks(const char *s, size_t i, size_t n)
