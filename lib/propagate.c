@@ -189,6 +189,8 @@ static int grow_cb(const cgprop_graph *g, work *w, size_t n)
     }
     uint64_t *b = cgprop__alloc(g, w->lanes * w->cw, sizeof *b);
     if (!b) return CGPROP_ENOMEM;
+    /* The transpose writes each lane's word of 64 calls, lanes far apart. */
+    cgprop__mem_advise_huge(&g->a, b, w->lanes * w->cw * sizeof *b);
     w->cb[w->ncb++] = b;
     return CGPROP_OK;
 }
@@ -238,15 +240,22 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
            o_wd = carve(&at, E, sizeof *w->wd),
            o_acc = carve(&at, E, sizeof *w->acc), o_ekept = carve(&at, w->cw, sizeof *w->ekept),
            o_base = carve(&at, V, sizeof *w->base), o_rho = carve(&at, V, sizeof *w->rho),
-           o_entry = carve(&at, V, sizeof *w->entry), o_mv = carve(&at, V, sizeof *w->mv),
-           o_sx = carve(&at, 2 * V, sizeof *w->sx), o_mark = carve(&at, V / 64 + 1, sizeof *w->mark),
+           o_mv = carve(&at, V, sizeof *w->mv),
+           o_sx = carve(&at, 2 * V, sizeof *w->sx), o_mark = carve(&at, V / 64 + 1, sizeof *w->mark), hot = at,
+           /* Past hot: arrays read in order, or filled only in part. */
            o_fl = carve(&at, V + 16, sizeof *w->fl), o_cand = carve(&at, V + 16, sizeof *w->cand),
            o_fm = carve(&at, V, sizeof *w->fm), o_fa = carve(&at, V, sizeof *w->fa),
+           o_nk = carve(&at, V, sizeof *w->nk),
            o_kl = carve(&at, E + 16, sizeof *w->kl), /* flatten_at's spare slots */
            o_kb = carve(&at, kbn, sizeof *w->kb), /* and cm: the BFS and the entries take turns */
-           o_nk = carve(&at, V, sizeof *w->nk);
+           o_entry = carve(&at, V, sizeof *w->entry);
     char *blk = at == SIZE_MAX ? NULL : cgprop__alloc(g, at, 1);
     w->blk = blk;
+    /* The BFS and the entries' passes jump about the per-call and
+     * per-member arrays (tens of MB on a large cycle); the member index loc
+     * and the arrays filled in part stay on small pages, which only what
+     * is touched makes resident. */
+    if (blk) cgprop__mem_advise_huge(&g->a, blk + o_off, hot - o_off);
     if (!blk || grow_levels(g, w, 16) != CGPROP_OK || grow_records(g, w, 64) != CGPROP_OK) {
         work_free(g, w);
         return CGPROP_ENOMEM;
@@ -1026,10 +1035,18 @@ static int build(cgprop_graph *g, prop_res **out, bool plain)
         for (uint32_t c = 0; c < ncyc; c++) {
             uint32_t V;
             const uint32_t *mem = cgprop__cycles_members(g, c, &V);
+            /* Exact sizes (the calls inside but for self-calls, and those
+             * from outside): the per-call arrays are then filled to the
+             * end, which the huge pages asked for below rely on. */
             size_t E = 0, I = 0;
             for (uint32_t i = 0; i < V; i++) {
-                E += adj->out_off[mem[i] + 1] - adj->out_off[mem[i]];
-                I += adj->in_off[mem[i] + 1] - adj->in_off[mem[i]];
+                uint32_t v = mem[i];
+                for (uint32_t p = adj->in_off[v]; p < adj->in_off[v + 1]; p++) {
+                    uint32_t u = g->ecaller[adj->in_e[p]];
+                    if (u == v) continue;
+                    if (cgprop__cycles_of(g, u) == c) E++;
+                    else I++;
+                }
             }
             if (V > maxV) maxV = V;
             if (E > maxE) maxE = E;

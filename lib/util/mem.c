@@ -1,8 +1,16 @@
 /* Allocation context, growable arrays, a 64-bit hash map (util/mem.h). */
+/* madvise and MADV_HUGEPAGE under -std=c11 (Linux only). */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE 1
+#endif
 #include "mem.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 static void *std_malloc(void *user, size_t size)
 {
@@ -32,6 +40,25 @@ void cgprop__mem_init(cgprop_allocator *m, const cgprop_allocator *caller)
     m->realloc_fn = std_realloc;
     m->free_fn = std_free;
     m->user = NULL;
+}
+
+void cgprop__mem_advise_huge(const cgprop_allocator *m, void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* Only memory the C library handed out: a caller's allocator may give
+     * memory whose pages it manages itself. Huge pages cover whole 2 MiB
+     * aligned spans, so only those inside the range are asked for; the
+     * advice can be refused (THP off, no huge page free) and is then a
+     * no-op, as it is elsewhere. */
+    const uintptr_t huge = (uintptr_t)1 << 21;
+    if (!p || m->malloc_fn != std_malloc || n < huge) return;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
+    if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+    (void)m;
+    (void)p;
+    (void)n;
+#endif
 }
 
 void *cgprop__mem_alloc(const cgprop_allocator *m, size_t n, size_t size)
