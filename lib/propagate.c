@@ -189,8 +189,9 @@ static int grow_cb(const cgprop_graph *g, work *w, size_t n)
     }
     uint64_t *b = cgprop__alloc(g, w->lanes * w->cw, sizeof *b);
     if (!b) return CGPROP_ENOMEM;
-    /* The transpose writes each lane's word of 64 calls, lanes far apart. */
-    cgprop__mem_advise_huge(&g->a, b, w->lanes * w->cw * sizeof *b);
+    /* Huge pages below the allocator's own threshold too: the transpose
+     * writes each lane's word of 64 calls, the lanes' bitmaps far apart. */
+    cgprop__mem_advise(&g->a, b, w->lanes * w->cw * sizeof *b, true);
     w->cb[w->ncb++] = b;
     return CGPROP_OK;
 }
@@ -242,7 +243,7 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
            o_base = carve(&at, V, sizeof *w->base), o_rho = carve(&at, V, sizeof *w->rho),
            o_mv = carve(&at, V, sizeof *w->mv),
            o_sx = carve(&at, 2 * V, sizeof *w->sx), o_mark = carve(&at, V / 64 + 1, sizeof *w->mark), hot = at,
-           /* Past hot: arrays read in order, or filled only in part. */
+           /* Past hot: the arrays a cycle fills only in part. */
            o_fl = carve(&at, V + 16, sizeof *w->fl), o_cand = carve(&at, V + 16, sizeof *w->cand),
            o_fm = carve(&at, V, sizeof *w->fm), o_fa = carve(&at, V, sizeof *w->fa),
            o_nk = carve(&at, V, sizeof *w->nk),
@@ -251,11 +252,10 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
            o_entry = carve(&at, V, sizeof *w->entry);
     char *blk = at == SIZE_MAX ? NULL : cgprop__alloc(g, at, 1);
     w->blk = blk;
-    /* The BFS and the entries' passes jump about the per-call and
-     * per-member arrays (tens of MB on a large cycle); the member index loc
-     * and the arrays filled in part stay on small pages, which only what
-     * is touched makes resident. */
-    if (blk) cgprop__mem_advise_huge(&g->a, blk + o_off, hot - o_off);
+    /* A large block was asked for on huge pages (the BFS and the entries'
+     * passes jump about it); its tail, which a cycle fills only in part,
+     * goes back to small pages, resident only as far as it is written. */
+    if (blk) cgprop__mem_advise(&g->a, blk + hot, at - hot, false);
     if (!blk || grow_levels(g, w, 16) != CGPROP_OK || grow_records(g, w, 64) != CGPROP_OK) {
         work_free(g, w);
         return CGPROP_ENOMEM;

@@ -911,24 +911,28 @@ START_TEST(test_huge_page_advice)
     cgprop_allocator std, mine = {plain_malloc, plain_realloc, plain_free, NULL};
     cgprop__mem_init(&std, NULL);
     const size_t huge = (size_t)1 << 21, n = 5 * huge;
-    cgprop__mem_advise_huge(&std, NULL, n);
+    cgprop__mem_advise(&std, NULL, n, true);
     char *small = cgprop__mem_alloc(&std, 4096, 1);
     ck_assert_ptr_nonnull(small);
-    cgprop__mem_advise_huge(&std, small, 4096);
+    cgprop__mem_advise(&std, small, 4096, true);
+    cgprop__mem_advise(&std, small + 1, 100, false);
     cgprop__mem_free(&std, small);
 
+    /* Past the threshold, the allocation asks by itself; the caller's
+     * allocator's block is never advised; a tail set back to small pages. */
     char *a = cgprop__mem_alloc(&std, n, 1), *b = cgprop__mem_alloc(&mine, n, 1);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
-    cgprop__mem_advise_huge(&std, a + 1, n - 1);
-    cgprop__mem_advise_huge(&mine, b, n);
+    cgprop__mem_advise(&mine, b, n, true);
+    cgprop__mem_advise(&std, a + 3 * huge, n - 3 * huge, false);
     uintptr_t am = ((uintptr_t)a + huge) & ~(uintptr_t)(huge - 1), bm = ((uintptr_t)b + huge) & ~(uintptr_t)(huge - 1);
     FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 #if defined(__linux__)
-    int fa = smaps_huge_flag(am), fb = smaps_huge_flag(bm);
+    int fa = smaps_huge_flag(am), fb = smaps_huge_flag(bm), ft = smaps_huge_flag((uintptr_t)a + n - 1);
     /* Without THP in the kernel the advice is refused: nothing to see. */
     if (thp && fa >= 0) ck_assert_int_eq(fa, 1);
     if (fb >= 0) ck_assert_int_eq(fb, 0);
+    if (ft >= 0) ck_assert_int_eq(ft, 0);
 #endif
     if (thp) fclose(thp);
     /* Still ordinary memory: written and read back whole. */

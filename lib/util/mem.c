@@ -10,6 +10,7 @@
 #include <string.h>
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 static void *std_malloc(void *user, size_t size)
@@ -42,22 +43,25 @@ void cgprop__mem_init(cgprop_allocator *m, const cgprop_allocator *caller)
     m->user = NULL;
 }
 
-void cgprop__mem_advise_huge(const cgprop_allocator *m, void *p, size_t n)
+void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge)
 {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
     /* Only memory the C library handed out: a caller's allocator may give
-     * memory whose pages it manages itself. Huge pages cover whole 2 MiB
-     * aligned spans, so only those inside the range are asked for; the
-     * advice can be refused (THP off, no huge page free) and is then a
-     * no-op, as it is elsewhere. */
-    const uintptr_t huge = (uintptr_t)1 << 21;
-    if (!p || m->malloc_fn != std_malloc || n < huge) return;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
-    if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+     * memory whose pages it manages itself. A huge page covers a whole
+     * aligned 2 MiB span, so only the spans inside the range are asked
+     * for; small pages are asked for on the whole pages inside it (a span
+     * that meets them is then not made huge). The advice may be refused
+     * (THP not built in, an odd page size): nothing changes then. */
+    long page = sysconf(_SC_PAGESIZE);
+    const uintptr_t span = huge ? (uintptr_t)1 << 21 : page > 0 ? (uintptr_t)page : 4096;
+    if (!p || m->malloc_fn != std_malloc) return;
+    uintptr_t a = ((uintptr_t)p + span - 1) & ~(span - 1), b = ((uintptr_t)p + n) & ~(span - 1);
+    if (b > a) (void)madvise((void *)a, b - a, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #else
     (void)m;
     (void)p;
     (void)n;
+    (void)huge;
 #endif
 }
 
@@ -65,7 +69,9 @@ void *cgprop__mem_alloc(const cgprop_allocator *m, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) return NULL;
     size_t bytes = n * size;
-    return m->malloc_fn(m->user, bytes ? bytes : 1);
+    void *r = m->malloc_fn(m->user, bytes ? bytes : 1);
+    if (bytes >= CGPROP__HUGE_MIN) cgprop__mem_advise(m, r, bytes, true);
+    return r;
 }
 
 void *cgprop__mem_calloc(const cgprop_allocator *m, size_t n, size_t size)
@@ -79,8 +85,9 @@ void *cgprop__mem_realloc(const cgprop_allocator *m, void *p, size_t n, size_t s
 {
     if (size && n > SIZE_MAX / size) return NULL;
     size_t bytes = n * size;
-    if (!p) return m->malloc_fn(m->user, bytes ? bytes : 1);
-    return m->realloc_fn(m->user, p, bytes ? bytes : 1);
+    void *r = p ? m->realloc_fn(m->user, p, bytes ? bytes : 1) : m->malloc_fn(m->user, bytes ? bytes : 1);
+    if (bytes >= CGPROP__HUGE_MIN) cgprop__mem_advise(m, r, bytes, true);
+    return r;
 }
 
 void cgprop__mem_free(const cgprop_allocator *m, void *p)

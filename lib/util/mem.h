@@ -20,11 +20,19 @@ void *cgprop__mem_alloc(const cgprop_allocator *m, size_t n, size_t size);
 void *cgprop__mem_calloc(const cgprop_allocator *m, size_t n, size_t size);
 void *cgprop__mem_realloc(const cgprop_allocator *m, void *p, size_t n, size_t size);
 void cgprop__mem_free(const cgprop_allocator *m, void *p);
-/* Asks the system to back the 2 MiB-aligned part of [p, p + n) with huge
- * pages, before it is first touched: for scratch read at random over tens
- * of megabytes, where 4 KiB pages cost a TLB miss on most accesses. Only
- * for memory from the C library's allocator and on Linux; else nothing. */
-void cgprop__mem_advise_huge(const cgprop_allocator *m, void *p, size_t n);
+/* Blocks of at least this many bytes from the C library's allocator are
+ * asked to be backed by huge pages as they are allocated (cgprop__mem_alloc,
+ * _calloc, _realloc): the large arrays of a big graph are read at random
+ * (hash tables, per-call and per-member arrays), where 4 KiB pages cost a
+ * TLB miss on most accesses, and are faulted in 512 times less often. A
+ * block that will be filled only in part should have that part set back
+ * to small pages, which only what is touched makes resident. */
+#define CGPROP__HUGE_MIN ((size_t)4 << 20)
+/* Asks the system to back [p, p + n) with huge pages (its whole aligned
+ * 2 MiB spans) or with small ones (its whole pages), before it is first
+ * touched. Only for memory from the C library's allocator and on Linux;
+ * else nothing. */
+void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge);
 
 /* A growable array: *p holds *cap elements of `size` bytes; make room for at
  * least `need`, doubling (from `first`). New room is zeroed. false (and *p
