@@ -201,6 +201,37 @@ static int out_sink(void *user, const char *data, size_t len)
     return fwrite(data, 1, len, (FILE *)user) == len ? 0 : -1;
 }
 
+/* Reports reach the kernel in writes of 256 KiB. stdio's own buffer is one
+ * 4 KiB block, which cut each of the library's 16 KiB pieces into two
+ * writes; on ext4 the JSON report of a million calls (526 MB) spent 0.36 s
+ * in the kernel that way and 0.16 s in 256 KiB writes. 1 MiB writes
+ * measured slower again (0.45 s). A terminal keeps its line buffering. */
+enum { OUT_BUF = 256 * 1024 };
+static char stdout_buf[OUT_BUF];
+
+/* The report's stream: stdout, or path opened for writing with its buffer
+ * in *buf (freed by close_out). NULL when path cannot be opened. */
+static FILE *open_out(const char *path, char **buf)
+{
+    *buf = NULL;
+    if (!path || strcmp(path, "-") == 0) {
+        if (!isatty(fileno(stdout))) setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
+        return stdout;
+    }
+    FILE *f = fopen(path, "wb");
+    if (f && (*buf = malloc(OUT_BUF)) != NULL) setvbuf(f, *buf, _IOFBF, OUT_BUF);
+    return f;
+}
+
+/* Flushes (and closes a file); non-zero when a write failed. */
+static int close_out(FILE *out, char *buf)
+{
+    int werr = fflush(out) != 0 || ferror(out);
+    if (out != stdout && fclose(out) != 0) werr = 1;
+    free(buf);
+    return werr;
+}
+
 static const char *recursion_text(uint32_t r)
 {
     switch (r) {
@@ -677,15 +708,12 @@ static void text_header(const opts *o, const loaded *l, FILE *out)
 
 static int write_report(const opts *o, cgprop_graph *g, const loaded *l)
 {
-    FILE *out = stdout;
-    if (o->outpath && strcmp(o->outpath, "-") != 0) {
-        out = fopen(o->outpath, "wb");
-        if (!out) return fail("%s: %s", o->outpath, strerror(errno));
-    }
+    char *buf;
+    FILE *out = open_out(o->outpath, &buf);
+    if (!out) return fail("%s: %s", o->outpath, strerror(errno));
     if (o->format == CGPROP_FORMAT_TEXT) text_header(o, l, out);
     int rc = cgprop_write(g, o->format, &o->wo, out_sink, out);
-    int werr = rc == CGPROP_EWRITE || fflush(out) != 0 || ferror(out);
-    if (out != stdout && fclose(out) != 0) werr = 1;
+    int werr = close_out(out, buf) || rc == CGPROP_EWRITE;
     if (rc != CGPROP_OK || werr) {
         if (werr) return fail("%s: write failed: %s", o->outpath ? o->outpath : "standard output", strerror(errno));
         return fail("%s: %s", o->inputs[0], cgprop_graph_errmsg(g));
@@ -717,11 +745,9 @@ static int read_base(const opts *o, cgprop_graph *g, cgprop_graph **base)
 
 static int write_compare(const opts *o, cgprop_graph *base, cgprop_graph *g)
 {
-    FILE *out = stdout;
-    if (o->outpath && strcmp(o->outpath, "-") != 0) {
-        out = fopen(o->outpath, "wb");
-        if (!out) return fail("%s: %s", o->outpath, strerror(errno));
-    }
+    char *buf;
+    FILE *out = open_out(o->outpath, &buf);
+    if (!out) return fail("%s: %s", o->outpath, strerror(errno));
     if (o->format == CGPROP_FORMAT_TEXT) {
         fprintf(out, "Base: %s\n", strcmp(o->compare, "-") ? o->compare : "standard input");
         for (int i = 0; i < o->ninputs; i++)
@@ -733,8 +759,7 @@ static int write_compare(const opts *o, cgprop_graph *base, cgprop_graph *g)
     cgprop_write_options wo = o->wo;
     wo.flags &= ~(uint32_t)CGPROP_W_PRUNE_TEXT;
     int rc = cgprop_write_compare(base, g, o->format, &wo, out_sink, out);
-    int werr = rc == CGPROP_EWRITE || fflush(out) != 0 || ferror(out);
-    if (out != stdout && fclose(out) != 0) werr = 1;
+    int werr = close_out(out, buf) || rc == CGPROP_EWRITE;
     if (rc != CGPROP_OK || werr) {
         if (werr) return fail("%s: write failed: %s", o->outpath ? o->outpath : "standard output", strerror(errno));
         return fail("%s: %s", o->compare, cgprop_graph_errmsg(g));
