@@ -678,19 +678,31 @@ int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_optio
     if (!p) return cgprop__err(g, CGPROP_ENOMEM, "write_path: out of memory");
     memcpy(p, path, path_len);
     p[path_len] = '\0';
+    /* Writes of 256 KiB rather than stdio's 4 KiB block, which cuts each
+     * 16 KiB piece in two: on ext4 a 526 MB report spent half the time in
+     * the kernel. Taken before the file is opened, so that running out of
+     * memory leaves any file there as it was. */
+    char *vb = cgprop__alloc(g, CGPROP__FILE_BUF, 1);
+    if (!vb) {
+        cgprop__free(g, p);
+        return cgprop__err(g, CGPROP_ENOMEM, "write_path: out of memory");
+    }
     FILE *f = fopen(p, "wb");
     if (!f) {
         int e = errno;
         cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, cgprop__errno_text(e));
         cgprop__free(g, p);
+        cgprop__free(g, vb);
         return CGPROP_EWRITE;
     }
+    setvbuf(f, vb, _IOFBF, CGPROP__FILE_BUF);
     int rc = cgprop_write(g, format, opts, file_sink, f);
     int e = ferror(f) ? errno : 0;
     if (fclose(f) != 0 && rc == CGPROP_OK) {
         e = errno;
         rc = CGPROP_EWRITE;
     }
+    cgprop__free(g, vb);
     if (rc == CGPROP_EWRITE) cgprop__err(g, CGPROP_EWRITE, "%s: %s", p, e ? cgprop__errno_text(e) : "write failed");
     cgprop__free(g, p);
     return rc == CGPROP_OK ? cgprop__ok(g) : rc;

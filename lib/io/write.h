@@ -27,6 +27,10 @@ typedef struct cgprop__wr {
     char buf[16384];
 } cgprop__wr;
 
+/* The stdio buffer cgprop_write_path gives its file: the size of the
+ * kernel's writes. */
+#define CGPROP__FILE_BUF ((size_t)256 * 1024)
+
 /* The caller's write options over the defaults, any published layout;
  * false for a size no layout has (or an unknown non-zero tail). */
 bool cgprop__write_opts_in(cgprop_write_options *o, const cgprop_write_options *opts);
