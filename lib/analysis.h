@@ -36,6 +36,9 @@ void cgprop__analyses_free(cgprop_graph *g);
 uint32_t cgprop__cycles_count(const cgprop_graph *g);
 /* CGPROP_NONE when the node is in no cycle. */
 uint32_t cgprop__cycles_of(const cgprop_graph *g, uint32_t node);
+/* The same for every node at once (nn entries), for loops over all calls;
+ * NULL without a result for the graph's nodes. */
+const uint32_t *cgprop__cycles_of_all(const cgprop_graph *g);
 /* Members of a cycle, ascending ids. */
 const uint32_t *cgprop__cycles_members(const cgprop_graph *g, uint32_t cycle, uint32_t *n_out);
 /* Every node once, SCCs contiguous, callers before callees (walk it backwards

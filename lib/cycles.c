@@ -46,6 +46,12 @@ uint32_t cgprop__cycles_of(const cgprop_graph *g, uint32_t node)
     return r->cyc_of[node];
 }
 
+const uint32_t *cgprop__cycles_of_all(const cgprop_graph *g)
+{
+    const cyc_res *r = RES(g);
+    return r && r->nn == g->nn ? r->cyc_of : NULL;
+}
+
 const uint32_t *cgprop__cycles_members(const cgprop_graph *g, uint32_t cycle, uint32_t *n_out)
 {
     const cyc_res *r = RES(g);

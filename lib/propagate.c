@@ -1032,6 +1032,7 @@ static int build(cgprop_graph *g, prop_res **out, bool plain)
         if (rc != CGPROP_OK) goto nomem;
     } else if (ncyc) {
         size_t maxV = 0, maxE = 0, maxI = 0;
+        const uint32_t *cof = cgprop__cycles_of_all(g);
         for (uint32_t c = 0; c < ncyc; c++) {
             uint32_t V;
             const uint32_t *mem = cgprop__cycles_members(g, c, &V);
@@ -1044,7 +1045,7 @@ static int build(cgprop_graph *g, prop_res **out, bool plain)
                 for (uint32_t p = adj->in_off[v]; p < adj->in_off[v + 1]; p++) {
                     uint32_t u = g->ecaller[adj->in_e[p]];
                     if (u == v) continue;
-                    if (cgprop__cycles_of(g, u) == c) E++;
+                    if ((cof ? cof[u] : cgprop__cycles_of(g, u)) == c) E++;
                     else I++;
                 }
             }
