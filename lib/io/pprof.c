@@ -781,7 +781,16 @@ static size_t tail_start(const pp *p, size_t at, size_t end)
         uint64_t x, y;
         memcpy(&x, d + end - c - 8, 8);
         memcpy(&y, d + p->prev_end - c - 8, 8);
-        if (x != y) break;
+        if (x != y) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* The bytes nearest the end are the words' high ones: the equal
+             * ones are the high zero bytes of x ^ y. The byte loop below,
+             * whose exit mispredicted on nearly every sample, is skipped. */
+            c += (size_t)__builtin_clzll(x ^ y) >> 3;
+            lim = c;
+#endif
+            break;
+        }
         c += 8;
     }
     while (c < lim && d[end - c - 1] == d[p->prev_end - c - 1]) c++;
