@@ -885,30 +885,13 @@ static int smaps_huge_flag(uintptr_t addr)
     return found;
 }
 
-static void *plain_malloc(void *user, size_t size)
-{
-    (void)user;
-    return malloc(size);
-}
-
-static void *plain_realloc(void *user, void *p, size_t size)
-{
-    (void)user;
-    return realloc(p, size);
-}
-
-static void plain_free(void *user, void *p)
-{
-    (void)user;
-    free(p);
-}
-
 /* The advice covers the 2 MiB-aligned part of a block from the C library's
  * allocator, and nothing of a caller's allocator's block (whose pages the
  * caller may manage); small, NULL and unaligned ranges are left alone. */
 START_TEST(test_huge_page_advice)
 {
-    cgprop_allocator std, mine = {plain_malloc, plain_realloc, plain_free, NULL};
+    counter c;
+    cgprop_allocator std, mine = make_alloc(&c);
     cgprop__mem_init(&std, NULL);
     const size_t huge = (size_t)1 << 21, n = 5 * huge;
     cgprop__mem_advise(&std, NULL, n, true);
