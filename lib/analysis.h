@@ -39,6 +39,12 @@ uint32_t cgprop__cycles_of(const cgprop_graph *g, uint32_t node);
 /* The same for every node at once (nn entries), for loops over all calls;
  * NULL without a result for the graph's nodes. */
 const uint32_t *cgprop__cycles_of_all(const cgprop_graph *g);
+/* cgprop__cycles_of() through cof = cgprop__cycles_of_all(g), taken once
+ * before such a loop. */
+static inline uint32_t cgprop__cycles_of_in(const cgprop_graph *g, const uint32_t *cof, uint32_t node)
+{
+    return cof ? cof[node] : cgprop__cycles_of(g, node);
+}
 /* Members of a cycle, ascending ids. */
 const uint32_t *cgprop__cycles_members(const cgprop_graph *g, uint32_t cycle, uint32_t *n_out);
 /* Every node once, SCCs contiguous, callers before callees (walk it backwards

@@ -42,13 +42,6 @@ typedef struct comp {
     uint64_t *T; /* K */
 } comp;
 
-/* The cycle of node n: from the whole array when there is one (the loops
- * below ask once per call). */
-static inline uint32_t cyc_of(const cgprop_graph *g, const uint32_t *cof, uint32_t n)
-{
-    return cof ? cof[n] : cgprop__cycles_of(g, n);
-}
-
 static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint32_t *mem, uint32_t n,
                       uint32_t cyc, comp *c)
 {
@@ -67,7 +60,7 @@ static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint3
             if (!cgprop__sat_add(&c->T[k], g->self[(size_t)f * K + k])) c->ovf[k] = true;
         for (uint32_t j = adj->out_off[f]; j < adj->out_off[f + 1]; j++) {
             uint32_t e = adj->out_e[j], h = adj->out_v[j];
-            if (h == f || (cyc != CGPROP_NONE && cyc_of(g, cof, h) == cyc)) continue;
+            if (h == f || (cyc != CGPROP_NONE && cgprop__cycles_of_in(g, cof, h) == cyc)) continue;
             if (!(g->eflags[e] & CGPROP__EF_HAS_COST)) c->measured = false;
             for (uint32_t k = 0; k < K; k++)
                 if (!cgprop__sat_add(&c->T[k], g->ecost[(size_t)e * K + k])) c->ovf[k] = true;
@@ -76,7 +69,7 @@ static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint3
             uint32_t e = adj->in_e[j], a = g->ecaller[e];
             if (a == f) continue;
             if (!(g->eflags[e] & CGPROP__EF_HAS_COST)) c->measured = false;
-            if (cyc == CGPROP_NONE || cyc_of(g, cof, a) != cyc) c->entered = true;
+            if (cyc == CGPROP_NONE || cgprop__cycles_of_in(g, cof, a) != cyc) c->entered = true;
         }
     }
 }
@@ -111,7 +104,7 @@ static void from_calls(const cgprop_graph *g, const cgprop__adj *adj, uint32_t f
         for (uint32_t j = adj->in_off[f]; j < adj->in_off[f + 1]; j++) {
             uint32_t e = adj->in_e[j], a = g->ecaller[e];
             if (a == f) continue;
-            bool inside = cyc != CGPROP_NONE && cyc_of(g, cof, a) == cyc;
+            bool inside = cyc != CGPROP_NONE && cgprop__cycles_of_in(g, cof, a) == cyc;
             if (!cgprop__sat_add(inside ? &M : &L, g->ecost[(size_t)e * K + k])) ovf = true;
         }
         uint64_t U = L;

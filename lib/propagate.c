@@ -1038,14 +1038,14 @@ static int build(cgprop_graph *g, prop_res **out, bool plain)
             const uint32_t *mem = cgprop__cycles_members(g, c, &V);
             /* Exact sizes (the calls inside but for self-calls, and those
              * from outside): the per-call arrays are then filled to the
-             * end, which the huge pages asked for below rely on. */
+             * end, which work_alloc's huge pages rely on. */
             size_t E = 0, I = 0;
             for (uint32_t i = 0; i < V; i++) {
                 uint32_t v = mem[i];
                 for (uint32_t p = adj->in_off[v]; p < adj->in_off[v + 1]; p++) {
                     uint32_t u = g->ecaller[adj->in_e[p]];
                     if (u == v) continue;
-                    if ((cof ? cof[u] : cgprop__cycles_of(g, u)) == c) E++;
+                    if (cgprop__cycles_of_in(g, cof, u) == c) E++;
                     else I++;
                 }
             }
