@@ -52,9 +52,9 @@ void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge)
      * for; small pages are asked for on the whole pages inside it (a span
      * that meets them is then not made huge). The advice may be refused
      * (THP not built in, an odd page size): nothing changes then. */
-    long page = sysconf(_SC_PAGESIZE);
-    const uintptr_t span = huge ? (uintptr_t)1 << 21 : page > 0 ? (uintptr_t)page : 4096;
     if (!p || m->malloc_fn != std_malloc) return;
+    long page = huge ? 0 : sysconf(_SC_PAGESIZE);
+    const uintptr_t span = huge ? (uintptr_t)1 << 21 : page > 0 ? (uintptr_t)page : 4096;
     uintptr_t a = ((uintptr_t)p + span - 1) & ~(span - 1), b = ((uintptr_t)p + n) & ~(span - 1);
     if (b > a) (void)madvise((void *)a, b - a, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #else
