@@ -337,6 +337,22 @@ START_TEST(malformed)
     bad("{\"nodes\":[\n" NODE1 ",\"children\":[2]},\n" NODE(2, "") "],\n\"samples\":[2,2,2],\n"
         "\"timeDeltas\":[9223372036854775807,9223372036854775807,1]}",
         CGPROP_EOVERFLOW, 5, "overflow");
+    /* The reader decodes sample ids some way ahead of the time deltas:
+     * errors still come in the samples' order. An id naming no node after
+     * a hundred good ones, on the line it is on; a delta that overflows
+     * before a bad id, the overflow; the bad id after deltas that step
+     * back (the samples are then sorted), the bad id. */
+    char txt[4096];
+    size_t n = (size_t)snprintf(txt, sizeof txt, "{\"nodes\":[\n" NODE1 ",\"children\":[2]},\n" NODE(2, "") "],\n\"samples\":[");
+    for (int i = 0; i < 100; i++) n += (size_t)snprintf(txt + n, sizeof txt - n, "2,");
+    n += (size_t)snprintf(txt + n, sizeof txt - n, "\n\n99,2]}");
+    bad(txt, CGPROP_EFORMAT, 6, "sample names no node: 99");
+    bad("{\"nodes\":[\n" NODE1 ",\"children\":[2]},\n" NODE(2, "") "],\n\"samples\":[2,2,2,2,99],\n"
+        "\"timeDeltas\":[9223372036854775807,9223372036854775807,1,1,1]}",
+        CGPROP_EOVERFLOW, 5, "overflow");
+    bad("{\"nodes\":[\n" NODE1 ",\"children\":[2]},\n" NODE(2, "") "],\n\"samples\":[2,2,\n99],\n"
+        "\"timeDeltas\":[5,-3,1]}",
+        CGPROP_EFORMAT, 5, "sample names no node: 99");
 }
 END_TEST
 

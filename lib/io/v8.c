@@ -5,6 +5,7 @@
  * "endTime". Each node's path from the root is one stack, added once with
  * the sum of its samples: recursion classes are exact. See
  * docs/formats/v8.md for the mapping. */
+#include "util/prefetch.h"
 #include "io_util.h"
 
 #include "analysis.h"
@@ -355,6 +356,11 @@ typedef struct vnode {
     uint32_t depth;  /* frames on the path, 0 until computed */
     bool has_parent_id;
 } vnode;
+
+/* A node's parent (index) and function, for the walks up the tree. */
+typedef struct vlink {
+    uint32_t parent, fn;
+} vlink;
 
 typedef struct vedge {
     uint32_t parent; /* index of the node listing the child */
@@ -1045,6 +1051,40 @@ static uint64_t last_lasts(int64_t first, int64_t last, uint64_t n)
     return n < 2 ? 0 : span / (n - 1) + (span % (n - 1) >= (n - 1) - (n - 1) / 2 ? 1 : 0);
 }
 
+/* On a large profile the samples name nodes all over the node array, a
+ * miss each: the ids of a chunk are decoded first and their nodes asked
+ * for, so that the misses overlap. A chunk stops before an id that names
+ * no node; that id's error is given when the samples before it are in, as
+ * it would be one sample at a time. */
+#define V8_CHUNK 32
+
+typedef struct schunk {
+    uint32_t nd[V8_CHUNK];
+    uint32_t n;     /* ids decoded */
+    bool bad;       /* nd[n] would be an id naming no node */
+    int64_t bad_id;
+    uint64_t bad_line;
+} schunk;
+
+static void sample_chunk(const v8r *v, iarr *a, uint64_t left, schunk *c)
+{
+    uint32_t m = left < V8_CHUNK ? (uint32_t)left : V8_CHUNK;
+    c->n = 0;
+    c->bad = false;
+    while (c->n < m) {
+        int64_t id = inext(a);
+        uint32_t nd = find(v, id);
+        if (nd == NO_NODE) {
+            c->bad = true;
+            c->bad_id = id;
+            c->bad_line = a->line;
+            return;
+        }
+        CGPROP__PREFETCH_W(&v->nodes[nd].samples);
+        c->nd[c->n++] = nd;
+    }
+}
+
 static int sample_pass(v8r *v)
 {
     iarr s = {v->samples_at, v->samples_line, v->end};
@@ -1054,23 +1094,29 @@ static int sample_pass(v8r *v)
     uint32_t prev = NO_NODE;
     bool sorted = true;
     int rc;
-    for (uint64_t i = 0; i < v->nsamples; i++) {
-        uint32_t nd;
-        if ((rc = sample_node(v, &s, &nd))) return rc;
-        v->nodes[nd].samples++;
-        if (!v->has_deltas) continue;
-        if ((rc = add_ts(v, &ts, inext(&d), d.line))) return rc;
-        if (prev != NO_NODE) {
-            if (ts < prev_ts) {
-                sorted = false;
-                break;
+    schunk c;
+    for (uint64_t i = 0; i < v->nsamples && sorted;) {
+        sample_chunk(v, &s, v->nsamples - i, &c);
+        for (uint32_t j = 0; j < c.n; j++, i++) {
+            uint32_t nd = c.nd[j];
+            v->nodes[nd].samples++;
+            if (!v->has_deltas) continue;
+            if ((rc = add_ts(v, &ts, inext(&d), d.line))) return rc;
+            if (prev != NO_NODE) {
+                if (ts < prev_ts) {
+                    sorted = false;
+                    break;
+                }
+                if ((rc = add_time(v, prev, (uint64_t)ts - (uint64_t)prev_ts, d.line))) return rc;
+            } else {
+                first_ts = ts;
             }
-            if ((rc = add_time(v, prev, (uint64_t)ts - (uint64_t)prev_ts, d.line))) return rc;
-        } else {
-            first_ts = ts;
+            prev = nd;
+            prev_ts = ts;
         }
-        prev = nd;
-        prev_ts = ts;
+        if (sorted && c.bad)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, c.bad_line, "sample names no node: %lld",
+                                     (long long)c.bad_id);
     }
     if (sorted) {
         if (prev == NO_NODE) return CGPROP_OK;
@@ -1133,10 +1179,18 @@ static int add_stacks(v8r *v, size_t len)
      * to its parent: only the nodes above it that differ are visited. */
     uint32_t *pn = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *pn);
     uint32_t *pf = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *pf);
-    if (!pn || !pf) {
+    /* The walks up the tree jump about it: each node's parent and function
+     * from an array an eighth the size of the nodes' records. */
+    vlink *lk = cgprop__alloc(v->g, v->nn ? v->nn : 1, sizeof *lk);
+    if (!pn || !pf || !lk) {
         cgprop__free(v->g, pn);
         cgprop__free(v->g, pf);
+        cgprop__free(v->g, lk);
         return v8_oom(v, 0);
+    }
+    for (size_t i = 0; i < v->nn; i++) {
+        lk[i].parent = v->nodes[i].parent;
+        lk[i].fn = v->nodes[i].fn;
     }
     size_t valid = 0;
     int rc = CGPROP_OK;
@@ -1145,11 +1199,12 @@ static int add_stacks(v8r *v, size_t len)
         uint64_t w[2] = {nd->time, nd->samples};
         if (!nd->samples && !nd->time) continue;
         uint32_t d = nd->depth;
-        for (uint32_t m = (uint32_t)i; m != NO_NODE; m = v->nodes[m].parent) {
-            size_t j = v->nodes[m].depth - 1;
+        /* A parent is one frame shallower (the depths were given so). */
+        size_t j = d - 1;
+        for (uint32_t m = (uint32_t)i; m != NO_NODE; m = lk[m].parent, j--) {
             if (j < valid && pn[j] == m) break;
             pn[j] = m;
-            pf[j] = v->nodes[m].fn;
+            pf[j] = lk[m].fn;
         }
         valid = d;
         /* The root frame "(root)" (pn[0], a root) is dropped unless it is
@@ -1180,6 +1235,7 @@ static int add_stacks(v8r *v, size_t len)
     }
     cgprop__free(v->g, pn);
     cgprop__free(v->g, pf);
+    cgprop__free(v->g, lk);
     return rc;
 }
 
