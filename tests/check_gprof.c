@@ -347,6 +347,52 @@ START_TEST(index_bound)
 }
 END_TEST
 
+/* The reader makes an entry's function a few entries after reading its
+ * line (so that the look-ups of several overlap): an entry's error must
+ * still come before the errors of the lines after it, and after those of
+ * the lines before it. */
+#define EN(n, name) "[" #n "]    100.0    0.01    0.00                 " name " [" #n "]\n"
+
+START_TEST(entry_error_order)
+{
+    /* A second entry [1] (line 4), then a bad entry line (6). */
+    bad(E1 SEP E1 SEP "[x]    100.0    0.01    0.00                 f [7]\n", CGPROP_EFORMAT, 4,
+        "a second entry [1]");
+    /* A second entry [1] (line 4), then a call line whose index is past
+     * every line (5, checked at the end): the entry's error. */
+    bad(E1 SEP E1 ARC(99) SEP, CGPROP_EFORMAT, 4, "a second entry [1]");
+    /* The call line first (3), then the second entry (5): the call's. */
+    bad(E1 ARC(99) SEP E1, CGPROP_EFORMAT, 3, "index [99] out of range");
+    /* An entry's own index past the input's lines, then a bad line. */
+    bad(EN(9, "main") SEP "[x]\n", CGPROP_EFORMAT, 2, "index [9] out of range");
+    /* The second entry [1] (line 4) followed by more entries than the
+     * reader holds back, then a bad line: still the entry's error. */
+    bad(E1 SEP E1 SEP EN(2, "f2") SEP EN(3, "f3") SEP EN(4, "f4") SEP EN(5, "f5") SEP EN(6, "f6") SEP
+        EN(7, "f7") SEP EN(8, "f8") SEP EN(9, "f9") SEP EN(10, "f10") SEP EN(11, "f11") SEP "[x]\n",
+        CGPROP_EFORMAT, 4, "a second entry [1]");
+    /* Many entries, each calling the next: every call is kept, from the
+     * entry above it. */
+    char t[8192];
+    size_t n = (size_t)snprintf(t, sizeof t, "%s", HDR);
+    for (int i = 1; i <= 40; i++) {
+        n += (size_t)snprintf(t + n, sizeof t - n, "[%d]    100.0    0.01    0.00                 f%d [%d]\n", i, i, i);
+        if (i < 40) n += (size_t)snprintf(t + n, sizeof t - n, "                0.01    0.00       %d/%d           f%d [%d]\n", i, i, i + 1, i + 1);
+        n += (size_t)snprintf(t + n, sizeof t - n, "%s", SEP);
+    }
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd(t, n, &info);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 40);
+    for (int i = 1; i < 40; i++) {
+        char a[8], b[8];
+        snprintf(a, sizeof a, "f%d", i);
+        snprintf(b, sizeof b, "f%d", i + 1);
+        ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)i);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+
 /* One call main -> a of count 12345, a's self 0.07 s, in the spellings the
  * reader's fast field split takes and those it leaves to the general one:
  * each must read as the same call. */
@@ -513,6 +559,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bsd_header);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, index_bound);
+    tcase_add_test(tc, entry_error_order);
     tcase_add_test(tc, line_shapes);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_report);

@@ -8,6 +8,9 @@
 
 #include <stdio.h>
 
+/* Primary lines held back before their functions are made (resolve_one). */
+#define GP_AHEAD 8
+
 /* A call read before its callee's entry: resolved by gprof index at the end. */
 typedef struct pcall {
     uint32_t caller;     /* function id */
@@ -50,7 +53,19 @@ typedef struct gp {
     size_t nfl, flcap;
     char *key;
     size_t kcap;
+    struct prim {        /* primary lines read, their functions not yet made (resolve) */
+        const char *name;
+        size_t nlen;
+        uint64_t ix, self, line;
+    } ring[GP_AHEAD];
+    uint32_t nring;      /* in ring, the oldest at ring0 */
+    uint32_t ring0;
+    uint32_t nprim;      /* primary lines read: a call line's caller is one of them, by number */
+    uint32_t nmade;      /* of them, made into functions: pid[0..nmade) */
+    uint32_t *pid;       /* primary line number -> function id */
+    size_t pidcap;
 } gp;
+
 
 /* One line split into its leading numeric fields, its name and its index. */
 typedef struct fields {
@@ -434,6 +449,41 @@ static bool internal_line(const char *s, size_t n)
     return j < n - 1 && j > 0 && s[j - 1] == '(';
 }
 
+/* Each primary line names a function not met before (call lines wait for
+ * the end), so on a big profile making it misses in the key index every
+ * time. The primary lines are held back GP_AHEAD at a time, their names'
+ * slots asked for as they are read, so that the misses overlap; a call
+ * line below one takes the primary line's number as its caller (pid maps
+ * it at the end). Making the oldest held line's function: */
+static int resolve_one(gp *p)
+{
+    struct prim *e = &p->ring[p->ring0];
+    uint32_t v;
+    int rc = node_for(p, e->line, e->name, e->nlen, e->ix, &v);
+    if (!rc) rc = set_index(p, e->line, e->ix, v);
+    if (!rc && (rc = cgprop_graph_add_self(p->g, v, &e->self))) rc = graph_fail(p, rc, e->line);
+    if (rc) {
+        /* Reading line by line would have stopped here: the call lines
+         * read after this one are dropped (check_pending looks at those
+         * left), and so are the held lines. */
+        while (p->npc && pc_at(p, p->npc - 1)->line > e->line) p->npc--;
+        p->nring = 0;
+        return rc;
+    }
+    p->pid[p->nmade++] = v;
+    p->ring0 = (p->ring0 + 1) % GP_AHEAD;
+    p->nring--;
+    return CGPROP_OK;
+}
+
+/* Every held primary line made, in the order read. */
+static int resolve_all(gp *p)
+{
+    int rc = CGPROP_OK;
+    while (p->nring && !rc) rc = resolve_one(p);
+    return rc;
+}
+
 static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *cur, bool *whole)
 {
     /* "[N]" then %time self children [called[+self]] name [N]. */
@@ -452,11 +502,25 @@ static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *c
     uint64_t self;
     int rc = centis(f.tok[1], f.tlen[1], &self);
     if (rc) return num_fail(p, rc, line, "self seconds");
-    uint32_t v;
-    if ((rc = node_for(p, line, f.name, f.nlen, ix, &v))) return rc;
-    if ((rc = set_index(p, line, ix, v))) return rc;
-    if ((rc = cgprop_graph_add_self(p->g, v, &self))) return graph_fail(p, rc, line);
-    *cur = v;
+    if (p->nring == GP_AHEAD && (rc = resolve_one(p))) return rc;
+    if (p->nprim == UINT32_MAX - 1)
+        return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, line, "too many functions");
+    if (p->nprim == p->pidcap) {
+        size_t cap = p->pidcap ? p->pidcap * 2 : 1024;
+        uint32_t *q = cgprop__realloc(p->g, p->pid, cap, sizeof *q);
+        if (!q) return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory");
+        p->pid = q;
+        p->pidcap = cap;
+    }
+    struct prim *e = &p->ring[(p->ring0 + p->nring++) % GP_AHEAD];
+    e->name = f.name;
+    e->nlen = f.nlen;
+    e->ix = ix;
+    e->self = self;
+    e->line = line;
+    /* The key node_for makes is the name itself unless it holds a TAB. */
+    cgprop__node_prefetch(p->g, f.name, f.nlen);
+    *cur = p->nprim++;
     return CGPROP_OK;
 }
 
@@ -609,6 +673,9 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
         }
     }
     if (!rc && st == S_CG) rc = end_entry(p, p->r.no, cur, spont);
+    /* A held primary line's error comes before rc's (a later line). */
+    int prc = resolve_all(p);
+    if (prc) rc = prc;
     *nlines = p->r.no;
     return rc;
 }
@@ -670,12 +737,12 @@ static int add_calls(gp *p, uint32_t *b, uint64_t *n)
             }
         }
         if (!b) {
-            if ((rc = cgprop_graph_add_edge(p->g, c->caller, v, c->count, NULL, NULL)))
+            if ((rc = cgprop_graph_add_edge(p->g, p->pid[c->caller], v, c->count, NULL, NULL)))
                 return graph_fail(p, rc, c->line);
             continue;
         }
         if (nb == 0) from = i;
-        b[nb] = c->caller;
+        b[nb] = p->pid[c->caller];
         b[GP_BATCH + nb] = v;
         n[nb] = c->count;
         if (++nb == GP_BATCH) {
@@ -738,6 +805,7 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
     cgprop__free(p.g, p.pcb);
     cgprop__free(p.g, p.fl);
     cgprop__free(p.g, p.key);
+    cgprop__free(p.g, p.pid);
     if (rc) {
         cgprop_graph_free(p.g);
         return rc;
