@@ -3,6 +3,7 @@
  * that step back), JSON details, malformed inputs and allocation failures.
  * The real node profile is checked by tests/v8/check_v8.py. */
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,102 @@ START_TEST(parent_links_and_hit_counts)
     ck_assert_uint_eq(self(g, MAIN, 0), 5);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
     cgprop_graph_free(g);
+}
+END_TEST
+
+/* Random trees, their nodes listed in a random order (not the depth-first
+ * one V8 writes), some frames named "(root)" below the root, hit counts
+ * as the samples: each function's self and total worked out by brute force
+ * over every sampled node's path (total once per path), and the "(root)"
+ * function present exactly when a sampled path keeps such a frame. */
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+START_TEST(random_trees_any_order)
+{
+    static const char *const names[] = {"a", "b", "c", "d", "e", "(root)"};
+    enum { NF = 6, MAXN = 40 };
+    uint64_t x = 0x5EED5EEDu;
+    for (int trial = 0; trial < 200; trial++) {
+        int nn = 1 + (int)(rng_next(&x) % MAXN), parent[MAXN], fn[MAXN], hit[MAXN], order[MAXN];
+        for (int i = 0; i < nn; i++) {
+            parent[i] = i ? (int)(rng_next(&x) % (uint64_t)i) : -1;
+            fn[i] = i ? (int)(rng_next(&x) % 11 < 10 ? rng_next(&x) % 5 : 5) : 5;
+            hit[i] = (int)(rng_next(&x) % 4);
+            order[i] = i;
+        }
+        for (int i = nn - 1; i > 0; i--) {
+            int j = (int)(rng_next(&x) % (uint64_t)(i + 1)), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        /* Node i gets id 3 * i + 7; the array lists them in `order`. */
+        static char t[MAXN * 256];
+        size_t n = (size_t)snprintf(t, sizeof t, "{\"nodes\":[");
+        for (int k = 0; k < nn; k++) {
+            int i = order[k];
+            if (fn[i] == 5)
+                n += (size_t)snprintf(t + n, sizeof t - n, "%s{\"id\":%d," ROOT_CF ",\"hitCount\":%d,\"children\":[",
+                                      k ? "," : "", 3 * i + 7, hit[i]);
+            else
+                n += (size_t)snprintf(t + n, sizeof t - n,
+                                      "%s{\"id\":%d,\"callFrame\":{\"functionName\":\"%s\",\"scriptId\":\"1\","
+                                      "\"url\":\"file:///t.js\",\"lineNumber\":1,\"columnNumber\":1},\"hitCount\":%d,"
+                                      "\"children\":[",
+                                      k ? "," : "", 3 * i + 7, names[fn[i]], hit[i]);
+            int first = 1;
+            for (int c = 0; c < nn; c++)
+                if (parent[c] == i) {
+                    n += (size_t)snprintf(t + n, sizeof t - n, "%s%d", first ? "" : ",", 3 * c + 7);
+                    first = 0;
+                }
+            n += (size_t)snprintf(t + n, sizeof t - n, "]}");
+        }
+        snprintf(t + n, sizeof t - n, "]}");
+        /* Brute force: the path of each sampled node, the root's frame
+         * dropped unless it is the only one. */
+        uint64_t es[NF] = {0}, et[NF] = {0};
+        bool any_hit = false;
+        for (int i = 0; i < nn; i++) {
+            if (!hit[i]) continue;
+            any_hit = true;
+            int path[MAXN], d = 0;
+            for (int m = i; m >= 0; m = parent[m]) path[d++] = fn[m];
+            int keep = d > 1 ? d - 1 : 1; /* path[d - 1] is the root */
+            bool seen[NF] = {false};
+            es[path[0]] += (uint64_t)hit[i];
+            for (int j = 0; j < keep; j++)
+                if (!seen[path[j]]) {
+                    seen[path[j]] = true;
+                    et[path[j]] += (uint64_t)hit[i];
+                }
+        }
+        if (!any_hit) continue; /* refused: no sample */
+        cgprop_graph *g = rd(t, NULL);
+        for (int f = 0; f < NF; f++) {
+            char key[64];
+            if (f == 5) snprintf(key, sizeof key, "\t0:0\t(root)");
+            else snprintf(key, sizeof key, "file:///t.js\t2:2\t%s", names[f]);
+            uint32_t v;
+            int found = cgprop_graph_find_node(g, key, strlen(key), &v) == CGPROP_OK;
+            if (f == 5) ck_assert_msg(found == (et[5] > 0), "trial %d: (root) present %d, expected %d", trial, found,
+                                      et[5] > 0);
+            if (!found) {
+                ck_assert_msg(et[f] == 0, "trial %d: %s missing", trial, names[f]);
+                continue;
+            }
+            ck_assert_msg(self(g, key, 1) == es[f], "trial %d: self of %s %llu, expected %llu", trial, names[f],
+                          (unsigned long long)self(g, key, 1), (unsigned long long)es[f]);
+            ck_assert_msg(total(g, key, 1) == et[f], "trial %d: total of %s %llu, expected %llu", trial, names[f],
+                          (unsigned long long)total(g, key, 1), (unsigned long long)et[f]);
+        }
+        cgprop_graph_free(g);
+    }
 }
 END_TEST
 
@@ -486,6 +583,7 @@ static Suite *suite(void)
     tcase_add_test(tc, hand_made);
     tcase_add_test(tc, deltas_step_back);
     tcase_add_test(tc, parent_links_and_hit_counts);
+    tcase_add_test(tc, random_trees_any_order);
     tcase_add_test(tc, node_spellings);
     tcase_add_test(tc, number_spellings);
     tcase_add_test(tc, json_details);

@@ -357,10 +357,10 @@ typedef struct vnode {
     bool has_parent_id;
 } vnode;
 
-/* A node's parent (index) and function, for the walks up the tree. */
-typedef struct vlink {
-    uint32_t parent, fn;
-} vlink;
+/* A node to visit and its depth, on add_stacks' walk of the tree. */
+typedef struct vdfs {
+    uint32_t node, depth;
+} vdfs;
 
 typedef struct vedge {
     uint32_t parent; /* index of the node listing the child */
@@ -1172,70 +1172,81 @@ static int add_stacks(v8r *v, size_t len)
         return cgprop__read_fail(v->err, CGPROP_EFORMAT, 0,
                                  "the sampled paths hold %llu frames in all, more than this reader takes from %llu bytes",
                                  (unsigned long long)frames, (unsigned long long)len);
-    /* The path of the previous sampled node, root first: pn[j] the node at
-     * depth j + 1, pf[j] its function (NO_FN for "(root)"); entries below
-     * valid are a chain from a root. Nodes come in the order V8 numbers
-     * them, depth first, so a node's path mostly is the previous one's up
-     * to its parent: only the nodes above it that differ are visited. */
-    uint32_t *pn = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *pn);
+    /* The nodes are taken depth first from each root (roots, and each
+     * node's children, in the order of their index), so that the path of
+     * each differs from the previous one's below their common ancestor
+     * only: V8 writes the nodes in this order, and an input in another
+     * gives the same graph at the same cost. pf[j] is the function of the
+     * path's node at depth j + 1 (NO_FN for "(root)"); rdep holds the
+     * depths (> 1) of the path's "(root)" frames not yet given their
+     * function. */
+    size_t nn = v->nn;
     uint32_t *pf = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *pf);
-    /* The walks up the tree jump about it: each node's parent and function
-     * from an array an eighth the size of the nodes' records. */
-    vlink *lk = cgprop__alloc(v->g, v->nn ? v->nn : 1, sizeof *lk);
-    if (!pn || !pf || !lk) {
-        cgprop__free(v->g, pn);
-        cgprop__free(v->g, pf);
-        cgprop__free(v->g, lk);
-        return v8_oom(v, 0);
-    }
-    for (size_t i = 0; i < v->nn; i++) {
-        lk[i].parent = v->nodes[i].parent;
-        lk[i].fn = v->nodes[i].fn;
-    }
-    size_t valid = 0;
+    uint32_t *rdep = cgprop__realloc(v->g, NULL, (size_t)maxd + 1, sizeof *rdep);
+    uint32_t *first = cgprop__calloc(v->g, nn + 1, sizeof *first);
+    uint32_t *kids = cgprop__alloc(v->g, nn ? nn : 1, sizeof *kids);
+    vdfs *st = cgprop__alloc(v->g, nn ? nn : 1, sizeof *st);
     int rc = CGPROP_OK;
-    for (size_t i = 0; i < v->nn && !rc; i++) {
-        vnode *nd = &v->nodes[i];
-        uint64_t w[2] = {nd->time, nd->samples};
-        if (!nd->samples && !nd->time) continue;
-        uint32_t d = nd->depth;
-        /* A parent is one frame shallower (the depths were given so). */
-        size_t j = d - 1;
-        for (uint32_t m = (uint32_t)i; m != NO_NODE; m = lk[m].parent, j--) {
-            if (j < valid && pn[j] == m) break;
-            pn[j] = m;
-            pf[j] = lk[m].fn;
-        }
-        valid = d;
-        /* The root frame "(root)" (pn[0], a root) is dropped unless it is
-         * the sample's only frame; a "(root)" frame below the root is one
-         * function, written into pf for good. pf[0] stays NO_FN so that the
-         * next path through the same root drops it too. */
-        const uint32_t *stack = pf;
-        size_t n = d;
-        if (pf[0] == NO_FN) {
-            stack = d > 1 ? pf + 1 : &v->root_fn;
-            n = d > 1 ? d - 1 : 1;
-        }
-        for (size_t j = 0; j < d && !rc; j++) {
-            if (pf[j] != NO_FN || (j == 0 && d > 1)) continue;
-            if (v->root_fn == NO_FN) {
-                rc = cgprop_graph_add_node(v->g, "\t0:0\t(root)", 11, &v->root_fn);
-                if (rc) {
+    if (!pf || !rdep || !first || !kids || !st) {
+        rc = v8_oom(v, 0);
+        goto out;
+    }
+    for (size_t i = 0; i < nn; i++)
+        if (v->nodes[i].parent != NO_NODE) first[v->nodes[i].parent + 1]++;
+    for (size_t i = 0; i < nn; i++) first[i + 1] += first[i];
+    for (size_t i = 0; i < nn; i++)
+        if (v->nodes[i].parent != NO_NODE) kids[first[v->nodes[i].parent]++] = (uint32_t)i;
+    for (size_t i = nn; i > 0; i--) first[i] = first[i - 1];
+    first[0] = 0;
+    size_t nr = 0;
+    for (size_t r = 0; r < nn && !rc; r++) {
+        if (v->nodes[r].parent != NO_NODE) continue;
+        size_t sp = 0;
+        st[sp].node = (uint32_t)r;
+        st[sp++].depth = 1;
+        while (sp && !rc) {
+            sp--;
+            uint32_t m = st[sp].node, d = st[sp].depth;
+            const vnode *nd = &v->nodes[m];
+            while (nr && rdep[nr - 1] >= d) nr--;
+            pf[d - 1] = nd->fn;
+            if (nd->fn == NO_FN && d > 1) rdep[nr++] = d;
+            for (uint32_t k = first[m + 1]; k-- > first[m];) {
+                st[sp].node = kids[k];
+                st[sp++].depth = d + 1;
+            }
+            if (!nd->samples && !nd->time) continue;
+            /* The root frame "(root)" is dropped unless it is the sample's
+             * only frame; a "(root)" frame below the root is one function,
+             * made when a sample first passes through one and written into
+             * pf for the rest of its subtree. pf[0] stays NO_FN, so that
+             * every path through the same root drops it. */
+            if (nr || (d == 1 && pf[0] == NO_FN)) {
+                if (v->root_fn == NO_FN && (rc = cgprop_graph_add_node(v->g, "\t0:0\t(root)", 11, &v->root_fn))) {
                     rc = cgprop__read_fail(v->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
                     break;
                 }
+                for (size_t t = 0; t < nr; t++) pf[rdep[t] - 1] = v->root_fn;
+                nr = 0;
             }
-            if (j > 0) pf[j] = v->root_fn;
+            const uint32_t *stack = pf;
+            size_t n = d;
+            if (pf[0] == NO_FN) {
+                stack = d > 1 ? pf + 1 : &v->root_fn;
+                n = d > 1 ? d - 1 : 1;
+            }
+            uint64_t w[2] = {nd->time, nd->samples};
+            rc = cgprop_graph_add_stack(v->g, stack, n, w);
+            if (rc == CGPROP_EOVERFLOW) rc = cgprop__read_fail(v->err, rc, nd->line, "a cost sum overflows 64 bits");
+            else if (rc) rc = cgprop__read_fail(v->err, rc, nd->line, "%s", cgprop_graph_errmsg(v->g));
         }
-        if (rc) break;
-        rc = cgprop_graph_add_stack(v->g, stack, n, w);
-        if (rc == CGPROP_EOVERFLOW) rc = cgprop__read_fail(v->err, rc, nd->line, "a cost sum overflows 64 bits");
-        else if (rc) rc = cgprop__read_fail(v->err, rc, nd->line, "%s", cgprop_graph_errmsg(v->g));
     }
-    cgprop__free(v->g, pn);
+out:
     cgprop__free(v->g, pf);
-    cgprop__free(v->g, lk);
+    cgprop__free(v->g, rdep);
+    cgprop__free(v->g, first);
+    cgprop__free(v->g, kids);
+    cgprop__free(v->g, st);
     return rc;
 }
 
