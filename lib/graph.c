@@ -1464,7 +1464,25 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
     uint32_t *map = (uint32_t *)b;
     bool any_old = false, had = false;
     uint32_t px = UINT32_MAX;
+    /* The probes are misses on a large graph (the slot, then the call it
+     * names): both are fetched ahead, for the pair that far on. */
+    const uint32_t PD = CGPROP__AHEAD_BULK_PROBE;
+    uint64_t hmask = g->ehash_cap ? g->ehash_cap - 1 : 0;
     for (uint32_t j = 0; j < n;) {
+        if (hmask && ne0) {
+            if (j + PD < n) {
+                uint64_t k2 = a[j + PD] >> ib;
+                CGPROP__PREFETCH(&g->ehash[cgprop__hash_pair((uint32_t)(k2 >> nb), (uint32_t)(k2 & bmask)) & hmask]);
+            }
+            if (j + PD / 2 < n) {
+                uint64_t k2 = a[j + PD / 2] >> ib;
+                uint32_t v = g->ehash[cgprop__hash_pair((uint32_t)(k2 >> nb), (uint32_t)(k2 & bmask)) & hmask];
+                if (v) {
+                    CGPROP__PREFETCH(&g->ecaller[v - 1]);
+                    CGPROP__PREFETCH(&g->ecallee[v - 1]);
+                }
+            }
+        }
         uint64_t key = a[j] >> ib;
         uint32_t x = (uint32_t)(key >> nb), y = (uint32_t)(key & bmask), mark = (uint32_t)(a[j] & imask);
         if (x != px) {

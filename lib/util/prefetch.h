@@ -44,6 +44,12 @@
 #ifndef CGPROP__AHEAD_BATCH_CALL
 #define CGPROP__AHEAD_BATCH_CALL 8
 #endif
+/* graph.c, a sorted batch's pairs looked up among the calls from before it
+ * (bench: read, pstats and gprof): the index slot this far ahead, then the
+ * call it names at half the distance. */
+#ifndef CGPROP__AHEAD_BULK_PROBE
+#define CGPROP__AHEAD_BULK_PROBE 16
+#endif
 /* stacks.c, adding a stack's caller/callee pairs (bench: stacks). */
 #ifndef CGPROP__AHEAD_STACK_PAIRS
 #define CGPROP__AHEAD_STACK_PAIRS 8
