@@ -393,6 +393,52 @@ START_TEST(entry_error_order)
 }
 END_TEST
 
+/* Calls are added in batches that keep a caller's calls together where
+ * they fit: entries with a few callees each, past a batch's size, and one
+ * entry with more callees than a batch holds. Every call keeps its count. */
+START_TEST(many_calls)
+{
+    enum { NE = 1600, FAN = 3, BIG = 5000 };
+    size_t cap = (size_t)(NE * (FAN + 2) + 3 * BIG + 16) * 100, n = 0;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    n += (size_t)snprintf(t + n, cap - n, "%s", HDR);
+    /* f1 .. fNE: f_i calls f_{i+1} .. f_{i+FAN} (within NE), counts i * 10 + k. */
+    for (int i = 1; i <= NE; i++) {
+        n += (size_t)snprintf(t + n, cap - n, "[%d]    1.0    0.01    0.00                 f%d [%d]\n", i, i, i);
+        for (int k = 1; k <= FAN && i + k <= NE; k++)
+            n += (size_t)snprintf(t + n, cap - n, "                0.00    0.00       %d/%d           f%d [%d]\n",
+                                  i * 10 + k, i * 10 + k, i + k, i + k);
+        if (i == NE / 2)
+            for (int k = 1; k <= BIG; k++)
+                n += (size_t)snprintf(t + n, cap - n, "                0.00    0.00       %d/%d           g%d [%d]\n", k,
+                                      k, k, NE + k);
+        n += (size_t)snprintf(t + n, cap - n, "%s", SEP);
+    }
+    for (int k = 1; k <= BIG; k++)
+        n += (size_t)snprintf(t + n, cap - n, "[%d]    1.0    0.01    0.00                 g%d [%d]\n%s", NE + k, k,
+                              NE + k, SEP);
+    cgprop_graph *g = rd(t, n, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), NE + BIG);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), (size_t)(NE * FAN - FAN * (FAN + 1) / 2 + BIG));
+    for (int i = 1; i <= NE; i++)
+        for (int k = 1; k <= FAN && i + k <= NE; k++) {
+            char a[16], b[16];
+            snprintf(a, sizeof a, "f%d", i);
+            snprintf(b, sizeof b, "f%d", i + k);
+            ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)(i * 10 + k));
+        }
+    for (int k = 1; k <= BIG; k++) {
+        char a[16], b[16];
+        snprintf(a, sizeof a, "f%d", NE / 2);
+        snprintf(b, sizeof b, "g%d", k);
+        ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)k);
+    }
+    cgprop_graph_free(g);
+    free(t);
+}
+END_TEST
+
 /* One call main -> a of count 12345, a's self 0.07 s, in the spellings the
  * reader's fast field split takes and those it leaves to the general one:
  * each must read as the same call. */
@@ -560,6 +606,7 @@ static Suite *suite(void)
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, index_bound);
     tcase_add_test(tc, entry_error_order);
+    tcase_add_test(tc, many_calls);
     tcase_add_test(tc, line_shapes);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_report);

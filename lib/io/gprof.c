@@ -725,6 +725,18 @@ static int add_calls(gp *p, uint32_t *b, uint64_t *n)
     for (size_t i = 0; i < p->npc; i++) {
         pcall *c = pc_at(p, i);
         uint32_t v;
+        /* A batch takes a caller's calls whole where they fit: a caller
+         * whose calls spanned two batches would have calls from before the
+         * second, and the graph would then build its call index for that
+         * batch's look-ups, the only ones reading ever needs. */
+        if (b && nb && c->caller != pc_at(p, i - 1)->caller) {
+            size_t r = 1;
+            while (r <= GP_BATCH && i + r < p->npc && pc_at(p, i + r)->caller == c->caller) r++;
+            if (nb + r > GP_BATCH) {
+                if ((rc = add_batch(p, from, nb, b, n))) return rc;
+                nb = 0;
+            }
+        }
         if (c->callee_ix < p->ixcap && p->ix[c->callee_ix]) {
             v = p->ix[c->callee_ix] - 1;
         } else {
