@@ -13,7 +13,7 @@
 
 /* A call read before its callee's entry: resolved by gprof index at the end. */
 typedef struct pcall {
-    uint32_t caller;     /* function id */
+    uint32_t caller;     /* the caller's entry line, by number among them (gp.pid) */
     uint32_t callee_ix;  /* gprof index */
     uint64_t count;
     uint64_t line;
@@ -53,7 +53,7 @@ typedef struct gp {
     size_t nfl, flcap;
     char *key;
     size_t kcap;
-    struct prim {        /* primary lines read, their functions not yet made (resolve) */
+    struct prim {        /* primary lines read, their functions not yet made (resolve_one) */
         const char *name;
         size_t nlen;
         uint64_t ix, self, line;
@@ -65,7 +65,6 @@ typedef struct gp {
     uint32_t *pid;       /* primary line number -> function id */
     size_t pidcap;
 } gp;
-
 
 /* One line split into its leading numeric fields, its name and its index. */
 typedef struct fields {

@@ -1176,7 +1176,8 @@ static int add_stacks(v8r *v, size_t len)
      * node's children, in the order of their index), so that the path of
      * each differs from the previous one's below their common ancestor
      * only: V8 writes the nodes in this order, and an input in another
-     * gives the same graph at the same cost. pf[j] is the function of the
+     * gives the same figures at the same cost (only the calls' ids follow
+     * the walk, not the file). pf[j] is the function of the
      * path's node at depth j + 1 (NO_FN for "(root)"); rdep holds the
      * depths (> 1) of the path's "(root)" frames not yet given their
      * function. */
