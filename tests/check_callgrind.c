@@ -1241,10 +1241,13 @@ static void check_agree(const char *in, size_t len, const cgprop_read_options *o
     size_t la, lb;
     char *a = variant(in, len, false, &la), *b = variant(in, len, true, &lb);
     /* Detection may rightly tell the two apart (a perf sample header, then
-     * a TAB-led address, is no longer one behind a blank): the property is
-     * the callgrind reader's, so auto-detection is held to it only when it
-     * picks the same format for both. */
-    if (o->format == CGPROP_INPUT_AUTO && cgprop_read_detect(a, la) != cgprop_read_detect(b, lb)) {
+     * a TAB-led address, is no longer one behind a blank), and another
+     * reader may rightly read them differently (folded keeps a byte order
+     * mark behind a blank as part of the first name): the property is the
+     * callgrind reader's, so auto-detection is held to it only when it
+     * picks callgrind for both. */
+    if (o->format == CGPROP_INPUT_AUTO &&
+        (cgprop_read_detect(a, la) != CGPROP_INPUT_CALLGRIND || cgprop_read_detect(b, lb) != CGPROP_INPUT_CALLGRIND)) {
         free(a);
         free(b);
         return;

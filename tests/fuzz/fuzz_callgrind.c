@@ -78,11 +78,14 @@ static void fz_fast_agrees(const uint8_t *data, size_t size, const cgprop_read_o
     size_t la, lb;
     char *a = fz_variant(data, size, 0, &la), *b = fz_variant(data, size, 1, &lb);
     /* The property is the callgrind reader's: detection may rightly tell a
-     * blank-led line from a perf sample header, so auto-detection is held
-     * to it only when it picks the same format for both (as in
-     * check_callgrind's fast_path_agrees). */
+     * blank-led line from a perf sample header, and another reader may
+     * rightly read the two differently (folded keeps a byte order mark that
+     * a blank precedes as part of the first name), so auto-detection is held
+     * to it only when it picks callgrind for both (as in check_callgrind's
+     * fast_path_agrees). */
     if (a && b &&
-        (o->format != CGPROP_INPUT_AUTO || cgprop_read_detect(a, la) == cgprop_read_detect(b, lb))) {
+        (o->format != CGPROP_INPUT_AUTO || (cgprop_read_detect(a, la) == CGPROP_INPUT_CALLGRIND &&
+                                            cgprop_read_detect(b, lb) == CGPROP_INPUT_CALLGRIND))) {
         cgprop_graph *ga = NULL, *gb = NULL;
         cgprop_read_info ia, ib;
         cgprop_read_error ea, eb;
