@@ -60,8 +60,8 @@ typedef struct gp {
     } ring[GP_AHEAD];
     uint32_t nring;      /* in ring, the oldest at ring0 */
     uint32_t ring0;
-    uint32_t nprim;      /* primary lines read: a call line's caller is one of them, by number */
-    uint32_t nmade;      /* of them, made into functions: pid[0..nmade) */
+    uint32_t nprim;      /* primary lines read: a call line's caller is one of them, by number;
+                          * all but the nring held ones are made, pid[0..nprim - nring) */
     uint32_t *pid;       /* primary line number -> function id */
     size_t pidcap;
 } gp;
@@ -469,7 +469,7 @@ static int resolve_one(gp *p)
         p->nring = 0;
         return rc;
     }
-    p->pid[p->nmade++] = v;
+    p->pid[p->nprim - p->nring] = v;
     p->ring0 = (p->ring0 + 1) % GP_AHEAD;
     p->nring--;
     return CGPROP_OK;

@@ -1001,13 +1001,16 @@ static int64_t inext(iarr *a)
     return neg ? (x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x) : (int64_t)x;
 }
 
+static int no_node(v8r *v, uint64_t line, int64_t id)
+{
+    return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "sample names no node: %lld", (long long)id);
+}
+
 static int sample_node(v8r *v, iarr *a, uint32_t *out)
 {
     int64_t id = inext(a);
     *out = find(v, id);
-    if (*out == NO_NODE)
-        return cgprop__read_fail(v->err, CGPROP_EFORMAT, a->line, "sample names no node: %lld", (long long)id);
-    return CGPROP_OK;
+    return *out == NO_NODE ? no_node(v, a->line, id) : CGPROP_OK;
 }
 
 static int add_ts(v8r *v, int64_t *ts, int64_t d, uint64_t line)
@@ -1114,9 +1117,7 @@ static int sample_pass(v8r *v)
             prev = nd;
             prev_ts = ts;
         }
-        if (sorted && c.bad)
-            return cgprop__read_fail(v->err, CGPROP_EFORMAT, c.bad_line, "sample names no node: %lld",
-                                     (long long)c.bad_id);
+        if (sorted && c.bad) return no_node(v, c.bad_line, c.bad_id);
     }
     if (sorted) {
         if (prev == NO_NODE) return CGPROP_OK;
