@@ -702,7 +702,7 @@ static void run_end(cgprop_graph *g)
     g->run_on = false;
 }
 
-uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee)
+uint32_t cgprop__edge_lookup_any(const cgprop_graph *g, uint32_t caller, uint32_t callee)
 {
     return edge_lookup_h(g, caller, callee, cgprop__hash_pair(caller, callee));
 }
@@ -908,7 +908,7 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
     return CGPROP_OK;
 }
 
-int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
+int cgprop__edge_get_or_add_any(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
 {
     uint64_t h = cgprop__hash_pair(caller, callee);
     uint32_t e = edge_lookup_h(g, caller, callee, h);

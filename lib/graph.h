@@ -307,12 +307,49 @@ int cgprop__graph_state_total(cgprop_graph *g, uint32_t node, const uint64_t *co
  * for want of memory (merge reserves before it adds). ENOMEM, nothing changed. */
 int cgprop__stated_reserve(cgprop_graph *g);
 
+/* The out-of-line look-ups behind the two below (any state of the index). */
+uint32_t cgprop__edge_lookup_any(const cgprop_graph *g, uint32_t caller, uint32_t callee);
+int cgprop__edge_get_or_add_any(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out);
+
+/* Whether call caller->callee can be looked up in the index alone: every
+ * call is in it (no bulk tail waiting, no run of this caller held back).
+ * Then *out is the call or UINT32_MAX. The stack readers look up a call per
+ * new frame; this probe, inline, is most of that. */
+static inline bool cgprop__edge_probe_fast(const cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
+{
+    if (g->eunidx || !g->ehash_cap || (g->run_on && g->run_caller == caller)) return false;
+    uint64_t mask = g->ehash_cap - 1;
+    for (uint64_t i = cgprop__hash_pair(caller, callee) & mask;; i = (i + 1) & mask) {
+        uint32_t v = g->ehash[i];
+        if (!v) {
+            *out = UINT32_MAX;
+            return true;
+        }
+        if (g->ecaller[v - 1] == caller && g->ecallee[v - 1] == callee) {
+            *out = v - 1;
+            return true;
+        }
+    }
+}
+
 /* Edge lookup without error reporting: UINT32_MAX when absent. */
-uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee);
+static inline uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t caller, uint32_t callee)
+{
+    uint32_t e;
+    return cgprop__edge_probe_fast(g, caller, callee, &e) ? e : cgprop__edge_lookup_any(g, caller, callee);
+}
 
 /* Get or create edge caller->callee without adding anything; for stacks.c.
  * Does not bump the generation. */
-int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out);
+static inline int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
+{
+    uint32_t e;
+    if (cgprop__edge_probe_fast(g, caller, callee, &e) && e != UINT32_MAX) {
+        *out = e;
+        return 0;
+    }
+    return cgprop__edge_get_or_add_any(g, caller, callee, out);
+}
 
 /* ---- writing all or nothing ----
  *
