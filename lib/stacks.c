@@ -51,6 +51,10 @@ typedef struct stack_scratch {
     size_t dcap;
     uint64_t tot[CGPROP_MAX_METRICS], m0[CGPROP_MAX_METRICS];
     size_t dmax;
+    /* The calls that existed when deferral began: the calls made since all
+     * come from its stacks, and are marked as having a cost together when
+     * it ends (defer_end) instead of one flush at a time. */
+    uint32_t ne0;
     /* (UINT64_MAX - m0[k]) / lim_d for each metric: the bound on tot for
      * stacks of at most lim_d frames, kept so that a stack divides only
      * when the deepest stack grows (lim_d 0: not computed yet). */
@@ -272,12 +276,11 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
     for (size_t i = from; i < to; i++) {
         if (i + AHEAD < to) {
             CGPROP__PREFETCH_W(g->ecost + (size_t)s->eid[i + AHEAD] * K);
-            CGPROP__PREFETCH_W(g->eflags + s->eid[i + AHEAD]);
             CGPROP__PREFETCH(g->ecls_ref + s->eid[i + AHEAD]);
         }
         /* Set here rather than when the pair enters the cache: the reader
          * reads no flag before the last flush. */
-        g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
+        if (s->eid[i] < s->ne0) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
         uint64_t *b = s->base + i * K;
         bool nonzero = false;
         for (uint32_t k = 0; k < K; k++) {
@@ -321,6 +324,18 @@ static int flush_all(cgprop_graph *g, stack_scratch *s)
     return s->prev_len > 1 ? flush_range(g, s, 0, s->prev_len - 1) : CGPROP_OK;
 }
 
+/* Deferral ends: every pair owed is flushed, and the calls made since it
+ * began, each of which came from a stack taken (a stack refused takes its
+ * calls back), are marked as having a cost, as their flushes would have. */
+static int defer_end(cgprop_graph *g, stack_scratch *s)
+{
+    int rc = flush_all(g, s);
+    if (rc) return rc;
+    for (uint32_t e = s->ne0; e < g->ne; e++) g->eflags[e] |= CGPROP__EF_HAS_COST;
+    s->defer = false;
+    return CGPROP_OK;
+}
+
 static void max_into(uint64_t *m, const uint64_t *a, size_t n, uint32_t K)
 {
     for (size_t i = 0; i < n; i++)
@@ -333,9 +348,7 @@ int cgprop__stacks_defer(cgprop_graph *g, bool on)
     stack_scratch *s = g->stack_scratch;
     if (!on) {
         if (!s || !s->defer) return CGPROP_OK;
-        int rc = flush_all(g, s);
-        if (!rc) s->defer = false;
-        return rc;
+        return defer_end(g, s);
     }
     int rc = scratch_reserve(g, 1);
     if (rc) return rc;
@@ -348,6 +361,7 @@ int cgprop__stacks_defer(cgprop_graph *g, bool on)
     max_into(s->m0, g->spont_cost, g->nn, K);
     max_into(s->m0, g->ecost, g->ne, K);
     s->dmax = 1;
+    s->ne0 = g->ne;
     s->lim_d = 0;
     s->prev_len = 0;
     s->defer = true;
@@ -370,9 +384,8 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     for (uint32_t k = 0; k < K; k++) {
         uint64_t t = s->tot[k] + w[k];
         if (t < w[k] || t > s->lim[k]) {
-            int rc = flush_all(g, s);
+            int rc = defer_end(g, s);
             if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
-            s->defer = false;
             return CGPROP_OK;
         }
     }
