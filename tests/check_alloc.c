@@ -12,6 +12,7 @@
 /* mkstemp, fdopen */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "ck_quiet.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * sorted); refusals (bad arguments, overflow, every allocation failing in
  * turn) leave the graph exactly as it was. */
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <stdint.h>
 #include <stdio.h>

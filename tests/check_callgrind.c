@@ -4,6 +4,7 @@
 /* opendir/readdir under -std=c11. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <dirent.h>
 #include <math.h>

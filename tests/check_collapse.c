@@ -2,6 +2,7 @@
  * worked by hand in the comments; gprof's own printout of a small program
  * with a cycle is the source of the cycle fixture. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <cgprop.h>
 
 #include <math.h>

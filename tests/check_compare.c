@@ -4,6 +4,7 @@
  * the change is an estimate, with the interval the two intervals imply),
  * colours, errors and allocation failures. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * it (costs per context worked out by hand), all or nothing on failure, and
  * the flame graph writer's refusal without contexts. */
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * stack limit. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "ck_quiet.h"
 #include <cgprop.h>
 
 #include "analysis.h"

@@ -4,6 +4,7 @@
  * there is one, and leave the graph unchanged; a later success clears the
  * message. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* The event-trace reader (lib/io/events.c). Expected figures are worked
  * out by hand in the comments. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -19,6 +19,7 @@
 /* getpid() under -std=c11. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "ck_quiet.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

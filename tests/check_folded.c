@@ -1,5 +1,6 @@
 /* Folded-stack reader and format detection; values worked out by hand. */
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * collapse worked out by hand, malformed inputs, allocation failures, and
  * the real report of tests/data/gprof/cycles.c against gprof's own figures. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

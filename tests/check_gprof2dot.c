@@ -18,6 +18,7 @@
  * applies, the test also shows that gprof2dot's own figure differs (or
  * that gprof2dot could not produce one). */
 #include <check.h>
+#include "ck_quiet.h"
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>

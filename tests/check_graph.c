@@ -3,6 +3,7 @@
  * Every expected value below is worked out by hand from the calls made; the
  * only figures read back from the library are the ones under test. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

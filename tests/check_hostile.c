@@ -18,6 +18,7 @@
  * worked out by hand in the comments. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <math.h>
 #include <stdint.h>

@@ -16,6 +16,7 @@
  *   flags    a SPONTANEOUS, b -, c SELF_RECURSIVE, d NO_CALLERS
  */
 #include <check.h>
+#include "ck_quiet.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

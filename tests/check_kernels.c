@@ -6,6 +6,7 @@
 #include "analysis.h"
 
 #include <check.h>
+#include "ck_quiet.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,6 +16,7 @@
  * Check runs each row as its own loop iteration (in a child process unless
  * CK_FORK=no), so a crash names the row. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

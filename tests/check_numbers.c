@@ -5,6 +5,7 @@
 #include "io/num.h"
 
 #include <check.h>
+#include "ck_quiet.h"
 #include <fenv.h>
 #include <float.h>
 #include <math.h>

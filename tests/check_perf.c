@@ -2,6 +2,7 @@
  * header and frame variants perf prints, malformed inputs, allocation
  * failures, and a real recording against perf report's own figures. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

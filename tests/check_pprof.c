@@ -3,6 +3,7 @@
  * `go tool pprof -top` on it (tests/data/pprof/PROVENANCE.md); the gzip
  * checks compare a compressed input with the same bytes uncompressed. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

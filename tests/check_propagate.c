@@ -4,6 +4,7 @@
  * random graphs, and allocation failures. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <cgprop.h>
 

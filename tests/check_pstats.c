@@ -2,6 +2,7 @@
  * totals worked out by hand, malformed inputs, allocation failures, and the
  * real cProfile fixture against what Python's pstats module read from it. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * trees with known true costs and adds known probe overheads a, b, c, d to
  * the simulated counters. */
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <stdio.h>
 #include <stdlib.h>

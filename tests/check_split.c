@@ -2,6 +2,7 @@
  * a brute-force oracle over random recursive stacks, the identities, and the
  * inexact flags of lumped and unclassified input. */
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <stdlib.h>
 #include <math.h>

@@ -2,6 +2,7 @@
  * spontaneous entry, activation classes), its atomicity on overflow and
  * allocation failure, and its agreement with the per-class API. */
 #include <check.h>
+#include "ck_quiet.h"
 #include "support.h"
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * that step back), JSON details, malformed inputs and allocation failures.
  * The real node profile is checked by tests/v8/check_v8.py. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * thresholds on text, strip, wrap, colour maps, labels) on small graphs
  * whose figures are worked out by hand in the comments. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

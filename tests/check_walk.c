@@ -8,6 +8,7 @@
  * profiler aggregates them, whose true totals and bounds are counted
  * directly from the stacks. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <float.h>
 #include <math.h>
 #include <stdint.h>

@@ -2,6 +2,7 @@
  * the comments (the A/B/C example of docs/SPLIT.md and gprof2dot's ABC). JSON output is
  * parsed by a small independent parser below, so a syntax error fails too. */
 #include <check.h>
+#include "ck_quiet.h"
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
 #include "cgprop.h"
 
 #include <check.h>
+#include "ck_quiet.h"
 #include <stdlib.h>
 #include <string.h>
 
