@@ -346,7 +346,7 @@ static inline int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint
     uint32_t e;
     if (cgprop__edge_probe_fast(g, caller, callee, &e) && e != UINT32_MAX) {
         *out = e;
-        return 0;
+        return CGPROP_OK;
     }
     return cgprop__edge_get_or_add_any(g, caller, callee, out);
 }
