@@ -908,6 +908,11 @@ static int edge_insert(cgprop_graph *g, uint32_t caller, uint32_t callee, uint64
     return CGPROP_OK;
 }
 
+int cgprop__edge_add_absent(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
+{
+    return edge_insert(g, caller, callee, cgprop__hash_pair(caller, callee), out);
+}
+
 int cgprop__edge_get_or_add_any(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
 {
     uint64_t h = cgprop__hash_pair(caller, callee);

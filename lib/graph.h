@@ -310,6 +310,9 @@ int cgprop__stated_reserve(cgprop_graph *g);
 /* The out-of-line look-ups behind the two below (any state of the index). */
 uint32_t cgprop__edge_lookup_any(const cgprop_graph *g, uint32_t caller, uint32_t callee);
 int cgprop__edge_get_or_add_any(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out);
+/* Make call caller->callee, which cgprop__edge_probe_fast has just found
+ * absent (no second look-up). */
+int cgprop__edge_add_absent(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out);
 
 /* Whether call caller->callee can be looked up in the index alone: every
  * call is in it (no bulk tail waiting, no run of this caller held back).
@@ -344,11 +347,10 @@ static inline uint32_t cgprop__edge_lookup(const cgprop_graph *g, uint32_t calle
 static inline int cgprop__edge_get_or_add(cgprop_graph *g, uint32_t caller, uint32_t callee, uint32_t *out)
 {
     uint32_t e;
-    if (cgprop__edge_probe_fast(g, caller, callee, &e) && e != UINT32_MAX) {
-        *out = e;
-        return CGPROP_OK;
-    }
-    return cgprop__edge_get_or_add_any(g, caller, callee, out);
+    if (!cgprop__edge_probe_fast(g, caller, callee, &e)) return cgprop__edge_get_or_add_any(g, caller, callee, out);
+    if (e == UINT32_MAX) return cgprop__edge_add_absent(g, caller, callee, out);
+    *out = e;
+    return CGPROP_OK;
 }
 
 /* ---- writing all or nothing ----

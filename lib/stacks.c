@@ -279,7 +279,8 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
             CGPROP__PREFETCH(g->ecls_ref + s->eid[i + AHEAD]);
         }
         /* Set here rather than when the pair enters the cache: the reader
-         * reads no flag before the last flush. */
+         * reads no flag before the last flush. Only calls older than the
+         * deferral: the newer ones are flagged together by defer_end. */
         if (s->eid[i] < s->ne0) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
         uint64_t *b = s->base + i * K;
         bool nonzero = false;

@@ -11,8 +11,7 @@
 #ifndef CGPROP_TESTS_CK_QUIET_H
 #define CGPROP_TESTS_CK_QUIET_H
 
-#undef mark_point
-#define mark_point() ((void)0)
+/* Check's assertions and mark_point() all expand to a call of this. */
 #define _mark_point(file, line) ((void)0)
 
 #endif
