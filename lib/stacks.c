@@ -272,11 +272,15 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
 /* Pairs [from, to) of the cached stack take what they owe. */
 static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, size_t to, uint32_t K)
 {
-    uint64_t pend[CGPROP_MAX_METRICS];
+    uint64_t pend[CGPROP_MAX_METRICS], sink[CGPROP_MAX_METRICS];
+    for (uint32_t k = 0; k < K; k++) sink[k] = 0;
     for (size_t i = from; i < to; i++) {
-        if (i + AHEAD < to) {
-            CGPROP__PREFETCH_W(g->ecost + (size_t)s->eid[i + AHEAD] * K);
-            CGPROP__PREFETCH(g->ecls_ref + s->eid[i + AHEAD]);
+        {
+            /* Near the end the last pair again: a branch here mispredicts
+             * once a range, ranges being a few pairs. */
+            size_t j = i + AHEAD < to ? i + AHEAD : to - 1;
+            CGPROP__PREFETCH_W(g->ecost + (size_t)s->eid[j] * K);
+            CGPROP__PREFETCH(g->ecls_ref + s->eid[j]);
         }
         /* Set here rather than when the pair enters the cache: the reader
          * reads no flag before the last flush. Only calls older than the
@@ -290,21 +294,30 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
         }
         if (!nonzero) continue;
         uint32_t e = s->eid[i], c = s->pcls[i], ref = g->ecls_ref[e];
+        bool deep = c >= CGPROP__NCLS;
         /* The usual case needs no preparing: the call is in compact form
          * for this very class, or keeps all its buckets, and for a level
-         * >= 2 caller has its level >= 2 part already. */
-        uint32_t r = c >= CGPROP__NCLS ? cgprop__sparse_find(&g->dcall, e) : 1;
-        if (!r || (ref < CGPROP__ECLS_BLK && ref != cgprop__cls_bucket(c) + 1)) {
+         * >= 2 caller has its level >= 2 part already. The tests are
+         * combined without branches: which of them holds is as random as
+         * the stacks, and a mispredicted branch costs more than the rest of
+         * a pair's flush. */
+        uint32_t r = deep ? cgprop__sparse_find(&g->dcall, e) : 1;
+        if ((r == 0) | ((ref < CGPROP__ECLS_BLK) & (ref != cgprop__cls_bucket(c) + 1))) {
             int rc = cgprop__ecls_prepare(g, e, (int)c, true);
             if (rc) return rc;
-            if (c >= CGPROP__NCLS) r = cgprop__sparse_find(&g->dcall, e);
+            ref = g->ecls_ref[e];
+            if (deep) r = cgprop__sparse_find(&g->dcall, e);
         }
         cgprop__add(g->ecost + (size_t)e * K, pend, K);
-        uint64_t *cb = cgprop__ecls_bucket(g, e, cgprop__cls_bucket(c), NULL);
-        if (cb) cgprop__add(cb, pend, K);
+        /* The class bucket, or a sink when the call is in compact form (its
+         * total is its one class's); chosen by a conditional move. */
+        uintptr_t blk = (uintptr_t)0 - (uintptr_t)(ref >= CGPROP__ECLS_BLK);
+        uintptr_t at = (uintptr_t)g->ecls +
+                       ((uintptr_t)(ref - CGPROP__ECLS_BLK) * CGPROP__NCLS + cgprop__cls_bucket(c)) * K * sizeof *g->ecls;
+        cgprop__add((uint64_t *)((at & blk) | ((uintptr_t)sink & ~blk)), pend, K);
         /* A level >= 2 caller's share also goes to the call's level >= 2
          * part (made by the prepare above), under the callee's level. */
-        if (c >= CGPROP__NCLS) {
+        if (deep) {
             cgprop__add(g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) + (size_t)(c - CGPROP__NCLS) * (K + 1) + 1,
                         pend, K);
         }
