@@ -381,6 +381,33 @@ START_TEST(json_details)
 }
 END_TEST
 
+/* Counts the bytes a writer gives. */
+static int sink(void *ud, const char *buf, size_t len)
+{
+    size_t *n = ud;
+    (void)buf;
+    *n += len;
+    return 0;
+}
+
+START_TEST(line_breaks_in_names)
+{
+    /* A name or URL with a line break, escaped (\n, \r) or spelt \u000a:
+     * a key is one line of the text formats, so each becomes a space, as a
+     * TAB does, and the callgrind writer (which refuses a key that would
+     * break its name line) takes the graph. */
+    cgprop_graph *g = rd("{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"a\\nb\\rc\\u000ad\","
+                         "\"url\":\"file:///x\\n.js\",\"lineNumber\":0,\"columnNumber\":0}}],"
+                         "\"samples\":[1],\"timeDeltas\":[7]}",
+                         NULL);
+    ck_assert_uint_eq(self(g, "file:///x .js\t1:1\ta b c d", 1), 1);
+    size_t n = 0;
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &n), CGPROP_OK);
+    ck_assert_uint_gt(n, 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 #define NODE1 "{\"id\":1," ROOT_CF
 #define NODE(i, rest) "{\"id\":" #i "," CF("f" #i, "file:///a.js", i, 0) rest "}"
 
@@ -588,6 +615,7 @@ static Suite *suite(void)
     tcase_add_test(tc, node_spellings);
     tcase_add_test(tc, number_spellings);
     tcase_add_test(tc, json_details);
+    tcase_add_test(tc, line_breaks_in_names);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, frame_budget);
     tcase_add_test(tc, detect);

@@ -302,8 +302,10 @@ static void put_utf8(char *dst, size_t *k, unsigned cp)
 }
 
 /* Decode a checked string into dst (room for n bytes: decoding never
- * lengthens). A lone surrogate becomes U+FFFD; TAB becomes a space (keys
- * use TAB between their parts). Returns the length. */
+ * lengthens). A lone surrogate becomes U+FFFD; TAB and line breaks become
+ * spaces (keys use TAB between their parts, and a key is one line of the
+ * text formats: callgrind's writer refuses a key that would break its
+ * line). Returns the length. */
 static size_t jdecode(const char *s, size_t n, char *dst)
 {
     size_t k = 0;
@@ -319,8 +321,8 @@ static size_t jdecode(const char *s, size_t n, char *dst)
         switch (e) {
         case 'b': dst[k++] = '\b'; break;
         case 'f': dst[k++] = '\f'; break;
-        case 'n': dst[k++] = '\n'; break;
-        case 'r': dst[k++] = '\r'; break;
+        case 'n': dst[k++] = ' '; break;
+        case 'r': dst[k++] = ' '; break;
         case 't': dst[k++] = ' '; break;
         case 'u': {
             unsigned v = 0, w = 0;
@@ -333,7 +335,7 @@ static size_t jdecode(const char *s, size_t n, char *dst)
             } else if (v >= 0xd800 && v < 0xe000) {
                 v = 0xfffd;
             }
-            if (v == '\t') v = ' ';
+            if (v == '\t' || v == '\n' || v == '\r') v = ' ';
             put_utf8(dst, &k, v);
             break;
         }
