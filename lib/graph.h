@@ -388,12 +388,19 @@ void cgprop__txn_rollback(cgprop_graph *g, const cgprop__txn *t);
 /* K zeros, for empty class buckets. */
 extern const uint64_t cgprop__zeros[CGPROP_MAX_METRICS];
 
+/* Where bucket c of the call whose ecls_ref is r (>= CGPROP__ECLS_BLK)
+ * sits in ecls_cnt, and times K in ecls. */
+static inline size_t cgprop__ecls_slot(uint32_t r, uint32_t c)
+{
+    return (size_t)(r - CGPROP__ECLS_BLK) * CGPROP__NCLS + c;
+}
+
 /* Class bucket c of call e: its K costs (borrowed, read-only) and count. */
 static inline const uint64_t *cgprop__ecls_get(const cgprop_graph *g, uint32_t e, uint32_t c, uint64_t *count)
 {
     uint32_t r = g->ecls_ref[e];
     if (r >= CGPROP__ECLS_BLK) {
-        size_t b = (size_t)(r - CGPROP__ECLS_BLK) * CGPROP__NCLS + c;
+        size_t b = cgprop__ecls_slot(r, c);
         *count = g->ecls_cnt[b];
         return g->ecls + b * g->K;
     }
@@ -449,9 +456,19 @@ static inline uint64_t *cgprop__ecls_bucket(const cgprop_graph *g, uint32_t e, u
 {
     uint32_t r = g->ecls_ref[e];
     if (r < CGPROP__ECLS_BLK) return NULL;
-    size_t b = (size_t)(r - CGPROP__ECLS_BLK) * CGPROP__NCLS + c;
+    size_t b = cgprop__ecls_slot(r, c);
     if (count) *count = g->ecls_cnt + b;
     return g->ecls + b * g->K;
+}
+
+/* The same costs for a reference r already read, but sink (K values) where
+ * cgprop__ecls_bucket gives NULL, chosen by a mask rather than a branch: in
+ * the stacks' flush which calls keep a block is as random as the stacks. */
+static inline uint64_t *cgprop__ecls_bucket_or(const cgprop_graph *g, uint32_t r, uint32_t c, uint64_t *sink)
+{
+    uintptr_t blk = (uintptr_t)0 - (uintptr_t)(r >= CGPROP__ECLS_BLK);
+    uintptr_t at = (uintptr_t)g->ecls + (uintptr_t)cgprop__ecls_slot(r, c) * g->K * sizeof *g->ecls;
+    return (uint64_t *)((at & blk) | ((uintptr_t)sink & ~blk));
 }
 
 /* Add (sign > 0) or take back (sign < 0) count and K costs of class c

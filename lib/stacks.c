@@ -309,12 +309,9 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
             if (deep) r = cgprop__sparse_find(&g->dcall, e);
         }
         cgprop__add(g->ecost + (size_t)e * K, pend, K);
-        /* The class bucket, or a sink when the call is in compact form (its
-         * total is its one class's); chosen by a conditional move. */
-        uintptr_t blk = (uintptr_t)0 - (uintptr_t)(ref >= CGPROP__ECLS_BLK);
-        uintptr_t at = (uintptr_t)g->ecls +
-                       ((uintptr_t)(ref - CGPROP__ECLS_BLK) * CGPROP__NCLS + cgprop__cls_bucket(c)) * K * sizeof *g->ecls;
-        cgprop__add((uint64_t *)((at & blk) | ((uintptr_t)sink & ~blk)), pend, K);
+        /* The class bucket, or the sink when the call is in compact form
+         * (its total is its one class's). */
+        cgprop__add(cgprop__ecls_bucket_or(g, ref, cgprop__cls_bucket(c), sink), pend, K);
         /* A level >= 2 caller's share also goes to the call's level >= 2
          * part (made by the prepare above), under the callee's level. */
         if (deep) {

@@ -321,8 +321,8 @@ static size_t jdecode(const char *s, size_t n, char *dst)
         switch (e) {
         case 'b': dst[k++] = '\b'; break;
         case 'f': dst[k++] = '\f'; break;
-        case 'n': dst[k++] = ' '; break;
-        case 'r': dst[k++] = ' '; break;
+        case 'n':
+        case 'r':
         case 't': dst[k++] = ' '; break;
         case 'u': {
             unsigned v = 0, w = 0;
