@@ -2,7 +2,6 @@
  * functions with their recursion classes, the calls (callgrind.h has the
  * map of the reader). */
 #include "callgrind.h"
-#include "util/scc.h"
 
 #include <stdio.h>
 
@@ -130,21 +129,24 @@ typedef struct pass2 {
     bool full, fold, same; /* full keys; fold fn'N names; base functions are the final ones */
     bool contexts;         /* names carry --separate-callers contexts */
     bool plain_self;       /* a plain name calls itself */
-    size_t ncyc;           /* cycles among plain names */
+    bool cycles;           /* a cycle among plain names */
     uint32_t maxidx;       /* highest N of an fn'N name (1: none) */
     int mode;              /* MODE_* */
     uint32_t N;            /* the --separate-recs the names were made with, for MODE_NAMES */
 } pass2;
 
-/* Recursion among plain names: self-calls, and strongly connected
- * components of the plain -> plain calls between base functions (util/scc.h
- * over an adjacency built by counting sort: no hashing per call). */
-static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
+/* Recursion among plain names: self-calls, and whether the plain -> plain
+ * calls between base functions (an adjacency built by counting sort: no
+ * hashing per call) hold a cycle. Only that it does matters (the mode and
+ * a flag), so functions are peeled off while some have no caller left
+ * (Kahn): a cycle stops the peeling, and on a profile with one large cycle
+ * it stops at once, where finding the components walked every call. */
+static int plain_cycles(cg *c, pass2 *p, bool *plain_self, bool *cycles_out)
 {
     uint32_t nb = p->nb;
     const cgprop_allocator *A = &c->mem;
     uint32_t *off = cgprop__mem_calloc(A, (size_t)nb + 1, sizeof *off);
-    uint32_t *adj = NULL, *cur = NULL, *ord = NULL, *size = NULL;
+    uint32_t *adj = NULL, *cur = NULL, *queue = NULL;
     int rc = CGPROP_OK;
     /* The base function of each plain raw function, CGPROP_NONE for the
      * others: one small array for the two passes over the calls. */
@@ -163,7 +165,7 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
             m++;
         }
     }
-    *ncyc_out = 0;
+    *cycles_out = false;
     if (m == 0) goto done;
     if (m > UINT32_MAX) {
         rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "too many calls");
@@ -172,19 +174,26 @@ static int plain_cycles(cg *c, pass2 *p, bool *plain_self, size_t *ncyc_out)
     for (uint32_t b = 0; b < nb; b++) off[b + 1] += off[b];
     adj = cgprop__mem_alloc(A, m, sizeof *adj);
     cur = cgprop__mem_alloc(A, nb, sizeof *cur);
-    ord = cgprop__mem_alloc(A, nb, sizeof *ord);
-    size = cgprop__mem_alloc(A, nb, sizeof *size);
-    if (!adj || !cur || !ord || !size) goto nomem;
+    queue = cgprop__mem_alloc(A, nb, sizeof *queue);
+    if (!adj || !cur || !queue) goto nomem;
     memcpy(cur, off, (size_t)nb * sizeof *cur);
     for (size_t e = 0; e < c->ncalls; e++) {
         uint32_t a = pb[c->ccaller[e]], b = pb[c->ccallee[e]];
         if (a == CGPROP_NONE || b == CGPROP_NONE || a == b) continue;
         adj[cur[a]++] = b;
     }
-    if (cgprop__scc(A, nb, off, adj, ord, size) != CGPROP_OK) goto nomem;
-    /* Components are contiguous in ord: count those of two or more. */
-    for (uint32_t i = 0; i < nb; i += size[ord[i]])
-        if (size[ord[i]] > 1) (*ncyc_out)++;
+    /* cur now counts each function's callers not yet peeled off. */
+    memset(cur, 0, (size_t)nb * sizeof *cur);
+    for (size_t j = 0; j < m; j++) cur[adj[j]]++;
+    uint32_t qn = 0;
+    for (uint32_t b = 0; b < nb; b++)
+        if (!cur[b]) queue[qn++] = b;
+    for (uint32_t i = 0; i < qn; i++) {
+        uint32_t a = queue[i];
+        for (uint32_t j = off[a]; j < off[a + 1]; j++)
+            if (--cur[adj[j]] == 0) queue[qn++] = adj[j];
+    }
+    *cycles_out = qn < nb;
     goto done;
 nomem:
     rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
@@ -193,8 +202,7 @@ done:
     cgprop__mem_free(A, off);
     cgprop__mem_free(A, adj);
     cgprop__mem_free(A, cur);
-    cgprop__mem_free(A, ord);
-    cgprop__mem_free(A, size);
+    cgprop__mem_free(A, queue);
     return rc;
 }
 
@@ -329,7 +337,7 @@ static int base_functions(cg *c, pass2 *p)
 /* How recursion classes come: from fn'N names, withheld, unfolded or none. */
 static void choose_mode(const cg *c, pass2 *p)
 {
-    bool plain_rec = p->plain_self || p->ncyc > 0;
+    bool plain_rec = p->plain_self || p->cycles;
     uint32_t over = c->opts->separate_recs;
     p->N = 0;
     if (!p->fold) p->mode = (p->maxidx >= 2 || plain_rec) ? MODE_UNFOLDED : MODE_NONE;
@@ -436,7 +444,7 @@ static void fill_info(const cg *c, const pass2 *p, cgprop_read_info *info)
     if (c->any_totals) info->flags |= CGPROP_RI_TOTALS;
     if (p->contexts) info->flags |= CGPROP_RI_CALLER_CONTEXTS;
     if (p->mode == MODE_NAMES && p->plain_self) info->flags |= CGPROP_RI_PLAIN_SELF_CALLS;
-    if (p->mode == MODE_NAMES && p->ncyc) info->flags |= CGPROP_RI_PLAIN_CYCLES;
+    if (p->mode == MODE_NAMES && p->cycles) info->flags |= CGPROP_RI_PLAIN_CYCLES;
     info->parts = c->parts;
     info->lines = c->line;
     /* info is the entry point's full-size copy: totals holds CGPROP_MAX_METRICS entries. */
@@ -450,7 +458,7 @@ static int finish(cg *c, pass2 *p, cgprop_graph **out, cgprop_read_info *info)
     int rc;
     if ((rc = base_functions(c, p))) return rc;
     /* Recursion among plain names: self-calls and cycles of the base graph. */
-    if ((rc = plain_cycles(c, p, &p->plain_self, &p->ncyc))) return rc;
+    if ((rc = plain_cycles(c, p, &p->plain_self, &p->cycles))) return rc;
     choose_mode(c, p);
     if ((rc = final_functions(c, p)) || (rc = stage_calls(c, p))) return rc;
     if (info) fill_info(c, p, info);

@@ -156,6 +156,35 @@ int cgprop__u64map_put(const cgprop_allocator *m, cgprop__u64map *h, uint64_t ke
     return CGPROP_OK;
 }
 
+int cgprop__u64map_reserve(const cgprop_allocator *m, cgprop__u64map *h, size_t n)
+{
+    size_t cap = h->cap ? h->cap : 64;
+    while (n * 2 > cap) {
+        if (cap > SIZE_MAX / 4) return CGPROP_ENOMEM;
+        cap *= 2;
+    }
+    return cap == h->cap || rehash(m, h, cap) ? CGPROP_OK : CGPROP_ENOMEM;
+}
+
+int cgprop__u64map_put_new(const cgprop_allocator *m, cgprop__u64map *h, uint64_t key, uint32_t val, uint32_t *old,
+                           bool *found)
+{
+    uint64_t k = key + 1;
+    *found = false;
+    if ((h->n + 1) * 2 > h->cap && !rehash(m, h, h->cap ? h->cap * 2 : 64)) return CGPROP_ENOMEM;
+    size_t mask = h->cap - 1, j = slot_of(k, mask);
+    while (h->keys[j] && h->keys[j] != k) j = (j + 1) & mask;
+    if (h->keys[j]) {
+        *old = h->vals[j];
+        *found = true;
+        return CGPROP_OK;
+    }
+    h->keys[j] = k;
+    h->vals[j] = val;
+    h->n++;
+    return CGPROP_OK;
+}
+
 bool cgprop__u64map_get(const cgprop__u64map *h, uint64_t key, uint32_t *val)
 {
     if (!h->cap) return false;

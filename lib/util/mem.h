@@ -51,6 +51,12 @@ typedef struct cgprop__u64map {
 /* Insert or overwrite. CGPROP_OK or CGPROP_ENOMEM (the map unchanged). */
 int cgprop__u64map_put(const cgprop_allocator *m, cgprop__u64map *h, uint64_t key, uint32_t val);
 bool cgprop__u64map_get(const cgprop__u64map *h, uint64_t key, uint32_t *val);
+/* Room for n keys in all, so that filling the map does not rehash on the way. */
+int cgprop__u64map_reserve(const cgprop_allocator *m, cgprop__u64map *h, size_t n);
+/* Insert key -> val unless the key is there; then *found is true, *old its
+ * value, and the map is unchanged. One probe where get and put take two. */
+int cgprop__u64map_put_new(const cgprop_allocator *m, cgprop__u64map *h, uint64_t key, uint32_t val, uint32_t *old,
+                           bool *found);
 void cgprop__u64map_free(const cgprop_allocator *m, cgprop__u64map *h);
 
 #endif
