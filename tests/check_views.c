@@ -373,6 +373,47 @@ START_TEST(strip_and_wrap)
 }
 END_TEST
 
+/* A pruned picture of many calls, most of them between functions it drops:
+ * main 10000 self, main;a 30000, main;a;b 50000, and main;y;l<i> 1 for
+ * 100 leaves. Program 90,100. Shown at the default thresholds (0.5 % of
+ * functions, 0.1 % of calls): main 100 %, a 80000 = 88.79 %, b 50000 =
+ * 55.49 %; y (100, 0.11 %) and the leaves are dropped. Calls drawn: main→a
+ * 88.79 %, a→b 55.49 %; main→y is main's hidden 100 = 0.11 %. Only three
+ * of the 103 calls have a shown end, so the writer reads those calls' rows
+ * one by one instead of all of them: these are the figures either way. */
+START_TEST(pruned_picture_of_many_calls)
+{
+    cgprop_graph *g = NULL;
+    const char *names[1] = {"Ir"};
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 1, &g), CGPROP_OK);
+    uint32_t m = node(g, "main"), a = node(g, "a"), b = node(g, "b"), y = node(g, "y");
+    uint32_t s1[] = {m}, s2[] = {m, a}, s3[] = {m, a, b};
+    stack(g, s1, 1, 10000);
+    stack(g, s2, 2, 30000);
+    stack(g, s3, 3, 50000);
+    for (int i = 0; i < 100; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "l%d", i);
+        uint32_t s4[] = {m, y, node(g, key)};
+        stack(g, s4, 3, 1);
+    }
+    ck_assert_int_eq(cgprop_graph_analyze(g), CGPROP_OK);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 103);
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    char *d = render(g, CGPROP_FORMAT_DOT, &o);
+    /* main's self 10000 is 11.10 %; stacks give no call counts. */
+    HAS(d, "label=\"main\\n100.00%\\n(11.10%)\\nhidden 0.11%\"");
+    HAS(d, "n0 -> n1 [arrowsize");
+    HAS(d, "label=\"88.79%\"];\n  n1 -> n2 [arrowsize");
+    HAS(d, "label=\"55.49%\"]");
+    HASNT(d, "n3 [");
+    HASNT(d, "-> n3");
+    free(d);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(bad_view_options)
 {
     cgprop_graph *g = prog_graph();
@@ -498,6 +539,7 @@ int main(void)
     tcase_add_test(t, labels);
     tcase_add_test(t, colour_maps);
     tcase_add_test(t, strip_and_wrap);
+    tcase_add_test(t, pruned_picture_of_many_calls);
     tcase_add_test(t, bad_view_options);
     tcase_add_test(t, allocation_failures);
     suite_add_tcase(s, t);

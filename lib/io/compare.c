@@ -865,14 +865,14 @@ int cgprop_write_compare(cgprop_graph *base, cgprop_graph *g, uint32_t format, c
     c.gb = base;
     c.gn = g;
     c.flags = o.flags;
-    int rc = cgprop__view_load(base, kb, o.flags, &c.vb);
+    int rc = cgprop__view_load(base, kb, o.flags, false, &c.vb);
     if (rc) {
         if (rc == CGPROP_ESTATE)
             return cgprop__err(g, rc, "compare: base: %s (analyse both graphs first)", cgprop_graph_errmsg(base));
         return cgprop__err(g, rc, "compare: base: %s", cgprop_graph_errmsg(base));
     }
     c.have_vb = 1;
-    if ((rc = cgprop__view_load(g, o.metric, o.flags, &c.vn)) != CGPROP_OK) {
+    if ((rc = cgprop__view_load(g, o.metric, o.flags, false, &c.vn)) != CGPROP_OK) {
         cmp_free(&c);
         return rc;
     }

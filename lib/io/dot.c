@@ -249,7 +249,7 @@ static void node_stmt(const dctx *d, uint32_t f, const char *indent, uint32_t cy
 int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
 {
     cgprop__view v;
-    int rc = cgprop__view_load(g, o->metric, o->flags, &v);
+    int rc = cgprop__view_load(g, o->metric, o->flags, true, &v);
     if (rc) return rc;
     /* Members have their own totals, so a threshold prunes inside cycles too. */
     if ((rc = cgprop__view_select(g, &v, o, !(o->flags & CGPROP_W_NO_PRUNE)))) {

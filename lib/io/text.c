@@ -332,7 +332,7 @@ static int heuristic_gaps(tctx *t)
 int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
 {
     cgprop__view v;
-    int rc = cgprop__view_load(g, o->metric, o->flags, &v);
+    int rc = cgprop__view_load(g, o->metric, o->flags, false, &v);
     if (rc) return rc;
     int prune = (o->flags & CGPROP_W_PRUNE_TEXT) && !(o->flags & CGPROP_W_NO_PRUNE);
     if ((rc = cgprop__view_select(g, &v, o, prune))) {

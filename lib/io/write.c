@@ -311,8 +311,8 @@ static int view_edges(cgprop_graph *g, cgprop__view *v)
     return rc;
 }
 
-/* What each function and call shows, and whether it is exact. */
-static int view_choose(cgprop_graph *g, cgprop__view *v, uint32_t flags)
+/* What each function shows, and whether it is exact. */
+static void view_choose(cgprop__view *v, uint32_t flags)
 {
     v->program = 0;
     for (uint32_t i = 0; i < v->nn; i++) v->program += (double)v->node[i].self;
@@ -325,9 +325,61 @@ static int view_choose(cgprop_graph *g, cgprop__view *v, uint32_t flags)
             v->how[i] = v->tot[i].estimate == CGPROP_EST_EXACT ? CGPROP__SHOW_EXACT : CGPROP__SHOW_ESTIMATE;
         }
     }
+}
+
+/* What call e shows, from its rows (s NULL without the split). */
+static void edge_figure(cgprop__view *v, uint32_t e, uint32_t flags, const cgprop_edge_total_row *t,
+                        const cgprop_edge_split_row *s)
+{
+    uint32_t callee = v->edge[e].callee;
+    /* Exact share of a call in the callee's exact total: the cost of calls
+     * that enter a level-0 activation (C_nn + C_rn). Summed over callers,
+     * plus roots, it is C_n(callee). */
+    if (s && v->how[callee] == CGPROP__SHOW_EXACT && !(s->inexact & (CGPROP_X_C_NN | CGPROP_X_C_RN))) {
+        uint64_t x = s->C_nn + s->C_rn;
+        v->eshown[e] = (double)x;
+        v->ehow[e] = x ? CGPROP__SHOW_EXACT : CGPROP__SHOW_NONE;
+    } else if (t->flags & (CGPROP_F_NO_TOTAL | CGPROP_F_SELF_CALL)) {
+        v->eshown[e] = 0;
+        v->ehow[e] = CGPROP__SHOW_NONE;
+    } else {
+        v->eshown[e] = flags & CGPROP_W_HEURISTIC_ONLY ? t->heuristic : t->total;
+        v->ehow[e] = CGPROP__SHOW_ESTIMATE;
+    }
+}
+
+/* What each call shows, and whether it is exact: every call, a block of
+ * rows at a time; or, with need, only the calls with an end whose need is
+ * set, each by a point look-up (the others show nothing). A pruned DOT
+ * picture of a large profile draws a few dozen functions: filling the rows
+ * of a million calls took half its writer's time. */
+static int view_edge_figures(cgprop_graph *g, cgprop__view *v, uint32_t flags, const unsigned char *need)
+{
     if (!v->ne) return CGPROP_OK;
+    int rc = CGPROP_OK;
+    if (need) {
+        size_t n = 0;
+        for (uint32_t e = 0; e < v->ne; e++) n += need[v->edge[e].caller] | need[v->edge[e].callee];
+        /* Past an eighth of the calls, blocks cost less than look-ups. */
+        if (n > v->ne / 8) need = NULL;
+    }
+    if (need) {
+        cgprop_edge_total_row t;
+        cgprop_edge_split_row s;
+        for (uint32_t e = 0; e < v->ne && !rc; e++) {
+            if (!(need[v->edge[e].caller] | need[v->edge[e].callee])) {
+                v->eshown[e] = 0;
+                v->ehow[e] = CGPROP__SHOW_NONE;
+                continue;
+            }
+            rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGE_TOTALS, v->k, e, &t, sizeof t);
+            if (!rc && v->cn) rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGE_SPLIT, v->k, e, &s, sizeof s);
+            if (!rc) edge_figure(v, e, flags, &t, v->cn ? &s : NULL);
+        }
+        return rc;
+    }
     cgprop_iter *ti = NULL, *si = NULL;
-    int rc = cgprop_iter_new(g, CGPROP_ITER_EDGE_TOTALS, v->k, 0, &ti);
+    rc = cgprop_iter_new(g, CGPROP_ITER_EDGE_TOTALS, v->k, 0, &ti);
     if (!rc && v->cn) rc = cgprop_iter_new(g, CGPROP_ITER_EDGE_SPLIT, v->k, 0, &si);
     cgprop_edge_total_row etot[CGPROP__VIEW_BLOCK];
     cgprop_edge_split_row esplit[CGPROP__VIEW_BLOCK];
@@ -335,23 +387,7 @@ static int view_choose(cgprop_graph *g, cgprop__view *v, uint32_t flags)
         size_t nb = v->ne - e0 < CGPROP__VIEW_BLOCK ? v->ne - e0 : CGPROP__VIEW_BLOCK;
         if ((rc = next_block(g, ti, etot, sizeof *etot, nb))) break;
         if (si && (rc = next_block(g, si, esplit, sizeof *esplit, nb))) break;
-        for (size_t i = 0; i < nb; i++) {
-            uint32_t e = e0 + (uint32_t)i, callee = v->edge[e].callee;
-            /* Exact share of a call in the callee's exact total: the cost of
-             * calls that enter a level-0 activation (C_nn + C_rn). Summed over
-             * callers, plus roots, it is C_n(callee). */
-            if (si && v->how[callee] == CGPROP__SHOW_EXACT && !(esplit[i].inexact & (CGPROP_X_C_NN | CGPROP_X_C_RN))) {
-                uint64_t x = esplit[i].C_nn + esplit[i].C_rn;
-                v->eshown[e] = (double)x;
-                v->ehow[e] = x ? CGPROP__SHOW_EXACT : CGPROP__SHOW_NONE;
-            } else if (etot[i].flags & (CGPROP_F_NO_TOTAL | CGPROP_F_SELF_CALL)) {
-                v->eshown[e] = 0;
-                v->ehow[e] = CGPROP__SHOW_NONE;
-            } else {
-                v->eshown[e] = flags & CGPROP_W_HEURISTIC_ONLY ? etot[i].heuristic : etot[i].total;
-                v->ehow[e] = CGPROP__SHOW_ESTIMATE;
-            }
-        }
+        for (size_t i = 0; i < nb; i++) edge_figure(v, e0 + (uint32_t)i, flags, etot + i, si ? esplit + i : NULL);
     }
     cgprop_iter_free(ti);
     cgprop_iter_free(si);
@@ -529,7 +565,7 @@ static int view_strip(cgprop_graph *g, cgprop__view *v)
     return CGPROP_OK;
 }
 
-int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v)
+int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edges, cgprop__view *v)
 {
     memset(v, 0, sizeof *v);
     v->k = k;
@@ -576,7 +612,10 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view 
         cgprop__view_free(g, v);
         return rc;
     }
-    if ((rc = view_choose(g, v, flags))) {
+    view_choose(v, flags);
+    v->flags = flags;
+    v->edges_late = late_edges;
+    if (!late_edges && (rc = view_edge_figures(g, v, flags, NULL))) {
         if (rc == CGPROP_ENOMEM) cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         cgprop__view_free(g, v);
         return rc;
@@ -837,6 +876,12 @@ int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_opt
         for (uint32_t i = o->top; i < n; i++) v->show[t[i].id] = 0;
         cgprop__free(g, t);
         v->nshown = o->top;
+    }
+    if (v->edges_late) {
+        /* Only the calls with a shown end are read below. */
+        int rc = view_edge_figures(g, v, v->flags, v->show);
+        if (rc) return rc == CGPROP_ENOMEM ? cgprop__err(g, rc, "write: out of memory") : rc;
+        v->edges_late = false;
     }
     for (uint32_t e = 0; e < v->ne; e++) {
         uint32_t a = v->edge[e].caller, b = v->edge[e].callee;

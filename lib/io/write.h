@@ -90,6 +90,8 @@ typedef struct cgprop__view {
     double *eshown;    /* ne */
     unsigned char *ehow; /* ne */
     double program;    /* Σ self of metric k */
+    uint32_t flags;    /* the write flags it was loaded with */
+    bool edges_late;   /* eshown and ehow not filled yet (see cgprop__view_load) */
     unsigned char *qual; /* nn: how much of the key tells the function apart (see cgprop__view_qual) */
     /* Display names after CGPROP_W_STRIP: function f's is sname[soff[f] ..
      * soff[f+1]); NULL without the flag. */
@@ -118,7 +120,10 @@ const char *cgprop__view_name(cgprop_graph *g, const cgprop__view *v, uint32_t i
 static inline int cgprop__view_shown(const cgprop__view *v, uint32_t f) { return !v->show || v->show[f]; }
 static inline int cgprop__view_eshown(const cgprop__view *v, uint32_t e) { return !v->eshow || v->eshow[e]; }
 
-int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v);
+/* Every row the views read, for metric k. With late_edges the calls'
+ * figures wait for cgprop__view_select, which reads only those of calls
+ * with a shown end (the others show nothing). */
+int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edges, cgprop__view *v);
 /* What to print after function id's display name so that no two functions
  * read the same: "" when its name is its own, else " [object]" (or the file
  * when there is no object), " [object, file]" when that is shared too, and
