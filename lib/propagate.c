@@ -485,10 +485,13 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
     for (;;) {
         if (grow_levels(g, w, d + 1) != CGPROP_OK) return CGPROP_ENOMEM;
         plevel *L = w->lv + d;
-        /* Big: the level's members have half of the calls or more, and its
-         * bitmaps (lanes bits per call) take no more room than its records
-         * could (12 bytes per call scanned). */
-        L->big = cw >= 32 && scan * 2 >= E && (size_t)w->lanes * cw * 8 <= 12 * scan;
+        /* Big: the level's members have a quarter of the calls or more,
+         * and its bitmaps (lanes bits per call) take no more room than its
+         * records could (12 bytes per call scanned; with 32 lanes, a third
+         * of the calls). Half, the earlier bound, left the levels between a
+         * third and a half to the records: 2.5 % slower on a random cycle of
+         * 185,000 members, the same on a 20,000-member one. */
+        L->big = cw >= 32 && scan * 4 >= E && (size_t)w->lanes * cw * 8 <= 12 * scan;
         uint32_t nc = 0;
         if (L->big) {
             if (grow_cb(g, w, CB + 1) != CGPROP_OK) return CGPROP_ENOMEM;
