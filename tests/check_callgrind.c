@@ -621,6 +621,44 @@ START_TEST(grammar_compression)
 }
 END_TEST
 
+START_TEST(grammar_compression_large_ids)
+{
+    /* Function ids past 131,072 (a table of entries larger than the reader
+     * looks ahead for): the same figures as with small ids. A name holding
+     * "fn=(" and a call line at the very end exercise the look-ahead's
+     * edges; they change nothing read. */
+    const char *t = "# callgrind format\n"
+                    "version: 1\n"
+                    "events: Ir\n"
+                    "fl=(1) a.c\n"
+                    "fn=(150000) main\n"
+                    "10 5\n"
+                    "cfn=(200000) cfn=(9 odd\n"
+                    "calls=2 20\n"
+                    "+1 40\n"
+                    "fn=(200000)\n"
+                    "20 30\n"
+                    "cfn=(150000)\n"
+                    "calls=1 1\n"
+                    "* 3\n"
+                    "fn=(150000)\n"
+                    "cfn=(200000)\n"
+                    "calls=1 1\n"
+                    "* 7";
+    cgprop_graph *g = read_text(t, NULL, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self_of(g, "\ta.c\tmain", 0), 5);
+    ck_assert_uint_eq(self_of(g, "\ta.c\tcfn=(9 odd", 0), 30);
+    cgprop_edge_row e = edge_of(g, "\ta.c\tmain", "\ta.c\tcfn=(9 odd", 0);
+    ck_assert_uint_eq(e.count, 3);
+    ck_assert_uint_eq(e.cost, 47);
+    e = edge_of(g, "\ta.c\tcfn=(9 odd", "\ta.c\tmain", 0);
+    ck_assert_uint_eq(e.count, 1);
+    ck_assert_uint_eq(e.cost, 3);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(grammar_positions_and_events)
 {
     /* instr+line positions with hex, relative and '*' columns, two events,
@@ -1602,6 +1640,7 @@ static Suite *suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("grammar");
     tcase_add_test(tc, grammar_compression);
+    tcase_add_test(tc, grammar_compression_large_ids);
     tcase_add_test(tc, grammar_positions_and_events);
     tcase_add_test(tc, grammar_parts);
     tcase_add_test(tc, grammar_parts_calls);

@@ -311,6 +311,37 @@ static const char *fast_define(cg *c, int sp, uint64_t id, const char *p, uint32
     return nl + 1;
 }
 
+/* How far on the next function line is looked for (fn_ahead): a call's
+ * block of a profile cgprop or callgrind writes is about 100 bytes. */
+#define FN_AHEAD_BYTES 256
+
+/* Past this many bytes of function entries, fn_ahead looks ahead: a
+ * table the size of a core's L2 cache or less is mostly hit, and the look
+ * costs more than it saves (a 42 MB profile of 60,000 functions read 8 %
+ * slower with it). */
+#define FN_AHEAD_TABLE ((size_t)2 << 20)
+
+/* The entry of the next "fn=(id" or "cfn=(id" within FN_AHEAD_BYTES of p,
+ * asked for now. Ids come in no order, so on a large profile each line's
+ * entry is a miss, which took 60 % of the parse of a 62 MB profile of
+ * 200,000 functions: started a few lines ahead, it overlaps their parse. */
+static inline void fn_ahead(const cg *c, const char *p)
+{
+    if (c->fdircap * sizeof *c->fdir <= FN_AHEAD_TABLE) return;
+    const char *end = c->end, *lim = end - p > FN_AHEAD_BYTES ? p + FN_AHEAD_BYTES : end;
+    while (p < lim) {
+        const char *q = memchr(p, '(', (size_t)(lim - p));
+        if (!q) return;
+        if (q - p >= 3 && q[-1] == '=' && q[-2] == 'n' && q[-3] == 'f') {
+            uint64_t id = 0;
+            for (q++; q < end && cgprop__is_digit(*q) && id < c->fdircap; q++) id = id * 10 + (uint64_t)(*q - '0');
+            if (id < c->fdircap) CGPROP__PREFETCH_W(c->fdir + id);
+            return;
+        }
+        p = q + 1;
+    }
+}
+
 /* "key=(id)" with a defined id and nothing after it, or "key=(id) name". */
 ALWAYS_INLINE const char *fast_name(cg *c, int which, const char *p)
 {
@@ -320,6 +351,7 @@ ALWAYS_INLINE const char *fast_name(cg *c, int which, const char *p)
     p = fast_dec(p + 1, &id);
     if (!p || *p != ')') return NULL;
     int sp = nk_space[which];
+    if (sp == SP_FN) fn_ahead(c, p + 1);
     const char *next = fast_eol(p + 1);
     if (!next) {
         next = fast_define(c, sp, id, p + 1, &sid);
