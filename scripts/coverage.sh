@@ -21,7 +21,7 @@ command -v gcov >/dev/null || { echo "coverage: gcov not found (Debian: gcc)"; e
 command -v python3 >/dev/null || { echo "coverage: python3 not found"; exit 1; }
 
 cmake -S "$top" -B "$b" -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Debug -DBUILD_SHARED_LIBS=OFF \
-    -DBUILD_TESTING=ON -DCMAKE_C_FLAGS="--coverage -O0" -DCMAKE_EXE_LINKER_FLAGS="--coverage" >/dev/null
+    -DBUILD_TESTING=ON -DCMAKE_C_FLAGS="--coverage -O0 -DCGPROP_PROP_FLAT=1" -DCMAKE_EXE_LINKER_FLAGS="--coverage" >/dev/null
 cmake --build "$b" -j2 >/dev/null
 find "$b" -name '*.gcda' -delete
 
