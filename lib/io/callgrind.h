@@ -84,6 +84,7 @@ typedef struct cg {
     size_t scratch_cap;
     uint64_t line;
     const char *data, *end; /* the input */
+    const char *fn_ahead;   /* where the look for coming function lines stopped (callgrind_fast.c) */
     int fast_rc;     /* an error met on the fast path (see fast_cur) */
     /* First capacities of the per-name and per-call arrays, from the input's
      * size (valgrind writes a function per kilobyte or so, a call per
