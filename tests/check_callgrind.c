@@ -827,6 +827,37 @@ START_TEST(grammar_mangled_and_unknown)
 }
 END_TEST
 
+/* fn=(1) a, then fn=(k) (k-1)'(k-1) for k = 2 .. last, each with a cost
+ * line: name k spells out to 2^k - 1 bytes. */
+static char *nested_names(int last)
+{
+    size_t cap = 64 + (size_t)last * 64, n = 0;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    n += (size_t)snprintf(t + n, cap - n, "events: Ir\nfn=(1) a\n1 1\n");
+    for (int k = 2; k <= last; k++) n += (size_t)snprintf(t + n, cap - n, "fn=(%d) (%d)'(%d)\n1 1\n", k, k - 1, k - 1);
+    return t;
+}
+
+START_TEST(grammar_mangled_nesting)
+{
+    /* Names that refer to names that refer to names: name k is 2^k - 1
+     * bytes, the definition of k is line 2k. The reader spells out at most
+     * 1 MiB and 4 KiB a line read: after k, 2^(k+1) - k - 3 bytes in all.
+     * k = 19 fits (1,048,554 <= 1,048,576 + 4,096 * 38); k = 20 would
+     * bring 1,048,575 more where 163,862 are left at line 40. */
+    char *t = nested_names(19);
+    cgprop_graph *g = read_text(t, NULL, NULL);
+    ck_assert_uint_gt(cgprop_graph_node_count(g), 0);
+    cgprop_graph_free(g);
+    free(t);
+    t = nested_names(30);
+    cgprop_read_error e = read_bad(t, CGPROP_EFORMAT, 40);
+    ck_assert_ptr_nonnull(strstr(e.reason, "references nest too deep"));
+    free(t);
+}
+END_TEST
+
 START_TEST(grammar_mangled_plain)
 {
     /* Mangled compression without contexts: (3)'2 is f'2. The quote inside
@@ -1641,6 +1672,7 @@ static Suite *suite(void)
     tc = tcase_create("grammar");
     tcase_add_test(tc, grammar_compression);
     tcase_add_test(tc, grammar_compression_large_ids);
+    tcase_add_test(tc, grammar_mangled_nesting);
     tcase_add_test(tc, grammar_positions_and_events);
     tcase_add_test(tc, grammar_parts);
     tcase_add_test(tc, grammar_parts_calls);
