@@ -842,10 +842,11 @@ static char *nested_names(int last)
 START_TEST(grammar_mangled_nesting)
 {
     /* Names that refer to names that refer to names: name k is 2^k - 1
-     * bytes, the definition of k is line 2k. The reader spells out at most
-     * 1 MiB and 4 KiB a line read: after k, 2^(k+1) - k - 3 bytes in all.
-     * k = 19 fits (1,048,554 <= 1,048,576 + 4,096 * 38); k = 20 would
-     * bring 1,048,575 more where 163,862 are left at line 40. */
+     * bytes, written as "(k-1)'(k-1)" (7 bytes up to k = 10, 9 after), on
+     * line 2k. The references may add at most 1 MiB and 4 KiB a line read
+     * to the names. Before k = 19 they have added 524,132 bytes and k = 19
+     * adds 524,278 (within 1,048,576 + 4,096 * 38 = 1,204,224); k = 20
+     * would add 1,048,566 where 164,006 are left at line 40. */
     char *t = nested_names(19);
     cgprop_graph *g = read_text(t, NULL, NULL);
     ck_assert_uint_gt(cgprop_graph_node_count(g), 0);
@@ -854,6 +855,22 @@ START_TEST(grammar_mangled_nesting)
     t = nested_names(30);
     cgprop_read_error e = read_bad(t, CGPROP_EFORMAT, 40);
     ck_assert_ptr_nonnull(strstr(e.reason, "references nest too deep"));
+    free(t);
+    /* A name that refers to nothing adds nothing, however long: 3 MB of
+     * "(9)'" with no function 9 reads as it is. */
+    size_t reps = 750000, n = 0;
+    t = malloc(64 + 4 * reps);
+    ck_assert_ptr_nonnull(t);
+    n += (size_t)sprintf(t, "events: Ir\nfn=(1) ");
+    for (size_t i = 0; i < reps; i++) memcpy(t + n + 4 * i, "(9)'", 4);
+    n += 4 * reps;
+    n += (size_t)sprintf(t + n, "\n1 5\n");
+    g = read_text(t, NULL, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 1);
+    size_t kl;
+    (void)cgprop_graph_node_key(g, 0, &kl);
+    ck_assert_uint_ge(kl, 4 * reps - 8);
+    cgprop_graph_free(g);
     free(t);
 }
 END_TEST

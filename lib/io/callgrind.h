@@ -85,7 +85,7 @@ typedef struct cg {
     uint64_t line;
     const char *data, *end; /* the input */
     const char *fn_ahead;   /* where the look for coming function lines stopped (callgrind_fast.c) */
-    uint64_t mangled_total; /* bytes of names spelt out from references so far (expand_mangled) */
+    uint64_t mangled_total; /* bytes the references have added to names so far (expand_mangled) */
     int fast_rc;     /* an error met on the fast path (see fast_cur) */
     /* First capacities of the per-name and per-call arrays, from the input's
      * size (valgrind writes a function per kilobyte or so, a call per

@@ -225,17 +225,19 @@ static int expand_mangled(cg *c, const char *s, size_t n, const char **res, size
             /* A name may refer to earlier names, each of which may do the
              * same: a few hundred lines that each name the one before twice
              * would spell names of gigabytes (fuzzing found 7 KB that asked
-             * for more than 2 GB). Real profiles' names average a few
-             * hundred bytes a line: all the names spelt out so far may come
-             * to 4 KiB a line read (and 1 MiB), no more. By lines, not
-             * bytes, so that the same profile indented or padded is read
-             * alike. */
+             * for more than 2 GB). What the references add to the names
+             * (beyond the bytes they replace) may come to 1 MiB and 4 KiB
+             * a line read in all, no more: real profiles' names average a
+             * few hundred bytes a line, and a name that refers to nothing
+             * adds nothing however long it is. By lines, not bytes, so
+             * that the same profile indented or padded is read alike. */
             uint64_t cap = ((uint64_t)1 << 20) + (c->line < ((uint64_t)1 << 40) ? c->line : ((uint64_t)1 << 40)) * 4096;
-            if (outlen > cap - c->mangled_total)
+            uint64_t grew = outlen > n ? outlen - n : 0;
+            if (grew > cap - c->mangled_total)
                 return cgprop__read_fail(c->err, CGPROP_EFORMAT, c->line,
-                                         "names spelt out from their references (--compress-mangled) pass 4 KiB a "
-                                         "line: the references nest too deep");
-            c->mangled_total += outlen;
+                                         "names spelt out from their references (--compress-mangled) grow by more "
+                                         "than 4 KiB a line: the references nest too deep");
+            c->mangled_total += grew;
             /* The scratch may hold s itself only if s came from it: it never does here. */
             int rc = cgprop__cg_scratch_reserve(c, outlen);
             if (rc) return rc;
