@@ -346,12 +346,13 @@ static inline const char *fn_ahead_one(const cg *c, const char *q, const char *l
 }
 
 /* At a function line at p: the entry of the function line FN_AHEAD_LEAD
- * on is asked for now (two or three on: 170-190 -> 166-179 ms). Ids come in no order, so on a large profile each line's
- * entry is a miss, which took 60 % of the parse of a 62 MB profile of
- * 200,000 functions; started a few such lines ahead, it overlaps their
- * parse. The search goes on from where the last one stopped (c->fn_ahead),
- * so each byte is looked at once: searching 512 bytes from every function
- * line took 12 % of that read. */
+ * on is asked for now. Ids come in no order, so on a large profile each
+ * line's entry is a miss, which took 60 % of the parse of a 62 MB profile
+ * of 200,000 functions; started a few such lines ahead, it overlaps their
+ * parse (two lines on: 170-190 ms, three: 166-179). The search goes on
+ * from where the last one stopped (c->fn_ahead), so each byte is looked at
+ * once: searching 512 bytes from every function line took 12 % of that
+ * read. */
 static inline void fn_ahead(cg *c, const char *p)
 {
     if (c->fdircap * sizeof *c->fdir <= FN_AHEAD_TABLE) return;
