@@ -613,7 +613,6 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edg
         return rc;
     }
     view_choose(v, flags);
-    v->flags = flags;
     v->edges_late = late_edges;
     if (!late_edges && (rc = view_edge_figures(g, v, flags, NULL))) {
         if (rc == CGPROP_ENOMEM) cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
@@ -879,7 +878,7 @@ int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_opt
     }
     if (v->edges_late) {
         /* Only the calls with a shown end are read below. */
-        int rc = view_edge_figures(g, v, v->flags, v->show);
+        int rc = view_edge_figures(g, v, o->flags, v->show);
         if (rc) return rc == CGPROP_ENOMEM ? cgprop__err(g, rc, "write: out of memory") : rc;
         v->edges_late = false;
     }

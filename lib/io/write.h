@@ -90,7 +90,6 @@ typedef struct cgprop__view {
     double *eshown;    /* ne */
     unsigned char *ehow; /* ne */
     double program;    /* Σ self of metric k */
-    uint32_t flags;    /* the write flags it was loaded with */
     bool edges_late;   /* eshown and ehow not filled yet (see cgprop__view_load) */
     unsigned char *qual; /* nn: how much of the key tells the function apart (see cgprop__view_qual) */
     /* Display names after CGPROP_W_STRIP: function f's is sname[soff[f] ..
@@ -122,7 +121,8 @@ static inline int cgprop__view_eshown(const cgprop__view *v, uint32_t e) { retur
 
 /* Every row the views read, for metric k. With late_edges the calls'
  * figures wait for cgprop__view_select, which reads only those of calls
- * with a shown end (the others show nothing). */
+ * with a shown end (the others show nothing); its options' flags must be
+ * the ones given here. */
 int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edges, cgprop__view *v);
 /* What to print after function id's display name so that no two functions
  * read the same: "" when its name is its own, else " [object]" (or the file

@@ -141,13 +141,23 @@ static bool rehash(const cgprop_allocator *m, cgprop__u64map *h, size_t cap)
     return true;
 }
 
+/* Room for one more key, then the slot of stored key k (key + 1): where it
+ * is, or the empty slot where it goes. false when memory runs out. */
+static bool slot_for(const cgprop_allocator *m, cgprop__u64map *h, uint64_t k, size_t *slot)
+{
+    /* At most half full: probes stay short, and an empty slot always ends one. */
+    if ((h->n + 1) * 2 > h->cap && !rehash(m, h, h->cap ? h->cap * 2 : 64)) return false;
+    size_t mask = h->cap - 1, j = slot_of(k, mask);
+    while (h->keys[j] && h->keys[j] != k) j = (j + 1) & mask;
+    *slot = j;
+    return true;
+}
+
 int cgprop__u64map_put(const cgprop_allocator *m, cgprop__u64map *h, uint64_t key, uint32_t val)
 {
     uint64_t k = key + 1;
-    /* At most half full: probes stay short, and an empty slot always ends one. */
-    if ((h->n + 1) * 2 > h->cap && !rehash(m, h, h->cap ? h->cap * 2 : 64)) return CGPROP_ENOMEM;
-    size_t mask = h->cap - 1, j = slot_of(k, mask);
-    while (h->keys[j] && h->keys[j] != k) j = (j + 1) & mask;
+    size_t j;
+    if (!slot_for(m, h, k, &j)) return CGPROP_ENOMEM;
     if (!h->keys[j]) {
         h->keys[j] = k;
         h->n++;
@@ -170,10 +180,9 @@ int cgprop__u64map_put_new(const cgprop_allocator *m, cgprop__u64map *h, uint64_
                            bool *found)
 {
     uint64_t k = key + 1;
+    size_t j;
     *found = false;
-    if ((h->n + 1) * 2 > h->cap && !rehash(m, h, h->cap ? h->cap * 2 : 64)) return CGPROP_ENOMEM;
-    size_t mask = h->cap - 1, j = slot_of(k, mask);
-    while (h->keys[j] && h->keys[j] != k) j = (j + 1) & mask;
+    if (!slot_for(m, h, k, &j)) return CGPROP_ENOMEM;
     if (h->keys[j]) {
         *old = h->vals[j];
         *found = true;
