@@ -793,11 +793,12 @@ static int top_cmp(const void *a, const void *b)
 
 static double view_ratio(const cgprop__view *v, double x) { return v->program > 0 ? x / v->program : 0.0; }
 
-int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_options *o, int prune)
+/* The hidden sums, made when the first call is hidden: a report that
+ * shows every call (the text report by default) needs none, and on a
+ * large profile they were the peak's last 9 MB. */
+static int hid_alloc(cgprop_graph *g, cgprop__view *v)
 {
-    size_t nn = v->nn ? v->nn : 1, ne = v->ne ? v->ne : 1;
-    v->show = cgprop__alloc(g, nn, 1);
-    v->eshow = cgprop__alloc(g, ne, 1);
+    size_t nn = v->nn ? v->nn : 1;
     v->hid_out = cgprop__calloc(g, nn, sizeof *v->hid_out);
     v->hid_in = cgprop__calloc(g, nn, sizeof *v->hid_in);
     v->hid_out_est = cgprop__calloc(g, nn, 1);
@@ -806,9 +807,18 @@ int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_opt
     v->hid_in_calls = cgprop__calloc(g, nn, sizeof *v->hid_in_calls);
     v->hid_out_n = cgprop__calloc(g, nn, sizeof *v->hid_out_n);
     v->hid_in_n = cgprop__calloc(g, nn, sizeof *v->hid_in_n);
-    if (!v->show || !v->eshow || !v->hid_out || !v->hid_in || !v->hid_out_est || !v->hid_in_est ||
-        !v->hid_out_calls || !v->hid_in_calls || !v->hid_out_n || !v->hid_in_n)
+    if (!v->hid_out || !v->hid_in || !v->hid_out_est || !v->hid_in_est || !v->hid_out_calls || !v->hid_in_calls ||
+        !v->hid_out_n || !v->hid_in_n)
         return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    return CGPROP_OK;
+}
+
+int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_options *o, int prune)
+{
+    size_t nn = v->nn ? v->nn : 1, ne = v->ne ? v->ne : 1;
+    v->show = cgprop__alloc(g, nn, 1);
+    v->eshow = cgprop__alloc(g, ne, 1);
+    if (!v->show || !v->eshow) return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
     memset(v->show, 1, nn);
     int filtered = o->nroots || o->nleaves || o->nfocus;
     if (filtered) {
@@ -895,7 +905,11 @@ int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_opt
             drawn = view_ratio(v, v->eshown[e]) >= ethr;
         }
         v->eshow[e] = (unsigned char)drawn;
-        if (drawn || a == b) continue;
+        if (drawn || a == b || !(v->show[a] || v->show[b])) continue;
+        if (!v->hid_out) {
+            int rc = hid_alloc(g, v);
+            if (rc) return rc;
+        }
         /* The call is not drawn: its figure stays with each end shown. */
         int has = v->ehow[e] != CGPROP__SHOW_NONE, est = v->ehow[e] == CGPROP__SHOW_ESTIMATE;
         if (v->show[a]) {
