@@ -289,6 +289,47 @@ START_TEST(test_u64)
 }
 END_TEST
 
+/* The views' fixed-point figures against printf itself, into the same
+ * 48 bytes: integers and halves (the ties), hundredths near a tie, costs,
+ * shares, percentages, negatives and -0, the edges of the fast path
+ * (2^52, 2^53), figures too long for the buffer, NaN and infinities. */
+static void fixed_case(double x)
+{
+    char got[CGPROP__FIXED_MAX], want[CGPROP__FIXED_MAX];
+    for (int d = 0; d <= 2; d += 2) {
+        memset(got, 'x', sizeof got);
+        size_t n = cgprop__fmt_fixed(got, x, d);
+        snprintf(want, sizeof want, d ? "%.2f" : "%.0f", x);
+        ck_assert_msg(strcmp(got, want) == 0 && n == strlen(want), "%.17g with %d decimals: got %s, want %s", x, d,
+                      got, want);
+    }
+}
+
+START_TEST(test_fixed)
+{
+    const double fixed[] = {0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, 0.4, -0.4, 0.125, 0.005, 0.015, 0.025, 0.045,
+                            1.005, 99.995, 100.0, 12.345, -12.345, 4503599627370495.5, 4503599627370496.0,
+                            9007199254740991.0, 9007199254740992.0, 9007199254740993.0, 1e15, 1e19, 1.8e19,
+                            -1e20, 1e300, -1e300, DBL_MAX, DBL_MIN, 5e-324, INFINITY, -INFINITY, NAN};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) fixed_case(fixed[i]);
+    uint64_t s = 11;
+    for (int i = 0; i < reps(1000000); i++) {
+        uint64_t r = splitmix(&s);
+        double x;
+        switch (i % 6) {
+        case 0: x = (double)(r >> (r % 64)); break;                          /* integers, any size */
+        case 1: x = (double)(r >> 40) / 2.0; break;                           /* halves */
+        case 2: x = (double)(r >> 44) / 100.0 + 0.005; break;                 /* near a hundredth's tie */
+        case 3: x = 100.0 * (double)(r >> 11) / 9007199254740992.0; break;  /* a percentage */
+        case 4: x = (double)(r >> 20) * ((double)(r & 0xffff) / 65536.0); break; /* a cost times a share */
+        default: x = from_bits(r); break;                                    /* any bits */
+        }
+        if (r & 1u << 20) x = -x;
+        fixed_case(x);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("numbers");
@@ -300,6 +341,7 @@ int main(void)
     tcase_add_test(tc, test_random_figures);
     tcase_add_test(tc, test_subnormals_decimals);
     tcase_add_test(tc, test_u64);
+    tcase_add_test(tc, test_fixed);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

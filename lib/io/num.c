@@ -8,6 +8,8 @@
  * paper; the table comes from scripts/gen-pow10.py. */
 #include "num.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pow10_128.h"
@@ -315,4 +317,40 @@ size_t cgprop__fmt_double(char *out, double x)
         o += 2;
     }
     return (size_t)(o - out);
+}
+
+/* Without printf where that is exact: below 2^53 in magnitude the nearest
+ * integer of a double (ties to even, as printf rounds the exact value in
+ * the default rounding mode) is itself a double, converted exactly. For
+ * two decimals, x·100 is off x's exact hundredfold by half an ulp at most:
+ * its rounding is x's unless its fraction lies within 1e-6 of a half (the
+ * product's error is far below that at these magnitudes), and then printf
+ * decides. */
+size_t cgprop__fmt_fixed(char *buf, double x, int decimals)
+{
+    double y = decimals ? x * 100.0 : x;
+    if (!(fabs(y) < 4503599627370496.0)) {
+        int n = snprintf(buf, CGPROP__FIXED_MAX, decimals ? "%.2f" : "%.0f", x);
+        return n < 0 ? 0 : (size_t)n < CGPROP__FIXED_MAX ? (size_t)n : CGPROP__FIXED_MAX - 1;
+    }
+    double a = fabs(y), fl = floor(a), fr = a - fl;
+    uint64_t c;
+    if (!decimals) {
+        c = (uint64_t)nearbyint(a);
+    } else {
+        if (fabs(fr - 0.5) < 1e-6) return (size_t)snprintf(buf, CGPROP__FIXED_MAX, "%.2f", x);
+        c = (uint64_t)fl + (fr > 0.5);
+    }
+    size_t n = 0;
+    if (signbit(x)) buf[n++] = '-'; /* "-0" for a negative that rounds to 0, as printf */
+    if (!decimals) {
+        n += cgprop__fmt_u64(buf + n, c);
+    } else {
+        n += cgprop__fmt_u64(buf + n, c / 100);
+        buf[n++] = '.';
+        buf[n++] = (char)('0' + c / 10 % 10);
+        buf[n++] = (char)('0' + c % 10);
+    }
+    buf[n] = 0;
+    return n;
 }

@@ -24,4 +24,13 @@ size_t cgprop__fmt_u64(char *buf, uint64_t x);
  * handles NaN and infinities (JSON has no spelling for them). */
 size_t cgprop__fmt_double(char *buf, double x);
 
+/* Room for cgprop__fmt_fixed's output and its NUL. */
+#define CGPROP__FIXED_MAX 48
+
+/* printf's "%.0f" (decimals 0) or "%.2f" (decimals 2) of any double, as
+ * snprintf into a buffer of CGPROP__FIXED_MAX bytes writes it (a longer
+ * figure is cut there); NUL-terminated, returns the length. The people's
+ * views print millions of these; printf was most of their time. */
+size_t cgprop__fmt_fixed(char *buf, double x, int decimals);
+
 #endif

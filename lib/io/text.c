@@ -22,16 +22,61 @@ static int by_total_desc(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static size_t fmt_f0(char *b, double x) { return cgprop__fmt_fixed(b, x, 0); }
+static size_t fmt_f2(char *b, double x) { return cgprop__fmt_fixed(b, x, 2); }
+
+/* A line's fields are laid out in a buffer of their own (LINE_MAX_FIELDS
+ * bytes hold the widest: five figures of at most 48 bytes, two counts and
+ * the padding) and handed to the output at once, the name after them. */
+#define LINE_MAX_FIELDS 512
+
+static char *l_sp(char *p, size_t n)
+{
+    memset(p, ' ', n);
+    return p + n;
+}
+
+static char *l_s(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* s in a field of width: printf's "%*s" (right) and "%-*s" (left). */
+static char *l_r(char *p, const char *s, size_t n, size_t width)
+{
+    if (n < width) p = l_sp(p, width - n);
+    return l_s(p, s, n);
+}
+
+static char *l_l(char *p, const char *s, size_t n, size_t width)
+{
+    p = l_s(p, s, n);
+    return n < width ? l_sp(p, width - n) : p;
+}
+
+static char *l_ru(char *p, uint64_t x, size_t width)
+{
+    char b[CGPROP__NUM_MAX];
+    return l_r(p, b, cgprop__fmt_u64(b, x), width);
+}
+
 /* A cost as a person reads it: exact integers as they are, estimates
  * rounded and prefixed with '~'. */
 static const char *fig(char *b, size_t n, double x, int how)
 {
-    if (how == CGPROP__SHOW_NONE)
-        snprintf(b, n, "-");
-    else if (how == CGPROP__SHOW_EXACT)
-        snprintf(b, n, "%.0f", x);
-    else
-        snprintf(b, n, "~%.0f", x);
+    (void)n;
+    if (how == CGPROP__SHOW_NONE) {
+        b[0] = '-';
+        b[1] = 0;
+    } else if (how == CGPROP__SHOW_EXACT) {
+        fmt_f0(b, x);
+    } else if (fabs(x) < 1e15) {
+        b[0] = '~';
+        fmt_f0(b + 1, x);
+    } else {
+        snprintf(b, n, "~%.0f", x); /* cut as before where it is long */
+    }
     return b;
 }
 
@@ -47,10 +92,12 @@ static const char *fig_exact(char *b, size_t n, double x, int how, uint64_t plus
      * integer behind it): otherwise the double, exact below 2^53. */
     double v = plus >= minus ? (double)(plus - minus) : -(double)(minus - plus);
     if (v != x) return fig(b, n, x, how);
-    if (plus >= minus)
-        snprintf(b, n, "%llu", (unsigned long long)(plus - minus));
-    else
-        snprintf(b, n, "-%llu", (unsigned long long)(minus - plus));
+    if (plus >= minus) {
+        b[cgprop__fmt_u64(b, plus - minus)] = 0;
+    } else {
+        b[0] = '-';
+        b[1 + cgprop__fmt_u64(b + 1, minus - plus)] = 0;
+    }
     return b;
 }
 
@@ -63,43 +110,121 @@ typedef struct tctx {
     cgprop__wr *w;
     cgprop__view *v;
     uint32_t *index;    /* nn + nc: 1-based display index */
-    uint64_t *selfcalls; /* nn */
+    uint64_t *selfcalls; /* nn, until called is filled */
     uint64_t *cyc_ext;   /* nc: calls into the cycle from outside */
     uint64_t *cyc_intra; /* nc: calls between members */
+    /* Per function, what the lines read of it, in arrays of their own:
+     * the view's rows are large, and a caller or callee line is a random
+     * look-up on a large profile. */
+    uint64_t *called;   /* nn: calls in, self-calls left out */
+    uint32_t *cycle;    /* nn */
+    /* Each shown function's printed name (escaped, told apart, its cycle
+     * after it), made once: names[noff[f] .. noff[f + 1]). */
+    char *names;
+    size_t *noff;
 } tctx;
 
 /* A name for a terminal: a control byte (which could move the cursor or
  * ring the bell) is shown as \xHH, and a backslash as \\ so the spelling
  * stays unambiguous. */
-static void put_text_name(cgprop__wr *w, const char *s, size_t len)
+/* The length of s escaped (text_name). */
+static size_t text_name_len(const char *s, size_t len)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t run = 0;
+    size_t n = len;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != 0x7f && c != '\\') continue;
-        cgprop__wr_put(w, s + run, i - run);
-        run = i + 1;
-        char e[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
-        cgprop__wr_put(w, e, c == '\\' ? 1 : 4);
-        if (c == '\\') cgprop__wr_put(w, "\\", 1);
+        if (c < 0x20 || c == 0x7f) n += 3;
+        else if (c == '\\') n += 1;
     }
-    cgprop__wr_put(w, s + run, len - run);
+    return n;
 }
 
-static void put_name(tctx *t, uint32_t id, int with_index)
+static size_t text_name(char *out, const char *s, size_t len)
 {
-    size_t len;
-    const char *name = cgprop__view_name(t->g, t->v, id, &len);
-    put_text_name(t->w, name, len);
-    /* Two functions of one name (two objects' helpers, Python's <module>s)
-     * are told apart by as much of their key as it takes. */
-    char q[300];
-    size_t ql = cgprop__view_qual(t->g, t->v, id, q, sizeof q);
-    if (ql) put_text_name(t->w, q, ql);
-    if (t->v->tot[id].cycle != CGPROP_NONE) cgprop__wr_printf(t->w, " <cycle %u>", t->v->tot[id].cycle + 1);
-    if (with_index) cgprop__wr_printf(t->w, " [%u]", t->index[id]);
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f && c != '\\') {
+            out[o++] = (char)c;
+        } else if (c == '\\') {
+            out[o++] = '\\';
+            out[o++] = '\\';
+        } else {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        }
+    }
+    return o;
 }
+
+/* What follows function f's name: its qualifier (two functions of one
+ * name, two objects' helpers or Python's <module>s, are told apart by as
+ * much of their key as it takes), then its cycle. Into out when not NULL;
+ * returns the length. */
+static size_t name_tail(tctx *t, uint32_t f, char *out)
+{
+    char q[300], c[CGPROP__NUM_MAX + 10];
+    size_t ql = cgprop__view_qual(t->g, t->v, f, q, sizeof q), cl = 0;
+    if (t->cycle[f] != CGPROP_NONE) {
+        memcpy(c, " <cycle ", 8);
+        cl = 8 + cgprop__fmt_u64(c + 8, (uint64_t)t->cycle[f] + 1);
+        c[cl++] = '>';
+    }
+    if (!out) return text_name_len(q, ql) + cl;
+    size_t n = text_name(out, q, ql);
+    memcpy(out + n, c, cl);
+    return n + cl;
+}
+
+/* The printed names of the shown functions, in one block sized in a first
+ * pass. */
+static int make_names(tctx *t)
+{
+    cgprop__view *v = t->v;
+    size_t total = 0;
+    for (uint32_t f = 0; f < v->nn; f++) {
+        if (!cgprop__view_shown(v, f)) continue;
+        size_t len;
+        const char *name = cgprop__view_name(t->g, v, f, &len);
+        total += text_name_len(name, len) + name_tail(t, f, NULL);
+    }
+    t->noff = cgprop__alloc(t->g, (size_t)v->nn + 1, sizeof *t->noff);
+    t->names = cgprop__alloc(t->g, total ? total : 1, 1);
+    if (!t->noff || !t->names) return CGPROP_ENOMEM;
+    size_t at = 0;
+    for (uint32_t f = 0; f < v->nn; f++) {
+        t->noff[f] = at;
+        if (!cgprop__view_shown(v, f)) continue;
+        size_t len;
+        const char *name = cgprop__view_name(t->g, v, f, &len);
+        at += text_name(t->names + at, name, len);
+        at += name_tail(t, f, t->names + at);
+    }
+    t->noff[v->nn] = at;
+    return CGPROP_OK;
+}
+
+/* Function id's name, with its index in the call graph (" [12]") when
+ * with_index, and a newline when nl. */
+static void put_name_nl(tctx *t, uint32_t id, int with_index, int nl)
+{
+    cgprop__wr_put(t->w, t->names + t->noff[id], t->noff[id + 1] - t->noff[id]);
+    char b[CGPROP__NUM_MAX + 4];
+    size_t n = 0;
+    if (with_index) {
+        b[n++] = ' ';
+        b[n++] = '[';
+        n += cgprop__fmt_u64(b + n, t->index[id]);
+        b[n++] = ']';
+    }
+    if (nl) b[n++] = '\n';
+    cgprop__wr_put(t->w, b, n);
+}
+
+static void put_name(tctx *t, uint32_t id, int with_index) { put_name_nl(t, id, with_index, 0); }
 
 /* One parent or child line of the call graph. The view keeps only the
  * figure a call shows: its gprof parts (and its exact integer) are looked
@@ -111,10 +236,12 @@ static int arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
     cgprop_edge_total_row et;
     int rc = cgprop_graph_get_row(t->g, CGPROP_ITER_EDGE_TOTALS, v->k, e, &et, sizeof et);
     if (rc) return rc;
+    char line[LINE_MAX_FIELDS], *p = line;
     if (et.flags & CGPROP_F_INTRA_CYCLE) {
         /* gprof prints only the count of calls inside a cycle. */
-        cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu          ", "", "", "", "", "",
-                          (unsigned long long)v->edge[e].count);
+        p = l_sp(p, 57);
+        p = l_ru(p, v->edge[e].count, 12);
+        p = l_sp(p, 10);
     } else {
         /* A call's exact figure is C_nn + C_rn (see cgprop__view_load). */
         uint64_t exact = 0;
@@ -123,15 +250,22 @@ static int arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
             if ((rc = cgprop_graph_get_row(t->g, CGPROP_ITER_EDGE_SPLIT, v->k, e, &es, sizeof es))) return rc;
             exact = es.C_nn + es.C_rn;
         }
-        snprintf(b2, sizeof b2, "%.0f", et.gprof_self);
-        snprintf(b3, sizeof b3, "%.0f", et.gprof_child);
-        cgprop__wr_printf(t->w, "%6s %8s %14s %12s %12s %12llu/%-9llu", "", "",
-                          fig_exact(b1, sizeof b1, v->eshown[e], v->ehow[e], exact, 0), b2, b3,
-                          (unsigned long long)v->edge[e].count, (unsigned long long)denom);
+        size_t n2 = fmt_f0(b2, et.gprof_self), n3 = fmt_f0(b3, et.gprof_child);
+        fig_exact(b1, sizeof b1, v->eshown[e], v->ehow[e], exact, 0);
+        p = l_sp(p, 16);
+        p = l_r(p, b1, strlen(b1), 14);
+        *p++ = ' ';
+        p = l_r(p, b2, n2, 12);
+        *p++ = ' ';
+        p = l_r(p, b3, n3, 12);
+        *p++ = ' ';
+        p = l_ru(p, v->edge[e].count, 12);
+        *p++ = '/';
+        p = l_l(p, b1, cgprop__fmt_u64(b1, denom), 9);
     }
-    cgprop__wr_puts(t->w, "    ");
-    put_name(t, other, 1);
-    cgprop__wr_puts(t->w, "\n");
+    p = l_sp(p, 4);
+    cgprop__wr_put(t->w, line, (size_t)(p - line));
+    put_name_nl(t, other, 1, 1);
     return CGPROP_OK;
 }
 
@@ -170,7 +304,15 @@ static int adj_list(cgprop_graph *g, uint32_t kind, uint32_t f, cgprop_edge_row 
     return CGPROP_OK;
 }
 
-static uint64_t called_excl_self(tctx *t, uint32_t f) { return t->v->node[f].calls_in - t->selfcalls[f]; }
+static uint64_t called_excl_self(tctx *t, uint32_t f) { return t->called[f]; }
+
+/* The line of a function with spontaneous entries (or no caller). */
+static void spontaneous_line(cgprop__wr *w)
+{
+    char line[LINE_MAX_FIELDS];
+    char *p = l_s(l_sp(line, 83), "<spontaneous>\n", 14);
+    cgprop__wr_put(w, line, (size_t)(p - line));
+}
 
 static int function_entry(tctx *t, uint32_t f)
 {
@@ -181,7 +323,7 @@ static int function_entry(tctx *t, uint32_t f)
     int rc = adj_list(t->g, CGPROP_ITER_CALLERS, f, &rows, &n);
     if (rc) return rc;
     if ((v->node[f].flags & (CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS)) || n == 0)
-        cgprop__wr_printf(w, "%6s %8s %14s %12s %12s %12s              <spontaneous>\n", "", "", "", "", "", "");
+        spontaneous_line(w);
     for (size_t i = 0; i < n && !rc; i++)
         if (rows[i].caller != f && cgprop__view_eshown(v, rows[i].id))
             rc = arc_line(t, rows[i].id, rows[i].caller, called_excl_self(t, f));
@@ -189,21 +331,37 @@ static int function_entry(tctx *t, uint32_t f)
     if (rc) return rc;
     if (v->hid_in && v->hid_in_n[f]) hidden_line(t, v->hid_in[f], v->hid_in_est[f], v->hid_in_calls[f], v->hid_in_n[f], "caller");
 
-    char b1[48], b2[48], b3[48], b4[64];
+    char b1[48], b2[48], b3[48], b4[2 * CGPROP__NUM_MAX];
     double tot = v->shown[f];
     int how = v->how[f];
-    snprintf(b4, sizeof b4, "%llu", (unsigned long long)called_excl_self(t, f));
-    if (t->selfcalls[f])
-        snprintf(b4 + strlen(b4), sizeof b4 - strlen(b4), "+%llu", (unsigned long long)t->selfcalls[f]);
-    char idx[16];
-    snprintf(idx, sizeof idx, "[%u]", t->index[f]);
-    cgprop__wr_printf(w, "%-6s %7.2f%c %14s %12llu %12s %22s    ", idx, pct(v, tot), how == CGPROP__SHOW_EXACT ? ' ' : '~',
-                      fig_exact(b1, sizeof b1, tot, how, node_exact(v, f), 0), (unsigned long long)v->node[f].self,
-                      fig_exact(b2, sizeof b2, tot - (double)v->node[f].self, how, node_exact(v, f), v->node[f].self),
-                      b4);
-    (void)b3;
-    put_name(t, f, 1);
-    cgprop__wr_puts(w, "\n");
+    size_t n4 = cgprop__fmt_u64(b4, called_excl_self(t, f));
+    uint64_t selfcalls = v->node[f].calls_in - t->called[f];
+    if (selfcalls) {
+        b4[n4++] = '+';
+        n4 += cgprop__fmt_u64(b4 + n4, selfcalls);
+    }
+    char idx[CGPROP__NUM_MAX + 2];
+    size_t ni = 0;
+    idx[ni++] = '[';
+    ni += cgprop__fmt_u64(idx + ni, t->index[f]);
+    idx[ni++] = ']';
+    char line[LINE_MAX_FIELDS], *p = line;
+    p = l_l(p, idx, ni, 6);
+    *p++ = ' ';
+    p = l_r(p, b3, fmt_f2(b3, pct(v, tot)), 7);
+    p = l_s(p, how == CGPROP__SHOW_EXACT ? "  " : "~ ", 2);
+    fig_exact(b1, sizeof b1, tot, how, node_exact(v, f), 0);
+    p = l_r(p, b1, strlen(b1), 14);
+    *p++ = ' ';
+    p = l_ru(p, v->node[f].self, 12);
+    *p++ = ' ';
+    fig_exact(b2, sizeof b2, tot - (double)v->node[f].self, how, node_exact(v, f), v->node[f].self);
+    p = l_r(p, b2, strlen(b2), 12);
+    *p++ = ' ';
+    p = l_r(p, b4, n4, 22);
+    p = l_sp(p, 4);
+    cgprop__wr_put(w, line, (size_t)(p - line));
+    put_name_nl(t, f, 1, 1);
 
     if ((rc = adj_list(t->g, CGPROP_ITER_CALLEES, f, &rows, &n))) return rc;
     for (size_t i = 0; i < n && !rc; i++)
@@ -226,14 +384,14 @@ static int cycle_entry(tctx *t, uint32_t c)
     for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++)
         if (v->node[v->mem[i]].flags & CGPROP_F_SPONTANEOUS) spont = 1;
     if (spont || ext == 0)
-        cgprop__wr_printf(w, "%6s %8s %14s %12s %12s %12s              <spontaneous>\n", "", "", "", "", "", "");
+        spontaneous_line(w);
     for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++) {
         cgprop_edge_row *rows = NULL;
         size_t n = 0;
         int rc = adj_list(t->g, CGPROP_ITER_CALLERS, v->mem[i], &rows, &n);
         if (rc) return rc;
         for (size_t j = 0; j < n && !rc; j++)
-            if (v->tot[rows[j].caller].cycle != c && cgprop__view_eshown(v, rows[j].id))
+            if (t->cycle[rows[j].caller] != c && cgprop__view_eshown(v, rows[j].id))
                 rc = arc_line(t, rows[j].id, rows[j].caller, ext);
         cgprop__free(t->g, rows);
         if (rc) return rc;
@@ -249,11 +407,17 @@ static int cycle_entry(tctx *t, uint32_t c)
         uint32_t m = v->mem[i];
         if (!cgprop__view_shown(v, m)) continue;
         char b3[48];
-        snprintf(b3, sizeof b3, "%.0f", v->tot[m].gprof_child);
-        cgprop__wr_printf(w, "%6s %8s %14s %12llu %12s %22llu    ", "", "", "", (unsigned long long)v->node[m].self,
-                          b3, (unsigned long long)called_excl_self(t, m));
-        put_name(t, m, 1);
-        cgprop__wr_puts(w, "\n");
+        size_t n3 = fmt_f0(b3, v->tot[m].gprof_child);
+        char line[LINE_MAX_FIELDS], *p = line;
+        p = l_sp(p, 31);
+        p = l_ru(p, v->node[m].self, 12);
+        *p++ = ' ';
+        p = l_r(p, b3, n3, 12);
+        *p++ = ' ';
+        p = l_ru(p, called_excl_self(t, m), 22);
+        p = l_sp(p, 4);
+        cgprop__wr_put(w, line, (size_t)(p - line));
+        put_name_nl(t, m, 1, 1);
     }
     cgprop__wr_puts(w, "-----------------------------------------------\n");
     return CGPROP_OK;
@@ -339,14 +503,16 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         cgprop__view_free(g, &v);
         return rc;
     }
-    tctx t = {g, w, &v, NULL, NULL, NULL, NULL};
+    tctx t = {g, w, &v, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     size_t nent = (size_t)v.nn + v.nc;
     entry *ent = cgprop__alloc(g, nent ? nent : 1, sizeof *ent);
     t.index = cgprop__alloc(g, nent ? nent : 1, sizeof *t.index);
     t.selfcalls = cgprop__calloc(g, v.nn ? v.nn : 1, sizeof *t.selfcalls);
     t.cyc_ext = cgprop__calloc(g, v.nc ? v.nc : 1, sizeof *t.cyc_ext);
     t.cyc_intra = cgprop__calloc(g, v.nc ? v.nc : 1, sizeof *t.cyc_intra);
-    if (!ent || !t.index || !t.selfcalls || !t.cyc_ext || !t.cyc_intra) {
+    t.called = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.called);
+    t.cycle = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.cycle);
+    if (!ent || !t.index || !t.selfcalls || !t.cyc_ext || !t.cyc_intra || !t.called || !t.cycle) {
         rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         goto done;
     }
@@ -359,6 +525,16 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
             t.cyc_intra[ce] += v.edge[e].count;
         else if (ce != CGPROP_NONE)
             t.cyc_ext[ce] += v.edge[e].count;
+    }
+    for (uint32_t i = 0; i < v.nn; i++) {
+        t.called[i] = v.node[i].calls_in - t.selfcalls[i];
+        t.cycle[i] = v.tot[i].cycle;
+    }
+    cgprop__free(g, t.selfcalls);
+    t.selfcalls = NULL;
+    if (make_names(&t) != CGPROP_OK) {
+        rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        goto done;
     }
     for (uint32_t i = 0; i < v.nn; i++) ent[i] = (entry){v.shown[i], i};
     qsort(ent, v.nn, sizeof *ent, by_total_desc);
@@ -411,12 +587,22 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     for (size_t i = 0; i < v.nn; i++) {
         uint32_t f = ent[i].id;
         if (!v.show[f]) continue;
-        char b1[48];
-        cgprop__wr_printf(w, "%8.2f %14s %8.2f %12llu %12llu  %-9s  ", pct(&v, v.shown[f]),
-                          fig_exact(b1, sizeof b1, v.shown[f], v.how[f], node_exact(&v, f), 0),
-                          pct(&v, (double)v.node[f].self),
-                          (unsigned long long)v.node[f].self, (unsigned long long)v.node[f].calls_in,
-                          kind_name(&v, f, o->flags));
+        char b1[48], b2[48], line[LINE_MAX_FIELDS], *p = line;
+        p = l_r(p, b2, fmt_f2(b2, pct(&v, v.shown[f])), 8);
+        *p++ = ' ';
+        fig_exact(b1, sizeof b1, v.shown[f], v.how[f], node_exact(&v, f), 0);
+        p = l_r(p, b1, strlen(b1), 14);
+        *p++ = ' ';
+        p = l_r(p, b2, fmt_f2(b2, pct(&v, (double)v.node[f].self)), 8);
+        *p++ = ' ';
+        p = l_ru(p, v.node[f].self, 12);
+        *p++ = ' ';
+        p = l_ru(p, v.node[f].calls_in, 12);
+        p = l_sp(p, 2);
+        const char *kn = kind_name(&v, f, o->flags);
+        p = l_l(p, kn, strlen(kn), 9);
+        p = l_sp(p, 2);
+        cgprop__wr_put(w, line, (size_t)(p - line));
         if (bounds) put_interval(&t, f);
         put_name(&t, f, 0);
         cgprop__wr_puts(w, "\n");
@@ -455,6 +641,10 @@ done:
     cgprop__free(g, t.selfcalls);
     cgprop__free(g, t.cyc_ext);
     cgprop__free(g, t.cyc_intra);
+    cgprop__free(g, t.called);
+    cgprop__free(g, t.cycle);
+    cgprop__free(g, t.names);
+    cgprop__free(g, t.noff);
     cgprop__view_free(g, &v);
     return rc;
 }
