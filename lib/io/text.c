@@ -65,7 +65,6 @@ static char *l_ru(char *p, uint64_t x, size_t width)
  * rounded and prefixed with '~'. */
 static const char *fig(char *b, size_t n, double x, int how)
 {
-    (void)n;
     if (how == CGPROP__SHOW_NONE) {
         b[0] = '-';
         b[1] = 0;
@@ -75,7 +74,7 @@ static const char *fig(char *b, size_t n, double x, int how)
         b[0] = '~';
         fmt_f0(b + 1, x);
     } else {
-        snprintf(b, n, "~%.0f", x); /* cut as before where it is long */
+        snprintf(b, n, "~%.0f", x); /* a long one cut at the buffer's end, as it always was */
     }
     return b;
 }
@@ -124,9 +123,6 @@ typedef struct tctx {
     size_t *noff;
 } tctx;
 
-/* A name for a terminal: a control byte (which could move the cursor or
- * ring the bell) is shown as \xHH, and a backslash as \\ so the spelling
- * stays unambiguous. */
 /* The length of s escaped (text_name). */
 static size_t text_name_len(const char *s, size_t len)
 {
@@ -139,6 +135,9 @@ static size_t text_name_len(const char *s, size_t len)
     return n;
 }
 
+/* A name for a terminal, into out: a control byte (which could move the
+ * cursor or ring the bell) is shown as \xHH, and a backslash as \\ so the
+ * spelling stays unambiguous. */
 static size_t text_name(char *out, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
