@@ -117,6 +117,16 @@ typedef struct tctx {
      * look-up on a large profile. */
     uint64_t *called;   /* nn: calls in, self-calls left out */
     uint32_t *cycle;    /* nn */
+    double *heur;       /* nn: the heuristic */
+    double *gchild;     /* nn: gprof's child figure */
+    unsigned char *est; /* nn: the kind of total (cgprop_estimate) */
+    /* With --bounds: the interval, and its first reason (an index into
+     * put_interval's list, WHY_NONE for none) or WHY_NO_BOUNDS. */
+    double *lo, *hi;
+    unsigned char *why;
+    /* Each function's calls in (callers) and out (callees), in call id
+     * order as the iterators give them: ie[ioff[f] .. ioff[f + 1]). */
+    uint32_t *ioff, *ie, *ooff, *oe;
     /* Each shown function's printed name (escaped, told apart, its cycle
      * after it), made once: names[noff[f] .. noff[f + 1]). */
     char *names;
@@ -232,16 +242,19 @@ static int arc_line(tctx *t, uint32_t e, uint32_t other, uint64_t denom)
 {
     cgprop__view *v = t->v;
     char b1[48], b2[48], b3[48];
-    cgprop_edge_total_row et;
-    int rc = cgprop_graph_get_row(t->g, CGPROP_ITER_EDGE_TOTALS, v->k, e, &et, sizeof et);
-    if (rc) return rc;
     char line[LINE_MAX_FIELDS], *p = line;
-    if (et.flags & CGPROP_F_INTRA_CYCLE) {
+    /* A call between two members of one cycle (never a self-call here):
+     * its row would say only that. */
+    uint32_t ca = t->cycle[v->edge[e].caller];
+    if (ca != CGPROP_NONE && ca == t->cycle[v->edge[e].callee]) {
         /* gprof prints only the count of calls inside a cycle. */
         p = l_sp(p, 57);
         p = l_ru(p, v->edge[e].count, 12);
         p = l_sp(p, 10);
     } else {
+        cgprop_edge_total_row et;
+        int rc = cgprop_graph_get_row(t->g, CGPROP_ITER_EDGE_TOTALS, v->k, e, &et, sizeof et);
+        if (rc) return rc;
         /* A call's exact figure is C_nn + C_rn (see cgprop__view_load). */
         uint64_t exact = 0;
         if (v->ehow[e] == CGPROP__SHOW_EXACT && v->cn) {
@@ -280,26 +293,38 @@ static void hidden_line(tctx *t, double x, int est, uint64_t calls, uint32_t n, 
                       (unsigned long long)calls, n, side, n == 1 ? "" : "s");
 }
 
-static int adj_list(cgprop_graph *g, uint32_t kind, uint32_t f, cgprop_edge_row **rows, size_t *n)
+/* Each function's calls both ways, by a counting pass over the view's
+ * calls: the same lists, in the same order, as the caller and callee
+ * iterators, without filling a row per call (a random read of five arrays
+ * each, a fifth of the report's writing). */
+static int make_adjacency(tctx *t)
 {
-    cgprop_iter *it = NULL;
-    int rc = cgprop_iter_new(g, kind, 0, f, &it);
-    if (rc) return rc;
-    *n = cgprop_iter_count(it);
-    *rows = cgprop__alloc(g, *n ? *n : 1, sizeof **rows);
-    if (!*rows) {
-        cgprop_iter_free(it);
-        return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    const cgprop__view *v = t->v;
+    cgprop_graph *g = t->g;
+    size_t nn = v->nn, ne = v->ne;
+    t->ioff = cgprop__calloc(g, nn + 1, sizeof *t->ioff);
+    t->ooff = cgprop__calloc(g, nn + 1, sizeof *t->ooff);
+    t->ie = cgprop__alloc(g, ne ? ne : 1, sizeof *t->ie);
+    t->oe = cgprop__alloc(g, ne ? ne : 1, sizeof *t->oe);
+    if (!t->ioff || !t->ooff || !t->ie || !t->oe) return CGPROP_ENOMEM;
+    for (size_t e = 0; e < ne; e++) {
+        t->ioff[v->edge[e].callee + 1]++;
+        t->ooff[v->edge[e].caller + 1]++;
     }
-    size_t got = 0;
-    rc = cgprop_iter_copy_rows(it, *rows, sizeof **rows, *n, &got);
-    cgprop_iter_free(it);
-    if (rc < 0) {
-        cgprop__free(g, *rows);
-        *rows = NULL;
-        return rc;
+    for (size_t f = 0; f < nn; f++) {
+        t->ioff[f + 1] += t->ioff[f];
+        t->ooff[f + 1] += t->ooff[f];
     }
-    *n = got;
+    for (size_t e = 0; e < ne; e++) {
+        t->ie[t->ioff[v->edge[e].callee]++] = (uint32_t)e;
+        t->oe[t->ooff[v->edge[e].caller]++] = (uint32_t)e;
+    }
+    /* The cursors ended at the next function's start: shift back. */
+    for (size_t f = nn; f > 0; f--) {
+        t->ioff[f] = t->ioff[f - 1];
+        t->ooff[f] = t->ooff[f - 1];
+    }
+    t->ioff[0] = t->ooff[0] = 0;
     return CGPROP_OK;
 }
 
@@ -317,16 +342,13 @@ static int function_entry(tctx *t, uint32_t f)
 {
     cgprop__view *v = t->v;
     cgprop__wr *w = t->w;
-    cgprop_edge_row *rows = NULL;
-    size_t n = 0;
-    int rc = adj_list(t->g, CGPROP_ITER_CALLERS, f, &rows, &n);
-    if (rc) return rc;
-    if ((v->node[f].flags & (CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS)) || n == 0)
+    int rc = CGPROP_OK;
+    if ((v->node[f].flags & (CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS)) || t->ioff[f] == t->ioff[f + 1])
         spontaneous_line(w);
-    for (size_t i = 0; i < n && !rc; i++)
-        if (rows[i].caller != f && cgprop__view_eshown(v, rows[i].id))
-            rc = arc_line(t, rows[i].id, rows[i].caller, called_excl_self(t, f));
-    cgprop__free(t->g, rows);
+    for (uint32_t i = t->ioff[f]; i < t->ioff[f + 1] && !rc; i++) {
+        uint32_t e = t->ie[i];
+        if (v->edge[e].caller != f && cgprop__view_eshown(v, e)) rc = arc_line(t, e, v->edge[e].caller, called_excl_self(t, f));
+    }
     if (rc) return rc;
     if (v->hid_in && v->hid_in_n[f]) hidden_line(t, v->hid_in[f], v->hid_in_est[f], v->hid_in_calls[f], v->hid_in_n[f], "caller");
 
@@ -362,11 +384,10 @@ static int function_entry(tctx *t, uint32_t f)
     cgprop__wr_put(w, line, (size_t)(p - line));
     put_name_nl(t, f, 1, 1);
 
-    if ((rc = adj_list(t->g, CGPROP_ITER_CALLEES, f, &rows, &n))) return rc;
-    for (size_t i = 0; i < n && !rc; i++)
-        if (rows[i].callee != f && cgprop__view_eshown(v, rows[i].id))
-            rc = arc_line(t, rows[i].id, rows[i].callee, called_excl_self(t, rows[i].callee));
-    cgprop__free(t->g, rows);
+    for (uint32_t i = t->ooff[f]; i < t->ooff[f + 1] && !rc; i++) {
+        uint32_t e = t->oe[i], callee = v->edge[e].callee;
+        if (callee != f && cgprop__view_eshown(v, e)) rc = arc_line(t, e, callee, called_excl_self(t, callee));
+    }
     if (rc) return rc;
     if (v->hid_out && v->hid_out_n[f])
         hidden_line(t, v->hid_out[f], v->hid_out_est[f], v->hid_out_calls[f], v->hid_out_n[f], "callee");
@@ -385,15 +406,13 @@ static int cycle_entry(tctx *t, uint32_t c)
     if (spont || ext == 0)
         spontaneous_line(w);
     for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++) {
-        cgprop_edge_row *rows = NULL;
-        size_t n = 0;
-        int rc = adj_list(t->g, CGPROP_ITER_CALLERS, v->mem[i], &rows, &n);
-        if (rc) return rc;
-        for (size_t j = 0; j < n && !rc; j++)
-            if (t->cycle[rows[j].caller] != c && cgprop__view_eshown(v, rows[j].id))
-                rc = arc_line(t, rows[j].id, rows[j].caller, ext);
-        cgprop__free(t->g, rows);
-        if (rc) return rc;
+        uint32_t m = v->mem[i];
+        for (uint32_t j = t->ioff[m]; j < t->ioff[m + 1]; j++) {
+            uint32_t e = t->ie[j], caller = v->edge[e].caller;
+            if (t->cycle[caller] == c || !cgprop__view_eshown(v, e)) continue;
+            int rc = arc_line(t, e, caller, ext);
+            if (rc) return rc;
+        }
     }
     char b1[48], b2[48], b4[64], idx[16];
     double tot = v->cyc[c].total;
@@ -406,7 +425,7 @@ static int cycle_entry(tctx *t, uint32_t c)
         uint32_t m = v->mem[i];
         if (!cgprop__view_shown(v, m)) continue;
         char b3[48];
-        size_t n3 = fmt_f0(b3, v->tot[m].gprof_child);
+        size_t n3 = fmt_f0(b3, t->gchild[m]);
         char line[LINE_MAX_FIELDS], *p = line;
         p = l_sp(p, 31);
         p = l_ru(p, v->node[m].self, 12);
@@ -423,32 +442,41 @@ static int cycle_entry(tctx *t, uint32_t c)
 }
 
 /* What kind of figure the flat profile shows for f ("total is"). */
-static const char *kind_name(const cgprop__view *v, uint32_t f, uint32_t flags)
+static const char *kind_name(const tctx *t, uint32_t f, uint32_t flags)
 {
     if (flags & CGPROP_W_HEURISTIC_ONLY) return "heuristic";
-    return cgprop__wr_estimate_name(v->tot[f].estimate);
+    return cgprop__wr_estimate_name(t->est[f]);
 }
 
 /* The --bounds columns of one function: its interval where the figure is
  * not exact, and the first reason that keeps it from being exact. */
-static void put_interval(tctx *t, uint32_t f)
+static const char *const why_names[] = {"sides disagree", "below self", "recursion", "entry unknown", "unmeasured",
+                                        "overflow"};
+enum { WHY_NONE = 0x7f, WHY_NO_BOUNDS = 0x80 };
+
+/* A row's reason and interval flag, packed for put_interval. */
+static unsigned char why_of(const cgprop_total_row *r)
 {
-    const cgprop_total_row *r = &t->v->tot[f];
-    static const char *const why[] = {"sides disagree", "below self", "recursion", "entry unknown", "unmeasured",
-                                      "overflow"};
-    const char *reason = "";
-    for (unsigned i = 0; i < sizeof why / sizeof why[0]; i++)
+    unsigned char w = WHY_NONE;
+    for (unsigned i = 0; i < sizeof why_names / sizeof why_names[0]; i++)
         if (r->reason & (1u << i)) {
-            reason = why[i];
+            w = (unsigned char)i;
             break;
         }
+    return (unsigned char)(w | (r->flags & CGPROP_F_NO_BOUNDS ? WHY_NO_BOUNDS : 0));
+}
+
+static void put_interval(tctx *t, uint32_t f)
+{
+    unsigned w = t->why[f];
+    const char *reason = (w & WHY_NONE) == WHY_NONE ? "" : why_names[w & WHY_NONE];
     char iv[64];
-    if (r->flags & CGPROP_F_NO_BOUNDS)
+    if (w & WHY_NO_BOUNDS)
         snprintf(iv, sizeof iv, "none");
-    else if (r->estimate == CGPROP_EST_EXACT)
+    else if (t->est[f] == CGPROP_EST_EXACT)
         iv[0] = 0;
     else
-        snprintf(iv, sizeof iv, "[%.0f, %.0f]", r->lo, r->hi);
+        snprintf(iv, sizeof iv, "[%.0f, %.0f]", t->lo[f], t->hi[f]);
     cgprop__wr_printf(t->w, "%-33s %-15s ", iv, reason);
 }
 
@@ -465,7 +493,7 @@ static int heuristic_gaps(tctx *t)
     size_t n = 0;
     for (uint32_t f = 0; f < v->nn; f++) {
         if (v->how[f] != CGPROP__SHOW_EXACT || !cgprop__view_shown(v, f)) continue;
-        double d = v->tot[f].heuristic - v->shown[f];
+        double d = t->heur[f] - v->shown[f];
         /* Below 0.01 % of the program the two agree as far as anyone reads. */
         if (fabs(d) >= 1e-4 * v->program) gap[n++] = (entry){fabs(d), f};
     }
@@ -479,7 +507,7 @@ static int heuristic_gaps(tctx *t)
                           "name");
         for (size_t i = 0; i < n && i < CGPROP__GAPS_SHOWN; i++) {
             uint32_t f = gap[i].id;
-            double h = v->tot[f].heuristic, c = v->shown[f];
+            double h = t->heur[f], c = v->shown[f];
             char cb[48];
             cgprop__wr_printf(t->w, "%14s %8.2f %14.0f %8.2f %+9.2f  ",
                               fig_exact(cb, sizeof cb, c, CGPROP__SHOW_EXACT, node_exact(v, f), 0), pct(v, c), h,
@@ -502,7 +530,11 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         cgprop__view_free(g, &v);
         return rc;
     }
-    tctx t = {g, w, &v, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    tctx t;
+    memset(&t, 0, sizeof t);
+    t.g = g;
+    t.w = w;
+    t.v = &v;
     size_t nent = (size_t)v.nn + v.nc;
     entry *ent = cgprop__alloc(g, nent ? nent : 1, sizeof *ent);
     t.index = cgprop__alloc(g, nent ? nent : 1, sizeof *t.index);
@@ -511,13 +543,41 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     t.cyc_intra = cgprop__calloc(g, v.nc ? v.nc : 1, sizeof *t.cyc_intra);
     t.called = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.called);
     t.cycle = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.cycle);
-    if (!ent || !t.index || !t.selfcalls || !t.cyc_ext || !t.cyc_intra || !t.called || !t.cycle) {
+    t.heur = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.heur);
+    t.gchild = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.gchild);
+    t.est = cgprop__alloc(g, v.nn ? v.nn : 1, 1);
+    if (!ent || !t.index || !t.selfcalls || !t.cyc_ext || !t.cyc_intra || !t.called || !t.cycle || !t.heur ||
+        !t.gchild || !t.est) {
         rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         goto done;
     }
-    for (uint32_t e = 0; e < v.ne; e++)
-    {
-        uint32_t cr = v.tot[v.edge[e].caller].cycle, ce = v.tot[v.edge[e].callee].cycle;
+    int bounds = (o->flags & CGPROP_W_BOUNDS) != 0;
+    if (bounds) {
+        t.lo = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.lo);
+        t.hi = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.hi);
+        t.why = cgprop__alloc(g, v.nn ? v.nn : 1, 1);
+        if (!t.lo || !t.hi || !t.why) {
+            rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+            goto done;
+        }
+    }
+    for (uint32_t i = 0; i < v.nn; i++) {
+        t.cycle[i] = v.tot[i].cycle;
+        t.heur[i] = v.tot[i].heuristic;
+        t.gchild[i] = v.tot[i].gprof_child;
+        t.est[i] = (unsigned char)(v.tot[i].estimate < 255 ? v.tot[i].estimate : 255);
+        if (bounds) {
+            t.lo[i] = v.tot[i].lo;
+            t.hi[i] = v.tot[i].hi;
+            t.why[i] = why_of(&v.tot[i]);
+        }
+    }
+    /* The rows are done with: the report's peak memory is this writer's,
+     * and they take 96 bytes a function. */
+    cgprop__free(g, v.tot);
+    v.tot = NULL;
+    for (uint32_t e = 0; e < v.ne; e++) {
+        uint32_t cr = t.cycle[v.edge[e].caller], ce = t.cycle[v.edge[e].callee];
         if (v.edge[e].caller == v.edge[e].callee)
             t.selfcalls[v.edge[e].caller] += v.edge[e].count;
         else if (ce != CGPROP_NONE && cr == ce)
@@ -525,12 +585,13 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         else if (ce != CGPROP_NONE)
             t.cyc_ext[ce] += v.edge[e].count;
     }
-    for (uint32_t i = 0; i < v.nn; i++) {
-        t.called[i] = v.node[i].calls_in - t.selfcalls[i];
-        t.cycle[i] = v.tot[i].cycle;
-    }
+    for (uint32_t i = 0; i < v.nn; i++) t.called[i] = v.node[i].calls_in - t.selfcalls[i];
     cgprop__free(g, t.selfcalls);
     t.selfcalls = NULL;
+    if (make_adjacency(&t) != CGPROP_OK) {
+        rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        goto done;
+    }
     if (make_names(&t) != CGPROP_OK) {
         rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         goto done;
@@ -575,7 +636,6 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
                              "callers)' the same from above); '~' marks a sum with an estimate in it.\n",
                           v.nshown, v.nn);
     cgprop__wr_puts(w, "\n");
-    int bounds = (o->flags & CGPROP_W_BOUNDS) != 0;
     if (bounds)
         cgprop__wr_puts(w, "The interval holds the true inclusive cost; 'why' says what keeps a figure from being exact\n"
                            "(docs/BOUNDS.md). 'none': the call costs are not measured, so nothing is proven.\n");
@@ -598,7 +658,7 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         *p++ = ' ';
         p = l_ru(p, v.node[f].calls_in, 12);
         p = l_sp(p, 2);
-        const char *kn = kind_name(&v, f, o->flags);
+        const char *kn = kind_name(&t, f, o->flags);
         p = l_l(p, kn, strlen(kn), 9);
         p = l_sp(p, 2);
         cgprop__wr_put(w, line, (size_t)(p - line));
@@ -642,6 +702,16 @@ done:
     cgprop__free(g, t.cyc_intra);
     cgprop__free(g, t.called);
     cgprop__free(g, t.cycle);
+    cgprop__free(g, t.heur);
+    cgprop__free(g, t.gchild);
+    cgprop__free(g, t.est);
+    cgprop__free(g, t.lo);
+    cgprop__free(g, t.hi);
+    cgprop__free(g, t.why);
+    cgprop__free(g, t.ioff);
+    cgprop__free(g, t.ie);
+    cgprop__free(g, t.ooff);
+    cgprop__free(g, t.oe);
     cgprop__free(g, t.names);
     cgprop__free(g, t.noff);
     cgprop__view_free(g, &v);
