@@ -6,6 +6,12 @@
 # A change is never silent: an incompatible one needs a new SONAME, any
 # change a new baseline committed with the decision recorded in docs/API.md.
 # Needs abigail-tools (Debian) and a library built with debug info.
+#
+# Beside it, abi/prototypes.txt: every function the promised headers declare,
+# as written there. libabigail 2.2 ties only some of the library's function
+# declarations to their symbols (a changed return type of the others went
+# unseen when tried), so the signatures are compared as the headers spell
+# them too; a change there (a renamed parameter included) needs --update.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 base=$top/abi/libcgprop.abi
@@ -18,11 +24,28 @@ lib=${1:?usage: abi-check.sh [--update] path/to/libcgprop.so.X.Y.Z}
 # them), so types are taken whether or not a signature names them.
 dump() { abidw --headers-dir "$top/include" --load-all-types --no-corpus-path --drop-private-types --out-file "$2" "$1"; }
 soname() { objdump -p "$1" | awk '$1 == "SONAME" { print $2 }'; }
+# Each CGPROP_API declaration of the promised headers on one line.
+protos() {
+    for h in "$top/include/cgprop.h" "$top/include/cgprop_io.h"; do
+        awk '/^[ \t]*#/ { next }
+             /CGPROP_API/ { p = 1; s = "" }
+             p { s = s " " $0 }
+             p && /;/ { gsub(/[ \t]+/, " ", s); sub(/^ /, "", s); print s; p = 0 }' "$h"
+    done | LC_ALL=C sort
+}
+protos_file=$top/abi/prototypes.txt
 
 if [ "$update" = 1 ]; then
     dump "$lib" "$base"
-    echo "abi: baseline written to abi/libcgprop.abi ($(soname "$lib"))"
+    protos > "$protos_file"
+    echo "abi: baseline written to abi/libcgprop.abi and abi/prototypes.txt ($(soname "$lib"))"
     exit 0
+fi
+[ -f "$protos_file" ] || { echo "abi: no abi/prototypes.txt; create it with --update"; exit 1; }
+if ! protos | diff -u "$protos_file" - ; then
+    echo "abi: a public function's declaration changed (above): record the decision in docs/API.md and"
+    echo "     refresh the baseline with: scripts/abi-check.sh --update $lib"
+    exit 1
 fi
 [ -f "$base" ] || { echo "abi: no baseline abi/libcgprop.abi; create it with --update"; exit 1; }
 # Both sides as abidw writes them, so that they were read the same way.
