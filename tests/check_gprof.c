@@ -396,10 +396,12 @@ END_TEST
 
 /* Calls are added in batches that keep a caller's calls together where
  * they fit: entries with a few callees each, past a batch's size, and one
- * entry with more callees than a batch holds. Every call keeps its count. */
+ * entry with more callees than a batch holds; the calls waiting for their
+ * callee's entry fill more than one of the reader's blocks (2^17 calls).
+ * Every call keeps its count. */
 START_TEST(many_calls)
 {
-    enum { NE = 1600, FAN = 3, BIG = 5000 };
+    enum { NE = 1600, FAN = 3, BIG = 140000 };
     size_t cap = (size_t)(NE * (FAN + 2) + 3 * BIG + 16) * 100, n = 0;
     char *t = malloc(cap);
     ck_assert_ptr_nonnull(t);
