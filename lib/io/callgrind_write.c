@@ -79,16 +79,44 @@ static void strtab_free(cgprop_graph *g, strtab *t)
     cgprop__free(g, t->len);
 }
 
+/* One function's calls, gathered before writing: per call, per block
+ * (caller level 0 / 1 / >= 2) and callee class, K costs. */
+typedef struct fcalls {
+    size_t m, cap;
+    uint32_t *eids, *callee;
+    uint64_t *cc, *pc; /* per call: NPART parts of K costs; NPART part counts */
+} fcalls;
+
+/* The lines of a function's or a call's block, put together before they
+ * are handed on at once (a name longer than the room goes on its own): a
+ * profile of a million calls writes four lines and a dozen pieces a call,
+ * and a put, or a printf, for each piece was most of this writer's time. */
+typedef struct lbuf {
+    cgprop__wr *w;
+    size_t n;
+    char b[1024];
+} lbuf;
+
+/* What the lines of a function and of the calls into it read of it, in
+ * one record: a call's callee is a random function of a large profile,
+ * and its object, file and name spread over eight arrays were eight
+ * misses a call line. */
+typedef struct fnrec {
+    const char *part[3];       /* object, file, name (parts of its key) */
+    uint32_t plen[3];          /* their lengths (a key is under 4 GiB) */
+    uint32_t ob, fl;           /* 1-based string ids */
+    unsigned char defined[3];  /* fn name (class 0, '2, '3) already defined */
+} fnrec;
+
 typedef struct cw {
     cgprop_graph *g;
     cgprop__wr *w;
     uint32_t K, nn;
     int compress;
     strtab obs, fls;
-    uint32_t *ob, *fl;          /* nn: 1-based string ids */
-    unsigned char *fn_defined;  /* nn * 3: fn name (class 0, '2, '3) already defined */
-    const char **part[3];       /* nn each: object, file, name */
-    size_t *plen[3];
+    fnrec *fn;                  /* nn */
+    lbuf line;                  /* the block being written */
+    fcalls calls;               /* the calls of the function being written */
     uint32_t *resv;             /* sorted, distinct: ids no function may get (see fn_id) */
     size_t nresv;
     int plus1;                  /* every calls= count is one more than the calls made */
@@ -117,7 +145,39 @@ static void split_key(const char *k, size_t n, const char **p, size_t *l)
     l[2] = n - (size_t)(t2 + 1 - k);
 }
 
-static void put_str(cgprop__wr *w, const char *s, size_t n) { cgprop__wr_put(w, s, n); }
+static void lb_flush(lbuf *l)
+{
+    cgprop__wr_put(l->w, l->b, l->n);
+    l->n = 0;
+}
+
+static void put_str(lbuf *l, const char *s, size_t n)
+{
+    if (l->n + n > sizeof l->b) {
+        lb_flush(l);
+        if (n > sizeof l->b) {
+            cgprop__wr_put(l->w, s, n);
+            return;
+        }
+    }
+    memcpy(l->b + l->n, s, n);
+    l->n += n;
+}
+
+static void put_u64(lbuf *l, uint64_t x)
+{
+    if (l->n + CGPROP__NUM_MAX > sizeof l->b) lb_flush(l);
+    l->n += cgprop__fmt_u64(l->b + l->n, x);
+}
+
+/* "(id)" and what follows it. */
+static void put_id(lbuf *l, uint64_t id, const char *after, size_t alen)
+{
+    put_str(l, "(", 1);
+    put_u64(l, id);
+    put_str(l, ")", 1);
+    put_str(l, after, alen);
+}
 
 /* Readers skip the blanks after "(id) " and take "(1) " for a reference,
  * while a name written out in full keeps every byte (but a CR before the
@@ -129,21 +189,20 @@ static int spelled_out(const char *s, size_t n) { return n == 0 || s[0] == ' ' |
  * after an id of its own ("(7) (3)"): such names are always compressed. */
 static int looks_like_ref(const char *s, size_t n) { return n >= 2 && s[0] == '(' && s[1] >= '0' && s[1] <= '9'; }
 
-static void spec(cw *c, const char *key, strtab *t, uint32_t id, const char *s, size_t n, int *defined)
+static void spec(cw *c, lbuf *l, const char *key, uint32_t id, const char *s, size_t n, int *defined)
 {
-    (void)t;
-    cgprop__wr_puts(c->w, key);
+    put_str(l, key, strlen(key));
     /* An empty object or file is written empty, which readers take as "none". */
     if (spelled_out(s, n) || (!c->compress && !looks_like_ref(s, n))) {
-        put_str(c->w, s, n);
+        put_str(l, s, n);
     } else if (*defined) {
-        cgprop__wr_printf(c->w, "(%u)", id);
+        put_id(l, id, "", 0);
     } else {
-        cgprop__wr_printf(c->w, "(%u) ", id);
-        put_str(c->w, s, n);
+        put_id(l, id, " ", 1);
+        put_str(l, s, n);
         *defined = 1;
     }
-    cgprop__wr_puts(c->w, "\n");
+    put_str(l, "\n", 1);
 }
 
 static const char *const suffix[3] = {"", "'2", "'3"};
@@ -180,8 +239,8 @@ static int reserve_ids(cw *c)
     size_t n = 0, cap = 0;
     for (int round = 0; round < 2; round++) {
         for (uint32_t f = 0; f < c->nn; f++) {
-            const char *s = c->part[2][f];
-            size_t len = c->plen[2][f];
+            const char *s = c->fn[f].part[2];
+            size_t len = c->fn[f].plen[2];
             if (!looks_like_ref(s, len)) continue;
             for (size_t i = 0; i <= len;) {
                 const char *q = memchr(s + i, '\'', len - i);
@@ -212,23 +271,24 @@ static int reserve_ids(cw *c)
     return CGPROP_OK;
 }
 
-static void fn_spec(cw *c, const char *key, uint32_t f, int cls)
+static void fn_spec(cw *c, lbuf *l, const char *key, uint32_t f, int cls)
 {
-    cgprop__wr_puts(c->w, key);
-    unsigned char *d = &c->fn_defined[(size_t)f * 3 + (size_t)cls];
-    const char *nm = c->part[2][f];
-    size_t nl = c->plen[2][f];
+    put_str(l, key, strlen(key));
+    fnrec *r = &c->fn[f];
+    unsigned char *d = &r->defined[cls];
+    const char *nm = r->part[2];
+    size_t nl = r->plen[2];
     /* "(1) " would read as a reference, and so would a bare "(3)". */
     int compress = (c->compress || looks_like_ref(nm, nl)) && !spelled_out(nm, nl);
-    unsigned long long id = (unsigned long long)fn_id(c, f, cls);
+    uint64_t id = fn_id(c, f, cls);
     if (compress && *d) {
-        cgprop__wr_printf(c->w, "(%llu)\n", id);
+        put_id(l, id, "\n", 1);
         return;
     }
-    if (compress) cgprop__wr_printf(c->w, "(%llu) ", id);
-    put_str(c->w, nm, nl);
-    cgprop__wr_puts(c->w, suffix[cls]);
-    cgprop__wr_puts(c->w, "\n");
+    if (compress) put_id(l, id, " ", 1);
+    put_str(l, nm, nl);
+    put_str(l, suffix[cls], strlen(suffix[cls]));
+    put_str(l, "\n", 1);
     *d = 1;
 }
 
@@ -237,23 +297,29 @@ typedef struct defs {
     unsigned char *ob, *fl;
 } defs;
 
-static void costs_line(cw *c, const uint64_t *v)
+static void costs_line(cw *c, lbuf *l, const uint64_t *v)
 {
-    cgprop__wr_put(c->w, "0", 1);
-    for (uint32_t k = 0; k < c->K; k++) cgprop__wr_printf(c->w, " %llu", (unsigned long long)v[k]);
-    cgprop__wr_put(c->w, "\n", 1);
+    put_str(l, "0", 1);
+    for (uint32_t k = 0; k < c->K; k++) {
+        put_str(l, " ", 1);
+        put_u64(l, v[k]);
+    }
+    put_str(l, "\n", 1);
 }
 
-static void call(cw *c, defs *d, uint32_t callee, int cls, uint64_t count, const uint64_t *cost)
+static void call(cw *c, lbuf *l, defs *d, uint32_t callee, int cls, uint64_t count, const uint64_t *cost)
 {
-    int od = d->ob[c->ob[callee]], fd = d->fl[c->fl[callee]];
-    spec(c, "cob=", &c->obs, c->ob[callee], c->part[0][callee], c->plen[0][callee], &od);
-    spec(c, "cfi=", &c->fls, c->fl[callee], c->part[1][callee], c->plen[1][callee], &fd);
-    d->ob[c->ob[callee]] = (unsigned char)od;
-    d->fl[c->fl[callee]] = (unsigned char)fd;
-    fn_spec(c, "cfn=", callee, cls);
-    cgprop__wr_printf(c->w, "calls=%llu 0\n", (unsigned long long)count);
-    costs_line(c, cost);
+    const fnrec *r = &c->fn[callee];
+    int od = d->ob[r->ob], fd = d->fl[r->fl];
+    spec(c, l, "cob=", r->ob, r->part[0], r->plen[0], &od);
+    spec(c, l, "cfi=", r->fl, r->part[1], r->plen[1], &fd);
+    d->ob[r->ob] = (unsigned char)od;
+    d->fl[r->fl] = (unsigned char)fd;
+    fn_spec(c, l, "cfn=", callee, cls);
+    put_str(l, "calls=", 6);
+    put_u64(l, count);
+    put_str(l, " 0\n", 3);
+    costs_line(c, l, cost);
 }
 
 static int all_zero(const uint64_t *v, uint32_t K)
@@ -394,16 +460,8 @@ static int prepare_names(cw *c, defs *d)
 {
     cgprop_graph *g = c->g;
     size_t n1 = c->nn ? c->nn : 1;
-    c->ob = cgprop__alloc(g, n1, sizeof *c->ob);
-    c->fl = cgprop__alloc(g, n1, sizeof *c->fl);
-    c->fn_defined = cgprop__calloc(g, n1 * 3, 1);
-    for (int i = 0; i < 3; i++) {
-        c->part[i] = cgprop__alloc(g, n1, sizeof *c->part[i]);
-        c->plen[i] = cgprop__alloc(g, n1, sizeof *c->plen[i]);
-    }
-    if (!c->ob || !c->fl || !c->fn_defined || !c->part[0] || !c->part[1] || !c->part[2] || !c->plen[0] ||
-        !c->plen[1] || !c->plen[2])
-        return CGPROP_ENOMEM;
+    c->fn = cgprop__calloc(g, n1, sizeof *c->fn);
+    if (!c->fn) return CGPROP_ENOMEM;
     for (uint32_t f = 0; f < c->nn; f++) {
         size_t kl;
         const char *key = cgprop_graph_node_key(g, f, &kl);
@@ -414,13 +472,14 @@ static int prepare_names(cw *c, defs *d)
         const char *p[3];
         size_t l[3];
         split_key(key, kl, p, l);
+        fnrec *r = &c->fn[f];
         for (int i = 0; i < 3; i++) {
-            c->part[i][f] = p[i];
-            c->plen[i][f] = l[i];
+            r->part[i] = p[i];
+            r->plen[i] = (uint32_t)l[i];
         }
         int fresh;
-        if (!(c->ob[f] = intern(g, &c->obs, p[0], l[0], &fresh))) return CGPROP_ENOMEM;
-        if (!(c->fl[f] = intern(g, &c->fls, p[1], l[1], &fresh))) return CGPROP_ENOMEM;
+        if (!(r->ob = intern(g, &c->obs, p[0], l[0], &fresh))) return CGPROP_ENOMEM;
+        if (!(r->fl = intern(g, &c->fls, p[1], l[1], &fresh))) return CGPROP_ENOMEM;
     }
     if (reserve_ids(c)) return CGPROP_ENOMEM;
     d->ob = cgprop__calloc(g, (size_t)c->obs.n + 1, 1);
@@ -494,37 +553,42 @@ static void write_header(cw *c, const uint64_t *tot)
     cgprop__wr_puts(w, "\n\n");
 }
 
-/* One function's calls, gathered before writing: per call, per block
- * (caller level 0 / 1 / >= 2) and callee class, K costs. */
-typedef struct fcalls {
-    size_t m;
-    uint32_t *eids, *callee;
-    uint64_t *cc, *pc; /* per call: NPART parts of K costs; NPART part counts */
-} fcalls;
-
 static void fcalls_free(const cgprop_graph *g, fcalls *x)
 {
     cgprop__free(g, x->eids);
     cgprop__free(g, x->cc);
     cgprop__free(g, x->callee);
     cgprop__free(g, x->pc);
+    memset(x, 0, sizeof *x);
+}
+
+/* Room in x for n calls; kept from one function to the next (four blocks
+ * a function were 800,000 allocations on a profile of 200,000). */
+static int fcalls_room(cgprop_graph *g, fcalls *x, size_t n, uint32_t K)
+{
+    if (n <= x->cap) return CGPROP_OK;
+    size_t cap = x->cap * 2 > n ? x->cap * 2 : n;
+    fcalls_free(g, x);
+    x->eids = cgprop__alloc(g, cap, sizeof *x->eids);
+    x->cc = cgprop__alloc(g, cap * NPART, (size_t)K * sizeof *x->cc);
+    x->callee = cgprop__alloc(g, cap, sizeof *x->callee);
+    x->pc = cgprop__alloc(g, cap * NPART, sizeof *x->pc);
+    if (!x->eids || !x->cc || !x->callee || !x->pc) return CGPROP_ENOMEM;
+    x->cap = cap;
+    return CGPROP_OK;
 }
 
 static int gather_calls(cw *c, uint32_t f, fcalls *x)
 {
     cgprop_graph *g = c->g;
     uint32_t K = c->K;
-    memset(x, 0, sizeof *x);
+    x->m = 0;
     /* Out-edges through the callees iterator (metric 0 gives ids). */
     cgprop_iter *it = NULL;
     int rc = cgprop_iter_new(g, CGPROP_ITER_CALLEES, 0, f, &it);
     if (rc) return rc;
-    size_t nout = cgprop_iter_count(it), n1 = nout ? nout : 1;
-    x->eids = cgprop__alloc(g, n1, sizeof *x->eids);
-    x->cc = cgprop__alloc(g, n1 * NPART, (size_t)K * sizeof *x->cc);
-    x->callee = cgprop__alloc(g, n1, sizeof *x->callee);
-    x->pc = cgprop__alloc(g, n1 * NPART, sizeof *x->pc);
-    if (!x->eids || !x->cc || !x->callee || !x->pc) {
+    size_t nout = cgprop_iter_count(it);
+    if (fcalls_room(g, x, nout ? nout : 1, K) != CGPROP_OK) {
         cgprop_iter_free(it);
         return CGPROP_ENOMEM;
     }
@@ -551,11 +615,9 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
         if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) return rc;
         if (classes && (rc = cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, k, f, &sr[k], sizeof sr[k]))) return rc;
     }
-    fcalls x;
-    if ((rc = gather_calls(c, f, &x))) {
-        fcalls_free(g, &x);
-        return rc;
-    }
+    fcalls *xp = &c->calls, x;
+    if ((rc = gather_calls(c, f, xp))) return rc;
+    x = *xp;
     const uint64_t *dself = classes ? cgprop__dself_row(g, f) : NULL;
     for (int blk = 0; blk < (classes ? 3 : 1) && !c->w->failed; blk++) {
         /* S_r is the self cost that came with a level >= 1 class, even
@@ -574,23 +636,25 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
             for (int cl = 0; cl < 3; cl++)
                 if (part_written(x.cc + i * NPART * K, x.pc + i * NPART, K, blk * 3 + cl)) any = 1;
         if (!any) continue;
-        int od = d->ob[c->ob[f]], fd = d->fl[c->fl[f]];
-        spec(c, "ob=", &c->obs, c->ob[f], c->part[0][f], c->plen[0][f], &od);
-        spec(c, "fl=", &c->fls, c->fl[f], c->part[1][f], c->plen[1][f], &fd);
-        d->ob[c->ob[f]] = (unsigned char)od;
-        d->fl[c->fl[f]] = (unsigned char)fd;
-        fn_spec(c, "fn=", f, blk);
-        costs_line(c, self);
+        const fnrec *r = &c->fn[f];
+        int od = d->ob[r->ob], fd = d->fl[r->fl];
+        lbuf *l = &c->line;
+        spec(c, l, "ob=", r->ob, r->part[0], r->plen[0], &od);
+        spec(c, l, "fl=", r->fl, r->part[1], r->plen[1], &fd);
+        d->ob[r->ob] = (unsigned char)od;
+        d->fl[r->fl] = (unsigned char)fd;
+        fn_spec(c, l, "fn=", f, blk);
+        costs_line(c, l, self);
         for (size_t i = 0; i < x.m; i++)
             for (int cl = 0; cl < 3; cl++) {
                 int j = blk * 3 + cl;
                 if (!part_written(x.cc + i * NPART * K, x.pc + i * NPART, K, j)) continue;
-                call(c, d, x.callee[i], cl, part_count(c, x.pc[i * NPART + (size_t)j]),
+                call(c, l, d, x.callee[i], cl, part_count(c, x.pc[i * NPART + (size_t)j]),
                      x.cc + (i * NPART + (size_t)j) * K);
             }
-        cgprop__wr_puts(c->w, "\n");
+        put_str(l, "\n", 1);
+        lb_flush(l);
     }
-    fcalls_free(g, &x);
     return CGPROP_OK;
 }
 
@@ -600,6 +664,7 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
     memset(&c, 0, sizeof c);
     c.g = g;
     c.w = w;
+    c.line.w = w;
     c.K = (uint32_t)cgprop_graph_metric_count(g);
     c.nn = (uint32_t)cgprop_graph_node_count(g);
     c.compress = !(o->flags & CGPROP_W_NO_COMPRESSION);
@@ -618,14 +683,9 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
     cgprop__free(g, v);
     cgprop__free(g, c.er);
     cgprop__free(g, c.esr);
-    cgprop__free(g, c.ob);
-    cgprop__free(g, c.fl);
-    cgprop__free(g, c.fn_defined);
+    cgprop__free(g, c.fn);
+    fcalls_free(g, &c.calls);
     cgprop__free(g, c.resv);
-    for (int i = 0; i < 3; i++) {
-        cgprop__free(g, (void *)c.part[i]);
-        cgprop__free(g, c.plen[i]);
-    }
     cgprop__free(g, d.ob);
     cgprop__free(g, d.fl);
     strtab_free(g, &c.obs);
