@@ -679,6 +679,18 @@ static int analyse(const opts *o, cgprop_graph *g, uint32_t *metric_out)
         fail("--metric: no metric '%s' in the input (it has: %s)", o->metric, list);
         return 2;
     }
+    /* A callgrind profile or a flame graph writes the input's own costs:
+     * no inclusive figure, so no propagation (on a profile of a million
+     * calls in one cycle, two thirds of such a report). The callgrind
+     * writer keeps the recursion classes a current split knows. */
+    if (o->format == CGPROP_FORMAT_CALLGRIND || o->format == CGPROP_FORMAT_FLAMEGRAPH) {
+        int rc = o->format == CGPROP_FORMAT_CALLGRIND ? cgprop_graph_split(g) : CGPROP_OK;
+        if (rc != CGPROP_OK) {
+            fail("%s: %s", o->inputs[0], cgprop_graph_errmsg(g));
+            return 1;
+        }
+        return 0;
+    }
     /* cgprop_graph_analyze() runs what is not current with the default
      * share; another share is one collapse ahead of it, which it keeps. */
     int rc = cgprop_graph_set_estimate(g, o->estimate, o->walk_budget);
