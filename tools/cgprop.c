@@ -683,20 +683,17 @@ static int analyse(const opts *o, cgprop_graph *g, uint32_t *metric_out)
      * no inclusive figure, so no propagation (on a profile of a million
      * calls in one cycle, two thirds of such a report). The callgrind
      * writer keeps the recursion classes a current split knows. */
+    int rc;
     if (o->format == CGPROP_FORMAT_CALLGRIND || o->format == CGPROP_FORMAT_FLAMEGRAPH) {
-        int rc = o->format == CGPROP_FORMAT_CALLGRIND ? cgprop_graph_split(g) : CGPROP_OK;
-        if (rc != CGPROP_OK) {
-            fail("%s: %s", o->inputs[0], cgprop_graph_errmsg(g));
-            return 1;
-        }
-        return 0;
+        rc = o->format == CGPROP_FORMAT_CALLGRIND ? cgprop_graph_split(g) : CGPROP_OK;
+    } else {
+        /* cgprop_graph_analyze() runs what is not current with the default
+         * share; another share is one collapse ahead of it, which it keeps. */
+        rc = cgprop_graph_set_estimate(g, o->estimate, o->walk_budget);
+        if (rc == CGPROP_OK && o->share != CGPROP_SHARE_AUTO && (rc = cgprop_graph_find_cycles(g, NULL)) == CGPROP_OK)
+            rc = cgprop_graph_collapse(g, o->share);
+        if (rc == CGPROP_OK) rc = cgprop_graph_analyze(g);
     }
-    /* cgprop_graph_analyze() runs what is not current with the default
-     * share; another share is one collapse ahead of it, which it keeps. */
-    int rc = cgprop_graph_set_estimate(g, o->estimate, o->walk_budget);
-    if (rc == CGPROP_OK && o->share != CGPROP_SHARE_AUTO && (rc = cgprop_graph_find_cycles(g, NULL)) == CGPROP_OK)
-        rc = cgprop_graph_collapse(g, o->share);
-    if (rc == CGPROP_OK) rc = cgprop_graph_analyze(g);
     if (rc != CGPROP_OK) {
         fail("%s: %s", o->inputs[0], cgprop_graph_errmsg(g));
         return 1;

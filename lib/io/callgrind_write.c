@@ -615,9 +615,8 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
         if ((rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, f, &nr[k], sizeof nr[k]))) return rc;
         if (classes && (rc = cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, k, f, &sr[k], sizeof sr[k]))) return rc;
     }
-    fcalls *xp = &c->calls, x;
-    if ((rc = gather_calls(c, f, xp))) return rc;
-    x = *xp;
+    const fcalls *x = &c->calls;
+    if ((rc = gather_calls(c, f, &c->calls))) return rc;
     const uint64_t *dself = classes ? cgprop__dself_row(g, f) : NULL;
     for (int blk = 0; blk < (classes ? 3 : 1) && !c->w->failed; blk++) {
         /* S_r is the self cost that came with a level >= 1 class, even
@@ -632,9 +631,9 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
                                  : sd;
         }
         int any = blk == 0 || !all_zero(self, K);
-        for (size_t i = 0; i < x.m && !any; i++)
+        for (size_t i = 0; i < x->m && !any; i++)
             for (int cl = 0; cl < 3; cl++)
-                if (part_written(x.cc + i * NPART * K, x.pc + i * NPART, K, blk * 3 + cl)) any = 1;
+                if (part_written(x->cc + i * NPART * K, x->pc + i * NPART, K, blk * 3 + cl)) any = 1;
         if (!any) continue;
         const fnrec *r = &c->fn[f];
         int od = d->ob[r->ob], fd = d->fl[r->fl];
@@ -645,12 +644,12 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
         d->fl[r->fl] = (unsigned char)fd;
         fn_spec(c, l, "fn=", f, blk);
         costs_line(c, l, self);
-        for (size_t i = 0; i < x.m; i++)
+        for (size_t i = 0; i < x->m; i++)
             for (int cl = 0; cl < 3; cl++) {
                 int j = blk * 3 + cl;
-                if (!part_written(x.cc + i * NPART * K, x.pc + i * NPART, K, j)) continue;
-                call(c, l, d, x.callee[i], cl, part_count(c, x.pc[i * NPART + (size_t)j]),
-                     x.cc + (i * NPART + (size_t)j) * K);
+                if (!part_written(x->cc + i * NPART * K, x->pc + i * NPART, K, j)) continue;
+                call(c, l, d, x->callee[i], cl, part_count(c, x->pc[i * NPART + (size_t)j]),
+                     x->cc + (i * NPART + (size_t)j) * K);
             }
         put_str(l, "\n", 1);
         lb_flush(l);

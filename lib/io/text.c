@@ -109,7 +109,6 @@ typedef struct tctx {
     cgprop__wr *w;
     cgprop__view *v;
     uint32_t *index;    /* nn + nc: 1-based display index */
-    uint64_t *selfcalls; /* nn, until called is filled */
     uint64_t *cyc_ext;   /* nc: calls into the cycle from outside */
     uint64_t *cyc_intra; /* nc: calls between members */
     /* Per function, what the lines read of it, in arrays of their own:
@@ -124,9 +123,10 @@ typedef struct tctx {
      * put_interval's list, WHY_NONE for none) or WHY_NO_BOUNDS. */
     double *lo, *hi;
     unsigned char *why;
-    /* Each function's calls in (callers) and out (callees), in call id
-     * order as the iterators give them: ie[ioff[f] .. ioff[f + 1]). */
-    uint32_t *ioff, *ie, *ooff, *oe;
+    /* Each function's calls in (callers) and out (callees), listed from
+     * the view's calls rather than by an iterator row each (a random read
+     * of five arrays a call, a fifth of the report's writing). */
+    cgprop__view_calls calls;
     /* Each shown function's printed name (escaped, told apart, its cycle
      * after it), made once: names[noff[f] .. noff[f + 1]). */
     char *names;
@@ -293,41 +293,6 @@ static void hidden_line(tctx *t, double x, int est, uint64_t calls, uint32_t n, 
                       (unsigned long long)calls, n, side, n == 1 ? "" : "s");
 }
 
-/* Each function's calls both ways, by a counting pass over the view's
- * calls: the same lists, in the same order, as the caller and callee
- * iterators, without filling a row per call (a random read of five arrays
- * each, a fifth of the report's writing). */
-static int make_adjacency(tctx *t)
-{
-    const cgprop__view *v = t->v;
-    cgprop_graph *g = t->g;
-    size_t nn = v->nn, ne = v->ne;
-    t->ioff = cgprop__calloc(g, nn + 1, sizeof *t->ioff);
-    t->ooff = cgprop__calloc(g, nn + 1, sizeof *t->ooff);
-    t->ie = cgprop__alloc(g, ne ? ne : 1, sizeof *t->ie);
-    t->oe = cgprop__alloc(g, ne ? ne : 1, sizeof *t->oe);
-    if (!t->ioff || !t->ooff || !t->ie || !t->oe) return CGPROP_ENOMEM;
-    for (size_t e = 0; e < ne; e++) {
-        t->ioff[v->edge[e].callee + 1]++;
-        t->ooff[v->edge[e].caller + 1]++;
-    }
-    for (size_t f = 0; f < nn; f++) {
-        t->ioff[f + 1] += t->ioff[f];
-        t->ooff[f + 1] += t->ooff[f];
-    }
-    for (size_t e = 0; e < ne; e++) {
-        t->ie[t->ioff[v->edge[e].callee]++] = (uint32_t)e;
-        t->oe[t->ooff[v->edge[e].caller]++] = (uint32_t)e;
-    }
-    /* The cursors ended at the next function's start: shift back. */
-    for (size_t f = nn; f > 0; f--) {
-        t->ioff[f] = t->ioff[f - 1];
-        t->ooff[f] = t->ooff[f - 1];
-    }
-    t->ioff[0] = t->ooff[0] = 0;
-    return CGPROP_OK;
-}
-
 static uint64_t called_excl_self(tctx *t, uint32_t f) { return t->called[f]; }
 
 /* The line of a function with spontaneous entries (or no caller). */
@@ -343,10 +308,10 @@ static int function_entry(tctx *t, uint32_t f)
     cgprop__view *v = t->v;
     cgprop__wr *w = t->w;
     int rc = CGPROP_OK;
-    if ((v->node[f].flags & (CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS)) || t->ioff[f] == t->ioff[f + 1])
+    if ((v->node[f].flags & (CGPROP_F_SPONTANEOUS | CGPROP_F_NO_CALLERS)) || t->calls.ioff[f] == t->calls.ioff[f + 1])
         spontaneous_line(w);
-    for (uint32_t i = t->ioff[f]; i < t->ioff[f + 1] && !rc; i++) {
-        uint32_t e = t->ie[i];
+    for (uint32_t i = t->calls.ioff[f]; i < t->calls.ioff[f + 1] && !rc; i++) {
+        uint32_t e = t->calls.in[i];
         if (v->edge[e].caller != f && cgprop__view_eshown(v, e)) rc = arc_line(t, e, v->edge[e].caller, called_excl_self(t, f));
     }
     if (rc) return rc;
@@ -384,8 +349,8 @@ static int function_entry(tctx *t, uint32_t f)
     cgprop__wr_put(w, line, (size_t)(p - line));
     put_name_nl(t, f, 1, 1);
 
-    for (uint32_t i = t->ooff[f]; i < t->ooff[f + 1] && !rc; i++) {
-        uint32_t e = t->oe[i], callee = v->edge[e].callee;
+    for (uint32_t i = t->calls.ooff[f]; i < t->calls.ooff[f + 1] && !rc; i++) {
+        uint32_t e = t->calls.out[i], callee = v->edge[e].callee;
         if (callee != f && cgprop__view_eshown(v, e)) rc = arc_line(t, e, callee, called_excl_self(t, callee));
     }
     if (rc) return rc;
@@ -407,8 +372,8 @@ static int cycle_entry(tctx *t, uint32_t c)
         spontaneous_line(w);
     for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++) {
         uint32_t m = v->mem[i];
-        for (uint32_t j = t->ioff[m]; j < t->ioff[m + 1]; j++) {
-            uint32_t e = t->ie[j], caller = v->edge[e].caller;
+        for (uint32_t j = t->calls.ioff[m]; j < t->calls.ioff[m + 1]; j++) {
+            uint32_t e = t->calls.in[j], caller = v->edge[e].caller;
             if (t->cycle[caller] == c || !cgprop__view_eshown(v, e)) continue;
             int rc = arc_line(t, e, caller, ext);
             if (rc) return rc;
@@ -538,7 +503,6 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     size_t nent = (size_t)v.nn + v.nc;
     entry *ent = cgprop__alloc(g, nent ? nent : 1, sizeof *ent);
     t.index = cgprop__alloc(g, nent ? nent : 1, sizeof *t.index);
-    t.selfcalls = cgprop__calloc(g, v.nn ? v.nn : 1, sizeof *t.selfcalls);
     t.cyc_ext = cgprop__calloc(g, v.nc ? v.nc : 1, sizeof *t.cyc_ext);
     t.cyc_intra = cgprop__calloc(g, v.nc ? v.nc : 1, sizeof *t.cyc_intra);
     t.called = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.called);
@@ -546,7 +510,7 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
     t.heur = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.heur);
     t.gchild = cgprop__alloc(g, v.nn ? v.nn : 1, sizeof *t.gchild);
     t.est = cgprop__alloc(g, v.nn ? v.nn : 1, 1);
-    if (!ent || !t.index || !t.selfcalls || !t.cyc_ext || !t.cyc_intra || !t.called || !t.cycle || !t.heur ||
+    if (!ent || !t.index || !t.cyc_ext || !t.cyc_intra || !t.called || !t.cycle || !t.heur ||
         !t.gchild || !t.est) {
         rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         goto done;
@@ -576,19 +540,18 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
      * and they take 96 bytes a function. */
     cgprop__free(g, v.tot);
     v.tot = NULL;
+    /* Calls in, self-calls left out. */
+    for (uint32_t i = 0; i < v.nn; i++) t.called[i] = v.node[i].calls_in;
     for (uint32_t e = 0; e < v.ne; e++) {
         uint32_t cr = t.cycle[v.edge[e].caller], ce = t.cycle[v.edge[e].callee];
         if (v.edge[e].caller == v.edge[e].callee)
-            t.selfcalls[v.edge[e].caller] += v.edge[e].count;
+            t.called[v.edge[e].caller] -= v.edge[e].count;
         else if (ce != CGPROP_NONE && cr == ce)
             t.cyc_intra[ce] += v.edge[e].count;
         else if (ce != CGPROP_NONE)
             t.cyc_ext[ce] += v.edge[e].count;
     }
-    for (uint32_t i = 0; i < v.nn; i++) t.called[i] = v.node[i].calls_in - t.selfcalls[i];
-    cgprop__free(g, t.selfcalls);
-    t.selfcalls = NULL;
-    if (make_adjacency(&t) != CGPROP_OK) {
+    if (cgprop__view_calls_make(g, &v, &t.calls) != CGPROP_OK) {
         rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         goto done;
     }
@@ -697,7 +660,6 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
 done:
     cgprop__free(g, ent);
     cgprop__free(g, t.index);
-    cgprop__free(g, t.selfcalls);
     cgprop__free(g, t.cyc_ext);
     cgprop__free(g, t.cyc_intra);
     cgprop__free(g, t.called);
@@ -708,10 +670,7 @@ done:
     cgprop__free(g, t.lo);
     cgprop__free(g, t.hi);
     cgprop__free(g, t.why);
-    cgprop__free(g, t.ioff);
-    cgprop__free(g, t.ie);
-    cgprop__free(g, t.ooff);
-    cgprop__free(g, t.oe);
+    cgprop__view_calls_free(g, &t.calls);
     cgprop__free(g, t.names);
     cgprop__free(g, t.noff);
     cgprop__view_free(g, &v);

@@ -756,10 +756,54 @@ int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_optio
 
 /* Breadth-first from the ids in @p from over the calls (forward: to callees,
  * else to callers), at most @p depth calls away; sets reach[f] |= bit. */
-static void reach_from(const cgprop__view *v, const uint32_t *off, const uint32_t *adj, const uint32_t *from,
+int cgprop__view_calls_make(cgprop_graph *g, const cgprop__view *v, cgprop__view_calls *c)
+{
+    size_t nn = v->nn, ne = v->ne;
+    c->ooff = cgprop__calloc(g, nn + 1, sizeof *c->ooff);
+    c->ioff = cgprop__calloc(g, nn + 1, sizeof *c->ioff);
+    c->out = cgprop__alloc(g, ne ? ne : 1, sizeof *c->out);
+    c->in = cgprop__alloc(g, ne ? ne : 1, sizeof *c->in);
+    if (!c->ooff || !c->ioff || !c->out || !c->in) {
+        cgprop__view_calls_free(g, c);
+        return CGPROP_ENOMEM;
+    }
+    for (size_t e = 0; e < ne; e++) {
+        c->ooff[v->edge[e].caller + 1]++;
+        c->ioff[v->edge[e].callee + 1]++;
+    }
+    for (size_t f = 0; f < nn; f++) {
+        c->ooff[f + 1] += c->ooff[f];
+        c->ioff[f + 1] += c->ioff[f];
+    }
+    for (size_t e = 0; e < ne; e++) {
+        c->out[c->ooff[v->edge[e].caller]++] = (uint32_t)e;
+        c->in[c->ioff[v->edge[e].callee]++] = (uint32_t)e;
+    }
+    /* The cursors ended at the next function's start: shift back. */
+    for (size_t f = nn; f > 0; f--) {
+        c->ooff[f] = c->ooff[f - 1];
+        c->ioff[f] = c->ioff[f - 1];
+    }
+    c->ooff[0] = c->ioff[0] = 0;
+    return CGPROP_OK;
+}
+
+void cgprop__view_calls_free(cgprop_graph *g, cgprop__view_calls *c)
+{
+    cgprop__free(g, c->ooff);
+    cgprop__free(g, c->ioff);
+    cgprop__free(g, c->out);
+    cgprop__free(g, c->in);
+    memset(c, 0, sizeof *c);
+}
+
+/* Breadth-first from the functions in from, along calls out (out) or in,
+ * at most depth calls away: bit set in reach for each function found. */
+static void reach_from(const cgprop__view *v, const cgprop__view_calls *c, bool out, const uint32_t *from,
                        size_t nfrom, uint32_t depth, unsigned char bit, unsigned char *reach, uint32_t *queue,
                        uint32_t *dist)
 {
+    const uint32_t *off = out ? c->ooff : c->ioff, *list = out ? c->out : c->in;
     size_t head = 0, tail = 0;
     for (uint32_t f = 0; f < v->nn; f++) dist[f] = UINT32_MAX;
     for (size_t i = 0; i < nfrom; i++)
@@ -771,11 +815,13 @@ static void reach_from(const cgprop__view *v, const uint32_t *off, const uint32_
         uint32_t f = queue[head++];
         reach[f] |= bit;
         if (dist[f] >= depth) continue;
-        for (uint32_t i = off[f]; i < off[f + 1]; i++)
-            if (dist[adj[i]] == UINT32_MAX) {
-                dist[adj[i]] = dist[f] + 1;
-                queue[tail++] = adj[i];
+        for (uint32_t i = off[f]; i < off[f + 1]; i++) {
+            uint32_t h = out ? v->edge[list[i]].callee : v->edge[list[i]].caller;
+            if (dist[h] == UINT32_MAX) {
+                dist[h] = dist[f] + 1;
+                queue[tail++] = h;
             }
+        }
     }
 }
 
@@ -822,48 +868,28 @@ int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_opt
     memset(v->show, 1, nn);
     int filtered = o->nroots || o->nleaves || o->nfocus;
     if (filtered) {
-        /* Call lists both ways (CSR over the calls). */
-        uint32_t *ooff = cgprop__calloc(g, nn + 1, sizeof *ooff), *ioff = cgprop__calloc(g, nn + 1, sizeof *ioff);
-        uint32_t *oadj = cgprop__alloc(g, ne, sizeof *oadj), *iadj = cgprop__alloc(g, ne, sizeof *iadj);
+        cgprop__view_calls c = {0};
         uint32_t *queue = cgprop__alloc(g, nn, sizeof *queue), *dist = cgprop__alloc(g, nn, sizeof *dist);
         unsigned char *reach = cgprop__calloc(g, nn, 1);
         int rc = CGPROP_OK;
-        if (!ooff || !ioff || !oadj || !iadj || !queue || !dist || !reach) {
+        if (!queue || !dist || !reach || cgprop__view_calls_make(g, v, &c) != CGPROP_OK) {
             rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         } else {
-            for (uint32_t e = 0; e < v->ne; e++) {
-                ooff[v->edge[e].caller + 1]++;
-                ioff[v->edge[e].callee + 1]++;
-            }
-            for (uint32_t f = 0; f < v->nn; f++) {
-                ooff[f + 1] += ooff[f];
-                ioff[f + 1] += ioff[f];
-            }
-            /* queue and dist serve as fill cursors before the searches. */
-            memcpy(queue, ooff, v->nn * sizeof *queue);
-            memcpy(dist, ioff, v->nn * sizeof *dist);
-            for (uint32_t e = 0; e < v->ne; e++) {
-                oadj[queue[v->edge[e].caller]++] = v->edge[e].callee;
-                iadj[dist[v->edge[e].callee]++] = v->edge[e].caller;
-            }
             if (o->nroots) {
-                reach_from(v, ooff, oadj, o->roots, o->nroots, o->depth, 1, reach, queue, dist);
+                reach_from(v, &c, true, o->roots, o->nroots, o->depth, 1, reach, queue, dist);
                 for (uint32_t f = 0; f < v->nn; f++) v->show[f] &= (reach[f] & 1) != 0;
             }
             if (o->nleaves) {
-                reach_from(v, ioff, iadj, o->leaves, o->nleaves, o->depth, 2, reach, queue, dist);
+                reach_from(v, &c, false, o->leaves, o->nleaves, o->depth, 2, reach, queue, dist);
                 for (uint32_t f = 0; f < v->nn; f++) v->show[f] &= (reach[f] & 2) != 0;
             }
             if (o->nfocus) {
-                reach_from(v, ooff, oadj, o->focus, o->nfocus, CGPROP_DEPTH_ALL, 4, reach, queue, dist);
-                reach_from(v, ioff, iadj, o->focus, o->nfocus, CGPROP_DEPTH_ALL, 4, reach, queue, dist);
+                reach_from(v, &c, true, o->focus, o->nfocus, CGPROP_DEPTH_ALL, 4, reach, queue, dist);
+                reach_from(v, &c, false, o->focus, o->nfocus, CGPROP_DEPTH_ALL, 4, reach, queue, dist);
                 for (uint32_t f = 0; f < v->nn; f++) v->show[f] &= (reach[f] & 4) != 0;
             }
         }
-        cgprop__free(g, ooff);
-        cgprop__free(g, ioff);
-        cgprop__free(g, oadj);
-        cgprop__free(g, iadj);
+        cgprop__view_calls_free(g, &c);
         cgprop__free(g, queue);
         cgprop__free(g, dist);
         cgprop__free(g, reach);

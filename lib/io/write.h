@@ -124,6 +124,15 @@ static inline int cgprop__view_eshown(const cgprop__view *v, uint32_t e) { retur
  * with a shown end (the others show nothing); its options' flags must be
  * the ones given here. */
 int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edges, cgprop__view *v);
+/* Each function's calls out and in, as call ids in the order the callee
+ * and caller iterators list them (ascending): out[ooff[f] .. ooff[f + 1])
+ * and in[ioff[f] .. ioff[f + 1]), from the view's calls. */
+typedef struct cgprop__view_calls {
+    uint32_t *ooff, *out, *ioff, *in;
+} cgprop__view_calls;
+/* CGPROP_ENOMEM leaves nothing allocated. */
+int cgprop__view_calls_make(cgprop_graph *g, const cgprop__view *v, cgprop__view_calls *c);
+void cgprop__view_calls_free(cgprop_graph *g, cgprop__view_calls *c);
 /* What to print after function id's display name so that no two functions
  * read the same: "" when its name is its own, else " [object]" (or the file
  * when there is no object), " [object, file]" when that is shared too, and
