@@ -1528,9 +1528,21 @@ static int mem_sink(void *user, const char *data, size_t len)
 
 /* CPU seconds of one cgprop_write() of g in format fmt into f (from its
  * start), flushed. */
-static double time_write(cgprop_graph *g, uint32_t fmt, FILE *f)
+/* f emptied before a timed write: every write then fills new pages, as a
+ * report written to a new file does. Rewriting the pages of the previous
+ * run instead made the reference depend on the sizes of the writes that
+ * first filled them (the kernel keeps a file's pages in pieces as large as
+ * the writes that made them): one fwrite() over pages a 16 KiB writer had
+ * made ran at 5-7 GB/s, over pages made by 256 KiB writes at 10 GB/s. */
+static void fresh_file(FILE *f)
 {
     rewind(f);
+    if (fflush(f) || ftruncate(fileno(f), 0)) die("cannot empty the temporary file");
+}
+
+static double time_write(cgprop_graph *g, uint32_t fmt, FILE *f)
+{
+    fresh_file(f);
     double t0 = cpu_now();
     check(g, cgprop_write(g, fmt, NULL, file_sink, f), "write");
     if (fflush(f)) die("cannot write the temporary file");
@@ -1540,7 +1552,7 @@ static double time_write(cgprop_graph *g, uint32_t fmt, FILE *f)
 /* CPU seconds of one fwrite() of the same bytes into f, flushed. */
 static double time_fwrite(const gen_buf *b, FILE *f)
 {
-    rewind(f);
+    fresh_file(f);
     double t0 = cpu_now();
     if (fwrite(b->p, 1, b->len, f) != b->len || fflush(f)) die("cannot write the temporary file");
     return cpu_now() - t0;

@@ -1109,6 +1109,44 @@ START_TEST(write_unknown_flags_refused)
 }
 END_TEST
 
+/* A sink that refuses in the middle of a large output: the writer stops
+ * with CGPROP_EWRITE, and what the sink took is the start of the full
+ * output, whole pieces of it. The output spans several of the writer's
+ * pieces (a chain of 15,000 functions: 0.7 MB or more in text, JSON and
+ * callgrind),
+ * so the refusal comes after pieces were taken. */
+START_TEST(sink_refuses_midway)
+{
+    cgprop_graph *g = new_graph("Ir");
+    uint32_t prev = node(g, "f0");
+    uint64_t w = 3;
+    for (int i = 1; i < 15000; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%d", i);
+        uint32_t f = node(g, name);
+        uint32_t st[2] = {prev, f};
+        ck_assert_int_eq(cgprop_graph_add_stack(g, st, 2, &w), CGPROP_OK);
+        prev = f;
+    }
+    analyse(g, 1);
+    for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
+        if (fmt == CGPROP_FORMAT_DOT) continue; /* its pruned picture is small */
+        buf all = {NULL, 0, 0, -1};
+        ck_assert_int_eq(cgprop_write(g, fmt, NULL, sink, &all), CGPROP_OK);
+        ck_assert_msg(all.n > 700000, "format %u: %zu bytes, too few for the test", fmt, all.n);
+        buf part = {NULL, 0, 0, (int)(all.n * 2 / 3)};
+        ck_assert_int_eq(cgprop_write(g, fmt, NULL, sink, &part), CGPROP_EWRITE);
+        ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "callback"));
+        ck_assert_uint_gt(part.n, 0);
+        ck_assert_uint_le(part.n, all.n * 2 / 3);
+        ck_assert_int_eq(memcmp(part.p, all.p, part.n), 0);
+        free(all.p);
+        free(part.p);
+    }
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(errors)
 {
     cgprop_graph *g = abc_graph();
@@ -1205,6 +1243,7 @@ static Suite *suite(void)
     Suite *s = suite_create("writers");
     TCase *t = tcase_create("core");
     tcase_add_test(t, json_notes_example);
+    tcase_add_test(t, sink_refuses_midway);
     tcase_add_test(t, json_no_classes_no_split_object);
     tcase_add_test(t, json_escapes_and_no_nonfinite);
     tcase_add_test(t, json_no_total_per_metric);
