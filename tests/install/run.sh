@@ -135,4 +135,12 @@ step "configure with tests on but without Check (or pkg-config): a warning, not 
     -DCMAKE_C_COMPILER="$cc" >"$work/nocheck.log" 2>&1 || { cat "$work/nocheck.log"; fail "configure without Check"; }
 grep -q 'Check unit-test framework was not found' "$work/nocheck.log" || fail "no message about the skipped suites"
 
+step "no build type and no compiler flags given: RelWithDebInfo, not an unoptimised build"
+bt() { sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$1/CMakeCache.txt"; }
+[ "$(bt "$work/nocheck")" = RelWithDebInfo ] || fail "build type '$(bt "$work/nocheck")' without one given"
+"$cmake" -S "$src" -B "$work/ownflags" -DBUILD_TESTING=OFF -DCGPROP_BUILD_TOOLS=OFF -DCMAKE_C_FLAGS=-O1 \
+    -DCMAKE_C_COMPILER="$cc" >"$work/ownflags.log" 2>&1 || { cat "$work/ownflags.log"; fail "configure with flags"; }
+[ -z "$(bt "$work/ownflags")" ] || fail "build type '$(bt "$work/ownflags")' set over the caller's flags"
+[ -z "$(bt "$work/parent")" ] || fail "the parent project's build type was set to '$(bt "$work/parent")'"
+
 echo; echo "install test passed"
