@@ -22,7 +22,8 @@
  *             pstats, gprof) beside a streaming pass over the same bytes
  *             (count lines for text, a byte histogram for binary and JSON),
  *             target 10x; callgrind also beside
- *             `callgrind_annotate --inclusive=yes` on the same file
+ *             `callgrind_annotate --inclusive=yes` on the same file; folded
+ *             and pprof also beside their floors (floor.h)
  *   big       (only when named, or with --big) a ~1 GB perf script written
  *             to disk, read by cgprop_read_file() in a child process: peak
  *             memory of the reader beside the file's size
@@ -970,18 +971,35 @@ static double run_peer(const char *path)
     return children_cpu() - c0;
 }
 
-/* CPU seconds of the folded floor (floor.h) over the file, mapped as
- * stream_file maps it. */
-static double floor_file(const char *path, bool lookups)
+/* CPU seconds of a reader's floor (floor.h) over the file, mapped as
+ * stream_file maps it: the folded one, split only or with look-ups, or
+ * (pprof) pprof's. */
+static double floor_file(const char *path, bool lookups, bool pprof)
 {
     double t0 = cpu_now();
     size_t len;
     void *m = map_file(path, &len);
-    uint64_t n = floor_folded(m, len, lookups);
+    uint32_t calls = 0;
+    uint64_t n = pprof ? floor_pprof(m, len, &calls) : floor_folded(m, len, lookups, &calls);
     munmap(m, len);
     if (n == UINT64_MAX) die("out of memory");
     sink = n;
-    return cpu_now() - t0;
+    double t = cpu_now() - t0;
+    if (lookups) {
+        /* The floor must find the calls the reader finds. */
+        cgprop_graph *g;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        if (cgprop_read_file(path, strlen(path), NULL, NULL, &g, NULL, &err)) die("cannot read the floor's file");
+        size_t ne = cgprop_graph_edge_count(g);
+        cgprop_graph_free(g);
+        if (ne != calls) {
+            fprintf(stderr, "cgprop-bench: the %s floor found %u calls, the reader %zu\n", pprof ? "pprof" : "folded",
+                    calls, ne);
+            exit(1);
+        }
+    }
+    return t;
 }
 
 static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool peer)
@@ -998,8 +1016,8 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
      * zero afresh, which moved the gprof figure by a quarter with changes
      * to other readers. */
     /* The folded file also gets its floor (floor.h), split only and with
-     * the look-ups, in the same loop. */
-    bool fl = !strcmp(fmt, "folded");
+     * the look-ups, and the pprof file its own, in the same loop. */
+    bool fl = !strcmp(fmt, "folded"), fp = !strcmp(fmt, "pprof");
     double t[4] = {1e30, 1e30, 1e30, 1e30};
     int fds[2];
     fflush(NULL);
@@ -1013,8 +1031,12 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
             if (a < t[0]) t[0] = a;
             if (c < t[1]) t[1] = c;
             if (fl) {
-                double f0 = floor_file(path, false), f1 = floor_file(path, true);
+                double f0 = floor_file(path, false, false), f1 = floor_file(path, true, false);
                 if (f0 < t[2]) t[2] = f0;
+                if (f1 < t[3]) t[3] = f1;
+            }
+            if (fp) {
+                double f1 = floor_file(path, true, true);
                 if (f1 < t[3]) t[3] = f1;
             }
         }
@@ -1033,6 +1055,9 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
         figure("read", "folded floor: split + look-ups", "file", (double)b->len, mb / t[3], "MB/s", ref_name(kind),
                mb / ts, 0);
     }
+    if (fp)
+        figure("read", "pprof floor: decode + look-ups", "file", (double)b->len, mb / t[3], "MB/s", ref_name(kind),
+               mb / ts, 0);
     if (peer) {
         double tp = run_peer(path);
         if (tp < 0) fprintf(human, "read     callgrind_annotate: not installed or failed; figure skipped\n");

@@ -234,7 +234,7 @@ static void tabs_free(tabs *t)
     free(t->pfend);
 }
 
-uint64_t floor_folded(const char *d, size_t len, bool lookups)
+uint64_t floor_folded(const char *d, size_t len, bool lookups, uint32_t *ncalls)
 {
     tabs t;
     memset(&t, 0, sizeof t);
@@ -304,7 +304,308 @@ uint64_t floor_folded(const char *d, size_t len, bool lookups)
         p = nl + 1;
     }
     fail = sum + t.nn * 1000003ull + t.ne;
+    if (ncalls) *ncalls = t.ne;
 out:
     tabs_free(&t);
+    return fail;
+}
+
+/* ---- pprof ---- */
+
+/* One varint at *p (< end); 0 past the end or on more than ten bytes. */
+static inline uint64_t pb_var(const unsigned char **p, const unsigned char *end)
+{
+    if (*p < end && **p < 0x80) return *(*p)++; /* most ids, keys and counts */
+    uint64_t v = 0;
+    for (unsigned s = 0; *p < end && s < 70; s += 7) {
+        unsigned char b = *(*p)++;
+        v |= (uint64_t)(b & 0x7f) << s;
+        if (b < 0x80) return v;
+    }
+    return 0;
+}
+
+/* Skip a field of wire type wt; false when it runs past end. */
+static bool pb_skip(const unsigned char **p, const unsigned char *end, unsigned wt)
+{
+    switch (wt) {
+    case 0: (void)pb_var(p, end); return *p <= end;
+    case 1: *p += 8; return *p <= end;
+    case 2: {
+        uint64_t n = pb_var(p, end);
+        if (n > (uint64_t)(end - *p)) return false;
+        *p += n;
+        return true;
+    }
+    case 5: *p += 4; return *p <= end;
+    default: return false;
+    }
+}
+
+/* (caller, callee) -> call: the probe of a new frame's call. */
+typedef struct pslot {
+    uint32_t caller1, callee, call, pad;
+} pslot;
+
+typedef struct ptabs {
+    uint32_t *lfirst, *lcount, *lfun; /* per location id: its lines' functions, leaf first */
+    size_t lcap, nlf, lfcap;
+    pslot *ct;
+    size_t ccap;
+    uint32_t ne, ecap;
+    uint64_t *ecost, *self;
+    size_t nfun;
+    uint32_t *frames, *locend; /* the previous sample: frames root first; frames up to each location */
+    size_t fcap;
+} ptabs;
+
+static void ptabs_free(ptabs *t)
+{
+    free(t->lfirst);
+    free(t->lcount);
+    free(t->lfun);
+    free(t->ct);
+    free(t->ecost);
+    free(t->self);
+    free(t->frames);
+    free(t->locend);
+}
+
+static uint64_t hash_pair(uint32_t a, uint32_t b)
+{
+    uint64_t h = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+
+static bool prehash(ptabs *t, size_t cap)
+{
+    pslot *ct = calloc(cap, sizeof *ct);
+    if (!ct) return false;
+    for (size_t j = 0; j < t->ccap; j++) {
+        pslot c = t->ct[j];
+        if (!c.caller1) continue;
+        size_t i = (size_t)hash_pair(c.caller1 - 1, c.callee) & (cap - 1);
+        while (ct[i].caller1) i = (i + 1) & (cap - 1);
+        ct[i] = c;
+    }
+    free(t->ct);
+    t->ct = ct;
+    t->ccap = cap;
+    return true;
+}
+
+/* The call caller -> callee, made if new; UINT32_MAX when out of memory. */
+static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee)
+{
+    size_t mask = t->ccap - 1, i = (size_t)hash_pair(caller, callee) & mask;
+    for (; t->ct[i].caller1; i = (i + 1) & mask)
+        if (t->ct[i].caller1 == caller + 1 && t->ct[i].callee == callee) return t->ct[i].call;
+    if (t->ne == t->ecap) {
+        uint32_t c = t->ecap ? t->ecap * 2 : 4096;
+        if (!grow((void **)&t->ecost, c, sizeof *t->ecost)) return UINT32_MAX;
+        t->ecap = c;
+    }
+    if ((size_t)(t->ne + 1) * 2 > t->ccap) {
+        if (!prehash(t, t->ccap * 2)) return UINT32_MAX;
+        mask = t->ccap - 1;
+        i = (size_t)hash_pair(caller, callee) & mask;
+        while (t->ct[i].caller1) i = (i + 1) & mask;
+    }
+    t->ct[i].caller1 = caller + 1;
+    t->ct[i].callee = callee;
+    t->ct[i].call = t->ne;
+    t->ecost[t->ne] = 0;
+    return t->ne++;
+}
+
+/* Pass 1: every location's functions (a location id indexes an array: the
+ * ids of the files this floor reads are small and dense). */
+static bool ppass1(ptabs *t, const unsigned char *d, const unsigned char *end)
+{
+    const unsigned char *p = d;
+    while (p < end) {
+        uint64_t key = pb_var(&p, end);
+        unsigned f = (unsigned)(key >> 3), wt = (unsigned)(key & 7);
+        if (f == 5 && wt == 2) { /* a function: its id bounds the self array */
+            uint64_t n = pb_var(&p, end);
+            if (n > (uint64_t)(end - p)) return false;
+            const unsigned char *q = p, *qe = p + n;
+            p = qe;
+            while (q < qe) {
+                uint64_t k = pb_var(&q, qe);
+                if (k == (1 << 3)) {
+                    uint64_t id = pb_var(&q, qe);
+                    if (id >= t->nfun) t->nfun = (size_t)id + 1;
+                } else if (!pb_skip(&q, qe, (unsigned)(k & 7)))
+                    return false;
+            }
+            continue;
+        }
+        if (f != 4 || wt != 2) {
+            if (!pb_skip(&p, end, wt)) return false;
+            continue;
+        }
+        uint64_t n = pb_var(&p, end);
+        if (n > (uint64_t)(end - p)) return false;
+        const unsigned char *q = p, *qe = p + n;
+        p = qe;
+        uint64_t id = 0;
+        size_t first = t->nlf;
+        while (q < qe) {
+            uint64_t k = pb_var(&q, qe);
+            if (k == (1 << 3)) {
+                id = pb_var(&q, qe);
+            } else if (k == (4 << 3 | 2)) {
+                uint64_t m = pb_var(&q, qe);
+                if (m > (uint64_t)(qe - q)) return false;
+                const unsigned char *r = q, *re = q + m;
+                q = re;
+                while (r < re) {
+                    uint64_t lk = pb_var(&r, re);
+                    if (lk == (1 << 3)) {
+                        if (t->nlf == t->lfcap) {
+                            size_t c = t->lfcap ? t->lfcap * 2 : 4096;
+                            if (!grow((void **)&t->lfun, c, sizeof *t->lfun)) return false;
+                            t->lfcap = c;
+                        }
+                        t->lfun[t->nlf++] = (uint32_t)pb_var(&r, re);
+                    } else if (!pb_skip(&r, re, (unsigned)(lk & 7)))
+                        return false;
+                }
+            } else if (!pb_skip(&q, qe, (unsigned)(k & 7)))
+                return false;
+        }
+        if (id >= (1u << 24)) return false; /* not this floor's kind of file */
+        if (id >= t->lcap) {
+            size_t c = t->lcap ? t->lcap : 4096;
+            while (c <= id) c *= 2;
+            if (!grow((void **)&t->lfirst, c, sizeof *t->lfirst) || !grow((void **)&t->lcount, c, sizeof *t->lcount))
+                return false;
+            memset(t->lcount + t->lcap, 0, (c - t->lcap) * sizeof *t->lcount);
+            t->lcap = c;
+        }
+        t->lfirst[id] = (uint32_t)first;
+        t->lcount[id] = (uint32_t)(t->nlf - first);
+    }
+    return true;
+}
+
+uint64_t floor_pprof(const char *data, size_t len, uint32_t *ncalls)
+{
+    ptabs t;
+    memset(&t, 0, sizeof t);
+    uint64_t sum = 0, fail = UINT64_MAX;
+    const unsigned char *d = (const unsigned char *)data, *end = d + len;
+    if (!ppass1(&t, d, end)) goto out;
+    t.self = calloc(t.nfun ? t.nfun : 1, sizeof *t.self);
+    /* Sized as the folded floor's call table: a slot per 64 bytes. */
+    size_t cw = 4096;
+    while (cw < len / 64) cw *= 2;
+    if (!t.self || !prehash(&t, cw)) goto out;
+    /* Pass 2: each sample's location ids (leaf first), of which only those
+     * before the tail of bytes it shares with the previous sample's are
+     * decoded; their frames, root first, after the previous sample's
+     * frames of the shared locations; a look-up per new frame's call. */
+    const unsigned char *p = d, *pl = NULL, *ple = NULL;
+    size_t pnloc = 0;
+    uint32_t *loc = NULL;
+    size_t loccap = 0;
+    while (p < end) {
+        uint64_t key = pb_var(&p, end);
+        unsigned wt = (unsigned)(key & 7);
+        if (key != (2 << 3 | 2)) {
+            if (!pb_skip(&p, end, wt)) goto out2;
+            continue;
+        }
+        uint64_t n = pb_var(&p, end);
+        if (n > (uint64_t)(end - p)) goto out2;
+        const unsigned char *q = p, *qe = p + n, *la = NULL, *le = NULL;
+        p = qe;
+        uint64_t w = 0;
+        while (q < qe) {
+            uint64_t k = pb_var(&q, qe);
+            if (k == (1 << 3 | 2)) {
+                uint64_t m = pb_var(&q, qe);
+                if (m > (uint64_t)(qe - q)) goto out2;
+                la = q;
+                le = q + m;
+                q = le;
+            } else if (k == (2 << 3)) {
+                w = pb_var(&q, qe);
+            } else if (!pb_skip(&q, qe, (unsigned)(k & 7)))
+                goto out2;
+        }
+        if (!la) continue;
+        /* The shared tail: bytes equal from the end, cut back to where an
+         * id starts in both. */
+        size_t c = 0, lim = (size_t)(le - la);
+        if (pl && (size_t)(ple - pl) < lim) lim = (size_t)(ple - pl);
+        if (!pl) lim = 0;
+        /* Eight bytes a step, then the bytes of the word that differs;
+         * the ids in the tail are its bytes below 0x80, counted eight at a
+         * time too. */
+        size_t shared = 0;
+        for (; c + 8 <= lim; c += 8) {
+            uint64_t x, y;
+            memcpy(&x, le - c - 8, 8);
+            memcpy(&y, ple - c - 8, 8);
+            if (x != y) break;
+            shared += (size_t)((((~x & 0x8080808080808080ull) >> 7) * 0x0101010101010101ull) >> 56);
+        }
+        while (c < lim && le[-1 - (ptrdiff_t)c] == ple[-1 - (ptrdiff_t)c]) shared += le[-1 - (ptrdiff_t)c++] < 0x80;
+        while (c && !((le - c == la || le[-1 - (ptrdiff_t)c] < 0x80) && (ple - c == pl || ple[-1 - (ptrdiff_t)c] < 0x80)))
+            shared -= le[-1 - (ptrdiff_t)--c] < 0x80;
+        if (shared > pnloc) shared = pnloc;
+        /* The new ids, leaf first. */
+        size_t nnew = 0;
+        for (const unsigned char *r = la; r < le - c;) {
+            if (nnew == loccap) {
+                size_t cc = loccap ? loccap * 2 : 256;
+                if (!grow((void **)&loc, cc, sizeof *loc)) goto out2;
+                loccap = cc;
+            }
+            uint64_t id = pb_var(&r, le - c);
+            if (id >= t.lcap) goto out2;
+            loc[nnew++] = (uint32_t)id;
+        }
+        size_t nloc = shared + nnew, depth = shared ? t.locend[shared - 1] : 0, need = depth;
+        for (size_t i = 0; i < nnew; i++) need += t.lcount[loc[i]];
+        if (nloc + 1 > t.fcap || need + 1 > t.fcap) {
+            size_t cc = t.fcap ? t.fcap : 256;
+            while (cc < nloc + 1 || cc < need + 1) cc *= 2;
+            if (!grow((void **)&t.frames, cc, sizeof *t.frames) || !grow((void **)&t.locend, cc, sizeof *t.locend))
+                goto out2;
+            t.fcap = cc;
+        }
+        uint32_t caller = depth ? t.frames[depth - 1] : UINT32_MAX;
+        for (size_t i = nnew, li = shared; i-- > 0; li++) {
+            uint32_t id = loc[i];
+            /* A location's lines are leaf first: its caller's frame last. */
+            for (uint32_t j = t.lcount[id]; j-- > 0;) {
+                uint32_t fn = t.lfun[t.lfirst[id] + j];
+                if (fn >= t.nfun) goto out2;
+                if (caller != UINT32_MAX) {
+                    uint32_t e = pcall(&t, caller, fn);
+                    if (e == UINT32_MAX) goto out2;
+                    t.ecost[e] += w;
+                }
+                t.frames[depth++] = caller = fn;
+            }
+            t.locend[li] = (uint32_t)depth;
+        }
+        if (depth) {
+            t.self[t.frames[depth - 1]] += w;
+            sum += t.frames[depth - 1] + w;
+        }
+        pl = la;
+        ple = le;
+        pnloc = nloc;
+    }
+    fail = sum + t.ne;
+    if (ncalls) *ncalls = t.ne;
+out2:
+    free(loc);
+out:
+    ptabs_free(&t);
     return fail;
 }

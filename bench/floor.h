@@ -13,7 +13,9 @@
  * tables are made afresh on each call, sized on a guess from the input's
  * size, as a reader's graph is. Without look-ups: the line and frame split
  * only. Returns a checksum of what it found (names, calls, leaves, counts),
- * UINT64_MAX when out of memory. */
+ * UINT64_MAX when out of memory; with look-ups, the number of distinct calls
+ * in *ncalls (when not NULL), which the bench holds against the reader's
+ * graph: a floor that found other calls would prove nothing. */
 #ifndef CGPROP_BENCH_FLOOR_H
 #define CGPROP_BENCH_FLOOR_H
 
@@ -21,6 +23,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-uint64_t floor_folded(const char *d, size_t len, bool lookups);
+uint64_t floor_folded(const char *d, size_t len, bool lookups, uint32_t *ncalls);
+
+/* The same kind of floor for a pprof profile (uncompressed): the
+ * locations' functions gathered in a first pass (a location id indexes an
+ * array), then per sample its location ids past the tail of bytes it shares
+ * with the previous sample's, their functions' frames after the previous
+ * sample's frames of the shared locations, and per such frame one probe of
+ * a table keyed by (caller, callee) function ids, made afresh: the count
+ * goes to those calls and to the leaf's self cost. Left out, though a
+ * reader must do them: the functions' names and keys, sample types and
+ * which value to take, the shared part's calls, recursion levels and
+ * classes, overflow checks, error messages, sparse or repeated ids,
+ * unpacked fields. Returns a checksum, UINT64_MAX when out of memory or
+ * when the file is not of that kind; the distinct calls in *ncalls, as
+ * floor_folded. */
+uint64_t floor_pprof(const char *d, size_t len, uint32_t *ncalls);
 
 #endif
