@@ -724,8 +724,8 @@ int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_optio
     p[path_len] = '\0';
     /* Writes of 256 KiB rather than stdio's 4 KiB block, the size of the
      * writers' own pieces: on ext4 a 526 MB report written 4 KiB at a time
-     * spent half the time in the kernel. Taken before the file is opened, so that running out of
-     * memory leaves any file there as it was. */
+     * spent half the time in the kernel. Taken before the file is opened,
+     * so that running out of memory leaves any file there as it was. */
     char *vb = cgprop__alloc(g, CGPROP__FILE_BUF, 1);
     if (!vb) {
         cgprop__free(g, p);
