@@ -196,6 +196,55 @@ static void check_recur_exact(const char *file, uint32_t expect_N, uint64_t expe
     cgprop_graph_free(g);
 }
 
+/* Many functions with long names: the reader adds the functions' keys in
+ * batches of a thousand or so, into a buffer that must grow for names this
+ * long. 3,000 functions g<i>_xxx… (200 bytes) in objects ob<i % 7> and
+ * files fl<i % 5>.c, self cost i + 1, each calling the next once at cost
+ * N - i - 1; then g5's level-2 name g5'2 with self cost 7, which folds
+ * into g5 (a key made again, long after g5's batch). */
+static void long_name(char *b, int i) { snprintf(b, 256, "g%d_%0*d", i, 200 - snprintf(NULL, 0, "g%d_", i), 0); }
+
+START_TEST(many_long_names)
+{
+    enum { N = 3000 };
+    size_t cap = (size_t)N * 700, n = 0;
+    char *t = malloc(cap), a[256], b[256], key[300];
+    ck_assert_ptr_nonnull(t);
+    n += (size_t)snprintf(t + n, cap - n, "events: Ir\n");
+    for (int i = 0; i < N; i++) {
+        long_name(a, i);
+        n += (size_t)snprintf(t + n, cap - n, "ob=ob%d\nfl=fl%d.c\nfn=%s\n0 %d\n", i % 7, i % 5, a, i + 1);
+        if (i + 1 < N) {
+            long_name(b, i + 1);
+            n += (size_t)snprintf(t + n, cap - n, "cob=ob%d\ncfi=fl%d.c\ncfn=%s\ncalls=1 0\n0 %d\n", (i + 1) % 7,
+                                  (i + 1) % 5, b, N - i - 1);
+        }
+    }
+    long_name(a, 5);
+    n += (size_t)snprintf(t + n, cap - n, "ob=ob5\nfl=fl0.c\nfn=%s'2\n0 7\n", a);
+    ck_assert_uint_lt(n, cap);
+    cgprop_graph *g = read_text(t, NULL, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), N);
+    static const int at[] = {0, 5, 1023, 1024, 1025, 2047, 2048, 2999};
+    for (size_t j = 0; j < sizeof at / sizeof at[0]; j++) {
+        int i = at[j];
+        long_name(a, i);
+        snprintf(key, sizeof key, "ob%d\tfl%d.c\t%s", i % 7, i % 5, a);
+        ck_assert_uint_eq(self_of(g, key, 0), i == 5 ? 6 + 7 : (uint64_t)i + 1);
+    }
+    char k2[300];
+    long_name(a, 1023);
+    long_name(b, 1024);
+    snprintf(key, sizeof key, "ob%d\tfl%d.c\t%s", 1023 % 7, 1023 % 5, a);
+    snprintf(k2, sizeof k2, "ob%d\tfl%d.c\t%s", 1024 % 7, 1024 % 5, b);
+    cgprop_edge_row e = edge_of(g, key, k2, 0);
+    ck_assert_uint_eq(e.count, 1);
+    ck_assert_uint_eq(e.cost, N - 1023 - 1);
+    cgprop_graph_free(g);
+    free(t);
+}
+END_TEST
+
 START_TEST(recur_default) { check_recur_exact("recur.default.callgrind.out", 2, 1); }
 END_TEST
 START_TEST(recur_recs3) { check_recur_exact("recur.recs3.callgrind.out", 3, 1); }
@@ -1667,6 +1716,7 @@ static Suite *suite(void)
     Suite *s = suite_create("callgrind");
     TCase *tc = tcase_create("recur");
     tcase_add_test(tc, recur_default);
+    tcase_add_test(tc, many_long_names);
     tcase_add_test(tc, call_sum_overflow_located);
     tcase_add_test(tc, recur_recs3);
     tcase_add_test(tc, recur_instr_jumps);
