@@ -311,23 +311,12 @@ static int add_base_keys(cg *c, pass2 *p, cgprop_graph *bg)
         for (uint32_t i = 0; i < n; i++) {
             size_t klen;
             if ((rc = raw_key(c, r0 + i, p->rn[r0 + i].base_len, true, &klen))) goto out;
-            if (klen > acap - aused) {
-                size_t cap = acap;
-                while (klen > cap - aused) {
-                    if (cap > SIZE_MAX / 2) {
-                        rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
-                        goto out;
-                    }
-                    cap *= 2;
-                }
-                char *q = cgprop__mem_realloc(A, arena, cap, 1);
-                if (!q) {
-                    rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
-                    goto out;
-                }
-                arena = q;
-                acap = cap;
+            void *ar = arena;
+            if (!cgprop__grow(A, &ar, &acap, aused + klen, 1, acap)) {
+                rc = cgprop__read_fail(c->err, CGPROP_ENOMEM, 0, "out of memory");
+                goto out;
             }
+            arena = ar;
             memcpy(arena + aused, c->scratch, klen);
             ko[i] = aused;
             kl[i] = klen;

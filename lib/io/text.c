@@ -233,8 +233,6 @@ static void put_name_nl(tctx *t, uint32_t id, int with_index, int nl)
     cgprop__wr_put(t->w, b, n);
 }
 
-static void put_name(tctx *t, uint32_t id, int with_index) { put_name_nl(t, id, with_index, 0); }
-
 /* One parent or child line of the call graph. The view keeps only the
  * figure a call shows: its gprof parts (and its exact integer) are looked
  * up here, for the lines printed. */
@@ -477,8 +475,7 @@ static int heuristic_gaps(tctx *t)
             cgprop__wr_printf(t->w, "%14s %8.2f %14.0f %8.2f %+9.2f  ",
                               fig_exact(cb, sizeof cb, c, CGPROP__SHOW_EXACT, node_exact(v, f), 0), pct(v, c), h,
                               pct(v, h), pct(v, h) - pct(v, c));
-            put_name(t, f, 0);
-            cgprop__wr_puts(t->w, "\n");
+            put_name_nl(t, f, 0, 1);
         }
     }
     cgprop__free(t->g, gap);
@@ -551,11 +548,7 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         else if (ce != CGPROP_NONE)
             t.cyc_ext[ce] += v.edge[e].count;
     }
-    if (cgprop__view_calls_make(g, &v, &t.calls) != CGPROP_OK) {
-        rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
-        goto done;
-    }
-    if (make_names(&t) != CGPROP_OK) {
+    if (cgprop__view_calls_make(g, &v, &t.calls) != CGPROP_OK || make_names(&t) != CGPROP_OK) {
         rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         goto done;
     }
@@ -626,8 +619,7 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         p = l_sp(p, 2);
         cgprop__wr_put(w, line, (size_t)(p - line));
         if (bounds) put_interval(&t, f);
-        put_name(&t, f, 0);
-        cgprop__wr_puts(w, "\n");
+        put_name_nl(&t, f, 0, 1);
     }
 
     rc = heuristic_gaps(&t);

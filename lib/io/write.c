@@ -754,8 +754,6 @@ int cgprop_write_path(cgprop_graph *g, uint32_t format, const cgprop_write_optio
 
 /* ---- the view's selection: roots, leaves, focus, hide, top, thresholds ---- */
 
-/* Breadth-first from the ids in @p from over the calls (forward: to callees,
- * else to callers), at most @p depth calls away; sets reach[f] |= bit. */
 int cgprop__view_calls_make(cgprop_graph *g, const cgprop__view *v, cgprop__view_calls *c)
 {
     size_t nn = v->nn, ne = v->ne;
