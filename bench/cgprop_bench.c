@@ -973,15 +973,17 @@ static double run_peer(const char *path)
 
 /* CPU seconds of a reader's floor (floor.h) over the file, mapped as
  * stream_file maps it: the folded one, split only or with look-ups, or
- * (pprof) pprof's. With check, the calls the floor found are held against
- * the reader's graph of the same file (outside the time). */
-static double floor_file(const char *path, bool lookups, bool pprof, bool check)
+ * (pprof) pprof's, with or without every call's cost. With check, the calls
+ * the floor found (and, with costs, the sum of their costs) are held
+ * against the reader's graph of the same file (outside the time). */
+static double floor_file(const char *path, bool lookups, bool pprof, bool costs, bool check)
 {
     double t0 = cpu_now();
     size_t len;
     void *m = map_file(path, &len);
     uint32_t calls = 0;
-    uint64_t n = pprof ? floor_pprof(m, len, &calls) : floor_folded(m, len, lookups, &calls);
+    uint64_t csum = 0;
+    uint64_t n = pprof ? floor_pprof(m, len, costs, &calls, &csum) : floor_folded(m, len, lookups, &calls);
     munmap(m, len);
     if (n == UINT64_MAX) die("out of memory");
     sink = n;
@@ -993,7 +995,20 @@ static double floor_file(const char *path, bool lookups, bool pprof, bool check)
         cgprop_read_error_init(&err);
         if (cgprop_read_file(path, strlen(path), NULL, NULL, &g, NULL, &err)) die("cannot read the floor's file");
         size_t ne = cgprop_graph_edge_count(g);
+        uint64_t rsum = 0;
+        cgprop_iter *it;
+        if (costs) {
+            cgprop_edge_row row;
+            if (cgprop_iter_new(g, CGPROP_ITER_EDGES, 0, 0, &it)) die("cannot list the calls");
+            while (cgprop_iter_next(it, &row, sizeof row) == CGPROP_OK) rsum += row.cost;
+            cgprop_iter_free(it);
+        }
         cgprop_graph_free(g);
+        if (costs && rsum != csum) {
+            fprintf(stderr, "cgprop-bench: the pprof floor's calls cost %llu in all, the reader's %llu\n",
+                    (unsigned long long)csum, (unsigned long long)rsum);
+            exit(1);
+        }
         if (ne != calls) {
             fprintf(stderr, "cgprop-bench: the %s floor found %u calls, the reader %zu\n", pprof ? "pprof" : "folded",
                     calls, ne);
@@ -1019,7 +1034,7 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
     /* The folded file also gets its floor (floor.h), split only and with
      * the look-ups, and the pprof file its own, in the same loop. */
     bool fl = !strcmp(fmt, "folded"), fp = !strcmp(fmt, "pprof");
-    double t[4] = {1e30, 1e30, 1e30, 1e30};
+    double t[5] = {1e30, 1e30, 1e30, 1e30, 1e30};
     int fds[2];
     fflush(NULL);
     if (pipe(fds) != 0) die("pipe");
@@ -1032,13 +1047,14 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
             if (a < t[0]) t[0] = a;
             if (c < t[1]) t[1] = c;
             if (fl) {
-                double f0 = floor_file(path, false, false, false), f1 = floor_file(path, true, false, r == 0);
+                double f0 = floor_file(path, false, false, false, false), f1 = floor_file(path, true, false, false, r == 0);
                 if (f0 < t[2]) t[2] = f0;
                 if (f1 < t[3]) t[3] = f1;
             }
             if (fp) {
-                double f1 = floor_file(path, true, true, r == 0);
+                double f1 = floor_file(path, true, true, false, r == 0), f2 = floor_file(path, true, true, true, r == 0);
                 if (f1 < t[3]) t[3] = f1;
+                if (f2 < t[4]) t[4] = f2;
             }
         }
         _exit(write(fds[1], t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
@@ -1056,9 +1072,12 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
         figure("read", "folded floor: split + look-ups", "file", (double)b->len, mb / t[3], "MB/s", ref_name(kind),
                mb / ts, 0);
     }
-    if (fp)
+    if (fp) {
         figure("read", "pprof floor: decode + look-ups", "file", (double)b->len, mb / t[3], "MB/s", ref_name(kind),
                mb / ts, 0);
+        figure("read", "pprof floor: + every call's cost", "file", (double)b->len, mb / t[4], "MB/s", ref_name(kind),
+               mb / ts, 0);
+    }
     if (peer) {
         double tp = run_peer(path);
         if (tp < 0) fprintf(human, "read     callgrind_annotate: not installed or failed; figure skipped\n");

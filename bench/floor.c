@@ -357,6 +357,11 @@ typedef struct ptabs {
     size_t nfun;
     uint32_t *frames, *locend; /* the previous sample: frames root first; frames up to each location */
     size_t fcap;
+    /* With costs: per frame of the previous sample, the call into it and
+     * the running sum of the weights when it came (the call is owed the
+     * weights since, paid when the frame goes). */
+    uint32_t *fcall;
+    uint64_t *fbase;
 } ptabs;
 
 static void ptabs_free(ptabs *t)
@@ -369,6 +374,8 @@ static void ptabs_free(ptabs *t)
     free(t->self);
     free(t->frames);
     free(t->locend);
+    free(t->fcall);
+    free(t->fbase);
 }
 
 static uint64_t hash_pair(uint32_t a, uint32_t b)
@@ -490,7 +497,7 @@ static bool ppass1(ptabs *t, const unsigned char *d, const unsigned char *end)
     return true;
 }
 
-uint64_t floor_pprof(const char *data, size_t len, uint32_t *ncalls)
+uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls, uint64_t *costsum)
 {
     ptabs t;
     memset(&t, 0, sizeof t);
@@ -507,7 +514,8 @@ uint64_t floor_pprof(const char *data, size_t len, uint32_t *ncalls)
      * decoded; their frames, root first, after the previous sample's
      * frames of the shared locations; a look-up per new frame's call. */
     const unsigned char *p = d, *pl = NULL, *ple = NULL;
-    size_t pnloc = 0;
+    size_t pnloc = 0, pdepth = 0;
+    uint64_t tot = 0;
     uint32_t *loc = NULL;
     size_t loccap = 0;
     while (p < end) {
@@ -575,7 +583,14 @@ uint64_t floor_pprof(const char *data, size_t len, uint32_t *ncalls)
             while (cc < nloc + 1 || cc < need + 1) cc *= 2;
             if (!grow((void **)&t.frames, cc, sizeof *t.frames) || !grow((void **)&t.locend, cc, sizeof *t.locend))
                 goto out2;
+            if (costs && (!grow((void **)&t.fcall, cc, sizeof *t.fcall) || !grow((void **)&t.fbase, cc, sizeof *t.fbase)))
+                goto out2;
             t.fcap = cc;
+        }
+        if (costs) {
+            /* The previous sample's frames past the shared ones go: their
+             * calls take what they are owed. */
+            for (size_t i = depth ? depth : 1; i < pdepth; i++) t.ecost[t.fcall[i]] += tot - t.fbase[i];
         }
         uint32_t caller = depth ? t.frames[depth - 1] : UINT32_MAX;
         for (size_t i = nnew, li = shared; i-- > 0; li++) {
@@ -587,12 +602,19 @@ uint64_t floor_pprof(const char *data, size_t len, uint32_t *ncalls)
                 if (caller != UINT32_MAX) {
                     uint32_t e = pcall(&t, caller, fn);
                     if (e == UINT32_MAX) goto out2;
-                    t.ecost[e] += w;
+                    if (costs) {
+                        t.fcall[depth] = e;
+                        t.fbase[depth] = tot;
+                    } else {
+                        t.ecost[e] += w;
+                    }
                 }
                 t.frames[depth++] = caller = fn;
             }
             t.locend[li] = (uint32_t)depth;
         }
+        tot += w;
+        pdepth = depth;
         if (depth) {
             t.self[t.frames[depth - 1]] += w;
             sum += t.frames[depth - 1] + w;
@@ -601,8 +623,13 @@ uint64_t floor_pprof(const char *data, size_t len, uint32_t *ncalls)
         ple = le;
         pnloc = nloc;
     }
-    fail = sum + t.ne;
+    if (costs)
+        for (size_t i = 1; i < pdepth; i++) t.ecost[t.fcall[i]] += tot - t.fbase[i];
+    uint64_t cs = 0;
+    for (uint32_t e = 0; e < t.ne; e++) cs += t.ecost[e];
+    fail = sum + t.ne + cs;
     if (ncalls) *ncalls = t.ne;
+    if (costsum) *costsum = cs;
 out2:
     free(loc);
 out:

@@ -35,9 +35,13 @@ uint64_t floor_folded(const char *d, size_t len, bool lookups, uint32_t *ncalls)
  * reader must do them: the functions' names and keys, sample types and
  * which value to take, the shared part's calls, recursion levels and
  * classes, overflow checks, error messages, sparse or repeated ids,
- * unpacked fields. Returns a checksum, UINT64_MAX when out of memory or
- * when the file is not of that kind; the distinct calls in *ncalls, as
- * floor_folded. */
-uint64_t floor_pprof(const char *d, size_t len, uint32_t *ncalls);
+ * unpacked fields. With costs, the shared part's calls are no longer left
+ * out: every call gets the weight of every sample whose stack holds it,
+ * paid when its frame leaves the stack (the running sum of the weights
+ * then, less the sum when the frame came), as an exact reader must. Returns
+ * a checksum, UINT64_MAX when out of memory or when the file is not of
+ * that kind; the distinct calls in *ncalls, as floor_folded, and the sum
+ * of every call's cost in *costsum (when not NULL). */
+uint64_t floor_pprof(const char *d, size_t len, bool costs, uint32_t *ncalls, uint64_t *costsum);
 
 #endif
