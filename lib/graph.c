@@ -728,6 +728,13 @@ static int grow_edges_to(cgprop_graph *g, uint64_t need)
 
 static int grow_edges(cgprop_graph *g) { return grow_edges_to(g, (uint64_t)g->ne + 1); }
 
+int cgprop__reserve_edge_arrays(cgprop_graph *g, uint32_t n)
+{
+    uint64_t need = (uint64_t)g->ne + n;
+    if (need > UINT32_MAX - 1) return CGPROP_OK; /* adding will say what is wrong */
+    return grow_edges_to(g, need);
+}
+
 int cgprop__reserve_edges(cgprop_graph *g, uint32_t n)
 {
     uint64_t need = (uint64_t)g->ne + n;
@@ -1422,9 +1429,6 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
     uint32_t ne0 = g->ne;
     unsigned nb = bits_for(g->nn - 1), ib = bits_for(n - 1), kb = 2 * nb;
     if (kb + ib > 64 || ib > 31 || (uint64_t)ne0 + n > UINT32_MAX - 1) return BULK_SORT_NO;
-    /* Calls from before the batch may be looked up: the index must hold
-     * them all first (the only step here that may fail on the graph). */
-    if (ne0 && edge_index_sync(g) != CGPROP_OK) return BULK_SORT_NO;
     unsigned np = (kb + BULK_SORT_DIGIT - 1) / BULK_SORT_DIGIT, d = np ? (kb + np - 1) / np : 0;
     uint64_t *a = cgprop__alloc(g, n, sizeof *a), *b = cgprop__alloc(g, n, sizeof *b);
     uint32_t *hist = np ? cgprop__calloc(g, (size_t)np << d, sizeof *hist) : NULL;
@@ -1470,11 +1474,12 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
     bool any_old = false, had = false;
     uint32_t px = UINT32_MAX;
     /* The probes are misses on a large graph (the slot, then the call it
-     * names): both are fetched ahead, for the pair that far on. */
+     * names): both are fetched ahead, for the pair that far on, once the
+     * index is made. */
     const uint32_t PD = CGPROP__AHEAD_BULK_PROBE;
-    uint64_t hmask = g->ehash_cap ? g->ehash_cap - 1 : 0;
     for (uint32_t j = 0; j < n;) {
-        if (hmask && ne0) {
+        if (ne0 && g->ehash_cap && !g->eunidx) {
+            uint64_t hmask = g->ehash_cap - 1;
             if (j + PD < n) {
                 uint64_t k2 = a[j + PD] >> ib;
                 CGPROP__PREFETCH(&g->ehash[cgprop__hash_pair((uint32_t)(k2 >> nb), (uint32_t)(k2 & bmask)) & hmask]);
@@ -1494,9 +1499,23 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
             px = x;
             had = (g->nflags[x] & CGPROP__NF_HAS_CALLEE) != 0;
         }
-        if (had && edge_probe(g, x, y, cgprop__hash_pair(x, y)) != UINT32_MAX) {
-            mark |= OLD;
-            any_old = true;
+        /* A call x -> y from before the batch needs x to have had callees
+         * and y callers (or, x = y, a call to itself): other pairs are new
+         * without a look-up. A reader that adds each function's callers
+         * together (pstats, gprof) then never needs the index, nor its
+         * memory. Calls from before the batch may be looked up: the index
+         * must hold them all first, made when the first look-up comes (the
+         * only step here that may fail on the graph). */
+        if (had && (g->nflags[y] & (x == y ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER))) {
+            if (g->eunidx && edge_index_sync(g) != CGPROP_OK) {
+                cgprop__free(g, a);
+                cgprop__free(g, b);
+                return BULK_SORT_NO;
+            }
+            if (edge_probe(g, x, y, cgprop__hash_pair(x, y)) != UINT32_MAX) {
+                mark |= OLD;
+                any_old = true;
+            }
         }
         do {
             if (j + PF < n) CGPROP__PREFETCH_W(&map[a[j + PF] & imask]);

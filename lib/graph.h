@@ -263,6 +263,9 @@ static inline uint64_t cgprop__hash_pair(uint32_t a, uint32_t b)
  * that adding a known number of calls grows nothing. Invisible; a failure
  * (CGPROP_ENOMEM) leaves the graph as it was, only with larger arrays. */
 int cgprop__reserve_edges(cgprop_graph *g, uint32_t n);
+/* The same for the per-call arrays only: the index grows when a look-up
+ * needs it (for a reader whose calls are added in bulk and mostly new). */
+int cgprop__reserve_edge_arrays(cgprop_graph *g, uint32_t n);
 /* The same for n more functions (per-function arrays and key index). */
 int cgprop__reserve_nodes(cgprop_graph *g, uint32_t n);
 

@@ -621,6 +621,143 @@ START_TEST(spellings)
 }
 END_TEST
 
+/* ---- many functions: the reader adds calls a few thousand at a time ---- */
+
+typedef struct db {
+    unsigned char *b;
+    size_t n, cap;
+} db;
+
+static void dput(db *d, const void *p, size_t n)
+{
+    if (d->n + n > d->cap) {
+        d->cap = (d->n + n) * 2;
+        d->b = realloc(d->b, d->cap);
+        ck_assert(d->b != NULL);
+    }
+    memcpy(d->b + d->n, p, n);
+    d->n += n;
+}
+static void dbyte(db *d, unsigned v)
+{
+    unsigned char c = (unsigned char)v;
+    dput(d, &c, 1);
+}
+static void dint(db *d, uint32_t v)
+{
+    dbyte(d, 'i');
+    for (int i = 0; i < 4; i++) dbyte(d, (v >> (8 * i)) & 0xff);
+}
+static void dflt(db *d, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, 8);
+    dbyte(d, 'g');
+    for (int i = 0; i < 8; i++) dbyte(d, (unsigned)(bits >> (8 * i)) & 0xff);
+}
+static void dstr(db *d, const char *s)
+{
+    dbyte(d, 'z');
+    dbyte(d, (unsigned)strlen(s));
+    dput(d, s, strlen(s));
+}
+
+#define MB_N 5000 /* functions f0 .. f4999, and hub */
+
+static void dlabel(db *d, int i)
+{
+    char name[16];
+    snprintf(name, sizeof name, i == MB_N ? "hub" : "f%d", i);
+    dbyte(d, ')');
+    dbyte(d, 3);
+    dstr(d, "m.py");
+    dint(d, (uint32_t)i + 1);
+    dstr(d, name);
+}
+
+/* The callers of function i: f(i-1), f(i/2), f(i/3) (those that differ,
+ * none for f0), and of hub every f. Call j -> i: count 1 + (i + j) % 5,
+ * cumulative time (i + j) % 97 + 1 us. */
+static int callers_of(int i, int *out)
+{
+    if (i == MB_N) {
+        for (int j = 0; j < MB_N; j++) out[j] = j;
+        return MB_N;
+    }
+    int n = 0, c[3] = {i - 1, i / 2, i / 3};
+    for (int k = 0; k < 3; k++) {
+        bool seen = c[k] < 0 || c[k] == i;
+        for (int q = 0; q < n; q++) seen = seen || out[q] == c[k];
+        if (!seen) out[n++] = c[k];
+    }
+    return n;
+}
+
+START_TEST(callers_across_batches)
+{
+    /* 15,000 calls, more than three batches: most batches end inside a
+     * function's callers, and hub's 5,000 callers are more than one batch
+     * holds, so the calls into hub from the second batch on meet calls
+     * into hub already made. Every call must come out once, with its own
+     * count and cost. */
+    static int cl[MB_N];
+    db d = {0};
+    dbyte(&d, '{');
+    int ncalls = 0;
+    for (int i = 0; i <= MB_N; i++) {
+        dlabel(&d, i);
+        dbyte(&d, ')');
+        dbyte(&d, 5);
+        dint(&d, 1);
+        dint(&d, 1);
+        dflt(&d, 1e-6);
+        dflt(&d, 1e-3);
+        dbyte(&d, '{');
+        int n = callers_of(i, cl);
+        for (int k = 0; k < n; k++) {
+            int j = cl[k];
+            dlabel(&d, j);
+            dbyte(&d, ')');
+            dbyte(&d, 4);
+            dint(&d, (uint32_t)(1 + (i + j) % 5));
+            dint(&d, 1);
+            dflt(&d, 0.0);
+            dflt(&d, ((i + j) % 97 + 1) * 1e-6);
+        }
+        ncalls += n;
+        dbyte(&d, '0');
+    }
+    dbyte(&d, '0');
+    ck_assert_int_gt(ncalls, 3 * 4096);
+
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer((const char *)d.b, d.n, "many.pstats", 11, NULL, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == CGPROP_OK, "rc %d: %s", rc, err.reason);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), MB_N + 1);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), (size_t)ncalls);
+    char ka[64], kb[64];
+    for (int i = 0; i <= MB_N; i++) {
+        int n = callers_of(i, cl);
+        snprintf(kb, sizeof kb, i == MB_N ? "\tm.py:%d\thub" : "\tm.py:%d\tf%d", i + 1, i);
+        for (int k = 0; k < n; k++) {
+            int j = cl[k];
+            snprintf(ka, sizeof ka, "\tm.py:%d\tf%d", j + 1, j);
+            cgprop_edge_row e = edge(g, ka, kb);
+            ck_assert_msg(e.count == (uint64_t)(1 + (i + j) % 5), "%s -> %s: count %llu", ka, kb,
+                          (unsigned long long)e.count);
+            ck_assert_msg(e.cost == (uint64_t)((i + j) % 97 + 1) * 1000, "%s -> %s: cost %llu", ka, kb,
+                          (unsigned long long)e.cost);
+        }
+    }
+    cgprop_graph_free(g);
+    /* And with each allocation failing in turn, a batch's among them. */
+    fault_loop((const char *)d.b, d.n);
+    free(d.b);
+}
+END_TEST
+
 START_TEST(alloc_failures)
 {
     mb m;
@@ -650,6 +787,7 @@ static Suite *suite(void)
     tcase_add_test(tc, merge_into_new_graph);
     tcase_add_test(tc, alloc_failures);
     tcase_add_test(tc, spellings);
+    tcase_add_test(tc, callers_across_batches);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -589,6 +589,30 @@ static int flush_calls(ps *p)
     return rc ? graph_fail(p, rc) : CGPROP_OK;
 }
 
+/* A full batch: added up to the run of calls into its last callee, which
+ * waits for the next batch. A function's callers then come in one batch
+ * (unless they are more than a batch holds), so none of its calls exists
+ * when they are added, and the graph needs no look-up, nor the call index's
+ * memory, to know that they are new. */
+static int flush_full(ps *p)
+{
+    uint32_t n = p->nb, gs = n, f = p->bcallee[n - 1];
+    while (gs > 0 && p->bcallee[gs - 1] == f) gs--;
+    if (gs == 0) return flush_calls(p);
+    int rc = cgprop__add_edges(p->g, gs, p->bcaller, p->bcallee, p->bcount, p->bcost, NULL);
+    if (rc) {
+        p->nb = 0;
+        return graph_fail(p, rc);
+    }
+    uint32_t m = n - gs;
+    memmove(p->bcaller, p->bcaller + gs, m * sizeof *p->bcaller);
+    memmove(p->bcallee, p->bcallee + gs, m * sizeof *p->bcallee);
+    memmove(p->bcount, p->bcount + gs, m * sizeof *p->bcount);
+    memmove(p->bcost, p->bcost + gs, m * sizeof *p->bcost);
+    p->nb = m;
+    return CGPROP_OK;
+}
+
 static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
 {
     const mval *top = &p->v[root];
@@ -670,7 +694,7 @@ static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
                     p->bcallee[p->nb] = f;
                     p->bcount[p->nb] = cnt;
                     p->bcost[p->nb] = cost;
-                    if (++p->nb == PS_BATCH && (rc = flush_calls(p))) return rc;
+                    if (++p->nb == PS_BATCH && (rc = flush_full(p))) return rc;
                     continue;
                 }
                 if ((rc = flush_calls(p))) return rc;
@@ -1338,7 +1362,7 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
     }
     /* Every call listed is at most one new call: size the call arrays and
      * index once instead of doubling and rehashing up to there. */
-    if (w->ncall && cgprop__reserve_edges(p->g, w->ncall)) goto out;
+    if (w->ncall && cgprop__reserve_edge_arrays(p->g, w->ncall)) goto out;
     /* The callers' labels are looked up PS_CHUNK at a time, in passes with
      * nothing else between them: every key made and its slot fetched, then
      * every slot read and its key bytes fetched, then the compares, then
@@ -1383,7 +1407,7 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
                 p->bcallee[p->nb] = f;
                 p->bcount[p->nb] = cl->cnt;
                 p->bcost[p->nb] = cl->cost;
-                if (++p->nb == PS_BATCH && flush_calls(p)) goto out;
+                if (++p->nb == PS_BATCH && flush_full(p)) goto out;
                 continue;
             }
             uint64_t cost = cl->cost;
