@@ -1502,8 +1502,8 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
         /* A call x -> y from before the batch needs x to have had callees
          * and y callers (or, x = y, a call to itself): other pairs are new
          * without a look-up. A reader that adds each function's callers
-         * together (pstats, gprof) then never needs the index, nor its
-         * memory. Calls from before the batch may be looked up: the index
+         * together (cProfile's statistics list them so) then never needs
+         * the index, nor its memory. Calls from before the batch may be looked up: the index
          * must hold them all first, made when the first look-up comes (the
          * only step here that may fail on the graph). */
         if (had && (g->nflags[y] & (x == y ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER))) {

@@ -1360,8 +1360,10 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         if (cgprop_graph_add_self(p->g, f, &tt) || cgprop__graph_state_total(p->g, f, &ct)) goto out;
         if (e->ncallers == 0 && cgprop_graph_add_spontaneous(p->g, f, e->nc, &ct)) goto out;
     }
-    /* Every call listed is at most one new call: size the call arrays and
-     * index once instead of doubling and rehashing up to there. */
+    /* Every call listed is at most one new call: size the call arrays
+     * once instead of doubling up to there. Not the call index: the
+     * batches below never look a call up (flush_full), so it is never
+     * made. */
     if (w->ncall && cgprop__reserve_edge_arrays(p->g, w->ncall)) goto out;
     /* The callers' labels are looked up PS_CHUNK at a time, in passes with
      * nothing else between them: every key made and its slot fetched, then
