@@ -1362,8 +1362,9 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
     }
     /* Every call listed is at most one new call: size the call arrays
      * once instead of doubling up to there. Not the call index: the
-     * batches below never look a call up (flush_full), so it is never
-     * made. */
+     * batches below need a look-up only for a function with more callers
+     * than a batch holds, or one that two entries name (flush_full), and
+     * the index is made then, if ever. */
     if (w->ncall && cgprop__reserve_edge_arrays(p->g, w->ncall)) goto out;
     /* The callers' labels are looked up PS_CHUNK at a time, in passes with
      * nothing else between them: every key made and its slot fetched, then
