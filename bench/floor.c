@@ -497,6 +497,13 @@ static bool ppass1(ptabs *t, const unsigned char *d, const unsigned char *end)
     return true;
 }
 
+/* Frames [from, to) of the previous sample leave the stack: each one's call
+ * takes the weights since the frame came (tot now, less tot then). */
+static void pay(ptabs *t, size_t from, size_t to, uint64_t tot)
+{
+    for (size_t i = from; i < to; i++) t->ecost[t->fcall[i]] += tot - t->fbase[i];
+}
+
 uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls, uint64_t *costsum)
 {
     ptabs t;
@@ -587,11 +594,9 @@ uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls,
                 goto out2;
             t.fcap = cc;
         }
-        if (costs) {
-            /* The previous sample's frames past the shared ones go: their
-             * calls take what they are owed. */
-            for (size_t i = depth ? depth : 1; i < pdepth; i++) t.ecost[t.fcall[i]] += tot - t.fbase[i];
-        }
+        /* The previous sample's frames past the shared ones go (frame 0
+         * has no call into it). */
+        if (costs) pay(&t, depth ? depth : 1, pdepth, tot);
         uint32_t caller = depth ? t.frames[depth - 1] : UINT32_MAX;
         for (size_t i = nnew, li = shared; i-- > 0; li++) {
             uint32_t id = loc[i];
@@ -623,8 +628,7 @@ uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls,
         ple = le;
         pnloc = nloc;
     }
-    if (costs)
-        for (size_t i = 1; i < pdepth; i++) t.ecost[t.fcall[i]] += tot - t.fbase[i];
+    if (costs) pay(&t, 1, pdepth, tot);
     uint64_t cs = 0;
     for (uint32_t e = 0; e < t.ne; e++) cs += t.ecost[e];
     fail = sum + t.ne + cs;

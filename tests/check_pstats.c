@@ -16,16 +16,37 @@
 /* ---- a marshal writer, for the inputs below ---- */
 
 typedef struct mb {
-    unsigned char b[16384];
-    size_t n;
+    unsigned char *b; /* small, until an input outgrows it (then mb_free) */
+    size_t n, cap;
     int style;    /* which encodings (see put_stats) */
     int nrefs;    /* back-reference slots taken so far */
     int lref[8];  /* style 2: the slot of each label written, -1 before */
+    unsigned char small[16384];
 } mb;
+
+static void mb_reset(mb *m, int style)
+{
+    memset(m, 0, sizeof *m);
+    m->b = m->small;
+    m->cap = sizeof m->small;
+    m->style = style;
+    for (int i = 0; i < 8; i++) m->lref[i] = -1;
+}
+
+static void mb_free(mb *m)
+{
+    if (m->b != m->small) free(m->b);
+}
 
 static void u8(mb *m, unsigned v)
 {
-    ck_assert(m->n < sizeof m->b);
+    if (m->n == m->cap) {
+        unsigned char *q = m->b == m->small ? malloc(2 * m->cap) : realloc(m->b, 2 * m->cap);
+        ck_assert(q != NULL);
+        if (m->b == m->small) memcpy(q, m->small, m->n);
+        m->b = q;
+        m->cap *= 2;
+    }
     m->b[m->n++] = (unsigned char)v;
 }
 static void u32(mb *m, uint32_t v)
@@ -123,9 +144,7 @@ static void label(mb *m, const fn *fs, int i)
  * bare counts (older profilers). */
 static void put_stats(mb *m, const fn *fs, int n, int style)
 {
-    memset(m, 0, sizeof *m);
-    m->style = style;
-    for (int i = 0; i < 8; i++) m->lref[i] = -1;
+    mb_reset(m, style);
     u8(m, '{' | (style == 2 ? 0x80 : 0));
     if (style == 2) m->nrefs++;
     for (int i = 0; i < n; i++) {
@@ -358,7 +377,7 @@ START_TEST(malformed)
     put_stats(&m, &f, 1, 0);
     bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a call count is not a non-negative integer");
     /* A call count of 2^75: an 'l' of six digits, the last 1. */
-    memset(&m, 0, sizeof m);
+    mb_reset(&m, 0);
     u8(&m, '{');
     tup(&m, 3, false);
     str(&m, "a");
@@ -579,7 +598,7 @@ static void plain_call(mb *m, long nc, double ct)
 START_TEST(spellings)
 {
     static mb m;
-    memset(&m, 0, sizeof m);
+    mb_reset(&m, 0);
     u8(&m, '{');
     plain_label(&m, "m.py", 1, "main", 0);
     plain_entry(&m, 1, 1e-6, 6e-6);
@@ -623,56 +642,13 @@ END_TEST
 
 /* ---- many functions: the reader adds calls a few thousand at a time ---- */
 
-typedef struct db {
-    unsigned char *b;
-    size_t n, cap;
-} db;
-
-static void dput(db *d, const void *p, size_t n)
-{
-    if (d->n + n > d->cap) {
-        d->cap = (d->n + n) * 2;
-        d->b = realloc(d->b, d->cap);
-        ck_assert(d->b != NULL);
-    }
-    memcpy(d->b + d->n, p, n);
-    d->n += n;
-}
-static void dbyte(db *d, unsigned v)
-{
-    unsigned char c = (unsigned char)v;
-    dput(d, &c, 1);
-}
-static void dint(db *d, uint32_t v)
-{
-    dbyte(d, 'i');
-    for (int i = 0; i < 4; i++) dbyte(d, (v >> (8 * i)) & 0xff);
-}
-static void dflt(db *d, double x)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, 8);
-    dbyte(d, 'g');
-    for (int i = 0; i < 8; i++) dbyte(d, (unsigned)(bits >> (8 * i)) & 0xff);
-}
-static void dstr(db *d, const char *s)
-{
-    dbyte(d, 'z');
-    dbyte(d, (unsigned)strlen(s));
-    dput(d, s, strlen(s));
-}
-
 #define MB_N 5000 /* functions f0 .. f4999, and hub */
 
-static void dlabel(db *d, int i)
+static void many_label(mb *m, int i)
 {
     char name[16];
     snprintf(name, sizeof name, i == MB_N ? "hub" : "f%d", i);
-    dbyte(d, ')');
-    dbyte(d, 3);
-    dstr(d, "m.py");
-    dint(d, (uint32_t)i + 1);
-    dstr(d, name);
+    plain_label(m, "m.py", i + 1, name, 0);
 }
 
 /* The callers of function i: f(i-1), f(i/2), f(i/3) (those that differ,
@@ -695,45 +671,39 @@ static int callers_of(int i, int *out)
 
 START_TEST(callers_across_batches)
 {
-    /* 15,000 calls, more than three batches: most batches end inside a
+    /* About 20,000 calls, more than four batches: most batches end inside a
      * function's callers, and hub's 5,000 callers are more than one batch
      * holds, so the calls into hub from the second batch on meet calls
      * into hub already made. Every call must come out once, with its own
      * count and cost. */
     static int cl[MB_N];
-    db d = {0};
-    dbyte(&d, '{');
+    static mb m;
+    mb_reset(&m, 0);
+    u8(&m, '{');
     int ncalls = 0;
     for (int i = 0; i <= MB_N; i++) {
-        dlabel(&d, i);
-        dbyte(&d, ')');
-        dbyte(&d, 5);
-        dint(&d, 1);
-        dint(&d, 1);
-        dflt(&d, 1e-6);
-        dflt(&d, 1e-3);
-        dbyte(&d, '{');
+        many_label(&m, i);
+        plain_entry(&m, 1, 1e-6, 1e-3);
         int n = callers_of(i, cl);
         for (int k = 0; k < n; k++) {
             int j = cl[k];
-            dlabel(&d, j);
-            dbyte(&d, ')');
-            dbyte(&d, 4);
-            dint(&d, (uint32_t)(1 + (i + j) % 5));
-            dint(&d, 1);
-            dflt(&d, 0.0);
-            dflt(&d, ((i + j) % 97 + 1) * 1e-6);
+            many_label(&m, j);
+            tup(&m, 4, false);
+            num(&m, 1 + (i + j) % 5);
+            num(&m, 1);
+            flt(&m, 0.0);
+            flt(&m, ((i + j) % 97 + 1) * 1e-6);
         }
         ncalls += n;
-        dbyte(&d, '0');
+        u8(&m, '0');
     }
-    dbyte(&d, '0');
+    u8(&m, '0');
     ck_assert_int_gt(ncalls, 3 * 4096);
 
     cgprop_graph *g = NULL;
     cgprop_read_error err;
     cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer((const char *)d.b, d.n, "many.pstats", 11, NULL, NULL, &g, NULL, &err);
+    int rc = cgprop_read_buffer((const char *)m.b, m.n, "many.pstats", 11, NULL, NULL, &g, NULL, &err);
     ck_assert_msg(rc == CGPROP_OK, "rc %d: %s", rc, err.reason);
     ck_assert_uint_eq(cgprop_graph_node_count(g), MB_N + 1);
     ck_assert_uint_eq(cgprop_graph_edge_count(g), (size_t)ncalls);
@@ -753,8 +723,8 @@ START_TEST(callers_across_batches)
     }
     cgprop_graph_free(g);
     /* And with each allocation failing in turn, a batch's among them. */
-    fault_loop((const char *)d.b, d.n);
-    free(d.b);
+    fault_loop((const char *)m.b, m.n);
+    mb_free(&m);
 }
 END_TEST
 

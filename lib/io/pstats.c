@@ -578,16 +578,25 @@ static void prepare_callers(ps *p, const mval *top)
     for (uint32_t j = 0; j < PS_AHEAD && j < m; j++) look_ahead(p, p->flat[j], &p->ring[j]);
 }
 
-/* Add the calls gathered so far, in their order: the graph ends as adding
- * them one by one would leave it. */
-static int flush_calls(ps *p)
+/* Add the first k of the calls gathered, in their order (the graph ends as
+ * adding them one by one would leave it); the others move to the front. */
+static int flush_first(ps *p, uint32_t k)
 {
-    uint32_t n = p->nb;
+    uint32_t m = p->nb - k;
     p->nb = 0;
-    if (!n) return CGPROP_OK;
-    int rc = cgprop__add_edges(p->g, n, p->bcaller, p->bcallee, p->bcount, p->bcost, NULL);
-    return rc ? graph_fail(p, rc) : CGPROP_OK;
+    if (!k) return CGPROP_OK;
+    int rc = cgprop__add_edges(p->g, k, p->bcaller, p->bcallee, p->bcount, p->bcost, NULL);
+    if (rc) return graph_fail(p, rc);
+    memmove(p->bcaller, p->bcaller + k, m * sizeof *p->bcaller);
+    memmove(p->bcallee, p->bcallee + k, m * sizeof *p->bcallee);
+    memmove(p->bcount, p->bcount + k, m * sizeof *p->bcount);
+    memmove(p->bcost, p->bcost + k, m * sizeof *p->bcost);
+    p->nb = m;
+    return CGPROP_OK;
 }
+
+/* Add every call gathered so far. */
+static int flush_calls(ps *p) { return flush_first(p, p->nb); }
 
 /* A full batch: added up to the run of calls into its last callee, which
  * waits for the next batch. A function's callers then come in one batch
@@ -596,21 +605,9 @@ static int flush_calls(ps *p)
  * memory, to know that they are new. */
 static int flush_full(ps *p)
 {
-    uint32_t n = p->nb, gs = n, f = p->bcallee[n - 1];
+    uint32_t gs = p->nb, f = p->bcallee[gs - 1];
     while (gs > 0 && p->bcallee[gs - 1] == f) gs--;
-    if (gs == 0) return flush_calls(p);
-    int rc = cgprop__add_edges(p->g, gs, p->bcaller, p->bcallee, p->bcount, p->bcost, NULL);
-    if (rc) {
-        p->nb = 0;
-        return graph_fail(p, rc);
-    }
-    uint32_t m = n - gs;
-    memmove(p->bcaller, p->bcaller + gs, m * sizeof *p->bcaller);
-    memmove(p->bcallee, p->bcallee + gs, m * sizeof *p->bcallee);
-    memmove(p->bcount, p->bcount + gs, m * sizeof *p->bcount);
-    memmove(p->bcost, p->bcost + gs, m * sizeof *p->bcost);
-    p->nb = m;
-    return CGPROP_OK;
+    return flush_first(p, gs ? gs : p->nb);
 }
 
 static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
