@@ -737,14 +737,11 @@ int cgprop__reserve_edge_arrays(cgprop_graph *g, uint32_t n)
 
 int cgprop__reserve_edges(cgprop_graph *g, uint32_t n)
 {
+    int rc = cgprop__reserve_edge_arrays(g, n);
     uint64_t need = (uint64_t)g->ne + n;
-    if (need > UINT32_MAX - 1) return CGPROP_OK; /* adding will say what is wrong */
-    int rc = grow_edges_to(g, need);
-    if (!rc && need * 2 > g->ehash_cap) {
-        uint32_t ncap = table_cap_for(g->ehash_cap, need);
-        if (ncap) rc = rehash_edges(g, ncap);
-    }
-    return rc;
+    if (rc || need > UINT32_MAX - 1 || need * 2 <= g->ehash_cap) return rc;
+    uint32_t ncap = table_cap_for(g->ehash_cap, need);
+    return ncap ? rehash_edges(g, ncap) : CGPROP_OK;
 }
 
 const uint64_t cgprop__zeros[CGPROP_MAX_METRICS];
@@ -1503,9 +1500,10 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
          * and y callers (or, x = y, a call to itself): other pairs are new
          * without a look-up. A reader that adds each function's callers
          * together (cProfile's statistics list them so) then never needs
-         * the index, nor its memory. Calls from before the batch may be looked up: the index
-         * must hold them all first, made when the first look-up comes (the
-         * only step here that may fail on the graph). */
+         * the index, nor its memory. A pair that may be old is looked up:
+         * the index must hold every earlier call first, made when the
+         * first look-up comes (the only step here that may fail on the
+         * graph). */
         if (had && (g->nflags[y] & (x == y ? CGPROP__NF_SELF_CALL : CGPROP__NF_HAS_CALLER))) {
             if (g->eunidx && edge_index_sync(g) != CGPROP_OK) {
                 cgprop__free(g, a);
