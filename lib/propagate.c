@@ -741,6 +741,20 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
             for (uint32_t i = 0; i < nfl; i++) {
                 uint32_t u = fl[i];
                 lanemask m = fm[i];
+                /* The members come in id order but far apart: their calls
+                 * are asked for 16 members ahead, and the callees' lanes
+                 * of the calls of the member 6 ahead (37-41 -> 27 ms of
+                 * the top-down levels on file (b)). */
+                if (i + 16 < nfl) {
+                    uint32_t o16 = off[fl[i + 16]];
+                    CGPROP__PREFETCH(tgt + o16);
+                    CGPROP__PREFETCH(jin + o16);
+                }
+                if (i + 6 < nfl)
+                    for (uint32_t j = off[fl[i + 6]], je = off[fl[i + 6] + 1]; j < je; j++) {
+                        CGPROP__PREFETCH(sx + tgt[j]);
+                        CGPROP__PREFETCH_W(nx + tgt[j]);
+                    }
                 for (uint32_t j = off[u], je = off[u + 1]; j < je; j++) {
                     uint32_t q = jin[j], v = tgt[j];
                     lanemask km = m & ~sx[v], t = nx[v];
