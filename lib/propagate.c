@@ -770,12 +770,13 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
             L->re = (uint32_t)R;
         }
         d++;
-        /* The next level's members, in id order. */
-        for (uint32_t wi = 0; wi <= (V - 1) >> 6; wi++)
-            if (mark[wi]) {
-                nc = (uint32_t)flatten_at(cand, nc, mark[wi], wi * 64);
-                mark[wi] = 0;
-            }
+        /* The next level's members, in id order (cand has the spare slots
+         * the copies for the processor write). */
+        {
+            size_t mw = ((size_t)V - 1) / 64 + 1;
+            nc = (uint32_t)flatten_big(w, cand, mark, mw);
+            memset(mark, 0, mw * sizeof *mark);
+        }
         if (!nc) break;
         scan = 0;
         for (uint32_t i = 0; i < nfl; i++) fa[fl[i]] = 0;
