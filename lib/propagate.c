@@ -711,6 +711,10 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
             lanemask n = 0;
             for (uint32_t q = 0; q < E; q++) {
                 uint32_t u = pc[q].u, v = pc[q].v;
+                /* The callers come in no order: their lanes are asked for
+                 * 32 calls ahead (63-70 -> 52-60 ms of these passes on file
+                 * (b); 16 and 64 ahead no better). */
+                if (q + 32 < E) CGPROP__PREFETCH(fa + pc[q + 32].u);
                 lanemask km = fa[u] & ~sx[v];
                 cm[q] = km;
                 n = (n & ((lanemask)0 - (lanemask)(v == pv))) | km; /* no branch: a new callee every few calls */
