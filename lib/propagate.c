@@ -1066,6 +1066,16 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
         bool zeros = false, fits = true;
         double *acc = w->acc;
         for (uint32_t j = 0; j < E; j++) {
+            /* By call id, the calls' weights are random reads on a large
+             * cycle; so are the calls' totals below (by q, by call id):
+             * asked for ahead (file (b): 10.6 -> 6.4 ms and 7.4-8.7 ->
+             * 4.7-5.5 ms). */
+            if (j + 32 < E) {
+                uint32_t e2 = w->eid[j + 32];
+                CGPROP__PREFETCH(g->ecount + e2);
+                CGPROP__PREFETCH(g->eflags + e2);
+                CGPROP__PREFETCH(g->ecost + (size_t)e2 * K);
+            }
             double x = cgprop__collapse_weight(g, w->eid[j], k);
             acc[j] = x;
             zeros |= x == 0;
@@ -1097,10 +1107,14 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
         /* Σ over the entries of p(u) = Σρ·base(u) + the totals of u's calls in Z. */
         for (uint32_t i = 0; i < V; i++) {
             double t = rsum * w->base[i];
-            for (uint32_t j = w->off[i]; j < w->off[i + 1]; j++) t += w->acc[w->jin[j]];
+            for (uint32_t j = w->off[i]; j < w->off[i + 1]; j++) {
+                if (j + 16 < E) CGPROP__PREFETCH(w->acc + w->jin[j + 16]);
+                t += w->acc[w->jin[j]];
+            }
             res->tot[(size_t)mem[i] * K + k] = t;
         }
         for (uint32_t j = 0; j < E; j++) {
+            if (j + 32 < E) CGPROP__PREFETCH_W(res->etot + (size_t)w->eid[j + 32] * K + k);
             if (!bit_get(w->ekept, j)) continue;
             size_t e = w->eid[j];
             res->etot[e * K + k] += w->acc[j];
