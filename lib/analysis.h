@@ -89,6 +89,9 @@ bool cgprop__collapse_is_root(const cgprop_graph *g, uint32_t node);
  * a loop over calls that calls it some 32 calls ahead overlaps the cache
  * misses (one per call on a graph larger than the caches). */
 void cgprop__collapse_prefetch_edge(const cgprop_graph *g, uint32_t edge);
+/* Ask for what cgprop__collapse_weight of this call will read, ahead of a
+ * loop that takes calls in no order. */
+void cgprop__collapse_prefetch_weight(const cgprop_graph *g, uint32_t edge, uint32_t k);
 
 /* ---- propagate.c ---- */
 void cgprop__propagate_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row);

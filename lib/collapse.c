@@ -132,6 +132,16 @@ void cgprop__collapse_prefetch_edge(const cgprop_graph *g, uint32_t edge)
     CGPROP__PREFETCH(VR(r, g->ecallee[edge]));
 }
 
+void cgprop__collapse_prefetch_weight(const cgprop_graph *g, uint32_t edge, uint32_t k)
+{
+    if (RES(g)->share == CGPROP_SHARE_COUNT) {
+        CGPROP__PREFETCH(g->ecount + edge);
+        return;
+    }
+    CGPROP__PREFETCH(g->eflags + edge);
+    CGPROP__PREFETCH(g->ecost + (size_t)edge * g->K + k);
+}
+
 void cgprop__collapse_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row)
 {
     const col_res *r = RES(g);

@@ -1070,12 +1070,7 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
              * cycle; so are the calls' totals below (by q, by call id):
              * asked for ahead (file (b): 10.6 -> 6.4 ms and 7.4-8.7 ->
              * 4.7-5.5 ms). */
-            if (j + 32 < E) {
-                uint32_t e2 = w->eid[j + 32];
-                CGPROP__PREFETCH(g->ecount + e2);
-                CGPROP__PREFETCH(g->eflags + e2);
-                CGPROP__PREFETCH(g->ecost + (size_t)e2 * K);
-            }
+            if (j + 32 < E) cgprop__collapse_prefetch_weight(g, w->eid[j + 32], k);
             double x = cgprop__collapse_weight(g, w->eid[j], k);
             acc[j] = x;
             zeros |= x == 0;
