@@ -886,9 +886,9 @@ static int smaps_huge_flag(uintptr_t addr)
     return found;
 }
 
-/* The advice covers the 2 MiB-aligned part of a block from the C library's
- * allocator, and nothing of a caller's allocator's block (whose pages the
- * caller may manage); small, NULL and unaligned ranges are left alone. */
+/* The advice covers a block from the C library's allocator, and nothing of
+ * a caller's allocator's block (whose pages the caller may manage); small,
+ * NULL and unaligned ranges are left alone. */
 START_TEST(test_huge_page_advice)
 {
     counter c;
@@ -912,7 +912,10 @@ START_TEST(test_huge_page_advice)
     uintptr_t am = ((uintptr_t)a + huge) & ~(uintptr_t)(huge - 1), bm = ((uintptr_t)b + huge) & ~(uintptr_t)(huge - 1);
     FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 #if defined(__linux__)
-    int fa = smaps_huge_flag(am), fb = smaps_huge_flag(bm), ft = smaps_huge_flag((uintptr_t)a + n - 1);
+    /* The tail's last whole page: the partial page after it keeps the block's
+     * advice, which covers every page the block touches. */
+    uintptr_t tl = (((uintptr_t)a + n) & ~(uintptr_t)4095) - 1;
+    int fa = smaps_huge_flag(am), fb = smaps_huge_flag(bm), ft = smaps_huge_flag(tl);
     /* Without THP in the kernel the advice is refused: nothing to see. */
     if (thp && fa >= 0) ck_assert_int_eq(fa, 1);
     if (fb >= 0) ck_assert_int_eq(fb, 0);
@@ -925,6 +928,63 @@ START_TEST(test_huge_page_advice)
     ck_assert_int_eq(a[n - 1], 0x5A);
     cgprop__mem_free(&std, a);
     cgprop__mem_free(&mine, b);
+}
+END_TEST
+
+/* The end of the mapping that holds addr in /proc/self/smaps; 0 when that
+ * cannot be read. */
+static uintptr_t smaps_mapping_end(uintptr_t addr)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return 0;
+    char line[512];
+    uintptr_t end = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ') && addr >= lo &&
+            addr < hi) {
+            end = hi;
+            break;
+        }
+    }
+    fclose(f);
+    return end;
+}
+
+/* Advice on part of a mapping would split it in three, and the C library
+ * could then no longer grow the block by moving its pages: it would copy
+ * the block and fault every page in again. The advice covers every page a
+ * large block touches, so the block stays one mapping as it grows. */
+START_TEST(test_huge_advice_keeps_one_mapping)
+{
+    cgprop_allocator std;
+    cgprop__mem_init(&std, NULL);
+    size_t n = CGPROP__HUGE_MIN + 3 * 4096 + 100;
+    char *a = cgprop__mem_alloc(&std, n, 1);
+    ck_assert_ptr_nonnull(a);
+    for (int step = 0; step < 3; step++) {
+        memset(a, 0x3C, n);
+#if defined(__linux__)
+        FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+        uintptr_t mid = ((uintptr_t)a + ((size_t)1 << 21)) & ~(uintptr_t)(((size_t)1 << 21) - 1);
+        /* Only where the kernel took the advice. */
+        if (thp && smaps_huge_flag(mid) == 1) {
+            uintptr_t end = smaps_mapping_end((uintptr_t)a);
+            ck_assert_msg(end >= (uintptr_t)a + n, "the block's first bytes are a mapping of their own (step %d)",
+                          step);
+            ck_assert_int_eq(smaps_huge_flag((uintptr_t)a), 1);
+            ck_assert_int_eq(smaps_huge_flag((uintptr_t)a + n - 1), 1);
+        }
+        if (thp) fclose(thp);
+#endif
+        char *b = cgprop__mem_realloc(&std, a, 2 * n, 1);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_int_eq(b[0], 0x3C);
+        ck_assert_int_eq(b[n - 1], 0x3C);
+        a = b;
+        n *= 2;
+    }
+    cgprop__mem_free(&std, a);
 }
 END_TEST
 
@@ -942,6 +1002,7 @@ static Suite *alloc_suite(void)
     tcase_add_test(tc, test_sweep_analyses);
     tcase_add_test(tc, test_stdin_regular_file_is_mapped);
     tcase_add_test(tc, test_huge_page_advice);
+    tcase_add_test(tc, test_huge_advice_keeps_one_mapping);
     suite_add_tcase(s, tc);
     return s;
 }

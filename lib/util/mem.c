@@ -47,15 +47,23 @@ void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
     /* Only memory the C library handed out: a caller's allocator may give
-     * memory whose pages it manages itself. A huge page covers a whole
-     * aligned 2 MiB span, so only the spans inside the range are asked
-     * for; small pages are asked for on the whole pages inside it (a span
-     * that meets them is then not made huge). The advice may be refused
-     * (THP not built in, an odd page size): nothing changes then. */
+     * memory whose pages it manages itself. Huge pages are asked for on
+     * every page the block touches: the kernel makes one only of an aligned
+     * 2 MiB span wholly inside the advised range, and advice on part of a
+     * mapping splits it, after which the C library can no longer move a
+     * growing block by remapping its pages (the kernel refuses a remap
+     * across mappings) and copies it instead, faulting in every page
+     * again. Small pages are asked for on the whole pages inside the range
+     * (a span that meets them is then not made huge). The advice may be
+     * refused (THP not built in, an odd page size): nothing changes then. */
     if (!p || m->malloc_fn != std_malloc) return;
-    long page = huge ? 0 : sysconf(_SC_PAGESIZE);
-    const uintptr_t span = huge ? (uintptr_t)1 << 21 : page > 0 ? (uintptr_t)page : 4096;
-    uintptr_t a = ((uintptr_t)p + span - 1) & ~(span - 1), b = ((uintptr_t)p + n) & ~(span - 1);
+    long sz = sysconf(_SC_PAGESIZE);
+    const uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096, at = (uintptr_t)p;
+    uintptr_t a = (at + page - 1) & ~(page - 1), b = (at + n) & ~(page - 1);
+    if (huge) {
+        a = at & ~(page - 1);
+        b = (at + n + page - 1) & ~(page - 1);
+    }
     if (b > a) (void)madvise((void *)a, b - a, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #else
     (void)m;
