@@ -92,8 +92,12 @@ typedef struct cgprop__view {
     uint32_t *mem;     /* members of cycle c: mem[mem_off[c] .. mem_off[c+1]) */
     double *shown;     /* nn: the total a person sees */
     unsigned char *how;  /* nn: CGPROP__SHOW_* */
-    double *eshown;    /* ne */
-    unsigned char *ehow; /* ne */
+    double *eshown;    /* ne; with elist, set only for the calls it lists */
+    unsigned char *ehow; /* ne; the same */
+    /* Late figures (see cgprop__view_load): the calls with a shown end, in
+     * id order; NULL when every call's figures are set. */
+    uint32_t *elist;
+    uint32_t nelist;
     double program;    /* Σ self of metric k */
     bool edges_late;   /* eshown and ehow not filled yet (see cgprop__view_load) */
     unsigned char *qual; /* nn: how much of the key tells the function apart (see cgprop__view_qual) */

@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE 1
 #endif
 #include "mem.h"
+#include "prefetch.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -159,6 +160,14 @@ static bool slot_for(const cgprop_allocator *m, cgprop__u64map *h, uint64_t k, s
     while (h->keys[j] && h->keys[j] != k) j = (j + 1) & mask;
     *slot = j;
     return true;
+}
+
+void cgprop__u64map_prefetch(const cgprop__u64map *h, uint64_t key)
+{
+    if (!h->cap) return;
+    size_t j = slot_of(key + 1, h->cap - 1);
+    CGPROP__PREFETCH_W(h->keys + j);
+    CGPROP__PREFETCH_W(h->vals + j);
 }
 
 int cgprop__u64map_put(const cgprop_allocator *m, cgprop__u64map *h, uint64_t key, uint32_t val)

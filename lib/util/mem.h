@@ -58,5 +58,8 @@ int cgprop__u64map_reserve(const cgprop_allocator *m, cgprop__u64map *h, size_t 
 int cgprop__u64map_put_new(const cgprop_allocator *m, cgprop__u64map *h, uint64_t key, uint32_t val, uint32_t *old,
                            bool *found);
 void cgprop__u64map_free(const cgprop_allocator *m, cgprop__u64map *h);
+/* Ask for the slot where key's probe starts: a caller that knows its next
+ * keys overlaps their misses. Nothing when the map has no slots yet. */
+void cgprop__u64map_prefetch(const cgprop__u64map *h, uint64_t key);
 
 #endif
