@@ -4,6 +4,7 @@
 
 #include "analysis.h"
 #include "contexts.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,41 +103,6 @@ void *cgprop__realloc(const cgprop_graph *g, void *p, size_t n, size_t size)
     return cgprop__mem_realloc(&g->a, p, n, size);
 }
 void cgprop__free(const cgprop_graph *g, void *p) { cgprop__mem_free(&g->a, p); }
-
-/* ---- hashing ---- */
-
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 32;
-    h *= 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 29);
-}
-
-static uint64_t hash_bytes(const char *p, size_t len)
-{
-    /* Eight bytes per step (keys are often 30-60 bytes: object, file and
-     * name), each word folded in by a multiply; the tail byte by byte. A
-     * final mix makes the low bits, which index the table, depend on all. */
-    uint64_t h = 1469598103934665603ull ^ (len * 0xff51afd7ed558ccdull);
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
-    }
-    if (i < len && len >= 8) {
-        /* The tail as the key's last eight bytes, overlapping the words
-         * before: one step instead of up to seven. */
-        uint64_t w;
-        memcpy(&w, p + len - 8, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
-    } else {
-        for (; i < len; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-    }
-    return mix64(h);
-}
 
 /* ---- creation ---- */
 
@@ -282,7 +248,10 @@ static int grow_nodes(cgprop_graph *g) { return grow_nodes_to(g, (uint64_t)g->nn
 
 static inline uint64_t node_slot(uint32_t id, uint64_t h) { return (h & 0xFFFFFFFF00000000ull) | (id + 1u); }
 
-static uint64_t node_hash(const cgprop_graph *g, uint32_t id) { return hash_bytes(g->key_ptr[id], g->key_len[id]); }
+static uint64_t node_hash(const cgprop_graph *g, uint32_t id)
+{
+    return cgprop__hash_bytes(g->key_ptr[id], g->key_len[id]);
+}
 
 /* New capacity of a table that must grow, or 0 when it cannot. Capacity
  * stays a power of two that fits in 32 bits; past 2^31 slots the table
@@ -439,7 +408,7 @@ int cgprop_graph_add_node(cgprop_graph *g, const char *key, size_t len, uint32_t
     if (len > UINT32_MAX - 1)
         return cgprop__err(g, CGPROP_EINVAL, "add_node: key of %zu bytes is longer than 4 GiB", len);
     if (!key) key = "";
-    uint64_t h = hash_bytes(key, len);
+    uint64_t h = cgprop__hash_bytes(key, len);
     if (node_lookup(g, key, len, h, out)) return cgprop__ok(g);
     if (g->nn >= UINT32_MAX - 1) return cgprop__err(g, CGPROP_EOVERFLOW, "add_node: too many functions");
 
@@ -481,7 +450,7 @@ int cgprop_graph_find_node(cgprop_graph *g, const char *key, size_t len, uint32_
     if (!g) return CGPROP_EINVAL;
     if (!out || (!key && len)) return cgprop__err(g, CGPROP_EINVAL, "find_node: NULL argument");
     if (!key) key = "";
-    if (len <= UINT32_MAX && node_lookup(g, key, len, hash_bytes(key, len), out)) return cgprop__ok(g);
+    if (len <= UINT32_MAX && node_lookup(g, key, len, cgprop__hash_bytes(key, len), out)) return cgprop__ok(g);
     return cgprop__err(g, CGPROP_ENOTFOUND, "no function with key '%.*s'", (int)(len > 200 ? 200 : len), key);
 }
 
@@ -1776,14 +1745,14 @@ int cgprop_graph_add_nodes(cgprop_graph *g, size_t n, const char *const *keys, c
     size_t i;
     for (i = 0; i < n && i < PF; i++) {
         size_t len = lens ? lens[i] : strlen(keys[i]);
-        ring[i] = hash_bytes(keys[i] ? keys[i] : "", len);
+        ring[i] = cgprop__hash_bytes(keys[i] ? keys[i] : "", len);
         CGPROP__PREFETCH(&g->nhash[ring[i] & (g->nhash_cap - 1)]);
     }
     for (i = 0; i < n; i++) {
         uint64_t h = ring[i % PF], mask = g->nhash_cap - 1;
         if (i + PF < n) {
             size_t ln = lens ? lens[i + PF] : strlen(keys[i + PF]);
-            uint64_t hn = hash_bytes(keys[i + PF] ? keys[i + PF] : "", ln);
+            uint64_t hn = cgprop__hash_bytes(keys[i + PF] ? keys[i + PF] : "", ln);
             ring[i % PF] = hn;
             CGPROP__PREFETCH(&g->nhash[hn & mask]);
         }
@@ -1959,7 +1928,7 @@ const cgprop__adj *cgprop__get_adj(cgprop_graph *g)
  * knows its next keys ahead of time overlaps their misses. */
 void cgprop__node_prefetch(const cgprop_graph *g, const char *key, size_t len)
 {
-    if (g->nhash_cap) CGPROP__PREFETCH_W(&g->nhash[hash_bytes(key, len) & (g->nhash_cap - 1)]);
+    if (g->nhash_cap) CGPROP__PREFETCH_W(&g->nhash[cgprop__hash_bytes(key, len) & (g->nhash_cap - 1)]);
 }
 
 /* ---- the stack readers' names ---- */
@@ -1970,7 +1939,7 @@ void cgprop__node_prefetch(const cgprop_graph *g, const char *key, size_t len)
 int cgprop__node_get(cgprop_graph *g, const char *key, size_t len, uint32_t *out)
 {
     if (g->nhash_cap && len < UINT32_MAX) {
-        uint64_t h = hash_bytes(key, len), mask = g->nhash_cap - 1;
+        uint64_t h = cgprop__hash_bytes(key, len), mask = g->nhash_cap - 1;
         uint32_t fp = (uint32_t)(h >> 32);
         for (uint64_t i = h & mask;; i = (i + 1) & mask) {
             uint64_t v = g->nhash[i];

@@ -5,6 +5,7 @@
 #include "flame.h"
 #include "io_util.h"
 #include "num.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <math.h>
@@ -460,23 +461,6 @@ size_t cgprop__view_qual(const cgprop_graph *g, const cgprop__view *v, uint32_t 
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
-/* Eight bytes a step, then the rest and the length: a byte a step (one
- * long chain of multiplies) was most of the qualifiers' time on a profile
- * of 200,000 functions. */
-static uint64_t name_hash(uint64_t h, const char *s, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x;
-        memcpy(&x, s + i, 8);
-        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-        h ^= h >> 29;
-    }
-    uint64_t x = (uint64_t)n << 56;
-    for (size_t j = 0; i + j < n; j++) x ^= (uint64_t)(unsigned char)s[i + j] << (8 * j);
-    h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-    return h ^ h >> 29;
-}
 
 /* How much of each function's key the views print: level 0 for a display
  * name no other function has; else 1, 2, 3 until the printed name is
@@ -512,8 +496,10 @@ static int view_names(cgprop_graph *g, cgprop__view *v)
                 if (v->qual[f0] != level) continue;
                 size_t n;
                 const char *name = cgprop__view_name(g, v, f0, &n);
-                uint64_t h = name_hash(0xcbf29ce484222325ull, name, n);
-                hb[nb] = name_hash(h, q, cgprop__view_qual(g, v, f0, q, sizeof q));
+                uint64_t h = cgprop__hash_bytes(name, n);
+                size_t ql = cgprop__view_qual(g, v, f0, q, sizeof q);
+                if (ql) h = cgprop__mix64(h * 0x9E3779B97F4A7C15ull ^ cgprop__hash_bytes(q, ql));
+                hb[nb] = h;
                 fb[nb] = f0;
                 cgprop__u64map_prefetch(&seen, hb[nb++]);
             }
