@@ -27,6 +27,11 @@ _Static_assert(CGPROP__A_COUNT <= 32, "slot masks are 32 bits");
 
 uint32_t cgprop__current_mask(const cgprop_graph *g)
 {
+    /* The answer depends on the generation and the slots alone; the slots
+     * change only by an install, and a rollback that restores a generation
+     * restores the state it names (installs only grow), so the pair says
+     * when the last answer still holds. */
+    if (g->mask_ok && g->mask_gen == g->gen && g->mask_installs == g->installs) return g->mask;
     uint32_t cur = 0;
     for (uint32_t a = 0; a < CGPROP__A_COUNT; a++) {
         const cgprop__slot *s = &g->slot[a];
@@ -37,6 +42,13 @@ uint32_t cgprop__current_mask(const cgprop_graph *g)
             if ((deps >> d & 1u) && rows[d].args) same = s->dep_run[d] == g->slot[d].run;
         if (same) cur |= 1u << a;
     }
+    /* A cache inside the graph, which one thread uses at a time (the
+     * graph is never a const object: the const is the callers'). */
+    cgprop_graph *m = (cgprop_graph *)(uintptr_t)g;
+    m->mask = cur;
+    m->mask_gen = g->gen;
+    m->mask_installs = g->installs;
+    m->mask_ok = true;
     return cur;
 }
 
@@ -47,6 +59,7 @@ void cgprop__install(cgprop_graph *g, uint32_t a, void *res)
     s->res = res;
     s->gen = g->gen;
     s->run++;
+    g->installs++;
     for (uint32_t d = 0; d < CGPROP__A_COUNT; d++) s->dep_run[d] = g->slot[d].run;
 }
 
@@ -58,6 +71,7 @@ void cgprop__analyses_free(cgprop_graph *g)
         rows[a].destroy(g, g->slot[a].res);
         g->slot[a].res = NULL;
     }
+    g->mask_ok = false;
 }
 
 int cgprop_graph_analyze(cgprop_graph *g)

@@ -230,6 +230,13 @@ struct cgprop_graph {
     bool adj_valid;
 
     cgprop__slot slot[CGPROP__A_COUNT]; /* analysis results (analysis.c) */
+    /* cgprop__current_mask's last answer, for the generation and the
+     * number of installs it was worked out at: every row a writer fills
+     * asks for it several times. */
+    uint64_t installs;                  /* bumped by cgprop__install */
+    uint64_t mask_gen, mask_installs;
+    uint32_t mask;
+    bool mask_ok;
     void *stack_scratch; /* owned by stacks.c */
     struct cgprop__ctx *ctx; /* calling contexts (contexts.c), NULL unless kept */
 };
