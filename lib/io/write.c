@@ -461,7 +461,6 @@ size_t cgprop__view_qual(const cgprop_graph *g, const cgprop__view *v, uint32_t 
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
-
 /* How much of each function's key the views print: level 0 for a display
  * name no other function has; else 1, 2, 3 until the printed name is
  * unique (see cgprop__view_qual). Names are compared by 64-bit hash: a
