@@ -70,10 +70,10 @@ static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint3
     }
     for (uint32_t i = 0; i < n; i++) {
         uint32_t f = mem[i];
-        if (i + 8 < n) {
-            uint32_t f8 = mem[i + 8];
-            ask_in_calls(g, adj, f8, false);
-            for (uint32_t j = adj->out_off[f8]; j < adj->out_off[f8 + 1]; j++) {
+        if (i + CGPROP__AHEAD_BOUNDS_MEMBERS < n) {
+            uint32_t fa = mem[i + CGPROP__AHEAD_BOUNDS_MEMBERS];
+            ask_in_calls(g, adj, fa, false);
+            for (uint32_t j = adj->out_off[fa]; j < adj->out_off[fa + 1]; j++) {
                 CGPROP__PREFETCH(cof + adj->out_v[j]);
                 CGPROP__PREFETCH(g->ecost + (size_t)adj->out_e[j] * K);
             }
@@ -198,7 +198,7 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         /* Every member of the component that needs it, in one scan. */
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = mem[i];
-            if (i + 8 < n) ask_in_calls(g, adj, mem[i + 8], true);
+            if (i + CGPROP__AHEAD_BOUNDS_MEMBERS < n) ask_in_calls(g, adj, mem[i + CGPROP__AHEAD_BOUNDS_MEMBERS], true);
             if (!need[v]) continue;
             need[v] = 0;
             uint64_t lo[CGPROP_MAX_METRICS], hi[CGPROP_MAX_METRICS];

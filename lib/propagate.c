@@ -714,7 +714,7 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
                 /* The callers come in no order: their lanes are asked for
                  * 32 calls ahead (63-70 -> 52-60 ms of these passes on file
                  * (b); 16 and 64 ahead no better). */
-                if (q + 32 < E) CGPROP__PREFETCH(fa + pc[q + 32].u);
+                if (q + CGPROP__AHEAD_BFS_BOTTOM_UP < E) CGPROP__PREFETCH(fa + pc[q + CGPROP__AHEAD_BFS_BOTTOM_UP].u);
                 lanemask km = fa[u] & ~sx[v];
                 cm[q] = km;
                 n = (n & ((lanemask)0 - (lanemask)(v == pv))) | km; /* no branch: a new callee every few calls */
@@ -749,16 +749,18 @@ static int batch_bfs(const cgprop_graph *g, work *w, uint32_t V, const uint32_t 
                  * are asked for 16 members ahead, and the callees' lanes
                  * of the calls of the member 6 ahead (37-41 -> 27 ms of
                  * the top-down levels on file (b)). */
-                if (i + 16 < nfl) {
-                    uint32_t o16 = off[fl[i + 16]];
-                    CGPROP__PREFETCH(tgt + o16);
-                    CGPROP__PREFETCH(jin + o16);
+                if (i + CGPROP__AHEAD_BFS_TOP_DOWN < nfl) {
+                    uint32_t o = off[fl[i + CGPROP__AHEAD_BFS_TOP_DOWN]];
+                    CGPROP__PREFETCH(tgt + o);
+                    CGPROP__PREFETCH(jin + o);
                 }
-                if (i + 6 < nfl)
-                    for (uint32_t j = off[fl[i + 6]], je = off[fl[i + 6] + 1]; j < je; j++) {
+                if (i + CGPROP__AHEAD_BFS_TOP_DOWN_CALLEES < nfl) {
+                    uint32_t a = fl[i + CGPROP__AHEAD_BFS_TOP_DOWN_CALLEES];
+                    for (uint32_t j = off[a], je = off[a + 1]; j < je; j++) {
                         CGPROP__PREFETCH(sx + tgt[j]);
                         CGPROP__PREFETCH_W(nx + tgt[j]);
                     }
+                }
                 for (uint32_t j = off[u], je = off[u + 1]; j < je; j++) {
                     uint32_t q = jin[j], v = tgt[j];
                     lanemask km = m & ~sx[v], t = nx[v];
@@ -1070,7 +1072,8 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
              * cycle; so are the calls' totals below (by q, by call id):
              * asked for ahead (file (b): 10.6 -> 6.4 ms and 7.4-8.7 ->
              * 4.7-5.5 ms). */
-            if (j + 32 < E) cgprop__collapse_prefetch_weight(g, w->eid[j + 32], k);
+            if (j + CGPROP__AHEAD_PROPAGATE_BY_ID < E)
+                cgprop__collapse_prefetch_weight(g, w->eid[j + CGPROP__AHEAD_PROPAGATE_BY_ID], k);
             double x = cgprop__collapse_weight(g, w->eid[j], k);
             acc[j] = x;
             zeros |= x == 0;
@@ -1103,13 +1106,15 @@ static int one_cycle(cgprop_graph *g, const cgprop__adj *adj, prop_res *res, wor
         for (uint32_t i = 0; i < V; i++) {
             double t = rsum * w->base[i];
             for (uint32_t j = w->off[i]; j < w->off[i + 1]; j++) {
-                if (j + 16 < E) CGPROP__PREFETCH(w->acc + w->jin[j + 16]);
+                if (j + CGPROP__AHEAD_PROPAGATE_MEMBERS < E)
+                    CGPROP__PREFETCH(w->acc + w->jin[j + CGPROP__AHEAD_PROPAGATE_MEMBERS]);
                 t += w->acc[w->jin[j]];
             }
             res->tot[(size_t)mem[i] * K + k] = t;
         }
         for (uint32_t j = 0; j < E; j++) {
-            if (j + 32 < E) CGPROP__PREFETCH_W(res->etot + (size_t)w->eid[j + 32] * K + k);
+            if (j + CGPROP__AHEAD_PROPAGATE_BY_ID < E)
+                CGPROP__PREFETCH_W(res->etot + (size_t)w->eid[j + CGPROP__AHEAD_PROPAGATE_BY_ID] * K + k);
             if (!bit_get(w->ekept, j)) continue;
             size_t e = w->eid[j];
             res->etot[e * K + k] += w->acc[j];

@@ -89,5 +89,36 @@
 #ifndef CGPROP__AHEAD_PROPAGATE_KEPT
 #define CGPROP__AHEAD_PROPAGATE_KEPT 48
 #endif
+/* propagate.c, a large cycle's calls by position, read by call id: their
+ * weights, then their totals into the results (bench: e2e, the random
+ * cycle; both 32). */
+#ifndef CGPROP__AHEAD_PROPAGATE_BY_ID
+#define CGPROP__AHEAD_PROPAGATE_BY_ID 32
+#endif
+/* propagate.c, each member's calls (by caller) summed into its total:
+ * their running totals, this many calls ahead. */
+#ifndef CGPROP__AHEAD_PROPAGATE_MEMBERS
+#define CGPROP__AHEAD_PROPAGATE_MEMBERS 16
+#endif
+/* propagate.c, the BFS's bottom-up pass over all calls: the caller's lanes
+ * (16 and 64 no better on the e2e group's random cycle). */
+#ifndef CGPROP__AHEAD_BFS_BOTTOM_UP
+#define CGPROP__AHEAD_BFS_BOTTOM_UP 32
+#endif
+/* propagate.c, the BFS's top-down levels: a member's list of calls this
+ * many members ahead, and the lanes of their callees at the second
+ * distance, which the first has brought the list in for. */
+#ifndef CGPROP__AHEAD_BFS_TOP_DOWN
+#define CGPROP__AHEAD_BFS_TOP_DOWN 16
+#endif
+#ifndef CGPROP__AHEAD_BFS_TOP_DOWN_CALLEES
+#define CGPROP__AHEAD_BFS_TOP_DOWN_CALLEES 6
+#endif
+/* bounds.c, the members of a large component: the calls into the member
+ * this many ahead (their callers, flags or costs), and in the component's
+ * scan its calls out too (bench: e2e, the random cycle). */
+#ifndef CGPROP__AHEAD_BOUNDS_MEMBERS
+#define CGPROP__AHEAD_BOUNDS_MEMBERS 8
+#endif
 
 #endif
