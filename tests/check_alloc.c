@@ -864,9 +864,11 @@ END_TEST
 /* ---- huge pages for large scratch ---- */
 
 /* Whether the mapping that holds addr carries the "hg" flag (asked for huge
- * pages) in /proc/self/smaps; -1 when that cannot be read. */
-static int smaps_huge_flag(uintptr_t addr)
+ * pages) in /proc/self/smaps; -1 when that cannot be read. *end, when not
+ * NULL, is where that mapping ends (0 when it was not found). */
+static int smaps_mapping(uintptr_t addr, uintptr_t *end)
 {
+    if (end) *end = 0;
     FILE *f = fopen("/proc/self/smaps", "r");
     if (!f) return -1;
     char line[512];
@@ -875,6 +877,7 @@ static int smaps_huge_flag(uintptr_t addr)
         unsigned long lo, hi;
         if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
             in = addr >= lo && addr < hi;
+            if (in && end) *end = hi;
             continue;
         }
         if (in && strncmp(line, "VmFlags:", 8) == 0) {
@@ -885,6 +888,8 @@ static int smaps_huge_flag(uintptr_t addr)
     fclose(f);
     return found;
 }
+
+static int smaps_huge_flag(uintptr_t addr) { return smaps_mapping(addr, NULL); }
 
 /* The advice covers a block from the C library's allocator, and nothing of
  * a caller's allocator's block (whose pages the caller may manage); small,
@@ -931,26 +936,6 @@ START_TEST(test_huge_page_advice)
 }
 END_TEST
 
-/* The end of the mapping that holds addr in /proc/self/smaps; 0 when that
- * cannot be read. */
-static uintptr_t smaps_mapping_end(uintptr_t addr)
-{
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f) return 0;
-    char line[512];
-    uintptr_t end = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ') && addr >= lo &&
-            addr < hi) {
-            end = hi;
-            break;
-        }
-    }
-    fclose(f);
-    return end;
-}
-
 /* Advice on part of a mapping would split it in three, and the C library
  * could then no longer grow the block by moving its pages: it would copy
  * the block and fault every page in again. The advice covers every page a
@@ -969,7 +954,8 @@ START_TEST(test_huge_advice_keeps_one_mapping)
         uintptr_t mid = ((uintptr_t)a + ((size_t)1 << 21)) & ~(uintptr_t)(((size_t)1 << 21) - 1);
         /* Only where the kernel took the advice. */
         if (thp && smaps_huge_flag(mid) == 1) {
-            uintptr_t end = smaps_mapping_end((uintptr_t)a);
+            uintptr_t end;
+            (void)smaps_mapping((uintptr_t)a, &end);
             ck_assert_msg(end >= (uintptr_t)a + n, "the block's first bytes are a mapping of their own (step %d)",
                           step);
             ck_assert_int_eq(smaps_huge_flag((uintptr_t)a), 1);
