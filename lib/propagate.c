@@ -267,22 +267,29 @@ static int work_alloc(const cgprop_graph *g, work *w, size_t V, size_t E, size_t
      * passes jump about it); its tail, which a cycle fills only in part,
      * goes back to small pages, resident only as far as it is written. */
     if (blk) cgprop__mem_advise(&g->a, blk + hot, at - hot, false);
-    /* The records are made room for at once, as many as a batch may log
+    /* With an allocator whose pages become resident only when touched, the
+     * records are made room for at once, as many as a batch may log
      * (batch_bfs gives a batch back past that) or all lanes could, if
-     * fewer. Grown by doubling, every step copied the records so far into
-     * fresh pages: on file (b) of the benchmark 4,300 more page faults, and
-     * propagate took about 80 ms more. Small pages, so that only what the
-     * batches write becomes resident. One lane alone may log more; the
-     * arrays then grow. */
-    size_t r0 = LANE_RECORDS > E + 64 ? LANE_RECORDS : E + 64;
-    if (E <= (r0 - 64) / lanes && lanes * E + 64 < r0) r0 = lanes * E + 64;
+     * fewer, on small pages: only what the batches write becomes resident.
+     * Grown by doubling, every step copied the records so far into fresh
+     * pages: on file (b) of the benchmark 4,300 more page faults, and the
+     * DOT report took about 3 % longer. One lane alone may log more; the
+     * arrays then grow. Any other allocator is asked only for what is
+     * used. */
+    size_t r0 = 64;
+    if (cgprop__mem_lazy(&g->a)) {
+        r0 = LANE_RECORDS > E + 64 ? LANE_RECORDS : E + 64;
+        if (E <= (r0 - 64) / lanes && lanes * E + 64 < r0) r0 = lanes * E + 64;
+    }
     if (!blk || grow_levels(g, w, 16) != CGPROP_OK || grow_records(g, w, r0) != CGPROP_OK) {
         work_free(g, w);
         return CGPROP_ENOMEM;
     }
-    cgprop__mem_advise(&g->a, w->rec, w->rcap * sizeof *w->rec, false);
-    cgprop__mem_advise(&g->a, w->rm, w->rcap * sizeof *w->rm, false);
-    cgprop__mem_advise(&g->a, w->rbits, w->rcap / 64 * w->lanes * sizeof *w->rbits, false);
+    if (r0 > 64) {
+        cgprop__mem_advise(&g->a, w->rec, w->rcap * sizeof *w->rec, false);
+        cgprop__mem_advise(&g->a, w->rm, w->rcap * sizeof *w->rm, false);
+        cgprop__mem_advise(&g->a, w->rbits, w->rcap / 64 * w->lanes * sizeof *w->rbits, false);
+    }
     w->loc = (uint32_t *)(blk + o_loc);
     w->off = (uint32_t *)(blk + o_off);
     w->xoff = (uint32_t *)(blk + o_xoff);

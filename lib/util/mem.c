@@ -74,6 +74,16 @@ void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge)
 #endif
 }
 
+bool cgprop__mem_lazy(const cgprop_allocator *m)
+{
+#if defined(__linux__)
+    return m->malloc_fn == std_malloc;
+#else
+    (void)m;
+    return false;
+#endif
+}
+
 void *cgprop__mem_alloc(const cgprop_allocator *m, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) return NULL;

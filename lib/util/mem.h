@@ -33,6 +33,11 @@ void cgprop__mem_free(const cgprop_allocator *m, void *p);
  * touched. Only for memory from the C library's allocator and on Linux;
  * else nothing. */
 void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge);
+/* Whether the pages of a large block from m become resident only as they
+ * are first touched, so that room asked for ahead costs address space and
+ * nothing else: the C library's allocator on Linux. A caller's allocator may
+ * commit what it hands out (a pool, an arena): false. */
+bool cgprop__mem_lazy(const cgprop_allocator *m);
 
 /* A growable array: *p holds *cap elements of `size` bytes; make room for at
  * least `need`, doubling (from `first`). New room is zeroed. false (and *p
