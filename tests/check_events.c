@@ -190,6 +190,11 @@ START_TEST(test_errors)
              "exit of 'A' but the innermost open function is 'B'");
     read_bad("# metrics: ns\nenter A 1\nexit A 2\nexit A 3\n", CGPROP_EFORMAT, 4, "no open activation");
     read_bad("# metrics: ns\nenter A 1\nexit Z 2\n", CGPROP_EFORMAT, 3, "exit of 'Z'");
+    /* A name that is a prefix of the open function's, or the other way round. */
+    read_bad("# metrics: ns\nenter AB 1\nexit A 2\n", CGPROP_EFORMAT, 3,
+             "exit of 'A' but the innermost open function is 'AB'");
+    read_bad("# metrics: ns\nenter A 1\nexit AB 2\n", CGPROP_EFORMAT, 3,
+             "exit of 'AB' but the innermost open function is 'A'");
     read_bad("# metrics: ns Ir\nenter A 1\n", CGPROP_EFORMAT, 2, "2 counter readings, found 1");
     read_bad("# metrics: ns\nenter A x\n", CGPROP_EFORMAT, 2, "found 0 readings");
     read_bad("enter A\n", CGPROP_EFORMAT, 1, "expected a function name and counter readings");

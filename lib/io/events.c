@@ -165,11 +165,15 @@ static int event(rd *x, bool enter, const char *s, size_t n)
         if (rc) return cgprop__read_fail(x->err, rc, x->line, "%s", cgprop_graph_errmsg(x->g));
         rc = cgprop_recorder_enter(x->r, id, x->c);
     } else {
+        /* An exit names the innermost open function or is an error: its
+         * name is compared with that function's key, with no look-up
+         * (keys are unique, so equal keys are the same function). */
         uint32_t top = cgprop__recorder_top(x->r);
-        if (cgprop_graph_find_node(x->g, name, nl, &id) != CGPROP_OK || id != top) {
-            if (top == UINT32_MAX) return fail(x, CGPROP_EFORMAT, "exit of '%s' with no open activation", name, nl);
-            size_t tl;
-            const char *tn = cgprop_graph_node_key(x->g, top, &tl);
+        if (top == UINT32_MAX) return fail(x, CGPROP_EFORMAT, "exit of '%s' with no open activation", name, nl);
+        size_t tl;
+        const char *tn = cgprop_graph_node_key(x->g, top, &tl);
+        id = top;
+        if (tl != nl || memcmp(tn, name, nl) != 0) {
             char ex[84], ex2[84];
             cgprop__excerpt(ex, name, nl, 80);
             cgprop__excerpt(ex2, tn, tl, 80);
@@ -184,9 +188,10 @@ static int event(rd *x, bool enter, const char *s, size_t n)
     return CGPROP_OK;
 }
 
-static bool word(const char *s, size_t n, const char *w, size_t *rest)
+/* Whether the line s[0..n) starts with the word w of l bytes (a literal:
+ * the compare is inlined), followed by a blank or the line's end. */
+static inline bool word(const char *s, size_t n, const char *w, size_t l, size_t *rest)
 {
-    size_t l = strlen(w);
     if (n < l || memcmp(s, w, l) != 0 || (n > l && !is_ws(s[l]))) return false;
     *rest = l;
     return true;
@@ -213,8 +218,8 @@ static int replay(rd *x, const char *data, size_t len, cgprop_events_info *info)
             }
             continue;
         }
-        bool enter = word(s, n, "enter", &r);
-        if (!enter && !word(s, n, "exit", &r))
+        bool enter = word(s, n, "enter", 5, &r);
+        if (!enter && !word(s, n, "exit", 4, &r))
             return fail(x, CGPROP_EFORMAT, "expected 'enter NAME READINGS', 'exit NAME READINGS' or a # comment: '%s'",
                         s, n);
         while (r < n && is_ws(s[r])) r++;
