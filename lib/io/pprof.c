@@ -991,9 +991,12 @@ static int pass2(pp *p)
         /* The samples' bytes are asked for ahead: each sample's list is
          * first read from its end (tail_start), which the hardware's
          * forward stream has not reached yet; that load was a third of
-         * this pass's time. */
-        CGPROP__PREFETCH(p->d + q + CGPROP__AHEAD_PPROF_BYTES);
-        CGPROP__PREFETCH(p->d + q + CGPROP__AHEAD_PPROF_BYTES + 64);
+         * this pass's time. Not past the samples (no pointer beyond the
+         * input is formed). */
+        if (p->samp_end - q > CGPROP__AHEAD_PPROF_BYTES + 64) {
+            CGPROP__PREFETCH(p->d + q + CGPROP__AHEAD_PPROF_BYTES);
+            CGPROP__PREFETCH(p->d + q + CGPROP__AHEAD_PPROF_BYTES + 64);
+        }
         if (f.num != 2) continue;
         int rc = read_sample(p, &f);
         if (rc) return rc;

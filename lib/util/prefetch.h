@@ -122,8 +122,8 @@
 #endif
 /* io/pprof.c, the samples (bench: read, pprof): in bytes of the input from
  * each sample's start, not in iterations; two lines are asked for, about a
- * sample's length on the bench's file. 2 KiB gained about half as much in
- * fresh processes; 8 KiB is a little over a microsecond of reading. */
+ * sample's length on the bench's file. In fresh processes 2 KiB gained
+ * about half of what 8 KiB did. */
 #ifndef CGPROP__AHEAD_PPROF_BYTES
 #define CGPROP__AHEAD_PPROF_BYTES 8192
 #endif
