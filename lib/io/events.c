@@ -188,14 +188,16 @@ static int event(rd *x, bool enter, const char *s, size_t n)
     return CGPROP_OK;
 }
 
-/* Whether the line s[0..n) starts with the word w of l bytes (a literal:
- * the compare is inlined), followed by a blank or the line's end. */
+/* Whether the line s[0..n) starts with the word w of l bytes, followed by a
+ * blank or the line's end. Called through WORD, whose literal gives l (the
+ * compare is then inlined: no strlen and no call per line). */
 static inline bool word(const char *s, size_t n, const char *w, size_t l, size_t *rest)
 {
     if (n < l || memcmp(s, w, l) != 0 || (n > l && !is_ws(s[l]))) return false;
     *rest = l;
     return true;
 }
+#define WORD(s, n, lit, rest) word((s), (n), lit, sizeof lit - 1, (rest))
 
 static int replay(rd *x, const char *data, size_t len, cgprop_events_info *info)
 {
@@ -218,8 +220,8 @@ static int replay(rd *x, const char *data, size_t len, cgprop_events_info *info)
             }
             continue;
         }
-        bool enter = word(s, n, "enter", 5, &r);
-        if (!enter && !word(s, n, "exit", 4, &r))
+        bool enter = WORD(s, n, "enter", &r);
+        if (!enter && !WORD(s, n, "exit", &r))
             return fail(x, CGPROP_EFORMAT, "expected 'enter NAME READINGS', 'exit NAME READINGS' or a # comment: '%s'",
                         s, n);
         while (r < n && is_ws(s[r])) r++;

@@ -57,7 +57,7 @@ void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge)
      * again. Small pages are asked for on the whole pages inside the range
      * (a span that meets them is then not made huge). The advice may be
      * refused (THP not built in, an odd page size): nothing changes then. */
-    if (!p || m->malloc_fn != std_malloc) return;
+    if (!p || !cgprop__mem_lazy(m)) return;
     long sz = sysconf(_SC_PAGESIZE);
     const uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096, at = (uintptr_t)p;
     uintptr_t a = (at + page - 1) & ~(page - 1), b = (at + n) & ~(page - 1);
