@@ -379,8 +379,8 @@ END_TEST
  * functions, 0.1 % of calls): main 100 %, a 80000 = 88.79 %, b 50000 =
  * 55.49 %; y (100, 0.11 %) and the leaves are dropped. Calls drawn: main→a
  * 88.79 %, a→b 55.49 %; main→y is main's hidden 100 = 0.11 %. Only three
- * of the 103 calls have a shown end, so the writer reads those calls' rows
- * one by one instead of all of them: these are the figures either way. */
+ * of the 103 calls leave a function the picture shows, so the writer reads
+ * the rows of those calls alone: these are the figures either way. */
 START_TEST(pruned_picture_of_many_calls)
 {
     cgprop_graph *g = NULL;
@@ -409,6 +409,53 @@ START_TEST(pruned_picture_of_many_calls)
     HAS(d, "label=\"55.49%\"]");
     HASNT(d, "n3 [");
     HASNT(d, "-> n3");
+    free(d);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* A pruned picture names a function by what tells it apart from every
+ * function, the ones it drops included. Stacks: main 100 self; main;foo
+ * 400 (libA.so, a.c); main;bar 300 (libA.so, c.c); main;foo 1 (libB.so,
+ * b.c); main;bar 1 (libA.so, d.c); main;baz 198 (alone). Program 1,000:
+ * main 100 %, the first foo 40 %, the first bar 30 %, baz 19.80 %; the
+ * second foo and bar are 0.10 % each, under the 0.5 % threshold, and
+ * dropped. The first foo shares its name only with the dropped foo of
+ * another object: its object tells it apart. The first bar shares name and
+ * object with the dropped bar: its object and file. baz has no namesake. */
+START_TEST(pruned_picture_names_apart_from_dropped_namesakes)
+{
+    cgprop_graph *g = NULL;
+    const char *names[1] = {"Ir"};
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 1, &g), CGPROP_OK);
+    uint32_t m = node(g, "main"), f1 = node(g, "libA.so\ta.c\tfoo"), b1 = node(g, "libA.so\tc.c\tbar"),
+             f2 = node(g, "libB.so\tb.c\tfoo"), b2 = node(g, "libA.so\td.c\tbar"), z = node(g, "baz");
+    uint32_t calls[][2] = {{m, f1}, {m, b1}, {m, f2}, {m, b2}, {m, z}};
+    const uint64_t w[] = {400, 300, 1, 1, 198};
+    stack(g, &m, 1, 100);
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) stack(g, calls[i], 2, w[i]);
+    ck_assert_int_eq(cgprop_graph_analyze(g), CGPROP_OK);
+    cgprop_write_options o;
+    cgprop_write_options_init(&o);
+    char *d = render(g, CGPROP_FORMAT_DOT, &o);
+    HAS(d, "label=\"foo [libA.so]\\n40.00%\\n(40.00%)\"");
+    HAS(d, "label=\"bar [libA.so, c.c]\\n30.00%\\n(30.00%)\"");
+    HAS(d, "label=\"baz\\n19.80%\\n(19.80%)\"");
+    /* main's calls into the two dropped functions: 0.20 % hidden. */
+    HAS(d, "label=\"main\\n100.00%\\n(10.00%)\\nhidden 0.20%\"");
+    HASNT(d, "n3 [");
+    HASNT(d, "n4 [");
+    HASNT(d, "libB.so");
+    HASNT(d, "d.c");
+    free(d);
+    /* Every function drawn: the dropped ones are told apart the same way. */
+    o.node_thres = 0;
+    o.edge_thres = 0;
+    d = render(g, CGPROP_FORMAT_DOT, &o);
+    HAS(d, "label=\"foo [libA.so]\\n40.00%");
+    HAS(d, "label=\"foo [libB.so]\\n0.10%");
+    HAS(d, "label=\"bar [libA.so, c.c]\\n30.00%");
+    HAS(d, "label=\"bar [libA.so, d.c]\\n0.10%");
     free(d);
     cgprop_graph_free(g);
 }
@@ -540,6 +587,7 @@ int main(void)
     tcase_add_test(t, colour_maps);
     tcase_add_test(t, strip_and_wrap);
     tcase_add_test(t, pruned_picture_of_many_calls);
+    tcase_add_test(t, pruned_picture_names_apart_from_dropped_namesakes);
     tcase_add_test(t, bad_view_options);
     tcase_add_test(t, allocation_failures);
     suite_add_tcase(s, t);

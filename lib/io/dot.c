@@ -203,7 +203,7 @@ static void node_stmt(const dctx *d, uint32_t f, const char *indent, uint32_t cy
     /* The kind of estimate and its interval, where a viewer shows tooltips
      * (SVG): a dashed box says "estimate", this says which and how sure. */
     if (est) {
-        const cgprop_total_row *t = &v->tot[f];
+        const cgprop_total_row *t = cgprop__view_tot(v, f);
         const char *kind = cgprop__wr_estimate_name(t->estimate);
         if (t->flags & CGPROP_F_NO_BOUNDS)
             cgprop__wr_printf(w, "tooltip=\"%s estimate, no interval\", ", kind);
@@ -218,10 +218,11 @@ static void node_stmt(const dctx *d, uint32_t f, const char *indent, uint32_t cy
     const char *m = est ? "~" : "";
     if (lab & CGPROP_LABEL_TOTAL_PCT) cgprop__wr_printf(w, "\\n%s%.2f%%", m, 100.0 * r);
     if (lab & CGPROP_LABEL_TOTAL) cgprop__wr_printf(w, "\\n%s%.0f", m, v->shown[f]);
-    if (lab & CGPROP_LABEL_SELF_PCT) cgprop__wr_printf(w, "\\n(%.2f%%)", 100.0 * ratio(v, (double)v->node[f].self));
-    if (lab & CGPROP_LABEL_SELF) cgprop__wr_printf(w, "\\n(%llu)", (unsigned long long)v->node[f].self);
-    if ((lab & CGPROP_LABEL_CALLS) && v->node[f].calls_in)
-        cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)v->node[f].calls_in);
+    const cgprop_node_row *nr = cgprop__view_node(v, f);
+    if (lab & CGPROP_LABEL_SELF_PCT) cgprop__wr_printf(w, "\\n(%.2f%%)", 100.0 * ratio(v, (double)nr->self));
+    if (lab & CGPROP_LABEL_SELF) cgprop__wr_printf(w, "\\n(%llu)", (unsigned long long)nr->self);
+    if ((lab & CGPROP_LABEL_CALLS) && nr->calls_in)
+        cgprop__wr_printf(w, "\\n%llu\xc3\x97", (unsigned long long)nr->calls_in);
     /* What the function's calls that are not drawn cost (into functions not
      * shown, or below the edge threshold): the box's figures stay whole, and
      * this says where the part no arrow shows went. */
@@ -249,10 +250,13 @@ static void node_stmt(const dctx *d, uint32_t f, const char *indent, uint32_t cy
 int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w)
 {
     cgprop__view v;
-    int rc = cgprop__view_load(g, o->metric, o->flags, true, &v);
+    /* A pruned picture reads the rows of the functions it shows and the
+     * calls out of them only (the view's lean form). */
+    int prune = !(o->flags & CGPROP_W_NO_PRUNE);
+    int rc = cgprop__view_load(g, o->metric, o->flags, prune, &v);
     if (rc) return rc;
     /* Members have their own totals, so a threshold prunes inside cycles too. */
-    if ((rc = cgprop__view_select(g, &v, o, !(o->flags & CGPROP_W_NO_PRUNE)))) {
+    if ((rc = cgprop__view_select(g, &v, o, prune))) {
         cgprop__view_free(g, &v);
         return rc;
     }
@@ -290,8 +294,9 @@ int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr
         cgprop__wr_puts(w, "  }\n");
     }
     for (uint32_t f = 0; f < v.nn; f++) {
-        uint32_t c = v.tot[f].cycle;
-        if (!keep[f] || (c != CGPROP_NONE && cycles == CGPROP_DOT_CYCLES_CLUSTER)) continue;
+        if (!keep[f]) continue;
+        uint32_t c = cgprop__view_tot(&v, f)->cycle;
+        if (c != CGPROP_NONE && cycles == CGPROP_DOT_CYCLES_CLUSTER) continue;
         node_stmt(&d, f, "  ", c != CGPROP_NONE && cycles == CGPROP_DOT_CYCLES_LABEL ? c + 1 : 0);
     }
 

@@ -217,12 +217,40 @@ const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len)
 void cgprop__view_free(cgprop_graph *g, cgprop__view *v)
 {
     void *p[] = {v->node, v->tot, v->cn, v->edge, v->cyc,
-                 v->mem_off, v->mem, v->shown, v->how, v->eshown, v->ehow, v->elist, v->qual,
+                 v->mem_off, v->mem, v->shown, v->how, v->eshown, v->ehow, v->qual,
                  v->sname, v->soff, v->show, v->eshow, v->hid_out, v->hid_in, v->hid_out_est,
-                 v->hid_in_est, v->hid_out_calls, v->hid_in_calls, v->hid_out_n, v->hid_in_n};
+                 v->hid_in_est, v->hid_out_calls, v->hid_in_calls, v->hid_out_n, v->hid_in_n, v->rid, v->eid};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         if (p[i]) cgprop__free(g, p[i]);
     memset(v, 0, sizeof *v);
+}
+
+/* The index of f among the lean view's functions with rows, nrid if none. */
+static uint32_t rid_find(const cgprop__view *v, uint32_t f)
+{
+    uint32_t lo = 0, hi = v->nrid;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->rid[mid] < f) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < v->nrid && v->rid[lo] == f ? lo : v->nrid;
+}
+
+const cgprop_total_row *cgprop__view_tot(const cgprop__view *v, uint32_t f)
+{
+    static const cgprop_total_row none;
+    if (!v->lean) return &v->tot[f];
+    uint32_t i = rid_find(v, f);
+    return i < v->nrid ? &v->tot[i] : &none;
+}
+
+const cgprop_node_row *cgprop__view_node(const cgprop__view *v, uint32_t f)
+{
+    static const cgprop_node_row none;
+    if (!v->lean) return &v->node[f];
+    uint32_t i = rid_find(v, f);
+    return i < v->nrid ? &v->node[i] : &none;
 }
 
 /* Copy every row of one iterator kind into @p dst, indexed by the row's id
@@ -285,6 +313,7 @@ static int view_split(cgprop_graph *g, uint32_t k, cgprop__view *v)
     int rc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, k, 0, &it);
     if (rc == CGPROP_ESTATE) return CGPROP_OK;
     if (rc) return rc;
+    v->split = true;
     v->cn = cgprop__alloc(g, v->nn ? v->nn : 1, sizeof *v->cn);
     if (!v->cn) rc = CGPROP_ENOMEM;
     cgprop_split_row r[CGPROP__VIEW_BLOCK];
@@ -350,50 +379,15 @@ static void edge_figure(cgprop__view *v, uint32_t e, uint32_t flags, const cgpro
 }
 
 /* What each call shows, and whether it is exact: every call, a block of
- * rows at a time; or, with need, only the calls with an end whose need is
- * set, each by a point look-up, listed in v->elist; the other calls' figures
- * are left unset, and nothing reads them (their ends are not shown). A
- * pruned DOT picture of a large profile draws a few dozen functions:
- * filling the rows of a million calls took half its writer's time, and
- * setting the others' figures to nothing wrote 9 MB of fresh pages. */
-static int view_edge_figures(cgprop_graph *g, cgprop__view *v, uint32_t flags, const unsigned char *need)
+ * rows at a time (a pruned picture's lean view reads only the calls it
+ * needs, lean_rest). */
+static int view_edge_figures(cgprop_graph *g, cgprop__view *v, uint32_t flags)
 {
     if (!v->ne) return CGPROP_OK;
     int rc = CGPROP_OK;
-    if (need) {
-        /* Past an eighth of the calls, blocks cost less than look-ups. */
-        size_t cap = v->ne / 8, n = 0;
-        v->elist = cgprop__alloc(g, cap ? cap : 1, sizeof *v->elist);
-        if (!v->elist) return CGPROP_ENOMEM;
-        for (uint32_t e = 0; e < v->ne; e++)
-            if (need[v->edge[e].caller] | need[v->edge[e].callee]) {
-                if (n == cap) {
-                    need = NULL;
-                    break;
-                }
-                v->elist[n++] = e;
-            }
-        v->nelist = (uint32_t)n;
-        if (!need) {
-            cgprop__free(g, v->elist);
-            v->elist = NULL;
-            v->nelist = 0;
-        }
-    }
-    if (need) {
-        cgprop_edge_total_row t;
-        cgprop_edge_split_row s;
-        for (uint32_t i = 0; i < v->nelist && !rc; i++) {
-            uint32_t e = v->elist[i];
-            rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGE_TOTALS, v->k, e, &t, sizeof t);
-            if (!rc && v->cn) rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGE_SPLIT, v->k, e, &s, sizeof s);
-            if (!rc) edge_figure(v, e, flags, &t, v->cn ? &s : NULL);
-        }
-        return rc;
-    }
     cgprop_iter *ti = NULL, *si = NULL;
     rc = cgprop_iter_new(g, CGPROP_ITER_EDGE_TOTALS, v->k, 0, &ti);
-    if (!rc && v->cn) rc = cgprop_iter_new(g, CGPROP_ITER_EDGE_SPLIT, v->k, 0, &si);
+    if (!rc && v->split) rc = cgprop_iter_new(g, CGPROP_ITER_EDGE_SPLIT, v->k, 0, &si);
     cgprop_edge_total_row etot[CGPROP__VIEW_BLOCK];
     cgprop_edge_split_row esplit[CGPROP__VIEW_BLOCK];
     for (uint32_t e0 = 0; !rc && e0 < v->ne; e0 += CGPROP__VIEW_BLOCK) {
@@ -471,13 +465,57 @@ size_t cgprop__view_qual(const cgprop_graph *g, const cgprop__view *v, uint32_t 
  * harmless). A graph of 200,000 functions spent more on the names of a
  * DOT picture of twenty boxes than on writing it, with a count pass and a
  * check pass and a map that grew by doubling. */
-static int view_names(cgprop_graph *g, cgprop__view *v)
+static int view_names_in(cgprop_graph *g, cgprop__view *v, const uint32_t *only, size_t nonly);
+
+static int view_names(cgprop_graph *g, cgprop__view *v) { return view_names_in(g, v, NULL, v->nn); }
+
+/* The lean view's: only the functions shown need their qualifiers, and a
+ * name is told apart from the names equal to it alone (those whose hash
+ * is a shown function's; at every level a function's hash mixes its
+ * name's), so the levels run over those functions only, with the same
+ * answers for the functions shown. */
+static int view_names_lean(cgprop_graph *g, cgprop__view *v)
+{
+    cgprop__u64map shown = {0};
+    size_t cap = 64, n = 0;
+    uint32_t *only = cgprop__alloc(g, cap, sizeof *only);
+    int rc = only ? cgprop__u64map_reserve(&g->a, &shown, v->nrid) : CGPROP_ENOMEM;
+    for (uint32_t i = 0; !rc && i < v->nrid; i++) {
+        size_t len;
+        const char *name = cgprop__view_name(g, v, v->rid[i], &len);
+        rc = cgprop__u64map_put(&g->a, &shown, cgprop__hash_bytes(name, len), v->rid[i]);
+    }
+    for (uint32_t f = 0; !rc && f < v->nn; f++) {
+        size_t len;
+        uint32_t any;
+        const char *name = cgprop__view_name(g, v, f, &len);
+        if (!cgprop__u64map_get(&shown, cgprop__hash_bytes(name, len), &any)) continue;
+        if (n == cap) {
+            uint32_t *p = cgprop__realloc(g, only, cap * 2, sizeof *p);
+            if (!p) {
+                rc = CGPROP_ENOMEM;
+                break;
+            }
+            only = p;
+            cap *= 2;
+        }
+        only[n++] = f;
+    }
+    cgprop__u64map_free(&g->a, &shown);
+    if (!rc) rc = view_names_in(g, v, only, n);
+    cgprop__free(g, only);
+    return rc;
+}
+
+/* view_names over the functions only[0 .. nonly), ascending (every function
+ * when only is NULL). */
+static int view_names_in(cgprop_graph *g, cgprop__view *v, const uint32_t *only, size_t nonly)
 {
     v->qual = cgprop__calloc(g, v->nn ? v->nn : 1, 1);
     if (!v->qual) return CGPROP_ENOMEM;
     char q[300];
     int rc = CGPROP_OK;
-    size_t at = v->nn;
+    size_t at = nonly;
     /* The names of a block are hashed first and their slots asked for,
      * then put: each put is a miss in a table of every name (4.8 MB for
      * 200,000 functions), and one at a time they took a quarter of a DOT
@@ -489,9 +527,11 @@ static int view_names(cgprop_graph *g, cgprop__view *v)
         cgprop__u64map seen = {0};
         rc = cgprop__u64map_reserve(&g->a, &seen, at);
         size_t next = 0;
-        for (uint32_t f0 = 0; f0 < v->nn && !rc;) {
+        size_t lim = only ? nonly : v->nn;
+        for (size_t x = 0; x < lim && !rc;) {
             unsigned nb = 0;
-            for (; f0 < v->nn && nb < NB; f0++) {
+            for (; x < lim && nb < NB; x++) {
+                uint32_t f0 = only ? only[x] : (uint32_t)x;
                 if (v->qual[f0] != level) continue;
                 size_t n;
                 const char *name = cgprop__view_name(g, v, f0, &n);
@@ -588,7 +628,57 @@ static int view_strip(cgprop_graph *g, cgprop__view *v)
     return CGPROP_OK;
 }
 
-int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edges, cgprop__view *v)
+/* The lean view (see cgprop__view): what each function shows, from its
+ * rows read a block at a time and not kept; the cycles and their members;
+ * whether the split is current. The rows of the functions shown, the calls
+ * out of them and the names' qualifiers come with the selection. */
+static int view_load_lean(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__view *v)
+{
+    size_t nn = v->nn ? v->nn : 1, ncc = v->nc ? v->nc : 1;
+    v->lean = true;
+    v->cyc = cgprop__alloc(g, ncc, sizeof *v->cyc);
+    v->mem_off = cgprop__alloc(g, (size_t)v->nc + 1, sizeof *v->mem_off);
+    v->mem = cgprop__alloc(g, nn, sizeof *v->mem);
+    v->shown = cgprop__alloc(g, nn, sizeof *v->shown);
+    v->how = cgprop__alloc(g, nn, 1);
+    if (!v->cyc || !v->mem_off || !v->mem || !v->shown || !v->how) return CGPROP_ENOMEM;
+    cgprop_iter *ni = NULL, *ti = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_NODES, k, 0, &ni);
+    if (!rc) rc = cgprop_iter_new(g, CGPROP_ITER_TOTALS, k, 0, &ti);
+    cgprop_node_row nr[CGPROP__VIEW_BLOCK];
+    cgprop_total_row tr[CGPROP__VIEW_BLOCK];
+    /* The same sum in the same order as view_choose. */
+    v->program = 0;
+    for (uint32_t f0 = 0; !rc && f0 < v->nn; f0 += CGPROP__VIEW_BLOCK) {
+        size_t nb = v->nn - f0 < CGPROP__VIEW_BLOCK ? v->nn - f0 : CGPROP__VIEW_BLOCK;
+        if ((rc = next_block(g, ni, nr, sizeof *nr, nb)) || (rc = next_block(g, ti, tr, sizeof *tr, nb))) break;
+        for (size_t i = 0; i < nb; i++) {
+            uint32_t f = f0 + (uint32_t)i;
+            v->program += (double)nr[i].self;
+            if (flags & CGPROP_W_HEURISTIC_ONLY) {
+                v->shown[f] = tr[i].heuristic;
+                v->how[f] = CGPROP__SHOW_ESTIMATE;
+            } else {
+                v->shown[f] = tr[i].total;
+                v->how[f] = tr[i].estimate == CGPROP_EST_EXACT ? CGPROP__SHOW_EXACT : CGPROP__SHOW_ESTIMATE;
+            }
+        }
+    }
+    cgprop_iter_free(ni);
+    cgprop_iter_free(ti);
+    if (!rc && !(rc = load_rows(g, CGPROP_ITER_CYCLES, k, 0, v->cyc, sizeof *v->cyc, v->nc)))
+        rc = view_members(g, v);
+    if (!rc && !(flags & CGPROP_W_HEURISTIC_ONLY)) {
+        cgprop_iter *si = NULL;
+        rc = cgprop_iter_new(g, CGPROP_ITER_SPLIT, k, 0, &si);
+        v->split = rc == CGPROP_OK;
+        cgprop_iter_free(si);
+        if (rc == CGPROP_ESTATE) rc = CGPROP_OK;
+    }
+    return rc;
+}
+
+int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool lean, cgprop__view *v)
 {
     memset(v, 0, sizeof *v);
     v->k = k;
@@ -600,6 +690,16 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edg
     size_t nc = cgprop_iter_count(it);
     cgprop_iter_free(it);
     v->nc = (uint32_t)nc;
+    if (lean) {
+        rc = view_load_lean(g, k, flags, v);
+        if (!rc && (flags & CGPROP_W_STRIP)) rc = view_strip(g, v);
+        if (rc) {
+            if (rc == CGPROP_ENOMEM) cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+            cgprop__view_free(g, v);
+            return rc;
+        }
+        return CGPROP_OK;
+    }
 
     size_t nn = v->nn ? v->nn : 1, ne = v->ne ? v->ne : 1, ncc = nc ? nc : 1;
     v->node = cgprop__alloc(g, nn, sizeof *v->node);
@@ -636,8 +736,7 @@ int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edg
         return rc;
     }
     view_choose(v, flags);
-    v->edges_late = late_edges;
-    if (!late_edges && (rc = view_edge_figures(g, v, flags, NULL))) {
+    if ((rc = view_edge_figures(g, v, flags))) {
         if (rc == CGPROP_ENOMEM) cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
         cgprop__view_free(g, v);
         return rc;
@@ -880,22 +979,101 @@ static int hid_alloc(cgprop_graph *g, cgprop__view *v)
     return CGPROP_OK;
 }
 
+static int eid_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const cgprop_edge_row *)a)->id, y = ((const cgprop_edge_row *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Adds the calls out of function f to *r (n of them, room for *cap). */
+static int lean_list(cgprop_graph *g, cgprop__view *v, uint32_t f, cgprop_edge_row **r, size_t *n, size_t *cap)
+{
+    cgprop_iter *it = NULL;
+    int rc = cgprop_iter_new(g, CGPROP_ITER_CALLEES, v->k, f, &it);
+    cgprop_edge_row row;
+    while (!rc && (rc = cgprop_iter_next(it, &row, sizeof row)) == CGPROP_OK) {
+        if (*n == *cap) {
+            size_t c = *cap * 2;
+            cgprop_edge_row *p = cgprop__realloc(g, *r, c, sizeof *p);
+            if (!p) {
+                rc = CGPROP_ENOMEM;
+                break;
+            }
+            *r = p;
+            *cap = c;
+        }
+        (*r)[(*n)++] = row;
+    }
+    cgprop_iter_free(it);
+    return rc == CGPROP_DONE ? CGPROP_OK : rc;
+}
+
+/* The lean view's calls: those out of a function shown, by id, each with
+ * its figure; and the rows of the functions shown. */
+static int lean_rest(cgprop_graph *g, cgprop__view *v, uint32_t flags)
+{
+    size_t cap = 64, n = 0;
+    cgprop_edge_row *r = cgprop__alloc(g, cap, sizeof *r);
+    int rc = r ? CGPROP_OK : CGPROP_ENOMEM;
+    for (uint32_t f = 0; !rc && f < v->nn; f++)
+        if (v->show[f]) rc = lean_list(g, v, f, &r, &n, &cap);
+    if (!rc) {
+        qsort(r, n, sizeof *r, eid_cmp);
+        v->ne = (uint32_t)n;
+        v->edge = cgprop__alloc(g, n ? n : 1, sizeof *v->edge);
+        v->eid = cgprop__alloc(g, n ? n : 1, sizeof *v->eid);
+        v->eshown = cgprop__alloc(g, n ? n : 1, sizeof *v->eshown);
+        v->ehow = cgprop__alloc(g, n ? n : 1, 1);
+        v->eshow = cgprop__alloc(g, n ? n : 1, 1);
+        if (!v->edge || !v->eid || !v->eshown || !v->ehow || !v->eshow) rc = CGPROP_ENOMEM;
+    }
+    cgprop_edge_total_row t;
+    cgprop_edge_split_row sp;
+    for (size_t i = 0; !rc && i < n; i++) {
+        v->edge[i] = (cgprop__view_edge){r[i].caller, r[i].callee, r[i].count};
+        v->eid[i] = r[i].id;
+        rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGE_TOTALS, v->k, r[i].id, &t, sizeof t);
+        if (!rc && v->split) rc = cgprop_graph_get_row(g, CGPROP_ITER_EDGE_SPLIT, v->k, r[i].id, &sp, sizeof sp);
+        if (!rc) edge_figure(v, (uint32_t)i, flags, &t, v->split ? &sp : NULL);
+    }
+    cgprop__free(g, r);
+    if (rc) return rc;
+    uint32_t m = 0;
+    for (uint32_t f = 0; f < v->nn; f++) m += v->show[f];
+    v->rid = cgprop__alloc(g, m ? m : 1, sizeof *v->rid);
+    v->node = cgprop__alloc(g, m ? m : 1, sizeof *v->node);
+    v->tot = cgprop__alloc(g, m ? m : 1, sizeof *v->tot);
+    if (!v->rid || !v->node || !v->tot) return CGPROP_ENOMEM;
+    for (uint32_t f = 0; !rc && f < v->nn; f++) {
+        if (!v->show[f]) continue;
+        v->rid[v->nrid] = f;
+        rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, v->k, f, &v->node[v->nrid], sizeof *v->node);
+        if (!rc) rc = cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, v->k, f, &v->tot[v->nrid], sizeof *v->tot);
+        v->nrid++;
+    }
+    return rc;
+}
+
 int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_options *o, int prune)
 {
     size_t nn = v->nn ? v->nn : 1, ne = v->ne ? v->ne : 1;
     v->show = cgprop__alloc(g, nn, 1);
-    v->eshow = cgprop__alloc(g, ne, 1);
-    if (!v->show || !v->eshow) return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+    /* The lean view makes its calls' arrays with the selection. */
+    if (!v->lean) v->eshow = cgprop__alloc(g, ne, 1);
+    if (!v->show || (!v->lean && !v->eshow)) return cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
     memset(v->show, 1, nn);
     int filtered = o->nroots || o->nleaves || o->nfocus;
     if (filtered) {
         cgprop__view_calls c = {0};
         uint32_t *queue = cgprop__alloc(g, nn, sizeof *queue), *dist = cgprop__alloc(g, nn, sizeof *dist);
         unsigned char *reach = cgprop__calloc(g, nn, 1);
-        int rc = CGPROP_OK;
-        if (!queue || !dist || !reach || cgprop__view_calls_make(g, v, &c) != CGPROP_OK) {
-            rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
-        } else {
+        int rc = queue && dist && reach ? CGPROP_OK : CGPROP_ENOMEM;
+        /* The walks follow every call: the lean view reads them for these
+         * and lets them go. */
+        if (!rc && v->lean) rc = (v->edge = cgprop__alloc(g, ne, sizeof *v->edge)) ? view_edges(g, v) : CGPROP_ENOMEM;
+        if (!rc && cgprop__view_calls_make(g, v, &c) != CGPROP_OK) rc = CGPROP_ENOMEM;
+        if (rc == CGPROP_ENOMEM) rc = cgprop__err(g, CGPROP_ENOMEM, "write: out of memory");
+        if (!rc) {
             if (o->nroots) {
                 reach_from(v, &c, true, o->roots, o->nroots, o->depth, 1, reach, queue, dist);
                 for (uint32_t f = 0; f < v->nn; f++) v->show[f] &= (reach[f] & 1) != 0;
@@ -914,6 +1092,10 @@ int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_opt
         cgprop__free(g, queue);
         cgprop__free(g, dist);
         cgprop__free(g, reach);
+        if (v->lean) {
+            cgprop__free(g, v->edge);
+            v->edge = NULL;
+        }
         if (rc) return rc;
     }
     for (size_t i = 0; i < o->nhide; i++) v->show[o->hide[i]] = 0;
@@ -933,18 +1115,13 @@ int cgprop__view_select(cgprop_graph *g, cgprop__view *v, const cgprop_write_opt
         cgprop__free(g, t);
         v->nshown = o->top;
     }
-    if (v->edges_late) {
-        /* Only the calls with a shown end are read below. */
-        int rc = view_edge_figures(g, v, o->flags, v->show);
+    if (v->lean) {
+        /* The calls out of the functions shown, their rows and names. */
+        int rc = lean_rest(g, v, o->flags);
+        if (!rc) rc = view_names_lean(g, v);
         if (rc) return rc == CGPROP_ENOMEM ? cgprop__err(g, rc, "write: out of memory") : rc;
-        v->edges_late = false;
     }
-    /* With the list of calls with a shown end, only those: any other call
-     * is neither drawn nor hidden beside a shown function. */
-    if (v->elist) memset(v->eshow, 0, ne);
-    uint32_t nloop = v->elist ? v->nelist : v->ne;
-    for (uint32_t i = 0; i < nloop; i++) {
-        uint32_t e = v->elist ? v->elist[i] : i;
+    for (uint32_t e = 0; e < v->ne; e++) {
         uint32_t a = v->edge[e].caller, b = v->edge[e].callee;
         int drawn = v->show[a] && v->show[b];
         if (drawn && v->ehow[e] == CGPROP__SHOW_NONE) {

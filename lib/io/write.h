@@ -92,14 +92,9 @@ typedef struct cgprop__view {
     uint32_t *mem;     /* members of cycle c: mem[mem_off[c] .. mem_off[c+1]) */
     double *shown;     /* nn: the total a person sees */
     unsigned char *how;  /* nn: CGPROP__SHOW_* */
-    double *eshown;    /* ne; with elist, set only for the calls it lists */
-    unsigned char *ehow; /* ne; the same */
-    /* Late figures (see cgprop__view_load): the calls with a shown end, in
-     * id order; NULL when every call's figures are set. */
-    uint32_t *elist;
-    uint32_t nelist;
+    double *eshown;    /* ne */
+    unsigned char *ehow; /* ne */
     double program;    /* Σ self of metric k */
-    bool edges_late;   /* eshown and ehow not filled yet (see cgprop__view_load) */
     unsigned char *qual; /* nn: how much of the key tells the function apart (see cgprop__view_qual) */
     /* Display names after CGPROP_W_STRIP: function f's is sname[soff[f] ..
      * soff[f+1]); NULL without the flag. */
@@ -117,7 +112,27 @@ typedef struct cgprop__view {
     unsigned char *hid_out_est, *hid_in_est;
     uint64_t *hid_out_calls, *hid_in_calls;
     uint32_t *hid_out_n, *hid_in_n; /* calls (edges) hidden */
+    /* A pruned picture's view (cgprop__view_load with lean): the rows
+     * of the functions shown only, rid their ids (ascending, nrid of them)
+     * and node and tot parallel to it; of the calls only those out of a
+     * function shown, ne of them, eid their ids (ascending) and edge,
+     * eshown, ehow and eshow parallel to it (so hid_in stays empty: a
+     * picture draws its boxes' hidden calls out, not in); qual set for the
+     * functions shown only; cn NULL, split saying whether the split is
+     * current. A DOT picture of a million calls shows a few dozen
+     * functions: the rows of every function and every call, and the names
+     * of all, none of which the picture reads, were two thirds of its
+     * writer's time. */
+    bool lean;
+    bool split;
+    uint32_t *rid, nrid;
+    uint32_t *eid;
 } cgprop__view;
+
+/* Function f's rows in the view (f shown when the view is lean; a row of
+ * zeros for any other). */
+const cgprop_total_row *cgprop__view_tot(const cgprop__view *v, uint32_t f);
+const cgprop_node_row *cgprop__view_node(const cgprop__view *v, uint32_t f);
 
 /* Apply the view controls of @p o: roots, leaves, focus, hide, top, and
  * the thresholds when @p prune. Sets show, eshow, nshown and the hidden
@@ -128,11 +143,11 @@ const char *cgprop__view_name(cgprop_graph *g, const cgprop__view *v, uint32_t i
 static inline int cgprop__view_shown(const cgprop__view *v, uint32_t f) { return !v->show || v->show[f]; }
 static inline int cgprop__view_eshown(const cgprop__view *v, uint32_t e) { return !v->eshow || v->eshow[e]; }
 
-/* Every row the views read, for metric k. With late_edges the calls'
- * figures wait for cgprop__view_select, which reads only those of calls
- * with a shown end (the others show nothing); its options' flags must be
- * the ones given here. */
-int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool late_edges, cgprop__view *v);
+/* Every row the views read, for metric k. With lean (a pruned picture),
+ * what each function shows only: cgprop__view_select then reads the rows
+ * of the functions it keeps, the calls out of them and their names (see
+ * the view's lean); its options' flags must be the ones given here. */
+int cgprop__view_load(cgprop_graph *g, uint32_t k, uint32_t flags, bool lean, cgprop__view *v);
 /* Each function's calls out and in, as call ids in the order the callee
  * and caller iterators list them (ascending): out[ooff[f] .. ooff[f + 1])
  * and in[ioff[f] .. ioff[f + 1]), from the view's calls. */
