@@ -341,20 +341,23 @@ static int view_edges(cgprop_graph *g, cgprop__view *v)
     return rc;
 }
 
-/* What each function shows, and whether it is exact. */
+/* What function f shows, from its total row, and whether it is exact. */
+static void choose_one(cgprop__view *v, uint32_t f, uint32_t flags, const cgprop_total_row *t)
+{
+    if (flags & CGPROP_W_HEURISTIC_ONLY) {
+        v->shown[f] = t->heuristic;
+        v->how[f] = CGPROP__SHOW_ESTIMATE;
+    } else {
+        v->shown[f] = t->total;
+        v->how[f] = t->estimate == CGPROP_EST_EXACT ? CGPROP__SHOW_EXACT : CGPROP__SHOW_ESTIMATE;
+    }
+}
+
 static void view_choose(cgprop__view *v, uint32_t flags)
 {
     v->program = 0;
     for (uint32_t i = 0; i < v->nn; i++) v->program += (double)v->node[i].self;
-    for (uint32_t i = 0; i < v->nn; i++) {
-        if (flags & CGPROP_W_HEURISTIC_ONLY) {
-            v->shown[i] = v->tot[i].heuristic;
-            v->how[i] = CGPROP__SHOW_ESTIMATE;
-        } else {
-            v->shown[i] = v->tot[i].total;
-            v->how[i] = v->tot[i].estimate == CGPROP_EST_EXACT ? CGPROP__SHOW_EXACT : CGPROP__SHOW_ESTIMATE;
-        }
-    }
+    for (uint32_t i = 0; i < v->nn; i++) choose_one(v, i, flags, &v->tot[i]);
 }
 
 /* What call e shows, from its rows (s NULL without the split). */
@@ -653,15 +656,8 @@ static int view_load_lean(cgprop_graph *g, uint32_t k, uint32_t flags, cgprop__v
         size_t nb = v->nn - f0 < CGPROP__VIEW_BLOCK ? v->nn - f0 : CGPROP__VIEW_BLOCK;
         if ((rc = next_block(g, ni, nr, sizeof *nr, nb)) || (rc = next_block(g, ti, tr, sizeof *tr, nb))) break;
         for (size_t i = 0; i < nb; i++) {
-            uint32_t f = f0 + (uint32_t)i;
             v->program += (double)nr[i].self;
-            if (flags & CGPROP_W_HEURISTIC_ONLY) {
-                v->shown[f] = tr[i].heuristic;
-                v->how[f] = CGPROP__SHOW_ESTIMATE;
-            } else {
-                v->shown[f] = tr[i].total;
-                v->how[f] = tr[i].estimate == CGPROP_EST_EXACT ? CGPROP__SHOW_EXACT : CGPROP__SHOW_ESTIMATE;
-            }
+            choose_one(v, f0 + (uint32_t)i, flags, &tr[i]);
         }
     }
     cgprop_iter_free(ni);
@@ -1038,13 +1034,12 @@ static int lean_rest(cgprop_graph *g, cgprop__view *v, uint32_t flags)
     }
     cgprop__free(g, r);
     if (rc) return rc;
-    uint32_t m = 0;
-    for (uint32_t f = 0; f < v->nn; f++) m += v->show[f];
+    uint32_t m = v->nshown;
     v->rid = cgprop__alloc(g, m ? m : 1, sizeof *v->rid);
     v->node = cgprop__alloc(g, m ? m : 1, sizeof *v->node);
     v->tot = cgprop__alloc(g, m ? m : 1, sizeof *v->tot);
     if (!v->rid || !v->node || !v->tot) return CGPROP_ENOMEM;
-    for (uint32_t f = 0; !rc && f < v->nn; f++) {
+    for (uint32_t f = 0; !rc && f < v->nn && v->nrid < m; f++) {
         if (!v->show[f]) continue;
         v->rid[v->nrid] = f;
         rc = cgprop_graph_get_row(g, CGPROP_ITER_NODES, v->k, f, &v->node[v->nrid], sizeof *v->node);
