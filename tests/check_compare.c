@@ -420,8 +420,36 @@ START_TEST(names)
     free(cut);
     free(d);
     char *t = render(base, g, CGPROP_FORMAT_TEXT, NULL);
-    ck_assert_ptr_nonnull(strstr(t, "  q\"uo te\n"));
+    ck_assert_ptr_nonnull(strstr(t, "  q\"uo\\x0ate\n"));
     ck_assert_ptr_nonnull(strstr(t, "0 removed"));
+    free(t);
+    cgprop_graph_free(base);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* The text comparison prints names as the text report does: a byte that
+ * could drive a terminal (ESC, DEL, a line break) as \xHH, a backslash
+ * doubled; none reaches the output raw. */
+START_TEST(text_names_escaped)
+{
+    const char *m = "w";
+    cgprop_graph *base = NULL, *g = NULL;
+    ck_assert_int_eq(cgprop_graph_new(NULL, &m, NULL, 1, &base), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_new(NULL, &m, NULL, 1, &g), CGPROP_OK);
+    uint64_t w = 10;
+    uint32_t fb[2] = {tnode(base, "m\x7f"), tnode(base, "e\x1b[2J\\")};
+    uint32_t fn[2] = {tnode(g, "m\x7f"), tnode(g, "e\x1b[2J\\")};
+    ck_assert_int_eq(cgprop_graph_add_stack(base, fb, 2, &w), CGPROP_OK);
+    w = 30;
+    ck_assert_int_eq(cgprop_graph_add_stack(g, fn, 2, &w), CGPROP_OK);
+    analyse(base);
+    analyse(g);
+    char *t = render(base, g, CGPROP_FORMAT_TEXT, NULL);
+    ck_assert_ptr_null(strchr(t, '\x7f'));
+    ck_assert_ptr_null(strchr(t, '\x1b'));
+    ck_assert_ptr_nonnull(strstr(t, "  m\\x7f\n"));
+    ck_assert_ptr_nonnull(strstr(t, "  e\\x1b[2J\\\\\n"));
     free(t);
     cgprop_graph_free(base);
     cgprop_graph_free(g);
@@ -439,6 +467,7 @@ int main(void)
     tcase_add_test(tc, errors);
     tcase_add_test(tc, allocation_failures);
     tcase_add_test(tc, names);
+    tcase_add_test(tc, text_names_escaped);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -414,17 +414,15 @@ static void put_pp(cgprop__wr *w, int width, double x, int exact)
     cgprop__wr_printf(w, "%*s", width, b);
 }
 
+/* Names are escaped as in the text report: a control byte could forge a
+ * row or drive the terminal. */
 static void put_text_name(cgprop__wr *w, const char *s, size_t len)
 {
-    /* A line break in a name would forge a row. */
-    size_t run = 0;
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)s[i] < 0x20) {
-            cgprop__wr_put(w, s + run, i - run);
-            cgprop__wr_put(w, " ", 1);
-            run = i + 1;
-        }
-    cgprop__wr_put(w, s + run, len - run);
+    char b[4 * 256];
+    for (size_t at = 0; at < len; at += 256) {
+        size_t n = len - at < 256 ? len - at : 256;
+        cgprop__wr_put(w, b, cgprop__text_name(b, s + at, n));
+    }
 }
 
 static int write_text(cmp *c, const cgprop_write_options *o, cgprop__wr *w)
@@ -660,32 +658,6 @@ static void diff_colour(double weight, char out[8], char font[8])
     snprintf(font, 8, "%s", t > 0.5 ? "#ffffff" : "#000000");
 }
 
-static void put_dot_str(cgprop__wr *w, const char *s, size_t len)
-{
-    /* Graphviz refuses quoted strings over 16 KiB: long names are cut. */
-    int cut = 0;
-    if (len > 4096) {
-        len = 4096;
-        while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80) len--;
-        cut = 1;
-    }
-    size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch != '"' && ch != '\\' && ch >= 0x20) continue;
-        cgprop__wr_put(w, s + run, i - run);
-        run = i + 1;
-        if (ch == '"' || ch == '\\') {
-            char e[2] = {'\\', (char)ch};
-            cgprop__wr_put(w, e, 2);
-        } else {
-            cgprop__wr_put(w, " ", 1);
-        }
-    }
-    cgprop__wr_put(w, s + run, len - run);
-    if (cut) cgprop__wr_puts(w, "...");
-}
-
 static void dot_node(cmp *c, cgprop__wr *w, uint32_t ri, double scale)
 {
     const cmp_row *r = &c->fr[ri];
@@ -706,10 +678,10 @@ static void dot_node(cmp *c, cgprop__wr *w, uint32_t ri, double scale)
     cgprop__wr_puts(w, "\", label=\"");
     size_t len;
     const char *name = row_name(c, r, &len);
-    put_dot_str(w, name, len);
+    cgprop__dot_name(w, name, len);
     char q[300];
     size_t ql = row_qual(c, r, q, sizeof q);
-    if (ql) put_dot_str(w, q, ql);
+    if (ql) cgprop__dot_name(w, q, ql);
     const cmp_fig *f = removed ? &r->fb : &r->fn;
     const cgprop__view *v = removed ? &c->vb : &c->vn;
     cgprop__wr_printf(w, "\\n%s%.2f%% (%s%+.2f)\\n(self %.2f%%, %+.2f)", f->exact ? "" : "~", pct(v, f->total),
@@ -753,7 +725,7 @@ static int write_dot(cmp *c, const cgprop_write_options *o, cgprop__wr *w)
     const char *mn = cgprop_graph_metric_name(g, o->metric, &ml);
     cgprop__wr_puts(w, "digraph cgprop_compare {\n  graph [fontname=\"Arial\", nodesep=\"0.125\", ranksep=\"0.25\", "
                        "labelloc=\"t\", label=\"metric ");
-    put_dot_str(w, mn, ml);
+    cgprop__dot_name(w, mn, ml);
     cgprop__wr_printf(w, ": new %% (change in percentage points); red: new spends more, blue: less "
                          "(full colour at %.2f pp); '~' and dashed: estimate\"];\n",
                       scale);

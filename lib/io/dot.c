@@ -175,6 +175,8 @@ static void put_label_name(cgprop__wr *w, const char *s, size_t len, int wrap)
     if (cut < len) cgprop__wr_puts(w, "...");
 }
 
+void cgprop__dot_name(cgprop__wr *w, const char *s, size_t len) { put_label_name(w, s, len, 0); }
+
 static double ratio(const cgprop__view *v, double x) { return v->program > 0 ? x / v->program : 0.0; }
 
 typedef struct dctx {

@@ -133,8 +133,8 @@ typedef struct tctx {
     size_t *noff;
 } tctx;
 
-/* The length of s escaped (text_name). */
-static size_t text_name_len(const char *s, size_t len)
+/* The length of s escaped (cgprop__text_name). */
+size_t cgprop__text_name_len(const char *s, size_t len)
 {
     size_t n = len;
     for (size_t i = 0; i < len; i++) {
@@ -148,7 +148,7 @@ static size_t text_name_len(const char *s, size_t len)
 /* A name for a terminal, into out: a control byte (which could move the
  * cursor or ring the bell) is shown as \xHH, and a backslash as \\ so the
  * spelling stays unambiguous. */
-static size_t text_name(char *out, const char *s, size_t len)
+size_t cgprop__text_name(char *out, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     size_t o = 0;
@@ -182,8 +182,8 @@ static size_t name_tail(tctx *t, uint32_t f, char *out)
         cl = 8 + cgprop__fmt_u64(c + 8, (uint64_t)t->cycle[f] + 1);
         c[cl++] = '>';
     }
-    if (!out) return text_name_len(q, ql) + cl;
-    size_t n = text_name(out, q, ql);
+    if (!out) return cgprop__text_name_len(q, ql) + cl;
+    size_t n = cgprop__text_name(out, q, ql);
     memcpy(out + n, c, cl);
     return n + cl;
 }
@@ -198,7 +198,7 @@ static int make_names(tctx *t)
         if (!cgprop__view_shown(v, f)) continue;
         size_t len;
         const char *name = cgprop__view_name(t->g, v, f, &len);
-        total += text_name_len(name, len) + name_tail(t, f, NULL);
+        total += cgprop__text_name_len(name, len) + name_tail(t, f, NULL);
     }
     t->noff = cgprop__alloc(t->g, (size_t)v->nn + 1, sizeof *t->noff);
     t->names = cgprop__alloc(t->g, total ? total : 1, 1);
@@ -209,7 +209,7 @@ static int make_names(tctx *t)
         if (!cgprop__view_shown(v, f)) continue;
         size_t len;
         const char *name = cgprop__view_name(t->g, v, f, &len);
-        at += text_name(t->names + at, name, len);
+        at += cgprop__text_name(t->names + at, name, len);
         at += name_tail(t, f, t->names + at);
     }
     t->noff[v->nn] = at;

@@ -165,6 +165,15 @@ void cgprop__view_calls_free(cgprop_graph *g, cgprop__view_calls *c);
 size_t cgprop__view_qual(const cgprop_graph *g, const cgprop__view *v, uint32_t id, char *buf, size_t cap);
 void cgprop__view_free(cgprop_graph *g, cgprop__view *v);
 
+/* A name as the text reports print it (text.c): a control byte as \xHH,
+ * a backslash doubled. cgprop__text_name writes it to out, which has room
+ * for cgprop__text_name_len(s, len) bytes, and returns that length. */
+size_t cgprop__text_name_len(const char *s, size_t len);
+size_t cgprop__text_name(char *out, const char *s, size_t len);
+/* A name inside a DOT label's quotes as the DOT writers print it (dot.c):
+ * escaped, control bytes as blanks, cut short of graphviz's limit. */
+void cgprop__dot_name(cgprop__wr *w, const char *s, size_t len);
+
 int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w);
 int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w);
 int cgprop__write_dot(cgprop_graph *g, const cgprop_write_options *o, cgprop__wr *w);
