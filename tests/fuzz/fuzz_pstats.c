@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t cg_len;
     char *cg = fz_write_all(g, ok, h, &cg_len);
     f.until_fail = -1;
-    if (cg) fz_roundtrip(g, cg, cg_len);
+    if (cg) fz_roundtrip(g, ok, h, cg, cg_len);
     free(cg);
     cgprop_graph_free(g);
     FZ_CHECK(f.live == 0);

@@ -283,22 +283,115 @@ static void fz_check_output(uint32_t fmt, const char *out, size_t len)
     }
 }
 
-/* Every writer, into a sink that may refuse. Returns the callgrind output
- * (caller frees) when it was written whole, else NULL. */
+/* splitmix64's finaliser: more independent configuration bits from the
+ * one hash of the input. */
+static uint64_t fz_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Up to two function ids from v (four bits used). One time in sixteen the
+ * second names no function, which the writer must refuse; *bad says so. */
+static size_t fz_ids(uint64_t v, size_t nn, uint32_t ids[2], int *bad)
+{
+    size_t n = (size_t)(v & 3u) % 3u;
+    if (n == 0) return 0;
+    ids[0] = nn ? (uint32_t)((v >> 8) % nn) : 0;
+    ids[1] = nn ? (uint32_t)((v >> 24) % nn) : 0;
+    if (((v >> 2) & 3u) == 0 && ((v >> 40) & 3u) == 0) ids[n - 1] = (uint32_t)nn + (uint32_t)((v >> 44) & 7u);
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] >= nn) *bad = 1;
+    return n;
+}
+
+/* The view controls of the text and DOT writers, drawn from v: the
+ * thresholds, the cycles' drawing, top, depth, labels, colours, skew, and
+ * up to two functions each as roots, leaves, focus and hidden. Returns
+ * nonzero when an id names no function (the writer must say EINVAL). */
+static int fz_view(cgprop_write_options *o, uint64_t v, size_t nn, uint32_t ids[8])
+{
+    static const double thres[] = {0, 0.1, 0.5, 5, 50, 100};
+    static const uint32_t tops[] = {0, 0, 1, 2, 5, 40};
+    static const uint32_t depths[] = {CGPROP_DEPTH_ALL, 0, 1, 3};
+    static const double skews[] = {1, 0.25, 4};
+    int bad = 0;
+    o->node_thres = thres[(v & 0xffu) % 6u];
+    o->edge_thres = thres[((v >> 8) & 0xffu) % 6u];
+    o->cycles = (uint32_t)(v >> 16) & 3u;
+    o->top = tops[((v >> 18) & 0xffu) % 6u];
+    o->depth = depths[(v >> 26) & 3u];
+    o->label = (uint32_t)(v >> 28) & 31u;
+    o->colormap = (uint32_t)((v >> 33) & 0xffu) % 5u;
+    o->skew = skews[((v >> 41) & 0xffu) % 3u];
+    uint64_t w = fz_mix(v);
+    o->nroots = fz_ids(w, nn, ids, &bad);
+    o->roots = ids;
+    o->nleaves = fz_ids(w >> 16, nn, ids + 2, &bad);
+    o->leaves = ids + 2;
+    w = fz_mix(w);
+    o->nfocus = fz_ids(w, nn, ids + 4, &bad);
+    o->focus = ids + 4;
+    o->nhide = fz_ids(w >> 16, nn, ids + 6, &bad);
+    o->hide = ids + 6;
+    return bad;
+}
+
+/* The comparison writer in its three formats, g against base, with the
+ * thresholds and the flags it accepts drawn from v. */
+static void fz_compare(cgprop_graph *base, cgprop_graph *g, int analysed, uint64_t v)
+{
+    static const double thres[] = {0, 0.5, 5, 100};
+    for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_DOT; fmt++) {
+        cgprop_write_options o;
+        cgprop_write_options_init(&o);
+        o.flags = (uint32_t)(v >> (3 * fmt)) & (CGPROP_W_HEURISTIC_ONLY | CGPROP_W_NO_PRUNE | CGPROP_W_BOUNDS);
+        o.metric = (uint32_t)((v >> 20) % cgprop_graph_metric_count(g));
+        o.node_thres = thres[(v >> (24 + 2 * fmt)) & 3u];
+        o.edge_thres = thres[(v >> (32 + 2 * fmt)) & 3u];
+        fz_sink s = {NULL, 0, 0, SIZE_MAX, 0};
+        if (((v >> (40 + fmt)) & 7u) == 0) s.budget = (size_t)((v >> 48) % 512);
+        int rc = cgprop_write_compare(base, g, fmt, &o, fz_write, &s);
+        size_t ml;
+        const char *mn = cgprop_graph_metric_name(g, o.metric, &ml);
+        uint32_t kb;
+        if (cgprop_graph_find_metric(base, mn, ml, &kb) != CGPROP_OK) FZ_CHECK(rc == CGPROP_EINVAL);
+        else if (rc == CGPROP_EWRITE) FZ_CHECK(s.refused);
+        else if (rc == CGPROP_ESTATE) FZ_CHECK(!analysed);
+        else FZ_CHECK(rc == CGPROP_OK || rc == CGPROP_ENOMEM);
+        if (rc == CGPROP_OK) FZ_CHECK(!s.refused);
+        if (rc == CGPROP_OK && s.len <= ((size_t)64 << 20)) fz_check_output(fmt, s.buf, s.len);
+        free(s.buf);
+    }
+}
+
+/* Every writer, into a sink that may refuse, the text and DOT writers half
+ * the time through view controls, and the comparison writer against the
+ * graph itself. Returns the callgrind output (caller frees) when it was
+ * written whole, else NULL. */
 static char *fz_write_all(cgprop_graph *g, int analysed, uint64_t h, size_t *cg_len)
 {
     char *cg = NULL;
     *cg_len = 0;
+    uint64_t v = fz_mix(h);
     for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_FLAMEGRAPH; fmt++) {
         cgprop_write_options o;
         cgprop_write_options_init(&o);
-        o.flags = (uint32_t)(h >> (8 + fmt)) & 15u;
+        o.flags = ((uint32_t)(h >> (8 + fmt)) & 15u) | ((uint32_t)(v >> (40 + fmt)) & 0x1f0u);
         o.metric = (uint32_t)((h >> 20) % cgprop_graph_metric_count(g));
+        uint32_t ids[8];
+        int bad = 0;
+        v = fz_mix(v);
+        if ((fmt == CGPROP_FORMAT_TEXT || fmt == CGPROP_FORMAT_DOT) && (v & 1u))
+            bad = fz_view(&o, v >> 1, cgprop_graph_node_count(g), ids);
         fz_sink s = {NULL, 0, 0, SIZE_MAX, 0};
         /* Now and then the output fails part way: EWRITE, nothing else. */
         if (((h >> (24 + fmt)) & 7u) == 0) s.budget = (size_t)((h >> 32) % 512);
         int rc = cgprop_write(g, fmt, &o, fz_write, &s);
-        if (rc == CGPROP_EWRITE) FZ_CHECK(s.refused);
+        if (bad) FZ_CHECK(rc == CGPROP_EINVAL);
+        else if (rc == CGPROP_EWRITE) FZ_CHECK(s.refused);
         else if (rc == CGPROP_ESTATE)
             FZ_CHECK(fmt == CGPROP_FORMAT_FLAMEGRAPH ? cgprop_graph_context_count(g) == 0
                                                      : !analysed && fmt != CGPROP_FORMAT_CALLGRIND);
@@ -315,6 +408,7 @@ static char *fz_write_all(cgprop_graph *g, int analysed, uint64_t h, size_t *cg_
             free(s.buf);
         }
     }
+    fz_compare(g, g, analysed, fz_mix(v));
     return cg;
 }
 
@@ -372,8 +466,9 @@ static void fz_same_as_written(const cgprop_graph *g, cgprop_graph *back)
 
 /* The callgrind writer's output must read back: a file the library wrote
  * and cannot read is a bug. The same functions and calls come back (the
- * reader may drop nothing and invent nothing). */
-static void fz_roundtrip(const cgprop_graph *g, const char *cg, size_t len)
+ * reader may drop nothing and invent nothing). The graph read back, once
+ * analysed, is then compared with the one written, both ways. */
+static void fz_roundtrip(cgprop_graph *g, int analysed, uint64_t h, const char *cg, size_t len)
 {
     cgprop_read_options o;
     cgprop_read_options_init(&o);
@@ -420,6 +515,10 @@ static void fz_roundtrip(const cgprop_graph *g, const char *cg, size_t len)
             quoted = memchr(k, '\'', kl) != NULL || memchr(k, '\r', kl) != NULL;
         }
         if (!quoted) fz_same_as_written(g, back);
+        int both = fz_analyse(back, (uint32_t)(h >> 13) % 3u) && analysed;
+        uint64_t v = fz_mix(h ^ 0x5bd1e995u);
+        fz_compare(back, g, both, v);
+        fz_compare(g, back, both, fz_mix(v));
     }
     cgprop_graph_free(back);
 }

@@ -100,7 +100,7 @@ static int fz_stack_target(const uint8_t *data, size_t size, uint32_t format, co
     size_t cg_len;
     char *cg = fz_write_all(g, ok, h, &cg_len);
     f.until_fail = -1;
-    if (cg) fz_roundtrip(g, cg, cg_len);
+    if (cg) fz_roundtrip(g, ok, h, cg, cg_len);
     free(cg);
     cgprop_graph_free(g);
     FZ_CHECK(f.live == 0);
