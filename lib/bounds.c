@@ -287,13 +287,8 @@ void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgpro
          * rests on the share assumption. */
         row->lo = row->hi = 0;
         row->total = h;
-        row->flags |= CGPROP_F_NO_BOUNDS;
-        if (row->cycle != CGPROP_NONE) {
-            row->flags |= CGPROP_F_ESTIMATE;
-            row->estimate = CGPROP_EST_HEURISTIC;
-        } else {
-            row->estimate = CGPROP_EST_SHARES;
-        }
+        row->flags |= CGPROP_F_NO_BOUNDS | CGPROP_F_ESTIMATE;
+        row->estimate = row->cycle != CGPROP_NONE ? CGPROP_EST_HEURISTIC : CGPROP_EST_SHARES;
         return;
     }
     double lo = (double)b->lo[fk], hi = (double)b->hi[fk];

@@ -217,6 +217,7 @@ START_TEST(test_gprof_fixture)
     ck_assert(ds.flags & CGPROP_F_NO_BOUNDS);
     ck_assert_uint_eq(ds.reason, CGPROP_R_UNMEASURED);
     ck_assert_uint_eq(ds.estimate, CGPROP_EST_SHARES);
+    ck_assert(ds.flags & CGPROP_F_ESTIMATE); /* not exact: the flag says so as the kind does */
     ck_near(ds.total, 108);
     cgprop_total_row fam = node_row(g, 0, FA);
     ck_assert(fam.flags & CGPROP_F_NO_BOUNDS);
