@@ -271,6 +271,15 @@ nomem:
     return CGPROP_ENOMEM;
 }
 
+uint32_t cgprop__bounds_reason(const cgprop_graph *g, uint32_t node, uint32_t k, bool *point)
+{
+    const cgprop__bounds *b = cgprop__res(g, CGPROP__A_BOUNDS);
+    size_t fk = (size_t)node * b->K + k;
+    uint32_t reason = b->reason[fk];
+    *point = !(reason & NO_INTERVAL) && b->lo[fk] == b->hi[fk];
+    return reason;
+}
+
 void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row)
 {
     const cgprop__bounds *b = cgprop__res(g, CGPROP__A_BOUNDS);

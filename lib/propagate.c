@@ -1429,6 +1429,18 @@ void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t 
         double s = cgprop__collapse_vertex_self(g, v, k);
         gs = s * share;
         gc = (cgprop__collapse_vertex_total(g, v, k) - s) * share;
+        /* The call's total is its share of the callee's (vertex) total. It
+         * is exact only when that total is (for a cycle: its members'
+         * intervals rest on measured calls that agree, which makes the
+         * cycle's total the measured sum) and the share is the call's
+         * measured cost, or the whole. A share by counts is gprof's
+         * assumption that every call costs the same. */
+        bool point;
+        uint32_t why = cgprop__bounds_reason(g, v, k, &point);
+        bool vexact = cv != CGPROP_NONE
+                          ? !(why & (CGPROP_R_UNMEASURED | CGPROP_R_OVERFLOW | CGPROP_R_SIDES_DISAGREE))
+                          : point;
+        if (!vexact || (share != 1.0 && !cgprop__collapse_share_measured(g, edge))) flags |= CGPROP_F_ESTIMATE;
     }
     row->id = edge;
     row->caller = u;
