@@ -722,8 +722,8 @@ typedef struct cgprop_edge_total_row {
     uint32_t caller;    /**< Calling function. */
     uint32_t callee;    /**< Called function. */
     uint32_t flags;     /**< SELF_CALL, INTRA_CYCLE, NO_TOTAL, ESTIMATE (the total is not exact: a per-root
-                             estimate inside a cycle, a share by call counts, or a share of a callee's
-                             estimated total), CLAMPED. */
+                             estimate inside a cycle, or a share that is not the call's measured cost:
+                             a split by counts, or figures of the profile that disagree), CLAMPED. */
     double total;       /**< Propagated total of the call, never above its measured cost. */
     double heuristic;   /**< The same before that clamp: the collapse share for calls into another vertex,
                              gprof2dot's per-root figure for calls inside a cycle. */

@@ -74,9 +74,6 @@ int cgprop__propagate_reference(cgprop_graph *g, bool plain, double *tot, double
 double cgprop__collapse_weight(const cgprop_graph *g, uint32_t edge, uint32_t k);
 /* w/W(H(callee)) with the zero-weight rule; 0 for self-calls and intra-cycle calls. */
 double cgprop__collapse_edge_share(const cgprop_graph *g, uint32_t edge, uint32_t k);
-/* Whether that share is the call's measured cost over the callee's (share
- * by cost, and the call has a cost) rather than a count's. */
-bool cgprop__collapse_share_measured(const cgprop_graph *g, uint32_t edge);
 /* Fraction of T(H(node)) that enters H spontaneously at this node: its
  * spontaneous weight / W, 1/k under the zero-weight rule, 1 for a root
  * function, and for a root cycle 1 at its assumed entry (lowest id), else 0. */
@@ -114,10 +111,9 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out);
  * from the current bounds. */
 void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row);
 
-/* Why f's figure in metric k is not exact (CGPROP_R_* bits) from the
- * current bounds, and through *point whether its interval is one point
- * (an exact figure). */
-uint32_t cgprop__bounds_reason(const cgprop_graph *g, uint32_t node, uint32_t k, bool *point);
+/* Whether f's figure in metric k is exact (its interval one point, in
+ * *value) by the current bounds. */
+bool cgprop__bounds_point(const cgprop_graph *g, uint32_t node, uint32_t k, uint64_t *value);
 
 /* True when f's interval in metric k (fk = f * K + k) comes from the
  * measured calls alone and is not a point: the walk estimates it. */

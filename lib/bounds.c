@@ -271,13 +271,12 @@ nomem:
     return CGPROP_ENOMEM;
 }
 
-uint32_t cgprop__bounds_reason(const cgprop_graph *g, uint32_t node, uint32_t k, bool *point)
+bool cgprop__bounds_point(const cgprop_graph *g, uint32_t node, uint32_t k, uint64_t *value)
 {
     const cgprop__bounds *b = cgprop__res(g, CGPROP__A_BOUNDS);
     size_t fk = (size_t)node * b->K + k;
-    uint32_t reason = b->reason[fk];
-    *point = !(reason & NO_INTERVAL) && b->lo[fk] == b->hi[fk];
-    return reason;
+    *value = b->lo[fk];
+    return !(b->reason[fk] & NO_INTERVAL) && b->lo[fk] == b->hi[fk];
 }
 
 void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row)

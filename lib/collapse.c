@@ -86,11 +86,6 @@ double cgprop__collapse_edge_share(const cgprop_graph *g, uint32_t edge, uint32_
     return frac(r, hv, k, weight(g, r->share, edge, k));
 }
 
-bool cgprop__collapse_share_measured(const cgprop_graph *g, uint32_t edge)
-{
-    return RES(g)->share == CGPROP_SHARE_COST && (g->eflags[edge] & CGPROP__EF_HAS_COST);
-}
-
 double cgprop__collapse_entry(const cgprop_graph *g, uint32_t node, uint32_t k)
 {
     const col_res *r = RES(g);

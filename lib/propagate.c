@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "util/compiler.h"
 
+#include <math.h>
 #include <string.h>
 
 #define UNSEEN UINT32_MAX
@@ -1429,30 +1430,30 @@ void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t 
         double s = cgprop__collapse_vertex_self(g, v, k);
         gs = s * share;
         gc = (cgprop__collapse_vertex_total(g, v, k) - s) * share;
-        /* The call's total is its share of the callee's (vertex) total. It
-         * is exact only when that total is (for a cycle: its members'
-         * intervals rest on measured calls that agree, which makes the
-         * cycle's total the measured sum) and the share is the call's
-         * measured cost, or the whole. A share by counts is gprof's
-         * assumption that every call costs the same. */
-        bool point;
-        uint32_t why = cgprop__bounds_reason(g, v, k, &point);
-        bool vexact = cv != CGPROP_NONE
-                          ? !(why & (CGPROP_R_UNMEASURED | CGPROP_R_OVERFLOW | CGPROP_R_SIDES_DISAGREE))
-                          : point;
-        if (!vexact || (share != 1.0 && !cgprop__collapse_share_measured(g, edge))) flags |= CGPROP_F_ESTIMATE;
     }
     row->id = edge;
     row->caller = u;
     row->callee = v;
     row->heuristic = total;
     /* A call's measured cost is all its callee ever spent through it. */
-    if (g->eflags[edge] & CGPROP__EF_HAS_COST) {
-        double cost = (double)g->ecost[(size_t)edge * r->K + k];
-        if (total > cost) {
-            total = cost;
-            flags |= CGPROP_F_CLAMPED;
-        }
+    bool measured = (g->eflags[edge] & CGPROP__EF_HAS_COST) != 0;
+    double cost = measured ? (double)g->ecost[(size_t)edge * r->K + k] : 0;
+    if (measured && total > cost) {
+        total = cost;
+        flags |= CGPROP_F_CLAMPED;
+    }
+    /* Between two components the callee's activations entered through the
+     * call are outermost in its component, so the call's measured cost is
+     * exactly its share: the total is exact where it is that figure. A
+     * call without a cost has an exact share only as the one way into a
+     * callee outside any cycle whose total is exact; a share by counts
+     * is gprof's assumption that every call costs the same. */
+    if (!(flags & (CGPROP_F_SELF_CALL | CGPROP_F_INTRA_CYCLE))) {
+        uint64_t exact;
+        bool ok = measured ? fabs(total - cost) <= 1e-12 * cost
+                           : share == 1.0 && cv == CGPROP_NONE && cgprop__bounds_point(g, v, k, &exact) &&
+                                 fabs(total - (double)exact) <= 1e-12 * (double)exact;
+        if (!ok) flags |= CGPROP_F_ESTIMATE;
     }
     row->flags = flags;
     row->total = total;
