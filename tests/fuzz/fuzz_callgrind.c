@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(info.format == CGPROP_INPUT_CALLGRIND || o.format == CGPROP_INPUT_AUTO);
     FZ_CHECK(info.recursion <= CGPROP_RECS_UNFOLDED);
     f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-    int ok = fz_analyse(g, (uint32_t)(h >> 13) % 3u);
+    int ok = fz_analyse(g, fz_share(h));
     size_t cg_len;
     char *cg = fz_write_all(g, ok, h, &cg_len);
     f.until_fail = -1;

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* One flush at the end: the graph carries every clamp the replay made. */
         FZ_CHECK(cgprop_graph_clamp_count(g) == info.clamps);
         f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-        int ok = fz_analyse(g, (uint32_t)(h >> 13) % 3u);
+        int ok = fz_analyse(g, fz_share(h));
         size_t cg_len;
         char *cg = fz_write_all(g, ok, h, &cg_len);
         f.until_fail = -1;

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FZ_CHECK(info.recursion == CGPROP_RECS_COUNTS);
     }
     f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-    int ok = fz_analyse(g, (uint32_t)(h >> 13) % 3u);
+    int ok = fz_analyse(g, fz_share(h));
     if (ok && info.format == CGPROP_INPUT_GPROF) check_gprof(g);
     size_t cg_len;
     char *cg = fz_write_all(g, ok, h, &cg_len);

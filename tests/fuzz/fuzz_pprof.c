@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (o.format == CGPROP_INPUT_AUTO && !(size >= 2 && data[0] == 0x1f && data[1] == 0x8b))
         FZ_CHECK(info.format == cgprop_read_detect((const char *)data, size));
     f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-    int ok = fz_analyse(g, (uint32_t)(h >> 13) % 3u);
+    int ok = fz_analyse(g, fz_share(h));
     size_t cg_len;
     char *cg = fz_write_all(g, ok, h, &cg_len);
     f.until_fail = -1;

@@ -139,8 +139,21 @@ static void fz_check_status(int rc)
 
 /* Run every analysis and read every row kind; every figure must be finite.
  * Returns non-zero when all analyses succeeded. */
+/* fz_analyse's argument from an input's hash: the collapse's share (low
+ * bits), the estimate and the walk's budget. */
+static uint32_t fz_share(uint64_t h) { return (uint32_t)((h >> 13) % 3u) | ((uint32_t)(h >> 52) & 0xf0u); }
+
 static int fz_analyse(cgprop_graph *g, uint32_t share)
 {
+    /* The estimate shown and the walk's budget come from share's high bits
+     * (fz_share): the default midpoint, the walk or the heuristic alone,
+     * with the default budget, a tiny one (most cycles give up) or, on small
+     * graphs, none. */
+    static const uint32_t est[] = {CGPROP_EST_MIDPOINT, CGPROP_EST_WALK, CGPROP_EST_HEURISTIC, CGPROP_EST_MIDPOINT};
+    double budget = (share >> 6) & 1u ? 0.05 : CGPROP_WALK_BUDGET_DEFAULT;
+    if (((share >> 7) & 1u) && cgprop_graph_node_count(g) < 300) budget = 0;
+    FZ_CHECK(cgprop_graph_set_estimate(g, est[(share >> 4) & 3u], budget) == CGPROP_OK);
+    share &= 3u;
     int rc = cgprop_graph_find_cycles(g, NULL);
     fz_check_status(rc);
     if (rc == CGPROP_OK) {
@@ -170,6 +183,18 @@ static int fz_analyse(cgprop_graph *g, uint32_t share)
                 FZ_CHECK(isfinite(r.total) && isfinite(r.vertex_total) && isfinite(r.gprof_self) &&
                          isfinite(r.gprof_child) && isfinite(r.spont_share));
                 FZ_CHECK(r.total >= 0 && r.vertex_total >= 0);
+                /* An estimate never leaves what was proven: the shown
+                 * figure and the walk's lie in the interval, which is one
+                 * point for an exact figure. */
+                FZ_CHECK(r.estimate <= CGPROP_EST_BUDGET);
+                FZ_CHECK((r.estimate == CGPROP_EST_EXACT) == !(r.flags & CGPROP_F_ESTIMATE));
+                if (!(r.flags & CGPROP_F_NO_BOUNDS)) {
+                    double tol = 1e-9 * (fabs(r.hi) + 1);
+                    FZ_CHECK(isfinite(r.lo) && isfinite(r.hi) && r.lo <= r.hi + tol);
+                    FZ_CHECK(r.total >= r.lo - tol && r.total <= r.hi + tol);
+                    if (r.estimate == CGPROP_EST_EXACT) FZ_CHECK(r.hi - r.lo <= tol);
+                    if (!(r.flags & CGPROP_F_NO_WALK)) FZ_CHECK(r.walk >= r.lo - tol && r.walk <= r.hi + tol);
+                }
             }
             FZ_CHECK(st == CGPROP_DONE);
             cgprop_iter_free(it);
@@ -185,6 +210,11 @@ static int fz_analyse(cgprop_graph *g, uint32_t share)
                     FZ_CHECK(r[i].caller < nn && r[i].callee < nn);
                     FZ_CHECK(isfinite(r[i].total) && isfinite(r[i].share) && isfinite(r[i].gprof_self) &&
                              isfinite(r[i].gprof_child));
+                    /* A call's total is never above its measured cost. */
+                    cgprop_edge_row er;
+                    FZ_CHECK(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, k, r[i].id, &er, sizeof er) == CGPROP_OK);
+                    if (er.flags & CGPROP_F_HAS_COST)
+                        FZ_CHECK(r[i].total <= (double)er.cost * (1 + 1e-9) + 1e-9);
                 }
             FZ_CHECK(st == CGPROP_DONE);
             cgprop_iter_free(it);
@@ -515,7 +545,7 @@ static void fz_roundtrip(cgprop_graph *g, int analysed, uint64_t h, const char *
             quoted = memchr(k, '\'', kl) != NULL || memchr(k, '\r', kl) != NULL;
         }
         if (!quoted) fz_same_as_written(g, back);
-        int both = fz_analyse(back, (uint32_t)(h >> 13) % 3u) && analysed;
+        int both = fz_analyse(back, fz_share(h)) && analysed;
         uint64_t v = fz_mix(h ^ 0x5bd1e995u);
         fz_compare(back, g, both, v);
         fz_compare(g, back, both, fz_mix(v));

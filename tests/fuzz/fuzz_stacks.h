@@ -96,7 +96,7 @@ static int fz_stack_target(const uint8_t *data, size_t size, uint32_t format, co
     }
     if (info.format == format) fz_stack_identities(g);
     f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-    int ok = fz_analyse(g, (uint32_t)(h >> 13) % 3u);
+    int ok = fz_analyse(g, fz_share(h));
     size_t cg_len;
     char *cg = fz_write_all(g, ok, h, &cg_len);
     f.until_fail = -1;
