@@ -679,10 +679,14 @@ typedef struct cgprop_edge_row {
 typedef struct cgprop_cycle_row {
     uint32_t id;       /**< Cycle id (dense, ordered by smallest member id). */
     uint32_t nmembers; /**< Number of member functions. */
-    uint32_t flags;    /**< ::CGPROP_F_ENTRY_ASSUMED, ::CGPROP_F_ROOT (after collapse/propagate). */
+    uint32_t flags;    /**< ::CGPROP_F_ENTRY_ASSUMED, ::CGPROP_F_ROOT (after collapse/propagate);
+                            ::CGPROP_F_ESTIMATE after collapse unless cgprop_graph_propagate() found
+                            @c total exact: the cost of the cycle's outermost activations, every call
+                            leaving the cycle measured. */
     uint32_t first;    /**< Smallest member id. */
     uint64_t self;     /**< Σ members' self costs. */
-    double total;      /**< T(Z) from cgprop_graph_collapse(); 0 before it. */
+    double total;      /**< T(Z) from cgprop_graph_collapse() (gprof's cycle total); 0 before it. Where
+                            propagate found it exact, the exact integer itself. */
 } cgprop_cycle_row;
 
 /** A cycle member: ::CGPROP_ITER_MEMBERS. */

@@ -111,6 +111,10 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out);
  * from the current bounds. */
 void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_total_row *row);
 
+/* A cycle row filled by the collapse: its total is the exact cost of the
+ * cycle's outermost activations where it is that to rounding (then set to
+ * it), else flagged CGPROP_F_ESTIMATE. */
+void cgprop__bounds_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row);
 /* Whether f's figure in metric k is exact (its interval one point, in
  * *value) by the current bounds. */
 bool cgprop__bounds_point(const cgprop_graph *g, uint32_t node, uint32_t k, uint64_t *value);

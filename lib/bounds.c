@@ -9,12 +9,15 @@
 #include "analysis.h"
 #include "walk.h"
 
+#include <math.h>
 #include <string.h>
 
 struct cgprop__bounds {
-    uint32_t nn, K;
-    uint64_t *lo, *hi; /* nn * K */
-    uint8_t *reason;   /* nn * K: CGPROP_R_* bits (they fit in 8) */
+    uint32_t nn, K, ncyc;
+    uint64_t *lo, *hi;  /* nn * K */
+    uint8_t *reason;    /* nn * K: CGPROP_R_* bits (they fit in 8) */
+    uint8_t *cyc_exact; /* ncyc * K: the collapse's cycle total is the cost of the cycle's outermost activations */
+    uint64_t *cyc_T;    /* ncyc * K: that cost, where cyc_exact */
 };
 
 static void res_destroy(const cgprop_graph *g, cgprop__bounds *b)
@@ -23,6 +26,8 @@ static void res_destroy(const cgprop_graph *g, cgprop__bounds *b)
     cgprop__free(g, b->lo);
     cgprop__free(g, b->hi);
     cgprop__free(g, b->reason);
+    cgprop__free(g, b->cyc_exact);
+    cgprop__free(g, b->cyc_T);
     cgprop__free(g, b);
 }
 
@@ -38,6 +43,7 @@ void cgprop__bounds_destroy(const cgprop_graph *g, void *res) { res_destroy(g, r
  * another (their callees cannot reach back into it), so T is exact. */
 typedef struct comp {
     bool measured, entered;
+    bool out_measured; /* every call leaving it is measured: T is its whole cost */
     bool *ovf;  /* K */
     uint64_t *T; /* K */
 } comp;
@@ -63,6 +69,7 @@ static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint3
     uint32_t K = g->K;
     const uint32_t *cof = cgprop__cycles_of_all(g);
     c->measured = true;
+    c->out_measured = true;
     c->entered = false;
     for (uint32_t k = 0; k < K; k++) {
         c->T[k] = 0;
@@ -84,7 +91,7 @@ static void comp_scan(const cgprop_graph *g, const cgprop__adj *adj, const uint3
         for (uint32_t j = adj->out_off[f]; j < adj->out_off[f + 1]; j++) {
             uint32_t e = adj->out_e[j], h = adj->out_v[j];
             if (h == f || (cyc != CGPROP_NONE && cgprop__cycles_of_in(g, cof, h) == cyc)) continue;
-            if (!(g->eflags[e] & CGPROP__EF_HAS_COST)) c->measured = false;
+            if (!(g->eflags[e] & CGPROP__EF_HAS_COST)) c->measured = c->out_measured = false;
             for (uint32_t k = 0; k < K; k++)
                 if (!cgprop__sat_add(&c->T[k], g->ecost[(size_t)e * K + k])) c->ovf[k] = true;
         }
@@ -142,6 +149,23 @@ static void from_calls(const cgprop_graph *g, const cgprop__adj *adj, uint32_t f
     }
 }
 
+/* Whether the collapse's total of cycle cy is exact: every call leaving the
+ * cycle is measured and the figure is c's T, the cost of the cycle's
+ * outermost activations, to rounding (the collapse adds shares as doubles;
+ * the row then shows T itself). A T past 2^53 has no exact double and is
+ * not claimed. */
+static void cycle_exact(const cgprop_graph *g, cgprop__bounds *b, uint32_t cy, const uint32_t *mem, const comp *c,
+                        bool out_measured)
+{
+    for (uint32_t k = 0; k < b->K; k++) {
+        size_t ck = (size_t)cy * b->K + k;
+        double t = cgprop__collapse_vertex_total(g, mem[0], k), x = (double)c->T[k];
+        b->cyc_T[ck] = c->T[k];
+        b->cyc_exact[ck] = out_measured && !c->ovf[k] && c->T[k] <= ((uint64_t)1 << 53) &&
+                           fabs(t - x) <= 1e-9 * (x > 1 ? x : 1);
+    }
+}
+
 int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
 {
     *out = NULL;
@@ -164,7 +188,14 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
     b->lo = cgprop__calloc(g, nk ? nk : 1, sizeof *b->lo);
     b->hi = cgprop__calloc(g, nk ? nk : 1, sizeof *b->hi);
     b->reason = cgprop__calloc(g, nk ? nk : 1, 1);
-    if (!b->lo || !b->hi || !b->reason) goto nomem;
+    b->ncyc = cgprop__cycles_count(g);
+    b->cyc_exact = cgprop__calloc(g, (size_t)b->ncyc * K + 1, 1);
+    b->cyc_T = cgprop__calloc(g, (size_t)b->ncyc * K + 1, sizeof *b->cyc_T);
+    uint8_t *cyc_done = cgprop__calloc(g, (size_t)b->ncyc + 1, 1);
+    if (!b->lo || !b->hi || !b->reason || !b->cyc_exact || !b->cyc_T || !cyc_done) {
+        cgprop__free(g, cyc_done);
+        goto nomem;
+    }
 
     /* What the classes determine. Where both sides do and they differ, the
      * truth is one of them or between (the data is off); where neither
@@ -195,6 +226,10 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         one[0] = f;
         if (cy != CGPROP_NONE) mem = cgprop__cycles_members(g, cy, &n);
         comp_scan(g, adj, mem, n, cy, &c);
+        if (cy != CGPROP_NONE) {
+            cycle_exact(g, b, cy, mem, &c, c.out_measured);
+            cyc_done[cy] = 1;
+        }
         /* Every member of the component that needs it, in one scan. */
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = mem[i];
@@ -217,6 +252,16 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
             }
         }
     }
+    /* The cycles whose members all had a side from the classes: their
+     * totals are checked the same way. */
+    for (uint32_t cy = 0; cy < b->ncyc; cy++) {
+        if (cyc_done[cy]) continue;
+        uint32_t n;
+        const uint32_t *mem = cgprop__cycles_members(g, cy, &n);
+        comp_scan(g, adj, mem, n, cy, &c);
+        cycle_exact(g, b, cy, mem, &c, c.out_measured);
+    }
+    cgprop__free(g, cyc_done);
     /* Every activation of f lies inside an outermost one, so its inclusive
      * cost is at least its self cost: on data that agrees with itself that
      * raises the lower bound. An interval below it means the data
@@ -269,6 +314,15 @@ nomem:
     cgprop__free(g, c.T);
     cgprop__free(g, c.ovf);
     return CGPROP_ENOMEM;
+}
+
+void cgprop__bounds_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k, cgprop_cycle_row *row)
+{
+    const cgprop__bounds *b = cgprop__res(g, CGPROP__A_BOUNDS);
+    if (!b || cycle >= b->ncyc || k >= b->K) return;
+    size_t ck = (size_t)cycle * b->K + k;
+    if (b->cyc_exact[ck]) row->total = (double)b->cyc_T[ck];
+    else row->flags |= CGPROP_F_ESTIMATE;
 }
 
 bool cgprop__bounds_point(const cgprop_graph *g, uint32_t node, uint32_t k, uint64_t *value)

@@ -108,7 +108,13 @@ static void fill_cycle(const cgprop_graph *g, uint32_t k, uint32_t c, cgprop_cyc
     r->nmembers = n;
     r->first = n ? m[0] : CGPROP_NONE;
     for (uint32_t i = 0; i < n; i++) r->self += g->self[(size_t)m[i] * g->K + k];
-    if (cgprop__current(g, CGPROP__A_COLLAPSE)) cgprop__collapse_fill_cycle(g, c, k, r);
+    if (cgprop__current(g, CGPROP__A_COLLAPSE)) {
+        cgprop__collapse_fill_cycle(g, c, k, r);
+        /* Whether the total is exact is known once propagate has built
+         * the bounds on this collapse; until then it is not claimed. */
+        if (cgprop__current(g, CGPROP__A_BOUNDS)) cgprop__bounds_fill_cycle(g, c, k, r);
+        else r->flags |= CGPROP_F_ESTIMATE;
+    }
 }
 
 /* Fill one row of a whole-table kind; the caller checked id and staleness. */

@@ -647,6 +647,7 @@ static int write_cycles(cgprop_graph *g, cgprop__wr *w, jrows *r, uint32_t K)
         for (uint32_t k = 0; k < K; k++) f |= r->cyc[k].flags;
         KEYBOOL(w, "entry_assumed", f & CGPROP_F_ENTRY_ASSUMED);
         KEYBOOL(w, "root", f & CGPROP_F_ROOT);
+        KEYBOOL(w, "estimate", f & CGPROP_F_ESTIMATE);
         LIT(w, "}");
     }
     LIT(w, "]");

@@ -381,9 +381,13 @@ static int cycle_entry(tctx *t, uint32_t c)
     double tot = v->cyc[c].total;
     snprintf(idx, sizeof idx, "[%u]", t->index[v->nn + c]);
     snprintf(b4, sizeof b4, "%llu+%llu", (unsigned long long)ext, (unsigned long long)intra);
-    cgprop__wr_printf(w, "%-6s %7.2f~ %14s %12llu %12s %22s    <cycle %u as a whole> %s\n", idx, pct(v, tot),
-                      fig(b1, sizeof b1, tot, CGPROP__SHOW_ESTIMATE), (unsigned long long)v->cyc[c].self,
-                      fig(b2, sizeof b2, tot - (double)v->cyc[c].self, CGPROP__SHOW_ESTIMATE), b4, c + 1, idx);
+    /* gprof's cycle total is exact where it is the cost of the cycle's
+     * outermost activations (the row says so); otherwise it is marked. */
+    uint32_t how = (v->cyc[c].flags & CGPROP_F_ESTIMATE) ? CGPROP__SHOW_ESTIMATE : CGPROP__SHOW_EXACT;
+    cgprop__wr_printf(w, "%-6s %7.2f%s %14s %12llu %12s %22s    <cycle %u as a whole> %s\n", idx, pct(v, tot),
+                      how == CGPROP__SHOW_ESTIMATE ? "~" : " ", fig(b1, sizeof b1, tot, how),
+                      (unsigned long long)v->cyc[c].self, fig(b2, sizeof b2, tot - (double)v->cyc[c].self, how), b4,
+                      c + 1, idx);
     for (uint32_t i = v->mem_off[c]; i < v->mem_off[c + 1]; i++) {
         uint32_t m = v->mem[i];
         if (!cgprop__view_shown(v, m)) continue;
