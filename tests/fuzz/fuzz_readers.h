@@ -230,13 +230,36 @@ static int fz_analyse(cgprop_graph *g, uint32_t share)
         }
         it = NULL;
         if (cgprop_iter_new(g, CGPROP_ITER_CYCLES, k, 0, &it) == CGPROP_OK) {
+            /* A cycle total claimed exact is what the public rows add up to:
+             * its members' self costs plus the measured calls that leave it. */
+            size_t nc = cgprop_iter_count(it);
+            uint64_t *out = calloc(nc + 1, sizeof *out);
+            unsigned char *open = calloc(nc + 1, 1);
+            FZ_CHECK(out != NULL && open != NULL);
+            for (uint32_t e = 0; e < ne; e++) {
+                cgprop_edge_row er;
+                uint32_t cu, cv;
+                FZ_CHECK(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, k, e, &er, sizeof er) == CGPROP_OK);
+                FZ_CHECK(cgprop_graph_node_cycle(g, er.caller, &cu) == CGPROP_OK);
+                FZ_CHECK(cgprop_graph_node_cycle(g, er.callee, &cv) == CGPROP_OK);
+                if (cu == CGPROP_NONE || cu == cv) continue;
+                FZ_CHECK(cu < nc);
+                if (!(er.flags & CGPROP_F_HAS_COST) || out[cu] > UINT64_MAX - er.cost) open[cu] = 1;
+                else out[cu] += er.cost;
+            }
             cgprop_cycle_row r;
             int st;
             while ((st = cgprop_iter_next(it, &r, sizeof r)) == CGPROP_OK) {
                 FZ_CHECK(r.nmembers >= 2 && r.first < nn && isfinite(r.total));
+                if (!(r.flags & CGPROP_F_ESTIMATE)) {
+                    FZ_CHECK(!open[r.id] && r.self <= UINT64_MAX - out[r.id]);
+                    FZ_CHECK(r.total == (double)(r.self + out[r.id]));
+                }
             }
             FZ_CHECK(st == CGPROP_DONE);
             cgprop_iter_free(it);
+            free(out);
+            free(open);
         }
     }
     return 1;
