@@ -58,7 +58,9 @@ class CallRow:
 
 @dataclasses.dataclass(**_DC)
 class CycleRow:
-    """A recursion cycle (cgprop_cycle_row); `total` is 0.0 before collapse."""
+    """A recursion cycle (cgprop_cycle_row); `total` is 0.0 before collapse.
+    `flags` has Flag.ESTIMATE unless propagate found `total` exact (the
+    members' self costs plus the measured calls that leave the cycle)."""
     id: int
     nmembers: int
     flags: Flag

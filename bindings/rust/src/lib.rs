@@ -891,7 +891,9 @@ pub struct CycleRow {
     pub id: u32,
     /// Number of member functions.
     pub nmembers: u32,
-    /// ENTRY_ASSUMED, ROOT (after collapse).
+    /// ENTRY_ASSUMED, ROOT (after collapse); ESTIMATE unless propagate found
+    /// `total` exact (the members' self costs plus the measured calls that
+    /// leave the cycle).
     pub flags: Flags,
     /// Smallest member id.
     pub first: u32,
@@ -967,7 +969,9 @@ pub struct CallTotalRow {
     pub caller: u32,
     /// Called function.
     pub callee: u32,
-    /// SELF_CALL, INTRA_CYCLE, NO_TOTAL, ESTIMATE, CLAMPED.
+    /// SELF_CALL, INTRA_CYCLE, NO_TOTAL, ESTIMATE (the total is not exact: a
+    /// per-root estimate inside a cycle, or a share that is not the call's
+    /// measured cost), CLAMPED.
     pub flags: Flags,
     /// Propagated total, never above the measured cost; None with NO_TOTAL.
     pub total: Option<f64>,
