@@ -461,6 +461,49 @@ START_TEST(pruned_picture_names_apart_from_dropped_namesakes)
 }
 END_TEST
 
+/* Calls with measured costs and no recursion levels (a profile like
+ * callgrind's --separate-recs=1): a and b call each other, each calls leaf.
+ * Self a 2, b 3, leaf 10; main -> a cost 15, a -> leaf 6, b -> leaf 4, the
+ * calls between a and b 14 and 6. The members' own totals are estimates
+ * (nothing tells their levels), but a call out of the cycle is exactly its
+ * measured cost, and so is main's call into it: those arrows are exact. */
+START_TEST(measured_calls_drawn_exact)
+{
+    cgprop_graph *g = NULL;
+    const char *names[1] = {"Ir"};
+    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, 1, &g), CGPROP_OK);
+    uint32_t m = node(g, "main"), a = node(g, "a"), b = node(g, "b"), leaf = node(g, "leaf");
+    uint64_t s;
+    s = 2;
+    ck_assert_int_eq(cgprop_graph_add_self(g, a, &s), CGPROP_OK);
+    s = 3;
+    ck_assert_int_eq(cgprop_graph_add_self(g, b, &s), CGPROP_OK);
+    s = 10;
+    ck_assert_int_eq(cgprop_graph_add_self(g, leaf, &s), CGPROP_OK);
+    const uint32_t ends[5][2] = {{m, a}, {a, b}, {b, a}, {a, leaf}, {b, leaf}};
+    const uint64_t counts[5] = {1, 2, 1, 2, 1}, costs[5] = {15, 14, 6, 6, 4};
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(cgprop_graph_add_edge(g, ends[i][0], ends[i][1], counts[i], &costs[i], NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_analyze(g), CGPROP_OK);
+    cgprop_write_options o = opts0();
+    char *d = render(g, CGPROP_FORMAT_DOT, &o);
+    /* a and b are n1 and n2, leaf n3. */
+    HAS(d, "style=\"filled,dashed\"");
+    const char *arrows[3][2] = {{"  n0 -> n1 ", "label=\"100.00%"}, {"  n1 -> n3 ", "label=\"40.00%"},
+                                {"  n2 -> n3 ", "label=\"26.67%"}};
+    for (int i = 0; i < 3; i++) {
+        const char *at = strstr(d, arrows[i][0]);
+        ck_assert_msg(at != NULL, "no arrow '%s' in:\n%s", arrows[i][0], d);
+        const char *end = strchr(at, '\n');
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(end - at), at);
+        ck_assert_msg(strstr(line, arrows[i][1]) && !strstr(line, "dashed") && !strchr(line, '~'), "%s", line);
+    }
+    free(d);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(bad_view_options)
 {
     cgprop_graph *g = prog_graph();
@@ -588,6 +631,7 @@ int main(void)
     tcase_add_test(t, strip_and_wrap);
     tcase_add_test(t, pruned_picture_of_many_calls);
     tcase_add_test(t, pruned_picture_names_apart_from_dropped_namesakes);
+    tcase_add_test(t, measured_calls_drawn_exact);
     tcase_add_test(t, bad_view_options);
     tcase_add_test(t, allocation_failures);
     suite_add_tcase(s, t);

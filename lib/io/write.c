@@ -375,9 +375,15 @@ static void edge_figure(cgprop__view *v, uint32_t e, uint32_t flags, const cgpro
     } else if (t->flags & (CGPROP_F_NO_TOTAL | CGPROP_F_SELF_CALL)) {
         v->eshown[e] = 0;
         v->ehow[e] = CGPROP__SHOW_NONE;
-    } else {
-        v->eshown[e] = flags & CGPROP_W_HEURISTIC_ONLY ? t->heuristic : t->total;
+    } else if (flags & CGPROP_W_HEURISTIC_ONLY) {
+        v->eshown[e] = t->heuristic;
         v->ehow[e] = CGPROP__SHOW_ESTIMATE;
+    } else {
+        /* Without the split's share, a call between two components is
+         * still exact where its total is its measured cost (the row says
+         * so): what the callee spent through it, as the profile measured. */
+        v->eshown[e] = t->total;
+        v->ehow[e] = t->flags & CGPROP_F_ESTIMATE ? CGPROP__SHOW_ESTIMATE : CGPROP__SHOW_EXACT;
     }
 }
 
