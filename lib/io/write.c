@@ -486,9 +486,9 @@ static int view_names(cgprop_graph *g, cgprop__view *v) { return view_names_in(g
 static int view_names_lean(cgprop_graph *g, cgprop__view *v)
 {
     cgprop__u64map shown = {0};
-    size_t cap = 64, n = 0;
-    uint32_t *only = cgprop__alloc(g, cap, sizeof *only);
-    int rc = only ? cgprop__u64map_reserve(&g->a, &shown, v->nrid) : CGPROP_ENOMEM;
+    size_t cap = 0, n = 0;
+    uint32_t *only = NULL;
+    int rc = cgprop__u64map_reserve(&g->a, &shown, v->nrid);
     for (uint32_t i = 0; !rc && i < v->nrid; i++) {
         size_t len;
         const char *name = cgprop__view_name(g, v, v->rid[i], &len);
@@ -499,15 +499,12 @@ static int view_names_lean(cgprop_graph *g, cgprop__view *v)
         uint32_t any;
         const char *name = cgprop__view_name(g, v, f, &len);
         if (!cgprop__u64map_get(&shown, cgprop__hash_bytes(name, len), &any)) continue;
-        if (n == cap) {
-            uint32_t *p = cgprop__realloc(g, only, cap * 2, sizeof *p);
-            if (!p) {
-                rc = CGPROP_ENOMEM;
-                break;
-            }
-            only = p;
-            cap *= 2;
+        void *p = only;
+        if (!cgprop__grow(&g->a, &p, &cap, n + 1, sizeof *only, 64)) {
+            rc = CGPROP_ENOMEM;
+            break;
         }
+        only = p;
         only[n++] = f;
     }
     cgprop__u64map_free(&g->a, &shown);
@@ -994,16 +991,12 @@ static int lean_list(cgprop_graph *g, cgprop__view *v, uint32_t f, cgprop_edge_r
     int rc = cgprop_iter_new(g, CGPROP_ITER_CALLEES, v->k, f, &it);
     cgprop_edge_row row;
     while (!rc && (rc = cgprop_iter_next(it, &row, sizeof row)) == CGPROP_OK) {
-        if (*n == *cap) {
-            size_t c = *cap * 2;
-            cgprop_edge_row *p = cgprop__realloc(g, *r, c, sizeof *p);
-            if (!p) {
-                rc = CGPROP_ENOMEM;
-                break;
-            }
-            *r = p;
-            *cap = c;
+        void *p = *r;
+        if (!cgprop__grow(&g->a, &p, cap, *n + 1, sizeof row, 64)) {
+            rc = CGPROP_ENOMEM;
+            break;
         }
+        *r = p;
         (*r)[(*n)++] = row;
     }
     cgprop_iter_free(it);
@@ -1014,13 +1007,13 @@ static int lean_list(cgprop_graph *g, cgprop__view *v, uint32_t f, cgprop_edge_r
  * its figure; and the rows of the functions shown. */
 static int lean_rest(cgprop_graph *g, cgprop__view *v, uint32_t flags)
 {
-    size_t cap = 64, n = 0;
-    cgprop_edge_row *r = cgprop__alloc(g, cap, sizeof *r);
-    int rc = r ? CGPROP_OK : CGPROP_ENOMEM;
+    size_t cap = 0, n = 0;
+    cgprop_edge_row *r = NULL;
+    int rc = CGPROP_OK;
     for (uint32_t f = 0; !rc && f < v->nn; f++)
         if (v->show[f]) rc = lean_list(g, v, f, &r, &n, &cap);
     if (!rc) {
-        qsort(r, n, sizeof *r, eid_cmp);
+        if (n) qsort(r, n, sizeof *r, eid_cmp);
         v->ne = (uint32_t)n;
         v->edge = cgprop__alloc(g, n ? n : 1, sizeof *v->edge);
         v->eid = cgprop__alloc(g, n ? n : 1, sizeof *v->eid);
