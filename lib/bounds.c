@@ -16,9 +16,12 @@ struct cgprop__bounds {
     uint32_t nn, K, ncyc;
     uint64_t *lo, *hi;  /* nn * K */
     uint8_t *reason;    /* nn * K: CGPROP_R_* bits (they fit in 8) */
-    uint8_t *cyc_exact; /* ncyc * K: the collapse's cycle total is the cost of the cycle's outermost activations */
-    uint64_t *cyc_T;    /* ncyc * K: that cost, where cyc_exact */
+    /* ncyc * K: the cost of each cycle's outermost activations where the
+     * collapse's total is that cost (see cycle_exact), else NOT_EXACT. */
+    uint64_t *cyc_T;
 };
+
+#define NOT_EXACT UINT64_MAX
 
 static void res_destroy(const cgprop_graph *g, cgprop__bounds *b)
 {
@@ -26,7 +29,6 @@ static void res_destroy(const cgprop_graph *g, cgprop__bounds *b)
     cgprop__free(g, b->lo);
     cgprop__free(g, b->hi);
     cgprop__free(g, b->reason);
-    cgprop__free(g, b->cyc_exact);
     cgprop__free(g, b->cyc_T);
     cgprop__free(g, b);
 }
@@ -154,15 +156,13 @@ static void from_calls(const cgprop_graph *g, const cgprop__adj *adj, uint32_t f
  * outermost activations, to rounding (the collapse adds shares as doubles;
  * the row then shows T itself). A T past 2^53 has no exact double and is
  * not claimed. */
-static void cycle_exact(const cgprop_graph *g, cgprop__bounds *b, uint32_t cy, const uint32_t *mem, const comp *c,
-                        bool out_measured)
+static void cycle_exact(const cgprop_graph *g, cgprop__bounds *b, uint32_t cy, const uint32_t *mem, const comp *c)
 {
     for (uint32_t k = 0; k < b->K; k++) {
-        size_t ck = (size_t)cy * b->K + k;
         double t = cgprop__collapse_vertex_total(g, mem[0], k), x = (double)c->T[k];
-        b->cyc_T[ck] = c->T[k];
-        b->cyc_exact[ck] = out_measured && !c->ovf[k] && c->T[k] <= ((uint64_t)1 << 53) &&
-                           fabs(t - x) <= 1e-9 * (x > 1 ? x : 1);
+        bool exact = c->out_measured && !c->ovf[k] && c->T[k] <= ((uint64_t)1 << 53) &&
+                     fabs(t - x) <= 1e-9 * (x > 1 ? x : 1);
+        b->cyc_T[(size_t)cy * b->K + k] = exact ? c->T[k] : NOT_EXACT;
     }
 }
 
@@ -189,10 +189,9 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
     b->hi = cgprop__calloc(g, nk ? nk : 1, sizeof *b->hi);
     b->reason = cgprop__calloc(g, nk ? nk : 1, 1);
     b->ncyc = cgprop__cycles_count(g);
-    b->cyc_exact = cgprop__calloc(g, (size_t)b->ncyc * K + 1, 1);
-    b->cyc_T = cgprop__calloc(g, (size_t)b->ncyc * K + 1, sizeof *b->cyc_T);
+    b->cyc_T = cgprop__alloc(g, (size_t)b->ncyc * K + 1, sizeof *b->cyc_T);
     uint8_t *cyc_done = cgprop__calloc(g, (size_t)b->ncyc + 1, 1);
-    if (!b->lo || !b->hi || !b->reason || !b->cyc_exact || !b->cyc_T || !cyc_done) {
+    if (!b->lo || !b->hi || !b->reason || !b->cyc_T || !cyc_done) {
         cgprop__free(g, cyc_done);
         goto nomem;
     }
@@ -227,7 +226,7 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         if (cy != CGPROP_NONE) mem = cgprop__cycles_members(g, cy, &n);
         comp_scan(g, adj, mem, n, cy, &c);
         if (cy != CGPROP_NONE) {
-            cycle_exact(g, b, cy, mem, &c, c.out_measured);
+            cycle_exact(g, b, cy, mem, &c);
             cyc_done[cy] = 1;
         }
         /* Every member of the component that needs it, in one scan. */
@@ -259,7 +258,7 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         uint32_t n;
         const uint32_t *mem = cgprop__cycles_members(g, cy, &n);
         comp_scan(g, adj, mem, n, cy, &c);
-        cycle_exact(g, b, cy, mem, &c, c.out_measured);
+        cycle_exact(g, b, cy, mem, &c);
     }
     cgprop__free(g, cyc_done);
     /* Every activation of f lies inside an outermost one, so its inclusive
@@ -320,8 +319,8 @@ void cgprop__bounds_fill_cycle(const cgprop_graph *g, uint32_t cycle, uint32_t k
 {
     const cgprop__bounds *b = cgprop__res(g, CGPROP__A_BOUNDS);
     if (!b || cycle >= b->ncyc || k >= b->K) return;
-    size_t ck = (size_t)cycle * b->K + k;
-    if (b->cyc_exact[ck]) row->total = (double)b->cyc_T[ck];
+    uint64_t t = b->cyc_T[(size_t)cycle * b->K + k];
+    if (t != NOT_EXACT) row->total = (double)t;
     else row->flags |= CGPROP_F_ESTIMATE;
 }
 
