@@ -1365,6 +1365,15 @@ static uint32_t bulk_run(cgprop_graph *g, uint32_t s, uint32_t t, uint32_t n, co
 /* bulk_sorted could not take the batch: the graph is as it was, and the
  * batch goes the general way (which also names an overflow). */
 #define BULK_SORT_NO 1
+/* The bits of one sort word: a pair's key and the call's position in the
+ * batch share it while both fit. Past that (about two million functions
+ * and a few million calls in one batch) the positions move through the
+ * passes in an array of their own, 4 bytes a call more traffic, rather
+ * than the whole batch falling back to a probe per call. CI builds one
+ * tree with 0, which sends every sorted batch that way. */
+#ifndef CGPROP_BULK_SORT_WORD_BITS
+#define CGPROP_BULK_SORT_WORD_BITS 64
+#endif
 
 static unsigned bits_for(uint64_t v)
 {
@@ -1387,29 +1396,37 @@ static unsigned bits_for(uint64_t v)
  * Older calls are added to after the sweep. A sum that would overflow
  * anywhere makes it give up (BULK_SORT_NO, the graph as it was), as do
  * missing scratch memory and ids too wide to pack: the general path then
- * gives the exact answer, the error at the same call included. */
+ * gives the exact answer, the error at the same call included.
+ * A batch too wide for one word (CGPROP_BULK_SORT_WORD_BITS) sorts keys
+ * alone, each pass moving the positions beside them (pa, pb). */
 static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
                        const uint64_t *count, const uint64_t *costs, uint32_t *ids)
 {
     size_t K = g->K;
     uint32_t ne0 = g->ne;
     unsigned nb = bits_for(g->nn - 1), ib = bits_for(n - 1), kb = 2 * nb;
-    if (kb + ib > 64 || ib > 31 || (uint64_t)ne0 + n > UINT32_MAX - 1) return BULK_SORT_NO;
+    if (ib > 31 || (uint64_t)ne0 + n > UINT32_MAX - 1) return BULK_SORT_NO;
+    bool wide = kb + ib > CGPROP_BULK_SORT_WORD_BITS || kb + ib > 64;
+    unsigned sb = wide ? 0 : ib; /* the key's shift in a word */
     unsigned np = (kb + BULK_SORT_DIGIT - 1) / BULK_SORT_DIGIT, d = np ? (kb + np - 1) / np : 0;
     uint64_t *a = cgprop__alloc(g, n, sizeof *a), *b = cgprop__alloc(g, n, sizeof *b);
+    uint32_t *pa = wide ? cgprop__alloc(g, n, sizeof *pa) : NULL, *pb = wide ? cgprop__alloc(g, n, sizeof *pb) : NULL;
     uint32_t *hist = np ? cgprop__calloc(g, (size_t)np << d, sizeof *hist) : NULL;
-    if (!a || !b || (np && !hist)) {
+    if (!a || !b || (wide && (!pa || !pb)) || (np && !hist)) {
         cgprop__free(g, a);
         cgprop__free(g, b);
+        cgprop__free(g, pa);
+        cgprop__free(g, pb);
         cgprop__free(g, hist);
         return BULK_SORT_NO;
     }
     uint64_t imask = ~0ull >> (64 - ib), bmask = nb ? (~0ull >> (64 - nb)) : 0;
     uint32_t dmask = (1u << d) - 1;
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t v = ((((uint64_t)caller[i] << nb) | callee[i]) << ib) | i;
+        uint64_t v = ((((uint64_t)caller[i] << nb) | callee[i]) << sb) | (wide ? 0 : i);
         a[i] = v;
-        for (unsigned q = 0; q < np; q++) hist[(q << d) | ((uint32_t)(v >> (ib + q * d)) & dmask)]++;
+        if (wide) pa[i] = i;
+        for (unsigned q = 0; q < np; q++) hist[(q << d) | ((uint32_t)(v >> (sb + q * d)) & dmask)]++;
     }
     for (unsigned q = 0; q < np; q++) {
         uint32_t *h = hist + ((size_t)q << d), sum = 0;
@@ -1421,16 +1438,29 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
             sum += c;
         }
         if (one) continue; /* every word has this digit: the order stands */
-        unsigned sh = ib + q * d;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t v = a[i];
-            b[h[(uint32_t)(v >> sh) & dmask]++] = v;
+        unsigned sh = sb + q * d;
+        if (wide) {
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t v = a[i];
+                uint32_t to = h[(uint32_t)(v >> sh) & dmask]++;
+                b[to] = v;
+                pb[to] = pa[i];
+            }
+            uint32_t *t = pa;
+            pa = pb;
+            pb = t;
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t v = a[i];
+                b[h[(uint32_t)(v >> sh) & dmask]++] = v;
+            }
         }
         uint64_t *t = a;
         a = b;
         b = t;
     }
     cgprop__free(g, hist);
+    cgprop__free(g, pb);
 
     /* map[p]: the first position of p's pair, OLD set when the pair is a
      * call from before the batch; the sweep turns it into p's call id.
@@ -1447,11 +1477,11 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
         if (ne0 && g->ehash_cap && !g->eunidx) {
             uint64_t hmask = g->ehash_cap - 1;
             if (j + PD < n) {
-                uint64_t k2 = a[j + PD] >> ib;
+                uint64_t k2 = a[j + PD] >> sb;
                 CGPROP__PREFETCH(&g->ehash[cgprop__hash_pair((uint32_t)(k2 >> nb), (uint32_t)(k2 & bmask)) & hmask]);
             }
             if (j + PD / 2 < n) {
-                uint64_t k2 = a[j + PD / 2] >> ib;
+                uint64_t k2 = a[j + PD / 2] >> sb;
                 uint32_t v = g->ehash[cgprop__hash_pair((uint32_t)(k2 >> nb), (uint32_t)(k2 & bmask)) & hmask];
                 if (v) {
                     CGPROP__PREFETCH(&g->ecaller[v - 1]);
@@ -1459,8 +1489,8 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
                 }
             }
         }
-        uint64_t key = a[j] >> ib;
-        uint32_t x = (uint32_t)(key >> nb), y = (uint32_t)(key & bmask), mark = (uint32_t)(a[j] & imask);
+        uint64_t key = a[j] >> sb;
+        uint32_t x = (uint32_t)(key >> nb), y = (uint32_t)(key & bmask), mark = wide ? pa[j] : (uint32_t)(a[j] & imask);
         if (x != px) {
             px = x;
             had = (g->nflags[x] & CGPROP__NF_HAS_CALLEE) != 0;
@@ -1477,6 +1507,7 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
             if (g->eunidx && edge_index_sync(g) != CGPROP_OK) {
                 cgprop__free(g, a);
                 cgprop__free(g, b);
+                cgprop__free(g, pa);
                 return BULK_SORT_NO;
             }
             if (edge_probe(g, x, y, cgprop__hash_pair(x, y)) != UINT32_MAX) {
@@ -1484,12 +1515,20 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
                 any_old = true;
             }
         }
-        do {
-            if (j + PF < n) CGPROP__PREFETCH_W(&map[a[j + PF] & imask]);
-            map[a[j] & imask] = mark;
-        } while (++j < n && a[j] >> ib == key);
+        if (wide) {
+            do {
+                if (j + PF < n) CGPROP__PREFETCH_W(&map[pa[j + PF]]);
+                map[pa[j]] = mark;
+            } while (++j < n && a[j] == key);
+        } else {
+            do {
+                if (j + PF < n) CGPROP__PREFETCH_W(&map[a[j + PF] & imask]);
+                map[a[j] & imask] = mark;
+            } while (++j < n && a[j] >> ib == key);
+        }
     }
     cgprop__free(g, a);
+    cgprop__free(g, pa);
 
     cgprop__txn t;
     cgprop__txn_begin(g, &t);

@@ -698,6 +698,69 @@ START_TEST(test_alloc_failures)
 }
 END_TEST
 
+/* A batch too wide for one sort word: 2^21 + 1 functions (22-bit ids, a
+ * 44-bit pair) and 2^20 + 1 calls (21-bit positions), 65 bits together, so
+ * the positions go through the sort beside the keys. Against the same calls
+ * added one at a time (the index path, no sorting), with calls from before
+ * the batch among them. Minutes under valgrind: it runs with the scale
+ * cases (CGPROP_BULK_WIDE set), a no-op otherwise. */
+START_TEST(test_wide_batch)
+{
+    if (!getenv("CGPROP_BULK_WIDE")) return;
+    const uint32_t nn = (1u << 21) + 1, n = (1u << 20) + 1, npool = 1u << 18;
+    rng_state = 0x3D1DE000u;
+    cgprop_graph *bulk = tgraph(1, NULL), *one = tgraph(1, NULL);
+    char key[32];
+    for (uint32_t i = 0; i < nn; i++) {
+        int len = snprintf(key, sizeof key, "f%u", i);
+        uint32_t ia, ib;
+        ck_assert_int_eq(cgprop_graph_add_node(bulk, key, (size_t)len, &ia), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_add_node(one, key, (size_t)len, &ib), CGPROP_OK);
+        ck_assert_uint_eq(ia, i);
+        ck_assert_uint_eq(ib, i);
+    }
+    uint32_t *pa = malloc(npool * sizeof *pa), *pb = malloc(npool * sizeof *pb);
+    for (uint32_t i = 0; i < npool; i++) {
+        pa[i] = (uint32_t)(rnd() % nn);
+        pb[i] = (uint32_t)(rnd() % nn);
+    }
+    /* Calls from before the batch: a thousand of the pool's pairs. */
+    for (uint32_t i = 0; i < 1000; i++) {
+        uint32_t p = (uint32_t)(rnd() % npool);
+        uint64_t c = rnd() % 50;
+        ck_assert_int_eq(cgprop_graph_add_edge(bulk, pa[p], pb[p], 1, &c, NULL), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_add_edge(one, pa[p], pb[p], 1, &c, NULL), CGPROP_OK);
+    }
+    batch bt;
+    bt.n = n;
+    bt.a = malloc(n * sizeof *bt.a);
+    bt.b = malloc(n * sizeof *bt.b);
+    bt.ids = malloc(n * sizeof *bt.ids);
+    bt.cnt = malloc(n * sizeof *bt.cnt);
+    bt.cost = malloc(n * sizeof *bt.cost);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = (uint32_t)(rnd() % npool);
+        bt.a[i] = pa[p];
+        bt.b[i] = pb[p];
+        bt.cnt[i] = 1 + rnd() % 4;
+        bt.cost[i] = rnd() % 100;
+    }
+    ck_assert_int_eq(cgprop_graph_add_calls(bulk, n, bt.a, bt.b, bt.cnt, bt.cost, bt.ids), CGPROP_OK);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t id;
+        ck_assert_int_eq(cgprop_graph_add_edge(one, bt.a[i], bt.b[i], bt.cnt[i], bt.cost + i, &id), CGPROP_OK);
+        if (id != bt.ids[i]) ck_abort_msg("call %u: id %u in bulk, %u one at a time", i, bt.ids[i], id);
+    }
+    bulk->gen = one->gen;
+    same_graph(bulk, one);
+    free(pa);
+    free(pb);
+    free_batch(&bt);
+    cgprop_graph_free(bulk);
+    cgprop_graph_free(one);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("bulk");
@@ -712,6 +775,10 @@ static Suite *suite(void)
     tcase_add_test(t, test_shuffled_overflow);
     tcase_add_test(t, test_shuffled_alloc_failures);
     suite_add_tcase(s, t);
+    TCase *w = tcase_create("wide");
+    tcase_set_timeout(w, 600);
+    tcase_add_test(w, test_wide_batch);
+    suite_add_tcase(s, w);
     return s;
 }
 
