@@ -1382,6 +1382,13 @@ static unsigned bits_for(uint64_t v)
     return b;
 }
 
+/* The batch position of sorted word j: beside it in pa (a batch too wide
+ * for one word), else in its low bits. */
+static inline uint32_t sorted_pos(const uint64_t *a, const uint32_t *pa, uint32_t j, uint64_t imask)
+{
+    return pa ? pa[j] : (uint32_t)(a[j] & imask);
+}
+
 /* Add a batch of calls in no useful order (checked, room reserved, no run
  * on) as n edge_common calls in order would, without a probe per call.
  * Each call becomes one 64-bit word (caller, callee, position); an LSD
@@ -1394,9 +1401,9 @@ static unsigned bits_for(uint64_t v)
  * is written in order), a later one adds to its first's call; the
  * callees' sums, the only misses left, are fetched ahead, as in bulk_run.
  * Older calls are added to after the sweep. A sum that would overflow
- * anywhere makes it give up (BULK_SORT_NO, the graph as it was), as do
- * missing scratch memory and ids too wide to pack: the general path then
- * gives the exact answer, the error at the same call included.
+ * anywhere makes it give up (BULK_SORT_NO, the graph as it was), as does
+ * missing scratch memory: the general path then gives the exact answer,
+ * the error at the same call included.
  * A batch too wide for one word (CGPROP_BULK_SORT_WORD_BITS) sorts keys
  * alone, each pass moving the positions beside them (pa, pb). */
 static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, const uint32_t *callee,
@@ -1439,25 +1446,18 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
         }
         if (one) continue; /* every word has this digit: the order stands */
         unsigned sh = sb + q * d;
-        if (wide) {
-            for (uint32_t i = 0; i < n; i++) {
-                uint64_t v = a[i];
-                uint32_t to = h[(uint32_t)(v >> sh) & dmask]++;
-                b[to] = v;
-                pb[to] = pa[i];
-            }
-            uint32_t *t = pa;
-            pa = pb;
-            pb = t;
-        } else {
-            for (uint32_t i = 0; i < n; i++) {
-                uint64_t v = a[i];
-                b[h[(uint32_t)(v >> sh) & dmask]++] = v;
-            }
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t v = a[i];
+            uint32_t to = h[(uint32_t)(v >> sh) & dmask]++;
+            b[to] = v;
+            if (wide) pb[to] = pa[i];
         }
         uint64_t *t = a;
         a = b;
         b = t;
+        uint32_t *tp = pa;
+        pa = pb;
+        pb = tp;
     }
     cgprop__free(g, hist);
     cgprop__free(g, pb);
@@ -1490,7 +1490,7 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
             }
         }
         uint64_t key = a[j] >> sb;
-        uint32_t x = (uint32_t)(key >> nb), y = (uint32_t)(key & bmask), mark = wide ? pa[j] : (uint32_t)(a[j] & imask);
+        uint32_t x = (uint32_t)(key >> nb), y = (uint32_t)(key & bmask), mark = sorted_pos(a, pa, j, imask);
         if (x != px) {
             px = x;
             had = (g->nflags[x] & CGPROP__NF_HAS_CALLEE) != 0;
@@ -1515,17 +1515,10 @@ static int bulk_sorted(cgprop_graph *g, uint32_t n, const uint32_t *caller, cons
                 any_old = true;
             }
         }
-        if (wide) {
-            do {
-                if (j + PF < n) CGPROP__PREFETCH_W(&map[pa[j + PF]]);
-                map[pa[j]] = mark;
-            } while (++j < n && a[j] == key);
-        } else {
-            do {
-                if (j + PF < n) CGPROP__PREFETCH_W(&map[a[j + PF] & imask]);
-                map[a[j] & imask] = mark;
-            } while (++j < n && a[j] >> ib == key);
-        }
+        do {
+            if (j + PF < n) CGPROP__PREFETCH_W(&map[sorted_pos(a, pa, j + PF, imask)]);
+            map[sorted_pos(a, pa, j, imask)] = mark;
+        } while (++j < n && a[j] >> sb == key);
     }
     cgprop__free(g, a);
     cgprop__free(g, pa);
