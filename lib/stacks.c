@@ -323,11 +323,14 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
     return CGPROP_OK;
 }
 
-/* One metric (most profiles: samples, or a time) gets a copy of the loop
- * with K a constant: its per-metric loops become single operations. */
+/* One metric (most profiles: samples, or a time) and two (Go's CPU
+ * profiles: samples and nanoseconds) get copies of the loop with K a
+ * constant: its per-metric loops become one or two operations. */
 static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to)
 {
-    return g->K == 1 ? flush_loop(g, s, from, to, 1) : flush_loop(g, s, from, to, g->K);
+    return g->K == 1 ? flush_loop(g, s, from, to, 1)
+           : g->K == 2 ? flush_loop(g, s, from, to, 2)
+                       : flush_loop(g, s, from, to, g->K);
 }
 
 static int flush_all(cgprop_graph *g, stack_scratch *s)
