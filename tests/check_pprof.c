@@ -271,6 +271,25 @@ START_TEST(real_go_profile)
 }
 END_TEST
 
+/* The standard library at work (JSON, regular expressions, sorting,
+ * compression, templates): 835 functions, inlined calls in 684 of its 4,947
+ * locations, recursion in the JSON encoder and the templates, samples in
+ * the order Go writes them (not sorted), two of them with their location
+ * ids one to a field. Every function's figures against pprof's. */
+START_TEST(real_go_stdlib_profile)
+{
+    if (without_zlib()) return;
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd_file("work.pb.gz", CGPROP_KEY_FULL, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PPROF);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 835);
+    check_top(g, "work.top.samples.txt", "samples_count");
+    check_top(g, "work.top.cpu.txt", "cpu_nanoseconds");
+    cgprop_graph_free(g);
+}
+END_TEST
+
 /* ---- malformed profiles, written with a small encoder ---- */
 
 typedef struct pb {
@@ -1075,6 +1094,7 @@ static Suite *suite(void)
     tcase_add_test(tc, small_gzip);
     tcase_add_test(tc, small_by_name);
     tcase_add_test(tc, real_go_profile);
+    tcase_add_test(tc, real_go_stdlib_profile);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, gzip_callgrind);

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """cgprop against go tool pprof on real Go CPU profiles.
 
-1. The committed figures (tests/data/pprof/recur.top.*.txt, which
-   check_pprof asserts on every build) are what `go tool pprof -top -cum`
-   prints for the committed profile today.
+1. The committed figures (tests/data/pprof/recur.top.*.txt and
+   work.top.*.txt, which check_pprof asserts on every build) are what
+   `go tool pprof -top -cum` prints for the committed profiles today.
 2. A fresh profile: tests/data/pprof/recur.go is built and run (about 2 s of
    CPU), and for every function cgprop's self and total (both metrics) equal
    pprof's flat and cum.
@@ -68,13 +68,15 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         env = go_env(tmp)
         # 1. The committed expectations are pprof's own output.
-        for index, metric in (("samples", "samples_count"), ("cpu", "cpu_nanoseconds")):
-            with open(os.path.join(data, "recur.top.%s.txt" % index)) as f:
-                committed = table(f.read())
-            now = top(env, os.path.join(data, "recur.pb.gz"), index)
-            if committed != now:
-                print("FAIL: recur.top.%s.txt differs from go tool pprof now:\n  %s\n  %s" % (index, committed, now))
-                failures += 1
+        for base in ("recur", "work"):
+            for index, metric in (("samples", "samples_count"), ("cpu", "cpu_nanoseconds")):
+                with open(os.path.join(data, "%s.top.%s.txt" % (base, index))) as f:
+                    committed = table(f.read())
+                now = top(env, os.path.join(data, base + ".pb.gz"), index)
+                if committed != now:
+                    print("FAIL: %s.top.%s.txt differs from go tool pprof now:\n  %s\n  %s" %
+                          (base, index, committed, now))
+                    failures += 1
         # 2. A fresh run of the program.
         exe, prof = os.path.join(tmp, "recur"), os.path.join(tmp, "cpu.pb.gz")
         subprocess.run(["go", "build", "-o", exe, os.path.join(data, "recur.go")], env=env, check=True)
