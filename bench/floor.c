@@ -537,6 +537,8 @@ uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls,
         const unsigned char *q = p, *qe = p + n, *la = NULL, *le = NULL;
         p = qe;
         uint64_t w = 0;
+        bool has_w = false;
+        size_t nnew = 0;
         while (q < qe) {
             uint64_t k = pb_var(&q, qe);
             if (k == (1 << 3 | 2)) {
@@ -545,15 +547,39 @@ uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls,
                 la = q;
                 le = q + m;
                 q = le;
+            } else if (k == (1 << 3)) {
+                /* Ids one to a field (Go writes a list of one or two so):
+                 * the new ids themselves, with no tail to share. */
+                if (nnew == loccap) {
+                    size_t cc = loccap ? loccap * 2 : 256;
+                    if (!grow((void **)&loc, cc, sizeof *loc)) goto out2;
+                    loccap = cc;
+                }
+                uint64_t id = pb_var(&q, qe);
+                if (id >= t.lcap) goto out2;
+                loc[nnew++] = (uint32_t)id;
             } else if (k == (2 << 3)) {
-                w = pb_var(&q, qe);
+                /* The first sample type's value, as the reader's first
+                 * metric: of values one to a field (as Go writes two)... */
+                uint64_t v = pb_var(&q, qe);
+                if (!has_w) w = v;
+                has_w = true;
+            } else if (k == (2 << 3 | 2)) {
+                /* ... or of a packed list. */
+                uint64_t m = pb_var(&q, qe);
+                if (m > (uint64_t)(qe - q)) goto out2;
+                const unsigned char *v = q;
+                q += m;
+                if (!has_w && m) w = pb_var(&v, q);
+                has_w = has_w || m;
             } else if (!pb_skip(&q, qe, (unsigned)(k & 7)))
                 goto out2;
         }
-        if (!la) continue;
+        if (la && nnew) goto out2; /* both spellings in one sample: not this floor's kind of file */
+        if (!la && !nnew) continue;
         /* The shared tail: bytes equal from the end, cut back to where an
          * id starts in both. */
-        size_t c = 0, lim = (size_t)(le - la);
+        size_t c = 0, lim = la ? (size_t)(le - la) : 0;
         if (pl && (size_t)(ple - pl) < lim) lim = (size_t)(ple - pl);
         if (!pl) lim = 0;
         /* Eight bytes a step, then the bytes of the word that differs;
@@ -572,8 +598,7 @@ uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls,
             shared -= le[-1 - (ptrdiff_t)--c] < 0x80;
         if (shared > pnloc) shared = pnloc;
         /* The new ids, leaf first. */
-        size_t nnew = 0;
-        for (const unsigned char *r = la; r < le - c;) {
+        for (const unsigned char *r = la; la && r < le - c;) {
             if (nnew == loccap) {
                 size_t cc = loccap ? loccap * 2 : 256;
                 if (!grow((void **)&loc, cc, sizeof *loc)) goto out2;

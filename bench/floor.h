@@ -31,11 +31,13 @@ uint64_t floor_folded(const char *d, size_t len, bool lookups, uint32_t *ncalls)
  * with the previous sample's, their functions' frames after the previous
  * sample's frames of the shared locations, and per such frame one probe of
  * a table keyed by (caller, callee) function ids, made afresh: the count
- * goes to those calls and to the leaf's self cost. Left out, though a
- * reader must do them: the functions' names and keys, sample types and
- * which value to take, the shared part's calls, recursion levels and
- * classes, overflow checks, error messages, sparse or repeated ids,
- * unpacked fields. With costs, the shared part's calls are no longer left
+ * goes to those calls and to the leaf's self cost. The weight is the
+ * sample's first value, packed or one to a field; location ids one to a
+ * field (Go writes lists of one or two so) are read too, with no tail
+ * shared. Left out, though a reader must do them: the functions' names and
+ * keys, the other sample types, the shared part's calls, recursion levels
+ * and classes, overflow checks, error messages, sparse or repeated ids,
+ * a sample with both spellings of its ids (the floor then gives up). With costs, the shared part's calls are no longer left
  * out: every call gets the weight of every sample whose stack holds it,
  * paid when its frame leaves the stack (the running sum of the weights
  * then, less the sum when the frame came), as an exact reader must. Returns
