@@ -7,6 +7,10 @@
 2. A fresh profile: tests/data/pprof/recur.go is built and run (about 2 s of
    CPU), and for every function cgprop's self and total (both metrics) equal
    pprof's flat and cum.
+3. Every kind of profile Go writes: tests/data/pprof/work.go run for 3 s
+   writes CPU, heap, allocs, block and mutex profiles; for each and each of
+   its sample types, cgprop's self and total equal pprof's flat and cum for
+   every function (0 where pprof lists none).
 
 Exits 77 (skipped) when Go is not installed. Standard library only.
 Usage: real_pprof.py CGPROP_TOOL DATA_DIR
@@ -106,7 +110,63 @@ def main():
                 print("%-4s %-16s %-14s pprof flat %12d cum %12d  cgprop self %12d total %12d" %
                       ("ok" if ok else "FAIL", metric, name, flat, cum, got[0], got[1]))
                 failures += not ok
+        failures += every_kind(tool, data, env, tmp)
     return 1 if failures else 0
+
+
+def top_any(env, profile, index, unit):
+    """{name: (flat, cum)} at one sample index, values in the base unit."""
+    args = ["go", "tool", "pprof", "-top", "-cum", "-nodecount=100000", "-nodefraction=0", "-edgefraction=0",
+            "-sample_index=" + index]
+    if unit:
+        args.append("-unit=" + unit)
+    out = subprocess.run(args + [profile], env=env, check=True, capture_output=True, text=True).stdout
+    rows, on = {}, False
+    for line in out.splitlines():
+        if "flat%" in line and "cum%" in line:
+            on = True
+            continue
+        if not on or not line.strip():
+            continue
+        f = line.split()
+        num = lambda v: int(v.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+        rows[f[5]] = (num(f[0]), num(f[3]))
+    return rows
+
+
+def every_kind(tool, data, env, tmp):
+    """3. Every kind of profile Go writes (CPU, heap, allocs, block, mutex:
+    one to four sample types), from a fresh run of work.go: for every sample
+    type, every function pprof lists has pprof's flat and cum as cgprop's
+    self and total, and every other function has 0 for both."""
+    failures = 0
+    exe, prof = os.path.join(tmp, "work"), os.path.join(tmp, "w.pb.gz")
+    subprocess.run(["go", "build", "-o", exe, os.path.join(data, "work.go")], env=env, check=True)
+    subprocess.run([exe, prof, "3", "more"], check=True, capture_output=True)
+    units = {"bytes": "B", "nanoseconds": "ns"}
+    for kind in ("", ".heap", ".allocs", ".block", ".mutex"):
+        path = os.path.join(tmp, "w" + kind + ".pb.gz")
+        doc = json.loads(subprocess.run([tool, "report", "--format", "json", path], check=True, capture_output=True,
+                                        text=True).stdout)
+        by_name = {fn["name"]: fn for fn in doc["functions"]}
+        for k, metric in enumerate(doc["metrics"]):
+            index, unit = metric.rsplit("_", 1)
+            want = top_any(env, path, index, units.get(unit, ""))
+            bad = 0
+            for name, fn in by_name.items():
+                got = (fn["self"][k], fn["total"][k])
+                if got != want.get(name, (0, 0)):
+                    bad += 1
+                    if bad <= 3:
+                        print("FAIL %s %s %s: pprof flat/cum %s, cgprop self/total %s" %
+                              (kind[1:] or "cpu", metric, name, want.get(name), got))
+            missing = set(want) - set(by_name)
+            if missing:
+                print("FAIL %s %s: pprof lists functions cgprop lacks: %s" % (kind[1:] or "cpu", metric, sorted(missing)))
+            print("%-4s %-6s %-22s %4d functions in pprof's list, %4d in cgprop's" %
+                  ("ok" if not bad and not missing else "FAIL", kind[1:] or "cpu", metric, len(want), len(by_name)))
+            failures += bad + len(missing)
+    return failures
 
 
 if __name__ == "__main__":

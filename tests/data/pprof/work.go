@@ -3,7 +3,7 @@
 // expressions, sorting, compression, text templates and fmt. Two
 // goroutines run it so that the profile has many distinct stacks.
 //
-// Usage: work OUT.pb.gz SECONDS. The profile is taken at 1000 Hz (the rate
+// Usage: work OUT.pb.gz SECONDS [more]. The profile is taken at 1000 Hz (the rate
 // set before StartCPUProfile, which then prints that it cannot set its own
 // 100 Hz: the higher rate stays).
 package main
@@ -69,6 +69,15 @@ func work(seed uint64, end time.Time) {
 }
 
 func main() {
+	// "more": the heap, allocs, block and mutex profiles too, written
+	// beside the CPU profile (OUT less .pb.gz, then .heap.pb.gz, ...); the
+	// goroutines then take turns at a lock, so that there is contention.
+	more := len(os.Args) > 3 && os.Args[3] == "more"
+	if more {
+		runtime.MemProfileRate = 4096
+		runtime.SetBlockProfileRate(1)
+		runtime.SetMutexProfileFraction(1)
+	}
 	runtime.SetCPUProfileRate(1000)
 	f, err := os.Create(os.Args[1])
 	if err != nil {
@@ -80,11 +89,36 @@ func main() {
 	secs, _ := strconv.Atoi(os.Args[2])
 	end := time.Now().Add(time.Duration(secs) * time.Second)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
 	for g := 0; g < 2; g++ {
 		wg.Add(1)
-		go func(s uint64) { defer wg.Done(); work(s, end) }(uint64(g + 1))
+		go func(s uint64) {
+			defer wg.Done()
+			if !more {
+				work(s, end)
+				return
+			}
+			for time.Now().Before(end) {
+				mu.Lock()
+				work(s, time.Now().Add(20*time.Millisecond))
+				mu.Unlock()
+			}
+		}(uint64(g + 1))
 	}
 	wg.Wait()
 	pprof.StopCPUProfile()
 	f.Close()
+	if more {
+		base := strings.TrimSuffix(os.Args[1], ".pb.gz")
+		for _, name := range []string{"heap", "allocs", "block", "mutex"} {
+			out, err := os.Create(base + "." + name + ".pb.gz")
+			if err != nil {
+				panic(err)
+			}
+			if err := pprof.Lookup(name).WriteTo(out, 0); err != nil {
+				panic(err)
+			}
+			out.Close()
+		}
+	}
 }
