@@ -108,6 +108,11 @@ typedef struct cgprop_read_info {
                                  parts of @c totals:, or @c summary: where a part has none); else zeros. */
     uint32_t totals_len;    /**< In: the number of entries @c totals has room for. */
     uint32_t reserved;      /**< Always 0. */
+    uint32_t default_metric; /**< The metric the input names as the one to show first: for pprof the sample type
+                                  its @c default_sample_type names, else its last (as @c go tool @c pprof shows);
+                                  0 for the other formats. Appended in 0.3: a caller passing the shorter struct
+                                  does not receive it. */
+    uint32_t reserved2;      /**< Always 0. */
 } cgprop_read_info;
 
 /**

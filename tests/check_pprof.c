@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cgprop_io.h"
@@ -755,6 +756,100 @@ START_TEST(table_spellings)
 END_TEST
 #undef NT
 
+/* Three sample types, samples/count, cpu/nanoseconds and alloc/bytes, one
+ * sample; default_sample_type (field 14) the string index def, none for 0. */
+static void three_types(pb *p, uint64_t def)
+{
+    p->n = 0;
+    static const char *const str[] = {"", "samples", "count", "cpu", "nanoseconds", "alloc", "bytes"};
+    for (size_t i = 0; i < sizeof str / sizeof *str; i++) fs(p, 6, str[i]);
+    for (unsigned t = 0; t < 3; t++) {
+        pb vt = {{0}, 0};
+        fv(&vt, 1, 1 + 2 * t);
+        fv(&vt, 2, 2 + 2 * t);
+        fb(p, 1, &vt);
+    }
+    pb fn = {{0}, 0}, ln = {{0}, 0}, loc = {{0}, 0};
+    fv(&fn, 1, 4);
+    fv(&fn, 2, 1);
+    fb(p, 5, &fn);
+    fv(&ln, 1, 4);
+    fv(&loc, 1, 9);
+    fb(&loc, 4, &ln);
+    fb(p, 4, &loc);
+    static const int64_t v[3] = {1, 10, 100};
+    sample(p, 9, v, 3);
+    if (def) fv(p, 14, def);
+}
+
+static uint32_t default_of(const pb *p)
+{
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    info.default_metric = 77; /* the reader must write it */
+    cgprop_graph *g = rd_buf((const char *)p->b, p->n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, &info);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 3);
+    cgprop_graph_free(g);
+    return info.default_metric;
+}
+
+/* The metric go tool pprof shows first: the type default_sample_type
+ * names, else the last sample type. */
+START_TEST(default_sample_type)
+{
+    static pb p;
+    three_types(&p, 0);
+    ck_assert_uint_eq(default_of(&p), 2);
+    three_types(&p, 3); /* "cpu" */
+    ck_assert_uint_eq(default_of(&p), 1);
+    three_types(&p, 1); /* "samples" */
+    ck_assert_uint_eq(default_of(&p), 0);
+    three_types(&p, 2); /* "count": a unit, no type: the last */
+    ck_assert_uint_eq(default_of(&p), 2);
+    three_types(&p, 99);
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    ck_assert_int_eq(cgprop_read_buffer((const char *)p.b, p.n, "d.pb", 4, NULL, NULL, &g, NULL, &err),
+                     CGPROP_EFORMAT);
+    ck_assert_msg(strstr(err.reason, "Profile.default_sample_type: string index 99 past the string table"),
+                  "%s", err.reason);
+    /* A caller with the struct as 0.3 first had it gets that part back and
+     * nothing past it. */
+    three_types(&p, 3);
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    info.size = (uint32_t)offsetof(cgprop_read_info, default_metric);
+    info.default_metric = 77;
+    info.reserved2 = 78;
+    g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_AUTO, CGPROP_KEY_FULL, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PPROF);
+    ck_assert_uint_eq(info.nmetrics, 3);
+    ck_assert_uint_eq(info.default_metric, 77);
+    ck_assert_uint_eq(info.reserved2, 78);
+    cgprop_graph_free(g);
+    /* A shorter one still is refused. */
+    info.size = (uint32_t)offsetof(cgprop_read_info, default_metric) - 4;
+    cgprop_read_error_init(&err);
+    ck_assert_int_eq(cgprop_read_buffer((const char *)p.b, p.n, "d.pb", 4, NULL, NULL, &g, &info, &err),
+                     CGPROP_EINVAL);
+    /* The real profiles: cpu, the last of samples and cpu. Other formats: 0. */
+    cgprop_read_info_init(&info);
+    info.default_metric = 77;
+    if (!without_zlib()) {
+        g = rd_file("recur.pb.gz", CGPROP_KEY_FULL, &info);
+        ck_assert_uint_eq(info.default_metric, metric(g, "cpu_nanoseconds"));
+        cgprop_graph_free(g);
+    }
+    cgprop_read_info_init(&info);
+    info.default_metric = 77;
+    g = rd_buf("a;b 3\n", 6, CGPROP_INPUT_AUTO, CGPROP_KEY_FULL, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_FOLDED);
+    ck_assert_uint_eq(info.default_metric, 0);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 static void bad(const void *d, size_t n, int code, const char *reason_part)
 {
     cgprop_read_options o;
@@ -1096,6 +1191,7 @@ static Suite *suite(void)
     tcase_add_test(tc, real_go_profile);
     tcase_add_test(tc, real_go_stdlib_profile);
     tcase_add_test(tc, malformed);
+    tcase_add_test(tc, default_sample_type);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, gzip_callgrind);
     tcase_add_test(tc, gzip_members);

@@ -29,7 +29,8 @@ static const char usage[] =
     "  --format text|json|dot|callgrind|flamegraph\n"
     "                           output format (default text); flamegraph: an SVG\n"
     "                           of the calling contexts (stack inputs only)\n"
-    "  --metric NAME            metric shown by text and dot (default: the first)\n"
+    "  --metric NAME            metric shown by text and dot (default: the input's own,\n"
+    "                           pprof's default sample type; else the first)\n"
     "  --share cost|count       propagate by call cost or call count\n"
     "                           (default: cost when calls have costs, else count)\n"
     "  --separate-recs N        callgrind: the --separate-recs=N the file was made with\n"
@@ -831,6 +832,11 @@ int main(int argc, char **argv)
         g_stage = 1;
         rc = read_inputs(&o, &g, l);
     }
+    /* Without --metric, the metric the (first) input names as its own, as
+     * its profiler shows it (pprof: its default sample type), else the
+     * first. */
+    if (rc == 0 && !o.metric && l[0].info.default_metric < cgprop_graph_metric_count(g))
+        o.wo.metric = l[0].info.default_metric;
     if (rc == 0) {
         g_stage = 2;
         rc = analyse(&o, g, &o.wo.metric);

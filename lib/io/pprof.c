@@ -86,6 +86,10 @@ typedef struct pp {
      * frame (fast[]): frames[] then still holds its frames, root first.
      * Samples of one program share their root end, which is the end of
      * the list (leaf first): the ids of a common tail need no decoding. */
+    /* default_sample_type: a string index, 0 when unset; where it was. */
+    uint64_t def_type;
+    size_t def_off;
+    uint32_t def_metric;
     bool prev_ok;
     size_t prev_at, prev_end, prev_depth;
     char *key;
@@ -494,6 +498,11 @@ static int pass1(pp *p)
             p->str[p->nstr].len = f.len;
             p->nstr++;
             break;
+        case 14:
+            if ((rc = want(p, &f, WT_VARINT, "Profile"))) break;
+            p->def_type = f.v;
+            p->def_off = f.off;
+            break;
         default:
             break; /* drop/keep_frames, times, period, comments: not needed */
         }
@@ -735,6 +744,24 @@ static int make_graph(pp *p, const cgprop_allocator *alloc)
             snprintf(s + base, 200 - base, extra ? "_%u_%u" : "_%u", (unsigned)k, extra + 1);
         }
         np[k] = s;
+    }
+    /* The metric to show first, as go tool pprof picks it: the sample type
+     * default_sample_type names (the first of that type), else the last. A
+     * name no sample type has is not refused here (pprof refuses it only
+     * when asked for the default): the last then. */
+    p->def_metric = p->K - 1;
+    if (p->def_type) {
+        const char *d = "", *t = "";
+        size_t dn = 0, tn = 0;
+        int rc = string_at(p, p->def_type, p->def_off, "Profile.default_sample_type", &d, &dn);
+        if (rc) return rc;
+        for (uint32_t k = 0; k < p->K; k++) {
+            if (string_at(p, p->st_type[k], p->st_off[k], "ValueType.type", &t, &tn)) break;
+            if (tn == dn && !memcmp(t, d, dn)) {
+                p->def_metric = k;
+                break;
+            }
+        }
     }
     int rc = cgprop_graph_new(alloc, np, NULL, p->K, &p->g);
     if (!rc) rc = cgprop__stacks_defer(p->g, true);
@@ -1059,6 +1086,7 @@ int cgprop__pprof_read(const char *data, size_t len, const cgprop_read_options *
     if (info) {
         info->format = CGPROP_INPUT_PPROF;
         info->recursion = CGPROP_RECS_STACKS;
+        info->default_metric = p.def_metric;
         info->lines = 0;
         info->parts = 0;
     }

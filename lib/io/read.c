@@ -70,7 +70,9 @@ int cgprop__out_begin(cgprop__out *o, cgprop_read_info *info, cgprop_read_error 
     memset(o->totals, 0, sizeof o->totals);
     /* Without a valid error struct there is nowhere to say what is wrong. */
     if (err && !cgprop__size_ok(err, sizeof *err)) return CGPROP_EINVAL;
-    if (info && !cgprop__size_ok(info, sizeof *info)) {
+    /* The struct as 0.3 first had it, up to default_metric, is still taken:
+     * such a caller gets that prefix back. */
+    if (info && !cgprop__size_ok(info, offsetof(cgprop_read_info, default_metric))) {
         cgprop__read_fail(&o->err, CGPROP_EINVAL, 0, "invalid argument: info size %u: call cgprop_read_info_init() first",
                           info->size);
         cgprop__out_end(o, CGPROP_EINVAL);

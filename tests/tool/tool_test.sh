@@ -460,6 +460,19 @@ PYEOF
     "$T" report --compare "$D/pprof/recur.pb.gz" "$R1" > "$TMP/o" 2> "$TMP/e"
     one_line_error "$TMP/o" "$TMP/e" $? "no metric 'Ir'"
     ;;
+metric_default)
+    # Without --metric the report shows what the input's profiler shows
+    # first: pprof's last sample type when none is named the default (cpu in
+    # a Go CPU profile, as go tool pprof), callgrind's first event.
+    "$T" report "$D/pprof/recur.pb.gz" > "$TMP/o" || die "pprof: exit $?"
+    grep -q '^Flat profile: metric cpu_nanoseconds,' "$TMP/o" || die "pprof default: $(grep '^Flat' "$TMP/o")"
+    "$T" report --format dot "$D/pprof/recur.pb.gz" > "$TMP/o" || die "pprof dot: exit $?"
+    grep -q 'label="metric cpu_nanoseconds' "$TMP/o" || die "pprof dot default: $(grep -m1 'label="metric' "$TMP/o")"
+    "$T" report --metric samples_count "$D/pprof/recur.pb.gz" > "$TMP/o" || die "--metric: exit $?"
+    grep -q '^Flat profile: metric samples_count,' "$TMP/o" || die "--metric: $(grep '^Flat' "$TMP/o")"
+    "$T" report "$REC" > "$TMP/o" || die "callgrind: exit $?"
+    grep -q '^Flat profile: metric Ir,' "$TMP/o" || die "callgrind default: $(grep '^Flat' "$TMP/o")"
+    ;;
 *) die "unknown case $case_" ;;
 esac
 exit 0

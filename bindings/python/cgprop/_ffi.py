@@ -354,6 +354,8 @@ class cgprop_read_info(Structure):
         ("totals", POINTER(c_uint64)),
         ("totals_len", c_uint32),
         ("reserved", c_uint32),
+        ("default_metric", c_uint32),
+        ("reserved2", c_uint32),
     ]
 
 

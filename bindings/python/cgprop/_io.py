@@ -40,6 +40,9 @@ class ReadInfo:
     parts: int
     lines: int
     totals: Optional[List[int]]  # the stated program totals (ReadFlag.TOTALS), else None
+    # The metric the input names as the one to show first (pprof: its default
+    # sample type, else its last, as go tool pprof shows); 0 for other formats.
+    default_metric: int = 0
 
 
 @dataclasses.dataclass(**_DC)
@@ -270,7 +273,7 @@ def load(path: Optional[PathLike], input: Union[InputFormat, str, None] = None,
     k = info.nmetrics
     prof.info = ReadInfo(kind_or_int(InputFormat, info.format), kind_or_int(Recursion, info.recursion),
                          info.separate_recs, ReadFlag(info.flags), k, info.parts, info.lines,
-                         list(totals[:k]) if info.flags & _ffi.CGPROP_RI_TOTALS else None)
+                         list(totals[:k]) if info.flags & _ffi.CGPROP_RI_TOTALS else None, info.default_metric)
     prof.path = path
     if analyze:
         prof.analyze(share)

@@ -37,8 +37,8 @@ HAND_SIZES = {
     "cgprop_write_options": 4 * 3 + 4 + 8 + 8 + 4 + 4 + 4 * (8 + 8) + 4 * 4 + 8,  # 128
     "cgprop_read_options": 4 * 6,                # 24: size and five options
     # size .. nmetrics (six uint32_t), parts, lines, the totals pointer,
-    # totals_len and reserved
-    "cgprop_read_info": 4 * 6 + 8 + 8 + 8 + 4 + 4,  # 56
+    # totals_len, reserved, default_metric and reserved2
+    "cgprop_read_info": 4 * 6 + 8 + 8 + 8 + 4 + 4 + 4 + 4,  # 64
     "cgprop_read_error": 4 + 4 + 8 + 256 + 256,  # 528: size, code, line, file, reason
     "cgprop_recorder_options": 4 * 4 + 8 + 8,    # 32: size, mode, flags, reserved, two pointers
     "cgprop_recorder_figure": 8 * 5,             # 40

@@ -60,6 +60,8 @@ class TestReaders(unittest.TestCase):
         self.assertEqual(self_cost(p, "main.spin", "samples_count"), 59)
         for name, cum in (("main.spin", 200), ("main.ping", 88), ("main.walk", 86)):
             self.assertEqual(total(p, name, "samples_count"), cum, name)
+        # The metric go tool pprof shows first: cpu, the last sample type.
+        self.assertEqual(p.metrics[p.info.default_metric], "cpu_nanoseconds")
 
     def test_cpuprofile(self):
         # Once-per-sample totals from the JSON itself: a function counts once

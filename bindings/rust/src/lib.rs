@@ -756,6 +756,10 @@ pub struct ReadInfo {
     /// The program totals the input stated, one per metric; None when it
     /// stated none ([`ReadFlags::TOTALS`] unset).
     pub totals: Option<Vec<u64>>,
+    /// The metric the input names as the one to show first: for pprof its
+    /// default sample type, else its last (as `go tool pprof` shows); 0 for
+    /// the other formats.
+    pub default_metric: u32,
 }
 
 /// What replaying an event trace found.
@@ -1796,6 +1800,7 @@ where
         parts: info.parts,
         lines: info.lines,
         totals: if flags.contains(ReadFlags::TOTALS) { Some(totals) } else { None },
+        default_metric: info.default_metric,
     }))
 }
 

@@ -372,6 +372,8 @@ pub struct cgprop_read_info {
     pub totals: *mut u64,
     pub totals_len: u32,
     pub reserved: u32,
+    pub default_metric: u32,
+    pub reserved2: u32,
 }
 
 #[repr(C)]

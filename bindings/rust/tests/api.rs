@@ -471,8 +471,9 @@ fn row_sizes_match_the_header() {
     assert_eq!(size_of::<sys::cgprop_edge_total_row>(), 56);
     assert_eq!(size_of::<sys::cgprop_split_row>(), 56);
     assert_eq!(size_of::<sys::cgprop_edge_split_row>(), 64);
-    // the 0.3 option and info structs: 6 u32, 2 u64, a pointer, 2 u32
-    assert_eq!(size_of::<sys::cgprop_read_info>(), 56);
+    // the 0.3 option and info structs: 6 u32, 2 u64, a pointer, 4 u32
+    // (default_metric and reserved2 appended)
+    assert_eq!(size_of::<sys::cgprop_read_info>(), 64);
     // size, code, line, two 256-byte strings
     assert_eq!(size_of::<sys::cgprop_read_error>(), 528);
     // 5 u32

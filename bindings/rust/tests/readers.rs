@@ -61,6 +61,9 @@ fn pprof_matches_go_tool_pprof() {
     assert_eq!(t.total, 200.0);
     let t: TotalRow = g.get(func(&g, "main.walk"), k).unwrap();
     assert_eq!(t.total, 86.0);
+    // The metric go tool pprof shows first: cpu, the last sample type.
+    let (g, info) = Graph::read_file(data("pprof/recur.pb.gz"), None).unwrap();
+    assert_eq!(info.default_metric, g.find_metric("cpu_nanoseconds").unwrap());
 }
 
 #[test]
