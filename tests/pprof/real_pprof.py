@@ -10,7 +10,8 @@
 3. Every kind of profile Go writes: tests/data/pprof/work.go run for 3 s
    writes CPU, heap, allocs, block and mutex profiles; for each and each of
    its sample types, cgprop's self and total equal pprof's flat and cum for
-   every function (0 where pprof lists none).
+   every function (0 where pprof lists none); and the tool without --metric
+   shows the sample type pprof shows without -sample_index.
 
 Exits 77 (skipped) when Go is not installed. Standard library only.
 Usage: real_pprof.py CGPROP_TOOL DATA_DIR
@@ -166,6 +167,17 @@ def every_kind(tool, data, env, tmp):
             print("%-4s %-6s %-22s %4d functions in pprof's list, %4d in cgprop's" %
                   ("ok" if not bad and not missing else "FAIL", kind[1:] or "cpu", metric, len(want), len(by_name)))
             failures += bad + len(missing)
+        # Without a sample index pprof shows its default sample type; so
+        # must the tool without --metric.
+        out = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=1", path], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        want = next((l.split()[1] for l in out.splitlines() if l.startswith("Type: ")), None)
+        text = subprocess.run([tool, "report", path], check=True, capture_output=True, text=True).stdout
+        got = next((l for l in text.splitlines() if l.startswith("Flat profile: metric ")), "")
+        got = got[len("Flat profile: metric "):].split(",")[0].rsplit("_", 1)[0]
+        ok = want is not None and got == want
+        print("%-4s %-6s shown first: pprof %s, cgprop %s" % ("ok" if ok else "FAIL", kind[1:] or "cpu", want, got))
+        failures += not ok
     return failures
 
 
