@@ -81,15 +81,16 @@ typedef struct pp {
     size_t cids;
     uint32_t *frames;
     size_t cframes;
+    /* default_sample_type: a string index, 0 when unset; where it was;
+     * the metric it makes the one to show first (make_graph). */
+    uint64_t def_type;
+    size_t def_off;
+    uint32_t def_metric;
     /* The previous sample's packed location ids, d[prev_at..prev_end),
      * when they were its only location field and each of its ids one
      * frame (fast[]): frames[] then still holds its frames, root first.
      * Samples of one program share their root end, which is the end of
      * the list (leaf first): the ids of a common tail need no decoding. */
-    /* default_sample_type: a string index, 0 when unset; where it was. */
-    uint64_t def_type;
-    size_t def_off;
-    uint32_t def_metric;
     bool prev_ok;
     size_t prev_at, prev_end, prev_depth;
     char *key;
