@@ -259,16 +259,29 @@ static void check_top(cgprop_graph *g, const char *top_file, const char *metric_
     free(t);
 }
 
+/* A committed Go profile BASE.pb.gz against pprof's reports of it,
+ * BASE.top.samples.txt and BASE.top.cpu.txt; its function count. */
+static size_t check_go_profile(const char *base)
+{
+    char pb[64], samples[64], cpu[64];
+    snprintf(pb, sizeof pb, "%s.pb.gz", base);
+    snprintf(samples, sizeof samples, "%s.top.samples.txt", base);
+    snprintf(cpu, sizeof cpu, "%s.top.cpu.txt", base);
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd_file(pb, CGPROP_KEY_FULL, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PPROF);
+    check_top(g, samples, "samples_count");
+    check_top(g, cpu, "cpu_nanoseconds");
+    size_t n = cgprop_graph_node_count(g);
+    cgprop_graph_free(g);
+    return n;
+}
+
 START_TEST(real_go_profile)
 {
     if (without_zlib()) return;
-    cgprop_read_info info;
-    cgprop_read_info_init(&info);
-    cgprop_graph *g = rd_file("recur.pb.gz", CGPROP_KEY_FULL, &info);
-    ck_assert_uint_eq(info.format, CGPROP_INPUT_PPROF);
-    check_top(g, "recur.top.samples.txt", "samples_count");
-    check_top(g, "recur.top.cpu.txt", "cpu_nanoseconds");
-    cgprop_graph_free(g);
+    check_go_profile("recur");
 }
 END_TEST
 
@@ -280,14 +293,7 @@ END_TEST
 START_TEST(real_go_stdlib_profile)
 {
     if (without_zlib()) return;
-    cgprop_read_info info;
-    cgprop_read_info_init(&info);
-    cgprop_graph *g = rd_file("work.pb.gz", CGPROP_KEY_FULL, &info);
-    ck_assert_uint_eq(info.format, CGPROP_INPUT_PPROF);
-    ck_assert_uint_eq(cgprop_graph_node_count(g), 835);
-    check_top(g, "work.top.samples.txt", "samples_count");
-    check_top(g, "work.top.cpu.txt", "cpu_nanoseconds");
-    cgprop_graph_free(g);
+    ck_assert_uint_eq(check_go_profile("work"), 835);
 }
 END_TEST
 

@@ -714,13 +714,16 @@ static int resolve_locations(pp *p, bool full)
 static int make_graph(pp *p, const cgprop_allocator *alloc)
 {
     char names[CGPROP_MAX_METRICS][200];
-    const char *np[CGPROP_MAX_METRICS];
+    const char *np[CGPROP_MAX_METRICS], *types[CGPROP_MAX_METRICS];
+    size_t type_len[CGPROP_MAX_METRICS];
     for (uint32_t k = 0; k < p->K; k++) {
         const char *t = "", *u = "";
         size_t tn = 0, un = 0;
         int rc = string_at(p, p->st_type[k], p->st_off[k], "ValueType.type", &t, &tn);
         if (!rc) rc = string_at(p, p->st_unit[k], p->st_off[k], "ValueType.unit", &u, &un);
         if (rc) return rc;
+        types[k] = t;
+        type_len[k] = tn;
         if (tn > 90) tn = 90;
         if (un > 90) un = 90;
         char *s = names[k];
@@ -752,17 +755,15 @@ static int make_graph(pp *p, const cgprop_allocator *alloc)
      * when asked for the default): the last then. */
     p->def_metric = p->K - 1;
     if (p->def_type) {
-        const char *d = "", *t = "";
-        size_t dn = 0, tn = 0;
+        const char *d = "";
+        size_t dn = 0;
         int rc = string_at(p, p->def_type, p->def_off, "Profile.default_sample_type", &d, &dn);
         if (rc) return rc;
-        for (uint32_t k = 0; k < p->K; k++) {
-            if (string_at(p, p->st_type[k], p->st_off[k], "ValueType.type", &t, &tn)) break;
-            if (tn == dn && !memcmp(t, d, dn)) {
+        for (uint32_t k = 0; k < p->K; k++)
+            if (type_len[k] == dn && !memcmp(types[k], d, dn)) {
                 p->def_metric = k;
                 break;
             }
-        }
     }
     int rc = cgprop_graph_new(alloc, np, NULL, p->K, &p->g);
     if (!rc) rc = cgprop__stacks_defer(p->g, true);

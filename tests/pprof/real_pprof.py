@@ -34,13 +34,17 @@ def go_env(tmp):
     return env
 
 
-def top(env, profile, index):
+def top(env, profile, index, unit=None):
+    """{name: (flat, cum)} at one sample index, values in the base unit
+    (unit: pprof's -unit; by default ns for cpu, none for the others)."""
     # -nodefraction=0: pprof otherwise drops nodes below 0.5 % of the total,
     # which a fresh run under load has (runtime functions), and the lists differ.
-    args = ["go", "tool", "pprof", "-top", "-cum", "-nodecount=1000", "-nodefraction=0", "-edgefraction=0",
+    args = ["go", "tool", "pprof", "-top", "-cum", "-nodecount=100000", "-nodefraction=0", "-edgefraction=0",
             "-sample_index=" + index]
-    if index == "cpu":
-        args.append("-unit=ns")
+    if unit is None:
+        unit = "ns" if index == "cpu" else ""
+    if unit:
+        args.append("-unit=" + unit)
     out = subprocess.run(args + [profile], env=env, check=True, capture_output=True, text=True).stdout
     return table(out)
 
@@ -56,7 +60,7 @@ def table(text):
             continue
         f = line.split()
         name = f[5]
-        num = lambda s: int(s[:-2] if s.endswith("ns") else s)
+        num = lambda v: int(v.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))  # 12ns, 40B
         rows[name] = (num(f[0]), num(f[3]))
     return rows
 
@@ -115,26 +119,6 @@ def main():
     return 1 if failures else 0
 
 
-def top_any(env, profile, index, unit):
-    """{name: (flat, cum)} at one sample index, values in the base unit."""
-    args = ["go", "tool", "pprof", "-top", "-cum", "-nodecount=100000", "-nodefraction=0", "-edgefraction=0",
-            "-sample_index=" + index]
-    if unit:
-        args.append("-unit=" + unit)
-    out = subprocess.run(args + [profile], env=env, check=True, capture_output=True, text=True).stdout
-    rows, on = {}, False
-    for line in out.splitlines():
-        if "flat%" in line and "cum%" in line:
-            on = True
-            continue
-        if not on or not line.strip():
-            continue
-        f = line.split()
-        num = lambda v: int(v.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
-        rows[f[5]] = (num(f[0]), num(f[3]))
-    return rows
-
-
 def every_kind(tool, data, env, tmp):
     """3. Every kind of profile Go writes (CPU, heap, allocs, block, mutex:
     one to four sample types), from a fresh run of work.go: for every sample
@@ -152,7 +136,7 @@ def every_kind(tool, data, env, tmp):
         by_name = {fn["name"]: fn for fn in doc["functions"]}
         for k, metric in enumerate(doc["metrics"]):
             index, unit = metric.rsplit("_", 1)
-            want = top_any(env, path, index, units.get(unit, ""))
+            want = top(env, path, index, units.get(unit, ""))
             bad = 0
             for name, fn in by_name.items():
                 got = (fn["self"][k], fn["total"][k])
