@@ -63,8 +63,11 @@ def check(tool, script, report_text, min_pct=0.0):
         for children, selfp, sym in lines:
             if children < min_pct:
                 continue
-            if re.fullmatch(r"0x[0-9a-f]+", sym):
-                continue  # perf lists unresolved addresses one by one; cgprop keys them by dso
+            # perf lists unresolved addresses one by one, as "0x..." or, for
+            # address 0 in an unknown map, as sixteen bare hex digits;
+            # cgprop keys them by dso.
+            if re.fullmatch(r"0x[0-9a-f]+|[0-9a-f]{16}", sym):
+                continue
             # perf marks a function reached as an inlined copy; cgprop keeps
             # one function for all its copies.
             if sym.endswith(" (inlined)"):
