@@ -243,6 +243,48 @@ START_TEST(same_depth)
 }
 END_TEST
 
+/* --call-graph dwarf prints an inlined function's frame with no real frame
+ * at its address (glibc's malloc, named from DWARF); after a truncated
+ * unwind it follows kernel frames, or stands alone. Periods are powers of
+ * two, so each sum names its samples. */
+static const char inlined_text[] =
+    "p 1 1.0: 1 cyc:\n"
+    "\t           98109 _int_malloc+0xda9 (/lib/libc.so.6)\n"
+    "\t           98ac9 m+0x199 (inlined)\n"
+    "\t            1242 build+0x13 (/bin/p)\n"
+    "\t            1090 _start+0x20 (/bin/p)\n\n"
+    "p 1 1.1: 2 cyc:\n"
+    "\tffffffff81000c82 asm_exc_page_fault+0x22 ([kernel.kallsyms])\n"
+    "\t           98ac9 m+0x199 (inlined)\n"
+    "\t            1090 _start+0x20 (/bin/p)\n\n"
+    "p 1 1.2: 4 cyc:\n"
+    "\t           98969 m+0x39 (inlined)\n\n"
+    "p 1 1.3: 8 cyc:\n"
+    "\t            5000 helper+0x1 (/lib/libx.so)\n"
+    "\t           98a10 m+0x10 (inlined)\n"
+    "\t            1090 _start+0x20 (/bin/p)\n\n"
+    /* A kernel inlined frame takes a kernel frame's dso. */
+    "p 1 1.4: 16 cyc:\n"
+    "\tffffffff81000100 k_inl+0x5 (inlined)\n"
+    "\tffffffff81000200 k_real+0x1 ([kernel.kallsyms])\n"
+    "\t            1090 _start+0x20 (/bin/p)\n\n";
+
+START_TEST(inlined_without_real_frame)
+{
+    /* Which dso such a frame belongs to is a guess, and one guess must hold
+     * for the name, or one function becomes several. */
+    cgprop_graph *g = rd(inlined_text, NULL);
+    /* _int_malloc, m, build, _start, asm_exc_page_fault, helper, k_inl, k_real */
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 8);
+    ck_assert_uint_eq(total(g, "/lib/libc.so.6\t\tm", 0), 15);
+    ck_assert_uint_eq(self(g, "/lib/libc.so.6\t\tm", 0), 4);
+    ck_assert_uint_eq(self(g, "[kernel.kallsyms]\t\tasm_exc_page_fault", 0), 2);
+    ck_assert_uint_eq(self(g, "[kernel.kallsyms]\t\tk_inl", 0), 16);
+    ck_assert_uint_eq(total(g, "/bin/p\t\t_start", 0), 27);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(no_callchain)
 {
     /* perf record without -g: one line per sample, the frame on it. */
@@ -382,6 +424,8 @@ static void fa_free(void *u, void *p)
 
 START_TEST(alloc_failures)
 {
+    /* The second input also makes the reader remember inlined frames. */
+    const char *text = _i ? inlined_text : hand;
     int ok = 0;
     for (long budget = 0; budget < 5000 && !ok; budget++) {
         fa_state s = {budget, 0};
@@ -389,7 +433,7 @@ START_TEST(alloc_failures)
         cgprop_graph *g = NULL;
         cgprop_read_error err;
         cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(hand, strlen(hand), "a", 1, NULL, &a, &g, NULL, &err);
+        int rc = cgprop_read_buffer(text, strlen(text), "a", 1, NULL, &a, &g, NULL, &err);
         if (rc == CGPROP_OK) {
             ok = 1;
             cgprop_graph_free(g);
@@ -501,11 +545,12 @@ static Suite *suite(void)
     tcase_add_test(tc, header_variants);
     tcase_add_test(tc, frame_variants);
     tcase_add_test(tc, same_depth);
+    tcase_add_test(tc, inlined_without_real_frame);
     tcase_add_test(tc, no_callchain);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, late_events);
     tcase_add_test(tc, detect);
-    tcase_add_test(tc, alloc_failures);
+    tcase_add_loop_test(tc, alloc_failures, 0, 2);
     tcase_add_test(tc, real_recording);
     suite_add_tcase(s, tc);
     return s;

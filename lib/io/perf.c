@@ -7,6 +7,7 @@
 #include "io_util.h"
 
 #include "analysis.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 
@@ -38,6 +39,12 @@ typedef struct pseen {
     bool reuse; /* false for a frame keyed by the dso alone or inlined */
 } pseen;
 
+/* An inlined function's name and the dso it was first given. */
+typedef struct pinl {
+    const char *sym, *dso;
+    size_t symlen, dsolen;
+} pinl;
+
 typedef struct pevent {
     const char *name;
     size_t len;
@@ -62,6 +69,11 @@ typedef struct pr {
     char *key;
     size_t keycap;
     bool guess; /* the events come from the first part of the file only */
+    /* The dso an inlined function was first given when perf printed no
+     * real frame at its address: by its name's hash, an index into inl. */
+    cgprop__u64map inl_ix;
+    pinl *inl;
+    size_t ninl, inlcap;
 } pr;
 
 static bool is_hex(char c)
@@ -292,6 +304,55 @@ static int event_index(const pr *p, const header *h, uint32_t *out)
     return -1;
 }
 
+/* A kernel address as perf prints it: all 64 bits, the top ones set (a
+ * user frame's address is printed short, relative to its dso). */
+static bool kernel_addr(const pframe *f)
+{
+    return f->addrlen == 16 && (f->addr[0] | 0x20) == 'f' && (f->addr[1] | 0x20) == 'f';
+}
+
+/* Inlined frames fr[i..e) whose own function perf printed no real frame
+ * for: with --call-graph dwarf the real frame before them is their callee,
+ * after a truncated unwind a kernel frame, and the one after them their
+ * caller, so which dso each belongs to is a guess. A guess that changed
+ * from sample to sample would split one function in two (perf report
+ * counts an inlined function once, by name), so the first guess for a name
+ * is kept for every later frame of that name: a real frame before, else
+ * after, in the frames' own address space (user or kernel). */
+static int guess_inlined(pr *p, uint64_t line, size_t i, size_t e, const pframe *before, const pframe *after)
+{
+    const pframe *src = NULL;
+    if (before && kernel_addr(before) == kernel_addr(&p->fr[i])) src = before;
+    else if (after && kernel_addr(after) == kernel_addr(&p->fr[i])) src = after;
+    for (size_t k = i; k < e; k++) {
+        pframe *f = &p->fr[k];
+        uint64_t h = cgprop__hash_bytes(f->sym, f->symlen);
+        if (h == UINT64_MAX) h--;
+        uint32_t ix;
+        bool known = cgprop__u64map_get(&p->inl_ix, h, &ix);
+        if (known && p->inl[ix].symlen == f->symlen && memcmp(p->inl[ix].sym, f->sym, f->symlen) == 0) {
+            f->dso = p->inl[ix].dso;
+            f->dsolen = p->inl[ix].dsolen;
+            continue;
+        }
+        f->dso = src ? src->dso : NULL;
+        f->dsolen = src ? src->dsolen : 0;
+        /* Another name of the same hash goes unremembered. */
+        if (known) continue;
+        if (p->ninl == p->inlcap) {
+            size_t cap = p->inlcap ? p->inlcap * 2 : 16;
+            if (cap > UINT32_MAX) return oom(p, line);
+            pinl *q = cgprop__realloc(p->g, p->inl, cap, sizeof *q);
+            if (!q) return oom(p, line);
+            p->inl = q;
+            p->inlcap = cap;
+        }
+        if (cgprop__u64map_put(&p->g->a, &p->inl_ix, h, (uint32_t)p->ninl)) return oom(p, line);
+        p->inl[p->ninl++] = (pinl){f->sym, f->dso, f->symlen, f->dsolen};
+    }
+    return CGPROP_OK;
+}
+
 /* End of a sample: reverse the frames into a root-first stack and add it. */
 static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
 {
@@ -323,13 +384,15 @@ static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
         while (e < p->nfr && p->fr[e].inlined) e++;
         const pframe *after = e < p->nfr ? &p->fr[e] : NULL;
         const pframe *before = i > 0 ? &p->fr[i - 1] : NULL;
-        const pframe *src = before ? before : after;
         if (after && after->addrlen && after->addrlen == p->fr[i].addrlen &&
-            memcmp(after->addr, p->fr[i].addr, after->addrlen) == 0)
-            src = after;
-        for (size_t k = i; k < e; k++) {
-            p->fr[k].dso = src ? src->dso : NULL;
-            p->fr[k].dsolen = src ? src->dsolen : 0;
+            memcmp(after->addr, p->fr[i].addr, after->addrlen) == 0) {
+            for (size_t k = i; k < e; k++) {
+                p->fr[k].dso = after->dso;
+                p->fr[k].dsolen = after->dsolen;
+            }
+        } else {
+            int rc = guess_inlined(p, line, i, e, before, after);
+            if (rc) return rc;
         }
         i = e;
     }
@@ -506,6 +569,11 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
     cgprop__free(p->g, p->ids);
     cgprop__free(p->g, p->prev);
     cgprop__free(p->g, p->key);
+    cgprop__free(p->g, p->inl);
+    cgprop__u64map_free(&p->g->a, &p->inl_ix);
+    memset(&p->inl_ix, 0, sizeof p->inl_ix);
+    p->inl = NULL;
+    p->ninl = p->inlcap = 0;
     p->fr = NULL;
     p->ids = NULL;
     p->prev = NULL;
