@@ -1014,21 +1014,24 @@ static double run_peer(const char *path)
 
 /* CPU seconds of a reader's floor (floor.h) over the file, mapped as
  * stream_file maps it: the folded one, split only or with look-ups, or
- * (pprof) pprof's, with or without every call's cost. With check, the calls
- * the floor found (and, with costs, the sum of their costs) are held
- * against the reader's graph of the same file (outside the time). */
-static double floor_file(const char *path, bool lookups, bool pprof, bool costs, bool check)
+ * (pprof, mode a FLOOR_PPROF_*) pprof's: look-ups, every call's cost, or
+ * every call's cost by class. With check, the calls the floor found (and,
+ * with costs, the sum of their costs; with classes, the sums of the six
+ * classes the split gives) are held against the reader's graph of the same
+ * file (outside the time). */
+static double floor_file(const char *path, bool lookups, bool pprof, int mode, bool check)
 {
     double t0 = cpu_now();
     size_t len;
     void *m = map_file(path, &len);
     uint32_t calls = 0;
-    uint64_t csum = 0;
-    uint64_t n = pprof ? floor_pprof(m, len, costs, &calls, &csum) : floor_folded(m, len, lookups, &calls);
+    uint64_t csum = 0, cls6[6] = {0};
+    uint64_t n = pprof ? floor_pprof(m, len, mode, &calls, &csum, cls6) : floor_folded(m, len, lookups, &calls);
     munmap(m, len);
     if (n == UINT64_MAX) die("out of memory");
     sink = n;
     double t = cpu_now() - t0;
+    bool costs = pprof && mode >= FLOOR_PPROF_COSTS, classes = pprof && mode == FLOOR_PPROF_CLASSES;
     if (lookups && check) {
         /* The floor must find the calls the reader finds. */
         cgprop_graph *g;
@@ -1036,12 +1039,26 @@ static double floor_file(const char *path, bool lookups, bool pprof, bool costs,
         cgprop_read_error_init(&err);
         if (cgprop_read_file(path, strlen(path), NULL, NULL, &g, NULL, &err)) die("cannot read the floor's file");
         size_t ne = cgprop_graph_edge_count(g);
-        uint64_t rsum = 0;
+        uint64_t rsum = 0, r6[6] = {0};
         cgprop_iter *it;
         if (costs) {
             cgprop_edge_row row;
             if (cgprop_iter_new(g, CGPROP_ITER_EDGES, 0, 0, &it)) die("cannot list the calls");
             while (cgprop_iter_next(it, &row, sizeof row) == CGPROP_OK) rsum += row.cost;
+            cgprop_iter_free(it);
+        }
+        if (classes) {
+            cgprop_edge_split_row row;
+            if (cgprop_graph_split(g) || cgprop_iter_new(g, CGPROP_ITER_EDGE_SPLIT, 0, 0, &it))
+                die("cannot split the calls");
+            while (cgprop_iter_next(it, &row, sizeof row) == CGPROP_OK) {
+                r6[0] += row.C_nn;
+                r6[1] += row.C_nr;
+                r6[2] += row.C_nd;
+                r6[3] += row.C_rn;
+                r6[4] += row.C_rr;
+                r6[5] += row.C_rd;
+            }
             cgprop_iter_free(it);
         }
         cgprop_graph_free(g);
@@ -1050,6 +1067,12 @@ static double floor_file(const char *path, bool lookups, bool pprof, bool costs,
                     (unsigned long long)csum, (unsigned long long)rsum);
             exit(1);
         }
+        for (int c = 0; classes && c < 6; c++)
+            if (r6[c] != cls6[c]) {
+                fprintf(stderr, "cgprop-bench: the pprof floor's class %d costs %llu in all, the reader's %llu\n", c,
+                        (unsigned long long)cls6[c], (unsigned long long)r6[c]);
+                exit(1);
+            }
         if (ne != calls) {
             fprintf(stderr, "cgprop-bench: the %s floor found %u calls, the reader %zu\n", pprof ? "pprof" : "folded",
                     calls, ne);
@@ -1082,8 +1105,9 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
      * rounds: its best then stands clear of the clock's and the load's
      * noise. */
     int rounds = b->len < (4u << 20) ? 40 : opt.quick ? 5 : 8;
-    /* t[5]: the page faults of the best read. */
-    double t[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 0};
+    /* t[5]: the page faults of the best read; t[6]: pprof's floor with
+     * classes. */
+    double t[7] = {1e30, 1e30, 1e30, 1e30, 1e30, 0, 1e30};
     int fds[2];
     fflush(NULL);
     if (pipe(fds) != 0) die("pipe");
@@ -1100,14 +1124,17 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
                 t[5] = (double)nf;
             }
             if (fl) {
-                double f0 = floor_file(path, false, false, false, false), f1 = floor_file(path, true, false, false, r == 0);
+                double f0 = floor_file(path, false, false, 0, false), f1 = floor_file(path, true, false, 0, r == 0);
                 if (f0 < t[2]) t[2] = f0;
                 if (f1 < t[3]) t[3] = f1;
             }
             if (fp) {
-                double f1 = floor_file(path, true, true, false, r == 0), f2 = floor_file(path, true, true, true, r == 0);
+                double f1 = floor_file(path, true, true, FLOOR_PPROF_LOOKUPS, r == 0),
+                       f2 = floor_file(path, true, true, FLOOR_PPROF_COSTS, r == 0),
+                       f3 = floor_file(path, true, true, FLOOR_PPROF_CLASSES, r == 0);
                 if (f1 < t[3]) t[3] = f1;
                 if (f2 < t[4]) t[4] = f2;
+                if (f3 < t[6]) t[6] = f3;
             }
         }
         _exit(write(fds[1], t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
@@ -1131,6 +1158,8 @@ static void bench_read_one(const char *fmt, const gen_buf *b, int kind, bool pee
         figure("read", name, "file", (double)b->len, mb / t[3], "MB/s", ref_name(kind), mb / ts, 0);
         snprintf(name, sizeof name, "%s floor: + every call's cost", fmt);
         figure("read", name, "file", (double)b->len, mb / t[4], "MB/s", ref_name(kind), mb / ts, 0);
+        snprintf(name, sizeof name, "%s floor: + classes", fmt);
+        figure("read", name, "file", (double)b->len, mb / t[6], "MB/s", ref_name(kind), mb / ts, 0);
     }
     if (fault_us > 0) {
         /* The faults priced at the same run's first-touch cost: an

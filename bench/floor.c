@@ -362,6 +362,18 @@ typedef struct ptabs {
      * weights since, paid when the frame goes). */
     uint32_t *fcall;
     uint64_t *fbase;
+    /* With classes: per function the frames of it on the stack; per frame
+     * its level (0, 1, 2 = 2 or more) and the class of the call into it
+     * (the caller's level times 3 plus its own). A call's cost in ecost is
+     * its total; a call only ever paid in one class keeps that class in
+     * cref and nothing else, a call paid in two or more gets a block of
+     * nine sums (cref 9, cblk its block). Per function its self cost by
+     * level. */
+    bool cls;
+    uint32_t *act, *cblk;
+    uint8_t *flv, *fk, *cref;
+    uint64_t *blk, *lself;
+    uint32_t nblk, blkcap;
 } ptabs;
 
 static void ptabs_free(ptabs *t)
@@ -376,6 +388,13 @@ static void ptabs_free(ptabs *t)
     free(t->locend);
     free(t->fcall);
     free(t->fbase);
+    free(t->act);
+    free(t->cblk);
+    free(t->flv);
+    free(t->fk);
+    free(t->cref);
+    free(t->blk);
+    free(t->lself);
 }
 
 static uint64_t hash_pair(uint32_t a, uint32_t b)
@@ -401,8 +420,9 @@ static bool prehash(ptabs *t, size_t cap)
     return true;
 }
 
-/* The call caller -> callee, made if new; UINT32_MAX when out of memory. */
-static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee)
+/* The call caller -> callee, made if new (in class k, with classes);
+ * UINT32_MAX when out of memory. */
+static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee, uint32_t k)
 {
     size_t mask = t->ccap - 1, i = (size_t)hash_pair(caller, callee) & mask;
     for (; t->ct[i].caller1; i = (i + 1) & mask)
@@ -410,6 +430,8 @@ static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee)
     if (t->ne == t->ecap) {
         uint32_t c = t->ecap ? t->ecap * 2 : 4096;
         if (!grow((void **)&t->ecost, c, sizeof *t->ecost)) return UINT32_MAX;
+        if (t->cls && (!grow((void **)&t->cref, c, 1) || !grow((void **)&t->cblk, c, sizeof *t->cblk)))
+            return UINT32_MAX;
         t->ecap = c;
     }
     if ((size_t)(t->ne + 1) * 2 > t->ccap) {
@@ -422,6 +444,7 @@ static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee)
     t->ct[i].callee = callee;
     t->ct[i].call = t->ne;
     t->ecost[t->ne] = 0;
+    if (t->cls) t->cref[t->ne] = (uint8_t)k;
     return t->ne++;
 }
 
@@ -504,14 +527,46 @@ static void pay(ptabs *t, size_t from, size_t to, uint64_t tot)
     for (size_t i = from; i < to; i++) t->ecost[t->fcall[i]] += tot - t->fbase[i];
 }
 
-uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls, uint64_t *costsum)
+/* The same with classes; false when out of memory. */
+static bool pay_cls(ptabs *t, size_t from, size_t to, uint64_t tot)
+{
+    for (size_t i = from; i < to; i++) {
+        uint32_t e = t->fcall[i], k = t->fk[i];
+        uint64_t d = tot - t->fbase[i], old = t->ecost[e];
+        t->ecost[e] = old + d;
+        if (t->cref[e] == k) continue;
+        if (t->cref[e] != 9) {
+            /* A second class: the call gets its block, the first class's
+             * sum being its total so far. */
+            if (t->nblk == t->blkcap) {
+                uint32_t c = t->blkcap ? t->blkcap * 2 : 1024;
+                if (!grow((void **)&t->blk, (size_t)c * 9, sizeof *t->blk)) return false;
+                t->blkcap = c;
+            }
+            uint64_t *b = t->blk + (size_t)t->nblk * 9;
+            memset(b, 0, 9 * sizeof *b);
+            b[t->cref[e]] = old;
+            t->cref[e] = 9;
+            t->cblk[e] = t->nblk++;
+        }
+        t->blk[(size_t)t->cblk[e] * 9 + k] += d;
+    }
+    return true;
+}
+
+uint64_t floor_pprof(const char *data, size_t len, int mode, uint32_t *ncalls, uint64_t *costsum, uint64_t cls6[6])
 {
     ptabs t;
     memset(&t, 0, sizeof t);
+    bool costs = mode >= FLOOR_PPROF_COSTS;
+    t.cls = mode == FLOOR_PPROF_CLASSES;
     uint64_t sum = 0, fail = UINT64_MAX;
     const unsigned char *d = (const unsigned char *)data, *end = d + len;
     if (!ppass1(&t, d, end)) goto out;
     t.self = calloc(t.nfun ? t.nfun : 1, sizeof *t.self);
+    if (t.cls && (!(t.act = calloc(t.nfun ? t.nfun : 1, sizeof *t.act)) ||
+                  !(t.lself = calloc(t.nfun ? t.nfun * 3 : 1, sizeof *t.lself))))
+        goto out;
     /* Sized as the folded floor's call table: a slot per 64 bytes. */
     size_t cw = 4096;
     while (cw < len / 64) cw *= 2;
@@ -617,11 +672,16 @@ uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls,
                 goto out2;
             if (costs && (!grow((void **)&t.fcall, cc, sizeof *t.fcall) || !grow((void **)&t.fbase, cc, sizeof *t.fbase)))
                 goto out2;
+            if (t.cls && (!grow((void **)&t.flv, cc, 1) || !grow((void **)&t.fk, cc, 1))) goto out2;
             t.fcap = cc;
         }
         /* The previous sample's frames past the shared ones go (frame 0
          * has no call into it). */
-        if (costs) pay(&t, depth ? depth : 1, pdepth, tot);
+        if (t.cls) {
+            if (!pay_cls(&t, depth ? depth : 1, pdepth, tot)) goto out2;
+            for (size_t i = depth; i < pdepth; i++) t.act[t.frames[i]]--;
+        } else if (costs)
+            pay(&t, depth ? depth : 1, pdepth, tot);
         uint32_t caller = depth ? t.frames[depth - 1] : UINT32_MAX;
         for (size_t i = nnew, li = shared; i-- > 0; li++) {
             uint32_t id = loc[i];
@@ -629,8 +689,14 @@ uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls,
             for (uint32_t j = t.lcount[id]; j-- > 0;) {
                 uint32_t fn = t.lfun[t.lfirst[id] + j];
                 if (fn >= t.nfun) goto out2;
+                uint32_t k = 0;
+                if (t.cls) {
+                    uint32_t a = t.act[fn]++;
+                    t.flv[depth] = (uint8_t)(a < 2 ? a : 2);
+                    if (depth) t.fk[depth] = (uint8_t)(k = t.flv[depth - 1] * 3u + t.flv[depth]);
+                }
                 if (caller != UINT32_MAX) {
-                    uint32_t e = pcall(&t, caller, fn);
+                    uint32_t e = pcall(&t, caller, fn, k);
                     if (e == UINT32_MAX) goto out2;
                     if (costs) {
                         t.fcall[depth] = e;
@@ -647,13 +713,32 @@ uint64_t floor_pprof(const char *data, size_t len, bool costs, uint32_t *ncalls,
         pdepth = depth;
         if (depth) {
             t.self[t.frames[depth - 1]] += w;
+            if (t.cls) t.lself[(size_t)t.frames[depth - 1] * 3 + t.flv[depth - 1]] += w;
             sum += t.frames[depth - 1] + w;
         }
         pl = la;
         ple = le;
         pnloc = nloc;
     }
-    if (costs) pay(&t, 1, pdepth, tot);
+    if (t.cls) {
+        if (!pay_cls(&t, 1, pdepth, tot)) goto out2;
+        uint64_t c9[9] = {0};
+        for (uint32_t e = 0; e < t.ne; e++) {
+            if (t.cref[e] != 9) c9[t.cref[e]] += t.ecost[e];
+            else
+                for (int c = 0; c < 9; c++) c9[c] += t.blk[(size_t)t.cblk[e] * 9 + c];
+        }
+        if (cls6) {
+            cls6[0] = c9[0];
+            cls6[1] = c9[1];
+            cls6[2] = c9[2];
+            cls6[3] = c9[3] + c9[6];
+            cls6[4] = c9[4] + c9[7];
+            cls6[5] = c9[5] + c9[8];
+        }
+        for (size_t f = 0; f < t.nfun * 3; f++) sum += t.lself[f];
+    } else if (costs)
+        pay(&t, 1, pdepth, tot);
     uint64_t cs = 0;
     for (uint32_t e = 0; e < t.ne; e++) cs += t.ecost[e];
     fail = sum + t.ne + cs;

@@ -43,7 +43,19 @@ uint64_t floor_folded(const char *d, size_t len, bool lookups, uint32_t *ncalls)
  * then, less the sum when the frame came), as an exact reader must. Returns
  * a checksum, UINT64_MAX when out of memory or when the file is not of
  * that kind; the distinct calls in *ncalls, as floor_folded, and the sum
- * of every call's cost in *costsum (when not NULL). */
-uint64_t floor_pprof(const char *d, size_t len, bool costs, uint32_t *ncalls, uint64_t *costsum);
+ * of every call's cost in *costsum (when not NULL).
+ *
+ * mode FLOOR_PPROF_LOOKUPS: the look-ups alone; FLOOR_PPROF_COSTS: every
+ * call's cost too; FLOOR_PPROF_CLASSES: that cost split as the reader must
+ * split it, by the recursion levels of caller and callee on the stack (0,
+ * 1, 2 or more: nine classes), and each function's self cost by its level.
+ * A frame's level is counted as it comes and goes (a per-function count of
+ * its frames on the stack); a call paid in one class only keeps that class
+ * beside its total, a call paid in two or more gets nine sums, as the
+ * graph's calls do. cls6 (when not NULL) gets the six sums the split
+ * reports (level-0 caller to a callee of level 0, 1, >= 2; level >= 1
+ * caller likewise), which the bench holds against the reader's. */
+enum { FLOOR_PPROF_LOOKUPS, FLOOR_PPROF_COSTS, FLOOR_PPROF_CLASSES };
+uint64_t floor_pprof(const char *d, size_t len, int mode, uint32_t *ncalls, uint64_t *costsum, uint64_t cls6[6]);
 
 #endif
