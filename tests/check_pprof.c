@@ -565,6 +565,83 @@ START_TEST(repeated_names_spread_samples)
 END_TEST
 #undef NFN
 
+/* One function named by many locations, under two mappings, an unknown
+ * mapping id and none, and inlined into a location of its own: the reader
+ * makes a function's key once per mapping and copies it to the locations
+ * after, so every location must still get the function of its own mapping.
+ * Full keys: f under a.out (A) and lib.so (B), g under a.out (C) and under
+ * no object (D: no mapping, or an id the profile lacks). Self and inclusive
+ * costs worked out by hand from the five samples (leaf first):
+ *   [3 1] w 1: A -> A        [2 1] w 10: A -> B     [4] w 100: A -> C (inlined)
+ *   [5 6] w 1000: C -> D     [7] w 10000: D
+ * A: self 1, total 111; B: 10, 10; C: 100, 1100; D: 11000, 11000. By name:
+ * f self 11, total 111; g self 11100, total 11100. */
+START_TEST(one_function_many_locations)
+{
+    static pb p;
+    p.n = 0;
+    static const char *const str[] = {"", "samples", "count", "f", "f.go", "g", "g.go", "a.out", "lib.so"};
+    for (size_t i = 0; i < sizeof str / sizeof *str; i++) fs(&p, 6, str[i]);
+    pb vt = {{0}, 0};
+    fv(&vt, 1, 1);
+    fv(&vt, 2, 2);
+    fb(&p, 1, &vt);
+    for (unsigned m = 1; m <= 2; m++) {
+        pb mp = {{0}, 0};
+        fv(&mp, 1, m);
+        fv(&mp, 5, 6 + m); /* filename: a.out, lib.so */
+        fb(&p, 3, &mp);
+    }
+    for (unsigned f = 1; f <= 2; f++) {
+        pb fn = {{0}, 0};
+        fv(&fn, 1, f);
+        fv(&fn, 2, f == 1 ? 3 : 5);
+        fv(&fn, 4, f == 1 ? 4 : 6);
+        fb(&p, 5, &fn);
+    }
+    /* location: mapping (0 none), its functions leaf first */
+    static const unsigned lmap[8] = {0, 1, 2, 1, 1, 0, 1, 3};
+    static const unsigned lfn[8][2] = {{0, 0}, {1, 0}, {1, 0}, {1, 0}, {2, 1}, {2, 0}, {2, 0}, {2, 0}};
+    for (unsigned l = 1; l <= 7; l++) {
+        pb loc = {{0}, 0};
+        fv(&loc, 1, l);
+        if (lmap[l]) fv(&loc, 2, lmap[l]);
+        for (unsigned j = 0; j < 2 && lfn[l][j]; j++) {
+            pb ln = {{0}, 0};
+            fv(&ln, 1, lfn[l][j]);
+            fb(&loc, 4, &ln);
+        }
+        fb(&p, 4, &loc);
+    }
+    static const uint64_t smp[5][3] = {{3, 1, 1}, {2, 1, 10}, {4, 0, 100}, {5, 6, 1000}, {7, 0, 10000}};
+    for (unsigned i = 0; i < 5; i++) {
+        pb sm = {{0}, 0}, ids = {{0}, 0};
+        vint(&ids, smp[i][0]);
+        if (smp[i][1]) vint(&ids, smp[i][1]);
+        fb(&sm, 1, &ids);
+        fv(&sm, 2, smp[i][2]);
+        fb(&p, 2, &sm);
+    }
+    cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 4);
+    static const char *const key[4] = {"a.out\tf.go\tf", "lib.so\tf.go\tf", "a.out\tg.go\tg", "\tg.go\tg"};
+    static const uint64_t self[4] = {1, 10, 100, 11000}, total[4] = {111, 10, 1100, 11000};
+    for (uint32_t v = 0; v < 4; v++) {
+        ck_assert_uint_eq(id(g, key[v]), v); /* in the order the locations name them first */
+        ck_assert_uint_eq(self_of(g, v, 0), self[v]);
+        ck_assert_uint_eq(total_of(g, v, 0), total[v]);
+    }
+    cgprop_graph_free(g);
+    g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_NAME, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self_of(g, id(g, "f"), 0), 11);
+    ck_assert_uint_eq(total_of(g, id(g, "f"), 0), 111);
+    ck_assert_uint_eq(self_of(g, id(g, "g"), 0), 11100);
+    ck_assert_uint_eq(total_of(g, id(g, "g"), 0), 11100);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 /* Function and Location messages in every spelling the reader meets: the
  * usual one (one-byte tags, varint fields, one Line), fields in another
  * order, a field given twice (the last counts), fields it does not read
@@ -1192,6 +1269,7 @@ static Suite *suite(void)
     tcase_add_test(tc, shared_tails);
     tcase_add_test(tc, repeated_names_spread_samples);
     tcase_add_test(tc, table_spellings);
+    tcase_add_test(tc, one_function_many_locations);
     tcase_add_test(tc, small_gzip);
     tcase_add_test(tc, small_by_name);
     tcase_add_test(tc, real_go_profile);

@@ -95,7 +95,7 @@ typedef struct pp {
     size_t prev_at, prev_end, prev_depth;
     char *key;
     size_t ckey;
-    size_t kused, nkeys, kbase, kat[KBATCH], klen[KBATCH]; /* see add_frame */
+    size_t kused, nkeys, kat[KBATCH], klen[KBATCH], kpos[KBATCH]; /* see add_frame */
     /* Where the first Sample field starts and the last one ends: pass 2
      * walks that span only, not the tables again (pass 1 checked every
      * field of the Profile, so the span is a run of well-formed fields). */
@@ -596,13 +596,16 @@ static inline char *key_copy(char *dst, const char *s, size_t n)
 /* The functions are added in batches of KBATCH keys (cgprop_graph_add_nodes:
  * their index probes overlap): the keys are written one after another in
  * p->key, where each starts (kat) and how long it is (klen), for the frames
- * lnode[kbase..kbase + nkeys). */
+ * lnode[kpos[i]]. */
 static int flush_keys(pp *p)
 {
     if (!p->nkeys) return CGPROP_OK;
     const char *keys[KBATCH];
     for (size_t i = 0; i < p->nkeys; i++) keys[i] = p->key + p->kat[i];
-    int rc = cgprop_graph_add_nodes(p->g, p->nkeys, keys, p->klen, p->lnode + p->kbase);
+    uint32_t ids[KBATCH];
+    int rc = cgprop_graph_add_nodes(p->g, p->nkeys, keys, p->klen, ids);
+    if (!rc)
+        for (size_t i = 0; i < p->nkeys; i++) p->lnode[p->kpos[i]] = ids[i];
     p->nkeys = 0;
     p->kused = 0;
     if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "too many functions");
@@ -617,7 +620,7 @@ static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *f
         int rc = flush_keys(p);
         if (rc) return rc;
     }
-    if (!p->nkeys) p->kbase = p->nlnode;
+    p->kpos[p->nkeys] = p->nlnode;
     /* The parts are slices of the input (or a short name made here), so
      * the sum cannot wrap; room for all of it at once. */
     size_t k0 = p->kused, n = nmn + (full ? obn + fln + 2 : 0);
@@ -641,7 +644,7 @@ static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *f
  * the innermost inlined function, the last the function the code was
  * inlined into), or one frame named by its address when no line names a
  * function. */
-static int resolve_locations(pp *p, bool full)
+static int resolve_with(pp *p, bool full, size_t *src, size_t *first, size_t *fmap)
 {
     size_t need = p->nlfn + p->nloc;
     if (need < p->nlfn || need > SIZE_MAX / sizeof *p->lnode) return enomem(p);
@@ -663,13 +666,19 @@ static int resolve_locations(pp *p, bool full)
      * of growing through every power of two on the way, each step a table
      * zeroed afresh and every call hashed again. */
     if (cgprop__reserve_edges(p->g, p->nloc < 65536 ? (uint32_t)p->nloc : 65536)) return enomem(p);
+    /* A function named by many locations (Go's profiles: 835 functions in
+     * 4,947 locations) gets its key made and looked up once per mapping:
+     * its frame in a later location copies the first one's node (src, set
+     * once the last batch is in). Its strings were checked the first time,
+     * so the errors are the same. */
+    for (size_t k = 0; k < p->nfn; k++) first[k] = SIZE_MAX;
     for (size_t i = 0; i < p->nloc; i++) {
         ploc *l = &p->loc[i];
         const char *ob = "";
-        size_t obn = 0;
+        size_t obn = 0, m = SIZE_MAX;
         if (l->mapping) {
             /* An unknown mapping id is read as no mapping, as pprof does. */
-            size_t m = find_id(p->map, p->nmap, sizeof *p->map, l->mapping);
+            m = find_id(p->map, p->nmap, sizeof *p->map, l->mapping);
             if (m != SIZE_MAX) {
                 int rc = string_at(p, p->map[m].file, p->map[m].off, "Mapping.filename", &ob, &obn);
                 if (rc) return rc;
@@ -683,6 +692,10 @@ static int resolve_locations(pp *p, bool full)
             if (k == SIZE_MAX)
                 return efmt(p, l->off, "location %llu: a line names function %llu, which the profile lacks",
                             (unsigned long long)l->id, (unsigned long long)fid);
+            if (first[k] != SIZE_MAX && fmap[k] == m) {
+                src[p->nlnode++] = first[k];
+                continue;
+            }
             const pfn *fn = &p->fn[k];
             const char *nm = "", *fl = "";
             size_t nmn = 0, fln = 0;
@@ -693,7 +706,9 @@ static int resolve_locations(pp *p, bool full)
             if (nmn == 0) continue; /* a nameless function: as no line */
             rc = add_frame(p, full, ob, obn, fl, fln, nm, nmn);
             if (rc) return rc;
-            p->nlnode++;
+            first[k] = p->nlnode;
+            fmap[k] = m;
+            src[p->nlnode++] = SIZE_MAX;
         }
         if (p->nlnode == l->node0) {
             char nm[40];
@@ -701,11 +716,30 @@ static int resolve_locations(pp *p, bool full)
                             : snprintf(nm, sizeof nm, "location %llu", (unsigned long long)l->id);
             int rc = add_frame(p, full, ob, obn, "", 0, nm, (size_t)n);
             if (rc) return rc;
-            p->nlnode++;
+            src[p->nlnode++] = SIZE_MAX;
         }
         l->nnodes = p->nlnode - l->node0;
     }
-    return flush_keys(p);
+    int rc = flush_keys(p);
+    if (rc) return rc;
+    for (size_t i = 0; i < p->nlnode; i++)
+        if (src[i] != SIZE_MAX) p->lnode[i] = p->lnode[src[i]];
+    return CGPROP_OK;
+}
+
+static int resolve_locations(pp *p, bool full)
+{
+    /* src: a frame per line of every location, or per location without one. */
+    size_t need = p->nlfn + p->nloc;
+    if (need < p->nlfn || need > SIZE_MAX / sizeof(size_t) || p->nfn > SIZE_MAX / sizeof(size_t)) return enomem(p);
+    size_t *src = cgprop__ra_realloc(p->a, NULL, need * sizeof *src);
+    size_t *first = cgprop__ra_realloc(p->a, NULL, p->nfn * sizeof *first);
+    size_t *fmap = cgprop__ra_realloc(p->a, NULL, p->nfn * sizeof *fmap);
+    int rc = src && first && fmap ? resolve_with(p, full, src, first, fmap) : enomem(p);
+    cgprop__ra_free(p->a, src);
+    cgprop__ra_free(p->a, first);
+    cgprop__ra_free(p->a, fmap);
+    return rc;
 }
 
 /* Metric k is named type_unit ("cpu_nanoseconds", "samples_count"): one
@@ -963,10 +997,13 @@ static int read_sample(pp *p, const pfield *outer)
     size_t depth = 0;
     bool all_fast = true;
     p->prev_ok = false;
+    /* Room for a frame per id; a location of several frames makes room
+     * for them and for a frame per id after it, so that an id of one frame
+     * never checks. */
     if (!grow(p, (void **)&p->frames, &p->cframes, s.nids, sizeof *p->frames)) return enomem(p);
     for (size_t i = 0; i < s.nids; i++) {
         uint64_t id = p->ids[i];
-        if (id - 1 < p->nloc && p->fast[id - 1] != NO_FAST && depth < p->cframes) {
+        if (id - 1 < p->nloc && p->fast[id - 1] != NO_FAST) {
             p->frames[depth++] = p->fast[id - 1];
             continue;
         }
@@ -977,11 +1014,14 @@ static int read_sample(pp *p, const pfield *outer)
             return efmt(p, outer->off, "a sample names location %llu, which the profile lacks",
                         (unsigned long long)p->ids[i]);
         const ploc *l = &p->loc[k];
-        if (l->nnodes > SIZE_MAX / 4 - depth) return enomem(p);
-        if (!grow(p, (void **)&p->frames, &p->cframes, depth + l->nnodes, sizeof *p->frames)) return enomem(p);
-        /* Most locations are one function (no inlining): no copy call. */
-        if (l->nnodes == 1) p->frames[depth] = p->lnode[l->node0];
-        else memcpy(p->frames + depth, p->lnode + l->node0, l->nnodes * sizeof *p->frames);
+        size_t rest = s.nids - i - 1;
+        if (l->nnodes > SIZE_MAX / 4 - depth - rest) return enomem(p);
+        if (!grow(p, (void **)&p->frames, &p->cframes, depth + l->nnodes + rest, sizeof *p->frames))
+            return enomem(p);
+        /* Go's inlined locations hold two or three frames: a loop, not a
+         * call to memcpy. */
+        const uint32_t *from = p->lnode + l->node0;
+        for (size_t j = 0; j < l->nnodes; j++) p->frames[depth + j] = from[j];
         depth += l->nnodes;
     }
     /* pprof counts a sample without a stack in its total only; it has no
