@@ -270,7 +270,7 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
 /* ---- deferred mode ---- */
 
 /* Pairs [from, to) of the cached stack take what they owe. */
-static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, size_t to, uint32_t K)
+static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, size_t to, uint32_t K, bool olds)
 {
     uint64_t pend[CGPROP_MAX_METRICS], sink[CGPROP_MAX_METRICS];
     for (uint32_t k = 0; k < K; k++) sink[k] = 0;
@@ -285,7 +285,7 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
         /* Set here rather than when the pair enters the cache: the reader
          * reads no flag before the last flush. Only calls older than the
          * deferral: the newer ones are flagged together by defer_end. */
-        if (s->eid[i] < s->ne0) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
+        if (olds && s->eid[i] < s->ne0) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
         uint64_t *b = s->base + i * K;
         bool nonzero = false;
         for (uint32_t k = 0; k < K; k++) {
@@ -325,12 +325,19 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
 
 /* One metric (most profiles: samples, or a time) and two (Go's CPU
  * profiles: samples and nanoseconds) get copies of the loop with K a
- * constant: its per-metric loops become one or two operations. */
+ * constant: its per-metric loops become one or two operations. A reader
+ * defers from its first stack, when no call exists yet: then no flush
+ * meets a call older than the deferral, and its copies leave out the
+ * test. */
 static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to)
 {
-    return g->K == 1 ? flush_loop(g, s, from, to, 1)
-           : g->K == 2 ? flush_loop(g, s, from, to, 2)
-                       : flush_loop(g, s, from, to, g->K);
+    if (s->ne0)
+        return g->K == 1 ? flush_loop(g, s, from, to, 1, true)
+               : g->K == 2 ? flush_loop(g, s, from, to, 2, true)
+                           : flush_loop(g, s, from, to, g->K, true);
+    return g->K == 1 ? flush_loop(g, s, from, to, 1, false)
+           : g->K == 2 ? flush_loop(g, s, from, to, 2, false)
+                       : flush_loop(g, s, from, to, g->K, false);
 }
 
 static int flush_all(cgprop_graph *g, stack_scratch *s)
@@ -469,6 +476,14 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
         /* The usual case: one fill the compiler vectorises. */
         uint64_t t0 = s->tot[0], *b = s->base;
         for (size_t i = flushed; i + 1 < depth; i++) b[i] = t0;
+    } else if (K == 2) {
+        /* Go's CPU profiles (samples and nanoseconds): the general loop's
+         * per-pair inner loop cost more than the stores. */
+        uint64_t t0 = s->tot[0], t1 = s->tot[1], *b = s->base;
+        for (size_t i = flushed; i + 1 < depth; i++) {
+            b[2 * i] = t0;
+            b[2 * i + 1] = t1;
+        }
     } else {
         for (size_t i = flushed; i + 1 < depth; i++)
             for (uint32_t k = 0; k < K; k++) s->base[i * K + k] = s->tot[k];
