@@ -13,6 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Two metrics (Go's CPU profiles) flush as one 128-bit pair of sums. */
+#if !defined(CGPROP_STACKS_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
+#include <emmintrin.h>
+#define STACKS_SSE2 1
+static inline void add2(uint64_t *dst, __m128i v)
+{
+    _mm_storeu_si128((__m128i *)dst, _mm_add_epi64(_mm_loadu_si128((const __m128i *)dst), v));
+}
+#endif
+
 #define MISSING UINT32_MAX
 
 typedef struct stack_scratch {
@@ -270,12 +280,16 @@ static bool add_existing(cgprop_graph *g, const stack_scratch *s, const uint32_t
 /* ---- deferred mode ---- */
 
 /* Pairs [from, to) of the cached stack take what they owe. */
-static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, size_t to, uint32_t K, bool olds)
+static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, size_t to, uint32_t K, bool olds,
+                             bool pf)
 {
     uint64_t pend[CGPROP_MAX_METRICS], sink[CGPROP_MAX_METRICS];
     for (uint32_t k = 0; k < K; k++) sink[k] = 0;
+#ifdef STACKS_SSE2
+    __m128i tot2 = K == 2 ? _mm_loadu_si128((const __m128i *)s->tot) : _mm_setzero_si128(), pv = tot2;
+#endif
     for (size_t i = from; i < to; i++) {
-        {
+        if (pf) {
             /* Near the end the last pair again: a branch here mispredicts
              * once a range, ranges being a few pairs. */
             size_t j = i + AHEAD < to ? i + AHEAD : to - 1;
@@ -287,12 +301,20 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
          * deferral: the newer ones are flagged together by defer_end. */
         if (olds && s->eid[i] < s->ne0) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
         uint64_t *b = s->base + i * K;
-        bool nonzero = false;
-        for (uint32_t k = 0; k < K; k++) {
-            pend[k] = s->tot[k] - b[k];
-            nonzero = nonzero || pend[k];
+#ifdef STACKS_SSE2
+        if (K == 2) {
+            pv = _mm_sub_epi64(tot2, _mm_loadu_si128((const __m128i *)b));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi32(pv, _mm_setzero_si128())) == 0xFFFF) continue;
+        } else
+#endif
+        {
+            bool nonzero = false;
+            for (uint32_t k = 0; k < K; k++) {
+                pend[k] = s->tot[k] - b[k];
+                nonzero = nonzero || pend[k];
+            }
+            if (!nonzero) continue;
         }
-        if (!nonzero) continue;
         uint32_t e = s->eid[i], c = s->pcls[i], ref = g->ecls_ref[e];
         bool deep = c >= CGPROP__NCLS;
         /* The usual case needs no preparing: the call is in compact form
@@ -308,16 +330,26 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
             ref = g->ecls_ref[e];
             if (deep) r = cgprop__sparse_find(&g->dcall, e);
         }
-        cgprop__add(g->ecost + (size_t)e * K, pend, K);
         /* The class bucket, or the sink when the call is in compact form
-         * (its total is its one class's). */
-        cgprop__add(cgprop__ecls_bucket_or(g, ref, cgprop__cls_bucket(c), sink), pend, K);
-        /* A level >= 2 caller's share also goes to the call's level >= 2
-         * part (made by the prepare above), under the callee's level. */
-        if (deep) {
-            cgprop__add(g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) + (size_t)(c - CGPROP__NCLS) * (K + 1) + 1,
-                        pend, K);
+         * (its total is its one class's); a level >= 2 caller's share also
+         * goes to the call's level >= 2 part (made by the prepare above),
+         * under the callee's level. */
+        uint64_t *bk = cgprop__ecls_bucket_or(g, ref, cgprop__cls_bucket(c), sink);
+        uint64_t *dp = deep ? g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) +
+                                  (size_t)(c - CGPROP__NCLS) * (K + 1) + 1
+                            : NULL;
+#ifdef STACKS_SSE2
+        if (K == 2) {
+            add2(g->ecost + (size_t)e * 2, pv);
+            add2(bk, pv);
+            if (deep) add2(dp, pv);
+            _mm_storeu_si128((__m128i *)b, tot2);
+            continue;
         }
+#endif
+        cgprop__add(g->ecost + (size_t)e * K, pend, K);
+        cgprop__add(bk, pend, K);
+        if (deep) cgprop__add(dp, pend, K);
         for (uint32_t k = 0; k < K; k++) b[k] = s->tot[k];
     }
     return CGPROP_OK;
@@ -328,16 +360,16 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
  * constant: its per-metric loops become one or two operations. A reader
  * defers from its first stack, when no call exists yet: then no flush
  * meets a call older than the deferral, and its copies leave out the
- * test. */
+ * test; they also leave out the requests ahead in a graph small enough
+ * for its calls' sums to stay in the cache. Deferral on a graph that had
+ * calls takes the general copy. */
 static int flush_range(cgprop_graph *g, stack_scratch *s, size_t from, size_t to)
 {
-    if (s->ne0)
-        return g->K == 1 ? flush_loop(g, s, from, to, 1, true)
-               : g->K == 2 ? flush_loop(g, s, from, to, 2, true)
-                           : flush_loop(g, s, from, to, g->K, true);
-    return g->K == 1 ? flush_loop(g, s, from, to, 1, false)
-           : g->K == 2 ? flush_loop(g, s, from, to, 2, false)
-                       : flush_loop(g, s, from, to, g->K, false);
+    if (s->ne0) return flush_loop(g, s, from, to, g->K, true, true);
+    bool pf = g->ne > CGPROP__FLUSH_PREFETCH_MIN_CALLS;
+    if (g->K == 1) return pf ? flush_loop(g, s, from, to, 1, false, true) : flush_loop(g, s, from, to, 1, false, false);
+    if (g->K == 2) return pf ? flush_loop(g, s, from, to, 2, false, true) : flush_loop(g, s, from, to, 2, false, false);
+    return flush_loop(g, s, from, to, g->K, false, true);
 }
 
 static int flush_all(cgprop_graph *g, stack_scratch *s)

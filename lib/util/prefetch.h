@@ -54,6 +54,13 @@
 #ifndef CGPROP__AHEAD_STACK_PAIRS
 #define CGPROP__AHEAD_STACK_PAIRS 8
 #endif
+/* stacks.c, the deferred flush asks for its calls ahead only in a graph of
+ * more calls than this: below it their sums stay in the L2 and the
+ * requests are instructions spent for nothing (a real Go profile: 1,478
+ * calls, 4 % of its read's instructions). */
+#ifndef CGPROP__FLUSH_PREFETCH_MIN_CALLS
+#define CGPROP__FLUSH_PREFETCH_MIN_CALLS 8192
+#endif
 /* cycles.c, Tarjan's walk over a function's callees (bench: cycles). */
 #ifndef CGPROP__AHEAD_CYCLES_CALLEES
 #define CGPROP__AHEAD_CYCLES_CALLEES 4
