@@ -982,6 +982,19 @@ START_TEST(malformed)
     pb q = p;
     sample(&q, 8, one, 1);
     bad(q.b, q.n, CGPROP_EFORMAT, "a sample names location 8, which the profile lacks");
+    {
+        /* Two it lacks, in one packed list (leaf first: 9, 7, 8): the
+         * message names the first. */
+        pb ids = {{0}, 0}, sm = {{0}, 0};
+        vint(&ids, 9);
+        vint(&ids, 7);
+        vint(&ids, 8);
+        fb(&sm, 1, &ids);
+        fv(&sm, 2, 1);
+        q = p;
+        fb(&q, 2, &sm);
+        bad(q.b, q.n, CGPROP_EFORMAT, "a sample names location 7, which the profile lacks");
+    }
     q = p;
     sample(&q, 9, two, 2);
     bad(q.b, q.n, CGPROP_EFORMAT, "a sample has more values than the 1 sample types");

@@ -952,6 +952,12 @@ static int add_frames(pp *p, const pfield *outer, size_t depth, const uint64_t *
     return CGPROP_OK;
 }
 
+/* The row of location id, SIZE_MAX when the profile lacks it. */
+static size_t loc_of(const pp *p, uint64_t id)
+{
+    return id - 1 < p->nloc && p->loc[id - 1].id == id ? (size_t)(id - 1) : find_id(p->loc, p->nloc, sizeof *p->loc, id);
+}
+
 static int read_sample(pp *p, const pfield *outer)
 {
     /* All but the weights, which take_value fills (and counts in nw). */
@@ -993,45 +999,42 @@ static int read_sample(pp *p, const pfield *outer)
         }
         tail_decode(p, &s);
     }
-    /* Frames leaf first, then turned round: the graph wants the root first. */
+    /* The ids are leaf first and the graph wants the root first: they are
+     * taken from the last, each location's frames (leaf first too) from its
+     * last. */
     size_t depth = 0;
     bool all_fast = true;
     p->prev_ok = false;
-    /* Room for a frame per id; a location of several frames makes room
-     * for them and for a frame per id after it, so that an id of one frame
-     * never checks. */
     if (!grow(p, (void **)&p->frames, &p->cframes, s.nids, sizeof *p->frames)) return enomem(p);
-    for (size_t i = 0; i < s.nids; i++) {
+    for (size_t i = s.nids; i-- > 0;) {
         uint64_t id = p->ids[i];
         if (id - 1 < p->nloc && p->fast[id - 1] != NO_FAST) {
             p->frames[depth++] = p->fast[id - 1];
             continue;
         }
         all_fast = false;
-        size_t k = id - 1 < p->nloc && p->loc[id - 1].id == id ? (size_t)(id - 1)
-                                                               : find_id(p->loc, p->nloc, sizeof *p->loc, id);
-        if (k == SIZE_MAX)
+        size_t k = loc_of(p, id);
+        if (k == SIZE_MAX) {
+            /* The message names the first such id, leaf first. */
+            for (size_t j = 0; j < i; j++)
+                if (loc_of(p, p->ids[j]) == SIZE_MAX) {
+                    i = j;
+                    break;
+                }
             return efmt(p, outer->off, "a sample names location %llu, which the profile lacks",
                         (unsigned long long)p->ids[i]);
+        }
         const ploc *l = &p->loc[k];
-        size_t rest = s.nids - i - 1;
-        if (l->nnodes > SIZE_MAX / 4 - depth - rest) return enomem(p);
-        if (!grow(p, (void **)&p->frames, &p->cframes, depth + l->nnodes + rest, sizeof *p->frames))
-            return enomem(p);
-        /* Go's inlined locations hold two or three frames: a loop, not a
-         * call to memcpy. */
+        /* Room for its frames and a frame per id still to come, so that an
+         * id of one frame never checks. */
+        if (l->nnodes > SIZE_MAX / 4 - depth - i) return enomem(p);
+        if (!grow(p, (void **)&p->frames, &p->cframes, depth + l->nnodes + i, sizeof *p->frames)) return enomem(p);
         const uint32_t *from = p->lnode + l->node0;
-        for (size_t j = 0; j < l->nnodes; j++) p->frames[depth + j] = from[j];
-        depth += l->nnodes;
+        for (size_t j = l->nnodes; j-- > 0;) p->frames[depth++] = from[j];
     }
     /* pprof counts a sample without a stack in its total only; it has no
      * function to charge here. */
     if (depth == 0) return CGPROP_OK;
-    for (size_t a = 0, b = depth - 1; a < b; a++, b--) {
-        uint32_t t = p->frames[a];
-        p->frames[a] = p->frames[b];
-        p->frames[b] = t;
-    }
     return add_frames(p, outer, depth, s.w, one && all_fast, &s, 0);
 }
 
