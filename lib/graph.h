@@ -473,11 +473,14 @@ static inline uint64_t *cgprop__ecls_bucket(const cgprop_graph *g, uint32_t e, u
 
 /* The same costs for a reference r already read, but sink (K values) where
  * cgprop__ecls_bucket gives NULL, chosen by a mask rather than a branch: in
- * the stacks' flush which calls keep a block is as random as the stacks. */
-static inline uint64_t *cgprop__ecls_bucket_or(const cgprop_graph *g, uint32_t r, uint32_t c, uint64_t *sink)
+ * the stacks' flush which calls keep a block is as random as the stacks.
+ * K is the graph's, passed so that the flush's copies for one and two
+ * metrics fold it. */
+static inline uint64_t *cgprop__ecls_bucket_or(const cgprop_graph *g, uint32_t r, uint32_t c, uint64_t *sink,
+                                               uint32_t K)
 {
     uintptr_t blk = (uintptr_t)0 - (uintptr_t)(r >= CGPROP__ECLS_BLK);
-    uintptr_t at = (uintptr_t)g->ecls + (uintptr_t)cgprop__ecls_slot(r, c) * g->K * sizeof *g->ecls;
+    uintptr_t at = (uintptr_t)(g->ecls + cgprop__ecls_slot(r, c) * K);
     return (uint64_t *)((at & blk) | ((uintptr_t)sink & ~blk));
 }
 

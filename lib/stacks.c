@@ -323,8 +323,8 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
          * combined without branches: which of them holds is as random as
          * the stacks, and a mispredicted branch costs more than the rest of
          * a pair's flush. */
-        uint32_t r = deep ? cgprop__sparse_find(&g->dcall, e) : 1;
-        if ((r == 0) | ((ref < CGPROP__ECLS_BLK) & (ref != cgprop__cls_bucket(c) + 1))) {
+        uint32_t r = deep ? cgprop__sparse_find(&g->dcall, e) : 1, cb = cgprop__cls_bucket(c);
+        if ((r == 0) | ((ref < CGPROP__ECLS_BLK) & (ref != cb + 1))) {
             int rc = cgprop__ecls_prepare(g, e, (int)c, true);
             if (rc) return rc;
             ref = g->ecls_ref[e];
@@ -334,7 +334,7 @@ static inline int flush_loop(cgprop_graph *g, stack_scratch *s, size_t from, siz
          * (its total is its one class's); a level >= 2 caller's share also
          * goes to the call's level >= 2 part (made by the prepare above),
          * under the callee's level. */
-        uint64_t *bk = cgprop__ecls_bucket_or(g, ref, cgprop__cls_bucket(c), sink);
+        uint64_t *bk = cgprop__ecls_bucket_or(g, ref, cb, sink, K);
         uint64_t *dp = deep ? g->dcall.val + (size_t)(r - 1) * cgprop__dcall_width(g) +
                                   (size_t)(c - CGPROP__NCLS) * (K + 1) + 1
                             : NULL;
