@@ -480,7 +480,10 @@ static inline uint64_t *cgprop__ecls_bucket_or(const cgprop_graph *g, uint32_t r
                                                uint32_t K)
 {
     uintptr_t blk = (uintptr_t)0 - (uintptr_t)(r >= CGPROP__ECLS_BLK);
-    uintptr_t at = (uintptr_t)(g->ecls + cgprop__ecls_slot(r, c) * K);
+    /* Integer arithmetic: for a call in compact form the slot is
+     * meaningless and ecls may be NULL, which pointer arithmetic must not
+     * meet. */
+    uintptr_t at = (uintptr_t)g->ecls + (uintptr_t)cgprop__ecls_slot(r, c) * K * sizeof *g->ecls;
     return (uint64_t *)((at & blk) | ((uintptr_t)sink & ~blk));
 }
 
