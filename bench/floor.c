@@ -363,15 +363,15 @@ typedef struct ptabs {
     uint32_t *fcall;
     uint64_t *fbase;
     /* With classes: per function the frames of it on the stack; per frame
-     * its level (0, 1, 2 = 2 or more) and the class of the call into it
-     * (the caller's level times 3 plus its own). A call's cost in ecost is
-     * its total; a call only ever paid in one class keeps that class in
-     * cref and nothing else, a call paid in two or more gets a block of
-     * nine sums (cref 9, cblk its block). Per function its self cost by
-     * level. */
+     * its level (0, 1, 2 = 2 or more), from which the class of the call
+     * into it follows (the caller's level times 3 plus its own). A call's
+     * cost in ecost is its total; a call only ever paid in one class keeps
+     * that class in cref and nothing else, a call paid in two or more gets
+     * a block of nine sums (cref 9, cblk its block). Per function its self
+     * cost by level. */
     bool cls;
     uint32_t *act, *cblk;
-    uint8_t *flv, *fk, *cref;
+    uint8_t *flv, *cref;
     uint64_t *blk, *lself;
     uint32_t nblk, blkcap;
 } ptabs;
@@ -391,7 +391,6 @@ static void ptabs_free(ptabs *t)
     free(t->act);
     free(t->cblk);
     free(t->flv);
-    free(t->fk);
     free(t->cref);
     free(t->blk);
     free(t->lself);
@@ -527,11 +526,13 @@ static void pay(ptabs *t, size_t from, size_t to, uint64_t tot)
     for (size_t i = from; i < to; i++) t->ecost[t->fcall[i]] += tot - t->fbase[i];
 }
 
-/* The same with classes; false when out of memory. */
+/* The same with classes (from >= 1: frame 0 has no call into it, and
+ * frame i's class is read off its caller's level and its own, still those
+ * of the stack the frames leave); false when out of memory. */
 static bool pay_cls(ptabs *t, size_t from, size_t to, uint64_t tot)
 {
     for (size_t i = from; i < to; i++) {
-        uint32_t e = t->fcall[i], k = t->fk[i];
+        uint32_t e = t->fcall[i], k = t->flv[i - 1] * 3u + t->flv[i];
         uint64_t d = tot - t->fbase[i], old = t->ecost[e];
         t->ecost[e] = old + d;
         if (t->cref[e] == k) continue;
@@ -672,7 +673,7 @@ uint64_t floor_pprof(const char *data, size_t len, int mode, uint32_t *ncalls, u
                 goto out2;
             if (costs && (!grow((void **)&t.fcall, cc, sizeof *t.fcall) || !grow((void **)&t.fbase, cc, sizeof *t.fbase)))
                 goto out2;
-            if (t.cls && (!grow((void **)&t.flv, cc, 1) || !grow((void **)&t.fk, cc, 1))) goto out2;
+            if (t.cls && !grow((void **)&t.flv, cc, 1)) goto out2;
             t.fcap = cc;
         }
         /* The previous sample's frames past the shared ones go (frame 0
@@ -693,7 +694,7 @@ uint64_t floor_pprof(const char *data, size_t len, int mode, uint32_t *ncalls, u
                 if (t.cls) {
                     uint32_t a = t.act[fn]++;
                     t.flv[depth] = (uint8_t)(a < 2 ? a : 2);
-                    if (depth) t.fk[depth] = (uint8_t)(k = t.flv[depth - 1] * 3u + t.flv[depth]);
+                    if (depth) k = t.flv[depth - 1] * 3u + t.flv[depth];
                 }
                 if (caller != UINT32_MAX) {
                     uint32_t e = pcall(&t, caller, fn, k);
