@@ -526,13 +526,17 @@ static void pay(ptabs *t, size_t from, size_t to, uint64_t tot)
     for (size_t i = from; i < to; i++) t->ecost[t->fcall[i]] += tot - t->fbase[i];
 }
 
-/* The same with classes (from >= 1: frame 0 has no call into it, and
- * frame i's class is read off its caller's level and its own, still those
- * of the stack the frames leave); false when out of memory. */
+/* The class of the call into frame i >= 1: its caller's level times 3
+ * plus its own. */
+static inline uint32_t frame_cls(const ptabs *t, size_t i) { return t->flv[i - 1] * 3u + t->flv[i]; }
+
+/* The same with classes (from >= 1: frame 0 has no call into it; the
+ * levels read are still those of the stack the frames leave); false when
+ * out of memory. */
 static bool pay_cls(ptabs *t, size_t from, size_t to, uint64_t tot)
 {
     for (size_t i = from; i < to; i++) {
-        uint32_t e = t->fcall[i], k = t->flv[i - 1] * 3u + t->flv[i];
+        uint32_t e = t->fcall[i], k = frame_cls(t, i);
         uint64_t d = tot - t->fbase[i], old = t->ecost[e];
         t->ecost[e] = old + d;
         if (t->cref[e] == k) continue;
@@ -694,7 +698,7 @@ uint64_t floor_pprof(const char *data, size_t len, int mode, uint32_t *ncalls, u
                 if (t.cls) {
                     uint32_t a = t.act[fn]++;
                     t.flv[depth] = (uint8_t)(a < 2 ? a : 2);
-                    if (depth) k = t.flv[depth - 1] * 3u + t.flv[depth];
+                    if (depth) k = frame_cls(&t, depth);
                 }
                 if (caller != UINT32_MAX) {
                     uint32_t e = pcall(&t, caller, fn, k);
