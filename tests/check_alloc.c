@@ -9,8 +9,12 @@
  * iterators) no block is left. The first sweep compares the graph against
  * a brute-force model of the additions written here; the second, which runs
  * the analyses too, compares against a run that never failed. */
-/* mkstemp, fdopen */
+/* mkstemp, fdopen; mmap's MAP_FIXED_NOREPLACE on Linux */
+#if defined(__linux__)
+#define _GNU_SOURCE 1
+#else
 #define _POSIX_C_SOURCE 200809L
+#endif
 #include <check.h>
 #include "ck_quiet.h"
 #include <stddef.h>
@@ -22,6 +26,10 @@
 #include "cgprop.h"
 #include "cgprop_io.h"
 #include "util/mem.h"
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 /* ---- counting, failing allocator ---- */
 
@@ -974,6 +982,93 @@ START_TEST(test_huge_advice_keeps_one_mapping)
 }
 END_TEST
 
+/* Large blocks of the C library's allocator are mapped by the library: each
+ * starts just past an aligned 2 MiB span, keeps its bytes as it grows where
+ * it is, when something blocks its way (moved whole), when advice split its
+ * mapping (copied) and when it shrinks, and is freed alike whichever way
+ * it came; blocks below the threshold stay the C library's. */
+START_TEST(test_big_blocks_mapped_and_grown)
+{
+#if defined(CGPROP__BIG_MAP)
+    cgprop_allocator std;
+    cgprop__mem_init(&std, NULL);
+    const size_t span = CGPROP__BIG_SPAN;
+    /* Below the threshold: the C library's, grown past it into a mapping. */
+    unsigned char *a = cgprop__mem_alloc(&std, 1000, 1);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_uint_ne((uintptr_t)a & (span - 1), 0);
+    for (size_t i = 0; i < 1000; i++) a[i] = (unsigned char)(i * 7);
+    unsigned char *b = cgprop__mem_realloc(&std, a, 3 * span, 1);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_eq((uintptr_t)b & (span - 1), 0);
+    for (size_t i = 0; i < 1000; i++) ck_assert_uint_eq(b[i], (unsigned char)(i * 7));
+    size_t n = 3 * span;
+    for (size_t i = 1000; i < n; i += 4093) b[i] = (unsigned char)(i >> 12);
+    b[n - 1] = 0xEE;
+
+    /* A page mapped right after it: growing must move it whole. */
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    char *end = (char *)b + ((n + pg - 1) & ~(pg - 1));
+#ifdef MAP_FIXED_NOREPLACE
+    void *wall = mmap(end, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+#else
+    void *wall = MAP_FAILED;
+    (void)end;
+#endif
+    unsigned char *c = cgprop__mem_realloc(&std, b, 5 * span, 1);
+    ck_assert_ptr_nonnull(c);
+    if (wall != MAP_FAILED) {
+        ck_assert_ptr_ne(c, b);
+        munmap(wall, pg);
+    }
+    ck_assert_uint_eq((uintptr_t)c & (span - 1), 0);
+    for (size_t i = 0; i < 1000; i++) ck_assert_uint_eq(c[i], (unsigned char)(i * 7));
+    for (size_t i = 1000; i < n; i += 4093) ck_assert_uint_eq(c[i], (unsigned char)(i >> 12));
+    ck_assert_uint_eq(c[n - 1], 0xEE);
+    /* The new room is there and writable. */
+    memset(c + n, 0x11, 2 * span);
+    n = 5 * span;
+
+    /* Small-page advice on its middle splits the mapping: grown by a copy. */
+    cgprop__mem_advise(&std, c + span, span, false);
+    unsigned char *d = cgprop__mem_realloc(&std, c, 9 * span, 1);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_uint_eq((uintptr_t)d & (span - 1), 0);
+    for (size_t i = 0; i < 1000; i++) ck_assert_uint_eq(d[i], (unsigned char)(i * 7));
+    ck_assert_uint_eq(d[3 * span - 1], 0xEE);
+    ck_assert_uint_eq(d[3 * span], 0x11);
+    ck_assert_uint_eq(d[n - 1], 0x11);
+    d[9 * span - 1] = 0x22;
+
+    /* Shrunk below the threshold: its first bytes kept, still freed whole. */
+    unsigned char *e = cgprop__mem_realloc(&std, d, 100, 1);
+    ck_assert_ptr_nonnull(e);
+    for (size_t i = 0; i < 100; i++) ck_assert_uint_eq(e[i], (unsigned char)(i * 7));
+    cgprop__mem_free(&std, e);
+
+    /* Allocated big at once, zero as calloc promises, freed. */
+    uint64_t *z = cgprop__mem_calloc(&std, span, sizeof *z);
+    ck_assert_ptr_nonnull(z);
+    ck_assert_uint_eq((uintptr_t)z & (span - 1), 0);
+    ck_assert_uint_eq(z[0] | z[span / 2] | z[span - 1], 0);
+    cgprop__mem_free(&std, z);
+    /* Small blocks stay the C library's, freed by it. */
+    for (int k = 0; k < 3; k++) {
+        char *s = cgprop__mem_alloc(&std, 64, 1);
+        ck_assert_ptr_nonnull(s);
+        cgprop__mem_free(&std, s);
+    }
+#else
+    /* Not built in here: the C library's blocks throughout. */
+    cgprop_allocator std;
+    cgprop__mem_init(&std, NULL);
+    char *a = cgprop__mem_alloc(&std, (size_t)3 << 21, 1);
+    ck_assert_ptr_nonnull(a);
+    cgprop__mem_free(&std, a);
+#endif
+}
+END_TEST
+
 static Suite *alloc_suite(void)
 {
     Suite *s = suite_create("alloc");
@@ -989,6 +1084,7 @@ static Suite *alloc_suite(void)
     tcase_add_test(tc, test_stdin_regular_file_is_mapped);
     tcase_add_test(tc, test_huge_page_advice);
     tcase_add_test(tc, test_huge_advice_keeps_one_mapping);
+    tcase_add_test(tc, test_big_blocks_mapped_and_grown);
     suite_add_tcase(s, tc);
     return s;
 }

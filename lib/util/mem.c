@@ -1,7 +1,7 @@
 /* Allocation context, growable arrays, a 64-bit hash map (util/mem.h). */
-/* madvise and MADV_HUGEPAGE under -std=c11 (Linux only). */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE 1
+/* madvise, MADV_HUGEPAGE and mremap under -std=c11 (Linux only). */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1
 #endif
 #include "mem.h"
 #include "prefetch.h"
@@ -14,21 +14,167 @@
 #include <unistd.h>
 #endif
 
+/* Large blocks of the C library's allocator, mapped by the library on Linux
+ * with glibc. On a VM that charges ~15 us for a fresh page's first touch (a
+ * paravirtualised guest, whose page tables the hypervisor keeps), a graph's
+ * arrays spent more time faulting than being filled. The kernel backs an
+ * advised region with huge pages only in the aligned 2 MiB spans wholly
+ * inside it, and only in a span none of whose pages is mapped yet; the C
+ * library places its blocks at any address and grows those on its heap by
+ * copying them, so most pages came small, and came twice. A block mapped
+ * here has its data start on a span, is advised at once and grows by
+ * moving its page tables (mremap), not by copying: a span is one fault
+ * instead of 512. The page before the data holds the mapping's length and a
+ * tag, so that a block of 2^k bytes fills its spans exactly and the next
+ * doubling finds its new spans untouched. The mapping is whole pages, and
+ * whole spans only where its last span would be at least half full: at
+ * most half a span more than glibc's would be resident. */
+#ifdef CGPROP__BIG_MAP
+#include <malloc.h>
+
+#define SPAN ((uintptr_t)CGPROP__BIG_SPAN)
+#define BIG_MIN CGPROP__BIG_MIN
+
+/* The tag has its top bit set: the word before a glibc block is its chunk's
+ * size, which never has, so no block of the C library passes for one of
+ * these. */
+static uint64_t big_tag(const void *p)
+{
+    return ((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> 1 | (uint64_t)1 << 63;
+}
+
+static bool is_big(const void *p)
+{
+    /* The word before is read only for a pointer on a span: for a glibc
+     * block that word is its chunk header's, always mapped. */
+    return ((uintptr_t)p & (SPAN - 1)) == 0 && ((const uint64_t *)p)[-1] == big_tag(p);
+}
+
+static size_t page_size(void)
+{
+    long sz = sysconf(_SC_PAGESIZE);
+    return sz > 0 && (size_t)sz < SPAN ? (size_t)sz : 4096;
+}
+
+/* The mapping of block p, which starts a page before it. */
+static char *big_base(const void *p)
+{
+    return (char *)p - page_size();
+}
+
+static size_t big_len(const void *p)
+{
+    return (size_t)((const uint64_t *)p)[-2];
+}
+
+/* The header page and n bytes of data, in whole pages; 0 on overflow. */
+static size_t map_len(size_t n)
+{
+    size_t pg = page_size();
+    if (n > SIZE_MAX - 2 * pg - SPAN) return 0;
+    size_t d = (n + pg - 1) & ~(pg - 1), tail = d & (SPAN - 1);
+    if (tail >= SPAN / 2) d += SPAN - tail;
+    return pg + d;
+}
+
+/* len bytes of fresh address space whose second page starts a span, or
+ * NULL. */
+static char *reserve_aligned(size_t len)
+{
+    size_t pg = page_size();
+    char *r = mmap(NULL, len + SPAN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED) return NULL;
+    char *base = (char *)((((uintptr_t)r + pg + SPAN - 1) & ~(SPAN - 1)) - pg);
+    if (base > r) munmap(r, (size_t)(base - r));
+    size_t tail = (size_t)(r + len + SPAN - (base + len));
+    if (tail) munmap(base + len, tail);
+    return base;
+}
+
+static void *big_finish(char *base, size_t len)
+{
+    /* Advice on the whole mapping, header page included: advice on part of
+     * it would split it, and mremap moves one mapping only. */
+    (void)madvise(base, len, MADV_HUGEPAGE);
+    char *p = base + page_size();
+    ((uint64_t *)p)[-2] = len;
+    ((uint64_t *)p)[-1] = big_tag(p);
+    return p;
+}
+
+static void *big_alloc(size_t n)
+{
+    size_t len = map_len(n);
+    char *base = len ? reserve_aligned(len) : NULL;
+    return base ? big_finish(base, len) : NULL;
+}
+
+static void *big_realloc(void *p, size_t n)
+{
+    char *base = big_base(p);
+    size_t len = big_len(p), want = map_len(n);
+    if (!want) return NULL;
+    if (want <= len) {
+        /* Shrunk: the pages past it go back. */
+        if (want < len) munmap(base + want, len - want);
+        ((uint64_t *)p)[-2] = want;
+        return p;
+    }
+    /* Grown where it is if the address space after it is free, else moved
+     * whole onto a new span, both without a copy. */
+    char *to = mremap(base, len, want, 0);
+    if (to == MAP_FAILED) {
+        char *a = reserve_aligned(want);
+        if (!a) return NULL;
+        to = mremap(base, len, want, MREMAP_MAYMOVE | MREMAP_FIXED, a);
+        if (to == MAP_FAILED) {
+            /* Advice on part of the block split its mapping, which mremap
+             * cannot move in one piece: copied instead. */
+            size_t pg = page_size();
+            memcpy(a + pg, p, len - pg);
+            munmap(base, len);
+            to = a;
+        }
+    }
+    return big_finish(to, want);
+}
+#endif
+
 static void *std_malloc(void *user, size_t size)
 {
     (void)user;
+#ifdef CGPROP__BIG_MAP
+    if (size >= BIG_MIN) return big_alloc(size);
+#endif
     return malloc(size);
 }
 
 static void *std_realloc(void *user, void *p, size_t size)
 {
     (void)user;
+#ifdef CGPROP__BIG_MAP
+    if (p && is_big(p)) return big_realloc(p, size);
+    if (p && size >= BIG_MIN) {
+        void *q = big_alloc(size);
+        if (!q) return NULL;
+        size_t old = malloc_usable_size(p);
+        memcpy(q, p, old < size ? old : size);
+        free(p);
+        return q;
+    }
+#endif
     return realloc(p, size);
 }
 
 static void std_free(void *user, void *p)
 {
     (void)user;
+#ifdef CGPROP__BIG_MAP
+    if (p && is_big(p)) {
+        munmap(big_base(p), big_len(p));
+        return;
+    }
+#endif
     free(p);
 }
 

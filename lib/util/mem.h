@@ -28,6 +28,22 @@ void cgprop__mem_free(const cgprop_allocator *m, void *p);
  * block that will be filled only in part should have that part set back
  * to small pages, which only what is touched makes resident. */
 #define CGPROP__HUGE_MIN ((size_t)4 << 20)
+/* Blocks of at least CGPROP__BIG_MIN bytes from the C library's allocator
+ * are mapped by the library itself on Linux with glibc (mem.c says why):
+ * each starts on an aligned 2 MiB span, is advised onto huge pages at once
+ * and grows without a copy. Off in sanitiser
+ * builds, whose checks cover only the C library's blocks, and with
+ * -DCGPROP_NO_BIG_MAP. */
+#if defined(__linux__) && defined(__GLIBC__) && !defined(CGPROP_NO_BIG_MAP) && !defined(__SANITIZE_ADDRESS__)
+#define CGPROP__BIG_MAP 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#undef CGPROP__BIG_MAP
+#endif
+#endif
+#define CGPROP__BIG_SPAN ((size_t)2 << 20)
+#define CGPROP__BIG_MIN CGPROP__BIG_SPAN
 /* Asks the system to back [p, p + n) with huge pages (its whole aligned
  * 2 MiB spans) or with small ones (its whole pages), before it is first
  * touched. Only for memory from the C library's allocator and on Linux;
