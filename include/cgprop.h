@@ -158,9 +158,11 @@ CGPROP_API const char *cgprop_strerror(int code);
  * A caller-supplied allocator, copied into each graph at creation. Every
  * allocation the graph makes (its iterators and results included) goes
  * through it. All three functions must be set. Without one (NULL: the C
- * library's malloc, realloc and free), on Linux, blocks of 4 MiB or more
- * are asked to be backed by transparent huge pages (madvise), which large
- * graphs read at random; memory from a caller's allocator is never advised.
+ * library's malloc, realloc and free), on Linux with glibc, blocks of 2 MiB
+ * or more are mapped by the library itself (mmap, their data on a 2 MiB
+ * boundary, advised onto transparent huge pages, grown with mremap); on
+ * other Linux systems blocks of 4 MiB or more from malloc are advised.
+ * Memory from a caller's allocator is never mapped or advised by cgprop.
  */
 typedef struct cgprop_allocator {
     /** Like malloc(size); returns NULL on failure. */
