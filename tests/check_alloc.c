@@ -27,6 +27,7 @@
 #include "cgprop_io.h"
 #include "util/mem.h"
 #if defined(__linux__)
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -1069,6 +1070,59 @@ START_TEST(test_big_blocks_mapped_and_grown)
 }
 END_TEST
 
+/* A block of the C library's never starts on a 2 MiB span when handed out
+ * by the default allocator (only its own mapped blocks do, which is how it
+ * tells them apart without reading before a block). The heap is laid out
+ * so that the C library's next block would start on a span, checked with a
+ * plain malloc first; where that cannot be arranged (another malloc, as
+ * under memcheck) there is nothing to check. */
+START_TEST(test_small_blocks_never_on_a_span)
+{
+#if defined(CGPROP__BIG_MAP) && defined(M_MMAP_THRESHOLD)
+    cgprop_allocator std;
+    cgprop__mem_init(&std, NULL);
+    const uintptr_t span = CGPROP__BIG_SPAN;
+    const size_t req = 100000;
+    /* Everything below 32 MiB from the heap's top, so the filler is too. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    int arranged = 0;
+    for (int attempt = 0; attempt < 8 && !arranged; attempt++) {
+        /* glibc: a chunk is the request + 8 rounded up to 16 (at least 32);
+         * the top chunk follows the last block carved from it. */
+        unsigned char *p0 = malloc(40000);
+        ck_assert_ptr_nonnull(p0);
+        uintptr_t top = (uintptr_t)p0 - 16 + ((40000 + 8 + 15) & ~(size_t)15);
+        size_t d = (size_t)((span - ((top + 16) & (span - 1))) & (span - 1));
+        if (d < 64) d += span;
+        void *filler = malloc(d - 8);
+        ck_assert_ptr_nonnull(filler);
+        void *q = malloc(req);
+        ck_assert_ptr_nonnull(q);
+        if (((uintptr_t)q & (span - 1)) == 0) {
+            arranged = 1;
+            free(q);
+            /* The same malloc would hand out the same block. */
+            char *mine = cgprop__mem_alloc(&std, req, 1);
+            ck_assert_ptr_nonnull(mine);
+            ck_assert_uint_ne((uintptr_t)mine & (span - 1), 0);
+            memset(mine, 0x42, req);
+            char *grown = cgprop__mem_realloc(&std, mine, req + 1000, 1);
+            ck_assert_ptr_nonnull(grown);
+            ck_assert_uint_ne((uintptr_t)grown & (span - 1), 0);
+            ck_assert_int_eq(grown[req - 1], 0x42);
+            cgprop__mem_free(&std, grown);
+        } else {
+            free(q);
+        }
+        free(filler);
+        free(p0);
+    }
+    mallopt(M_MMAP_THRESHOLD, 128 << 10);
+    (void)arranged;
+#endif
+}
+END_TEST
+
 static Suite *alloc_suite(void)
 {
     Suite *s = suite_create("alloc");
@@ -1085,6 +1139,7 @@ static Suite *alloc_suite(void)
     tcase_add_test(tc, test_huge_page_advice);
     tcase_add_test(tc, test_huge_advice_keeps_one_mapping);
     tcase_add_test(tc, test_big_blocks_mapped_and_grown);
+    tcase_add_test(tc, test_small_blocks_never_on_a_span);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -43,11 +43,45 @@ static uint64_t big_tag(const void *p)
     return ((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> 1 | (uint64_t)1 << 63;
 }
 
+static bool on_span(const void *p)
+{
+    return ((uintptr_t)p & (SPAN - 1)) == 0;
+}
+
+/* A block of the C library's handed out here never starts on a span (the
+ * rare one that does is swapped for another), so the words before a block
+ * are read only for a block of ours: a block of the C library's may have no
+ * readable header before it (memcheck's have a guard zone). The tag is a
+ * second check; the word before a glibc block is its chunk's size, which
+ * never has the top bit set. */
 static bool is_big(const void *p)
 {
-    /* The word before is read only for a pointer on a span: for a glibc
-     * block that word is its chunk header's, always mapped. */
-    return ((uintptr_t)p & (SPAN - 1)) == 0 && ((const uint64_t *)p)[-1] == big_tag(p);
+    return on_span(p) && ((const uint64_t *)p)[-1] == big_tag(p);
+}
+
+/* q, or when q starts on a span a copy of its n bytes that does not (q
+ * freed); q itself if no such copy can be had, which is valid too, only
+ * checked by its tag. */
+static void *off_span(void *q, size_t n)
+{
+    if (!q || !on_span(q)) return q;
+    void *held[4], *r = NULL;
+    int k = 0;
+    held[k++] = q;
+    while (k < 4) {
+        r = malloc(n ? n : 1);
+        if (!r || !on_span(r)) break;
+        held[k++] = r;
+        r = NULL;
+    }
+    if (r) {
+        memcpy(r, q, n);
+    } else {
+        r = q;
+        held[0] = NULL;
+    }
+    while (k > 0) free(held[--k]);
+    return r;
 }
 
 static size_t page_size(void)
@@ -145,8 +179,10 @@ static void *std_malloc(void *user, size_t size)
     (void)user;
 #ifdef CGPROP__BIG_MAP
     if (size >= BIG_MIN) return big_alloc(size);
-#endif
+    return off_span(malloc(size), size);
+#else
     return malloc(size);
+#endif
 }
 
 static void *std_realloc(void *user, void *p, size_t size)
@@ -162,8 +198,10 @@ static void *std_realloc(void *user, void *p, size_t size)
         free(p);
         return q;
     }
-#endif
+    return off_span(realloc(p, size), size);
+#else
     return realloc(p, size);
+#endif
 }
 
 static void std_free(void *user, void *p)
