@@ -48,40 +48,15 @@ static bool on_span(const void *p)
     return ((uintptr_t)p & (SPAN - 1)) == 0;
 }
 
-/* A block of the C library's handed out here never starts on a span (the
- * rare one that does is swapped for another), so the words before a block
- * are read only for a block of ours: a block of the C library's may have no
+/* A block of the C library's handed out here never starts on a span (one
+ * that does is swapped for a mapped copy), so the words before a block are
+ * read only for a block of ours: a block of the C library's may have no
  * readable header before it (memcheck's have a guard zone). The tag is a
  * second check; the word before a glibc block is its chunk's size, which
  * never has the top bit set. */
 static bool is_big(const void *p)
 {
     return on_span(p) && ((const uint64_t *)p)[-1] == big_tag(p);
-}
-
-/* q, or when q starts on a span a copy of its n bytes that does not (q
- * freed); q itself if no such copy can be had, which is valid too, only
- * checked by its tag. */
-static void *off_span(void *q, size_t n)
-{
-    if (!q || !on_span(q)) return q;
-    void *held[4], *r = NULL;
-    int k = 0;
-    held[k++] = q;
-    while (k < 4) {
-        r = malloc(n ? n : 1);
-        if (!r || !on_span(r)) break;
-        held[k++] = r;
-        r = NULL;
-    }
-    if (r) {
-        memcpy(r, q, n);
-    } else {
-        r = q;
-        held[0] = NULL;
-    }
-    while (k > 0) free(held[--k]);
-    return r;
 }
 
 static size_t page_size(void)
@@ -141,6 +116,20 @@ static void *big_alloc(size_t n)
     size_t len = map_len(n);
     char *base = len ? reserve_aligned(len) : NULL;
     return base ? big_finish(base, len) : NULL;
+}
+
+/* q, or when q starts on a span (another malloc, such as jemalloc's, may
+ * place blocks on spans often) a mapped copy of its n bytes, so that every
+ * block on a span is a mapped one. q itself if no mapping can be had, which
+ * is valid too; only its missing tag tells it apart then. */
+static void *off_span(void *q, size_t n)
+{
+    if (!q || !on_span(q)) return q;
+    void *r = big_alloc(n);
+    if (!r) return q;
+    memcpy(r, q, n);
+    free(q);
+    return r;
 }
 
 static void *big_realloc(void *p, size_t n)
