@@ -984,7 +984,7 @@ START_TEST(test_huge_advice_keeps_one_mapping)
 END_TEST
 
 /* Large blocks of the C library's allocator are mapped by the library: each
- * starts just past an aligned 2 MiB span, keeps its bytes as it grows where
+ * starts on an aligned 2 MiB span, keeps its bytes as it grows where
  * it is, when something blocks its way (moved whole), when advice split its
  * mapping (copied) and when it shrinks, and is freed alike whichever way
  * it came; blocks below the threshold stay the C library's. */

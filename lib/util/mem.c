@@ -29,15 +29,20 @@
  * doubling finds its new spans untouched. The mapping is whole pages, and
  * whole spans only where its last span would be at least half full: at
  * most half a span more than glibc's would be resident. */
+#if defined(__linux__)
+static inline size_t page_size(void)
+{
+    long sz = sysconf(_SC_PAGESIZE);
+    return sz > 0 && (size_t)sz < CGPROP__BIG_SPAN ? (size_t)sz : 4096;
+}
+#endif
+
 #ifdef CGPROP__BIG_MAP
 #include <malloc.h>
 
 #define SPAN ((uintptr_t)CGPROP__BIG_SPAN)
 #define BIG_MIN CGPROP__BIG_MIN
 
-/* The tag has its top bit set: the word before a glibc block is its chunk's
- * size, which never has, so no block of the C library passes for one of
- * these. */
 static uint64_t big_tag(const void *p)
 {
     return ((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> 1 | (uint64_t)1 << 63;
@@ -57,12 +62,6 @@ static bool on_span(const void *p)
 static bool is_big(const void *p)
 {
     return on_span(p) && ((const uint64_t *)p)[-1] == big_tag(p);
-}
-
-static size_t page_size(void)
-{
-    long sz = sysconf(_SC_PAGESIZE);
-    return sz > 0 && (size_t)sz < SPAN ? (size_t)sz : 4096;
 }
 
 /* The mapping of block p, which starts a page before it. */
@@ -118,18 +117,26 @@ static void *big_alloc(size_t n)
     return base ? big_finish(base, len) : NULL;
 }
 
+/* A mapped block of n bytes holding the first `keep` bytes of the C
+ * library's block q, which is freed; NULL (q kept) when none can be had. */
+static void *to_map(void *q, size_t n, size_t keep)
+{
+    void *r = big_alloc(n);
+    if (!r) return NULL;
+    memcpy(r, q, keep < n ? keep : n);
+    free(q);
+    return r;
+}
+
 /* q, or when q starts on a span (another malloc, such as jemalloc's, may
- * place blocks on spans often) a mapped copy of its n bytes, so that every
- * block on a span is a mapped one. q itself if no mapping can be had, which
- * is valid too; only its missing tag tells it apart then. */
+ * place blocks on spans often) a mapped copy of it, so that every block on
+ * a span is a mapped one. q itself if no mapping can be had, which is valid
+ * too; only its missing tag tells it apart then. */
 static void *off_span(void *q, size_t n)
 {
     if (!q || !on_span(q)) return q;
-    void *r = big_alloc(n);
-    if (!r) return q;
-    memcpy(r, q, n);
-    free(q);
-    return r;
+    void *r = to_map(q, n, n);
+    return r ? r : q;
 }
 
 static void *big_realloc(void *p, size_t n)
@@ -179,14 +186,7 @@ static void *std_realloc(void *user, void *p, size_t size)
     (void)user;
 #ifdef CGPROP__BIG_MAP
     if (p && is_big(p)) return big_realloc(p, size);
-    if (p && size >= BIG_MIN) {
-        void *q = big_alloc(size);
-        if (!q) return NULL;
-        size_t old = malloc_usable_size(p);
-        memcpy(q, p, old < size ? old : size);
-        free(p);
-        return q;
-    }
+    if (p && size >= BIG_MIN) return to_map(p, size, malloc_usable_size(p));
     return off_span(realloc(p, size), size);
 #else
     return realloc(p, size);
@@ -231,8 +231,7 @@ void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge)
      * (a span that meets them is then not made huge). The advice may be
      * refused (THP not built in, an odd page size): nothing changes then. */
     if (!p || !cgprop__mem_lazy(m)) return;
-    long sz = sysconf(_SC_PAGESIZE);
-    const uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096, at = (uintptr_t)p;
+    const uintptr_t page = page_size(), at = (uintptr_t)p;
     uintptr_t a = (at + page - 1) & ~(page - 1), b = (at + n) & ~(page - 1);
     if (huge) {
         a = at & ~(page - 1);
@@ -244,6 +243,18 @@ void cgprop__mem_advise(const cgprop_allocator *m, void *p, size_t n, bool huge)
     (void)p;
     (void)n;
     (void)huge;
+#endif
+}
+
+/* Whether a block of this many bytes gets the huge-page advice as it is
+ * allocated: with mapped blocks it is given when the block is mapped. */
+static bool advise_on_alloc(size_t bytes)
+{
+#ifdef CGPROP__BIG_MAP
+    (void)bytes;
+    return false;
+#else
+    return bytes >= CGPROP__HUGE_MIN;
 #endif
 }
 
@@ -262,7 +273,7 @@ void *cgprop__mem_alloc(const cgprop_allocator *m, size_t n, size_t size)
     if (size && n > SIZE_MAX / size) return NULL;
     size_t bytes = n * size;
     void *r = m->malloc_fn(m->user, bytes ? bytes : 1);
-    if (bytes >= CGPROP__HUGE_MIN) cgprop__mem_advise(m, r, bytes, true);
+    if (advise_on_alloc(bytes)) cgprop__mem_advise(m, r, bytes, true);
     return r;
 }
 
@@ -278,7 +289,7 @@ void *cgprop__mem_realloc(const cgprop_allocator *m, void *p, size_t n, size_t s
     if (size && n > SIZE_MAX / size) return NULL;
     size_t bytes = n * size;
     void *r = p ? m->realloc_fn(m->user, p, bytes ? bytes : 1) : m->malloc_fn(m->user, bytes ? bytes : 1);
-    if (bytes >= CGPROP__HUGE_MIN) cgprop__mem_advise(m, r, bytes, true);
+    if (advise_on_alloc(bytes)) cgprop__mem_advise(m, r, bytes, true);
     return r;
 }
 

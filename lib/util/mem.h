@@ -20,20 +20,20 @@ void *cgprop__mem_alloc(const cgprop_allocator *m, size_t n, size_t size);
 void *cgprop__mem_calloc(const cgprop_allocator *m, size_t n, size_t size);
 void *cgprop__mem_realloc(const cgprop_allocator *m, void *p, size_t n, size_t size);
 void cgprop__mem_free(const cgprop_allocator *m, void *p);
-/* Blocks of at least this many bytes from the C library's allocator are
- * asked to be backed by huge pages as they are allocated (cgprop__mem_alloc,
- * _calloc, _realloc): the large arrays of a big graph are read at random
- * (hash tables, per-call and per-member arrays), where 4 KiB pages cost a
- * TLB miss on most accesses, and are faulted in 512 times less often. A
- * block that will be filled only in part should have that part set back
- * to small pages, which only what is touched makes resident. */
+/* Without mapped blocks (CGPROP__BIG_MAP below), blocks of at least this
+ * many bytes from the C library's allocator are asked to be backed by huge
+ * pages as they are allocated (cgprop__mem_alloc, _calloc, _realloc): the
+ * large arrays of a big graph are read at random (hash tables, per-call
+ * and per-member arrays), where 4 KiB pages cost a TLB miss on most
+ * accesses, and are faulted in 512 times less often. A block that will be
+ * filled only in part should have that part set back to small pages, which
+ * only what is touched makes resident. */
 #define CGPROP__HUGE_MIN ((size_t)4 << 20)
 /* Blocks of at least CGPROP__BIG_MIN bytes from the C library's allocator
  * are mapped by the library itself on Linux with glibc (mem.c says why):
  * each starts on an aligned 2 MiB span, is advised onto huge pages at once
- * and grows without a copy. Off in sanitiser
- * builds, whose checks cover only the C library's blocks, and with
- * -DCGPROP_NO_BIG_MAP. */
+ * and grows without a copy. Off in sanitiser builds, whose checks cover
+ * only the C library's blocks, and with -DCGPROP_NO_BIG_MAP. */
 #if defined(__linux__) && defined(__GLIBC__) && !defined(CGPROP_NO_BIG_MAP) && !defined(__SANITIZE_ADDRESS__)
 #define CGPROP__BIG_MAP 1
 #endif
