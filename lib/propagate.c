@@ -1453,7 +1453,11 @@ void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t 
         bool ok = measured ? fabs(total - cost) <= 1e-12 * cost
                            : share == 1.0 && cv == CGPROP_NONE && cgprop__bounds_point(g, v, k, &exact) &&
                                  fabs(total - (double)exact) <= 1e-12 * (double)exact;
+        /* Exact up to rounding (15/22 of 22 is 14.999999999999998): the
+         * figure given is then the integer it stands for, as every other
+         * exact figure is. */
         if (!ok) flags |= CGPROP_F_ESTIMATE;
+        else total = measured ? cost : (double)exact;
     }
     row->flags = flags;
     row->total = total;

@@ -206,6 +206,26 @@ START_TEST(test_call_estimates)
 }
 END_TEST
 
+/* An exact call total is the integer it stands for: with shares of 15/22
+ * and 7/22 of a callee's 22, share times total is 14.999999999999998 and
+ * 7.000000000000001 in doubles, yet each call's measured cost is exactly
+ * its part. */
+START_TEST(test_exact_call_totals_are_integers)
+{
+    cgprop_graph *g = graph_k(1, 4);
+    self1(g, 0, 1);
+    self1(g, 1, 1);
+    self1(g, 2, 22);
+    self1(g, 3, 22);
+    uint32_t a = callc(g, 0, 2, 1, 15), b = callc(g, 1, 2, 1, 7);
+    run(g, CGPROP_SHARE_AUTO);
+    ck_assert(edge_row(g, 0, a).total == 15.0);
+    ck_assert(edge_row(g, 0, b).total == 7.0);
+    ck_assert(!(edge_row(g, 0, a).flags & CGPROP_F_ESTIMATE));
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(test_abc)
 {
     /* The A/B/C example (fixture abc.callgrind):
@@ -1261,6 +1281,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_diamond_renormalise);
     tcase_add_test(tc, test_nested_members);
     tcase_add_test(tc, test_call_estimates);
+    tcase_add_test(tc, test_exact_call_totals_are_integers);
     tcase_add_test(tc, test_cycle_estimates);
     suite_add_tcase(s, tc);
     TCase *corner = tcase_create("corner");
