@@ -300,6 +300,12 @@ START_TEST(malformed)
     bad("                                                 <spontaneous>\n" SEP, CGPROP_EFORMAT, 3,
         "<spontaneous> without an entry line");
     bad(SEP, CGPROP_EFORMAT, 2, "no function in the profile");
+    /* gprof -l: an entry per source line, "name (file:line @ address)". */
+    bad("[2]     39.8    0.49    0.00     150         helper (cyc.c:14 @ 1362) [2]\n", CGPROP_EFORMAT, 2,
+        "a line-by-line report (gprof -l)");
+    /* A C++ name whose parameters hold no such suffix is a name. */
+    bad("[2]     39.8    0.49    0.00     150         f(int (*)(char), long) [2]\n" SEP "[2] x\n", CGPROP_EFORMAT, 4,
+        "an entry needs");
     /* Neither section at all. */
     cgprop_graph *g = NULL;
     cgprop_read_error err;
@@ -310,6 +316,21 @@ START_TEST(malformed)
     ck_assert_int_eq(cgprop_read_buffer("hello\nworld\n", 12, "h", 1, &o, NULL, &g, NULL, &err), CGPROP_EFORMAT);
     ck_assert_str_eq(err.reason, "no flat profile or call graph");
     ck_assert_uint_eq(err.line, 2);
+    ck_assert(g == NULL);
+    /* What `gprof -b -p` prints: a flat profile alone names no call, so y
+     * (50 calls at 5.61 ms each, gprof says, most of it in its callees)
+     * would get its self 0.04 s as an exact total. Refused. */
+    static const char flat_only[] = "Flat profile:\n\n"
+                                    "Each sample counts as 0.01 seconds.\n"
+                                    "  %   cumulative   self              self     total           \n"
+                                    " time   seconds   seconds    calls  ms/call  ms/call  name    \n"
+                                    " 39.62      0.36     0.36      150     2.40     2.40  helper\n"
+                                    "  4.40      0.91     0.04       50     0.80     5.61  y\n"
+                                    "  0.00      0.91     0.00       50     0.00     2.40  x\n";
+    cgprop_read_error_init(&err);
+    ck_assert_int_eq(cgprop_read_buffer(flat_only, sizeof flat_only - 1, "p", 1, &o, NULL, &g, NULL, &err),
+                     CGPROP_EFORMAT);
+    ck_assert_msg(!strncmp(err.reason, "a flat profile without its call graph", 37), "%s", err.reason);
     ck_assert(g == NULL);
 }
 END_TEST

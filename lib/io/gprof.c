@@ -486,6 +486,29 @@ static int resolve_all(gp *p)
     return rc;
 }
 
+/* Whether a name ends as gprof -l (line by line) prints it: "f (file.c:12
+ * @ 401136)". Such a report has an entry per source line, not per
+ * function: a function would become one function per line it calls from. */
+static bool by_line(const char *s, size_t n)
+{
+    if (n < 8 || s[n - 1] != ')') return false;
+    size_t i = n - 1, h = 0;
+    while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || (s[i - 1] >= 'a' && s[i - 1] <= 'f'))) i--, h++;
+    if (!h || i < 4 || memcmp(s + i - 3, " @ ", 3)) return false;
+    i -= 3;
+    size_t d = 0;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') i--, d++;
+    if (!d || i < 3 || s[i - 1] != ':') return false;
+    return memchr(s, '(', i) != NULL;
+}
+
+static int line_fail(gp *p, uint64_t line)
+{
+    return cgprop__read_fail(p->err, CGPROP_EFORMAT, line,
+                             "a line-by-line report (gprof -l): its entries are source lines, not functions; "
+                             "run gprof without -l");
+}
+
 static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *cur, bool *whole)
 {
     /* "[N]" then %time self children [called[+self]] name [N]. */
@@ -501,6 +524,7 @@ static int on_primary(gp *p, uint64_t line, const char *s, size_t n, uint32_t *c
                                  (unsigned long long)ix);
     *whole = f.cycle_whole;
     if (f.cycle_whole) return CGPROP_OK; /* cgprop finds the cycles itself */
+    if (by_line(f.name, f.nlen)) return line_fail(p, line);
     uint64_t self;
     int rc = centis(f.tok[1], f.tlen[1], &self);
     if (rc) return num_fail(p, rc, line, "self seconds");
@@ -591,6 +615,7 @@ static int on_flat(gp *p, uint64_t line, const char *s, size_t n)
     if (f.nt < 3 || !f.nlen || f.index) return CGPROP_OK;
     for (uint32_t k = 0; k < 3; k++)
         if (!memchr(f.tok[k], '.', f.tlen[k])) return CGPROP_OK;
+    if (by_line(f.name, f.nlen)) return line_fail(p, line);
     uint64_t self;
     int rc = centis(f.tok[2], f.tlen[2], &self);
     if (rc) return num_fail(p, rc, line, "self seconds");
@@ -623,7 +648,7 @@ static int end_entry(gp *p, uint64_t line, uint32_t cur, bool spont)
     return CGPROP_OK;
 }
 
-static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *any)
+static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *any, bool *graph)
 {
     cgprop__lines_init(&p->r, data, len);
     const char *s;
@@ -669,7 +694,7 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
             st = S_CG_PRE;
         } else if ((st == S_CG_PRE || st == S_OUT) && cg_header(s, n)) {
             st = S_CG;
-            *any = true;
+            *any = *graph = true;
         } else if (st == S_FLAT) {
             rc = on_flat(p, p->r.no, s, n);
         }
@@ -810,10 +835,16 @@ int cgprop__gprof_read(const char *data, size_t len, const cgprop_read_options *
     /* Every entry takes a line: indices past the line count are refused,
      * which bounds the index table by the input (count_lines). */
     uint64_t nlines = 0;
-    bool any = false;
-    rc = parse(&p, data, len, &nlines, &any);
+    bool any = false, graph = false;
+    rc = parse(&p, data, len, &nlines, &any, &graph);
     rc = check_pending(&p, rc);
     if (!rc && !any) rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines, "no flat profile or call graph");
+    /* A flat profile alone (gprof -p) names no call: read as it is, every
+     * function's total would be its self cost, shown as exact. */
+    if (!rc && !graph)
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines,
+                               "a flat profile without its call graph: inclusive costs need the call graph "
+                               "(gprof without -p, or with -q)");
     if (!rc) rc = finish(&p);
     if (!rc && cgprop_graph_node_count(p.g) == 0)
         rc = cgprop__read_fail(err, CGPROP_EFORMAT, nlines, "no function in the profile");
