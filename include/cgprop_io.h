@@ -391,7 +391,9 @@ CGPROP_API void cgprop_write_options_init(cgprop_write_options *opts);
  * @param opts options, or NULL for the defaults.
  * @param write the output callback.
  * @param user passed to @p write.
- * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument or option), ::CGPROP_ESTATE
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (bad argument or option; callgrind: a key
+ *         holding a line break, or a call without a measured cost, which the
+ *         format would state as costing 0), ::CGPROP_ESTATE
  *         (a needed analysis has not run on the current graph; a flame graph of a graph
  *         that keeps no calling contexts), ::CGPROP_EOVERFLOW (a flame graph's total
  *         exceeds 2^64 - 1), ::CGPROP_ENOMEM,

@@ -850,6 +850,32 @@ START_TEST(callgrind_line_break_refused)
 }
 END_TEST
 
+/* gprof's arcs carry counts only: written, each call would state a cost of
+ * 0, which KCachegrind adds to its caller's inclusive cost and cgprop's
+ * reader takes as measured. Refused, naming the call; with its cost the
+ * same graph writes. */
+START_TEST(callgrind_call_without_cost_refused)
+{
+    cgprop_graph *g = new_graph("cs");
+    uint32_t m = node(g, "main"), f = node(g, "f"), h = node(g, "h");
+    uint64_t s = 5, c = 5;
+    ck_assert_int_eq(cgprop_graph_add_self(g, f, &s), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_self(g, h, &s), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, m, f, 3, &c, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, f, h, 2, NULL, NULL), CGPROP_OK);
+    buf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b), CGPROP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "f -> h has no measured cost"));
+    ck_assert_uint_eq(b.n, 0);
+    free(b.p);
+    ck_assert_int_eq(cgprop_graph_add_edge(g, f, h, 0, &c, NULL), CGPROP_OK);
+    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    ck_assert_ptr_nonnull(strstr(out, "calls=2 0\n0 5\n"));
+    free(out);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(metric_names_one_word_each)
 {
     cgprop_graph *g = NULL;
@@ -1256,6 +1282,7 @@ static Suite *suite(void)
     tcase_add_test(t, callgrind_name_spelling_an_id);
     tcase_add_test(t, callgrind_leading_blanks_kept);
     tcase_add_test(t, callgrind_line_break_refused);
+    tcase_add_test(t, callgrind_call_without_cost_refused);
     tcase_add_test(t, metric_names_one_word_each);
     tcase_add_test(t, callgrind_summary_overflow_refused);
     tcase_add_test(t, callgrind_counts_on_every_part);

@@ -512,6 +512,28 @@ static int check_counts(cw *c, uint32_t ne)
     return rc;
 }
 
+/* A call line's cost is a measurement to everything that reads the file:
+ * KCachegrind and callgrind_annotate add it to the caller's inclusive
+ * cost, and cgprop's reader takes it for the call's measured cost. A call
+ * without one (counts only, as gprof's arcs) would be written as costing 0,
+ * and read back as exactly that. */
+static int check_costs(cw *c, uint32_t ne)
+{
+    for (uint32_t e = 0; e < ne; e++) {
+        cgprop_edge_row r;
+        int rc = cgprop_graph_get_row(c->g, CGPROP_ITER_EDGES, 0, e, &r, sizeof r);
+        if (rc) return rc;
+        if (r.flags & CGPROP_F_HAS_COST) continue;
+        size_t la, lb;
+        const char *a = cgprop__wr_name(c->g, r.caller, &la), *b = cgprop__wr_name(c->g, r.callee, &lb);
+        return cgprop__err(c->g, CGPROP_EINVAL,
+                           "write: the call %.*s -> %.*s has no measured cost (call counts only, as gprof gives "
+                           "them): a callgrind file would state a cost of 0 for it; write text, JSON or DOT instead",
+                           (int)(la > 200 ? 200 : la), a ? a : "", (int)(lb > 200 ? 200 : lb), b ? b : "");
+    }
+    return CGPROP_OK;
+}
+
 /* Σ self per metric into tot, refused rather than wrapped. */
 static int program_total(cw *c, uint64_t *tot)
 {
@@ -674,6 +696,7 @@ int cgprop__write_callgrind(cgprop_graph *g, const cgprop_write_options *o, cgpr
     int rc = !v || !c.er || !c.esr ? CGPROP_ENOMEM : CGPROP_OK;
     if (!rc) rc = detect_classes(&c, o);
     if (!rc) rc = prepare_names(&c, &d);
+    if (!rc) rc = check_costs(&c, (uint32_t)cgprop_graph_edge_count(g));
     if (!rc) rc = check_counts(&c, (uint32_t)cgprop_graph_edge_count(g));
     if (!rc) rc = program_total(&c, v);
     if (!rc) write_header(&c, v);

@@ -268,6 +268,19 @@ static int fz_analyse(cgprop_graph *g, uint32_t share)
 /* The callgrind writer refuses with EOVERFLOW only what it cannot write: a
  * program total (summary:) past 64 bits, or a count of 2^64 - 1 that would
  * have to be written one more. */
+/* Whether some call has no measured cost: the callgrind writer refuses
+ * such a graph (its file would state a cost of 0). */
+static int fz_costless_call(cgprop_graph *g)
+{
+    for (uint32_t e = 0; e < cgprop_graph_edge_count(g); e++) {
+        cgprop_edge_row r;
+        if (cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, e, &r, sizeof r) == CGPROP_OK &&
+            !(r.flags & CGPROP_F_HAS_COST))
+            return 1;
+    }
+    return 0;
+}
+
 static int fz_callgrind_overflows(cgprop_graph *g)
 {
     for (uint32_t k = 0; k < cgprop_graph_metric_count(g); k++) {
@@ -444,6 +457,7 @@ static char *fz_write_all(cgprop_graph *g, int analysed, uint64_t h, size_t *cg_
         if (((h >> (24 + fmt)) & 7u) == 0) s.budget = (size_t)((h >> 32) % 512);
         int rc = cgprop_write(g, fmt, &o, fz_write, &s);
         if (bad) FZ_CHECK(rc == CGPROP_EINVAL);
+        else if (rc == CGPROP_EINVAL) FZ_CHECK(fmt == CGPROP_FORMAT_CALLGRIND && fz_costless_call(g));
         else if (rc == CGPROP_EWRITE) FZ_CHECK(s.refused);
         else if (rc == CGPROP_ESTATE)
             FZ_CHECK(fmt == CGPROP_FORMAT_FLAMEGRAPH ? cgprop_graph_context_count(g) == 0
@@ -467,8 +481,8 @@ static char *fz_write_all(cgprop_graph *g, int analysed, uint64_t h, size_t *cg_
 
 /* The graph read back from the callgrind writer's output is the graph
  * written: the same metrics, functions by key with their self costs, and
- * calls with their counts and costs (a call without cost comes back with
- * cost 0: the format has no other spelling). */
+ * calls with their counts and costs (every call has one: the writer
+ * refuses a call without). */
 static void fz_same_as_written(const cgprop_graph *g, cgprop_graph *back)
 {
     size_t K = cgprop_graph_metric_count(g), nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
