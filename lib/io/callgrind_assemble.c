@@ -388,7 +388,11 @@ static void choose_mode(const cg *c, pass2 *p)
     p->N = 0;
     if (!p->fold) p->mode = (p->maxidx >= 2 || plain_rec) ? MODE_UNFOLDED : MODE_NONE;
     else if (over == 1) p->mode = MODE_WITHHELD;
-    else if (over >= 2 || p->maxidx >= 2) {
+    /* A run made with --separate-recs=N >= 2 names every recursive
+     * activation fn'2 or deeper: a file whose functions recurse under
+     * plain names only was not made so, whatever the option says, and its
+     * plain names hold activations of every level. */
+    else if (p->maxidx >= 2 || (over >= 2 && !plain_rec)) {
         p->mode = MODE_NAMES;
         p->N = over > p->maxidx ? over : p->maxidx;
     } else p->mode = plain_rec ? MODE_WITHHELD : MODE_NONE;
