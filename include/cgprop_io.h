@@ -86,7 +86,9 @@ enum cgprop_read_flag {
     CGPROP_RI_TOTALS = 1u << 0,          /**< The input stated program totals (callgrind @c totals: or @c summary:). */
     CGPROP_RI_CALLER_CONTEXTS = 1u << 1, /**< Callgrind names carried --separate-callers contexts (summed). */
     CGPROP_RI_PLAIN_SELF_CALLS = 1u << 2, /**< Plain @c f->f calls beside @c fn'N names: added without class. */
-    CGPROP_RI_PLAIN_CYCLES = 1u << 3     /**< Cycles among plain names beside @c fn'N names: added without class. */
+    CGPROP_RI_PLAIN_CYCLES = 1u << 3,    /**< Cycles among plain names beside @c fn'N names: added without class. */
+    CGPROP_RI_DEFAULT_NAMED = 1u << 4    /**< The input named its default metric (pprof's @c default_sample_type):
+                                              @c default_metric is that one, not a fallback. Since 0.3. */
 };
 
 /**

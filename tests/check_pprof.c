@@ -141,10 +141,12 @@ static bool without_zlib(void)
  *   main f g h f      5 50
  *   main f f'         1 10   (f' = f of b.c in libx.so)
  *   main f' 0xbeef    4 40   (a location without lines)
- *   (no stack)        7 70   (no function to charge)
+ *   (no stack)        7 70   (charged to "[no location]", as pprof's total counts it)
  *   main              0 0
- * Totals, once per stack: main 15, f 11, g 7, h 7, f' 5, 0xbeef 4.
- * Self: f 3+5 = 8, h 2, f' 1, 0xbeef 4, main 0, g 0. */
+ * Keys name the mapping /bin/prog by its base name, prog.
+ * Totals, once per stack: main 15, f 11, g 7, h 7, f' 5, 0xbeef 4,
+ * [no location] 7; the program's 22, pprof's total.
+ * Self: f 3+5 = 8, h 2, f' 1, 0xbeef 4, [no location] 7, main 0, g 0. */
 static void check_small(cgprop_graph *g, const cgprop_read_info *info)
 {
     ck_assert_uint_eq(info->format, CGPROP_INPUT_PPROF);
@@ -152,13 +154,14 @@ static void check_small(cgprop_graph *g, const cgprop_read_info *info)
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
     ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples_count");
     ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "cpu_nanoseconds");
-    ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 7);
     static const struct {
         const char *key;
         uint64_t total, self;
     } want[] = {
-        {"/bin/prog\ta.c\tmain", 15, 0}, {"/bin/prog\ta.c\tf", 11, 8},  {"/bin/prog\ta.c\tg", 7, 0},
-        {"/bin/prog\ta.c\th", 7, 2},     {"libx.so\tb.c\tf", 5, 1},      {"libx.so\t\t0xbeef", 4, 4},
+        {"prog\ta.c\tmain", 15, 0}, {"prog\ta.c\tf", 11, 8},  {"prog\ta.c\tg", 7, 0},
+        {"prog\ta.c\th", 7, 2},     {"libx.so\tb.c\tf", 5, 1},      {"libx.so\t\t0xbeef", 4, 4},
+        {"[no location]", 7, 7},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         uint32_t v = id(g, want[i].key);
@@ -170,8 +173,8 @@ static void check_small(cgprop_graph *g, const cgprop_read_info *info)
     }
     /* The inlined pair: h (first line) is called by g (last line). */
     uint32_t e;
-    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, "/bin/prog\ta.c\tg"), id(g, "/bin/prog\ta.c\th"), &e), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, "/bin/prog\ta.c\th"), id(g, "/bin/prog\ta.c\tg"), &e),
+    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, "prog\ta.c\tg"), id(g, "prog\ta.c\th"), &e), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, "prog\ta.c\th"), id(g, "prog\ta.c\tg"), &e),
                      CGPROP_ENOTFOUND);
 }
 
@@ -217,7 +220,7 @@ START_TEST(small_by_name)
     cgprop_read_info info;
     cgprop_read_info_init(&info);
     cgprop_graph *g = rd_file("small.pb", CGPROP_KEY_NAME, &info);
-    ck_assert_uint_eq(cgprop_graph_node_count(g), 5);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
     ck_assert_uint_eq(total_of(g, id(g, "f"), 0), 15);
     ck_assert_uint_eq(self_of(g, id(g, "f"), 0), 9);
     ck_assert_uint_eq(total_of(g, id(g, "main"), 0), 15);
@@ -786,7 +789,8 @@ START_TEST(table_spellings)
         snprintf(nm, sizeof nm, "%s", names[i]);
         for (char *c = nm; *c; c++)
             if (*c == '\t' || *c == '\n' || *c == '\r') *c = ' ';
-        snprintf(keys[i], sizeof keys[i], "%s\t%s\t%s", mapped[i] ? "/bin/x" : "", i % 4 == 1 ? "a.go" : "", nm);
+        /* The mapping /bin/x by its base name. */
+        snprintf(keys[i], sizeof keys[i], "%s\t%s\t%s", mapped[i] ? "x" : "", i % 4 == 1 ? "a.go" : "", nm);
     }
     uint64_t self[NT + 1] = {0}, incl[NT + 1] = {0};
     static bool pair[NT + 1][NT + 1]; /* caller, callee */
@@ -865,13 +869,16 @@ static void three_types(pb *p, uint64_t def)
     if (def) fv(p, 14, def);
 }
 
-static uint32_t default_of(const pb *p)
+static uint32_t default_of(const pb *p, bool named)
 {
     cgprop_read_info info;
     cgprop_read_info_init(&info);
     info.default_metric = 77; /* the reader must write it */
     cgprop_graph *g = rd_buf((const char *)p->b, p->n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, &info);
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 3);
+    /* Whether the profile named it: the tool's merge of several profiles
+     * takes the first that did, as pprof's does. */
+    ck_assert_uint_eq(!!(info.flags & CGPROP_RI_DEFAULT_NAMED), named);
     cgprop_graph_free(g);
     return info.default_metric;
 }
@@ -882,13 +889,13 @@ START_TEST(default_sample_type)
 {
     static pb p;
     three_types(&p, 0);
-    ck_assert_uint_eq(default_of(&p), 2);
+    ck_assert_uint_eq(default_of(&p, false), 2);
     three_types(&p, 3); /* "cpu" */
-    ck_assert_uint_eq(default_of(&p), 1);
+    ck_assert_uint_eq(default_of(&p, true), 1);
     three_types(&p, 1); /* "samples" */
-    ck_assert_uint_eq(default_of(&p), 0);
+    ck_assert_uint_eq(default_of(&p, true), 0);
     three_types(&p, 2); /* "count": a unit, no type: the last */
-    ck_assert_uint_eq(default_of(&p), 2);
+    ck_assert_uint_eq(default_of(&p, false), 2);
     three_types(&p, 99);
     cgprop_graph *g = (cgprop_graph *)1;
     cgprop_read_error err;

@@ -86,6 +86,8 @@ typedef struct pp {
     uint64_t def_type;
     size_t def_off;
     uint32_t def_metric;
+    bool def_named; /* default_sample_type named one of the types */
+    uint32_t noloc; /* the function "[no location]" + 1, 0 until a sample needs it */
     /* The previous sample's packed location ids, d[prev_at..prev_end),
      * when they were its only location field and each of its ids one
      * frame (fast[]): frames[] then still holds its frames, root first.
@@ -682,6 +684,16 @@ static int resolve_with(pp *p, bool full, size_t *src, size_t *first, size_t *fm
             if (m != SIZE_MAX) {
                 int rc = string_at(p, p->map[m].file, p->map[m].off, "Mapping.filename", &ob, &obn);
                 if (rc) return rc;
+                /* The object by its base name: `go test` builds its binary
+                 * in a fresh temporary directory each run, and the runs'
+                 * profiles (or pprof's merge of them) must not split every
+                 * function in two by that directory. */
+                for (size_t c = obn; c-- > 0;)
+                    if (ob[c] == '/') {
+                        ob += c + 1;
+                        obn -= c + 1;
+                        break;
+                    }
             }
         }
         l->node0 = p->nlnode;
@@ -796,6 +808,7 @@ static int make_graph(pp *p, const cgprop_allocator *alloc)
         for (uint32_t k = 0; k < p->K; k++)
             if (type_len[k] == dn && !memcmp(types[k], d, dn)) {
                 p->def_metric = k;
+                p->def_named = true;
                 break;
             }
     }
@@ -1032,9 +1045,24 @@ static int read_sample(pp *p, const pfield *outer)
         const uint32_t *from = p->lnode + l->node0;
         for (size_t j = l->nnodes; j-- > 0;) p->frames[depth++] = from[j];
     }
-    /* pprof counts a sample without a stack in its total only; it has no
-     * function to charge here. */
-    if (depth == 0) return CGPROP_OK;
+    /* A sample without a stack (Go's threadcreate profile writes the
+     * threads made before profiling so) is in pprof's total, so it is in
+     * cgprop's, charged to a function of its own as the perf reader does:
+     * else every percentage would differ from pprof's. */
+    if (depth == 0) {
+        bool any = false;
+        for (uint32_t k = 0; k < p->K; k++) any = any || s.w[k];
+        if (!any) return CGPROP_OK;
+        if (!p->noloc) {
+            uint32_t id;
+            int rc = cgprop_graph_add_node(p->g, "[no location]", 13, &id);
+            if (rc) return cgprop__read_fail(p->err, rc, 0, "%s", cgprop_graph_errmsg(p->g));
+            p->noloc = id + 1;
+        }
+        if (!grow(p, (void **)&p->frames, &p->cframes, 1, sizeof *p->frames)) return enomem(p);
+        p->frames[0] = p->noloc - 1;
+        return add_frames(p, outer, 1, s.w, false, &s, 0);
+    }
     return add_frames(p, outer, depth, s.w, one && all_fast, &s, 0);
 }
 
@@ -1132,6 +1160,7 @@ int cgprop__pprof_read(const char *data, size_t len, const cgprop_read_options *
         info->format = CGPROP_INPUT_PPROF;
         info->recursion = CGPROP_RECS_STACKS;
         info->default_metric = p.def_metric;
+        if (p.def_named) info->flags |= CGPROP_RI_DEFAULT_NAMED;
         info->lines = 0;
         info->parts = 0;
     }

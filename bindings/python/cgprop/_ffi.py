@@ -156,6 +156,7 @@ CGPROP_RI_TOTALS = 1 << 0
 CGPROP_RI_CALLER_CONTEXTS = 1 << 1
 CGPROP_RI_PLAIN_SELF_CALLS = 1 << 2
 CGPROP_RI_PLAIN_CYCLES = 1 << 3
+CGPROP_RI_DEFAULT_NAMED = 1 << 4
 
 # ---- constants (cgprop_io.h: writers) ---------------------------------------
 

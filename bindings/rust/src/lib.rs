@@ -269,6 +269,8 @@ flag_set! {
         PLAIN_SELF_CALLS = sys::CGPROP_RI_PLAIN_SELF_CALLS,
         /// Cycles among plain names beside `fn'N` names: added without class.
         PLAIN_CYCLES = sys::CGPROP_RI_PLAIN_CYCLES,
+        /// The input named its default metric (pprof's `default_sample_type`).
+        DEFAULT_NAMED = sys::CGPROP_RI_DEFAULT_NAMED,
     }
 }
 

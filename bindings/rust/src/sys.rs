@@ -155,6 +155,7 @@ pub const CGPROP_RI_TOTALS: u32 = 1 << 0;
 pub const CGPROP_RI_CALLER_CONTEXTS: u32 = 1 << 1;
 pub const CGPROP_RI_PLAIN_SELF_CALLS: u32 = 1 << 2;
 pub const CGPROP_RI_PLAIN_CYCLES: u32 = 1 << 3;
+pub const CGPROP_RI_DEFAULT_NAMED: u32 = 1 << 4;
 
 // ---- writers ----------------------------------------------------------------
 
