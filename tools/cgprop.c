@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgprop.h"
@@ -30,7 +31,8 @@ static const char usage[] =
     "                           output format (default text); flamegraph: an SVG\n"
     "                           of the calling contexts (stack inputs only)\n"
     "  --metric NAME            metric shown by text and dot (default: the input's own,\n"
-    "                           pprof's default sample type; else the first)\n"
+    "                           pprof's default sample type; else the first); pprof's\n"
+    "                           sample type without its unit, or its index, works too\n"
     "  --share cost|count       propagate by call cost or call count\n"
     "                           (default: cost when calls have costs, else count)\n"
     "  --separate-recs N        callgrind: the --separate-recs=N the file was made with\n"
@@ -41,7 +43,7 @@ static const char usage[] =
     "                           dot: name each cycle in its members' labels (default),\n"
     "                           box it as a cluster (some graphviz versions fail to\n"
     "                           lay clusters out), or not show cycles\n"
-    "  --key full|name          callgrind: key functions by object+file+name (full,\n"
+    "  --key full|name          callgrind, pprof: key functions by object+file+name (full,\n"
     "                           default) or by bare name (as gprof2dot does)\n"
     "  --no-fold-recursion      callgrind: keep fn'N names as separate functions\n"
     "  --heuristic-only         text/dot: show gprof2dot's estimate, unclamped, even\n"
@@ -527,6 +529,18 @@ static int set_value(opts *o, const char *name, const char *val)
 
 /* The arguments after "report". Returns 0 to go on, -1 when --help or
  * --version was answered, 2 after a usage message. */
+
+/* The same file under two names (./a and a, a link): compared by device
+ * and inode, so that the guard against counting a file twice does not hang
+ * on its spelling. Standard input ("-") is only ever itself. */
+static int same_file(const char *a, const char *b)
+{
+    if (!strcmp(a, b)) return 1;
+    if (!strcmp(a, "-") || !strcmp(b, "-")) return 0;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static int parse_args(int argc, char **argv, opts *o)
 {
     for (int i = 2; i < argc; i++) {
@@ -583,13 +597,13 @@ static int parse_args(int argc, char **argv, opts *o)
     if (!o->ninputs) return fail("no input file (try --help)%s%s", "", ""), 2;
     for (int i = 0; i < o->ninputs; i++)
         for (int j = 0; j < i; j++)
-            if (!strcmp(o->inputs[i], o->inputs[j]))
-                return fail("'%s' is given twice (its costs would count twice)%s", o->inputs[i], ""), 2;
+            if (same_file(o->inputs[i], o->inputs[j]))
+                return fail("'%s' is given twice (as '%s': its costs would count twice)", o->inputs[i], o->inputs[j]), 2;
     if (o->compare) {
         if (o->format == CGPROP_FORMAT_CALLGRIND)
             return fail("--compare writes text, json or dot, not callgrind%s%s", "", ""), 2;
         for (int i = 0; i < o->ninputs; i++)
-            if (!strcmp(o->inputs[i], o->compare))
+            if (same_file(o->inputs[i], o->compare))
                 return fail("'%s' is both the base and an input of --compare%s", o->compare, ""), 2;
     }
     if (o->recorder_opt) {
@@ -668,9 +682,33 @@ static int read_inputs(const opts *o, cgprop_graph **out, loaded *l)
 
 /* ---- analysing and writing ---- */
 
+/* --metric as pprof users spell it: its name, else its index (as pprof's
+ * -sample_index takes one), else a sample type without its unit (pprof's
+ * "alloc_space" for cgprop's "alloc_space_bytes") when one metric alone
+ * has it so. */
+static int find_metric(cgprop_graph *g, const char *name, uint32_t *out)
+{
+    size_t n = strlen(name), K = cgprop_graph_metric_count(g);
+    if (cgprop_graph_find_metric(g, name, n, out) == CGPROP_OK) return 0;
+    if (n && n < 4 && strspn(name, "0123456789") == n && (size_t)atoi(name) < K) {
+        *out = (uint32_t)atoi(name);
+        return 0;
+    }
+    int found = 0;
+    for (size_t k = 0; k < K; k++) {
+        size_t len;
+        const char *m = cgprop_graph_metric_name(g, (uint32_t)k, &len);
+        if (len > n + 1 && !memcmp(m, name, n) && m[n] == '_' && !memchr(m + n + 1, '_', len - n - 1)) {
+            *out = (uint32_t)k;
+            found++;
+        }
+    }
+    return found == 1 ? 0 : -1;
+}
+
 static int analyse(const opts *o, cgprop_graph *g, uint32_t *metric_out)
 {
-    if (o->metric && cgprop_graph_find_metric(g, o->metric, strlen(o->metric), metric_out) != CGPROP_OK) {
+    if (o->metric && find_metric(g, o->metric, metric_out) != 0) {
         char list[512] = "";
         for (size_t k = 0; k < cgprop_graph_metric_count(g) && strlen(list) < 400; k++) {
             if (k) strcat(list, ", ");
@@ -832,11 +870,19 @@ int main(int argc, char **argv)
         g_stage = 1;
         rc = read_inputs(&o, &g, l);
     }
-    /* Without --metric, the metric the (first) input names as its own, as
-     * its profiler shows it (pprof: its default sample type), else the
-     * first. */
-    if (rc == 0 && !o.metric && l[0].info.default_metric < cgprop_graph_metric_count(g))
-        o.wo.metric = l[0].info.default_metric;
+    /* Without --metric, the metric an input names as its own, as its
+     * profiler shows it: the first input that names one (pprof's merge of
+     * several profiles takes the first default_sample_type that is set),
+     * else the first input's fallback (pprof: its last sample type). */
+    if (rc == 0 && !o.metric) {
+        int pick = 0;
+        for (int i = 0; i < o.ninputs; i++)
+            if (l[i].info.flags & CGPROP_RI_DEFAULT_NAMED) {
+                pick = i;
+                break;
+            }
+        if (l[pick].info.default_metric < cgprop_graph_metric_count(g)) o.wo.metric = l[pick].info.default_metric;
+    }
     if (rc == 0) {
         g_stage = 2;
         rc = analyse(&o, g, &o.wo.metric);

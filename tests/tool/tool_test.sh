@@ -472,6 +472,26 @@ metric_default)
     grep -q '^Flat profile: metric samples_count,' "$TMP/o" || die "--metric: $(grep '^Flat' "$TMP/o")"
     "$T" report "$REC" > "$TMP/o" || die "callgrind: exit $?"
     grep -q '^Flat profile: metric Ir,' "$TMP/o" || die "callgrind default: $(grep '^Flat' "$TMP/o")"
+    # pprof's spellings of a sample type: its index (-sample_index=0) and
+    # its name without the unit.
+    for m in 0 samples; do
+        "$T" report --metric $m "$D/pprof/recur.pb.gz" > "$TMP/o" || die "--metric $m: exit $?"
+        grep -q '^Flat profile: metric samples_count,' "$TMP/o" || die "--metric $m: $(grep '^Flat' "$TMP/o")"
+    done
+    # Several profiles: the first that names its default decides, as in
+    # pprof's merge. small.pb names none (its last, cpu, stands in); a
+    # copy of it with default_sample_type (field 14) = string 1, "samples".
+    python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], "rb").read() + bytes([0x70, 1]))' \
+        "$D/pprof/small.pb" > "$TMP/named.pb" || die "named.pb"
+    "$T" report "$D/pprof/small.pb" > "$TMP/o" || die "small.pb: exit $?"
+    grep -q '^Flat profile: metric cpu_nanoseconds,' "$TMP/o" || die "small.pb: $(grep '^Flat' "$TMP/o")"
+    "$T" report "$D/pprof/small.pb" "$TMP/named.pb" > "$TMP/o" || die "small + named: exit $?"
+    grep -q '^Flat profile: metric samples_count,' "$TMP/o" || die "small + named: $(grep '^Flat' "$TMP/o")"
+    # One file under two names is one file.
+    ln -s "$D/pprof/small.pb" "$TMP/link.pb"
+    "$T" report "$D/pprof/small.pb" "$TMP/link.pb" > "$TMP/o" 2> "$TMP/e"
+    rc=$?; [ $rc -eq 2 ] || die "a file and a link to it: exit $rc"
+    one_line_error "$TMP/o" "$TMP/e" $rc "is given twice"
     ;;
 *) die "unknown case $case_" ;;
 esac
