@@ -344,9 +344,15 @@ static cgprop_graph *names_graph(const char *const *keys, size_t n)
 
 START_TEST(strip_and_wrap)
 {
-    const char *keys[] = {"a::f(int)", "a::f(double)", "std::map<int, std::vector<int> >::find(int const&) const",
-                          "void foo::bar(std::string const&, int, unsigned long long, double)", "g(h(i)"};
-    cgprop_graph *g = names_graph(keys, 5);
+    const char *keys[] = {"a::f(int)",
+                          "a::f(double)",
+                          "std::map<int, std::vector<int> >::find(int const&) const",
+                          "void foo::bar(std::string const&, int, unsigned long long, double)",
+                          "g(h(i)",
+                          "main.(*T).M",
+                          "runtime.(*sweepLocked).sweep",
+                          "main.(*Box[...]).Grow.func1"};
+    cgprop_graph *g = names_graph(keys, 8);
     cgprop_write_options o = opts0();
     o.flags = CGPROP_W_STRIP;
     char *d = render(g, CGPROP_FORMAT_DOT, &o);
@@ -357,6 +363,11 @@ START_TEST(strip_and_wrap)
     HAS(d, "label=\"void foo::bar\\n");
     /* An unmatched '(' stays, the matched "(i)" goes. */
     HAS(d, "label=\"g(h\\n");
+    /* A Go method's receiver is no argument list (gprof2dot's rule gives
+     * "main..M"); the brackets of a generic type go with it. */
+    HAS(d, "label=\"main.(*T).M\\n");
+    HAS(d, "label=\"runtime.(*sweepLocked).sweep\\n");
+    HAS(d, "label=\"main.(*Box[...]).Grow.func1\\n");
     free(d);
     char *t = render(g, CGPROP_FORMAT_TEXT, &o);
     HAS(t, "  std::map::find\n");

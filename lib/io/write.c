@@ -576,13 +576,21 @@ const char *cgprop__view_name(cgprop_graph *g, const cgprop__view *v, uint32_t i
 
 /* Remove every matched open..close group, nested ones with it, from
  * out[0..n): what gprof2dot gets by deleting innermost pairs until none is
- * left. An unmatched bracket stays. stack holds n entries. */
+ * left. An unmatched bracket stays, and so does an outermost "(...)" that a
+ * '.' follows: that is a Go method's receiver (main.(*T).M), not an
+ * argument list, and without it every method of every type would be
+ * "main..M". stack holds n entries. */
 static size_t drop_groups(char *out, size_t n, char open, char close, size_t *stack)
 {
     size_t o = 0, depth = 0;
     for (size_t i = 0; i < n; i++) {
         char c = out[i];
         if (c == close && depth) {
+            if (open == '(' && depth == 1 && i + 1 < n && out[i + 1] == '.') {
+                depth--;
+                out[o++] = c;
+                continue;
+            }
             o = stack[--depth];
             continue;
         }
