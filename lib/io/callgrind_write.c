@@ -307,12 +307,18 @@ static void costs_line(cw *c, lbuf *l, const uint64_t *v)
     put_str(l, "\n", 1);
 }
 
-static void call(cw *c, lbuf *l, defs *d, uint32_t callee, int cls, uint64_t count, const uint64_t *cost)
+/* The callee's object and file only where they differ from the caller's,
+ * as callgrind writes them: the format takes the caller's by default, and
+ * callgrind_annotate strips the directory it runs in from fl= names but not
+ * from cfi= ones, so a cfi= naming the caller's own file made every such
+ * function a second row under its full path. */
+static void call(cw *c, lbuf *l, defs *d, uint32_t caller, uint32_t callee, int cls, uint64_t count,
+                 const uint64_t *cost)
 {
-    const fnrec *r = &c->fn[callee];
+    const fnrec *r = &c->fn[callee], *from = &c->fn[caller];
     int od = d->ob[r->ob], fd = d->fl[r->fl];
-    spec(c, l, "cob=", r->ob, r->part[0], r->plen[0], &od);
-    spec(c, l, "cfi=", r->fl, r->part[1], r->plen[1], &fd);
+    if (r->ob != from->ob) spec(c, l, "cob=", r->ob, r->part[0], r->plen[0], &od);
+    if (r->fl != from->fl) spec(c, l, "cfi=", r->fl, r->part[1], r->plen[1], &fd);
     d->ob[r->ob] = (unsigned char)od;
     d->fl[r->fl] = (unsigned char)fd;
     fn_spec(c, l, "cfn=", callee, cls);
@@ -670,7 +676,7 @@ static int write_function(cw *c, defs *d, uint32_t f, uint64_t *self)
             for (int cl = 0; cl < 3; cl++) {
                 int j = blk * 3 + cl;
                 if (!part_written(x->cc + i * NPART * K, x->pc + i * NPART, K, j)) continue;
-                call(c, l, d, x->callee[i], cl, part_count(c, x->pc[i * NPART + (size_t)j]),
+                call(c, l, d, f, x->callee[i], cl, part_count(c, x->pc[i * NPART + (size_t)j]),
                      x->cc + (i * NPART + (size_t)j) * K);
             }
         put_str(l, "\n", 1);
