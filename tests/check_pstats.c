@@ -345,8 +345,10 @@ static void bad_bytes(const unsigned char *d, size_t n, int code, const char *wh
 START_TEST(malformed)
 {
     BAD("", CGPROP_EFORMAT, "truncated input at byte offset 0");
-    BAD("{c", CGPROP_EFORMAT, "unsupported marshal type 0x63 at byte offset 1");
-    BAD("{\xe3", CGPROP_EFORMAT, "unsupported marshal type 0xe3 at byte offset 1");
+    BAD("{?", CGPROP_EFORMAT, "unsupported marshal type 0x3f at byte offset 1");
+    BAD("{\xbf", CGPROP_EFORMAT, "unsupported marshal type 0xbf at byte offset 1");
+    BAD("{c", CGPROP_EFORMAT, "code object of no known layout at byte offset 1");
+    BAD("{\xe3", CGPROP_EFORMAT, "code object of no known layout at byte offset 1");
     BAD("{r\0\0\0\0", CGPROP_EFORMAT, "reference to an object not read yet at byte offset 1");
     BAD("{(\xff\xff\xff\xff", CGPROP_EFORMAT, "negative container size at byte offset 1");
     BAD("{(\x10\0\0\0", CGPROP_EFORMAT, "container larger than the input at byte offset 1");
@@ -431,23 +433,30 @@ START_TEST(detect)
 }
 END_TEST
 
-/* The real fixture: every function's tottime and cumtime as Python's pstats
- * module read them (recur.expected, made by tests/pstats/expected.py). */
-START_TEST(real_fixture)
+/* Read DATA/pstats/name.pstats and check every function against
+ * name.expected (tests/pstats/expected.py: each function's tottime and
+ * cumtime as Python's pstats module read them): exact, agreeing with
+ * everything else the file says, and no function more. The number of
+ * functions, and of recursive ones, in *recursive. The graph, analysed. */
+static cgprop_graph *check_expected(const char *name, size_t *recursive)
 {
+    char path[512];
     cgprop_graph *g = NULL;
     cgprop_read_error err;
     cgprop_read_error_init(&err);
     cgprop_read_info info;
     cgprop_read_info_init(&info);
-    const char *path = DATA "/pstats/recur.pstats";
-    ck_assert_int_eq(cgprop_read_file(path, strlen(path), NULL, NULL, &g, &info, &err), CGPROP_OK);
+    snprintf(path, sizeof path, "%s/pstats/%s.pstats", DATA, name);
+    int rc = cgprop_read_file(path, strlen(path), NULL, NULL, &g, &info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "%s: %d %s", path, rc, err.reason);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_PSTATS);
     analyse(g);
-    FILE *f = fopen(DATA "/pstats/recur.expected", "r");
+    snprintf(path, sizeof path, "%s/pstats/%s.expected", DATA, name);
+    FILE *f = fopen(path, "r");
     ck_assert(f != NULL);
     char line[1024];
-    size_t n = 0, recursive = 0;
+    size_t n = 0;
+    *recursive = 0;
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#') continue;
         unsigned long long tt, ct, nc;
@@ -456,14 +465,22 @@ START_TEST(real_fixture)
         ck_assert(line[at] == ' ');
         char *key = line + at + 1; /* starts with the TAB of the empty object part */
         key[strcspn(key, "\n")] = '\0';
-        /* Exact, and agreeing with everything else the file says. */
         exact(g, key, tt, (double)ct, 0);
         cgprop_total_row r = total(g, key);
-        if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) recursive++;
+        if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) ++*recursive;
         n++;
     }
     fclose(f);
-    ck_assert_uint_eq(n, 193);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), n);
+    return g;
+}
+
+/* The real fixture: every function's tottime and cumtime as Python's pstats
+ * module read them (recur.expected, made by tests/pstats/expected.py). */
+START_TEST(real_fixture)
+{
+    size_t recursive;
+    cgprop_graph *g = check_expected("recur", &recursive);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 193);
     ck_assert_uint_ge(recursive, 10);
     /* Two figures by name, as pstats printed them (seconds): fib's
@@ -519,6 +536,225 @@ static void fault_loop(const char *d, size_t n)
     }
     ck_assert(ok);
 }
+
+/* ---- code objects: the pure-Python profile module's files ---- */
+
+/* python -m profile -o pure-3.N.pstats pure.py, with each Python from 3.6
+ * to 3.13 (tests/data/pstats/PROVENANCE.md): three layouts of the code
+ * object that names the function running the script, which Python's repr
+ * shows as <code object <module> at 0x..., file "pure.py", line 1>. Each
+ * file against what that Python's own pstats module read from it. */
+START_TEST(pure_profile_fixtures)
+{
+    static const char *const vs[] = {"3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13"};
+    for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "pure-%s", vs[i]);
+        size_t recursive;
+        cgprop_graph *g = check_expected(name, &recursive);
+        ck_assert_uint_eq(cgprop_graph_node_count(g), 16);
+        ck_assert_uint_ge(recursive, 1); /* fib */
+        /* 3.6 and 3.7 put a module's first line after its docstring. */
+        const char *k = i < 2 ? "\tprofile:0\t<code object <module>, file \"pure.py\", line 3>"
+                              : "\tprofile:0\t<code object <module>, file \"pure.py\", line 1>";
+        ck_assert_str_eq(cgprop_node_display_name(g, id(g, k), NULL), k + 11);
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
+/* A code object as marshal writes it (Python/marshal.c, w_object's branch
+ * for code), kept small: four bytes of bytecode, empty tuples and bytes.
+ *   -3.7:     'c', five ints (argcount, kwonlyargcount, nlocals, stacksize,
+ *             flags); code, consts, names, varnames, freevars, cellvars,
+ *             filename, name; the int firstlineno; lnotab.
+ *   3.8-3.10: 'c', six ints (posonlyargcount after argcount); the rest as
+ *             3.7 (3.10's lnotab is its linetable).
+ *   3.11-:    'c', five ints (argcount, posonlyargcount, kwonlyargcount,
+ *             stacksize, flags); code, consts, names, localsplusnames,
+ *             localspluskinds, filename, name, qualname; the int
+ *             firstlineno; linetable, exceptiontable.
+ * The code object and its filename are flagged (they take back-reference
+ * slots, as marshal flags objects referred to more than once); *file_slot
+ * gets the filename's slot. With inner, its constants hold a second code
+ * object (a function defined in the script), named "inner", flagged too.
+ * The statistics code_stats makes of them load with marshal.loads in
+ * Python 3.7 (layout 37), 3.8 and 3.10 (38), 3.11 and 3.13 (311), each as
+ * the dict code_stats describes. */
+static void bytes_obj(mb *m, const char *b, size_t n)
+{
+    u8(m, 's');
+    u32(m, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) u8(m, (unsigned char)b[i]);
+}
+
+static void code_obj(mb *m, int py, uint32_t flags, const char *file, const char *name, uint32_t line, bool inner,
+                     int *file_slot)
+{
+    u8(m, 'c' | 0x80);
+    m->nrefs++;
+    int nint = py == 38 ? 6 : 5;
+    for (int i = 0; i < nint; i++) u32(m, i == nint - 1 ? flags : 0);
+    bytes_obj(m, "d\0S\0", 4); /* LOAD_CONST 0, RETURN_VALUE */
+    /* consts: (None, 1.5j, Ellipsis[, inner]), what constants may hold */
+    u8(m, ')');
+    u8(m, inner ? 4 : 3);
+    u8(m, 'N');
+    if (py == 37) {
+        /* as marshal versions 0 and 1 write it: two text floats */
+        static const unsigned char x[] = {'x', 1, '0', 3, '1', '.', '5'};
+        for (size_t i = 0; i < sizeof x; i++) u8(m, x[i]);
+    } else {
+        u8(m, 'y');
+        for (int i = 0; i < 16; i++) u8(m, i == 14 ? 0xf8 : i == 15 ? 0x3f : 0); /* 0 + 1.5j */
+    }
+    u8(m, '.');
+    int unused;
+    if (inner) code_obj(m, py, 0x43, file, "inner", line + 1, false, &unused);
+    u8(m, ')'); /* names */
+    u8(m, 0);
+    u8(m, ')'); /* varnames, or localsplusnames */
+    u8(m, 0);
+    if (py == 311) {
+        bytes_obj(m, "", 0); /* localspluskinds */
+    } else {
+        u8(m, ')'); /* freevars */
+        u8(m, 0);
+        u8(m, ')'); /* cellvars */
+        u8(m, 0);
+    }
+    *file_slot = m->nrefs++;
+    u8(m, 'z' | 0x80);
+    u8(m, (unsigned)strlen(file));
+    for (const char *c = file; *c; c++) u8(m, (unsigned char)*c);
+    str(m, name);
+    if (py == 311) str(m, name); /* qualname */
+    u32(m, line);
+    bytes_obj(m, "\1\2", 2); /* lnotab or linetable */
+    if (py == 311) bytes_obj(m, "", 0); /* exceptiontable */
+}
+
+/* The profile module's statistics of a script m.py, by hand:
+ *   ('profile', 0, <code of m.py>): the profiler's frame that runs it,
+ *       tottime 1 us, cumtime 5 us, no caller;
+ *   ('m.py', 1, '<module>'): the script, tottime 4 us, cumtime 4 us,
+ *       called once by the first, whose label tuple (flagged) is referred
+ *       back to ('r'); its file name is a reference to the code object's
+ *       filename, a slot taken inside the code object.
+ * A wrong count of the slots inside the code object would make the two
+ * references name other values. */
+static void code_stats(mb *m, int py, uint32_t flags, bool inner)
+{
+    mb_reset(m, 0);
+    u8(m, '{');
+    int label_slot = m->nrefs++, file_slot;
+    u8(m, ')' | 0x80);
+    u8(m, 3);
+    str(m, "profile");
+    num(m, 0);
+    code_obj(m, py, flags, "m.py", "<module>", 1, inner, &file_slot);
+    tup(m, 5, false);
+    num(m, 1);
+    num(m, 1);
+    flt(m, 1e-6);
+    flt(m, 5e-6);
+    u8(m, '{');
+    u8(m, '0');
+    tup(m, 3, false);
+    u8(m, 'r');
+    u32(m, (uint32_t)file_slot);
+    num(m, 1);
+    str(m, "<module>");
+    tup(m, 5, false);
+    num(m, 1);
+    num(m, 1);
+    flt(m, 4e-6);
+    flt(m, 4e-6);
+    u8(m, '{');
+    u8(m, 'r');
+    u32(m, (uint32_t)label_slot);
+    num(m, 1);
+    u8(m, '0');
+    u8(m, '0');
+}
+
+START_TEST(code_object_layouts)
+{
+    static const char *const runner = "\tprofile:0\t<code object <module>, file \"m.py\", line 1>";
+    static const int pys[] = {37, 38, 311};
+    for (int i = 0; i < 3; i++) {
+        for (int inner = 0; inner < 2; inner++) {
+            /* flags: a module's; 0x73, in 3.8 to 3.10 a nested generator
+             * without free variables, is the byte 's' where the bytecode
+             * of the other layouts starts. */
+            for (int fl = 0; fl < 2; fl++) {
+                mb m;
+                code_stats(&m, pys[i], fl ? 0x73 : 0x40, inner);
+                cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_AUTO);
+                ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+                analyse(g);
+                exact(g, runner, 1000, 5000, 0);
+                exact(g, "\tm.py:1\t<module>", 4000, 4000, 0);
+                cgprop_edge_row e = edge(g, runner, "\tm.py:1\t<module>");
+                ck_assert_uint_eq(e.count, 1);
+                cgprop_graph_free(g);
+                /* Every cut fails cleanly. */
+                for (size_t n = 0; n < m.n; n++) {
+                    cgprop_read_error err;
+                    cgprop_read_error_init(&err);
+                    cgprop_read_options o;
+                    cgprop_read_options_init(&o);
+                    o.format = CGPROP_INPUT_PSTATS;
+                    g = NULL;
+                    int rc = cgprop_read_buffer((const char *)m.b, n, "cut", 3, &o, NULL, &g, NULL, &err);
+                    ck_assert_msg(rc == CGPROP_EFORMAT, "py %d cut at %zu: %d", pys[i], n, rc);
+                    ck_assert(g == NULL);
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+START_TEST(code_object_malformed)
+{
+    mb m;
+    /* A 3.11 code object whose localspluskinds is a tuple: a layout of 3.7 and before
+     * from then on, whose filename (the next field) must be a string. */
+    code_stats(&m, 311, 0x40, false);
+    static const unsigned char kinds[] = {'s', 0, 0, 0, 0};
+    unsigned char *at = NULL;
+    for (size_t i = 0; i + 9 < m.n && !at; i++)
+        if (!memcmp(m.b + i, kinds, 5) && m.b[i + 5] == ('z' | 0x80)) at = m.b + i;
+    ck_assert(at != NULL);
+    memcpy(at, ")\0NNN", 5); /* an empty tuple, then Nones in the bytes' place */
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a code object's field of another type than its layout's");
+    /* Bytecode neither after five ints nor after six. */
+    code_stats(&m, 38, 0x40, false);
+    size_t c = 0;
+    while (m.b[c] != ('c' | 0x80)) c++;
+    m.b[c + 1 + 24] = 'N';
+    char what[64];
+    snprintf(what, sizeof what, "code object of no known layout at byte offset %zu", c);
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, what);
+    /* A code object where a label's file should be. */
+    mb_reset(&m, 0);
+    u8(&m, '{');
+    tup(&m, 3, false);
+    code_obj(&m, 38, 0x40, "m.py", "<module>", 1, false, &(int){0});
+    num(&m, 0);
+    str(&m, "x");
+    tup(&m, 5, false);
+    for (int i = 0; i < 4; i++) num(&m, 0);
+    u8(&m, '{');
+    u8(&m, '0');
+    u8(&m, '0');
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a function label is not (str, int, str)");
+    /* Allocation failures on the way through a code object. */
+    code_stats(&m, 311, 0x40, true);
+    fault_loop((const char *)m.b, m.n);
+}
+END_TEST
 
 START_TEST(merge_into_new_graph)
 {
@@ -754,6 +990,9 @@ static Suite *suite(void)
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_fixture);
+    tcase_add_test(tc, pure_profile_fixtures);
+    tcase_add_test(tc, code_object_layouts);
+    tcase_add_test(tc, code_object_malformed);
     tcase_add_test(tc, merge_into_new_graph);
     tcase_add_test(tc, alloc_failures);
     tcase_add_test(tc, spellings);

@@ -4,7 +4,8 @@ pstats module: every function's tottime must be cgprop's self, and its
 cumtime cgprop's total (both in nanoseconds, rounded), an exact figure.
 
 usage: compare.py CGPROP_TOOL FILE.pstats
-       compare.py --run CGPROP_TOOL PROGRAM.py   (profile it now, then check)
+       compare.py --run CGPROP_TOOL PROGRAM.py   (profile it now with cProfile,
+           then with the pure-Python profile module, and check both)
        compare.py --versions CGPROP_TOOL FILE.pstats
            (the same statistics written by Python's marshal in each of its
            versions 0-4: text or binary floats, with or without shared
@@ -24,6 +25,14 @@ def clean(s):
     return s.replace("\t", " ").replace("\n", " ")
 
 
+def name_of(name):
+    """A function's name; the profile module's runner of a script is named
+    by the script's code object: Python's repr of it without the address."""
+    if isinstance(name, str):
+        return name
+    return '<code object %s, file "%s", line %d>' % (name.co_name, name.co_filename, name.co_firstlineno)
+
+
 def ns(seconds):
     return int(seconds * 1e9 + 0.5)
 
@@ -32,7 +41,7 @@ def check(tool, path):
     st = pstats.Stats(path)
     want = {}
     for (fname, line, name), (cc, nc, tt, ct, callers) in st.stats.items():
-        key = "\t%s:%d\t%s" % (clean(fname), line, clean(name))
+        key = "\t%s:%d\t%s" % (clean(fname), line, clean(name_of(name)))
         want[key] = (ns(tt), ns(ct), nc, callers)
     out = subprocess.run([tool, "report", "--input", "pstats", "--format", "json", path],
                          check=True, capture_output=True).stdout
@@ -69,10 +78,13 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "--run":
         tool, prog = argv[2], os.path.abspath(argv[3])
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "run.pstats")
-            subprocess.run([sys.executable, "-m", "cProfile", "-o", out, prog], check=True,
-                           stdout=subprocess.DEVNULL, cwd=os.path.dirname(os.path.abspath(prog)))
-            return check(tool, out)
+            for profiler in ("cProfile", "profile"):
+                out = os.path.join(d, profiler + ".pstats")
+                subprocess.run([sys.executable, "-m", profiler, "-o", out, prog], check=True,
+                               stdout=subprocess.DEVNULL, cwd=os.path.dirname(os.path.abspath(prog)))
+                if check(tool, out):
+                    return 1
+            return 0
     if len(argv) == 4 and argv[1] == "--versions":
         tool, path = argv[2], argv[3]
         with open(path, "rb") as f:

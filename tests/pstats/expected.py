@@ -2,19 +2,33 @@
 """Print what Python's own pstats module reads from a statistics file, one
 function a line: tottime and cumtime in nanoseconds (rounded), the call
 count, then cgprop's key for it (TAB file:line TAB name). check_pstats compares
-the reader with this file (tests/data/pstats/recur.expected).
+the reader with these files (tests/data/pstats/*.expected).
+
+A file of the pure-Python profile module names the function that runs the
+script by the script's code object: its key takes Python's repr of it
+without the address, as docs/formats/pstats.md says. Run this with the
+Python that wrote the file: no other one can load its code objects.
 
 usage: expected.py FILE.pstats > FILE.expected"""
 import pstats
 import sys
 
 
+def clean(s):
+    return s.replace("\t", " ").replace("\n", " ")
+
+
+def name_of(name):
+    if isinstance(name, str):
+        return name
+    return '<code object %s, file "%s", line %d>' % (name.co_name, name.co_filename, name.co_firstlineno)
+
+
 def main(path):
     st = pstats.Stats(path).stats
     print("# tottime_ns cumtime_ns ncalls key -- by Python %s's pstats module" % sys.version.split()[0])
-    for (fname, line, name), (cc, nc, tt, ct, callers) in sorted(st.items()):
-        key = "\t%s:%d\t%s" % (fname.replace("\t", " ").replace("\n", " "), line,
-                                  name.replace("\t", " ").replace("\n", " "))
+    for (fname, line, name), (cc, nc, tt, ct, callers) in sorted(st.items(), key=lambda kv: (kv[0][0], kv[0][1], name_of(kv[0][2]))):
+        key = "\t%s:%d\t%s" % (clean(fname), line, clean(name_of(name)))
         print("%d %d %d %s" % (int(tt * 1e9 + 0.5), int(ct * 1e9 + 0.5), nc, key))
 
 
