@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgprop_experimental.h"
 #include "cgprop_io.h"
 
 #define DATA CGPROP_TEST_DATA
@@ -364,12 +365,12 @@ START_TEST(malformed)
     /* A tuple of five whose fields are wrong, one at a time. */
     mb m;
     fn f = {"a.py", 1, "f", 1, 1, 1e-6, 1e-6, 0, {{0}}};
-    f.tt = -1e-6;
-    put_stats(&m, &f, 1, 0);
-    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is negative");
     f.tt = NAN;
     put_stats(&m, &f, 1, 0);
-    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is negative or not a number");
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is NaN");
+    f.tt = -INFINITY;
+    put_stats(&m, &f, 1, 0);
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is minus infinity");
     f.tt = 1e-6;
     f.ct = 1e300;
     put_stats(&m, &f, 1, 0);
@@ -436,8 +437,10 @@ END_TEST
 /* Read DATA/pstats/name.pstats and check every function against
  * name.expected (tests/pstats/expected.py: each function's tottime and
  * cumtime as Python's pstats module read them): exact, agreeing with
- * everything else the file says, and no function more. The number of
- * functions, and of recursive ones, in *recursive. The graph, analysed. */
+ * everything else the file says, and no function more. A time below 0
+ * must read as 0 and be counted in the graph's floors, and a cumtime then
+ * below the tottime flagged BELOW_SELF (docs/formats/pstats.md). The
+ * number of recursive functions in *recursive. The graph, analysed. */
 static cgprop_graph *check_expected(const char *name, size_t *recursive)
 {
     char path[512];
@@ -456,22 +459,27 @@ static cgprop_graph *check_expected(const char *name, size_t *recursive)
     ck_assert(f != NULL);
     char line[1024];
     size_t n = 0;
+    uint64_t below = 0;
     *recursive = 0;
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#') continue;
-        unsigned long long tt, ct, nc;
+        long long tt, ct;
+        unsigned long long nc;
         int at = 0;
-        ck_assert(sscanf(line, "%llu %llu %llu%n", &tt, &ct, &nc, &at) == 3);
+        ck_assert(sscanf(line, "%lld %lld %llu%n", &tt, &ct, &nc, &at) == 3);
         ck_assert(line[at] == ' ');
         char *key = line + at + 1; /* starts with the TAB of the empty object part */
         key[strcspn(key, "\n")] = '\0';
-        exact(g, key, tt, (double)ct, 0);
+        below += (tt < 0) + (ct < 0);
+        uint64_t t0 = tt < 0 ? 0 : (uint64_t)tt, c0 = ct < 0 ? 0 : (uint64_t)ct;
+        exact(g, key, t0, (double)c0, c0 < t0 ? CGPROP_R_BELOW_SELF : 0);
         cgprop_total_row r = total(g, key);
         if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) ++*recursive;
         n++;
     }
     fclose(f);
     ck_assert_uint_eq(cgprop_graph_node_count(g), n);
+    ck_assert_uint_eq(cgprop_graph_floor_count(g), below);
     return g;
 }
 
@@ -489,6 +497,49 @@ START_TEST(real_fixture)
     exact(g, "\trecur.py:11\texpr", 1646613, 5353273, 0);
     ck_assert_uint_eq(edge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib").count, 39440);
     cgprop_graph_free(g);
+}
+END_TEST
+
+/* A calibrated profile: profile.Profile(bias=5e-6), larger than the
+ * profiler's own overhead, takes more off than the activations lasted
+ * (tests/data/pstats/PROVENANCE.md): 24 of its 32 times are below 0. */
+START_TEST(calibrated_fixture)
+{
+    size_t recursive;
+    cgprop_graph *g = check_expected("calibrated", &recursive);
+    ck_assert_uint_eq(cgprop_graph_floor_count(g), 24);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* Times below 0 in a cProfile-shaped file, by hand: f's tottime -1 us
+ * (read as 0), cumtime 2 us; its caller main's call into it -3 us (0);
+ * main's own cumtime -0.3 ns, which rounds to 0 ns and so is no floor.
+ * Two floors; two such files merged, four. */
+static const fn negative[] = {
+    {"m.py", 1, "main", 1, 1, 1e-6, -0.3e-9, 0, {{0}}},
+    {"m.py", 2, "f", 1, 1, -1e-6, 2e-6, 1, {{0, 1, 1, -3e-6}}},
+};
+
+START_TEST(negative_times)
+{
+    for (int style = 0; style < 3; style++) {
+        mb m;
+        put_stats(&m, negative, 2, style);
+        cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS), *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+        ck_assert_uint_eq(cgprop_graph_floor_count(a), 2);
+        ck_assert_uint_eq(self(a, "\tm.py:2\tf"), 0);
+        ck_assert_uint_eq(edge(a, "\tm.py:1\tmain", "\tm.py:2\tf").cost, 0);
+        analyse(a);
+        /* f states 2 us, its only call in says 0: the figures contradict
+         * each other now; main's cumtime is below its tottime. */
+        exact(a, "\tm.py:2\tf", 0, 2000, CGPROP_R_SIDES_DISAGREE);
+        exact(a, "\tm.py:1\tmain", 1000, 0, CGPROP_R_BELOW_SELF);
+        ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
+        ck_assert_uint_eq(cgprop_graph_floor_count(a), 4);
+        cgprop_graph_free(a);
+        cgprop_graph_free(b);
+    }
 }
 END_TEST
 
@@ -991,6 +1042,8 @@ static Suite *suite(void)
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_fixture);
     tcase_add_test(tc, pure_profile_fixtures);
+    tcase_add_test(tc, calibrated_fixture);
+    tcase_add_test(tc, negative_times);
     tcase_add_test(tc, code_object_layouts);
     tcase_add_test(tc, code_object_malformed);
     tcase_add_test(tc, merge_into_new_graph);

@@ -8,6 +8,7 @@
 #include "io_util.h"
 #include "util/prefetch.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -457,12 +458,23 @@ static bool num(const mval *m, double *x)
 }
 
 /* Seconds -> integer nanoseconds, rounded to nearest. 18446744073709549568
- * is 2^64 - 2048, the largest double below 2^64. */
+ * is 2^64 - 2048, the largest double below 2^64.
+ * A time below 0 (one that rounds to less than 0 ns) is read as 0 and
+ * counted in p->floors: the profile module calibrated with a bias larger
+ * than its overhead takes more off an activation than it lasted, and the
+ * user asked for that correction; refusing the whole profile would leave
+ * nothing to read, and the costs here are unsigned. */
 static int to_ns(ps *p, const mval *m, const char *what, uint64_t *out)
 {
     double x;
     if (!num(m, &x)) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is not a number", what);
-    if (!(x >= 0)) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is negative or not a number", what);
+    if (x != x) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is NaN", what);
+    if (x < -DBL_MAX) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is minus infinity", what);
+    if (x * 1e9 < -0.5) {
+        p->floors++;
+        *out = 0;
+        return CGPROP_OK;
+    }
     if (!(x * 1e9 < 18446744073709549568.0))
         return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, 0, "%s of %g s overflows 64-bit nanoseconds", what, x);
     double r = x * 1e9 + 0.5;
@@ -791,11 +803,12 @@ static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
             const mval *callers = kid(p, val, 4);
             if (callers->kind != V_DICT)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function's callers are not a dict");
-            uint64_t nc = 0, tt = 0, ct = 0, cc = 0;
+            uint64_t nc = 0, tt = 0, ct = 0, cc = 0, floors = p->floors;
             if ((rc = count_of(p, kid(p, val, 0), "a primitive call count", &cc)) ||
                 (rc = count_of(p, kid(p, val, 1), "a call count", &nc)) ||
                 (rc = to_ns(p, kid(p, val, 2), "a tottime", &tt)) || (rc = to_ns(p, kid(p, val, 3), "a cumtime", &ct)))
                 return rc;
+            if (pass == 1) p->floors = floors; /* read again: counted in pass 0 */
             if (pass == 0) {
                 (*nfun)++;
                 if ((rc = cgprop_graph_add_self(p->g, f, &tt))) return graph_fail(p, rc);
@@ -1157,7 +1170,8 @@ static bool f_count(ps *p, fwalk *w, uint64_t *out)
     return true;
 }
 
-/* Seconds -> nanoseconds as to_ns() gives them; false where it fails. */
+/* Seconds -> nanoseconds as to_ns() gives them; false where it fails, and
+ * for a time below 0, which the decoding path reads and counts. */
 static bool f_ns(ps *p, fwalk *w, uint64_t *out)
 {
     uint32_t kind;
@@ -1646,6 +1660,7 @@ int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options 
     cgprop_graph_free(p.g);
     rc = cgprop_graph_new(alloc, names, NULL, 1, &p.g);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
+    p.floors = 0;
     rc = decode(&p, &root);
     if (!rc) rc = build(&p, root, &nfun);
     if (!rc && nfun == 0) rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "no function in the statistics");
@@ -1665,6 +1680,9 @@ done:
         cgprop_graph_free(p.g);
         return rc;
     }
+    /* Where a user of the graph finds the times read as 0: the count the
+     * recorder keeps for compensated figures below 0, which this is. */
+    p.g->floors = p.floors;
     if (info) {
         info->format = CGPROP_INPUT_PSTATS;
         /* No recursion classes: the stated inclusive costs make the totals exact. */

@@ -9,7 +9,11 @@ script by the script's code object: its key takes Python's repr of it
 without the address, as docs/formats/pstats.md says. Run this with the
 Python that wrote the file: no other one can load its code objects.
 
+Times below 0 (a profile calibrated with too large a bias) are printed as
+they are, rounded to nearest like the others.
+
 usage: expected.py FILE.pstats > FILE.expected"""
+import math
 import pstats
 import sys
 
@@ -29,7 +33,7 @@ def main(path):
     print("# tottime_ns cumtime_ns ncalls key -- by Python %s's pstats module" % sys.version.split()[0])
     for (fname, line, name), (cc, nc, tt, ct, callers) in sorted(st.items(), key=lambda kv: (kv[0][0], kv[0][1], name_of(kv[0][2]))):
         key = "\t%s:%d\t%s" % (clean(fname), line, clean(name_of(name)))
-        print("%d %d %d %s" % (int(tt * 1e9 + 0.5), int(ct * 1e9 + 0.5), nc, key))
+        print("%d %d %d %s" % (math.floor(tt * 1e9 + 0.5), math.floor(ct * 1e9 + 0.5), nc, key))
 
 
 if __name__ == "__main__":
