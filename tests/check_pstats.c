@@ -440,7 +440,9 @@ END_TEST
  * everything else the file says, and no function more. A time below 0
  * must read as 0 and be counted in the graph's floors, and a cumtime then
  * below the tottime flagged BELOW_SELF (docs/formats/pstats.md). The
- * number of recursive functions in *recursive. The graph, analysed. */
+ * spontaneous entries: the calls no caller's entry accounts for, at the
+ * cumtime their costs leave. The number of recursive functions in
+ * *recursive. The graph, analysed. */
 static cgprop_graph *check_expected(const char *name, size_t *recursive)
 {
     char path[512];
@@ -464,15 +466,19 @@ static cgprop_graph *check_expected(const char *name, size_t *recursive)
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#') continue;
         long long tt, ct;
-        unsigned long long nc;
+        unsigned long long nc, sc, scost;
         int at = 0;
-        ck_assert(sscanf(line, "%lld %lld %llu%n", &tt, &ct, &nc, &at) == 3);
+        ck_assert(sscanf(line, "%lld %lld %llu %llu %llu%n", &tt, &ct, &nc, &sc, &scost, &at) == 5);
         ck_assert(line[at] == ' ');
         char *key = line + at + 1; /* starts with the TAB of the empty object part */
         key[strcspn(key, "\n")] = '\0';
         below += (tt < 0) + (ct < 0);
         uint64_t t0 = tt < 0 ? 0 : (uint64_t)tt, c0 = ct < 0 ? 0 : (uint64_t)ct;
         exact(g, key, t0, (double)c0, c0 < t0 ? CGPROP_R_BELOW_SELF : 0);
+        cgprop_node_row nr;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, key), &nr, sizeof nr), CGPROP_OK);
+        ck_assert_msg(nr.spont_count == sc && nr.spont_cost == scost, "%s: spontaneous %llu at %llu, want %llu at %llu",
+                      key, (unsigned long long)nr.spont_count, (unsigned long long)nr.spont_cost, sc, scost);
         cgprop_total_row r = total(g, key);
         if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) ++*recursive;
         n++;
@@ -495,7 +501,114 @@ START_TEST(real_fixture)
      * 0.006231708 / 0.006231708 and expr's 0.001646613 / 0.005353273. */
     exact(g, "\trecur.py:7\tfib", 6231708, 6231708, 0);
     exact(g, "\trecur.py:11\texpr", 1646613, 5353273, 0);
+    /* The script's exec: 5 calls, 4 of them from importlib's
+     * _call_with_frames_removed (the imports json makes run their modules
+     * in it), so one had no caller; its cumtime 14328365 ns less those 4
+     * calls' 1786342 ns is 12542023 ns. */
+    cgprop_node_row nr;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "\t~:0\t<built-in method builtins.exec>"), &nr,
+                                          sizeof nr),
+                     CGPROP_OK);
+    ck_assert_uint_eq(nr.spont_count, 1);
+    ck_assert_uint_eq(nr.spont_cost, 12542023);
     ck_assert_uint_eq(edge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib").count, 39440);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* A function entered both by callers and from outside the profiler, by
+ * hand: a script's exec runs a.py, which imports b.py through imp, which
+ * runs it in exec again (cProfile's picture of `import` at the top of a
+ * script). In microseconds:
+ *   outer exec: self 1, runs a.py (9): 10, and no caller (cProfile's own
+ *     runctx is not profiled);
+ *   a.py: self 2, calls imp (7): 9;   imp: self 4, calls exec (3): 7;
+ *   inner exec: self 1, runs b.py (2): 3;   b.py: self 2.
+ * exec: 2 calls, tottime 1 + 1 = 2, cumtime (outermost only) 10; its one
+ * caller's entry, imp -> exec, 1 call costing 3. So 2 - 1 = 1 call came
+ * from outside, and 10 - 3 = 7 of the cumtime is not the calls' in: a
+ * lower bound of that call's cost (it was 10: the inner call ran inside
+ * it). A second run, of a script with no import: exec 1 call, self 1,
+ * cumtime 4, no caller; c.py self 3. Merged: exec is entered twice from
+ * outside, at 7 + 4 = 11, its cumtime 14 (the calls around it prove
+ * [11, 14]). Read without the calls from outside, the merged exec seemed
+ * entered at 4 only, and its 14 beyond what the calls could hold. */
+static const fn imports_run[] = {
+    {"~", 0, "exec", 1, 2, 2e-6, 10e-6, 1, {{2, 1, 1, 3e-6}}},
+    {"a.py", 1, "<module>", 1, 1, 2e-6, 9e-6, 1, {{0, 1, 1, 9e-6}}},
+    {"a.py", 2, "imp", 1, 1, 4e-6, 7e-6, 1, {{1, 1, 1, 7e-6}}},
+    {"b.py", 1, "<module>", 1, 1, 2e-6, 2e-6, 1, {{0, 1, 1, 2e-6}}},
+};
+static const fn plain_run[] = {
+    {"~", 0, "exec", 1, 1, 1e-6, 4e-6, 0, {{0}}},
+    {"c.py", 1, "<module>", 1, 1, 3e-6, 3e-6, 1, {{0, 1, 1, 3e-6}}},
+};
+
+static void spont(cgprop_graph *g, const char *k, uint64_t count, uint64_t cost)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    ck_assert_msg(r.spont_count == count && r.spont_cost == cost, "%s: spontaneous %llu at %llu", k,
+                  (unsigned long long)r.spont_count, (unsigned long long)r.spont_cost);
+}
+
+START_TEST(entered_from_outside_and_called)
+{
+    static const char *const ex = "\t~:0\texec";
+    for (int style = 0; style < 4; style++) {
+        mb m;
+        put_stats(&m, imports_run, 4, style);
+        cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+        /* Style 3: callers' bare counts, no cost; all of ct is left. */
+        spont(a, ex, 1, style == 3 ? 10000 : 7000);
+        spont(a, "\ta.py:2\timp", 0, 0);
+        put_stats(&m, plain_run, 2, style);
+        cgprop_graph *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+        spont(b, ex, 1, 4000);
+        analyse(a);
+        exact(a, ex, 2000, 10000, 0);
+        ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
+        spont(a, ex, 2, style == 3 ? 14000 : 11000);
+        analyse(a);
+        exact(a, ex, 3000, 14000, 0);
+        cgprop_graph_free(a);
+        cgprop_graph_free(b);
+    }
+}
+END_TEST
+
+/* Three real runs given together, as `cgprop report a b c` reads them:
+ * recur.pstats twice (its exec called 5 times, 4 by importlib) and
+ * pure.pstats (a script that imports nothing: its exec called once, by no
+ * one). Each file alone is checked against what Python's pstats module
+ * read from it; merged, exec's figures are their sums, its calls from
+ * outside 1 + 1 + 1 = 3 (pstats' own merge: 11 calls, 8 by callers). */
+START_TEST(three_files_merged)
+{
+    static const char *const names[] = {"recur", "recur", "pure"};
+    size_t recursive;
+    cgprop_graph_free(check_expected("pure", &recursive));
+    cgprop_graph *g = NULL;
+    for (int i = 0; i < 3; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/pstats/%s.pstats", DATA, names[i]);
+        cgprop_graph *h = NULL;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        ck_assert_int_eq(cgprop_read_file(path, strlen(path), NULL, NULL, &h, NULL, &err), CGPROP_OK);
+        if (!g) {
+            g = h;
+            continue;
+        }
+        ck_assert_int_eq(cgprop_graph_merge(g, h), CGPROP_OK);
+        cgprop_graph_free(h);
+    }
+    analyse(g);
+    /* recur.expected: exec 16926 / 14328365 ns, 1 call from outside at
+     * 12542023 ns; pure.expected: exec 4690 / 199811 ns, its 1 call from
+     * outside at 199811 ns. The calls around it prove the sum. */
+    exact(g, "\t~:0\t<built-in method builtins.exec>", 2 * 16926 + 4690, 2 * 14328365.0 + 199811, 0);
+    spont(g, "\t~:0\t<built-in method builtins.exec>", 3, 2 * 12542023 + 199811);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -1044,6 +1157,8 @@ static Suite *suite(void)
     tcase_add_test(tc, pure_profile_fixtures);
     tcase_add_test(tc, calibrated_fixture);
     tcase_add_test(tc, negative_times);
+    tcase_add_test(tc, entered_from_outside_and_called);
+    tcase_add_test(tc, three_files_merged);
     tcase_add_test(tc, code_object_layouts);
     tcase_add_test(tc, code_object_malformed);
     tcase_add_test(tc, merge_into_new_graph);

@@ -773,6 +773,33 @@ static int flush_full(ps *p)
     return flush_first(p, gs ? gs : p->nb);
 }
 
+/* The spontaneous entries of a function its callers do not account for.
+ * cProfile files a call under its caller only when a profiled function is
+ * running (_lsprof.c makes a caller's subentry when the new activation has
+ * a previous one), so nc less the callers' counts were entered with nothing
+ * profiled below them: the script's exec, which the imports it runs enter
+ * again, or a function met when the profiler was enabled mid-stack. Their
+ * cost is not in the file. ct less the costs of the calls in is a lower
+ * bound of it, exact unless some of those calls ran inside another
+ * activation of the function (ct counts that time once, in the outer one;
+ * the call's cost again): such activations are outermost, each one is in
+ * ct, and every other outermost one is a call in. A lower bound keeps the
+ * stated ct inside what the calls around it prove. With no callers at all,
+ * every call is one of them: nc, at cost ct. */
+static bool spont_rest(uint64_t nc, uint64_t ct, uint64_t ncallers, uint64_t in_cnt, uint64_t in_cost,
+                       uint64_t *cnt, uint64_t *cost)
+{
+    if (ncallers == 0) {
+        *cnt = nc;
+        *cost = ct;
+        return true;
+    }
+    if (nc <= in_cnt) return false;
+    *cnt = nc - in_cnt;
+    *cost = ct > in_cost ? ct - in_cost : 0;
+    return true;
+}
+
 static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
 {
     const mval *top = &p->v[root];
@@ -813,13 +840,9 @@ static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
                 (*nfun)++;
                 if ((rc = cgprop_graph_add_self(p->g, f, &tt))) return graph_fail(p, rc);
                 if ((rc = cgprop__graph_state_total(p->g, f, &ct))) return graph_fail(p, rc);
-                /* Nothing profiled called it: it was entered from outside
-                 * the profiler (the exec of the script, the profiler's own
-                 * disable call). */
-                if (callers->n == 0 && (rc = cgprop_graph_add_spontaneous(p->g, f, nc, &ct)))
-                    return graph_fail(p, rc);
                 continue;
             }
+            uint64_t in_cnt = 0, in_cost = 0;
             for (uint32_t cj = callers->first; cj != NOPE; cj = p->c[p->c[cj].next].next) {
                 uint32_t ckid = p->c[cj].val;
                 mval *ck = &p->v[ckid];
@@ -850,6 +873,8 @@ static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
                     return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0,
                                              "a caller's figures are neither a count nor (nc, cc, tt, ct)");
                 }
+                (void)cgprop__sat_add(&in_cnt, cnt);
+                (void)cgprop__sat_add(&in_cost, cost);
                 if (has_cost && p->bcaller) {
                     p->bcaller[p->nb] = a;
                     p->bcallee[p->nb] = f;
@@ -862,6 +887,10 @@ static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
                 if ((rc = cgprop_graph_add_edge(p->g, a, f, cnt, has_cost ? &cost : NULL, NULL)))
                     return graph_fail(p, rc);
             }
+            uint64_t sc, scost;
+            if (spont_rest(nc, ct, callers->n, in_cnt, in_cost, &sc, &scost) &&
+                (rc = cgprop_graph_add_spontaneous(p->g, f, sc, &scost)))
+                return graph_fail(p, rc);
         }
     }
     return CGPROP_OK;
@@ -913,6 +942,7 @@ typedef struct fentry {
     uint32_t ncallers;
     uint32_t h;       /* the hash of its plain bytes (f_plain), 0 when not plain */
     uint64_t nc, tt, ct;
+    uint64_t in_cnt, in_cost; /* what its calls in count and cost (spont_rest) */
 } fentry;
 
 /* Bit 31 of a call's callee: the call has a cost (a tuple of figures, not
@@ -1256,6 +1286,7 @@ static bool f_walk(ps *p, fwalk *w)
             !f_open(p, w, '{', 0))
             return false;
         e.ncallers = 0;
+        e.in_cnt = e.in_cost = 0;
         while (!f_at_end(p)) {
             fcall c;
             if (!f_label(p, w, true, &L, &c.at, &c.slot)) return false;
@@ -1272,6 +1303,8 @@ static bool f_walk(ps *p, fwalk *w)
                 if (!f_count(p, w, &c.cnt)) return false;
                 c.cost = 0;
             }
+            (void)cgprop__sat_add(&e.in_cnt, c.cnt);
+            (void)cgprop__sat_add(&e.in_cost, c.cost);
             if (e.ncallers == UINT32_MAX || !fgrow(p, (void **)&w->call, &w->callcap, w->ncall + 1, sizeof *w->call))
                 return false;
             w->call[w->ncall++] = c;
@@ -1520,7 +1553,10 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         (*nfun)++;
         uint64_t tt = e->tt, ct = e->ct;
         if (cgprop_graph_add_self(p->g, f, &tt) || cgprop__graph_state_total(p->g, f, &ct)) goto out;
-        if (e->ncallers == 0 && cgprop_graph_add_spontaneous(p->g, f, e->nc, &ct)) goto out;
+        uint64_t sc, scost;
+        if (spont_rest(e->nc, e->ct, e->ncallers, e->in_cnt, e->in_cost, &sc, &scost) &&
+            cgprop_graph_add_spontaneous(p->g, f, sc, &scost))
+            goto out;
     }
     /* Every call listed is at most one new call: size the call arrays
      * once instead of doubling up to there. Not the call index: the
