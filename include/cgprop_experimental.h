@@ -125,11 +125,11 @@ CGPROP_API uint64_t cgprop_graph_clamp_count(const cgprop_graph *g);
 /**
  * Number of compensated figures this graph holds that came out below 0 and
  * were written as 0: cgprop_recorder_flush() adds the floors of the figures
- * it writes (what cgprop_recorder_floor_count() counts), and
- * cgprop_graph_merge() adds the source's count. Unlike clamps, floors happen
- * with either compensation route and without ::CGPROP_REC_CLAMP: a figure
- * below 0 means δ_i or δ_e overestimated the probes' overhead. 0 for a graph
- * no compensating recorder wrote into.
+ * it writes (what cgprop_recorder_floor_count() counts), the pstats reader
+ * its times below 0 (Python's profile module calibrated with too large a
+ * bias), cgprop_graph_merge() the source's count. Floors happen with either
+ * compensation route, without ::CGPROP_REC_CLAMP: a figure below 0 means the
+ * overhead (δ_i, δ_e, the bias) was overestimated. 0 for any other graph.
  * @param g the graph.
  * @return the count, or 0 if @p g is NULL.
  * @since 0.1

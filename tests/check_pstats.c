@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgprop_experimental.h"
 #include "cgprop_io.h"
 
 #define DATA CGPROP_TEST_DATA
@@ -345,8 +346,10 @@ static void bad_bytes(const unsigned char *d, size_t n, int code, const char *wh
 START_TEST(malformed)
 {
     BAD("", CGPROP_EFORMAT, "truncated input at byte offset 0");
-    BAD("{c", CGPROP_EFORMAT, "unsupported marshal type 0x63 at byte offset 1");
-    BAD("{\xe3", CGPROP_EFORMAT, "unsupported marshal type 0xe3 at byte offset 1");
+    BAD("{?", CGPROP_EFORMAT, "unsupported marshal type 0x3f at byte offset 1");
+    BAD("{\xbf", CGPROP_EFORMAT, "unsupported marshal type 0xbf at byte offset 1");
+    BAD("{c", CGPROP_EFORMAT, "code object of no known layout at byte offset 1");
+    BAD("{\xe3", CGPROP_EFORMAT, "code object of no known layout at byte offset 1");
     BAD("{r\0\0\0\0", CGPROP_EFORMAT, "reference to an object not read yet at byte offset 1");
     BAD("{(\xff\xff\xff\xff", CGPROP_EFORMAT, "negative container size at byte offset 1");
     BAD("{(\x10\0\0\0", CGPROP_EFORMAT, "container larger than the input at byte offset 1");
@@ -362,12 +365,12 @@ START_TEST(malformed)
     /* A tuple of five whose fields are wrong, one at a time. */
     mb m;
     fn f = {"a.py", 1, "f", 1, 1, 1e-6, 1e-6, 0, {{0}}};
-    f.tt = -1e-6;
-    put_stats(&m, &f, 1, 0);
-    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is negative");
     f.tt = NAN;
     put_stats(&m, &f, 1, 0);
-    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is negative or not a number");
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is NaN");
+    f.tt = -INFINITY;
+    put_stats(&m, &f, 1, 0);
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a tottime is minus infinity");
     f.tt = 1e-6;
     f.ct = 1e300;
     put_stats(&m, &f, 1, 0);
@@ -431,47 +434,247 @@ START_TEST(detect)
 }
 END_TEST
 
-/* The real fixture: every function's tottime and cumtime as Python's pstats
- * module read them (recur.expected, made by tests/pstats/expected.py). */
-START_TEST(real_fixture)
+/* Read DATA/pstats/name.pstats and check every function against
+ * name.expected (tests/pstats/expected.py: each function's tottime and
+ * cumtime as Python's pstats module read them): exact, agreeing with
+ * everything else the file says, and no function more. A time below 0
+ * must read as 0 and be counted in the graph's floors, and a cumtime then
+ * below the tottime flagged BELOW_SELF (docs/formats/pstats.md). The
+ * spontaneous entries: the calls no caller's entry accounts for, at the
+ * cumtime their costs leave. Function disagree (none when NULL), and no
+ * other, flagged SIDES_DISAGREE. The number of recursive functions in
+ * *recursive. The graph, analysed. */
+static cgprop_graph *check_expected(const char *name, const char *disagree, size_t *recursive)
 {
+    char path[512];
     cgprop_graph *g = NULL;
     cgprop_read_error err;
     cgprop_read_error_init(&err);
     cgprop_read_info info;
     cgprop_read_info_init(&info);
-    const char *path = DATA "/pstats/recur.pstats";
-    ck_assert_int_eq(cgprop_read_file(path, strlen(path), NULL, NULL, &g, &info, &err), CGPROP_OK);
+    snprintf(path, sizeof path, "%s/pstats/%s.pstats", DATA, name);
+    int rc = cgprop_read_file(path, strlen(path), NULL, NULL, &g, &info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "%s: %d %s", path, rc, err.reason);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_PSTATS);
     analyse(g);
-    FILE *f = fopen(DATA "/pstats/recur.expected", "r");
+    snprintf(path, sizeof path, "%s/pstats/%s.expected", DATA, name);
+    FILE *f = fopen(path, "r");
     ck_assert(f != NULL);
     char line[1024];
-    size_t n = 0, recursive = 0;
+    size_t n = 0;
+    uint64_t below = 0;
+    *recursive = 0;
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#') continue;
-        unsigned long long tt, ct, nc;
+        long long tt, ct;
+        unsigned long long nc, sc, scost;
         int at = 0;
-        ck_assert(sscanf(line, "%llu %llu %llu%n", &tt, &ct, &nc, &at) == 3);
+        ck_assert(sscanf(line, "%lld %lld %llu %llu %llu%n", &tt, &ct, &nc, &sc, &scost, &at) == 5);
         ck_assert(line[at] == ' ');
         char *key = line + at + 1; /* starts with the TAB of the empty object part */
         key[strcspn(key, "\n")] = '\0';
-        /* Exact, and agreeing with everything else the file says. */
-        exact(g, key, tt, (double)ct, 0);
+        below += (tt < 0) + (ct < 0);
+        uint64_t t0 = tt < 0 ? 0 : (uint64_t)tt, c0 = ct < 0 ? 0 : (uint64_t)ct;
+        uint32_t why = c0 < t0 ? CGPROP_R_BELOW_SELF : 0;
+        if (disagree && !strcmp(key, disagree)) why |= CGPROP_R_SIDES_DISAGREE;
+        exact(g, key, t0, (double)c0, why);
+        cgprop_node_row nr;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, key), &nr, sizeof nr), CGPROP_OK);
+        ck_assert_msg(nr.spont_count == sc && nr.spont_cost == scost, "%s: spontaneous %llu at %llu, want %llu at %llu",
+                      key, (unsigned long long)nr.spont_count, (unsigned long long)nr.spont_cost, sc, scost);
         cgprop_total_row r = total(g, key);
-        if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) recursive++;
+        if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) ++*recursive;
         n++;
     }
     fclose(f);
-    ck_assert_uint_eq(n, 193);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), n);
+    ck_assert_uint_eq(cgprop_graph_floor_count(g), below);
+    return g;
+}
+
+/* The real fixture: every function's tottime and cumtime as Python's pstats
+ * module read them (recur.expected, made by tests/pstats/expected.py). */
+START_TEST(real_fixture)
+{
+    size_t recursive;
+    cgprop_graph *g = check_expected("recur", NULL, &recursive);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 193);
     ck_assert_uint_ge(recursive, 10);
     /* Two figures by name, as pstats printed them (seconds): fib's
      * 0.006231708 / 0.006231708 and expr's 0.001646613 / 0.005353273. */
     exact(g, "\trecur.py:7\tfib", 6231708, 6231708, 0);
     exact(g, "\trecur.py:11\texpr", 1646613, 5353273, 0);
+    /* The script's exec: 5 calls, 4 of them from importlib's
+     * _call_with_frames_removed (the imports json makes run their modules
+     * in it), so one had no caller; its cumtime 14328365 ns less those 4
+     * calls' 1786342 ns is 12542023 ns. */
+    cgprop_node_row nr;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "\t~:0\t<built-in method builtins.exec>"), &nr,
+                                          sizeof nr),
+                     CGPROP_OK);
+    ck_assert_uint_eq(nr.spont_count, 1);
+    ck_assert_uint_eq(nr.spont_cost, 12542023);
     ck_assert_uint_eq(edge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib").count, 39440);
     cgprop_graph_free(g);
+}
+END_TEST
+
+/* A function entered both by callers and from outside the profiler, by
+ * hand: a script's exec runs a.py, which imports b.py through imp, which
+ * runs it in exec again (cProfile's picture of `import` at the top of a
+ * script). In microseconds:
+ *   outer exec: self 1, runs a.py (9): 10, and no caller (cProfile's own
+ *     runctx is not profiled);
+ *   a.py: self 2, calls imp (7): 9;   imp: self 4, calls exec (3): 7;
+ *   inner exec: self 1, runs b.py (2): 3;   b.py: self 2.
+ * exec: 2 calls, tottime 1 + 1 = 2, cumtime (outermost only) 10; its one
+ * caller's entry, imp -> exec, 1 call costing 3. So 2 - 1 = 1 call came
+ * from outside, and 10 - 3 = 7 of the cumtime is not the calls' in: a
+ * lower bound of that call's cost (it was 10: the inner call ran inside
+ * it). A second run, of a script with no import: exec 1 call, self 1,
+ * cumtime 4, no caller; c.py self 3. Merged: exec is entered twice from
+ * outside, at 7 + 4 = 11, its cumtime 14 (the calls around it prove
+ * [11, 14]). Read without the calls from outside, the merged exec seemed
+ * entered at 4 only, and its 14 beyond what the calls could hold. */
+static const fn imports_run[] = {
+    {"~", 0, "exec", 1, 2, 2e-6, 10e-6, 1, {{2, 1, 1, 3e-6}}},
+    {"a.py", 1, "<module>", 1, 1, 2e-6, 9e-6, 1, {{0, 1, 1, 9e-6}}},
+    {"a.py", 2, "imp", 1, 1, 4e-6, 7e-6, 1, {{1, 1, 1, 7e-6}}},
+    {"b.py", 1, "<module>", 1, 1, 2e-6, 2e-6, 1, {{0, 1, 1, 2e-6}}},
+};
+static const fn plain_run[] = {
+    {"~", 0, "exec", 1, 1, 1e-6, 4e-6, 0, {{0}}},
+    {"c.py", 1, "<module>", 1, 1, 3e-6, 3e-6, 1, {{0, 1, 1, 3e-6}}},
+};
+
+static void spont(cgprop_graph *g, const char *k, uint64_t count, uint64_t cost)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    ck_assert_msg(r.spont_count == count && r.spont_cost == cost, "%s: spontaneous %llu at %llu", k,
+                  (unsigned long long)r.spont_count, (unsigned long long)r.spont_cost);
+}
+
+START_TEST(entered_from_outside_and_called)
+{
+    static const char *const ex = "\t~:0\texec";
+    for (int style = 0; style < 4; style++) {
+        mb m;
+        put_stats(&m, imports_run, 4, style);
+        cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+        /* Style 3: callers' bare counts, no cost; all of ct is left. */
+        spont(a, ex, 1, style == 3 ? 10000 : 7000);
+        spont(a, "\ta.py:2\timp", 0, 0);
+        put_stats(&m, plain_run, 2, style);
+        cgprop_graph *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+        spont(b, ex, 1, 4000);
+        analyse(a);
+        exact(a, ex, 2000, 10000, 0);
+        ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
+        spont(a, ex, 2, style == 3 ? 14000 : 11000);
+        analyse(a);
+        exact(a, ex, 3000, 14000, 0);
+        cgprop_graph_free(a);
+        cgprop_graph_free(b);
+    }
+}
+END_TEST
+
+/* Three real runs given together, as `cgprop report a b c` reads them:
+ * recur.pstats twice (its exec called 5 times, 4 by importlib) and
+ * pure.pstats (a script that imports nothing: its exec called once, by no
+ * one). Each file alone is checked against what Python's pstats module
+ * read from it; merged, exec's figures are their sums, its calls from
+ * outside 1 + 1 + 1 = 3 (pstats' own merge: 11 calls, 8 by callers). */
+START_TEST(three_files_merged)
+{
+    static const char *const names[] = {"recur", "recur", "pure"};
+    size_t recursive;
+    cgprop_graph_free(check_expected("pure", NULL, &recursive));
+    cgprop_graph *g = NULL;
+    for (int i = 0; i < 3; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/pstats/%s.pstats", DATA, names[i]);
+        cgprop_graph *h = NULL;
+        cgprop_read_error err;
+        cgprop_read_error_init(&err);
+        ck_assert_int_eq(cgprop_read_file(path, strlen(path), NULL, NULL, &h, NULL, &err), CGPROP_OK);
+        if (!g) {
+            g = h;
+            continue;
+        }
+        ck_assert_int_eq(cgprop_graph_merge(g, h), CGPROP_OK);
+        cgprop_graph_free(h);
+    }
+    analyse(g);
+    /* recur.expected: exec 16926 / 14328365 ns, 1 call from outside at
+     * 12542023 ns; pure.expected: exec 4690 / 199811 ns, its 1 call from
+     * outside at 199811 ns. The calls around it prove the sum. */
+    exact(g, "\t~:0\t<built-in method builtins.exec>", 2 * 16926 + 4690, 2 * 14328365.0 + 199811, 0);
+    spont(g, "\t~:0\t<built-in method builtins.exec>", 3, 2 * 12542023 + 199811);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* Two functions of one label in a real cProfile run (collide.py): the
+ * __new__ of two named tuples, both ('<string>', 1, '<lambda>'). cProfile's
+ * statistics keep the figures of one: helper makes 1000 of each tuple,
+ * and pstats shows <lambda> called 1000 times in all. The calls into the
+ * other are lost, and with them part of what the cycle walk -> helper ->
+ * walk spends outside itself: helper, entered only from inside the cycle,
+ * states a cumtime above what the cycle's self costs and calls out can
+ * hold, and is flagged SIDES_DISAGREE, its total still its cumtime. walk,
+ * entered from main, has calls in above that too: its interval holds both
+ * and no flag. Every other function agrees with the rest. */
+START_TEST(one_label_two_functions)
+{
+    size_t recursive;
+    cgprop_graph *g = check_expected("collide", "\tcollide.py:15\thelper", &recursive);
+    ck_assert_uint_ge(recursive, 2);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* A calibrated profile: profile.Profile(bias=5e-6), larger than the
+ * profiler's own overhead, takes more off than the activations lasted
+ * (tests/data/pstats/PROVENANCE.md): 24 of its 32 times are below 0. */
+START_TEST(calibrated_fixture)
+{
+    size_t recursive;
+    cgprop_graph *g = check_expected("calibrated", NULL, &recursive);
+    ck_assert_uint_eq(cgprop_graph_floor_count(g), 24);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* Times below 0 in a cProfile-shaped file, by hand: f's tottime -1 us
+ * (read as 0), cumtime 2 us; its caller main's call into it -3 us (0);
+ * main's own cumtime -0.3 ns, which rounds to 0 ns and so is no floor.
+ * Two floors; two such files merged, four. */
+static const fn negative[] = {
+    {"m.py", 1, "main", 1, 1, 1e-6, -0.3e-9, 0, {{0}}},
+    {"m.py", 2, "f", 1, 1, -1e-6, 2e-6, 1, {{0, 1, 1, -3e-6}}},
+};
+
+START_TEST(negative_times)
+{
+    for (int style = 0; style < 3; style++) {
+        mb m;
+        put_stats(&m, negative, 2, style);
+        cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS), *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
+        ck_assert_uint_eq(cgprop_graph_floor_count(a), 2);
+        ck_assert_uint_eq(self(a, "\tm.py:2\tf"), 0);
+        ck_assert_uint_eq(edge(a, "\tm.py:1\tmain", "\tm.py:2\tf").cost, 0);
+        analyse(a);
+        /* f states 2 us, its only call in says 0: the figures contradict
+         * each other now; main's cumtime is below its tottime. */
+        exact(a, "\tm.py:2\tf", 0, 2000, CGPROP_R_SIDES_DISAGREE);
+        exact(a, "\tm.py:1\tmain", 1000, 0, CGPROP_R_BELOW_SELF);
+        ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
+        ck_assert_uint_eq(cgprop_graph_floor_count(a), 4);
+        cgprop_graph_free(a);
+        cgprop_graph_free(b);
+    }
 }
 END_TEST
 
@@ -519,6 +722,225 @@ static void fault_loop(const char *d, size_t n)
     }
     ck_assert(ok);
 }
+
+/* ---- code objects: the pure-Python profile module's files ---- */
+
+/* python -m profile -o pure-3.N.pstats pure.py, with each Python from 3.6
+ * to 3.13 (tests/data/pstats/PROVENANCE.md): three layouts of the code
+ * object that names the function running the script, which Python's repr
+ * shows as <code object <module> at 0x..., file "pure.py", line 1>. Each
+ * file against what that Python's own pstats module read from it. */
+START_TEST(pure_profile_fixtures)
+{
+    static const char *const vs[] = {"3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13"};
+    for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "pure-%s", vs[i]);
+        size_t recursive;
+        cgprop_graph *g = check_expected(name, NULL, &recursive);
+        ck_assert_uint_eq(cgprop_graph_node_count(g), 16);
+        ck_assert_uint_ge(recursive, 1); /* fib */
+        /* 3.6 and 3.7 put a module's first line after its docstring. */
+        const char *k = i < 2 ? "\tprofile:0\t<code object <module>, file \"pure.py\", line 3>"
+                              : "\tprofile:0\t<code object <module>, file \"pure.py\", line 1>";
+        ck_assert_str_eq(cgprop_node_display_name(g, id(g, k), NULL), k + 11);
+        cgprop_graph_free(g);
+    }
+}
+END_TEST
+
+/* A code object as marshal writes it (Python/marshal.c, w_object's branch
+ * for code), kept small: four bytes of bytecode, empty tuples and bytes.
+ *   -3.7:     'c', five ints (argcount, kwonlyargcount, nlocals, stacksize,
+ *             flags); code, consts, names, varnames, freevars, cellvars,
+ *             filename, name; the int firstlineno; lnotab.
+ *   3.8-3.10: 'c', six ints (posonlyargcount after argcount); the rest as
+ *             3.7 (3.10's lnotab is its linetable).
+ *   3.11-:    'c', five ints (argcount, posonlyargcount, kwonlyargcount,
+ *             stacksize, flags); code, consts, names, localsplusnames,
+ *             localspluskinds, filename, name, qualname; the int
+ *             firstlineno; linetable, exceptiontable.
+ * The code object and its filename are flagged (they take back-reference
+ * slots, as marshal flags objects referred to more than once); *file_slot
+ * gets the filename's slot. With inner, its constants hold a second code
+ * object (a function defined in the script), named "inner", flagged too.
+ * The statistics code_stats makes of them load with marshal.loads in
+ * Python 3.7 (layout 37), 3.8 and 3.10 (38), 3.11 and 3.13 (311), each as
+ * the dict code_stats describes. */
+static void bytes_obj(mb *m, const char *b, size_t n)
+{
+    u8(m, 's');
+    u32(m, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) u8(m, (unsigned char)b[i]);
+}
+
+static void code_obj(mb *m, int py, uint32_t flags, const char *file, const char *name, uint32_t line, bool inner,
+                     int *file_slot)
+{
+    u8(m, 'c' | 0x80);
+    m->nrefs++;
+    int nint = py == 38 ? 6 : 5;
+    for (int i = 0; i < nint; i++) u32(m, i == nint - 1 ? flags : 0);
+    bytes_obj(m, "d\0S\0", 4); /* LOAD_CONST 0, RETURN_VALUE */
+    /* consts: (None, 1.5j, Ellipsis[, inner]), what constants may hold */
+    u8(m, ')');
+    u8(m, inner ? 4 : 3);
+    u8(m, 'N');
+    if (py == 37) {
+        /* as marshal versions 0 and 1 write it: two text floats */
+        static const unsigned char x[] = {'x', 1, '0', 3, '1', '.', '5'};
+        for (size_t i = 0; i < sizeof x; i++) u8(m, x[i]);
+    } else {
+        u8(m, 'y');
+        for (int i = 0; i < 16; i++) u8(m, i == 14 ? 0xf8 : i == 15 ? 0x3f : 0); /* 0 + 1.5j */
+    }
+    u8(m, '.');
+    int unused;
+    if (inner) code_obj(m, py, 0x43, file, "inner", line + 1, false, &unused);
+    u8(m, ')'); /* names */
+    u8(m, 0);
+    u8(m, ')'); /* varnames, or localsplusnames */
+    u8(m, 0);
+    if (py == 311) {
+        bytes_obj(m, "", 0); /* localspluskinds */
+    } else {
+        u8(m, ')'); /* freevars */
+        u8(m, 0);
+        u8(m, ')'); /* cellvars */
+        u8(m, 0);
+    }
+    *file_slot = m->nrefs++;
+    u8(m, 'z' | 0x80);
+    u8(m, (unsigned)strlen(file));
+    for (const char *c = file; *c; c++) u8(m, (unsigned char)*c);
+    str(m, name);
+    if (py == 311) str(m, name); /* qualname */
+    u32(m, line);
+    bytes_obj(m, "\1\2", 2); /* lnotab or linetable */
+    if (py == 311) bytes_obj(m, "", 0); /* exceptiontable */
+}
+
+/* The profile module's statistics of a script m.py, by hand:
+ *   ('profile', 0, <code of m.py>): the profiler's frame that runs it,
+ *       tottime 1 us, cumtime 5 us, no caller;
+ *   ('m.py', 1, '<module>'): the script, tottime 4 us, cumtime 4 us,
+ *       called once by the first, whose label tuple (flagged) is referred
+ *       back to ('r'); its file name is a reference to the code object's
+ *       filename, a slot taken inside the code object.
+ * A wrong count of the slots inside the code object would make the two
+ * references name other values. */
+static void code_stats(mb *m, int py, uint32_t flags, bool inner)
+{
+    mb_reset(m, 0);
+    u8(m, '{');
+    int label_slot = m->nrefs++, file_slot;
+    u8(m, ')' | 0x80);
+    u8(m, 3);
+    str(m, "profile");
+    num(m, 0);
+    code_obj(m, py, flags, "m.py", "<module>", 1, inner, &file_slot);
+    tup(m, 5, false);
+    num(m, 1);
+    num(m, 1);
+    flt(m, 1e-6);
+    flt(m, 5e-6);
+    u8(m, '{');
+    u8(m, '0');
+    tup(m, 3, false);
+    u8(m, 'r');
+    u32(m, (uint32_t)file_slot);
+    num(m, 1);
+    str(m, "<module>");
+    tup(m, 5, false);
+    num(m, 1);
+    num(m, 1);
+    flt(m, 4e-6);
+    flt(m, 4e-6);
+    u8(m, '{');
+    u8(m, 'r');
+    u32(m, (uint32_t)label_slot);
+    num(m, 1);
+    u8(m, '0');
+    u8(m, '0');
+}
+
+START_TEST(code_object_layouts)
+{
+    static const char *const runner = "\tprofile:0\t<code object <module>, file \"m.py\", line 1>";
+    static const int pys[] = {37, 38, 311};
+    for (int i = 0; i < 3; i++) {
+        for (int inner = 0; inner < 2; inner++) {
+            /* flags: a module's; 0x73, in 3.8 to 3.10 a nested generator
+             * without free variables, is the byte 's' where the bytecode
+             * of the other layouts starts. */
+            for (int fl = 0; fl < 2; fl++) {
+                mb m;
+                code_stats(&m, pys[i], fl ? 0x73 : 0x40, inner);
+                cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_AUTO);
+                ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+                analyse(g);
+                exact(g, runner, 1000, 5000, 0);
+                exact(g, "\tm.py:1\t<module>", 4000, 4000, 0);
+                cgprop_edge_row e = edge(g, runner, "\tm.py:1\t<module>");
+                ck_assert_uint_eq(e.count, 1);
+                cgprop_graph_free(g);
+                /* Every cut fails cleanly. */
+                for (size_t n = 0; n < m.n; n++) {
+                    cgprop_read_error err;
+                    cgprop_read_error_init(&err);
+                    cgprop_read_options o;
+                    cgprop_read_options_init(&o);
+                    o.format = CGPROP_INPUT_PSTATS;
+                    g = NULL;
+                    int rc = cgprop_read_buffer((const char *)m.b, n, "cut", 3, &o, NULL, &g, NULL, &err);
+                    ck_assert_msg(rc == CGPROP_EFORMAT, "py %d cut at %zu: %d", pys[i], n, rc);
+                    ck_assert(g == NULL);
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+START_TEST(code_object_malformed)
+{
+    mb m;
+    /* A 3.11 code object whose localspluskinds is a tuple: a layout of 3.7 and before
+     * from then on, whose filename (the next field) must be a string. */
+    code_stats(&m, 311, 0x40, false);
+    static const unsigned char kinds[] = {'s', 0, 0, 0, 0};
+    unsigned char *at = NULL;
+    for (size_t i = 0; i + 9 < m.n && !at; i++)
+        if (!memcmp(m.b + i, kinds, 5) && m.b[i + 5] == ('z' | 0x80)) at = m.b + i;
+    ck_assert(at != NULL);
+    memcpy(at, ")\0NNN", 5); /* an empty tuple, then Nones in the bytes' place */
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a code object's field of another type than its layout's");
+    /* Bytecode neither after five ints nor after six. */
+    code_stats(&m, 38, 0x40, false);
+    size_t c = 0;
+    while (m.b[c] != ('c' | 0x80)) c++;
+    m.b[c + 1 + 24] = 'N';
+    char what[64];
+    snprintf(what, sizeof what, "code object of no known layout at byte offset %zu", c);
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, what);
+    /* A code object where a label's file should be. */
+    mb_reset(&m, 0);
+    u8(&m, '{');
+    tup(&m, 3, false);
+    code_obj(&m, 38, 0x40, "m.py", "<module>", 1, false, &(int){0});
+    num(&m, 0);
+    str(&m, "x");
+    tup(&m, 5, false);
+    for (int i = 0; i < 4; i++) num(&m, 0);
+    u8(&m, '{');
+    u8(&m, '0');
+    u8(&m, '0');
+    bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a function label is not (str, int, str)");
+    /* Allocation failures on the way through a code object. */
+    code_stats(&m, 311, 0x40, true);
+    fault_loop((const char *)m.b, m.n);
+}
+END_TEST
 
 START_TEST(merge_into_new_graph)
 {
@@ -754,6 +1176,14 @@ static Suite *suite(void)
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, detect);
     tcase_add_test(tc, real_fixture);
+    tcase_add_test(tc, pure_profile_fixtures);
+    tcase_add_test(tc, calibrated_fixture);
+    tcase_add_test(tc, negative_times);
+    tcase_add_test(tc, entered_from_outside_and_called);
+    tcase_add_test(tc, three_files_merged);
+    tcase_add_test(tc, one_label_two_functions);
+    tcase_add_test(tc, code_object_layouts);
+    tcase_add_test(tc, code_object_malformed);
     tcase_add_test(tc, merge_into_new_graph);
     tcase_add_test(tc, alloc_failures);
     tcase_add_test(tc, spellings);

@@ -8,11 +8,36 @@
 #include "io_util.h"
 #include "util/prefetch.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Value kinds of the decoded table. */
-enum { V_NONE, V_BOOL, V_INT, V_BIGINT, V_FLOAT, V_STR, V_TUPLE, V_LIST, V_SET, V_DICT };
+/* Value kinds of the decoded table. V_OTHER: what a code object's
+ * constants may hold and statistics never use (Ellipsis, StopIteration,
+ * complex numbers). */
+enum { V_NONE, V_BOOL, V_INT, V_BIGINT, V_FLOAT, V_STR, V_TUPLE, V_LIST, V_SET, V_DICT, V_OTHER, V_CODE };
+
+/* A code object's fields in the order marshal writes them, one character a
+ * field: L a 32-bit int written bare (not an object), B bytes, T a tuple,
+ * S a string. The profile module keys the function that runs a script by
+ * ('profile', 0, <the script's code object>), and the fields changed with
+ * the Python that wrote the file:
+ *   -3.7     argcount kwonlyargcount nlocals stacksize flags, code consts
+ *            names varnames freevars cellvars filename name, firstlineno,
+ *            lnotab;
+ *   3.8-3.10 posonlyargcount after argcount (3.10 calls lnotab linetable);
+ *   3.11-    argcount posonlyargcount kwonlyargcount stacksize flags, code
+ *            consts names localsplusnames localspluskinds filename name
+ *            qualname, firstlineno, linetable exceptiontable.
+ * The file does not say which Python wrote it. The bytecode follows five
+ * ints or six (CODE_5 or CODE_38, see code_layout); five leave 3.7 and
+ * 3.11- apart until the tenth field, a tuple of free variables or the bytes
+ * of the locals' kinds. A file's code objects all come from one Python, so
+ * the first one settles the layout of the others. */
+enum { CODE_NONE, CODE_5, CODE_37, CODE_38, CODE_311 };
+static const char *const code_fields[] = {"", "LLLLLBTTT?", "LLLLLBTTTTTSSLB", "LLLLLLBTTTTTSSLB", "LLLLLBTTTBSSSLBB"};
+/* Where co_filename and co_name are among the object fields. */
+static const uint8_t code_file_kid[] = {0, 0, 6, 6, 5};
 
 typedef struct mval {
     uint8_t kind;
@@ -25,6 +50,10 @@ typedef struct mval {
         struct {
             uint32_t at, len; /* into the input */
         } s;
+        struct {
+            int32_t line; /* co_firstlineno */
+            uint32_t layout;
+        } code;
     } u;
 } mval;
 
@@ -37,7 +66,8 @@ typedef struct cell {
 typedef struct frame {
     uint32_t val;       /* the container being filled */
     uint32_t last;      /* its last cell, UINT32_MAX when none */
-    uint64_t remaining; /* tuples, lists, sets: children still to come */
+    uint64_t remaining; /* tuples, lists, sets: children still to come; a
+                           code object: its next field (code_fields) */
 } frame;
 
 typedef struct ps {
@@ -53,6 +83,8 @@ typedef struct ps {
     uint32_t nrefs, rcap;
     frame *st;
     uint32_t nst, scap;
+    uint32_t layout;  /* of the file's code objects, CODE_NONE before the first */
+    uint64_t floors;  /* negative times read as 0 */
     char *key;
     size_t kcap;
     /* The reader's own index of the functions the dict's keys name: their
@@ -126,14 +158,24 @@ static int new_val(ps *p, uint8_t kind, bool ref, uint32_t *out)
     return CGPROP_OK;
 }
 
-/* Give value id to the innermost open container (or make it the root). */
-static int attach(ps *p, uint32_t id, uint32_t *root)
+/* Give value id, read at byte offset at, to the innermost open container
+ * (or make it the root). */
+static int attach(ps *p, uint32_t id, size_t at, uint32_t *root)
 {
     if (p->nst == 0) {
         *root = id;
         return CGPROP_OK;
     }
     frame *f = &p->st[p->nst - 1];
+    if (p->v[f->val].kind == V_CODE) {
+        /* A field of the wrong type means another layout (or no code
+         * object at all): refused here, not read as something else. */
+        char want = code_fields[p->layout][f->remaining];
+        uint8_t k = p->v[id].kind;
+        if (want == '?' && (k == V_TUPLE || k == V_STR)) p->layout = k == V_TUPLE ? CODE_37 : CODE_311;
+        else if (want == 'T' ? k != V_TUPLE : k != V_STR)
+            return fail_at(p, at, "a code object's field of another type than its layout's");
+    }
     int rc = grow(p, (void **)&p->c, &p->ccap, p->nc + 1, sizeof *p->c);
     if (rc) return rc;
     uint32_t ci = p->nc++;
@@ -143,7 +185,8 @@ static int attach(ps *p, uint32_t id, uint32_t *root)
     else p->c[f->last].next = ci;
     f->last = ci;
     p->v[f->val].n++;
-    if (p->v[f->val].kind != V_DICT) f->remaining--;
+    if (p->v[f->val].kind == V_CODE) f->remaining++;
+    else if (p->v[f->val].kind != V_DICT) f->remaining--;
     return CGPROP_OK;
 }
 
@@ -182,13 +225,66 @@ static int read_long(ps *p, size_t at, uint32_t id)
     return CGPROP_OK;
 }
 
+/* Whether a bytes object, or a back-reference to a string, starts at byte
+ * q: what follows a code object's ints. */
+static bool bytes_at(const ps *p, size_t q)
+{
+    if (q >= p->len || p->len - q < 5) return false;
+    unsigned t = p->d[q] & 0x7fu;
+    uint32_t n = u32le(p->d + q + 1);
+    if (t == 's') return n <= p->len - q - 5;
+    return t == 'r' && n < p->nrefs && p->v[p->refs[n]].kind == V_STR;
+}
+
+/* The layout of the file's first code object, whose ints start at p->pos:
+ * CODE_38 when the bytecode follows six ints, CODE_5 when it follows five.
+ * Both fit only where a length read from the wrong place still fits in
+ * the input (1.9 GB, a flags byte of 's' as its top byte); six is then
+ * taken, as a nested generator of 3.8 to 3.10 has such flags. */
+static int code_layout(ps *p, size_t at)
+{
+    if (bytes_at(p, p->pos + 24)) p->layout = CODE_38;
+    else if (bytes_at(p, p->pos + 20)) p->layout = CODE_5;
+    else return fail_at(p, at, "code object of no known layout");
+    return CGPROP_OK;
+}
+
+/* The bare ints of the open code object f up to its next object field;
+ * *done when none is left. The last one read is co_firstlineno. */
+static int code_ints(ps *p, frame *f, bool *done)
+{
+    const char *lay = code_fields[p->layout];
+    mval *c = &p->v[f->val];
+    while (lay[f->remaining] == 'L') {
+        if (!need(p, 4)) return fail_at(p, p->pos, "truncated code object");
+        c->u.code.line = (int32_t)u32le(p->d + p->pos);
+        p->pos += 4;
+        f->remaining++;
+    }
+    *done = lay[f->remaining] == '\0';
+    if (*done) c->u.code.layout = p->layout;
+    return CGPROP_OK;
+}
+
 /* Decode the whole input into the table; *root gets the top value. */
 static int decode(ps *p, uint32_t *root)
 {
     *root = NOPE;
     while (*root == NOPE || p->nst) {
-        /* Close the tuples, lists and sets that are full. */
-        while (p->nst && p->v[p->st[p->nst - 1].val].kind != V_DICT && p->st[p->nst - 1].remaining == 0) p->nst--;
+        /* Close the tuples, lists, sets and code objects that are full. */
+        while (p->nst) {
+            frame *f = &p->st[p->nst - 1];
+            uint8_t k = p->v[f->val].kind;
+            if (k == V_CODE) {
+                bool done;
+                int rc = code_ints(p, f, &done);
+                if (rc) return rc;
+                if (!done) break;
+            } else if (k == V_DICT || f->remaining) {
+                break;
+            }
+            p->nst--;
+        }
         if (*root != NOPE && p->nst == 0) break;
         size_t at = p->pos;
         if (!need(p, 1)) return fail_at(p, at, "truncated input");
@@ -209,10 +305,32 @@ static int decode(ps *p, uint32_t *root)
         case 'N':
         case 'F':
         case 'T':
+        case '.': /* Ellipsis */
+        case 'S': /* StopIteration */
             /* Singletons never take a back-reference slot. */
-            if ((rc = new_val(p, t == 'N' ? V_NONE : V_BOOL, false, &id))) return rc;
+            if ((rc = new_val(p, t == 'N' ? V_NONE : t == 'F' || t == 'T' ? V_BOOL : V_OTHER, false, &id))) return rc;
             p->v[id].u.i = t == 'T';
             break;
+        case 'y': /* complex, two binary floats */
+            if (!need(p, 16)) return fail_at(p, at, "truncated complex");
+            if ((rc = new_val(p, V_OTHER, ref, &id))) return rc;
+            p->pos += 16;
+            break;
+        case 'x': /* complex, two text floats of marshal versions 0 and 1 */
+            for (int j = 0; j < 2; j++) {
+                if (!need(p, 1) || !need(p, 1 + (size_t)p->d[p->pos])) return fail_at(p, at, "truncated complex");
+                p->pos += 1 + (size_t)p->d[p->pos];
+            }
+            if ((rc = new_val(p, V_OTHER, ref, &id))) return rc;
+            break;
+        case 'c':
+            /* A code object: its slot comes first, as marshal numbers it,
+             * then its fields (code_ints and attach read them in turn). */
+            if (p->layout == CODE_NONE && (rc = code_layout(p, at))) return rc;
+            if ((rc = new_val(p, V_CODE, ref, &id))) return rc;
+            if ((rc = attach(p, id, at, root))) return rc;
+            if ((rc = push(p, id, 0))) return rc;
+            continue;
         case 'i':
             if (!need(p, 4)) return fail_at(p, at, "truncated int");
             if ((rc = new_val(p, V_INT, ref, &id))) return rc;
@@ -305,7 +423,7 @@ static int decode(ps *p, uint32_t *root)
             if (n > p->len - p->pos) return fail_at(p, at, "container larger than the input");
             uint8_t kind = t == '(' || t == ')' ? V_TUPLE : t == '[' ? V_LIST : t == '{' ? V_DICT : V_SET;
             if ((rc = new_val(p, kind, ref, &id))) return rc;
-            if ((rc = attach(p, id, root))) return rc;
+            if ((rc = attach(p, id, at, root))) return rc;
             if ((kind == V_DICT || n) && (rc = push(p, id, n))) return rc;
             continue;
         }
@@ -315,7 +433,7 @@ static int decode(ps *p, uint32_t *root)
             return fail_at(p, at, what);
         }
         }
-        if ((rc = attach(p, id, root))) return rc;
+        if ((rc = attach(p, id, at, root))) return rc;
     }
     if (p->pos != p->len) return fail_at(p, p->pos, "bytes after the statistics");
     return CGPROP_OK;
@@ -340,12 +458,23 @@ static bool num(const mval *m, double *x)
 }
 
 /* Seconds -> integer nanoseconds, rounded to nearest. 18446744073709549568
- * is 2^64 - 2048, the largest double below 2^64. */
+ * is 2^64 - 2048, the largest double below 2^64.
+ * A time below 0 (one that rounds to less than 0 ns) is read as 0 and
+ * counted in p->floors: the profile module calibrated with a bias larger
+ * than its overhead takes more off an activation than it lasted, and the
+ * user asked for that correction; refusing the whole profile would leave
+ * nothing to read, and the costs here are unsigned. */
 static int to_ns(ps *p, const mval *m, const char *what, uint64_t *out)
 {
     double x;
     if (!num(m, &x)) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is not a number", what);
-    if (!(x >= 0)) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is negative or not a number", what);
+    if (x != x) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is NaN", what);
+    if (x < -DBL_MAX) return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "%s is minus infinity", what);
+    if (x * 1e9 < -0.5) {
+        p->floors++;
+        *out = 0;
+        return CGPROP_OK;
+    }
     if (!(x * 1e9 < 18446744073709549568.0))
         return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, 0, "%s of %g s overflows 64-bit nanoseconds", what, x);
     double r = x * 1e9 + 0.5;
@@ -362,21 +491,53 @@ static int count_of(ps *p, const mval *m, const char *what, uint64_t *out)
     return CGPROP_OK;
 }
 
-/* The key of label (f, line, nm) into o (room for 1 + |f| + |ln| + |nm|
- * bytes); ln is ":line TAB". */
+/* String m into o, TABs and line breaks as spaces (a key is one line of a
+ * text format); the end of what was written. */
+static char *put_str(const ps *p, const mval *m, char *o)
+{
+    for (uint32_t i = 0; i < m->u.s.len; i++) {
+        char ch = (char)p->d[m->u.s.at + i];
+        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
+    }
+    return o;
+}
+
+/* The name of code object c, in a label's name place: Python's repr of it
+ * without the address (which changes every run, and would keep two runs of
+ * one script apart): <code object NAME, file "FILE", line N>. Its length;
+ * written to o unless o is NULL. */
+static size_t code_name(const ps *p, const mval *c, char *o)
+{
+    uint8_t fk = code_file_kid[c->u.code.layout];
+    const mval *cf = kid(p, c, fk), *cn = kid(p, c, fk + 1u);
+    char ln[32];
+    int nl = snprintf(ln, sizeof ln, "\", line %ld>", (long)c->u.code.line);
+    if (o) {
+        memcpy(o, "<code object ", 13);
+        o = put_str(p, cn, o + 13);
+        memcpy(o, ", file \"", 8);
+        o = put_str(p, cf, o + 8);
+        memcpy(o, ln, (size_t)nl);
+    }
+    return 13 + (size_t)cn->u.s.len + 8 + cf->u.s.len + (size_t)nl;
+}
+
+/* The length of a label's name part: a string's, or a code object's name. */
+static size_t name_len(const ps *p, const mval *nm)
+{
+    return nm->kind == V_CODE ? code_name(p, nm, NULL) : nm->u.s.len;
+}
+
+/* The key of label (f, line, nm) into o (room for 1 + |f| + |ln| +
+ * name_len(nm) bytes); ln is ":line TAB". */
 static void write_key(const ps *p, const mval *f, const char *ln, size_t nl, const mval *nm, char *o)
 {
     *o++ = '\t';
-    for (uint32_t i = 0; i < f->u.s.len; i++) {
-        char ch = (char)p->d[f->u.s.at + i];
-        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
-    }
+    o = put_str(p, f, o);
     memcpy(o, ln, nl);
     o += nl;
-    for (uint32_t i = 0; i < nm->u.s.len; i++) {
-        char ch = (char)p->d[nm->u.s.at + i];
-        *o++ = ch == '\t' || ch == '\n' ? ' ' : ch;
-    }
+    if (nm->kind == V_CODE) (void)code_name(p, nm, o);
+    else (void)put_str(p, nm, o);
 }
 
 /* A (file, line, name) label -> function: key "TAB file:line TAB name", the
@@ -394,11 +555,13 @@ static int label(ps *p, mval *k, uint32_t *out)
     if (k->kind != V_TUPLE || k->n != 3)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function label is not a (file, line, name) tuple");
     const mval *f = kid(p, k, 0), *l = kid(p, k, 1), *nm = kid(p, k, 2);
-    if (f->kind != V_STR || nm->kind != V_STR || l->kind != V_INT)
+    /* The name may be a code object: the profile module's label of the
+     * function that runs a script (code_name). */
+    if (f->kind != V_STR || (nm->kind != V_STR && nm->kind != V_CODE) || l->kind != V_INT)
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function label is not (str, int, str)");
     char ln[24];
     int nl = snprintf(ln, sizeof ln, ":%lld\t", (long long)l->u.i);
-    size_t n = 1 + (size_t)f->u.s.len + (size_t)nl + nm->u.s.len;
+    size_t n = 1 + (size_t)f->u.s.len + (size_t)nl + name_len(p, nm);
     if (n > p->kcap) {
         char *q = cgprop__realloc(p->g, p->key, n, 1);
         if (!q) return OOM(p);
@@ -610,6 +773,33 @@ static int flush_full(ps *p)
     return flush_first(p, gs ? gs : p->nb);
 }
 
+/* The spontaneous entries of a function its callers do not account for.
+ * cProfile files a call under its caller only when a profiled function is
+ * running (_lsprof.c makes a caller's subentry when the new activation has
+ * a previous one), so nc less the callers' counts were entered with nothing
+ * profiled below them: the script's exec, which the imports it runs enter
+ * again, or a function met when the profiler was enabled mid-stack. Their
+ * cost is not in the file. ct less the costs of the calls in is a lower
+ * bound of it, exact unless some of those calls ran inside another
+ * activation of the function (ct counts that time once, in the outer one;
+ * the call's cost again): such activations are outermost, each one is in
+ * ct, and every other outermost one is a call in. A lower bound keeps the
+ * stated ct inside what the calls around it prove. With no callers at all,
+ * every call is one of them: nc, at cost ct. */
+static bool spont_rest(uint64_t nc, uint64_t ct, uint64_t ncallers, uint64_t in_cnt, uint64_t in_cost,
+                       uint64_t *cnt, uint64_t *cost)
+{
+    if (ncallers == 0) {
+        *cnt = nc;
+        *cost = ct;
+        return true;
+    }
+    if (nc <= in_cnt) return false;
+    *cnt = nc - in_cnt;
+    *cost = ct > in_cost ? ct - in_cost : 0;
+    return true;
+}
+
 static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
 {
     const mval *top = &p->v[root];
@@ -640,22 +830,19 @@ static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
             const mval *callers = kid(p, val, 4);
             if (callers->kind != V_DICT)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0, "a function's callers are not a dict");
-            uint64_t nc = 0, tt = 0, ct = 0, cc = 0;
+            uint64_t nc = 0, tt = 0, ct = 0, cc = 0, floors = p->floors;
             if ((rc = count_of(p, kid(p, val, 0), "a primitive call count", &cc)) ||
                 (rc = count_of(p, kid(p, val, 1), "a call count", &nc)) ||
                 (rc = to_ns(p, kid(p, val, 2), "a tottime", &tt)) || (rc = to_ns(p, kid(p, val, 3), "a cumtime", &ct)))
                 return rc;
+            if (pass == 1) p->floors = floors; /* read again: counted in pass 0 */
             if (pass == 0) {
                 (*nfun)++;
                 if ((rc = cgprop_graph_add_self(p->g, f, &tt))) return graph_fail(p, rc);
                 if ((rc = cgprop__graph_state_total(p->g, f, &ct))) return graph_fail(p, rc);
-                /* Nothing profiled called it: it was entered from outside
-                 * the profiler (the exec of the script, the profiler's own
-                 * disable call). */
-                if (callers->n == 0 && (rc = cgprop_graph_add_spontaneous(p->g, f, nc, &ct)))
-                    return graph_fail(p, rc);
                 continue;
             }
+            uint64_t in_cnt = 0, in_cost = 0;
             for (uint32_t cj = callers->first; cj != NOPE; cj = p->c[p->c[cj].next].next) {
                 uint32_t ckid = p->c[cj].val;
                 mval *ck = &p->v[ckid];
@@ -686,6 +873,8 @@ static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
                     return cgprop__read_fail(p->err, CGPROP_EFORMAT, 0,
                                              "a caller's figures are neither a count nor (nc, cc, tt, ct)");
                 }
+                (void)cgprop__sat_add(&in_cnt, cnt);
+                (void)cgprop__sat_add(&in_cost, cost);
                 if (has_cost && p->bcaller) {
                     p->bcaller[p->nb] = a;
                     p->bcallee[p->nb] = f;
@@ -698,6 +887,10 @@ static int build_dict(ps *p, uint32_t root, uint64_t *nfun)
                 if ((rc = cgprop_graph_add_edge(p->g, a, f, cnt, has_cost ? &cost : NULL, NULL)))
                     return graph_fail(p, rc);
             }
+            uint64_t sc, scost;
+            if (spont_rest(nc, ct, callers->n, in_cnt, in_cost, &sc, &scost) &&
+                (rc = cgprop_graph_add_spontaneous(p->g, f, sc, &scost)))
+                return graph_fail(p, rc);
         }
     }
     return CGPROP_OK;
@@ -749,6 +942,7 @@ typedef struct fentry {
     uint32_t ncallers;
     uint32_t h;       /* the hash of its plain bytes (f_plain), 0 when not plain */
     uint64_t nc, tt, ct;
+    uint64_t in_cnt, in_cost; /* what its calls in count and cost (spont_rest) */
 } fentry;
 
 /* Bit 31 of a call's callee: the call has a cost (a tuple of figures, not
@@ -1006,7 +1200,8 @@ static bool f_count(ps *p, fwalk *w, uint64_t *out)
     return true;
 }
 
-/* Seconds -> nanoseconds as to_ns() gives them; false where it fails. */
+/* Seconds -> nanoseconds as to_ns() gives them; false where it fails, and
+ * for a time below 0, which the decoding path reads and counts. */
 static bool f_ns(ps *p, fwalk *w, uint64_t *out)
 {
     uint32_t kind;
@@ -1091,6 +1286,7 @@ static bool f_walk(ps *p, fwalk *w)
             !f_open(p, w, '{', 0))
             return false;
         e.ncallers = 0;
+        e.in_cnt = e.in_cost = 0;
         while (!f_at_end(p)) {
             fcall c;
             if (!f_label(p, w, true, &L, &c.at, &c.slot)) return false;
@@ -1107,6 +1303,8 @@ static bool f_walk(ps *p, fwalk *w)
                 if (!f_count(p, w, &c.cnt)) return false;
                 c.cost = 0;
             }
+            (void)cgprop__sat_add(&e.in_cnt, c.cnt);
+            (void)cgprop__sat_add(&e.in_cost, c.cost);
             if (e.ncallers == UINT32_MAX || !fgrow(p, (void **)&w->call, &w->callcap, w->ncall + 1, sizeof *w->call))
                 return false;
             w->call[w->ncall++] = c;
@@ -1355,7 +1553,10 @@ static bool f_build(ps *p, fwalk *w, uint64_t *nfun)
         (*nfun)++;
         uint64_t tt = e->tt, ct = e->ct;
         if (cgprop_graph_add_self(p->g, f, &tt) || cgprop__graph_state_total(p->g, f, &ct)) goto out;
-        if (e->ncallers == 0 && cgprop_graph_add_spontaneous(p->g, f, e->nc, &ct)) goto out;
+        uint64_t sc, scost;
+        if (spont_rest(e->nc, e->ct, e->ncallers, e->in_cnt, e->in_cost, &sc, &scost) &&
+            cgprop_graph_add_spontaneous(p->g, f, sc, &scost))
+            goto out;
     }
     /* Every call listed is at most one new call: size the call arrays
      * once instead of doubling up to there. Not the call index: the
@@ -1495,6 +1696,7 @@ int cgprop__pstats_read(const char *data, size_t len, const cgprop_read_options 
     cgprop_graph_free(p.g);
     rc = cgprop_graph_new(alloc, names, NULL, 1, &p.g);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
+    p.floors = 0;
     rc = decode(&p, &root);
     if (!rc) rc = build(&p, root, &nfun);
     if (!rc && nfun == 0) rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "no function in the statistics");
@@ -1514,6 +1716,9 @@ done:
         cgprop_graph_free(p.g);
         return rc;
     }
+    /* Where a user of the graph finds the times read as 0: the count the
+     * recorder keeps for compensated figures below 0, which this is. */
+    p.g->floors = p.floors;
     if (info) {
         info->format = CGPROP_INPUT_PSTATS;
         /* No recursion classes: the stated inclusive costs make the totals exact. */
