@@ -509,6 +509,21 @@ START_TEST(detect)
     ck_assert_uint_eq(cgprop_read_detect(f, strlen(f)), CGPROP_INPUT_FOLDED);
     const char *j = "{\"a\":1}";
     ck_assert_uint_eq(cgprop_read_detect(j, strlen(j)), CGPROP_INPUT_AUTO);
+    /* The node tree past the first 4 KiB, after a long samples list (keys
+     * in another order): the first key says what the object is. */
+    size_t n = 5000;
+    char *late = malloc(n + 200);
+    ck_assert_ptr_nonnull(late);
+    size_t at = (size_t)sprintf(late, "{ \"samples\" : [");
+    while (at < n) at += (size_t)sprintf(late + at, "2,");
+    sprintf(late + at, "2],\"nodes\":[{\"id\":1,\"callFrame\":{}}]}");
+    ck_assert_uint_eq(cgprop_read_detect(late, strlen(late)), CGPROP_INPUT_V8);
+    memcpy(late, "{\"sample\" ", 10); /* not a key of the profile's */
+    ck_assert_uint_eq(cgprop_read_detect(late, strlen(late)), CGPROP_INPUT_AUTO);
+    free(late);
+    static const char *const starts[] = {"{\"startTime\": 12, \"x\"", "{\"timeDeltas\":[1]", "{\"endTime\":\"x\""};
+    for (int i = 0; i < 3; i++)
+        ck_assert_uint_eq(cgprop_read_detect(starts[i], strlen(starts[i])), i < 2 ? CGPROP_INPUT_V8 : CGPROP_INPUT_AUTO);
     cgprop_graph *g = NULL;
     cgprop_read_info info;
     cgprop_read_info_init(&info);

@@ -1316,5 +1316,20 @@ bool cgprop__v8_detect(const char *data, size_t len)
         if (!nodes && memcmp(s + k, "\"nodes\"", 7) == 0) nodes = true;
         if (!frame && memcmp(s + k, "\"callFrame\"", 11) == 0) frame = true;
     }
-    return nodes && frame;
+    if (nodes && frame) return true;
+    /* The node tree need not come first (a profile rewritten by a tool that
+     * orders its keys): then its first key must be one of the profile's
+     * own, with a value of the right kind, and no other format read here
+     * starts so. */
+    size_t k = 1;
+    while (k < lim && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r' || s[k] == '\n')) k++;
+    static const char *const keys[] = {"\"samples\"", "\"timeDeltas\"", "\"startTime\"", "\"endTime\""};
+    for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++) {
+        size_t n = strlen(keys[j]), q = k + n;
+        if (q > lim || memcmp(s + k, keys[j], n)) continue;
+        while (q < lim && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\n' || s[q] == ':')) q++;
+        if (q >= lim) return false;
+        return j < 2 ? s[q] == '[' : (s[q] >= '0' && s[q] <= '9');
+    }
+    return false;
 }
