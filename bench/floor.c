@@ -365,13 +365,14 @@ typedef struct ptabs {
     /* With classes: per function the frames of it on the stack; per frame
      * its level (0, 1, 2 = 2 or more), from which the class of the call
      * into it follows (the caller's level times 3 plus its own). A call's
-     * cost in ecost is its total; a call only ever paid in one class keeps
-     * that class in cref and nothing else, a call paid in two or more gets
-     * a block of nine sums (cref 9, cblk its block). Per function its self
-     * cost by level. */
+     * cost in ecost is its total, and class 0 (both at level 0, most pairs)
+     * is that total less the other classes: a pair of class 0 pays one add
+     * and reads nothing of its call's classes. A call first paid in another
+     * class gets a block of eight sums (cblk its block + 1, 0 for none).
+     * Per function its self cost by level. */
     bool cls;
     uint32_t *act, *cblk;
-    uint8_t *flv, *cref;
+    uint8_t *flv;
     uint64_t *blk, *lself;
     uint32_t nblk, blkcap;
 } ptabs;
@@ -391,7 +392,6 @@ static void ptabs_free(ptabs *t)
     free(t->act);
     free(t->cblk);
     free(t->flv);
-    free(t->cref);
     free(t->blk);
     free(t->lself);
 }
@@ -419,9 +419,8 @@ static bool prehash(ptabs *t, size_t cap)
     return true;
 }
 
-/* The call caller -> callee, made if new (in class k, with classes);
- * UINT32_MAX when out of memory. */
-static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee, uint32_t k)
+/* The call caller -> callee, made if new; UINT32_MAX when out of memory. */
+static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee)
 {
     size_t mask = t->ccap - 1, i = (size_t)hash_pair(caller, callee) & mask;
     for (; t->ct[i].caller1; i = (i + 1) & mask)
@@ -429,8 +428,7 @@ static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee, uint32_t k)
     if (t->ne == t->ecap) {
         uint32_t c = t->ecap ? t->ecap * 2 : 4096;
         if (!grow((void **)&t->ecost, c, sizeof *t->ecost)) return UINT32_MAX;
-        if (t->cls && (!grow((void **)&t->cref, c, 1) || !grow((void **)&t->cblk, c, sizeof *t->cblk)))
-            return UINT32_MAX;
+        if (t->cls && !grow((void **)&t->cblk, c, sizeof *t->cblk)) return UINT32_MAX;
         t->ecap = c;
     }
     if ((size_t)(t->ne + 1) * 2 > t->ccap) {
@@ -443,7 +441,7 @@ static uint32_t pcall(ptabs *t, uint32_t caller, uint32_t callee, uint32_t k)
     t->ct[i].callee = callee;
     t->ct[i].call = t->ne;
     t->ecost[t->ne] = 0;
-    if (t->cls) t->cref[t->ne] = (uint8_t)k;
+    if (t->cls) t->cblk[t->ne] = 0;
     return t->ne++;
 }
 
@@ -537,24 +535,19 @@ static bool pay_cls(ptabs *t, size_t from, size_t to, uint64_t tot)
 {
     for (size_t i = from; i < to; i++) {
         uint32_t e = t->fcall[i], k = frame_cls(t, i);
-        uint64_t d = tot - t->fbase[i], old = t->ecost[e];
-        t->ecost[e] = old + d;
-        if (t->cref[e] == k) continue;
-        if (t->cref[e] != 9) {
-            /* A second class: the call gets its block, the first class's
-             * sum being its total so far. */
+        uint64_t d = tot - t->fbase[i];
+        t->ecost[e] += d;
+        if (!k) continue;
+        if (!t->cblk[e]) {
             if (t->nblk == t->blkcap) {
                 uint32_t c = t->blkcap ? t->blkcap * 2 : 1024;
-                if (!grow((void **)&t->blk, (size_t)c * 9, sizeof *t->blk)) return false;
+                if (!grow((void **)&t->blk, (size_t)c * 8, sizeof *t->blk)) return false;
                 t->blkcap = c;
             }
-            uint64_t *b = t->blk + (size_t)t->nblk * 9;
-            memset(b, 0, 9 * sizeof *b);
-            b[t->cref[e]] = old;
-            t->cref[e] = 9;
-            t->cblk[e] = t->nblk++;
+            memset(t->blk + (size_t)t->nblk * 8, 0, 8 * sizeof *t->blk);
+            t->cblk[e] = ++t->nblk;
         }
-        t->blk[(size_t)t->cblk[e] * 9 + k] += d;
+        t->blk[(size_t)(t->cblk[e] - 1) * 8 + k - 1] += d;
     }
     return true;
 }
@@ -694,14 +687,12 @@ uint64_t floor_pprof(const char *data, size_t len, int mode, uint32_t *ncalls, u
             for (uint32_t j = t.lcount[id]; j-- > 0;) {
                 uint32_t fn = t.lfun[t.lfirst[id] + j];
                 if (fn >= t.nfun) goto out2;
-                uint32_t k = 0;
                 if (t.cls) {
                     uint32_t a = t.act[fn]++;
                     t.flv[depth] = (uint8_t)(a < 2 ? a : 2);
-                    if (depth) k = frame_cls(&t, depth);
                 }
                 if (caller != UINT32_MAX) {
-                    uint32_t e = pcall(&t, caller, fn, k);
+                    uint32_t e = pcall(&t, caller, fn);
                     if (e == UINT32_MAX) goto out2;
                     if (costs) {
                         t.fcall[depth] = e;
@@ -729,9 +720,13 @@ uint64_t floor_pprof(const char *data, size_t len, int mode, uint32_t *ncalls, u
         if (!pay_cls(&t, 1, pdepth, tot)) goto out2;
         uint64_t c9[9] = {0};
         for (uint32_t e = 0; e < t.ne; e++) {
-            if (t.cref[e] != 9) c9[t.cref[e]] += t.ecost[e];
-            else
-                for (int c = 0; c < 9; c++) c9[c] += t.blk[(size_t)t.cblk[e] * 9 + c];
+            uint64_t rest = t.ecost[e];
+            for (int c = 1; t.cblk[e] && c < 9; c++) {
+                uint64_t v = t.blk[(size_t)(t.cblk[e] - 1) * 8 + c - 1];
+                c9[c] += v;
+                rest -= v;
+            }
+            c9[0] += rest;
         }
         if (cls6) {
             cls6[0] = c9[0];

@@ -50,11 +50,14 @@ uint64_t floor_folded(const char *d, size_t len, bool lookups, uint32_t *ncalls)
  * split it, by the recursion levels of caller and callee on the stack (0,
  * 1, 2 or more: nine classes), and each function's self cost by its level.
  * A frame's level is counted as it comes and goes (a per-function count of
- * its frames on the stack); a call paid in one class only keeps that class
- * beside its total, a call paid in two or more gets nine sums, as the
- * graph's calls do. cls6 (when not NULL) gets the six sums the split
- * reports (level-0 caller to a callee of level 0, 1, >= 2; level >= 1
- * caller likewise), which the bench holds against the reader's. */
+ * its frames on the stack); the commonest class, both at level 0, is
+ * kept as the call's total less its other classes, so that its pairs pay
+ * one add, and a call paid in any other class gets eight sums (the
+ * cheapest layout known: the graph keeps one class per call in compact
+ * form and nine sums for the others, which timed slower here). cls6 (when
+ * not NULL) gets the six sums the split reports (level-0 caller to a
+ * callee of level 0, 1, >= 2; level >= 1 caller likewise), which the bench
+ * holds against the reader's. */
 enum { FLOOR_PPROF_LOOKUPS, FLOOR_PPROF_COSTS, FLOOR_PPROF_CLASSES };
 uint64_t floor_pprof(const char *d, size_t len, int mode, uint32_t *ncalls, uint64_t *costsum, uint64_t cls6[6]);
 
