@@ -171,6 +171,31 @@ START_TEST(header_variants)
 }
 END_TEST
 
+START_TEST(dso_parentheses)
+{
+    /* The dso is the group the line's last ')' closes: a path may hold
+     * parentheses, a C++ name printed without dso ends in its own. */
+    cgprop_graph *g = rd("p 1 1.0: 1 cyc:\n\t 10 a+0x1 (./build (debug)/p)\n\t 20 main+0x2 (./build (debug)/p)\n\n"
+                         "p 1 1.1: 2 cyc:\n\t 117e [unknown] (/tmp/dd (deleted))\n\t 30 f+0x3 (/tmp/dd (deleted))\n\n"
+                         "p 1 1.2: 4 cyc:\n\t 40 std::function<unsigned long (unsigned long, int)>::operator()\n"
+                         "\t 41 (anonymous namespace)::Rec::operator()\n"
+                         "\t 42 std::vector<int>::at(unsigned long) const\n\n"
+                         "p 1 1.3: 8 cyc:\n\t 50 g (/odd)path)\n\n",
+                         NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 8);
+    ck_assert_uint_eq(self(g, "./build (debug)/p\t\ta", 0), 1);
+    ck_assert_uint_eq(total(g, "./build (debug)/p\t\tmain", 0), 1);
+    ck_assert_uint_eq(self(g, "/tmp/dd (deleted)\t\t[unknown] (dd (deleted))", 0), 2);
+    ck_assert_uint_eq(total(g, "/tmp/dd (deleted)\t\tf", 0), 2);
+    ck_assert_uint_eq(self(g, "\t\tstd::function<unsigned long (unsigned long, int)>::operator()", 0), 4);
+    ck_assert_uint_eq(total(g, "\t\t(anonymous namespace)::Rec::operator()", 0), 4);
+    ck_assert_uint_eq(total(g, "\t\tstd::vector<int>::at(unsigned long) const", 0), 4);
+    /* more ')' than '(': the last group opened after a blank */
+    ck_assert_uint_eq(self(g, "/odd)path\t\tg", 0), 8);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(frame_variants)
 {
     cgprop_graph *g = rd(
@@ -543,6 +568,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("perf");
     tcase_add_test(tc, hand_made);
     tcase_add_test(tc, header_variants);
+    tcase_add_test(tc, dso_parentheses);
     tcase_add_test(tc, frame_variants);
     tcase_add_test(tc, same_depth);
     tcase_add_test(tc, inlined_without_real_frame);

@@ -195,20 +195,37 @@ static void parse_frame(const char *s, size_t n, pframe *f)
     f->dso = NULL;
     f->dsolen = 0;
     f->inlined = false;
-    /* The dso is the last parenthesised group, after a blank (a C++
-     * symbol's own parentheses follow no blank before the dso's). */
+    /* The dso is the group the line's last ')' closes, when a blank
+     * stands before it: a path may hold parentheses of its own ("./build
+     * (debug)/p", "/p (deleted)"), and a C++ name printed without a dso
+     * ends in its own, opened after no blank. With more ')' than '(' no
+     * group balances: the last one opened after a blank is taken. */
     if (n && s[n - 1] == ')') {
-        size_t k = n - 1;
-        while (k > 0 && !(s[k - 1] == '(' && (k == 1 || cgprop__is_space(s[k - 2])))) k--;
-        if (k > 0) {
-            const char *d = s + k;
-            size_t dn = n - 1 - k;
+        size_t depth = 0, k = n, open = SIZE_MAX;
+        while (k > 0) {
+            char c = s[--k];
+            if (c == ')') depth++;
+            else if (c == '(' && --depth == 0) {
+                open = k;
+                break;
+            }
+        }
+        if (open == SIZE_MAX) {
+            k = n - 1;
+            while (k > 0 && !(s[k - 1] == '(' && (k == 1 || cgprop__is_space(s[k - 2])))) k--;
+            if (k > 0) open = k - 1;
+        } else if (open > 0 && !cgprop__is_space(s[open - 1])) {
+            open = SIZE_MAX;
+        }
+        if (open != SIZE_MAX) {
+            const char *d = s + open + 1;
+            size_t dn = n - 2 - open;
             if (dn == 7 && memcmp(d, "inlined", 7) == 0) f->inlined = true;
             else {
                 f->dso = d;
                 f->dsolen = dn;
             }
-            n = k - 1;
+            n = open;
             while (n && cgprop__is_space(s[n - 1])) n--;
         }
     }
