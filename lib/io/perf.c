@@ -83,10 +83,12 @@ static bool is_hex(char c)
     return u - '0' < 10u || (u | 0x20u) - 'a' < 6u;
 }
 
-/* A header token. */
+/* A header token, with the blanks before it (one more at the line's start,
+ * so that a field's padding counts alike wherever it stands). */
 typedef struct tok {
     const char *b;
     size_t n;
+    size_t gap;
 } tok;
 
 static bool all_digits(const char *s, size_t n)
@@ -107,6 +109,12 @@ static bool is_time(const char *s, size_t n)
     return all_digits(s, a) && all_digits(dot + 1, n - a - 2);
 }
 
+/* "[003]" — the cpu field. */
+static bool is_cpu(const tok *t)
+{
+    return t->n >= 3 && t->b[0] == '[' && t->b[t->n - 1] == ']' && all_digits(t->b + 1, t->n - 2);
+}
+
 /* "1234" or "1234/1235": the pid or pid/tid field. */
 static bool is_pid(const char *s, size_t n)
 {
@@ -116,7 +124,20 @@ static bool is_pid(const char *s, size_t n)
     return all_digits(s, a) && all_digits(sl + 1, n - a - 1);
 }
 
+/* perf prints the period right-aligned in ten columns, and a pid or tid in
+ * five (seven in later versions), each after the blank that ends the
+ * field before: a number that fills eleven columns with the blanks before
+ * it is a period, one that fills fewer a pid or tid (a pid has at most
+ * seven digits). */
+static bool period_wide(const tok *t) { return t->gap + t->n >= 11; }
+
+static bool ends_colon(const tok *t) { return t->b[t->n - 1] == ':'; }
+
+/* The field a sample header is read from. */
+enum { A_NONE, A_CPU, A_TIME };
+
 typedef struct header {
+    int anchor;
     bool has_event;
     const char *ev;
     size_t evlen;
@@ -127,46 +148,108 @@ typedef struct header {
     size_t restlen;
 } header;
 
-/* The fields perf prints vary with its options, and comm may hold blanks:
- * the event is the first token after the comm that ends with ':' and is not
- * the time; the period, when printed, is the all-digit token just before
- * the event, unless that token is the pid. */
+/* The fields before the event are at most a comm of 15 bytes (8 words),
+ * pid/tid, cpu, misc, the two of tod, time and period. */
+#define HEAD_TOKENS 16
+
+static bool next_tok(const char *s, size_t n, size_t *i, tok *t)
+{
+    size_t b = *i, k = *i;
+    while (k < n && cgprop__is_space(s[k])) k++;
+    if (k >= n) return false;
+    t->gap = k - b + (b == 0);
+    t->b = s + k;
+    while (k < n && !cgprop__is_space(s[k])) k++;
+    t->n = (size_t)(s + k - t->b);
+    *i = k;
+    return true;
+}
+
+static void set_event(header *h, const char *s, size_t n, const tok *t, const tok *per)
+{
+    h->has_event = true;
+    h->ev = t->b;
+    h->evlen = t->n - 1;
+    if (per) {
+        h->has_period = true;
+        h->per = per->b;
+        h->perlen = per->n;
+    }
+    size_t i = (size_t)(t->b + t->n - s);
+    while (i < n && cgprop__is_space(s[i])) i++;
+    h->rest = s + i;
+    h->restlen = n - i;
+}
+
+/* perf prints, of the fields -F chose, comm, pid/tid, [cpu], misc, tod and
+ * time, then the period and "event:", then, without call chains, the
+ * frame. A comm may hold blanks and words ending in ':', so the header is
+ * read from the time (digits.digits:), which no other field resembles:
+ * after it an all-digit period, then the event, a token ending in ':'
+ * (which may hold more: "sched:sched_switch:"). Without a time the cpu
+ * field anchors alike, the event being the first token after it that ends
+ * in ':' (misc and tod may come between) and the period the number just
+ * before it. Without either, the event is the first token ending in ':',
+ * or, when a number (pid or period) follows that token, the first after
+ * the number (that one was a comm's word); the number before the event is
+ * the period only when as wide as perf prints one. */
 static void parse_header(const char *s, size_t n, header *h)
 {
     memset(h, 0, sizeof *h);
-    size_t i = 0;
-    size_t ntok = 0;
-    size_t pid_at = SIZE_MAX;
-    tok prev = {NULL, 0};
-    size_t prev_at = 0;
-    while (i < n) {
-        while (i < n && cgprop__is_space(s[i])) i++;
-        if (i >= n) break;
-        size_t b = i;
-        while (i < n && !cgprop__is_space(s[i])) i++;
-        const char *t = s + b;
-        size_t tn = i - b;
-        size_t at = ntok++;
-        if (at == 0) continue; /* the comm (at least its first word) */
-        if (pid_at == SIZE_MAX && is_pid(t, tn)) pid_at = at;
-        if (t[tn - 1] == ':' && !is_time(t, tn)) {
-            h->has_event = true;
-            h->ev = t;
-            h->evlen = tn - 1;
-            if (prev.b && prev_at != pid_at && all_digits(prev.b, prev.n)) {
-                h->has_period = true;
-                h->per = prev.b;
-                h->perlen = prev.n;
-            }
-            while (i < n && cgprop__is_space(s[i])) i++;
-            h->rest = s + i;
-            h->restlen = n - i;
+    tok t[HEAD_TOKENS];
+    size_t nt = 0, i = 0;
+    size_t cpu = SIZE_MAX, time = SIZE_MAX;
+    while (nt < HEAD_TOKENS && next_tok(s, n, &i, &t[nt])) {
+        const tok *c = &t[nt];
+        /* A comm's words come before the time, even one like it ("1.0:"):
+         * a time-like token at most two tokens after another is the time. */
+        if (ends_colon(c) && is_time(c->b, c->n)) time = nt;
+        else if (cpu == SIZE_MAX && is_cpu(c)) cpu = nt;
+        nt++;
+        if (time != SIZE_MAX && nt == time + 3) break;
+    }
+    if (time != SIZE_MAX) {
+        h->anchor = A_TIME;
+        const tok *a = time + 1 < nt ? &t[time + 1] : NULL, *b = time + 2 < nt ? &t[time + 2] : NULL;
+        if (!a) return;
+        if (ends_colon(a)) {
+            set_event(h, s, n, a, NULL);
             return;
         }
-        prev.b = t;
-        prev.n = tn;
-        prev_at = at;
+        if (!all_digits(a->b, a->n)) return;
+        h->has_period = true;
+        h->per = a->b;
+        h->perlen = a->n;
+        if (b && ends_colon(b)) set_event(h, s, n, b, a);
+        return;
     }
+    size_t ev = SIZE_MAX;
+    if (cpu != SIZE_MAX) {
+        h->anchor = A_CPU;
+        for (size_t k = cpu + 1; k < nt && ev == SIZE_MAX; k++)
+            if (ends_colon(&t[k])) ev = k;
+        if (ev == SIZE_MAX) return;
+        const tok *per = ev > cpu + 1 && all_digits(t[ev - 1].b, t[ev - 1].n) ? &t[ev - 1] : NULL;
+        set_event(h, s, n, &t[ev], per);
+        return;
+    }
+    for (size_t k = 0; k < nt && ev == SIZE_MAX; k++)
+        if (ends_colon(&t[k])) ev = k;
+    /* That token is a comm's word when a number (pid/tid or period) comes
+     * after it where the field after a comm can stand (a comm has at most
+     * 8 words), and a token ending in ':' after the number. */
+    if (ev < 8) {
+        size_t k = ev + 1;
+        while (k <= 8 && k < nt && !is_pid(t[k].b, t[k].n)) k++;
+        for (size_t e = k + 1; k <= 8 && e < nt; e++)
+            if (ends_colon(&t[e])) {
+                ev = e;
+                break;
+            }
+    }
+    if (ev == SIZE_MAX) return;
+    const tok *p = ev > 0 ? &t[ev - 1] : NULL;
+    set_event(h, s, n, &t[ev], p && all_digits(p->b, p->n) && period_wide(p) ? p : NULL);
 }
 
 /* One frame: "[addr] sym[+0xoff] (dso)", leaf first. Anything may be
