@@ -422,6 +422,52 @@ START_TEST(event_first)
 }
 END_TEST
 
+START_TEST(side_band_and_extras)
+{
+    /* --show-mmap-events and --show-task-events records, -F +srccode lines
+     * (after a sample's blank line; source may hold "case 1:"), and
+     * +insn,+insnlen and +ipc lines after the frames, with no blank line
+     * before the next header: three samples of one event. */
+    static const char timed[] =
+        "swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x1276f48) @ 0xffffffff81000000]: x "
+        "[kernel.kallsyms]_text\n"
+        "perf-exec     0     0.000000: PERF_RECORD_COMM: perf-exec:20716/20716\n"
+        "m 20716 1.000000: PERF_RECORD_COMM exec: m:20716/20716\n"
+        "m 20716 1.100000:     500000 cpu-clock: \n\t 1 a+0x1 (/b)\n ilen: 5 insn: e8 f8 0b 00 00\n"
+        "m 20716 1.200000:     500000 cpu-clock: \n\t 2 b (/b)\n\t 1 a (/b)\n\n"
+        "|12       case 1: return x;\n"
+        "m 20716 1.300000: PERF_RECORD_MMAP2 20716/20716: [0x7f(0x1) @ 0 00:00 0 0]: r-xp /b\n"
+        "|13       default:\n"
+        "m 20716 1.400000:     500000 cpu-clock: \n\t 2 b (/b)\n IPC: 1.50 (3/2) \n"
+        "m 20716 1.500000: PERF_RECORD_EXIT(20716:20716):(1:1)\n";
+    cgprop_graph *g = rd(timed, NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self(g, "/b\t\ta", 0), 500000);
+    ck_assert_uint_eq(self(g, "/b\t\tb", 0), 1000000);
+    ck_assert_uint_eq(total(g, "/b\t\ta", 1), 2);
+    ck_assert_uint_eq(cgprop_read_detect(timed, strlen(timed)), CGPROP_INPUT_PERF);
+    cgprop_graph_free(g);
+    /* The same without time (-F comm,tid,event,...) */
+    g = rd("m 20716 PERF_RECORD_COMM exec: m:20716/20716\n"
+           "m 20716 cpu-clock: \n\t 1 a (/b)\n ilen: 3 insn: 8b 45 ec\n"
+           "m 20716 cpu-clock: \n\t 2 b (/b)\n\n"
+           "|4        out: return;\n"
+           "m 20716 PERF_RECORD_FORK(20716:20717):(20716:20716)\n"
+           "m 20716 cpu-clock: \n\t 2 b (/b)\n\n",
+           NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
+    ck_assert_uint_eq(self(g, "/b\t\ta", 0), 1);
+    ck_assert_uint_eq(self(g, "/b\t\tb", 0), 2);
+    cgprop_graph_free(g);
+
+    /* A real recording with all of these (perf script --show-mmap-events
+     * --show-task-events -F +srccode,+insn,+insnlen). */
+    ck_assert_int_eq(against_report(DATA "/perf/names-extras.perf", DATA "/perf/names.report", true), 25);
+}
+END_TEST
+
 START_TEST(dso_parentheses)
 {
     /* The dso is the group the line's last ')' closes: a path may hold
@@ -659,6 +705,13 @@ START_TEST(detect)
     /* perf script -F event,ip,sym,dso: the event opens the header */
     const char *e = "page-faults: \n\tffffffff81775b9a elf_load ([kernel.kallsyms])\n";
     ck_assert_uint_eq(cgprop_read_detect(e, strlen(e)), CGPROP_INPUT_PERF);
+    /* --show-task-events: records before the first sample, none after it */
+    const char *t = "perf-exec     0     0.000000: PERF_RECORD_COMM: perf-exec:20716/20716\n"
+                    "m 20716 76931.679622: PERF_RECORD_COMM exec: m:20716/20716\n"
+                    "m 20716 76931.680278:     500000 cpu-clock: \n\t           1ab73 _start+0x3 (/lib/ld.so)\n";
+    ck_assert_uint_eq(cgprop_read_detect(t, strlen(t)), CGPROP_INPUT_PERF);
+    const char *r = "m 20716 76931.679622: PERF_RECORD_COMM exec: m:20716/20716\n";
+    ck_assert_uint_ne(cgprop_read_detect(r, strlen(r)), CGPROP_INPUT_PERF);
     const char *f = "main;a;b 3\n";
     ck_assert_uint_eq(cgprop_read_detect(f, strlen(f)), CGPROP_INPUT_FOLDED);
     const char *c = "events: Ir\nfn=main\n1 2\n";
@@ -745,6 +798,7 @@ static Suite *suite(void)
     tcase_add_test(tc, header_time_anchor);
     tcase_add_test(tc, header_without_time);
     tcase_add_test(tc, event_first);
+    tcase_add_test(tc, side_band_and_extras);
     tcase_add_test(tc, dso_parentheses);
     tcase_add_test(tc, frame_variants);
     tcase_add_test(tc, same_depth);

@@ -133,10 +133,15 @@ static bool period_wide(const tok *t) { return t->gap + t->n >= 11; }
 
 static bool ends_colon(const tok *t) { return t->b[t->n - 1] == ':'; }
 
+static bool is_record(const tok *t) { return t->n >= 12 && memcmp(t->b, "PERF_RECORD_", 12) == 0; }
+
+/* What a line that is neither blank nor a frame is. */
+enum { H_SAMPLE, H_RECORD, H_EXTRA };
 /* The field a sample header is read from. */
 enum { A_NONE, A_CPU, A_TIME };
 
 typedef struct header {
+    int kind;
     int anchor;
     bool has_event;
     const char *ev;
@@ -192,15 +197,27 @@ static void set_event(header *h, const char *s, size_t n, const tok *t, const to
  * before it. Without either, the event is the first token ending in ':',
  * or, when a number (pid or period) follows that token, the first after
  * the number (that one was a comm's word); the number before the event is
- * the period only when as wide as perf prints one. */
+ * the period only when as wide as perf prints one. A side-band record
+ * (--show-mmap-events and the like) names its PERF_RECORD_ type where the
+ * event would be; srccode ("|12  code"), instruction (" ilen: 5 insn: ...")
+ * and IPC lines are extras. */
 static void parse_header(const char *s, size_t n, header *h)
 {
     memset(h, 0, sizeof *h);
+    if (n >= 2 && s[0] == '|' && cgprop__is_digit(s[1])) {
+        h->kind = H_EXTRA;
+        return;
+    }
     tok t[HEAD_TOKENS];
     size_t nt = 0, i = 0;
     size_t cpu = SIZE_MAX, time = SIZE_MAX;
     while (nt < HEAD_TOKENS && next_tok(s, n, &i, &t[nt])) {
         const tok *c = &t[nt];
+        if (nt == 0 && ((c->n == 5 && (memcmp(c->b, "ilen:", 5) == 0 || memcmp(c->b, "insn:", 5) == 0)) ||
+                        (c->n == 4 && memcmp(c->b, "IPC:", 4) == 0))) {
+            h->kind = H_EXTRA;
+            return;
+        }
         /* A comm's words come before the time, even one like it ("1.0:"):
          * a time-like token at most two tokens after another is the time. */
         if (ends_colon(c) && is_time(c->b, c->n)) time = nt;
@@ -212,6 +229,10 @@ static void parse_header(const char *s, size_t n, header *h)
         h->anchor = A_TIME;
         const tok *a = time + 1 < nt ? &t[time + 1] : NULL, *b = time + 2 < nt ? &t[time + 2] : NULL;
         if (!a) return;
+        if (is_record(a)) {
+            h->kind = H_RECORD;
+            return;
+        }
         if (ends_colon(a)) {
             set_event(h, s, n, a, NULL);
             return;
@@ -228,6 +249,12 @@ static void parse_header(const char *s, size_t n, header *h)
         h->anchor = A_CPU;
         for (size_t k = cpu + 1; k < nt && ev == SIZE_MAX; k++)
             if (ends_colon(&t[k])) ev = k;
+        size_t last = ev == SIZE_MAX ? nt : ev + 1;
+        for (size_t k = cpu + 1; k < last; k++)
+            if (is_record(&t[k])) {
+                h->kind = H_RECORD;
+                return;
+            }
         if (ev == SIZE_MAX) return;
         const tok *per = ev > cpu + 1 && all_digits(t[ev - 1].b, t[ev - 1].n) ? &t[ev - 1] : NULL;
         set_event(h, s, n, &t[ev], per);
@@ -247,6 +274,12 @@ static void parse_header(const char *s, size_t n, header *h)
                 break;
             }
     }
+    size_t last = ev == SIZE_MAX ? nt : ev + 1;
+    for (size_t k = 0; k < last; k++)
+        if (is_record(&t[k])) {
+            h->kind = H_RECORD;
+            return;
+        }
     if (ev == SIZE_MAX) return;
     const tok *p = ev > 0 ? &t[ev - 1] : NULL;
     set_event(h, s, n, &t[ev], p && all_digits(p->b, p->n) && period_wide(p) ? p : NULL);
@@ -557,6 +590,7 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
     const char *s;
     size_t n;
     bool in_sample = false;
+    int anchor = A_NONE;
     uint32_t ev = 0;
     uint64_t period = 1;
     uint64_t start = 0;
@@ -576,13 +610,23 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
         }
         if (!in_sample && s[0] == '#') continue;
         parse_header(s, n, &h);
-        if (in_sample && !h.has_event) continue; /* per-sample extras (srcline, brstack) */
+        if (h.kind == H_EXTRA) continue;
+        if (h.kind == H_RECORD) {
+            if (in_sample && p->g) rc = flush(p, start, ev, period);
+            in_sample = false;
+            continue;
+        }
+        /* Inside a sample, a line is the next header (without -g perf
+         * prints no blank between samples) only when read from the same
+         * field as this one's; other lines (srcline, brstack, iregs) are
+         * the sample's extras. */
+        if (in_sample && (h.anchor != anchor || !(h.has_event || h.anchor == A_TIME))) continue;
         if (in_sample && p->g) {
-            /* Without -g, perf prints one line per sample and no blank. */
             rc = flush(p, start, ev, period);
             if (rc) break;
         }
         in_sample = true;
+        anchor = h.anchor;
         start = r.no;
         period = 1;
         if (h.has_period) {
@@ -771,9 +815,12 @@ bool cgprop__perf_detect(const char *data, size_t len)
     size_t n;
     while (r.no < 200 && cgprop__lines_next(&r, &s, &n)) {
         if (blank(s, n) || s[0] == '#') continue;
+        if (s[0] == '\t') return false;
         header h;
         parse_header(s, n, &h);
-        if (!h.has_event || s[0] == '\t') return false;
+        /* Side-band records (--show-mmap-events) may come first. */
+        if (h.kind != H_SAMPLE) continue;
+        if (!h.has_event) return false;
         /* The next line is a frame: TAB, blanks, a hex address, a blank. */
         if (!cgprop__lines_next(&r, &s, &n)) return false;
         if (n < 3 || s[0] != '\t') return false;
