@@ -468,6 +468,52 @@ START_TEST(side_band_and_extras)
 }
 END_TEST
 
+START_TEST(addr_field)
+{
+    /* perf script -F +addr after perf record -d: the data address (and, for
+     * a page fault, its symbol and dso) follows the event on the header
+     * line. With call chains the frames are the sample's; without, its frame
+     * is the last on the line. */
+    cgprop_graph *g = rd("pf 1 1.0:          1 page-faults:     55a76ab3c030 __TMC_END__+0x0 (/bin/pf)\n"
+                         "\t 1151 touch+0x1 (/bin/pf)\n\t 1200 main+0x2 (/bin/pf)\n\n"
+                         "pf 1 1.1:          2 page-faults:     7f90a9e83110 dl_close_state.2+0x0 (/lib/ld.so) "
+                         "ffffffff81775b9a elf_load+0x28a ([kernel.kallsyms])\n"
+                         "pf 1 1.2:          4 page-faults:     7f90a9e69b70 _start+0x0 (/lib/ld.so)     7f90a9e69b70 "
+                         "_start+0x0 (/lib/ld.so)\n"
+                         "cy 1 1.3:          8 cycles:     7f0000001000      4005d0 main+0x10 (/bin/pf)\n"
+                         "cy 1 1.4:         16 cycles:      4005d0 add (/bin/pf)\n",
+                         NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 5);
+    ck_assert_uint_eq(self(g, "/bin/pf\t\ttouch", 0), 1);
+    ck_assert_uint_eq(total(g, "/bin/pf\t\tmain", 0), 1);
+    ck_assert_uint_eq(self(g, "[kernel.kallsyms]\t\telf_load", 0), 2);
+    ck_assert_uint_eq(self(g, "/lib/ld.so\t\t_start", 0), 4);
+    ck_assert_uint_eq(self(g, "/bin/pf\t\tmain", 1), 8);
+    ck_assert_uint_eq(self(g, "/bin/pf\t\tadd", 1), 16);
+    cgprop_graph_free(g);
+
+    /* A real recording (perf record -e page-faults:u -c 1 -d -g) ... */
+    ck_assert_int_eq(against_report(DATA "/perf/faults.perf", DATA "/perf/faults.report", true), 37);
+    /* ... and its script without call chains (-G): the ip of 39 of the 86
+     * samples is in touch (grep -c ') *[0-9a-f]* touch+' counts them). */
+    cgprop_graph *n = NULL;
+    const char *path = DATA "/perf/faults-nog.perf";
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    ck_assert_int_eq(cgprop_read_file(path, strlen(path), NULL, NULL, &n, &info, NULL), CGPROP_OK);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PERF);
+    ck_assert_uint_eq(metric_total(n, 0), 86);
+    uint32_t touch = UINT32_MAX;
+    for (uint32_t i = 0; i < cgprop_graph_node_count(n); i++)
+        if (strcmp(cgprop_node_display_name(n, i, NULL), "touch") == 0) touch = i;
+    ck_assert_uint_ne(touch, UINT32_MAX);
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(n, CGPROP_ITER_NODES, 0, touch, &r, sizeof r), CGPROP_OK);
+    ck_assert_uint_eq(r.self, 39);
+    cgprop_graph_free(n);
+}
+END_TEST
+
 START_TEST(dso_parentheses)
 {
     /* The dso is the group the line's last ')' closes: a path may hold
@@ -712,6 +758,11 @@ START_TEST(detect)
     ck_assert_uint_eq(cgprop_read_detect(t, strlen(t)), CGPROP_INPUT_PERF);
     const char *r = "m 20716 76931.679622: PERF_RECORD_COMM exec: m:20716/20716\n";
     ck_assert_uint_ne(cgprop_read_detect(r, strlen(r)), CGPROP_INPUT_PERF);
+    /* without call chains: two headers, each with its frame */
+    const char *ng = "p 7 1.0:   3 cpu-clock:      4005d0 main+0x10 (/bin/p)\n"
+                     "p 7 1.1:   3 cpu-clock:      4005e4 f+0x4 (/bin/p)\n";
+    ck_assert_uint_eq(cgprop_read_detect(ng, strlen(ng)), CGPROP_INPUT_PERF);
+    ck_assert_uint_ne(cgprop_read_detect(ng, (size_t)(strchr(ng, '\n') + 1 - ng)), CGPROP_INPUT_PERF);
     const char *f = "main;a;b 3\n";
     ck_assert_uint_eq(cgprop_read_detect(f, strlen(f)), CGPROP_INPUT_FOLDED);
     const char *c = "events: Ir\nfn=main\n1 2\n";
@@ -799,6 +850,7 @@ static Suite *suite(void)
     tcase_add_test(tc, header_without_time);
     tcase_add_test(tc, event_first);
     tcase_add_test(tc, side_band_and_extras);
+    tcase_add_test(tc, addr_field);
     tcase_add_test(tc, dso_parentheses);
     tcase_add_test(tc, frame_variants);
     tcase_add_test(tc, same_depth);

@@ -581,6 +581,36 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
+static bool all_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_hex(s[i])) return false;
+    return n > 0;
+}
+
+/* Where the frame on a header line starts: "ip sym (dso)" after the event,
+ * behind the data address when -F +addr prints one ("addr" alone, or
+ * "addr sym (dso)" for a page fault). So the text's first token when it
+ * is hex, or a later hex token after a hex token or a ')' that a symbol
+ * follows (not a dso: "4005d0 add (/bin/p)" names the function add), the
+ * last such. SIZE_MAX when the text opens with no address. */
+static size_t head_frame_at(const char *s, size_t n)
+{
+    size_t i = 0;
+    tok prev, t;
+    if (!next_tok(s, n, &i, &prev) || !all_hex(prev.b, prev.n)) return SIZE_MAX;
+    size_t at = 0;
+    while (next_tok(s, n, &i, &t)) {
+        if ((prev.b[prev.n - 1] == ')' || all_hex(prev.b, prev.n)) && all_hex(t.b, t.n)) {
+            size_t j = i;
+            while (j < n && cgprop__is_space(s[j])) j++;
+            if (j < n && s[j] != '(') at = (size_t)(t.b - s);
+        }
+        prev = t;
+    }
+    return at;
+}
+
 /* Both passes walk the lines the same way; the first (g NULL) only lists
  * the events. Lines starting with '#' are perf script's --header comments. */
 static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
@@ -590,6 +620,9 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
     const char *s;
     size_t n;
     bool in_sample = false;
+    /* The frame on the header line: the sample's own without call chains,
+     * else (-F +addr) the data address, dropped when frame lines follow. */
+    bool head_frame = false;
     int anchor = A_NONE;
     uint32_t ev = 0;
     uint64_t period = 1;
@@ -605,6 +638,10 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
         if (s[0] == '\t') {
             if (!in_sample)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "frame line before any sample header");
+            if (head_frame) {
+                p->nfr = 0;
+                head_frame = false;
+            }
             if (p->g) rc = push_frame(p, r.no, s, n);
             continue;
         }
@@ -626,6 +663,7 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
             if (rc) break;
         }
         in_sample = true;
+        head_frame = false;
         anchor = h.anchor;
         start = r.no;
         period = 1;
@@ -644,12 +682,10 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
             p->ev[p->nev].len = h.has_event ? h.evlen : 0;
             ev = p->nev++;
         }
-        /* Recorded without call chains: the sample's own ip sym (dso)
-         * follows the event on the header line. */
-        if (p->g && h.restlen && h.rest[0] != '\0') {
-            size_t j = 0;
-            while (j < h.restlen && is_hex(h.rest[j])) j++;
-            if (j > 0 && j < h.restlen && cgprop__is_space(h.rest[j])) rc = push_frame(p, r.no, h.rest, h.restlen);
+        size_t at = p->g ? head_frame_at(h.rest, h.restlen) : SIZE_MAX;
+        if (at != SIZE_MAX) {
+            rc = push_frame(p, r.no, h.rest + at, h.restlen - at);
+            head_frame = true;
         }
     }
     if (!rc && in_sample && p->g) rc = flush(p, start, ev, period);
@@ -821,8 +857,14 @@ bool cgprop__perf_detect(const char *data, size_t len)
         /* Side-band records (--show-mmap-events) may come first. */
         if (h.kind != H_SAMPLE) continue;
         if (!h.has_event) return false;
-        /* The next line is a frame: TAB, blanks, a hex address, a blank. */
+        bool head = head_frame_at(h.rest, h.restlen) != SIZE_MAX;
+        /* The next line is a frame: TAB, blanks, a hex address, a blank.
+         * Without call chains, it is another header with its frame. */
         if (!cgprop__lines_next(&r, &s, &n)) return false;
+        if (head && n && s[0] != '\t') {
+            parse_header(s, n, &h);
+            return h.kind == H_SAMPLE && h.has_event && head_frame_at(h.rest, h.restlen) != SIZE_MAX;
+        }
         if (n < 3 || s[0] != '\t') return false;
         size_t i = 1;
         while (i < n && cgprop__is_space(s[i])) i++;
