@@ -539,6 +539,21 @@ START_TEST(dso_parentheses)
 }
 END_TEST
 
+START_TEST(address_only_frames)
+{
+    /* perf script -F ip (no sym): a frame is its address alone, and like
+     * any frame without a symbol it is keyed by its dso (here none), not by
+     * the address. */
+    cgprop_graph *g = rd("p 1 1.0: 3 cyc:\n\t           1ab73\n\t            1150\n\n"
+                         "p 1 1.1: 5 cyc:\n\t            1166\n\n",
+                         NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 1);
+    ck_assert_uint_eq(self(g, "\t\t[unknown]", 0), 8);
+    ck_assert_uint_eq(total(g, "\t\t[unknown]", 1), 2);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(frame_variants)
 {
     cgprop_graph *g = rd(
@@ -852,6 +867,7 @@ static Suite *suite(void)
     tcase_add_test(tc, side_band_and_extras);
     tcase_add_test(tc, addr_field);
     tcase_add_test(tc, dso_parentheses);
+    tcase_add_test(tc, address_only_frames);
     tcase_add_test(tc, frame_variants);
     tcase_add_test(tc, same_depth);
     tcase_add_test(tc, inlined_without_real_frame);

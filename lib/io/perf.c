@@ -294,12 +294,14 @@ static void parse_frame(const char *s, size_t n, pframe *f)
     s += b;
     n -= b;
     while (n && cgprop__is_space(s[n - 1])) n--;
-    /* The address, when printed, is the first token, in hex without 0x. */
+    /* The address, when printed, is the first token, in hex without 0x;
+     * perf prints it on every frame, so a line of it alone (-F ip without
+     * sym) is a frame without symbol. */
     size_t j = 0;
     while (j < n && is_hex(s[j])) j++;
     f->addr = s;
     f->addrlen = 0;
-    if (j > 0 && j < n && cgprop__is_space(s[j])) {
+    if (j > 0 && (j == n || cgprop__is_space(s[j]))) {
         f->addrlen = j;
         s += j;
         n -= j;
