@@ -285,6 +285,26 @@ static void parse_header(const char *s, size_t n, header *h)
     set_event(h, s, n, &t[ev], p && all_digits(p->b, p->n) && period_wide(p) ? p : NULL);
 }
 
+/* Where the last '(' or ')' of s[0..k) ends (0 if none). The two differ
+ * in their last bit only, so one test finds either; a dso's bytes are
+ * passed eight at a time. */
+static size_t last_paren(const char *s, size_t k)
+{
+#ifdef CGPROP__SWAR_LE
+    while (k >= 8) {
+        uint64_t w;
+        memcpy(&w, s + k - 8, 8);
+        w = (w & 0xFEFEFEFEFEFEFEFEull) ^ 0x2828282828282828ull;
+        /* the top bit of each byte that is 0 in w, and of no other */
+        uint64_t m = ~(((w & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | w) & 0x8080808080808080ull;
+        if (m) return k - 8 + ((size_t)(63 - __builtin_clzll(m)) >> 3) + 1;
+        k -= 8;
+    }
+#endif
+    while (k > 0 && ((unsigned char)s[k - 1] & 0xFEu) != 0x28u) k--;
+    return k;
+}
+
 /* One frame: "[addr] sym[+0xoff] (dso)", leaf first. Anything may be
  * missing but the line itself. */
 static void parse_frame(const char *s, size_t n, pframe *f)
@@ -319,11 +339,10 @@ static void parse_frame(const char *s, size_t n, pframe *f)
      * ends in its own, opened after no blank. With more ')' than '(' no
      * group balances: the last one opened after a blank is taken. */
     if (n && s[n - 1] == ')') {
-        size_t depth = 0, k = n, open = SIZE_MAX;
-        while (k > 0) {
-            char c = s[--k];
-            if (c == ')') depth++;
-            else if (c == '(' && --depth == 0) {
+        size_t depth = 1, k = n - 1, open = SIZE_MAX;
+        while ((k = last_paren(s, k)) > 0) {
+            if (s[--k] == ')') depth++;
+            else if (--depth == 0) {
                 open = k;
                 break;
             }
