@@ -83,10 +83,12 @@ static bool is_hex(char c)
     return u - '0' < 10u || (u | 0x20u) - 'a' < 6u;
 }
 
-/* A header token. */
+/* A header token, with the blanks before it (one more at the line's start,
+ * so that a field's padding counts alike wherever it stands). */
 typedef struct tok {
     const char *b;
     size_t n;
+    size_t gap;
 } tok;
 
 static bool all_digits(const char *s, size_t n)
@@ -107,6 +109,12 @@ static bool is_time(const char *s, size_t n)
     return all_digits(s, a) && all_digits(dot + 1, n - a - 2);
 }
 
+/* "[003]" — the cpu field. */
+static bool is_cpu(const tok *t)
+{
+    return t->n >= 3 && t->b[0] == '[' && t->b[t->n - 1] == ']' && all_digits(t->b + 1, t->n - 2);
+}
+
 /* "1234" or "1234/1235": the pid or pid/tid field. */
 static bool is_pid(const char *s, size_t n)
 {
@@ -116,7 +124,25 @@ static bool is_pid(const char *s, size_t n)
     return all_digits(s, a) && all_digits(sl + 1, n - a - 1);
 }
 
+/* perf prints the period right-aligned in ten columns, and a pid or tid in
+ * five (seven in later versions), each after the blank that ends the
+ * field before: a number that fills eleven columns with the blanks before
+ * it is a period, one that fills fewer a pid or tid (a pid has at most
+ * seven digits). */
+static bool period_wide(const tok *t) { return t->gap + t->n >= 11; }
+
+static bool ends_colon(const tok *t) { return t->b[t->n - 1] == ':'; }
+
+static bool is_record(const tok *t) { return t->n >= 12 && memcmp(t->b, "PERF_RECORD_", 12) == 0; }
+
+/* What a line that is neither blank nor a frame is. */
+enum { H_SAMPLE, H_RECORD, H_EXTRA };
+/* The field a sample header is read from. */
+enum { A_NONE, A_CPU, A_TIME };
+
 typedef struct header {
+    int kind;
+    int anchor;
     bool has_event;
     const char *ev;
     size_t evlen;
@@ -127,46 +153,156 @@ typedef struct header {
     size_t restlen;
 } header;
 
-/* The fields perf prints vary with its options, and comm may hold blanks:
- * the event is the first token after the comm that ends with ':' and is not
- * the time; the period, when printed, is the all-digit token just before
- * the event, unless that token is the pid. */
+/* The fields before the event are at most a comm of 15 bytes (8 words),
+ * pid/tid, cpu, misc, the two of tod, time and period. */
+#define HEAD_TOKENS 16
+
+static bool next_tok(const char *s, size_t n, size_t *i, tok *t)
+{
+    size_t b = *i, k = *i;
+    while (k < n && cgprop__is_space(s[k])) k++;
+    if (k >= n) return false;
+    t->gap = k - b + (b == 0);
+    t->b = s + k;
+    while (k < n && !cgprop__is_space(s[k])) k++;
+    t->n = (size_t)(s + k - t->b);
+    *i = k;
+    return true;
+}
+
+static void set_event(header *h, const char *s, size_t n, const tok *t, const tok *per)
+{
+    h->has_event = true;
+    h->ev = t->b;
+    h->evlen = t->n - 1;
+    if (per) {
+        h->has_period = true;
+        h->per = per->b;
+        h->perlen = per->n;
+    }
+    size_t i = (size_t)(t->b + t->n - s);
+    while (i < n && cgprop__is_space(s[i])) i++;
+    h->rest = s + i;
+    h->restlen = n - i;
+}
+
+/* perf prints, of the fields -F chose, comm, pid/tid, [cpu], misc, tod and
+ * time, then the period and "event:", then, without call chains, the
+ * frame. A comm may hold blanks and words ending in ':', so the header is
+ * read from the time (digits.digits:), which no other field resembles:
+ * after it an all-digit period, then the event, a token ending in ':'
+ * (which may hold more: "sched:sched_switch:"). Without a time the cpu
+ * field anchors alike, the event being the first token after it that ends
+ * in ':' (misc and tod may come between) and the period the number just
+ * before it. Without either, the event is the first token ending in ':',
+ * or, when a number (pid or period) follows that token, the first after
+ * the number (that one was a comm's word); the number before the event is
+ * the period only when as wide as perf prints one. A side-band record
+ * (--show-mmap-events and the like) names its PERF_RECORD_ type where the
+ * event would be; srccode ("|12  code"), instruction (" ilen: 5 insn: ...")
+ * and IPC lines are extras. */
 static void parse_header(const char *s, size_t n, header *h)
 {
     memset(h, 0, sizeof *h);
-    size_t i = 0;
-    size_t ntok = 0;
-    size_t pid_at = SIZE_MAX;
-    tok prev = {NULL, 0};
-    size_t prev_at = 0;
-    while (i < n) {
-        while (i < n && cgprop__is_space(s[i])) i++;
-        if (i >= n) break;
-        size_t b = i;
-        while (i < n && !cgprop__is_space(s[i])) i++;
-        const char *t = s + b;
-        size_t tn = i - b;
-        size_t at = ntok++;
-        if (at == 0) continue; /* the comm (at least its first word) */
-        if (pid_at == SIZE_MAX && is_pid(t, tn)) pid_at = at;
-        if (t[tn - 1] == ':' && !is_time(t, tn)) {
-            h->has_event = true;
-            h->ev = t;
-            h->evlen = tn - 1;
-            if (prev.b && prev_at != pid_at && all_digits(prev.b, prev.n)) {
-                h->has_period = true;
-                h->per = prev.b;
-                h->perlen = prev.n;
-            }
-            while (i < n && cgprop__is_space(s[i])) i++;
-            h->rest = s + i;
-            h->restlen = n - i;
+    if (n >= 2 && s[0] == '|' && cgprop__is_digit(s[1])) {
+        h->kind = H_EXTRA;
+        return;
+    }
+    tok t[HEAD_TOKENS];
+    size_t nt = 0, i = 0;
+    size_t cpu = SIZE_MAX, time = SIZE_MAX;
+    while (nt < HEAD_TOKENS && next_tok(s, n, &i, &t[nt])) {
+        const tok *c = &t[nt];
+        if (nt == 0 && ((c->n == 5 && (memcmp(c->b, "ilen:", 5) == 0 || memcmp(c->b, "insn:", 5) == 0)) ||
+                        (c->n == 4 && memcmp(c->b, "IPC:", 4) == 0))) {
+            h->kind = H_EXTRA;
             return;
         }
-        prev.b = t;
-        prev.n = tn;
-        prev_at = at;
+        /* A comm's words come before the time, even one like it ("1.0:"):
+         * a time-like token at most two tokens after another is the time. */
+        if (ends_colon(c) && is_time(c->b, c->n)) time = nt;
+        else if (cpu == SIZE_MAX && is_cpu(c)) cpu = nt;
+        nt++;
+        if (time != SIZE_MAX && nt == time + 3) break;
     }
+    if (time != SIZE_MAX) {
+        h->anchor = A_TIME;
+        const tok *a = time + 1 < nt ? &t[time + 1] : NULL, *b = time + 2 < nt ? &t[time + 2] : NULL;
+        if (!a) return;
+        if (is_record(a)) {
+            h->kind = H_RECORD;
+            return;
+        }
+        if (ends_colon(a)) {
+            set_event(h, s, n, a, NULL);
+            return;
+        }
+        if (!all_digits(a->b, a->n)) return;
+        h->has_period = true;
+        h->per = a->b;
+        h->perlen = a->n;
+        if (b && ends_colon(b)) set_event(h, s, n, b, a);
+        return;
+    }
+    size_t ev = SIZE_MAX;
+    if (cpu != SIZE_MAX) {
+        h->anchor = A_CPU;
+        for (size_t k = cpu + 1; k < nt && ev == SIZE_MAX; k++)
+            if (ends_colon(&t[k])) ev = k;
+        size_t last = ev == SIZE_MAX ? nt : ev + 1;
+        for (size_t k = cpu + 1; k < last; k++)
+            if (is_record(&t[k])) {
+                h->kind = H_RECORD;
+                return;
+            }
+        if (ev == SIZE_MAX) return;
+        const tok *per = ev > cpu + 1 && all_digits(t[ev - 1].b, t[ev - 1].n) ? &t[ev - 1] : NULL;
+        set_event(h, s, n, &t[ev], per);
+        return;
+    }
+    for (size_t k = 0; k < nt && ev == SIZE_MAX; k++)
+        if (ends_colon(&t[k])) ev = k;
+    /* That token is a comm's word when a number (pid/tid or period) comes
+     * after it where the field after a comm can stand (a comm has at most
+     * 8 words), and a token ending in ':' after the number. */
+    if (ev < 8) {
+        size_t k = ev + 1;
+        while (k <= 8 && k < nt && !is_pid(t[k].b, t[k].n)) k++;
+        for (size_t e = k + 1; k <= 8 && e < nt; e++)
+            if (ends_colon(&t[e])) {
+                ev = e;
+                break;
+            }
+    }
+    size_t last = ev == SIZE_MAX ? nt : ev + 1;
+    for (size_t k = 0; k < last; k++)
+        if (is_record(&t[k])) {
+            h->kind = H_RECORD;
+            return;
+        }
+    if (ev == SIZE_MAX) return;
+    const tok *p = ev > 0 ? &t[ev - 1] : NULL;
+    set_event(h, s, n, &t[ev], p && all_digits(p->b, p->n) && period_wide(p) ? p : NULL);
+}
+
+/* Where the last '(' or ')' of s[0..k) ends (0 if none). The two differ
+ * in their last bit only, so one test finds either; a dso's bytes are
+ * passed eight at a time. */
+static size_t last_paren(const char *s, size_t k)
+{
+#ifdef CGPROP__SWAR_LE
+    while (k >= 8) {
+        uint64_t w;
+        memcpy(&w, s + k - 8, 8);
+        w = (w & 0xFEFEFEFEFEFEFEFEull) ^ 0x2828282828282828ull;
+        /* the top bit of each byte that is 0 in w, and of no other */
+        uint64_t m = ~(((w & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | w) & 0x8080808080808080ull;
+        if (m) return k - 8 + ((size_t)(63 - __builtin_clzll(m)) >> 3) + 1;
+        k -= 8;
+    }
+#endif
+    while (k > 0 && ((unsigned char)s[k - 1] & 0xFEu) != 0x28u) k--;
+    return k;
 }
 
 /* One frame: "[addr] sym[+0xoff] (dso)", leaf first. Anything may be
@@ -178,12 +314,14 @@ static void parse_frame(const char *s, size_t n, pframe *f)
     s += b;
     n -= b;
     while (n && cgprop__is_space(s[n - 1])) n--;
-    /* The address, when printed, is the first token, in hex without 0x. */
+    /* The address, when printed, is the first token, in hex without 0x;
+     * perf prints it on every frame, so a line of it alone (-F ip without
+     * sym) is a frame without symbol. */
     size_t j = 0;
     while (j < n && is_hex(s[j])) j++;
     f->addr = s;
     f->addrlen = 0;
-    if (j > 0 && j < n && cgprop__is_space(s[j])) {
+    if (j > 0 && (j == n || cgprop__is_space(s[j]))) {
         f->addrlen = j;
         s += j;
         n -= j;
@@ -195,20 +333,36 @@ static void parse_frame(const char *s, size_t n, pframe *f)
     f->dso = NULL;
     f->dsolen = 0;
     f->inlined = false;
-    /* The dso is the last parenthesised group, after a blank (a C++
-     * symbol's own parentheses follow no blank before the dso's). */
+    /* The dso is the group the line's last ')' closes, when a blank
+     * stands before it: a path may hold parentheses of its own ("./build
+     * (debug)/p", "/p (deleted)"), and a C++ name printed without a dso
+     * ends in its own, opened after no blank. With more ')' than '(' no
+     * group balances: the last one opened after a blank is taken. */
     if (n && s[n - 1] == ')') {
-        size_t k = n - 1;
-        while (k > 0 && !(s[k - 1] == '(' && (k == 1 || cgprop__is_space(s[k - 2])))) k--;
-        if (k > 0) {
-            const char *d = s + k;
-            size_t dn = n - 1 - k;
+        size_t depth = 1, k = n - 1, open = SIZE_MAX;
+        while ((k = last_paren(s, k)) > 0) {
+            if (s[--k] == ')') depth++;
+            else if (--depth == 0) {
+                open = k;
+                break;
+            }
+        }
+        if (open == SIZE_MAX) {
+            k = n - 1;
+            while (k > 0 && !(s[k - 1] == '(' && (k == 1 || cgprop__is_space(s[k - 2])))) k--;
+            if (k > 0) open = k - 1;
+        } else if (open > 0 && !cgprop__is_space(s[open - 1])) {
+            open = SIZE_MAX;
+        }
+        if (open != SIZE_MAX) {
+            const char *d = s + open + 1;
+            size_t dn = n - 2 - open;
             if (dn == 7 && memcmp(d, "inlined", 7) == 0) f->inlined = true;
             else {
                 f->dso = d;
                 f->dsolen = dn;
             }
-            n = k - 1;
+            n = open;
             while (n && cgprop__is_space(s[n - 1])) n--;
         }
     }
@@ -448,6 +602,36 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
+static bool all_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_hex(s[i])) return false;
+    return n > 0;
+}
+
+/* Where the frame on a header line starts: "ip sym (dso)" after the event,
+ * behind the data address when -F +addr prints one ("addr" alone, or
+ * "addr sym (dso)" for a page fault). So the text's first token when it
+ * is hex, or a later hex token after a hex token or a ')' that a symbol
+ * follows (not a dso: "4005d0 add (/bin/p)" names the function add), the
+ * last such. SIZE_MAX when the text opens with no address. */
+static size_t head_frame_at(const char *s, size_t n)
+{
+    size_t i = 0;
+    tok prev, t;
+    if (!next_tok(s, n, &i, &prev) || !all_hex(prev.b, prev.n)) return SIZE_MAX;
+    size_t at = 0;
+    while (next_tok(s, n, &i, &t)) {
+        if ((prev.b[prev.n - 1] == ')' || all_hex(prev.b, prev.n)) && all_hex(t.b, t.n)) {
+            size_t j = i;
+            while (j < n && cgprop__is_space(s[j])) j++;
+            if (j < n && s[j] != '(') at = (size_t)(t.b - s);
+        }
+        prev = t;
+    }
+    return at;
+}
+
 /* Both passes walk the lines the same way; the first (g NULL) only lists
  * the events. Lines starting with '#' are perf script's --header comments. */
 static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
@@ -457,6 +641,10 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
     const char *s;
     size_t n;
     bool in_sample = false;
+    /* The frame on the header line: the sample's own without call chains,
+     * else (-F +addr) the data address, dropped when frame lines follow. */
+    bool head_frame = false;
+    int anchor = A_NONE;
     uint32_t ev = 0;
     uint64_t period = 1;
     uint64_t start = 0;
@@ -471,18 +659,33 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
         if (s[0] == '\t') {
             if (!in_sample)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "frame line before any sample header");
+            if (head_frame) {
+                p->nfr = 0;
+                head_frame = false;
+            }
             if (p->g) rc = push_frame(p, r.no, s, n);
             continue;
         }
         if (!in_sample && s[0] == '#') continue;
         parse_header(s, n, &h);
-        if (in_sample && !h.has_event) continue; /* per-sample extras (srcline, brstack) */
+        if (h.kind == H_EXTRA) continue;
+        if (h.kind == H_RECORD) {
+            if (in_sample && p->g) rc = flush(p, start, ev, period);
+            in_sample = false;
+            continue;
+        }
+        /* Inside a sample, a line is the next header (without -g perf
+         * prints no blank between samples) only when read from the same
+         * field as this one's; other lines (srcline, brstack, iregs) are
+         * the sample's extras. */
+        if (in_sample && (h.anchor != anchor || !(h.has_event || h.anchor == A_TIME))) continue;
         if (in_sample && p->g) {
-            /* Without -g, perf prints one line per sample and no blank. */
             rc = flush(p, start, ev, period);
             if (rc) break;
         }
         in_sample = true;
+        head_frame = false;
+        anchor = h.anchor;
         start = r.no;
         period = 1;
         if (h.has_period) {
@@ -500,12 +703,10 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
             p->ev[p->nev].len = h.has_event ? h.evlen : 0;
             ev = p->nev++;
         }
-        /* Recorded without call chains: the sample's own ip sym (dso)
-         * follows the event on the header line. */
-        if (p->g && h.restlen && h.rest[0] != '\0') {
-            size_t j = 0;
-            while (j < h.restlen && is_hex(h.rest[j])) j++;
-            if (j > 0 && j < h.restlen && cgprop__is_space(h.rest[j])) rc = push_frame(p, r.no, h.rest, h.restlen);
+        size_t at = p->g ? head_frame_at(h.rest, h.restlen) : SIZE_MAX;
+        if (at != SIZE_MAX) {
+            rc = push_frame(p, r.no, h.rest + at, h.restlen - at);
+            head_frame = true;
         }
     }
     if (!rc && in_sample && p->g) rc = flush(p, start, ev, period);
@@ -671,11 +872,20 @@ bool cgprop__perf_detect(const char *data, size_t len)
     size_t n;
     while (r.no < 200 && cgprop__lines_next(&r, &s, &n)) {
         if (blank(s, n) || s[0] == '#') continue;
+        if (s[0] == '\t') return false;
         header h;
         parse_header(s, n, &h);
-        if (!h.has_event || s[0] == '\t') return false;
-        /* The next line is a frame: TAB, blanks, a hex address, a blank. */
+        /* Side-band records (--show-mmap-events) may come first. */
+        if (h.kind != H_SAMPLE) continue;
+        if (!h.has_event) return false;
+        bool head = head_frame_at(h.rest, h.restlen) != SIZE_MAX;
+        /* The next line is a frame: TAB, blanks, a hex address, a blank.
+         * Without call chains, it is another header with its frame. */
         if (!cgprop__lines_next(&r, &s, &n)) return false;
+        if (head && n && s[0] != '\t') {
+            parse_header(s, n, &h);
+            return h.kind == H_SAMPLE && h.has_event && head_frame_at(h.rest, h.restlen) != SIZE_MAX;
+        }
         if (n < 3 || s[0] != '\t') return false;
         size_t i = 1;
         while (i < n && cgprop__is_space(s[i])) i++;
