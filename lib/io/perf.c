@@ -135,6 +135,14 @@ static bool ends_colon(const tok *t) { return t->b[t->n - 1] == ':'; }
 
 static bool is_record(const tok *t) { return t->n >= 12 && memcmp(t->b, "PERF_RECORD_", 12) == 0; }
 
+/* Whether one of t[from..to) names a side-band record's type. */
+static bool any_record(const tok *t, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++)
+        if (is_record(&t[k])) return true;
+    return false;
+}
+
 /* What a line that is neither blank nor a frame is. */
 enum { H_SAMPLE, H_RECORD, H_EXTRA };
 /* The field a sample header is read from. */
@@ -249,12 +257,10 @@ static void parse_header(const char *s, size_t n, header *h)
         h->anchor = A_CPU;
         for (size_t k = cpu + 1; k < nt && ev == SIZE_MAX; k++)
             if (ends_colon(&t[k])) ev = k;
-        size_t last = ev == SIZE_MAX ? nt : ev + 1;
-        for (size_t k = cpu + 1; k < last; k++)
-            if (is_record(&t[k])) {
-                h->kind = H_RECORD;
-                return;
-            }
+        if (any_record(t, cpu + 1, ev == SIZE_MAX ? nt : ev + 1)) {
+            h->kind = H_RECORD;
+            return;
+        }
         if (ev == SIZE_MAX) return;
         const tok *per = ev > cpu + 1 && all_digits(t[ev - 1].b, t[ev - 1].n) ? &t[ev - 1] : NULL;
         set_event(h, s, n, &t[ev], per);
@@ -274,12 +280,10 @@ static void parse_header(const char *s, size_t n, header *h)
                 break;
             }
     }
-    size_t last = ev == SIZE_MAX ? nt : ev + 1;
-    for (size_t k = 0; k < last; k++)
-        if (is_record(&t[k])) {
-            h->kind = H_RECORD;
-            return;
-        }
+    if (any_record(t, 0, ev == SIZE_MAX ? nt : ev + 1)) {
+        h->kind = H_RECORD;
+        return;
+    }
     if (ev == SIZE_MAX) return;
     const tok *p = ev > 0 ? &t[ev - 1] : NULL;
     set_event(h, s, n, &t[ev], p && all_digits(p->b, p->n) && period_wide(p) ? p : NULL);
