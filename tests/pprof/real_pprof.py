@@ -8,7 +8,8 @@
    CPU), and for every function cgprop's self and total (both metrics) equal
    pprof's flat and cum.
 3. Every kind of profile Go writes: tests/data/pprof/work.go run for 3 s
-   writes CPU, heap, allocs, block and mutex profiles; for each and each of
+   writes CPU, heap, allocs, block, mutex, goroutine and threadcreate
+   profiles; for each and each of
    its sample types, cgprop's self and total equal pprof's flat and cum for
    every function (0 where pprof lists none); and the tool without --metric
    shows the sample type pprof shows without -sample_index.
@@ -49,10 +50,26 @@ def top(env, profile, index, unit=None):
     return table(out)
 
 
+NO_LOCATION = "[no location]"
+
+
 def table(text):
-    """{name: (flat, cum)} from pprof's -top table."""
+    """{name: (flat, cum)} from pprof's -top table. A sample without a stack
+    (Go's CPU profiler writes one now and then) counts in pprof's total but
+    in no node of its table; cgprop charges such samples to a function named
+    [no location], so that entry is the total less what pprof's nodes
+    account for (its header's two figures; with -nodefraction=0 every node
+    is shown)."""
     rows, on = {}, False
+    num = lambda v: int(v.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))  # 12ns, 40B
     for line in text.splitlines():
+        if line.startswith("Showing nodes accounting for "):
+            # Showing nodes accounting for 2000000000ns, 100% of 2000000000ns total
+            f = line[len("Showing nodes accounting for "):].split()
+            rest = num(f[3]) - num(f[0].rstrip(","))
+            if rest:
+                rows[NO_LOCATION] = (rest, rest)
+            continue
         if "flat%" in line and "cum%" in line:
             on = True
             continue
@@ -60,7 +77,6 @@ def table(text):
             continue
         f = line.split()
         name = f[5]
-        num = lambda v: int(v.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))  # 12ns, 40B
         rows[name] = (num(f[0]), num(f[3]))
     return rows
 
@@ -120,8 +136,8 @@ def main():
 
 
 def every_kind(tool, data, env, tmp):
-    """3. Every kind of profile Go writes (CPU, heap, allocs, block, mutex:
-    one to four sample types), from a fresh run of work.go: for every sample
+    """3. Every kind of profile Go writes (CPU, heap, allocs, block, mutex,
+    goroutine, threadcreate: one to four sample types), from a fresh run of work.go: for every sample
     type, every function pprof lists has pprof's flat and cum as cgprop's
     self and total, and every other function has 0 for both."""
     failures = 0
@@ -129,7 +145,7 @@ def every_kind(tool, data, env, tmp):
     subprocess.run(["go", "build", "-o", exe, os.path.join(data, "work.go")], env=env, check=True)
     subprocess.run([exe, prof, "3", "more"], check=True, capture_output=True)
     units = {"bytes": "B", "nanoseconds": "ns"}
-    for kind in ("", ".heap", ".allocs", ".block", ".mutex"):
+    for kind in ("", ".heap", ".allocs", ".block", ".mutex", ".goroutine", ".threadcreate"):
         path = os.path.join(tmp, "w" + kind + ".pb.gz")
         doc = json.loads(subprocess.run([tool, "report", "--format", "json", path], check=True, capture_output=True,
                                         text=True).stdout)

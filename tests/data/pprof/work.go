@@ -69,9 +69,11 @@ func work(seed uint64, end time.Time) {
 }
 
 func main() {
-	// "more": the heap, allocs, block and mutex profiles too, written
-	// beside the CPU profile (OUT less .pb.gz, then .heap.pb.gz, ...); the
-	// goroutines then take turns at a lock, so that there is contention.
+	// "more": the heap, allocs, block, mutex, goroutine and threadcreate
+	// profiles too, written beside the CPU profile (OUT less .pb.gz, then
+	// .heap.pb.gz, ...); the goroutines then take turns at a lock, so that
+	// there is contention. Go 1.19's threadcreate profile has samples
+	// without a stack.
 	more := len(os.Args) > 3 && os.Args[3] == "more"
 	if more {
 		runtime.MemProfileRate = 4096
@@ -110,7 +112,7 @@ func main() {
 	f.Close()
 	if more {
 		base := strings.TrimSuffix(os.Args[1], ".pb.gz")
-		for _, name := range []string{"heap", "allocs", "block", "mutex"} {
+		for _, name := range []string{"heap", "allocs", "block", "mutex", "goroutine", "threadcreate"} {
 			out, err := os.Create(base + "." + name + ".pb.gz")
 			if err != nil {
 				panic(err)
