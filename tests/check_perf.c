@@ -760,6 +760,60 @@ START_TEST(late_events)
 }
 END_TEST
 
+/* perf script -F without event: the period, when printed, ends the header
+ * (told from a tid by its ten columns); without it the sample weighs in the
+ * sample count only. -F naming no header field prints an empty header. */
+START_TEST(no_event_field)
+{
+    /* -F comm,tid,period,ip,sym,dso: weights 250000 and 500000 */
+    const char *per = "r 16344     250000 \n\t 1 f (/b)\n\t 2 main (/b)\n\n"
+                      "r 16344     500000 \n\t 3 g (/b)\n\t 2 main (/b)\n\n";
+    cgprop_graph *g = rd(per, NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "period");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "samples");
+    ck_assert_uint_eq(self(g, "/b\t\tf", 0), 250000);
+    ck_assert_uint_eq(self(g, "/b\t\tg", 0), 500000);
+    ck_assert_uint_eq(total(g, "/b\t\tmain", 0), 750000);
+    ck_assert_uint_eq(total(g, "/b\t\tmain", 1), 2);
+    cgprop_graph_free(g);
+    ck_assert_uint_eq(cgprop_read_detect(per, strlen(per)), CGPROP_INPUT_PERF);
+    /* One such sample is not told from other text: --input perf reads it. */
+    ck_assert_uint_ne(cgprop_read_detect(per, (size_t)(strstr(per, "\n\n") + 2 - per)), CGPROP_INPUT_PERF);
+
+    /* -F comm,tid,cpu,period and -F period: after the cpu any number, at
+     * the line's start one ten columns wide */
+    const char *cpu = "r 16344 [001]     250000 \n\t 1 f (/b)\n\n    750000 \n\t 1 f (/b)\n\n";
+    g = rd(cpu, NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_uint_eq(self(g, "/b\t\tf", 0), 1000000);
+    cgprop_graph_free(g);
+
+    /* -F comm,tid / -F comm,tid,time: the number is a tid, no weight is
+     * printed, and the one metric is the sample count. */
+    const char *bare[] = {"r 16344 \n\t 1 f (/b)\n\t 2 main (/b)\n\nr 16344 \n\t 3 g (/b)\n\t 2 main (/b)\n\n",
+                          "r 16344 7.25: \n\t 1 f (/b)\n\t 2 main (/b)\n\nr 16344 7.50: \n\t 3 g (/b)\n\t 2 main (/b)\n\n",
+                          /* -F ip,sym (+srcline): an empty header line */
+                          "\n\t 1 f (/b)\n  f.c:3\n\t 2 main (/b)\n\n\n\t 3 g (/b)\n\t 2 main (/b)\n\n"};
+    for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++) {
+        g = rd(bare[i], NULL);
+        ck_assert_uint_eq(cgprop_graph_metric_count(g), 1);
+        ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples");
+        ck_assert_uint_eq(self(g, "/b\t\tf", 0), 1);
+        ck_assert_uint_eq(self(g, "/b\t\tg", 0), 1);
+        ck_assert_uint_eq(total(g, "/b\t\tmain", 0), 2);
+        cgprop_graph_free(g);
+        ck_assert_msg(cgprop_read_detect(bare[i], strlen(bare[i])) == CGPROP_INPUT_PERF, "case %zu", i);
+    }
+    /* Empty headers do not mix with real ones. */
+    bad("\n\t 1 f (/b)\n\np 1 1.0: 1 c:\n\t 1 a (/b)\n", CGPROP_EFORMAT, 4,
+        "sample header after samples printed without one");
+    /* A header line followed by lines that merely start with a TAB. */
+    const char *notes = "Notes\n\tsee below\n\nMore\n\tand here\n";
+    ck_assert_uint_ne(cgprop_read_detect(notes, strlen(notes)), CGPROP_INPUT_PERF);
+}
+END_TEST
+
 START_TEST(detect)
 {
     ck_assert_uint_eq(cgprop_read_detect(hand, strlen(hand)), CGPROP_INPUT_PERF);
@@ -874,6 +928,7 @@ static Suite *suite(void)
     tcase_add_test(tc, no_callchain);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, late_events);
+    tcase_add_test(tc, no_event_field);
     tcase_add_test(tc, detect);
     tcase_add_loop_test(tc, alloc_failures, 0, 2);
     tcase_add_test(tc, real_recording);

@@ -15,6 +15,8 @@
  * events as it goes: a first pass reads only the header lines to list them.
  * The room for the sample count is the last of the CGPROP_MAX_METRICS. */
 #define MAX_EVENTS (CGPROP_MAX_METRICS - 1)
+/* The event index of a sample that weighs in the sample count only. */
+#define NO_EVENT UINT32_MAX
 /* The second pass of a guess (see guess_end) met an event the first part of
  * the file did not name. */
 #define NEW_EVENT 1
@@ -69,6 +71,9 @@ typedef struct pr {
     char *key;
     size_t keycap;
     bool guess; /* the events come from the first part of the file only */
+    /* A sample with neither event nor period (-F naming neither) weighs
+     * only in the sample count: no event metric would say more. */
+    bool bare;
     /* The dso an inlined function was first given when perf printed no
      * real frame at its address: by its name's hash, an index into inl. */
     cgprop__u64map inl_ix;
@@ -178,16 +183,26 @@ static bool next_tok(const char *s, size_t n, size_t *i, tok *t)
     return true;
 }
 
+static void set_period(header *h, const tok *per)
+{
+    h->has_period = true;
+    h->per = per->b;
+    h->perlen = per->n;
+}
+
+/* Whether the header's tokens, nt of them read up to s[i], are all it has. */
+static bool line_ended(const char *s, size_t n, size_t i, size_t nt)
+{
+    tok more;
+    return nt < HEAD_TOKENS || !next_tok(s, n, &i, &more);
+}
+
 static void set_event(header *h, const char *s, size_t n, const tok *t, const tok *per)
 {
     h->has_event = true;
     h->ev = t->b;
     h->evlen = t->n - 1;
-    if (per) {
-        h->has_period = true;
-        h->per = per->b;
-        h->perlen = per->n;
-    }
+    if (per) set_period(h, per);
     size_t i = (size_t)(t->b + t->n - s);
     while (i < n && cgprop__is_space(s[i])) i++;
     h->rest = s + i;
@@ -246,9 +261,7 @@ static void parse_header(const char *s, size_t n, header *h)
             return;
         }
         if (!all_digits(a->b, a->n)) return;
-        h->has_period = true;
-        h->per = a->b;
-        h->perlen = a->n;
+        set_period(h, a);
         if (b && ends_colon(b)) set_event(h, s, n, b, a);
         return;
     }
@@ -261,7 +274,12 @@ static void parse_header(const char *s, size_t n, header *h)
             h->kind = H_RECORD;
             return;
         }
-        if (ev == SIZE_MAX) return;
+        if (ev == SIZE_MAX) {
+            /* -F without event: a period, when printed, ends the line. */
+            if (nt > cpu + 1 && line_ended(s, n, i, nt) && all_digits(t[nt - 1].b, t[nt - 1].n))
+                set_period(h, &t[nt - 1]);
+            return;
+        }
         const tok *per = ev > cpu + 1 && all_digits(t[ev - 1].b, t[ev - 1].n) ? &t[ev - 1] : NULL;
         set_event(h, s, n, &t[ev], per);
         return;
@@ -284,7 +302,13 @@ static void parse_header(const char *s, size_t n, header *h)
         h->kind = H_RECORD;
         return;
     }
-    if (ev == SIZE_MAX) return;
+    if (ev == SIZE_MAX) {
+        /* -F without event: a period, when printed, ends the line, and is
+         * told from a pid or tid by its width, as before an event. */
+        if (nt && line_ended(s, n, i, nt) && all_digits(t[nt - 1].b, t[nt - 1].n) && period_wide(&t[nt - 1]))
+            set_period(h, &t[nt - 1]);
+        return;
+    }
     const tok *p = ev > 0 ? &t[ev - 1] : NULL;
     set_event(h, s, n, &t[ev], p && all_digits(p->b, p->n) && period_wide(p) ? p : NULL);
 }
@@ -588,7 +612,7 @@ static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
     p->nprev = p->nfr;
     uint64_t w[CGPROP_MAX_METRICS];
     memset(w, 0, sizeof w);
-    w[ev] = period;
+    if (ev != NO_EVENT) w[ev] = period;
     w[p->nev] = 1;
     int rc = cgprop_graph_add_stack(p->g, p->ids, p->nfr, w);
     p->nfr = 0;
@@ -644,7 +668,9 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
     cgprop__lines_init(&r, data, len);
     const char *s;
     size_t n;
-    bool in_sample = false;
+    /* Samples with an empty header and with a header do not mix: a frame
+     * after a blank line among headed samples has lost its header. */
+    bool in_sample = false, after_blank = false, headed = false, headless = false;
     /* The frame on the header line: the sample's own without call chains,
      * else (-F +addr) the data address, dropped when frame lines follow. */
     bool head_frame = false;
@@ -658,20 +684,30 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
         if (blank(s, n)) {
             if (in_sample && p->g) rc = flush(p, start, ev, period);
             in_sample = false;
+            after_blank = true;
             continue;
         }
         if (s[0] == '\t') {
-            if (!in_sample)
-                return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "frame line before any sample header");
-            if (head_frame) {
-                p->nfr = 0;
-                head_frame = false;
+            if (in_sample) {
+                if (head_frame) {
+                    p->nfr = 0;
+                    head_frame = false;
+                }
+                if (p->g) rc = push_frame(p, r.no, s, n);
+                continue;
             }
-            if (p->g) rc = push_frame(p, r.no, s, n);
-            continue;
+            /* -F naming no header field (-F ip,sym) prints an empty
+             * header line: frames right after a blank line start a sample. */
+            if (!after_blank || headed)
+                return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "frame line before any sample header");
+            memset(&h, 0, sizeof h);
+            headless = true;
+        } else {
+            /* Only read outside a sample, where frame lines do not reach. */
+            after_blank = false;
+            if (!in_sample && s[0] == '#') continue;
+            parse_header(s, n, &h);
         }
-        if (!in_sample && s[0] == '#') continue;
-        parse_header(s, n, &h);
         if (h.kind == H_EXTRA) continue;
         if (h.kind == H_RECORD) {
             if (in_sample && p->g) rc = flush(p, start, ev, period);
@@ -683,6 +719,12 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
          * field as this one's; other lines (srcline, brstack, iregs) are
          * the sample's extras. */
         if (in_sample && (h.anchor != anchor || !(h.has_event || h.anchor == A_TIME))) continue;
+        if (s[0] != '\t') {
+            if (headless)
+                return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no,
+                                         "sample header after samples printed without one");
+            headed = true;
+        }
         if (in_sample && p->g) {
             rc = flush(p, start, ev, period);
             if (rc) break;
@@ -698,7 +740,10 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
             if (nr == CGPROP__NUM_OVERFLOW)
                 return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, r.no, "period too large");
         }
-        if (event_index(p, &h, &ev) < 0) {
+        if (!h.has_event && !h.has_period) {
+            ev = NO_EVENT;
+            p->bare = true;
+        } else if (event_index(p, &h, &ev) < 0) {
             if (p->g && p->guess) return NEW_EVENT;
             if (p->g) return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "event changed between passes");
             if (p->nev == MAX_EVENTS)
@@ -706,6 +751,10 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
             p->ev[p->nev].name = h.has_event ? h.ev : "";
             p->ev[p->nev].len = h.has_event ? h.evlen : 0;
             ev = p->nev++;
+        }
+        if (s[0] == '\t') {
+            if (p->g) rc = push_frame(p, r.no, s, n);
+            continue;
         }
         size_t at = p->g ? head_frame_at(h.rest, h.restlen) : SIZE_MAX;
         if (at != SIZE_MAX) {
@@ -740,7 +789,7 @@ static size_t metric_name(char *dst, size_t cap, const char *s, size_t n)
 static int build(pr *p, const char *data, size_t len, const cgprop_allocator *alloc, uint64_t *lines)
 {
     cgprop_read_error *err = p->err;
-    if (p->nev == 0) return cgprop__read_fail(err, CGPROP_EFORMAT, *lines, "no sample in the input");
+    if (p->nev == 0 && !p->bare) return cgprop__read_fail(err, CGPROP_EFORMAT, *lines, "no sample in the input");
 
     char nm[CGPROP_MAX_METRICS][128];
     const char *np[CGPROP_MAX_METRICS];
@@ -868,34 +917,82 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
     return CGPROP_OK;
 }
 
+/* A frame line: TAB, blanks, a hex address, then a blank or the line's
+ * end (-F ip without sym). */
+static bool frame_line(const char *s, size_t n)
+{
+    if (n < 2 || s[0] != '\t') return false;
+    size_t i = 1;
+    while (i < n && cgprop__is_space(s[i])) i++;
+    size_t j = i;
+    while (j < n && is_hex(s[j])) j++;
+    return j > i && (j == n || cgprop__is_space(s[j]));
+}
+
+/* Past the first sample's frames: whether a blank line ends them and a
+ * second sample starts as the first did, with a header that names no
+ * event (headed) or with an empty one, then a frame line. Such headers
+ * look like many things, so a text of them is taken for perf script only
+ * when two samples show the pattern. */
+static bool second_sample(cgprop__lines *r, bool headed)
+{
+    const char *s;
+    size_t n;
+    bool gap = false;
+    while (r->no < 4096 && cgprop__lines_next(r, &s, &n)) {
+        if (blank(s, n)) {
+            gap = true;
+            continue;
+        }
+        if (!gap) {
+            /* -F +srcline prints "  file.c:12" under a frame. */
+            if (frame_line(s, n) || s[0] == ' ') continue;
+            return false;
+        }
+        if (headed) {
+            if (s[0] == '\t') return false;
+            header h;
+            parse_header(s, n, &h);
+            if (h.kind != H_SAMPLE || h.has_event) return false;
+            if (!cgprop__lines_next(r, &s, &n)) return false;
+        }
+        return frame_line(s, n);
+    }
+    return false;
+}
+
 bool cgprop__perf_detect(const char *data, size_t len)
 {
     cgprop__lines r;
     cgprop__lines_init(&r, data, len);
     const char *s;
     size_t n;
+    bool after_blank = false;
     while (r.no < 200 && cgprop__lines_next(&r, &s, &n)) {
-        if (blank(s, n) || s[0] == '#') continue;
-        if (s[0] == '\t') return false;
+        if (blank(s, n)) {
+            after_blank = true;
+            continue;
+        }
+        if (s[0] == '#') continue;
+        /* -F naming no header field prints an empty header line. */
+        if (s[0] == '\t') return after_blank && frame_line(s, n) && second_sample(&r, false);
         header h;
         parse_header(s, n, &h);
         /* Side-band records (--show-mmap-events) may come first. */
         if (h.kind != H_SAMPLE) continue;
-        if (!h.has_event) return false;
+        if (!h.has_event) {
+            if (!cgprop__lines_next(&r, &s, &n) || !frame_line(s, n)) return false;
+            return second_sample(&r, true);
+        }
         bool head = head_frame_at(h.rest, h.restlen) != SIZE_MAX;
-        /* The next line is a frame: TAB, blanks, a hex address, a blank.
-         * Without call chains, it is another header with its frame. */
+        /* The next line is a frame. Without call chains, it is another
+         * header with its frame. */
         if (!cgprop__lines_next(&r, &s, &n)) return false;
         if (head && n && s[0] != '\t') {
             parse_header(s, n, &h);
             return h.kind == H_SAMPLE && h.has_event && head_frame_at(h.rest, h.restlen) != SIZE_MAX;
         }
-        if (n < 3 || s[0] != '\t') return false;
-        size_t i = 1;
-        while (i < n && cgprop__is_space(s[i])) i++;
-        size_t j = i;
-        while (j < n && is_hex(s[j])) j++;
-        return j > i && j < n && cgprop__is_space(s[j]);
+        return frame_line(s, n);
     }
     return false;
 }
