@@ -19,6 +19,7 @@ Usage: real_pprof.py CGPROP_TOOL DATA_DIR
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -75,8 +76,10 @@ def table(text):
             continue
         if not on or not line.strip():
             continue
-        f = line.split()
-        name = f[5]
+        f = line.split(None, 5)
+        # The name is the rest ("Garbage Collection"), less pprof's mark of
+        # a function seen inlined in all or some of its calls.
+        name = re.sub(r" \((?:partial-)?inline\)$", "", f[5].strip())
         rows[name] = (num(f[0]), num(f[3]))
     return rows
 
@@ -93,15 +96,17 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         env = go_env(tmp)
         # 1. The committed expectations are pprof's own output.
-        for base in ("recur", "work"):
-            for index, metric in (("samples", "samples_count"), ("cpu", "cpu_nanoseconds")):
-                with open(os.path.join(data, "%s.top.%s.txt" % (base, index))) as f:
-                    committed = table(f.read())
-                now = top(env, os.path.join(data, base + ".pb.gz"), index)
-                if committed != now:
-                    print("FAIL: %s.top.%s.txt differs from go tool pprof now:\n  %s\n  %s" %
-                          (base, index, committed, now))
-                    failures += 1
+        committed_tops = [(base, index, None) for base in ("recur", "work") for index in ("samples", "cpu")]
+        committed_tops += [("node-wall", "sample", ""), ("node-wall", "wall", "ns"),
+                           ("node-heap", "inuse_objects", ""), ("node-heap", "inuse_space", "B")]
+        for base, index, unit in committed_tops:
+            with open(os.path.join(data, "%s.top.%s.txt" % (base, index))) as f:
+                committed = table(f.read())
+            now = top(env, os.path.join(data, base + ".pb.gz"), index, unit)
+            if committed != now:
+                print("FAIL: %s.top.%s.txt differs from go tool pprof now:\n  %s\n  %s" %
+                      (base, index, committed, now))
+                failures += 1
         # 2. A fresh run of the program.
         exe, prof = os.path.join(tmp, "recur"), os.path.join(tmp, "cpu.pb.gz")
         subprocess.run(["go", "build", "-o", exe, os.path.join(data, "recur.go")], env=env, check=True)
