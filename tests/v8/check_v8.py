@@ -5,6 +5,10 @@ JSON itself (standard library only).
   check_v8.py TOOL PROFILE.cpuprofile      the committed profile
   check_v8.py TOOL --live SCRIPT.js        record SCRIPT.js with node --cpu-prof
                                            first (exit 77, skipped, without node)
+  check_v8.py TOOL --chrome PAGE.html      record PAGE.html's runRecursion() in
+                                           headless Chromium over the DevTools
+                                           protocol first (chrome_profile.py;
+                                           exit 77 without Chromium)
 
 The rules computed here are those of docs/formats/v8.md: a function is
 url + 1-based line:column + name ("(anonymous)" when empty); the tree's
@@ -126,6 +130,21 @@ def main():
             if len(profs) != 1:
                 sys.exit("expected one profile, found %r" % profs)
             return 1 if check(sys.argv[1], profs[0]) else 0
+    if len(sys.argv) == 4 and sys.argv[2] == "--chrome":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import chrome_profile
+        chromium = chrome_profile.find_chromium()
+        if not chromium:
+            print("chromium not installed: Chromium check skipped")
+            return 77
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "page.cpuprofile")
+            try:
+                chrome_profile.record(chromium, sys.argv[3], out)
+            except (EOFError, TimeoutError) as e:
+                print("chromium did not run headless (%s): skipped" % e)
+                return 77
+            return 1 if check(sys.argv[1], out) else 0
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     return 1 if check(sys.argv[1], sys.argv[2]) else 0
