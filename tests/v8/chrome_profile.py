@@ -84,12 +84,16 @@ def record(chromium, page, out, function="runRecursion"):
             url = "file://" + os.path.abspath(page)
             target = cdp.send("Target.createTarget", {"url": url})["targetId"]
             session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            for _ in range(200):
-                state = cdp.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True},
-                                 session)
-                if state["result"].get("value") == "complete":
+            # The new target starts as about:blank, already "complete": wait
+            # for the page's own function instead.
+            ready = "document.readyState === 'complete' && typeof window.%s === 'function'" % function
+            for _ in range(400):
+                state = cdp.send("Runtime.evaluate", {"expression": ready, "returnByValue": True}, session)
+                if state["result"].get("value") is True:
                     break
                 time.sleep(0.05)
+            else:
+                raise RuntimeError("%s did not load %s within 20 s" % (chromium, url))
             cdp.send("Profiler.enable", session=session)
             cdp.send("Profiler.setSamplingInterval", {"interval": 250}, session)
             cdp.send("Profiler.start", session=session)
