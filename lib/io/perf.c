@@ -50,6 +50,9 @@ typedef struct pinl {
 typedef struct pevent {
     const char *name;
     size_t len;
+    /* Whether its samples print a period: if none does, its metric counts
+     * samples and is named so. */
+    bool weighted;
 } pevent;
 
 typedef struct pr {
@@ -750,7 +753,14 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "more than %d events", MAX_EVENTS);
             p->ev[p->nev].name = h.has_event ? h.ev : "";
             p->ev[p->nev].len = h.has_event ? h.evlen : 0;
+            p->ev[p->nev].weighted = false;
             ev = p->nev++;
+        }
+        if (ev != NO_EVENT && h.has_period && !p->ev[ev].weighted) {
+            /* The guess named this event's metric as a count of samples:
+             * the whole first pass decides. */
+            if (p->g && p->guess) return NEW_EVENT;
+            if (!p->g) p->ev[ev].weighted = true;
         }
         if (s[0] == '\t') {
             if (p->g) rc = push_frame(p, r.no, s, n);
@@ -768,17 +778,26 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
 }
 
 /* Metric names are one word of printable bytes (callgrind's events: line
- * carries them). */
-static size_t metric_name(char *dst, size_t cap, const char *s, size_t n)
+ * carries them). An event whose samples print no period weighs each
+ * sample 1: its metric is a sample count and says so (cpu-clock_samples),
+ * so that a count is never read as the event's own figure (nanoseconds,
+ * page faults). */
+static size_t metric_name(char *dst, size_t cap, const pevent *e)
 {
-    if (n == 0) {
+    static const char suffix[] = "_samples";
+    if (e->len == 0) {
         snprintf(dst, cap, "period");
         return strlen(dst);
     }
-    size_t m = n < cap - 1 ? n : cap - 1;
+    size_t room = cap - 1 - (e->weighted ? 0 : sizeof suffix - 1);
+    size_t m = e->len < room ? e->len : room;
     for (size_t i = 0; i < m; i++) {
-        unsigned char c = (unsigned char)s[i];
+        unsigned char c = (unsigned char)e->name[i];
         dst[i] = (c <= 0x20 || c == 0x7f) ? '_' : (char)c;
+    }
+    if (!e->weighted) {
+        memcpy(dst + m, suffix, sizeof suffix - 1);
+        m += sizeof suffix - 1;
     }
     dst[m] = '\0';
     return m;
@@ -794,7 +813,7 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
     char nm[CGPROP_MAX_METRICS][128];
     const char *np[CGPROP_MAX_METRICS];
     for (uint32_t i = 0; i < p->nev; i++) {
-        metric_name(nm[i], sizeof nm[i], p->ev[i].name, p->ev[i].len);
+        metric_name(nm[i], sizeof nm[i], &p->ev[i]);
         np[i] = nm[i];
     }
     /* Event names that clash once cut or cleaned are not told apart. */
