@@ -828,6 +828,46 @@ START_TEST(no_event_field)
         cgprop_graph_free(g);
         ck_assert_msg(cgprop_read_detect(bare[i], strlen(bare[i])) == CGPROP_INPUT_PERF, "case %zu", i);
     }
+    /* Recorded without -g: each header carries its frame, the address
+     * right-aligned in sixteen columns after a blank (-F comm,tid,ip,sym,dso
+     * and the same with period; -F ip,sym). */
+    const char *nog = "               r 20758      7f97afd4a645 handle_amd (/lib/ld.so)\n"
+                      "               r 20758  ffffffff821e5ae3 xas_load ([kernel.kallsyms])\n"
+                      "               r 20758            401136 fib (/tmp/r)\n"
+                      "               r 20758            401136 fib (/tmp/r)\n";
+    g = rd(nog, NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 1);
+    ck_assert_uint_eq(self(g, "/tmp/r\t\tfib", 0), 2);
+    ck_assert_uint_eq(self(g, "/lib/ld.so\t\thandle_amd", 0), 1);
+    ck_assert_uint_eq(self(g, "[kernel.kallsyms]\t\txas_load", 0), 1);
+    cgprop_graph_free(g);
+    ck_assert_uint_eq(cgprop_read_detect(nog, strlen(nog)), CGPROP_INPUT_PERF);
+    const char *nogp = "               r 20758     250000      7f97afd4a645 handle_amd (/lib/ld.so)\n"
+                       "               r 20758     500000            401136 fib (/tmp/r)\n";
+    g = rd(nogp, NULL);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "period");
+    ck_assert_uint_eq(self(g, "/tmp/r\t\tfib", 0), 500000);
+    ck_assert_uint_eq(self(g, "/lib/ld.so\t\thandle_amd", 0), 250000);
+    cgprop_graph_free(g);
+    ck_assert_uint_eq(cgprop_read_detect(nogp, strlen(nogp)), CGPROP_INPUT_PERF);
+    const char *nogip = "     7f97afd4a645 handle_amd\n           401136 fib\n           401136 fib\n";
+    g = rd(nogip, NULL);
+    ck_assert_uint_eq(self(g, "\t\tfib", 0), 2);
+    ck_assert_uint_eq(self(g, "\t\thandle_amd", 0), 1);
+    cgprop_graph_free(g);
+    ck_assert_uint_eq(cgprop_read_detect(nogip, strlen(nogip)), CGPROP_INPUT_PERF);
+    /* -F +srcline adds a line under each frame. */
+    const char *nogs = "               r 20758            401136 fib (/tmp/r)\n  r.c:3\n"
+                       "               r 20758            401136 fib (/tmp/r)\n  r.c:3\n";
+    g = rd(nogs, NULL);
+    ck_assert_uint_eq(self(g, "/tmp/r\t\tfib", 0), 2);
+    cgprop_graph_free(g);
+    ck_assert_uint_eq(cgprop_read_detect(nogs, strlen(nogs)), CGPROP_INPUT_PERF);
+    /* nm's listing: an address at the line's start fills 17 columns. */
+    const char *nm = "0000000000001139 T main\n0000000000001150 T fib\n";
+    ck_assert_uint_ne(cgprop_read_detect(nm, strlen(nm)), CGPROP_INPUT_PERF);
+
     /* Empty headers do not mix with real ones. */
     bad("\n\t 1 f (/b)\n\np 1 1.0: 1 c:\n\t 1 a (/b)\n", CGPROP_EFORMAT, 4,
         "sample header after samples printed without one");

@@ -91,6 +91,13 @@ static bool is_hex(char c)
     return u - '0' < 10u || (u | 0x20u) - 'a' < 6u;
 }
 
+static bool all_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!is_hex(s[i])) return false;
+    return n > 0;
+}
+
 /* A header token, with the blanks before it (one more at the line's start,
  * so that a field's padding counts alike wherever it stands). */
 typedef struct tok {
@@ -167,6 +174,7 @@ typedef struct header {
     size_t perlen;
     const char *rest; /* what follows the event (a frame without -g) */
     size_t restlen;
+    bool ip_first; /* no event, and rest starts at the frame's address */
 } header;
 
 /* The fields before the event are at most a comm of 15 bytes (8 words),
@@ -227,6 +235,29 @@ static void set_event(header *h, const char *s, size_t n, const tok *t, const to
  * (--show-mmap-events and the like) names its PERF_RECORD_ type where the
  * event would be; srccode ("|12  code"), instruction (" ilen: 5 insn: ...")
  * and IPC lines are extras. */
+/* Without call chains perf prints the sample's frame on the header line,
+ * its address right-aligned in sixteen columns after a blank: with the
+ * blanks before it (one more counted at the line's start, as for a period)
+ * it fills 18 columns or more, where a comm right-aligned in sixteen fills
+ * 17, a period 11 and a pid or tid 8. The first such hex token of t[from..nt),
+ * nt when none. */
+static size_t wide_ip(const tok *t, size_t from, size_t nt)
+{
+    /* A number followed by the event is a period, however wide. */
+    for (size_t k = from; k < nt; k++)
+        if (t[k].gap + t[k].n >= 18 && all_hex(t[k].b, t[k].n) && !(k + 1 < nt && ends_colon(&t[k + 1])))
+            return k;
+    return nt;
+}
+
+/* A header without an event whose frame starts at token t (no -g). */
+static void frame_on_line(header *h, const char *s, size_t n, const tok *t)
+{
+    h->ip_first = true;
+    h->rest = t->b;
+    h->restlen = n - (size_t)(t->b - s);
+}
+
 static void parse_header(const char *s, size_t n, header *h)
 {
     memset(h, 0, sizeof *h);
@@ -263,31 +294,41 @@ static void parse_header(const char *s, size_t n, header *h)
             set_event(h, s, n, a, NULL);
             return;
         }
+        if (wide_ip(a, 0, b ? 2 : 1) == 0) {
+            frame_on_line(h, s, n, a);
+            return;
+        }
         if (!all_digits(a->b, a->n)) return;
         set_period(h, a);
         if (b && ends_colon(b)) set_event(h, s, n, b, a);
+        else if (b && wide_ip(b, 0, 1) == 0) frame_on_line(h, s, n, b);
         return;
     }
     size_t ev = SIZE_MAX;
     if (cpu != SIZE_MAX) {
         h->anchor = A_CPU;
-        for (size_t k = cpu + 1; k < nt && ev == SIZE_MAX; k++)
+        /* A symbol of the frame on the line may end in ':' too. */
+        size_t ip = wide_ip(t, cpu + 1, nt);
+        for (size_t k = cpu + 1; k < ip && ev == SIZE_MAX; k++)
             if (ends_colon(&t[k])) ev = k;
         if (any_record(t, cpu + 1, ev == SIZE_MAX ? nt : ev + 1)) {
             h->kind = H_RECORD;
             return;
         }
         if (ev == SIZE_MAX) {
-            /* -F without event: a period, when printed, ends the line. */
-            if (nt > cpu + 1 && line_ended(s, n, i, nt) && all_digits(t[nt - 1].b, t[nt - 1].n))
-                set_period(h, &t[nt - 1]);
+            /* -F without event: a period, when printed, ends the header:
+             * the line, or the fields before the frame's address. */
+            if (ip < nt) frame_on_line(h, s, n, &t[ip]);
+            if (ip > cpu + 1 && (ip < nt || line_ended(s, n, i, nt)) && all_digits(t[ip - 1].b, t[ip - 1].n))
+                set_period(h, &t[ip - 1]);
             return;
         }
         const tok *per = ev > cpu + 1 && all_digits(t[ev - 1].b, t[ev - 1].n) ? &t[ev - 1] : NULL;
         set_event(h, s, n, &t[ev], per);
         return;
     }
-    for (size_t k = 0; k < nt && ev == SIZE_MAX; k++)
+    size_t ip = wide_ip(t, 0, nt);
+    for (size_t k = 0; k < ip && ev == SIZE_MAX; k++)
         if (ends_colon(&t[k])) ev = k;
     /* That token is a comm's word when a number (pid/tid or period) comes
      * after it where the field after a comm can stand (a comm has at most
@@ -306,10 +347,13 @@ static void parse_header(const char *s, size_t n, header *h)
         return;
     }
     if (ev == SIZE_MAX) {
-        /* -F without event: a period, when printed, ends the line, and is
-         * told from a pid or tid by its width, as before an event. */
-        if (nt && line_ended(s, n, i, nt) && all_digits(t[nt - 1].b, t[nt - 1].n) && period_wide(&t[nt - 1]))
-            set_period(h, &t[nt - 1]);
+        /* -F without event: a period, when printed, ends the header (the
+         * line, or the fields before the frame's address), and is told
+         * from a pid or tid by its width, as before an event. */
+        if (ip < nt) frame_on_line(h, s, n, &t[ip]);
+        if (ip > 0 && (ip < nt || line_ended(s, n, i, nt)) && all_digits(t[ip - 1].b, t[ip - 1].n) &&
+            period_wide(&t[ip - 1]))
+            set_period(h, &t[ip - 1]);
         return;
     }
     const tok *p = ev > 0 ? &t[ev - 1] : NULL;
@@ -633,13 +677,6 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
-static bool all_hex(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!is_hex(s[i])) return false;
-    return n > 0;
-}
-
 /* Where the frame on a header line starts: "ip sym (dso)" after the event,
  * behind the data address when -F +addr prints one ("addr" alone, or
  * "addr sym (dso)" for a page fault). So the text's first token when it
@@ -721,7 +758,11 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
          * prints no blank between samples) only when read from the same
          * field as this one's; other lines (srcline, brstack, iregs) are
          * the sample's extras. */
-        if (in_sample && (h.anchor != anchor || !(h.has_event || h.anchor == A_TIME))) continue;
+        /* Without an event, a header that carries its frame follows a
+         * sample that carried its own (no -g, one line per sample). */
+        if (in_sample &&
+            (h.anchor != anchor || !(h.has_event || h.anchor == A_TIME || (h.ip_first && head_frame))))
+            continue;
         if (s[0] != '\t') {
             if (headless)
                 return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no,
@@ -1000,7 +1041,22 @@ bool cgprop__perf_detect(const char *data, size_t len)
         /* Side-band records (--show-mmap-events) may come first. */
         if (h.kind != H_SAMPLE) continue;
         if (!h.has_event) {
-            if (!cgprop__lines_next(&r, &s, &n) || !frame_line(s, n)) return false;
+            bool carried = h.ip_first && head_frame_at(h.rest, h.restlen) != SIZE_MAX;
+            int anchor = h.anchor;
+            if (!cgprop__lines_next(&r, &s, &n)) return false;
+            /* Without call chains: the next line is such a header too, or
+             * (-F +srcline) "  file.c:12" lines come first. */
+            if (carried && n && s[0] != '\t') {
+                for (int k = 0; k < 8; k++) {
+                    parse_header(s, n, &h);
+                    if (h.kind == H_SAMPLE && !h.has_event && h.anchor == anchor && h.ip_first &&
+                        head_frame_at(h.rest, h.restlen) != SIZE_MAX)
+                        return true;
+                    if (s[0] != ' ' || !cgprop__lines_next(&r, &s, &n) || !n || s[0] == '\t') return false;
+                }
+                return false;
+            }
+            if (!frame_line(s, n)) return false;
             return second_sample(&r, true);
         }
         bool head = head_frame_at(h.rest, h.restlen) != SIZE_MAX;

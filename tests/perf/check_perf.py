@@ -19,6 +19,9 @@ import sys
 import tempfile
 
 ROW = re.compile(r"^\s*([0-9.]+)%\s+([0-9.]+)%\s+\[(.)\]\s+(.*?)\s*(?:-\s+-\s*)?$")
+# A recording without call chains has one column, Overhead: each sample is
+# its one frame, so a function's total is its self.
+ROW1 = re.compile(r"^\s*([0-9.]+)%\s+\[(.)\]\s+(.*?)\s*(?:-\s+-\s*)?$")
 
 
 def parse_report(text):
@@ -35,6 +38,10 @@ def parse_report(text):
         m = ROW.match(line)
         if m:
             out[ev].append((float(m.group(1)), float(m.group(2)), m.group(4)))
+            continue
+        m = ROW1.match(line)
+        if m:
+            out[ev].append((float(m.group(1)), float(m.group(1)), m.group(3)))
     return out
 
 
@@ -150,8 +157,9 @@ def live(tool, source):
         subprocess.run([cc, "-O1", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", source, "-o", exe],
                        check=True)
         status = 0
-        # Frame-pointer chains, then DWARF unwinding (which adds inlined frames).
-        for i, how in enumerate((["-g"], ["--call-graph", "dwarf"])):
+        # Frame-pointer chains, DWARF unwinding (which adds inlined frames),
+        # then no call chains (each sample's one frame on its header line).
+        for i, how in enumerate((["-g"], ["--call-graph", "dwarf"], [])):
             data, script = os.path.join(d, "perf%d.data" % i), os.path.join(d, "recur%d.perf" % i)
             r = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-F", "1000"] + how + ["-o", data, exe],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -164,7 +172,7 @@ def live(tool, source):
             text = subprocess.run([perf, "report", "-i", data, "--children", "--stdio", "--sort", "symbol", "-g",
                                    "none"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
             status |= check(tool, script, text.decode(), min_pct=0.5)
-            if i:
+            if i == 1:
                 continue
             # The same samples printed without the event: with the period
             # (a metric named period), and with no header field at all
@@ -176,7 +184,7 @@ def live(tool, source):
                 if metric == "samples" and len(set(periods)) != 1:
                     print("periods differ between samples: -F %s not compared" % fields)
                     continue
-                bare = os.path.join(d, "recur-%s.perf" % metric)
+                bare = os.path.join(d, "recur%d-%s.perf" % (i, metric))
                 with open(bare, "wb") as out:
                     subprocess.run([perf, "script", "-i", data, "-F", fields], check=True, stdout=out,
                                    stderr=subprocess.DEVNULL)
