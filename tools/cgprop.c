@@ -647,6 +647,10 @@ static int read_one(const opts *o, const char *input, cgprop_graph **g, loaded *
                 err.reason[0] ? err.reason : cgprop_strerror(rc));
     else
         fprintf(stderr, "cgprop: %s: %s\n", file, err.reason[0] ? err.reason : cgprop_strerror(rc));
+    /* Detection goes by a few lines; a short text (one perf sample) can be
+     * read when named. */
+    if (rc == CGPROP_EFORMAT && o->ro.format == CGPROP_INPUT_AUTO && strstr(err.reason, "unknown input format"))
+        fprintf(stderr, "cgprop: if it is one of these, name it: --input callgrind|folded|events|perf|pprof|v8|pstats|gprof\n");
     return 1;
 }
 
