@@ -246,6 +246,44 @@ START_TEST(bsd_header)
     analyse(g);
     figures(g, "main", 2, 1, 1e-9);
     cgprop_graph_free(g);
+
+    /* gprof -b -T as it is printed: a blank line after every "-----" (not
+     * the graph's end), then a form feed and the flat profile, whose lines
+     * end in the index; h is only there (no call reached it). */
+    static const char whole[] =
+        "\ngranularity: each sample hit covers 2 byte(s) for 25.00% of 0.04 seconds\n\n"
+        "                                  called/total       parents \n"
+        "index  %time    self descendants  called+self    name    \tindex\n"
+        "                                  called/total       children\n"
+        "\n"
+        "                                                     <spontaneous>\n"
+        "[1]     75.0    0.02        0.01                 main [1]\n"
+        "                0.01        0.00       2/2           f [2]\n"
+        "\n"
+        "-----------------------------------------------\n"
+        "\n"
+        "                0.01        0.00       2/2           main [1]\n"
+        "[2]     25.0    0.01        0.00       2         f [2]\n"
+        "\n"
+        "-----------------------------------------------\n"
+        "\n"
+        "\f\n"
+        "\ngranularity: each sample hit covers 2 byte(s) for 25.00% of 0.04 seconds\n\n"
+        "  %   cumulative   self              self     total           \n"
+        " time   seconds   seconds    calls  ms/call  ms/call  name    \n"
+        " 50.0       0.02     0.02                             main [1]\n"
+        " 25.0       0.03     0.01        2     5.00     5.00  f [2]\n"
+        " 25.0       0.04     0.01                             h [3]\n"
+        "\n"
+        "Index by function name\n\n   [2] f                       [3] h                       [1] main\n";
+    g = rd(whole, sizeof whole - 1, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+    ck_assert_uint_eq(self(g, "main"), 2);
+    ck_assert_uint_eq(self(g, "f"), 1);
+    ck_assert_uint_eq(self(g, "h"), 1);
+    ck_assert_uint_eq(edge(g, "main", "f").count, 2);
+    cgprop_graph_free(g);
+    ck_assert_uint_eq(cgprop_read_detect(whole, sizeof whole - 1), CGPROP_INPUT_GPROF);
 }
 END_TEST
 

@@ -46,6 +46,7 @@ typedef struct gp {
     uint64_t nix;        /* indices must be below it: every entry takes a line, so the line count + 1 bounds them */
     bool counted;        /* nix is that bound; before, the lines read so far (r.no) bound them from below */
     bool pending;        /* a call line's index is past the lines read then, not yet checked (check_pending) */
+    bool bsd;            /* gprof -T: the older layout, call graph first (parse) */
     uint64_t pmax;       /* the largest such index */
     cgprop__lines r;
     uint64_t *own;       /* function id -> the gprof index it was made for, 0 = none */
@@ -612,7 +613,8 @@ static int on_flat(gp *p, uint64_t line, const char *s, size_t n)
 {
     fields f;
     split_fields(s, n, 0, (size_t)(p->r.end - s), &f);
-    if (f.nt < 3 || !f.nlen || f.index) return CGPROP_OK;
+    /* The older layout's flat lines end in the function's index. */
+    if (f.nt < 3 || !f.nlen || (f.index && !p->bsd)) return CGPROP_OK;
     for (uint32_t k = 0; k < 3; k++)
         if (!memchr(f.tok[k], '.', f.tlen[k])) return CGPROP_OK;
     if (by_line(f.name, f.nlen)) return line_fail(p, line);
@@ -634,7 +636,14 @@ static int on_flat(gp *p, uint64_t line, const char *s, size_t n)
     return CGPROP_OK;
 }
 
-enum { S_OUT, S_FLAT, S_CG_PRE, S_CG, S_DONE };
+enum { S_OUT, S_FLAT, S_CG_PRE, S_CG, S_DONE, S_AFTER };
+
+/* The older layout's flat profile has no heading but its column names:
+ * "  %   cumulative   self ...". */
+static bool bsd_flat_header(const char *t, size_t m)
+{
+    return m && t[0] == '%' && has_word(t, m, "cumulative");
+}
 
 /* The end of a call graph entry. gprof writes <spontaneous> above a
  * function nothing it profiled called; cgprop takes such a function as a
@@ -660,13 +669,18 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
         size_t m = n;
         const char *t = skip_space(s, &m);
         if (st == S_CG) {
-            if ((n && s[0] == '\f') || starts(t, m, "Index by function name")) {
+            /* The older layout (gprof -T) prints the flat profile after
+             * the graph: it is read on (S_AFTER). */
+            if ((n && s[0] == '\f') || starts(t, m, "Index by function name") ||
+                (p->bsd && (starts(t, m, "granularity:") || bsd_flat_header(t, m)))) {
                 rc = end_entry(p, p->r.no, cur, spont);
-                st = S_DONE;
+                st = p->bsd ? S_AFTER : S_DONE;
+                if (p->bsd && bsd_flat_header(t, m)) st = S_FLAT;
             } else if (m == 0) {
                 /* A blank line after an entry ends the graph: gprof's
-                 * explanation follows it (without -b). */
-                if (sep) st = S_DONE;
+                 * explanation follows it (without -b). The older layout
+                 * has a blank line after every "-----". */
+                if (sep && !p->bsd) st = S_DONE;
                 continue;
             } else if (t[0] == '-' && m >= 3 && t[1] == '-' && t[2] == '-') {
                 rc = end_entry(p, p->r.no, cur, spont);
@@ -695,6 +709,9 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
         } else if ((st == S_CG_PRE || st == S_OUT) && cg_header(s, n)) {
             st = S_CG;
             *any = *graph = true;
+            p->bsd = has_word(s, n, "descend"); /* descendants, or descendents before binutils 2.2x */
+        } else if (st == S_AFTER && bsd_flat_header(t, m)) {
+            st = S_FLAT;
         } else if (st == S_FLAT) {
             rc = on_flat(p, p->r.no, s, n);
         }
@@ -878,7 +895,9 @@ bool cgprop__gprof_detect(const char *data, size_t len)
     while (r.no < 40 && cgprop__lines_next(&r, &s, &n)) {
         size_t m = n;
         const char *t = skip_space(s, &m);
-        if (starts(t, m, "Flat profile:") || cg_header(s, n) || starts(t, m, "Call graph (explanation follows)"))
+        /* "call graph profile:" opens gprof -T's explanations. */
+        if (starts(t, m, "Flat profile:") || cg_header(s, n) || starts(t, m, "Call graph (explanation follows)") ||
+            starts(t, m, "call graph profile:"))
             return true;
     }
     return false;

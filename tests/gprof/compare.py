@@ -7,7 +7,8 @@ gprof prints seconds to 0.01; cgprop reads self seconds in hundredths, so
 each figure must agree within gprof's rounding (0.005, and 0.01 allowed).
 
 usage: compare.py CGPROP_TOOL REPORT.gprof
-       compare.py --run CGPROP_TOOL PROGRAM.c   (build with -pg, run, gprof -b, check)
+       compare.py --run CGPROP_TOOL PROGRAM.c   (build with -pg, run, gprof -b, check; then
+                                                 gprof -T and -b -T must read as -b does)
 
 The report is parsed here on its own; the figures are not taken from cgprop."""
 import json
@@ -124,6 +125,17 @@ def check(tool, path):
     return 0
 
 
+def figures(tool, path):
+    """Every function's self and total and every call's count and total in
+    cgprop's report on path, its format found by content."""
+    rep = json.loads(subprocess.run([tool, "report", "--format", "json", path], check=True,
+                                    capture_output=True).stdout.decode("utf-8"))
+    names = {f["id"]: f["name"] for f in rep["functions"]}
+    funcs = sorted((f["name"], f["self"], f["total"]) for f in rep["functions"])
+    calls = sorted((names[c["caller"]], names[c["callee"]], c["count"], c["total"]) for c in rep["calls"])
+    return funcs, calls
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "--run":
         tool, src = argv[2], os.path.abspath(argv[3])
@@ -139,7 +151,23 @@ def main(argv):
             out = os.path.join(d, "report.gprof")
             with open(out, "wb") as f:
                 f.write(rep)
-            return check(tool, out)
+            status = check(tool, out)
+            # gprof -T prints the same figures in the older (BSD) layout:
+            # call graph first, a blank line after each "-----", the flat
+            # profile after it (explanations first without -b). Read by
+            # content, it must give the report the GNU layout gives.
+            want = figures(tool, out)
+            for opts in (["-b", "-T"], ["-T"]):
+                alt = os.path.join(d, "report%s.gprof" % "".join(opts))
+                with open(alt, "wb") as f:
+                    f.write(subprocess.run(["gprof"] + opts + [exe, os.path.join(d, "gmon.out")], check=True,
+                                           capture_output=True).stdout)
+                got = figures(tool, alt)
+                ok = got == want
+                print("gprof %s: %d functions, %d calls: %s" % (" ".join(opts), len(got[0]), len(got[1]),
+                                                                 "same figures as gprof -b" if ok else "DIFFERENT"))
+                status |= 0 if ok else 1
+            return status
     if len(argv) != 3:
         print(__doc__)
         return 2
