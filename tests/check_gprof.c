@@ -198,14 +198,13 @@ START_TEST(names)
 {
     /* Two static functions of one name ([2] and [3]) stay two functions;
      * a callee gprof lists without an entry of its own ([4]) is made from
-     * its name; gprof's "(N)" helper lines are skipped. */
+     * its name. */
     static const char t[] =
         "index % time    self  children    called     name\n"
         "[1]    100.0    0.01    0.02                 main [1]\n"
         "                0.01    0.00       1/1           helper [2]\n"
         "                0.01    0.00       1/1           helper [3]\n"
         "                0.00    0.00       7/7           unlisted thing [4]\n"
-        "                0.00    0.00       1/1           mcount (7)\n"
         "-----------------------------------------------\n"
         "                0.01    0.00       1/1           main [1]\n"
         "[2]     33.3    0.01    0.00       1         helper [2]\n"
@@ -317,6 +316,10 @@ static void bad(const char *body, int code, uint64_t line, const char *what)
 
 START_TEST(malformed)
 {
+    /* A call to a function gprof's options left out of the graph (-e burn
+     * prints "burn (5)"): the graph is partial, refused. */
+    bad(E1 "                0.14    0.00    3492/10250       burn (5)\n" SEP, CGPROP_EFORMAT, 3, "leaves functions out");
+    bad("                0.24    0.30     300/300         main (1)\n" E1 SEP, CGPROP_EFORMAT, 2, "run gprof without");
     bad("[x]    100.0    0.01    0.00                 main [1]\n", CGPROP_EFORMAT, 2, "bad entry index");
     bad("[1]    100.0    0.01    main [1]\n", CGPROP_EFORMAT, 2, "an entry needs");
     bad("[1]    100.0    0.01    0.00                 main [2]\n", CGPROP_EFORMAT, 2, "an entry needs");

@@ -442,7 +442,9 @@ static bool cg_header(const char *s, size_t n)
     return starts(s, n, "index") && has_word(s, n, "self") && has_word(s, n, "called") && has_word(s, n, "name");
 }
 
-/* Calls gprof shows without an index, "name (N)" (its own helpers): skipped. */
+/* A call to or from a function gprof left out of the graph, "name (N)":
+ * gprof prints the index in parentheses for a function whose own entry
+ * its options (-e, -E, -f, -F, a name after -q) keep out. */
 static bool internal_line(const char *s, size_t n)
 {
     while (n && cgprop__is_space(s[n - 1])) n--;
@@ -562,7 +564,13 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, 
         *spont = true;
         return CGPROP_OK;
     }
-    if (internal_line(s, n)) return CGPROP_OK;
+    /* Such a graph is partial: the calls of the functions left out are
+     * missing, and a caller of one would look like a leaf, its total its
+     * self and exact. */
+    if (internal_line(s, n))
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, line,
+                                 "a call graph that leaves functions out (gprof -e, -E, -f, -F or -q with a name): "
+                                 "their calls are missing; run gprof without those options");
     fields f;
     split_fields(s, n, (size_t)(t - s), (size_t)(p->r.end - s), &f);
     if (f.nt < 1 || !f.index || !f.nlen)
