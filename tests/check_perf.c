@@ -864,6 +864,10 @@ START_TEST(no_event_field)
     ck_assert_uint_eq(self(g, "/tmp/r\t\tfib", 0), 2);
     cgprop_graph_free(g);
     ck_assert_uint_eq(cgprop_read_detect(nogs, strlen(nogs)), CGPROP_INPUT_PERF);
+    /* Folded stacks with weights of 17 digits and more: a wide number,
+     * but no symbol after it. */
+    const char *wide = "a;b;a;b 4611686018427387903\na;b;a;b;c 4611686018427387903\nx 5\n";
+    ck_assert_uint_eq(cgprop_read_detect(wide, strlen(wide)), CGPROP_INPUT_FOLDED);
     /* nm's listing: an address at the line's start fills 17 columns. */
     const char *nm = "0000000000001139 T main\n0000000000001150 T fib\n";
     ck_assert_uint_ne(cgprop_read_detect(nm, strlen(nm)), CGPROP_INPUT_PERF);

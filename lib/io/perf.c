@@ -1021,6 +1021,17 @@ static bool second_sample(cgprop__lines *r, bool headed)
     return false;
 }
 
+/* A header without an event that carries its frame, an address and a
+ * symbol after it: an address alone (-F ip) could as well be a folded
+ * stack's weight of 17 digits or more. */
+static bool ip_and_symbol(const header *h)
+{
+    if (!h->ip_first || head_frame_at(h->rest, h->restlen) == SIZE_MAX) return false;
+    size_t i = 0;
+    tok a, b;
+    return next_tok(h->rest, h->restlen, &i, &a) && next_tok(h->rest, h->restlen, &i, &b);
+}
+
 bool cgprop__perf_detect(const char *data, size_t len)
 {
     cgprop__lines r;
@@ -1041,7 +1052,7 @@ bool cgprop__perf_detect(const char *data, size_t len)
         /* Side-band records (--show-mmap-events) may come first. */
         if (h.kind != H_SAMPLE) continue;
         if (!h.has_event) {
-            bool carried = h.ip_first && head_frame_at(h.rest, h.restlen) != SIZE_MAX;
+            bool carried = ip_and_symbol(&h);
             int anchor = h.anchor;
             if (!cgprop__lines_next(&r, &s, &n)) return false;
             /* Without call chains: the next line is such a header too, or
@@ -1049,9 +1060,7 @@ bool cgprop__perf_detect(const char *data, size_t len)
             if (carried && n && s[0] != '\t') {
                 for (int k = 0; k < 8; k++) {
                     parse_header(s, n, &h);
-                    if (h.kind == H_SAMPLE && !h.has_event && h.anchor == anchor && h.ip_first &&
-                        head_frame_at(h.rest, h.restlen) != SIZE_MAX)
-                        return true;
+                    if (h.kind == H_SAMPLE && !h.has_event && h.anchor == anchor && ip_and_symbol(&h)) return true;
                     if (s[0] != ' ' || !cgprop__lines_next(&r, &s, &n) || !n || s[0] == '\t') return false;
                 }
                 return false;
