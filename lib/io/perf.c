@@ -220,21 +220,6 @@ static void set_event(header *h, const char *s, size_t n, const tok *t, const to
     h->restlen = n - i;
 }
 
-/* perf prints, of the fields -F chose, comm, pid/tid, [cpu], misc, tod and
- * time, then the period and "event:", then, without call chains, the
- * frame. A comm may hold blanks and words ending in ':', so the header is
- * read from the time (digits.digits:), which no other field resembles:
- * after it an all-digit period, then the event, a token ending in ':'
- * (which may hold more: "sched:sched_switch:"). Without a time the cpu
- * field anchors alike, the event being the first token after it that ends
- * in ':' (misc and tod may come between) and the period the number just
- * before it. Without either, the event is the first token ending in ':',
- * or, when a number (pid or period) follows that token, the first after
- * the number (that one was a comm's word); the number before the event is
- * the period only when as wide as perf prints one. A side-band record
- * (--show-mmap-events and the like) names its PERF_RECORD_ type where the
- * event would be; srccode ("|12  code"), instruction (" ilen: 5 insn: ...")
- * and IPC lines are extras. */
 /* Without call chains perf prints the sample's frame on the header line,
  * its address right-aligned in sixteen columns after a blank: with the
  * blanks before it (one more counted at the line's start, as for a period)
@@ -258,6 +243,23 @@ static void frame_on_line(header *h, const char *s, size_t n, const tok *t)
     h->restlen = n - (size_t)(t->b - s);
 }
 
+/* perf prints, of the fields -F chose, comm, pid/tid, [cpu], misc, tod and
+ * time, then the period and "event:", then, without call chains, the
+ * frame. A comm may hold blanks and words ending in ':', so the header is
+ * read from the time (digits.digits:), which no other field resembles:
+ * after it an all-digit period, then the event, a token ending in ':'
+ * (which may hold more: "sched:sched_switch:"). Without a time the cpu
+ * field anchors alike, the event being the first token after it that ends
+ * in ':' (misc and tod may come between) and the period the number just
+ * before it. Without either, the event is the first token ending in ':',
+ * or, when a number (pid or period) follows that token, the first after
+ * the number (that one was a comm's word); the number before the event is
+ * the period only when as wide as perf prints one. Without an event (-F
+ * without it) the period ends the header, and without call chains the
+ * frame that follows it is found by its address's width (wide_ip). A
+ * side-band record (--show-mmap-events and the like) names its
+ * PERF_RECORD_ type where the event would be; srccode ("|12  code"),
+ * instruction (" ilen: 5 insn: ...") and IPC lines are extras. */
 static void parse_header(const char *s, size_t n, header *h)
 {
     memset(h, 0, sizeof *h);
