@@ -9,7 +9,8 @@ summed.
 
 usage: compare.py CGPROP_TOOL FILE.pstats...
        compare.py --run CGPROP_TOOL PROGRAM.py   (profile it now with cProfile,
-           then with the pure-Python profile module, and check both)
+           then with the pure-Python profile module, then with yappi when
+           it is installed, and check each)
        compare.py --versions CGPROP_TOOL FILE.pstats
            (the same statistics written by Python's marshal in each of its
            versions 0-4: text or binary floats, with or without shared
@@ -93,7 +94,22 @@ def main(argv):
                                stdout=subprocess.DEVNULL, cwd=os.path.dirname(os.path.abspath(prog)))
                 if check(tool, out):
                     return 1
-            return 0
+            # Another producer of the same format: yappi (Debian's
+            # python3-yappi) saves its statistics as pstats too, timed by
+            # its own clock and with its own callers table.
+            if subprocess.run([sys.executable, "-c", "import yappi"], capture_output=True).returncode:
+                print("yappi not installed (Debian: python3-yappi): its statistics not checked")
+                return 0
+            out = os.path.join(d, "yappi.pstats")
+            driver = ("import runpy, sys, yappi\n"
+                      "yappi.set_clock_type('cpu')\n"
+                      "yappi.start()\n"
+                      "runpy.run_path(sys.argv[1], run_name='__main__')\n"
+                      "yappi.stop()\n"
+                      "yappi.get_func_stats().save(sys.argv[2], type='pstat')\n")
+            subprocess.run([sys.executable, "-c", driver, prog, out], check=True, stdout=subprocess.DEVNULL,
+                           cwd=os.path.dirname(os.path.abspath(prog)))
+            return 1 if check(tool, out) else 0
     if len(argv) == 4 and argv[1] == "--versions":
         tool, path = argv[2], argv[3]
         with open(path, "rb") as f:
