@@ -140,13 +140,13 @@ static bool without_zlib(void)
  *   main f f g h      2 20   (h inlined into g: one location, two lines)
  *   main f g h f      5 50
  *   main f f'         1 10   (f' = f of b.c in libx.so)
- *   main f' 0xbeef    4 40   (a location without lines)
+ *   main f' [libx.so] 4 40   (a location without lines at 0xbeef: named by its mapping, as pprof does)
  *   (no stack)        7 70   (charged to "[no location]", as pprof's total counts it)
  *   main              0 0
  * Keys name the mapping /bin/prog by its base name, prog.
- * Totals, once per stack: main 15, f 11, g 7, h 7, f' 5, 0xbeef 4,
+ * Totals, once per stack: main 15, f 11, g 7, h 7, f' 5, [libx.so] 4,
  * [no location] 7; the program's 22, pprof's total.
- * Self: f 3+5 = 8, h 2, f' 1, 0xbeef 4, [no location] 7, main 0, g 0. */
+ * Self: f 3+5 = 8, h 2, f' 1, [libx.so] 4, [no location] 7, main 0, g 0. */
 static void check_small(cgprop_graph *g, const cgprop_read_info *info)
 {
     ck_assert_uint_eq(info->format, CGPROP_INPUT_PPROF);
@@ -160,7 +160,7 @@ static void check_small(cgprop_graph *g, const cgprop_read_info *info)
         uint64_t total, self;
     } want[] = {
         {"prog\ta.c\tmain", 15, 0}, {"prog\ta.c\tf", 11, 8},  {"prog\ta.c\tg", 7, 0},
-        {"prog\ta.c\th", 7, 2},     {"libx.so\tb.c\tf", 5, 1},      {"libx.so\t\t0xbeef", 4, 4},
+        {"prog\ta.c\th", 7, 2},     {"libx.so\tb.c\tf", 5, 1},      {"libx.so\t\t[libx.so]", 4, 4},
         {"[no location]", 7, 7},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -224,7 +224,7 @@ START_TEST(small_by_name)
     ck_assert_uint_eq(total_of(g, id(g, "f"), 0), 15);
     ck_assert_uint_eq(self_of(g, id(g, "f"), 0), 9);
     ck_assert_uint_eq(total_of(g, id(g, "main"), 0), 15);
-    ck_assert_uint_eq(total_of(g, id(g, "0xbeef"), 1), 40);
+    ck_assert_uint_eq(total_of(g, id(g, "[libx.so]"), 1), 40);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -688,6 +688,61 @@ START_TEST(one_function_many_locations)
     ck_assert_uint_eq(total_of(g, id(g, "f"), 0), 111);
     ck_assert_uint_eq(self_of(g, id(g, "g"), 0), 11100);
     ck_assert_uint_eq(total_of(g, id(g, "g"), 0), 11100);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* Code without symbols (a stripped binary, gperftools' profiles before
+ * pprof symbolizes them): locations with an address and no line are one
+ * function per mapping, "[lib.so]", and without a mapping "<unknown>", as
+ * go tool pprof -top shows them. Stacks, root first, with their weights:
+ *   0x10 (a.out)  0x20 (lib.so)  0x30 (lib.so)   1
+ *   0x10 (a.out)  0x40 (lib.so)                  10
+ *   0x50 (none)   0x60 (none)                    100
+ * [a.out]: total 11, self 0; [lib.so] (0x20, 0x30, 0x40): total 11 (each
+ * stack once), self 11; <unknown>: total 100, self 100. */
+START_TEST(code_without_symbols)
+{
+    static pb p;
+    p.n = 0;
+    static const char *const str[] = {"", "samples", "count", "/bin/a.out", "/usr/lib/lib.so"};
+    for (size_t i = 0; i < sizeof str / sizeof *str; i++) fs(&p, 6, str[i]);
+    pb vt = {{0}, 0};
+    fv(&vt, 1, 1);
+    fv(&vt, 2, 2);
+    fb(&p, 1, &vt);
+    for (unsigned m = 1; m <= 2; m++) {
+        pb mp = {{0}, 0};
+        fv(&mp, 1, m);
+        fv(&mp, 5, 2 + m);
+        fb(&p, 3, &mp);
+    }
+    static const unsigned lmap[7] = {0, 1, 2, 2, 2, 0, 0};
+    for (unsigned l = 1; l <= 6; l++) {
+        pb loc = {{0}, 0};
+        fv(&loc, 1, l);
+        if (lmap[l]) fv(&loc, 2, lmap[l]);
+        fv(&loc, 3, 0x10 * l);
+        fb(&p, 4, &loc);
+    }
+    /* location ids leaf first, then the weight; 0 ends a list */
+    static const uint64_t ids_of[3][3] = {{3, 2, 1}, {4, 1, 0}, {6, 5, 0}}, weight[3] = {1, 10, 100};
+    for (unsigned i = 0; i < 3; i++) {
+        pb sm = {{0}, 0}, ids = {{0}, 0};
+        for (unsigned j = 0; j < 3 && ids_of[i][j]; j++) vint(&ids, ids_of[i][j]);
+        fb(&sm, 1, &ids);
+        fv(&sm, 2, weight[i]);
+        fb(&p, 2, &sm);
+    }
+    cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, NULL);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+    uint32_t a = id(g, "a.out\t\t[a.out]"), l = id(g, "lib.so\t\t[lib.so]"), u = id(g, "\t\t<unknown>");
+    ck_assert_uint_eq(total_of(g, a, 0), 11);
+    ck_assert_uint_eq(self_of(g, a, 0), 0);
+    ck_assert_uint_eq(total_of(g, l, 0), 11);
+    ck_assert_uint_eq(self_of(g, l, 0), 11);
+    ck_assert_uint_eq(total_of(g, u, 0), 100);
+    ck_assert_uint_eq(self_of(g, u, 0), 100);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -1341,6 +1396,7 @@ static Suite *suite(void)
     tcase_add_test(tc, small_by_name);
     tcase_add_test(tc, real_go_profile);
     tcase_add_test(tc, real_node_profiles);
+    tcase_add_test(tc, code_without_symbols);
     tcase_add_test(tc, real_go_stdlib_profile);
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, default_sample_type);

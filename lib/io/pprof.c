@@ -644,8 +644,8 @@ static int add_frame(pp *p, bool full, const char *ob, size_t obn, const char *f
 
 /* Every location's frames, leaf first: its lines in order (the first is
  * the innermost inlined function, the last the function the code was
- * inlined into), or one frame named by its address when no line names a
- * function. */
+ * inlined into), or, when no line names a function, one frame for the
+ * location's mapping. */
 static int resolve_with(pp *p, bool full, size_t *src, size_t *first, size_t *fmap)
 {
     size_t need = p->nlfn + p->nloc;
@@ -723,10 +723,24 @@ static int resolve_with(pp *p, bool full, size_t *src, size_t *first, size_t *fm
             src[p->nlnode++] = SIZE_MAX;
         }
         if (p->nlnode == l->node0) {
-            char nm[40];
-            int n = l->addr ? snprintf(nm, sizeof nm, "0x%llx", (unsigned long long)l->addr)
-                            : snprintf(nm, sizeof nm, "location %llu", (unsigned long long)l->id);
-            int rc = add_frame(p, full, ob, obn, "", 0, nm, (size_t)n);
+            /* Code without symbols is one function per mapping, named as
+             * pprof's -top names it ("[libc.so.6]", "<unknown>" without a
+             * mapping): by address, a stripped binary would become one
+             * function per sampled instruction, each with a sliver of the
+             * cost, as for perf's [unknown] frames. */
+            char nm[264]; /* a base name is at most 255 bytes (NAME_MAX) */
+            size_t n;
+            if (obn) {
+                size_t c = obn < sizeof nm - 3 ? obn : sizeof nm - 3;
+                nm[0] = '[';
+                memcpy(nm + 1, ob, c);
+                nm[c + 1] = ']';
+                n = c + 2;
+            } else {
+                memcpy(nm, "<unknown>", 9);
+                n = 9;
+            }
+            int rc = add_frame(p, full, ob, obn, "", 0, nm, n);
             if (rc) return rc;
             src[p->nlnode++] = SIZE_MAX;
         }

@@ -13,6 +13,9 @@
    its sample types, cgprop's self and total equal pprof's flat and cum for
    every function (0 where pprof lists none); and the tool without --metric
    shows the sample type pprof shows without -sample_index.
+4. gperftools: tests/data/gprof/cycles.c profiled by gperftools' CPU
+   profiler and turned into profile.proto by go tool pprof -proto; every
+   function (code without symbols named by its mapping) against pprof's -top.
 
 Exits 77 (skipped) when Go is not installed. Standard library only.
 Usage: real_pprof.py CGPROP_TOOL DATA_DIR
@@ -137,7 +140,49 @@ def main():
                       ("ok" if ok else "FAIL", metric, name, flat, cum, got[0], got[1]))
                 failures += not ok
         failures += every_kind(tool, data, env, tmp)
+        failures += gperftools(tool, data, env, tmp)
     return 1 if failures else 0
+
+
+def gperftools(tool, data, env, tmp):
+    """4. A C program profiled by gperftools' CPU profiler (its legacy
+    format), turned into profile.proto by `go tool pprof -proto`, as users of
+    gperftools do: every function's self and total, both sample types,
+    pprof's flat and cum; code without symbols (libc's start-up) one
+    function per mapping, "[libc.so.6]", as pprof names it. Skipped (with a
+    note) without gcc or gperftools (Debian: libgoogle-perftools-dev)."""
+    cc = shutil.which("gcc")
+    if not cc or subprocess.run([cc, "-x", "c", "-", "-o", os.path.join(tmp, "probe"), "-Wl,--no-as-needed",
+                                 "-lprofiler"], input=b"int main(void){return 0;}", capture_output=True).returncode:
+        print("gcc or gperftools' libprofiler missing (Debian: libgoogle-perftools-dev): gperftools not checked")
+        return 0
+    src = os.path.join(os.path.dirname(os.path.abspath(data)), "gprof", "cycles.c")
+    exe, raw, prof = os.path.join(tmp, "cycles"), os.path.join(tmp, "cycles.prof"), os.path.join(tmp, "g.pb.gz")
+    subprocess.run([cc, "-O1", "-g", "-fno-omit-frame-pointer", "-fno-inline", src, "-o", exe, "-Wl,--no-as-needed",
+                    "-lprofiler"], check=True)
+    subprocess.run([exe], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=dict(os.environ, CPUPROFILE=raw, CPUPROFILE_FREQUENCY="1000"))
+    with open(prof, "wb") as f:
+        subprocess.run(["go", "tool", "pprof", "-proto", exe, raw], env=env, check=True, stdout=f,
+                       stderr=subprocess.DEVNULL)
+    doc = json.loads(subprocess.run([tool, "report", "--format", "json", "--key", "name", prof], check=True,
+                                    capture_output=True, text=True).stdout)
+    by_name = {fn["name"]: fn for fn in doc["functions"]}
+    failures = 0
+    for k, metric in enumerate(doc["metrics"]):
+        index, unit = metric.rsplit("_", 1)
+        want = top(env, prof, index, {"nanoseconds": "ns"}.get(unit, ""))
+        bad = [name for name, fn in by_name.items() if (fn["self"][k], fn["total"][k]) != want.get(name, (0, 0))]
+        bad += sorted(set(want) - set(by_name))
+        for name in bad[:3]:
+            fn = by_name.get(name)
+            print("FAIL gperftools %s %s: pprof flat/cum %s, cgprop self/total %s" %
+                  (metric, name, want.get(name), fn and (fn["self"][k], fn["total"][k])))
+        unnamed = sorted(n for n in want if n.startswith("["))
+        print("%-4s gperftools %-16s %3d functions in pprof's list (without symbols: %s)" %
+              ("FAIL" if bad else "ok", metric, len(want), ", ".join(unnamed) or "none"))
+        failures += len(bad)
+    return failures
 
 
 def every_kind(tool, data, env, tmp):
