@@ -649,8 +649,19 @@ static int read_one(const opts *o, const char *input, cgprop_graph **g, loaded *
         fprintf(stderr, "cgprop: %s: %s\n", file, err.reason[0] ? err.reason : cgprop_strerror(rc));
     /* Detection goes by a few lines; a short text (one perf sample) can be
      * read when named. */
-    if (rc == CGPROP_EFORMAT && o->ro.format == CGPROP_INPUT_AUTO && strstr(err.reason, "unknown input format"))
-        fprintf(stderr, "cgprop: if it is one of these, name it: --input callgrind|folded|events|perf|pprof|v8|pstats|gprof\n");
+    if (rc == CGPROP_EFORMAT && o->ro.format == CGPROP_INPUT_AUTO && strstr(err.reason, "unknown input format")) {
+        /* Each format once, by its first name (the table lists aliases
+         * after it). */
+        fprintf(stderr, "cgprop: if it is one of these, name it: --input ");
+        const char *sep = "";
+        for (size_t k = 0; k < sizeof input_names / sizeof *input_names; k++) {
+            if (input_names[k].format == CGPROP_INPUT_AUTO || (k && input_names[k].format == input_names[k - 1].format))
+                continue;
+            fprintf(stderr, "%s%s", sep, input_names[k].name);
+            sep = "|";
+        }
+        fprintf(stderr, "\n");
+    }
     return 1;
 }
 

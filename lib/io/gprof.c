@@ -445,7 +445,7 @@ static bool cg_header(const char *s, size_t n)
 /* A call to or from a function gprof left out of the graph, "name (N)":
  * gprof prints the index in parentheses for a function whose own entry
  * its options (-e, -E, -f, -F, a name after -q) keep out. */
-static bool internal_line(const char *s, size_t n)
+static bool left_out_line(const char *s, size_t n)
 {
     while (n && cgprop__is_space(s[n - 1])) n--;
     if (n < 3 || s[n - 1] != ')') return false;
@@ -567,7 +567,7 @@ static int on_arc(gp *p, uint64_t line, const char *s, size_t n, const char *t, 
     /* Such a graph is partial: the calls of the functions left out are
      * missing, and a caller of one would look like a leaf, its total its
      * self and exact. */
-    if (internal_line(s, n))
+    if (left_out_line(s, n))
         return cgprop__read_fail(p->err, CGPROP_EFORMAT, line,
                                  "a call graph that leaves functions out (gprof -e, -E, -f, -F or -q with a name): "
                                  "their calls are missing; run gprof without those options");
@@ -682,8 +682,7 @@ static int parse(gp *p, const char *data, size_t len, uint64_t *nlines, bool *an
             if ((n && s[0] == '\f') || starts(t, m, "Index by function name") ||
                 (p->bsd && (starts(t, m, "granularity:") || bsd_flat_header(t, m)))) {
                 rc = end_entry(p, p->r.no, cur, spont);
-                st = p->bsd ? S_AFTER : S_DONE;
-                if (p->bsd && bsd_flat_header(t, m)) st = S_FLAT;
+                st = !p->bsd ? S_DONE : bsd_flat_header(t, m) ? S_FLAT : S_AFTER;
             } else if (m == 0) {
                 /* A blank line after an entry ends the graph: gprof's
                  * explanation follows it (without -b). The older layout

@@ -243,6 +243,21 @@ static void frame_on_line(header *h, const char *s, size_t n, const tok *t)
     h->restlen = n - (size_t)(t->b - s);
 }
 
+/* A header that names no event (-F without it), its fields t[from..ip)
+ * and the frame's address at ip (nt when it has none; i past the last of
+ * the nt tokens read): a period, when printed, ends the fields (the line,
+ * or what stands before the address). After a cpu field any number is
+ * one; else only one as wide as perf prints a period (a pid or tid is
+ * narrower), as before an event. */
+static void no_event(header *h, const char *s, size_t n, const tok *t, size_t nt, size_t i, size_t from, size_t ip,
+                     bool by_width)
+{
+    if (ip < nt) frame_on_line(h, s, n, &t[ip]);
+    if (ip <= from || (ip == nt && !line_ended(s, n, i, nt))) return;
+    const tok *per = &t[ip - 1];
+    if (all_digits(per->b, per->n) && (!by_width || period_wide(per))) set_period(h, per);
+}
+
 /* perf prints, of the fields -F chose, comm, pid/tid, [cpu], misc, tod and
  * time, then the period and "event:", then, without call chains, the
  * frame. A comm may hold blanks and words ending in ':', so the header is
@@ -318,11 +333,7 @@ static void parse_header(const char *s, size_t n, header *h)
             return;
         }
         if (ev == SIZE_MAX) {
-            /* -F without event: a period, when printed, ends the header:
-             * the line, or the fields before the frame's address. */
-            if (ip < nt) frame_on_line(h, s, n, &t[ip]);
-            if (ip > cpu + 1 && (ip < nt || line_ended(s, n, i, nt)) && all_digits(t[ip - 1].b, t[ip - 1].n))
-                set_period(h, &t[ip - 1]);
+            no_event(h, s, n, t, nt, i, cpu + 1, ip, false);
             return;
         }
         const tok *per = ev > cpu + 1 && all_digits(t[ev - 1].b, t[ev - 1].n) ? &t[ev - 1] : NULL;
@@ -349,13 +360,7 @@ static void parse_header(const char *s, size_t n, header *h)
         return;
     }
     if (ev == SIZE_MAX) {
-        /* -F without event: a period, when printed, ends the header (the
-         * line, or the fields before the frame's address), and is told
-         * from a pid or tid by its width, as before an event. */
-        if (ip < nt) frame_on_line(h, s, n, &t[ip]);
-        if (ip > 0 && (ip < nt || line_ended(s, n, i, nt)) && all_digits(t[ip - 1].b, t[ip - 1].n) &&
-            period_wide(&t[ip - 1]))
-            set_period(h, &t[ip - 1]);
+        no_event(h, s, n, t, nt, i, 0, ip, true);
         return;
     }
     const tok *p = ev > 0 ? &t[ev - 1] : NULL;
@@ -758,10 +763,10 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
         }
         /* Inside a sample, a line is the next header (without -g perf
          * prints no blank between samples) only when read from the same
-         * field as this one's; other lines (srcline, brstack, iregs) are
-         * the sample's extras. */
-        /* Without an event, a header that carries its frame follows a
-         * sample that carried its own (no -g, one line per sample). */
+         * field as this one's, and, without a time, names an event or (no
+         * event, no -g: one line per sample) carries its frame after a
+         * sample that carried its own; other lines (srcline, brstack,
+         * iregs) are the sample's extras. */
         if (in_sample &&
             (h.anchor != anchor || !(h.has_event || h.anchor == A_TIME || (h.ip_first && head_frame))))
             continue;

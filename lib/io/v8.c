@@ -1303,11 +1303,14 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     return CGPROP_OK;
 }
 
+/* JSON's white space. */
+static bool json_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
 bool cgprop__v8_detect(const char *data, size_t len)
 {
     size_t i = 0;
     if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) i = 3;
-    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n')) i++;
+    while (i < len && json_space(data[i])) i++;
     if (i >= len || data[i] != '{') return false;
     size_t lim = len - i < 4096 ? len - i : 4096;
     const char *s = data + i;
@@ -1322,12 +1325,12 @@ bool cgprop__v8_detect(const char *data, size_t len)
      * own, with a value of the right kind, and no other format read here
      * starts so. */
     size_t k = 1;
-    while (k < lim && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r' || s[k] == '\n')) k++;
+    while (k < lim && json_space(s[k])) k++;
     static const char *const keys[] = {"\"samples\"", "\"timeDeltas\"", "\"startTime\"", "\"endTime\""};
     for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++) {
         size_t n = strlen(keys[j]), q = k + n;
         if (q > lim || memcmp(s + k, keys[j], n)) continue;
-        while (q < lim && (s[q] == ' ' || s[q] == '\t' || s[q] == '\r' || s[q] == '\n' || s[q] == ':')) q++;
+        while (q < lim && (json_space(s[q]) || s[q] == ':')) q++;
         if (q >= lim) return false;
         return j < 2 ? s[q] == '[' : (s[q] >= '0' && s[q] <= '9');
     }
