@@ -417,6 +417,24 @@ static void sample(pb *p, uint64_t loc, const int64_t *vals, size_t nv)
     fb(p, 2, &s);
 }
 
+/* The string table str[0..n) (its 1 and 2 "samples" and "count"), the one
+ * sample type samples/count, and mappings 1 and 2 whose filenames are
+ * strings file and file + 1. */
+static void two_mappings(pb *p, const char *const *str, size_t n, unsigned file)
+{
+    for (size_t i = 0; i < n; i++) fs(p, 6, str[i]);
+    pb vt = {{0}, 0};
+    fv(&vt, 1, 1);
+    fv(&vt, 2, 2);
+    fb(p, 1, &vt);
+    for (unsigned m = 1; m <= 2; m++) {
+        pb mp = {{0}, 0};
+        fv(&mp, 1, m);
+        fv(&mp, 5, file + m - 1);
+        fb(p, 3, &mp);
+    }
+}
+
 /* Samples that share their root end with the one before (a program's
  * samples do), in every spelling: one packed list, ids one by one, two
  * packed lists, the value first; location ids of one and two bytes (the
@@ -631,17 +649,7 @@ START_TEST(one_function_many_locations)
     static pb p;
     p.n = 0;
     static const char *const str[] = {"", "samples", "count", "f", "f.go", "g", "g.go", "a.out", "lib.so"};
-    for (size_t i = 0; i < sizeof str / sizeof *str; i++) fs(&p, 6, str[i]);
-    pb vt = {{0}, 0};
-    fv(&vt, 1, 1);
-    fv(&vt, 2, 2);
-    fb(&p, 1, &vt);
-    for (unsigned m = 1; m <= 2; m++) {
-        pb mp = {{0}, 0};
-        fv(&mp, 1, m);
-        fv(&mp, 5, 6 + m); /* filename: a.out, lib.so */
-        fb(&p, 3, &mp);
-    }
+    two_mappings(&p, str, sizeof str / sizeof *str, 7); /* a.out, lib.so */
     for (unsigned f = 1; f <= 2; f++) {
         pb fn = {{0}, 0};
         fv(&fn, 1, f);
@@ -706,17 +714,7 @@ START_TEST(code_without_symbols)
     static pb p;
     p.n = 0;
     static const char *const str[] = {"", "samples", "count", "/bin/a.out", "/usr/lib/lib.so"};
-    for (size_t i = 0; i < sizeof str / sizeof *str; i++) fs(&p, 6, str[i]);
-    pb vt = {{0}, 0};
-    fv(&vt, 1, 1);
-    fv(&vt, 2, 2);
-    fb(&p, 1, &vt);
-    for (unsigned m = 1; m <= 2; m++) {
-        pb mp = {{0}, 0};
-        fv(&mp, 1, m);
-        fv(&mp, 5, 2 + m);
-        fb(&p, 3, &mp);
-    }
+    two_mappings(&p, str, sizeof str / sizeof *str, 3);
     static const unsigned lmap[7] = {0, 1, 2, 2, 2, 0, 0};
     for (unsigned l = 1; l <= 6; l++) {
         pb loc = {{0}, 0};
