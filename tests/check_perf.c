@@ -26,7 +26,7 @@ static cgprop_graph *rd(const char *text, cgprop_read_info *info)
     return g;
 }
 
-static void bad(const char *text, int code, uint64_t line, const char *reason)
+static void bad_len(const char *text, size_t len, int code, uint64_t line, const char *reason)
 {
     cgprop_graph *g = (cgprop_graph *)1;
     cgprop_read_error err;
@@ -34,12 +34,17 @@ static void bad(const char *text, int code, uint64_t line, const char *reason)
     cgprop_read_options o;
     cgprop_read_options_init(&o);
     o.format = CGPROP_INPUT_PERF;
-    int rc = cgprop_read_buffer(text, strlen(text), "s.perf", 6, &o, NULL, &g, NULL, &err);
+    int rc = cgprop_read_buffer(text, len, "s.perf", 6, &o, NULL, &g, NULL, &err);
     ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
     ck_assert(g == NULL);
     ck_assert_uint_eq(err.line, line);
     ck_assert_str_eq(err.file, "s.perf");
     ck_assert_msg(strstr(err.reason, reason) != NULL, "reason '%s' lacks '%s'", err.reason, reason);
+}
+
+static void bad(const char *text, int code, uint64_t line, const char *reason)
+{
+    bad_len(text, strlen(text), code, line, reason);
 }
 
 static uint32_t id(cgprop_graph *g, const char *k)
@@ -485,7 +490,7 @@ START_TEST(addr_field)
                          "pf 1 1.2:          4 page-faults:     7f90a9e69b70 _start+0x0 (/lib/ld.so)     7f90a9e69b70 "
                          "_start+0x0 (/lib/ld.so)\n"
                          "cy 1 1.3:          8 cycles:     7f0000001000      4005d0 main+0x10 (/bin/pf)\n"
-                         "cy 1 1.4:         16 cycles:      4005d0 add (/bin/pf)\n",
+                         "cy 1 1.4:         16 cycles:            4005d0 add (/bin/pf)\n",
                          NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 5);
     ck_assert_uint_eq(self(g, "/bin/pf\t\ttouch", 0), 1);
@@ -674,10 +679,11 @@ END_TEST
 
 START_TEST(no_callchain)
 {
-    /* perf record without -g: one line per sample, the frame on it. */
-    cgprop_graph *g = rd("p 7 1.0:   3 cpu-clock:      4005d0 main+0x10 (/bin/p)\n"
-                         "p 7 1.1:   3 cpu-clock:      4005e4 f+0x4 (/bin/p)\n"
-                         "p 7 1.2:   3 cpu-clock:      4005e8 f+0x8 (/bin/p)\n",
+    /* perf record without -g: one line per sample, the frame on it, its
+     * address right-aligned in sixteen columns after two blanks. */
+    cgprop_graph *g = rd("p 7 1.0:   3 cpu-clock:            4005d0 main+0x10 (/bin/p)\n"
+                         "p 7 1.1:   3 cpu-clock:            4005e4 f+0x4 (/bin/p)\n"
+                         "p 7 1.2:   3 cpu-clock:            4005e8 f+0x8 (/bin/p)\n",
                          NULL);
     ck_assert_uint_eq(self(g, "/bin/p\t\tmain", 0), 3);
     ck_assert_uint_eq(self(g, "/bin/p\t\tf", 0), 6);
@@ -691,6 +697,24 @@ START_TEST(malformed)
     bad("\t 10 main (/bin/p)\n", CGPROP_EFORMAT, 1, "frame line before any sample header");
     bad("p 1 1.0: 1 c:\n\t 1 a (/b)\n\n\t 2 b (/b)\n", CGPROP_EFORMAT, 4, "frame line before any sample header");
     bad("", CGPROP_EFORMAT, 0, "no sample");
+    /* Texts that are no call-chain output: before, each read as samples
+     * of [unknown] at 100 %, exact. Headers alone (-F comm,tid,time,event,
+     * or another text named perf), and prose whose word ending in ':' is
+     * followed by a hex-looking word ("cost: a function"), which is no
+     * address as perf prints one (right-aligned in sixteen columns). */
+    bad("p 1 1.0: 1 c:\np 1 1.1: 1 c:\n", CGPROP_EFORMAT, 0, "no sample has a frame");
+    bad("hello world\n", CGPROP_EFORMAT, 0, "no sample has a frame");
+    bad("The cost: a function plus everything it calls\n", CGPROP_EFORMAT, 0, "no sample has a frame");
+    /* One sample with a frame is enough: the others are [unknown]. */
+    cgprop_graph *g = rd("p 1 1.0: 1 c:\n\np 1 1.1: 2 c:\n\t 10 main (/b)\n\n", NULL);
+    ck_assert_uint_eq(self(g, "[unknown]\t\t[unknown]", 0), 1);
+    ck_assert_uint_eq(self(g, "/b\t\tmain", 0), 2);
+    cgprop_graph_free(g);
+    {
+        /* Binary bytes (a protocol buffer, a marshal dump) named perf. */
+        static const char bin[] = "p 1 1.0: 1 c:\n\t 10 main (/b)\n\0\1\2\n";
+        bad_len(bin, sizeof bin - 1, CGPROP_EFORMAT, 0, "NUL byte at byte 29");
+    }
     bad("# only a comment\n\n", CGPROP_EFORMAT, 2, "no sample");
     bad("p 1 1.0: 99999999999999999999 c:\n\t 1 main (/b)\n", CGPROP_EOVERFLOW, 1, "period too large");
     bad("p 1 1.0: 18446744073709551615 c:\n\t 1 main (/b)\n\np 1 1.1: 1 c:\n\t 1 main (/b)\n", CGPROP_EOVERFLOW, 4,
@@ -895,8 +919,8 @@ START_TEST(detect)
     const char *r = "m 20716 76931.679622: PERF_RECORD_COMM exec: m:20716/20716\n";
     ck_assert_uint_ne(cgprop_read_detect(r, strlen(r)), CGPROP_INPUT_PERF);
     /* without call chains: two headers, each with its frame */
-    const char *ng = "p 7 1.0:   3 cpu-clock:      4005d0 main+0x10 (/bin/p)\n"
-                     "p 7 1.1:   3 cpu-clock:      4005e4 f+0x4 (/bin/p)\n";
+    const char *ng = "p 7 1.0:   3 cpu-clock:            4005d0 main+0x10 (/bin/p)\n"
+                     "p 7 1.1:   3 cpu-clock:            4005e4 f+0x4 (/bin/p)\n";
     ck_assert_uint_eq(cgprop_read_detect(ng, strlen(ng)), CGPROP_INPUT_PERF);
     ck_assert_uint_ne(cgprop_read_detect(ng, (size_t)(strchr(ng, '\n') + 1 - ng)), CGPROP_INPUT_PERF);
     const char *f = "main;a;b 3\n";

@@ -77,6 +77,10 @@ typedef struct pr {
     /* A sample with neither event nor period (-F naming neither) weighs
      * only in the sample count: no event metric would say more. */
     bool bare;
+    /* Whether any sample had a frame of its own: a text where none has is
+     * no call-chain output (perf's own, printed without ip, or another
+     * text named perf), and a report of it would be one [unknown] at 100 %. */
+    bool framed;
     /* The dso an inlined function was first given when perf printed no
      * real frame at its address: by its name's hash, an index into inl. */
     cgprop__u64map inl_ix;
@@ -174,6 +178,7 @@ typedef struct header {
     size_t perlen;
     const char *rest; /* what follows the event (a frame without -g) */
     size_t restlen;
+    size_t restgap; /* the blanks between the event and rest */
     bool ip_first; /* no event, and rest starts at the frame's address */
 } header;
 
@@ -214,10 +219,11 @@ static void set_event(header *h, const char *s, size_t n, const tok *t, const to
     h->ev = t->b;
     h->evlen = t->n - 1;
     if (per) set_period(h, per);
-    size_t i = (size_t)(t->b + t->n - s);
+    size_t i = (size_t)(t->b + t->n - s), e = i;
     while (i < n && cgprop__is_space(s[i])) i++;
     h->rest = s + i;
     h->restlen = n - i;
+    h->restgap = i - e;
 }
 
 /* Without call chains perf prints the sample's frame on the header line,
@@ -241,6 +247,7 @@ static void frame_on_line(header *h, const char *s, size_t n, const tok *t)
     h->ip_first = true;
     h->rest = t->b;
     h->restlen = n - (size_t)(t->b - s);
+    h->restgap = t->gap;
 }
 
 /* A header that names no event (-F without it), its fields t[from..ip)
@@ -592,6 +599,7 @@ static int guess_inlined(pr *p, uint64_t line, size_t i, size_t e, const pframe 
 /* End of a sample: reverse the frames into a root-first stack and add it. */
 static int flush(pr *p, uint64_t line, uint32_t ev, uint64_t period)
 {
+    p->framed = p->framed || p->nfr;
     if (p->nfr == 0) {
         /* perf counts a sample without any frame; so does the graph, under
          * an unknown function, so that percentages keep perf's total. */
@@ -707,6 +715,19 @@ static size_t head_frame_at(const char *s, size_t n)
     return at;
 }
 
+/* The frame on a header line, as head_frame_at finds it in what follows
+ * the event, when the text opens as perf prints an address there: right-
+ * aligned in sixteen columns after a blank, so that it fills 17 with the
+ * blanks before it. Prose that happens to hold a word ending in ':' and
+ * a hex-looking word after it ("cost: a function") has no frame. */
+static size_t frame_after_event(const header *h)
+{
+    size_t i = 0;
+    tok t;
+    if (!next_tok(h->rest, h->restlen, &i, &t) || h->restgap + t.n < 17) return SIZE_MAX;
+    return head_frame_at(h->rest, h->restlen);
+}
+
 /* Both passes walk the lines the same way; the first (g NULL) only lists
  * the events. Lines starting with '#' are perf script's --header comments. */
 static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
@@ -814,7 +835,7 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
             if (p->g) rc = push_frame(p, r.no, s, n);
             continue;
         }
-        size_t at = p->g ? head_frame_at(h.rest, h.restlen) : SIZE_MAX;
+        size_t at = p->g ? frame_after_event(&h) : SIZE_MAX;
         if (at != SIZE_MAX) {
             rc = push_frame(p, r.no, h.rest + at, h.restlen - at);
             head_frame = true;
@@ -857,6 +878,7 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
 {
     cgprop_read_error *err = p->err;
     if (p->nev == 0 && !p->bare) return cgprop__read_fail(err, CGPROP_EFORMAT, *lines, "no sample in the input");
+    p->framed = false;
 
     char nm[CGPROP_MAX_METRICS][128];
     const char *np[CGPROP_MAX_METRICS];
@@ -886,6 +908,10 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
     if (rc) rc = cgprop__read_fail(err, rc, 0, "out of memory");
     if (!rc) rc = scan(p, data, len, lines);
     if (!rc && (rc = cgprop__stacks_defer(p->g, false))) rc = cgprop__read_fail(err, rc, *lines, "out of memory");
+    if (!rc && !p->framed)
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0,
+                               "no sample has a frame: not perf script output, or printed without the ip field "
+                               "(perf script prints each sample's call chain under it, or its address with -F ip,sym)");
     cgprop__free(p->g, p->fr);
     cgprop__free(p->g, p->ids);
     cgprop__free(p->g, p->prev);
@@ -914,6 +940,8 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
  * the whole first pass decides as it always did: its error comes first, a
  * short guess is read again with every event. */
 #define GUESS_MIN ((size_t)1 << 20)
+/* How far the reader looks for a NUL byte before it starts. */
+#define BINARY_PROBE ((size_t)1 << 16)
 
 static size_t guess_end(const char *data, size_t len)
 {
@@ -927,6 +955,13 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
                       cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
     *out = NULL;
+    /* perf script prints text; binary bytes (another format named perf)
+     * show in the first block, and would otherwise be read as headers of
+     * frame-less samples. */
+    const char *nul = memchr(data, 0, len < BINARY_PROBE ? len : BINARY_PROBE);
+    if (nul)
+        return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "binary data (a NUL byte at byte %zu): not perf script text",
+                                 (size_t)(nul - data));
     pr p;
     memset(&p, 0, sizeof p);
     p.err = err;
@@ -1033,7 +1068,7 @@ static bool second_sample(cgprop__lines *r, bool headed)
  * stack's weight of 17 digits or more. */
 static bool ip_and_symbol(const header *h)
 {
-    if (!h->ip_first || head_frame_at(h->rest, h->restlen) == SIZE_MAX) return false;
+    if (!h->ip_first || frame_after_event(h) == SIZE_MAX) return false;
     size_t i = 0;
     tok a, b;
     return next_tok(h->rest, h->restlen, &i, &a) && next_tok(h->rest, h->restlen, &i, &b);
@@ -1075,13 +1110,13 @@ bool cgprop__perf_detect(const char *data, size_t len)
             if (!frame_line(s, n)) return false;
             return second_sample(&r, true);
         }
-        bool head = head_frame_at(h.rest, h.restlen) != SIZE_MAX;
+        bool head = frame_after_event(&h) != SIZE_MAX;
         /* The next line is a frame. Without call chains, it is another
          * header with its frame. */
         if (!cgprop__lines_next(&r, &s, &n)) return false;
         if (head && n && s[0] != '\t') {
             parse_header(s, n, &h);
-            return h.kind == H_SAMPLE && h.has_event && head_frame_at(h.rest, h.restlen) != SIZE_MAX;
+            return h.kind == H_SAMPLE && h.has_event && frame_after_event(&h) != SIZE_MAX;
         }
         return frame_line(s, n);
     }

@@ -352,7 +352,7 @@ malformed)
     one_line_error "$TMP/o" "$TMP/e" $? "bad.out:4: "
     # A text no detector knows: the error, then how to name a format (one
     # perf sample is too short to be recognised, and reads when named).
-    printf 'p 7 1.0: 3 cpu-clock: 4005d0 main+0x10 (/bin/p)\n' > "$TMP/one.perf"
+    printf 'p 7 1.0: 3 cpu-clock:            4005d0 main+0x10 (/bin/p)\n' > "$TMP/one.perf"
     "$T" report "$TMP/one.perf" > "$TMP/o" 2> "$TMP/e" && die "unknown format accepted"
     grep -q 'one.perf: unknown input format' "$TMP/e" || die "no unknown-format error: $(cat "$TMP/e")"
     grep -q -- '--input callgrind|folded|events|perf|pprof|v8|pstats|gprof$' "$TMP/e" || die "no --input hint"
