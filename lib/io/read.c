@@ -134,9 +134,74 @@ static bool ends_with_number(const char *s, size_t n)
     return j < n && j > 0 && cgprop__is_space(s[j - 1]);
 }
 
+static uint64_t word_le(const unsigned char *p, size_t w)
+{
+    uint64_t v = 0;
+    for (size_t i = w; i-- > 0;) v = v << 8 | p[i];
+    return v;
+}
+
+/* gperftools' CPU profile opens with a header of five words, 32 or 64 bits
+ * wide in the machine's order (little-endian here, as on every machine
+ * that runs it today): 0, 3 (the header's length), 0 (the version), the
+ * sampling period in microseconds, 0. */
+static bool gperftools_header(const char *d, size_t len)
+{
+    for (size_t w = 4; w <= 8; w += 4) {
+        if (len < 5 * w) continue;
+        const unsigned char *u = (const unsigned char *)d;
+        if (word_le(u, w) == 0 && word_le(u + w, w) == 3 && word_le(u + 2 * w, w) == 0 &&
+            word_le(u + 3 * w, w) != 0 && word_le(u + 4 * w, w) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The first line of a Go profile that runtime/pprof printed as text
+ * (WriteTo with debug 1, /debug/pprof/NAME?debug=1): "heap profile: ...",
+ * "NAME profile: total N" (goroutine, threadcreate, custom profiles),
+ * "--- contention:" or "--- mutex:" (block and mutex profiles). */
+static bool go_text(const char *d, size_t len)
+{
+    const char *nl = memchr(d, '\n', len < 256 ? len : 256);
+    size_t n = nl ? (size_t)(nl - d) : 0, i = 0;
+    if (!n) return false;
+    if (starts(d, n, "heap profile: ")) return true;
+    if ((n == 15 && starts(d, n, "--- contention:")) || (n == 10 && starts(d, n, "--- mutex:")))
+        return starts(d + n + 1, len - n - 1, "cycles/second=");
+    /* A profile's name is one word; a ';' makes it a folded stack. */
+    while (i < n && d[i] != ' ' && d[i] != ';') i++;
+    if (i == 0 || !starts(d + i, n - i, " profile: total ")) return false;
+    i += 16;
+    if (i == n) return false;
+    while (i < n && cgprop__is_digit(d[i])) i++;
+    return i == n;
+}
+
+/* What no reader reads but users give cgprop often: the raw recordings
+ * the profilers write before their own tools print them, told by their
+ * first bytes, and what to run instead. NULL for anything else. */
+static const char *recording(const char *d, size_t len)
+{
+    if (starts(d, len, "PERFILE2") || starts(d, len, "2ELIFREP"))
+        return "a perf.data recording (perf's binary format): cgprop reads the text perf script prints from it: "
+               "perf script -i perf.data > perf.txt";
+    if (len >= 8 && starts(d, len, "gmon") && d[5] == 0 && d[6] == 0 && d[7] == 0)
+        return "gprof's raw data (gmon.out): cgprop reads the report gprof prints from it: "
+               "gprof -b PROGRAM gmon.out > gprof.txt";
+    if (gperftools_header(d, len))
+        return "a CPU profile in gperftools' own format: cgprop reads it once pprof has symbolized it: "
+               "go tool pprof -proto PROGRAM FILE > profile.pb.gz";
+    if (starts(d, len, "\x7f" "ELF")) return "an executable or shared library (ELF), not a profile";
+    if (go_text(d, len))
+        return "a Go profile printed as text (debug=1): cgprop reads the protocol buffer form Go writes by default "
+               "(WriteTo with debug 0, or /debug/pprof/NAME without ?debug=1)";
+    return NULL;
+}
+
 static uint32_t detect_plain(const char *data, size_t len)
 {
-    if (!data) return CGPROP_INPUT_AUTO;
+    if (!data || recording(data, len)) return CGPROP_INPUT_AUTO;
     /* The .cpuprofile test looks at 4 KiB at most and wants a leading '{',
      * which no perf script has; the perf test parses the first line as a
      * sample header, which for a one-line JSON profile is the whole file. */
@@ -258,6 +323,14 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         }
         data = inflated;
         len = in_len;
+    }
+    /* Before any reader, named or detected: each would fail on these
+     * with a message about its own syntax, or (perf script, folded
+     * stacks) read a line or two of them as samples. */
+    const char *raw = recording(data, len);
+    if (raw) {
+        cgprop__ra_free(alloc, inflated);
+        return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", raw);
     }
     uint32_t fmt = opts->format;
     if (fmt == CGPROP_INPUT_AUTO) {

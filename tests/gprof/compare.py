@@ -152,6 +152,13 @@ def main(argv):
             with open(out, "wb") as f:
                 f.write(rep)
             status = check(tool, out)
+            # gmon.out itself, given as users first try it: refused, with
+            # the gprof command that prints the report.
+            r = subprocess.run([tool, "report", os.path.join(d, "gmon.out")], capture_output=True, text=True)
+            ok = r.returncode != 0 and "gprof -b PROGRAM gmon.out" in r.stderr
+            print("gmon.out given as it is: %s" % ("refused with the gprof command" if ok else "NOT REFUSED: " +
+                                                   (r.stderr.strip() or "read")))
+            status |= 0 if ok else 1
             # gprof -T prints the same figures in the older (BSD) layout:
             # call graph first, a blank line after each "-----", the flat
             # profile after it (explanations first without -b). Read by

@@ -169,6 +169,14 @@ def live(tool, source):
                 return 77
             with open(script, "wb") as out:
                 subprocess.run([perf, "script", "-i", data], check=True, stdout=out, stderr=subprocess.DEVNULL)
+            # The recording itself, given as users first try it, is refused
+            # with the command that prints its text, named or not.
+            for named in ([], ["--input", "perf"]):
+                r = subprocess.run([tool, "report"] + named + [data], capture_output=True, text=True)
+                ok = r.returncode != 0 and "perf script -i perf.data" in r.stderr
+                print("%-4s perf.data given %s: %s" % ("ok" if ok else "FAIL", " ".join(named) or "as it is",
+                                                      r.stderr.strip() or "read"))
+                status |= 0 if ok else 1
             text = subprocess.run([perf, "report", "-i", data, "--children", "--stdio", "--sort", "symbol", "-g",
                                    "none"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
             status |= check(tool, script, text.decode(), min_pct=0.5)

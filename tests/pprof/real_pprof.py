@@ -162,6 +162,12 @@ def gperftools(tool, data, env, tmp):
                     "-lprofiler"], check=True)
     subprocess.run([exe], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    env=dict(os.environ, CPUPROFILE=raw, CPUPROFILE_FREQUENCY="1000"))
+    # The raw profile, given as users first try it: refused, with the
+    # command that converts it.
+    r = subprocess.run([tool, "report", raw], capture_output=True, text=True)
+    refused = r.returncode != 0 and "go tool pprof -proto" in r.stderr
+    print("%-4s gperftools' own format given as it is: %s" % ("ok" if refused else "FAIL",
+                                                              r.stderr.strip() or "read"))
     with open(prof, "wb") as f:
         subprocess.run(["go", "tool", "pprof", "-proto", exe, raw], env=env, check=True, stdout=f,
                        stderr=subprocess.DEVNULL)
@@ -182,7 +188,7 @@ def gperftools(tool, data, env, tmp):
         print("%-4s gperftools %-16s %3d functions in pprof's list (without symbols: %s)" %
               ("FAIL" if bad else "ok", metric, len(want), ", ".join(unnamed) or "none"))
         failures += len(bad)
-    return failures
+    return failures + (not refused)
 
 
 def every_kind(tool, data, env, tmp):
@@ -197,6 +203,14 @@ def every_kind(tool, data, env, tmp):
     units = {"bytes": "B", "nanoseconds": "ns"}
     for kind in ("", ".heap", ".allocs", ".block", ".mutex", ".goroutine", ".threadcreate"):
         path = os.path.join(tmp, "w" + kind + ".pb.gz")
+        if kind:
+            # The same profile printed as text (debug=1): refused, with a
+            # note on the protocol buffer form, not read as other text.
+            r = subprocess.run([tool, "report", path[:-len(".pb.gz")] + ".txt"], capture_output=True, text=True)
+            ok = r.returncode != 0 and "printed as text (debug=1)" in r.stderr
+            print("%-4s %-6s as text (debug=1): %s" % ("ok" if ok else "FAIL", kind[1:],
+                                                        "refused with a note" if ok else r.stderr.strip() or "read"))
+            failures += not ok
         doc = json.loads(subprocess.run([tool, "report", "--format", "json", path], check=True, capture_output=True,
                                         text=True).stdout)
         by_name = {fn["name"]: fn for fn in doc["functions"]}

@@ -121,6 +121,16 @@ func main() {
 				panic(err)
 			}
 			out.Close()
+			// The same profile as text (debug=1), which cgprop refuses
+			// with a note on how to get the protocol buffer instead.
+			txt, err := os.Create(base + "." + name + ".txt")
+			if err != nil {
+				panic(err)
+			}
+			if err := pprof.Lookup(name).WriteTo(txt, 1); err != nil {
+				panic(err)
+			}
+			txt.Close()
 		}
 	}
 }
