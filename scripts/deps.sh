@@ -7,7 +7,7 @@
 set -euo pipefail
 
 build_pkgs=(cmake make gcc libc6-dev)
-all_pkgs=("${build_pkgs[@]}" g++ clang libclang-rt-14-dev check pkg-config doxygen valgrind python3 python3-cffi python3-venv python3-pip python3-yappi mypy binutils graphviz
+all_pkgs=("${build_pkgs[@]}" g++ clang libclang-rt-14-dev check pkg-config doxygen valgrind python3 python3-cffi python3-venv python3-pip python3-yappi php-cli php-xdebug mypy binutils graphviz
           zlib1g-dev libgoogle-perftools-dev abigail-tools debhelper dpkg-dev lintian golang-go
           cargo rustc chromium)
 

@@ -1117,6 +1117,82 @@ static cgprop_total_row total_of(cgprop_graph *g, const char *name)
     return t;
 }
 
+/* The total row of the function keyed key, after the analyses. */
+static cgprop_total_row total_key(cgprop_graph *g, const char *key)
+{
+    cgprop_total_row t;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, node_by_key(g, key), &t, sizeof t), CGPROP_OK);
+    return t;
+}
+
+/* Xdebug writes a block per call, when it returns, in post-order; its
+ * calls= lines carry one number more than its positions ("calls=1 0 0").
+ * Here {main} calls a, a calls b, b calls a again, which calls nothing:
+ *   a (inner):  self 5
+ *   b:          self 7, its call of a 5         -> 12
+ *   a (outer):  self 10, its call of b 12       -> 22
+ *   {main}:     self 1, its call of a 22        -> 23
+ * a and b form a cycle; the tree says which a is outermost, so every total
+ * is exact: a 22 (the outer call alone; the inner one is inside it), b 12,
+ * {main} 23; a's self is 15. Read as a plain callgrind file the same text
+ * gives a and b estimates. */
+static const char xdebug_tree[] = "version: 1\ncreator: xdebug 3.2.0 (PHP 8.2.36)\ncmd: /t.php\npart: 1\n"
+                                  "positions: line\n\nevents: Time_(10ns) Memory_(bytes)\n\n"
+                                  "fl=(1) /t.php\nfn=(1) a\n2 5 0\n\n"
+                                  "fl=(1)\nfn=(2) b\n3 7 0\ncfl=(1)\ncfn=(1)\ncalls=1 0 0\n3 5 0\n\n"
+                                  "fl=(1)\nfn=(1)\n2 10 0\ncfl=(1)\ncfn=(2)\ncalls=1 0 0\n2 12 0\n\n"
+                                  "fl=(1)\nfn=(3) {main}\n1 1 0\ncfl=(1)\ncfn=(1)\ncalls=1 0 0\n9 22 0\n\n"
+                                  "summary: 23 0\n";
+
+static cgprop_graph *analysed(const char *text, cgprop_read_info *info)
+{
+    cgprop_graph *g = read_text(text, NULL, info);
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+    return g;
+}
+
+START_TEST(xdebug_call_tree)
+{
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = analysed(xdebug_tree, &info);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_STACKS);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+    static const struct {
+        const char *key;
+        double total, self;
+    } want[] = {{"\t/t.php\ta", 22, 15}, {"\t/t.php\tb", 12, 7}, {"\t/t.php\t{main}", 23, 1}};
+    for (size_t i = 0; i < 3; i++) {
+        cgprop_total_row t = total_key(g, want[i].key);
+        ck_assert_msg(t.estimate == CGPROP_EST_EXACT, "%s: estimate %u", want[i].key, t.estimate);
+        ck_assert_double_eq(t.total, want[i].total);
+        ck_assert_double_eq((double)(split_of(g, want[i].key, 0).S_n + split_of(g, want[i].key, 0).S_r), want[i].self);
+    }
+    /* a's self by level: 10 at level 0, 5 at level 1. */
+    ck_assert_uint_eq(split_of(g, "\t/t.php\ta", 0).S_n, 10);
+    ck_assert_uint_eq(split_of(g, "\t/t.php\ta", 0).S_r, 5);
+    cgprop_graph_free(g);
+
+    /* The first block made a block of another function: b's call of a
+     * then takes no block of a (no post-order tree says this: an edited
+     * file, or another writer's), so the file is read as written, a and b
+     * a cycle whose totals are estimated. */
+    static const char moved[] = "version: 1\ncreator: xdebug 3.2.0 (PHP 8.2.36)\npositions: line\n"
+                                "events: Time_(10ns) Memory_(bytes)\n"
+                                "fl=(1) /t.php\nfn=(4) c\n2 5 0\n"
+                                "fl=(1)\nfn=(2) b\n3 7 0\ncfl=(1)\ncfn=(1) a\ncalls=1 0 0\n3 5 0\n"
+                                "fl=(1)\nfn=(1)\n2 10 0\ncfl=(1)\ncfn=(2)\ncalls=1 0 0\n2 12 0\n"
+                                "fl=(1)\nfn=(3) {main}\n1 1 0\ncfl=(1)\ncfn=(1)\ncalls=1 0 0\n9 22 0\n";
+    cgprop_read_info_init(&info);
+    g = analysed(moved, &info);
+    ck_assert_uint_ne(info.recursion, CGPROP_RECS_STACKS);
+    ck_assert_uint_ne(total_key(g, "\t/t.php\tb").estimate, CGPROP_EST_EXACT);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(sides_disagree_not_exact)
 {
     /* No recursion, so every cost is level 0 and C_n(b) can be read two
@@ -1775,6 +1851,7 @@ static Suite *suite(void)
     tc = tcase_create("robustness");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, malformed);
+    tcase_add_test(tc, xdebug_call_tree);
     tcase_add_test(tc, garbage);
     tcase_add_test(tc, fast_path_agrees);
     tcase_add_test(tc, alloc_failures);

@@ -483,6 +483,14 @@ START_TEST(test_readers)
     run_sweep(&s, &p);
     free(recur);
 
+    /* Xdebug's call tree: the gzip, the tree, the rewritten copy, the read. */
+    char *xd = slurp(DATA "/xdebug/tree.cachegrind.out.gz", &len);
+    p.data = xd;
+    p.len = len;
+    s.name = "read callgrind (Xdebug's call tree)";
+    run_sweep(&s, &p);
+    free(xd);
+
     p.data = folded_text;
     p.len = sizeof folded_text - 1;
     s.name = "read folded";

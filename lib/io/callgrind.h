@@ -264,5 +264,13 @@ void cgprop__cg_acc_flush(cg *c);
 int cgprop__cg_pass1(cg *c, const char *data, size_t len);
 /* Pass 2 (callgrind_assemble.c): the final graph from pass 1's raw functions. */
 int cgprop__cg_assemble(cg *c, cgprop_graph **out, cgprop_read_info *info);
+/* Xdebug's profiles (callgrind_xdebug.c): whether its creator: line names
+ * Xdebug, and the file rewritten with each call's recursion level in its
+ * names (*out NULL when the file is no call tree: read it as it is; free
+ * *out with cgprop__mem_free through an allocator cgprop__mem_init made
+ * from alloc). CGPROP_OK or CGPROP_ENOMEM. */
+bool cgprop__cg_is_xdebug(const char *data, size_t len);
+int cgprop__cg_xdebug_rewrite(const char *data, size_t len, const cgprop_allocator *alloc, char **out,
+                              size_t *out_len);
 
 #endif

@@ -9,9 +9,8 @@
  * changes the meaning of every plain self-call. */
 #include "callgrind.h"
 
-int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_options *opts,
-                           const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
-                           cgprop_read_error *err)
+static int read_cg(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
+                   cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
     cg c;
     memset(&c, 0, sizeof c);
@@ -64,5 +63,31 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
     cgprop__mem_free(&c.mem, c.rset.slot);
     cgprop_graph_free(c.raw);
     cgprop__u64map_free(&c.mem, &c.ids);
+    return rc;
+}
+
+int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_options *opts,
+                           const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                           cgprop_read_error *err)
+{
+    if (!cgprop__cg_is_xdebug(data, len)) return read_cg(data, len, opts, alloc, out, info, err);
+    /* Xdebug's call tree gives every call's recursion level: the file
+     * rewritten with them in callgrind's fn'N names, made as by a run with
+     * an unbounded --separate-recs (fn'3 stands for every level from 2). */
+    char *tree;
+    size_t tlen;
+    int rc = cgprop__cg_xdebug_rewrite(data, len, alloc, &tree, &tlen);
+    if (rc) return cgprop__read_fail(err, rc, 0, "%s", "out of memory");
+    if (!tree) return read_cg(data, len, opts, alloc, out, info, err);
+    cgprop_read_options o = *opts;
+    o.separate_recs = MAX_REC_INDEX;
+    rc = read_cg(tree, tlen, &o, alloc, out, info, err);
+    cgprop_allocator m;
+    cgprop__mem_init(&m, alloc);
+    cgprop__mem_free(&m, tree);
+    if (!rc && info) {
+        info->recursion = CGPROP_RECS_STACKS;
+        info->separate_recs = 0;
+    }
     return rc;
 }
