@@ -38,6 +38,9 @@ static const char go_goroutine[] = "goroutine profile: total 1\n1 @ 0x42d196 0x4
 static const char go_custom[] = "my.lib/conns profile: total 12\n12 @ 0x42d196\n";
 static const char go_block[] = "--- contention:\ncycles/second=2994379186\n";
 static const char go_mutex[] = "--- mutex:\ncycles/second=2994379186\nsampling period=1\n";
+/* Blanks before the lines, which the text readers pass over. */
+static const char go_indented[] = "  --- mutex:\n\tcycles/second=2994379186\n";
+static const char perf_indented[] = " PERFILE2h\0\0\0\0\0\0\0";
 
 #define R(w, b, h) {w, b, sizeof b - 1, h}
 static const rec recs[] = {
@@ -51,6 +54,8 @@ static const rec recs[] = {
     R("Go custom text", go_custom, "printed as text (debug=1)"),
     R("Go block text", go_block, "printed as text (debug=1)"),
     R("Go mutex text", go_mutex, "printed as text (debug=1)"),
+    R("Go mutex text, indented", go_indented, "printed as text (debug=1)"),
+    R("perf.data behind a blank", perf_indented, "perf script -i perf.data"),
 };
 #define NRECS (sizeof recs / sizeof recs[0])
 

@@ -134,6 +134,14 @@ static bool ends_with_number(const char *s, size_t n)
     return j < n && j > 0 && cgprop__is_space(s[j - 1]);
 }
 
+/* How many blanks (spaces and TABs) open d. */
+static size_t blanks(const char *d, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (d[i] == ' ' || d[i] == '\t')) i++;
+    return i;
+}
+
 static uint64_t word_le(const unsigned char *p, size_t w)
 {
     uint64_t v = 0;
@@ -167,8 +175,10 @@ static bool go_text(const char *d, size_t len)
     size_t n = nl ? (size_t)(nl - d) : 0, i = 0;
     if (!n) return false;
     if (starts(d, n, "heap profile: ")) return true;
-    if ((n == 15 && starts(d, n, "--- contention:")) || (n == 10 && starts(d, n, "--- mutex:")))
-        return starts(d + n + 1, len - n - 1, "cycles/second=");
+    if ((n == 15 && starts(d, n, "--- contention:")) || (n == 10 && starts(d, n, "--- mutex:"))) {
+        size_t b = blanks(d + n + 1, len - n - 1);
+        return starts(d + n + 1 + b, len - n - 1 - b, "cycles/second=");
+    }
     /* A profile's name is one word; a ';' makes it a folded stack. */
     while (i < n && d[i] != ' ' && d[i] != ';') i++;
     if (i == 0 || !starts(d + i, n - i, " profile: total ")) return false;
@@ -180,9 +190,15 @@ static bool go_text(const char *d, size_t len)
 
 /* What no reader reads but users give cgprop often: the raw recordings
  * the profilers write before their own tools print them, told by their
- * first bytes, and what to run instead. NULL for anything else. */
+ * first bytes, and what to run instead. NULL for anything else. Blanks
+ * before them are passed over, as the text readers pass over a line's
+ * leading blanks: a reader named for the input refuses it the same way
+ * with or without them. */
 static const char *recording(const char *d, size_t len)
 {
+    size_t b = blanks(d, len);
+    d += b;
+    len -= b;
     if (starts(d, len, "PERFILE2") || starts(d, len, "2ELIFREP"))
         return "a perf.data recording (perf's binary format): cgprop reads the text perf script prints from it: "
                "perf script -i perf.data > perf.txt";
