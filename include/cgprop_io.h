@@ -38,7 +38,7 @@ enum cgprop_input_format {
     CGPROP_INPUT_EVENTS = 3,    /**< The recorder's event trace format. */
     CGPROP_INPUT_PERF = 4,      /**< Text of @c perf @c script on samples with call chains (docs/formats/perf.md). */
     CGPROP_INPUT_PPROF = 5,     /**< pprof's profile.proto (Go runtime/pprof and others), gzipped or not (docs/formats/pprof.md). */
-    CGPROP_INPUT_V8 = 6,        /**< Chrome/V8 @c .cpuprofile JSON (node --cpu-prof, DevTools; docs/formats/v8.md). */
+    CGPROP_INPUT_V8 = 6,        /**< Chrome/V8 @c .cpuprofile JSON (node --cpu-prof, DevTools) or a Chrome trace's CPU profiles (docs/formats/v8.md). */
     CGPROP_INPUT_PSTATS = 7,    /**< Python cProfile / profile statistics (a marshal dump; docs/formats/pstats.md). */
     CGPROP_INPUT_GPROF = 8      /**< gprof's text report: flat profile and call graph (docs/formats/gprof.md). */
 };
@@ -155,7 +155,8 @@ CGPROP_API void cgprop_read_options_init(cgprop_read_options *opts);
 /**
  * Recognise an input format by content, looking inside gzip input: perf
  * script (a sample header followed by a frame line), a .cpuprofile (a JSON
- * object with a @c nodes key), pprof (a Profile message), Python statistics
+ * object with a @c nodes key) or a Chrome trace (@c traceEvents, or an
+ * array of events), pprof (a Profile message), Python statistics
  * (a marshal dump of a dict), a gprof report (its flat profile or call graph
  * headers), callgrind (a @c # @c callgrind @c format, @c version:,
  * @c creator:, @c events: or @c positions: header line before any cost

@@ -186,8 +186,10 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
                       cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err);
 bool cgprop__perf_detect(const char *data, size_t len);
 
-/* Chrome/V8 .cpuprofile JSON, in lib/io/v8.c; detect: a JSON object that
- * has a "nodes" key among its first bytes. */
+/* Chrome/V8 .cpuprofile JSON, or a Chrome trace's CPU profiles, in
+ * lib/io/v8.c; detect: a JSON object that has a "nodes" key among its
+ * first bytes or opens with a profile's or a trace's key, or an array of
+ * trace events. */
 int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                     cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err);
 bool cgprop__v8_detect(const char *data, size_t len);

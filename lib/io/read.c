@@ -218,9 +218,10 @@ static const char *recording(const char *d, size_t len)
 static uint32_t detect_plain(const char *data, size_t len)
 {
     if (!data || recording(data, len)) return CGPROP_INPUT_AUTO;
-    /* The .cpuprofile test looks at 4 KiB at most and wants a leading '{',
-     * which no perf script has; the perf test parses the first line as a
-     * sample header, which for a one-line JSON profile is the whole file. */
+    /* The .cpuprofile test looks at 4 KiB at most and wants a leading '{'
+     * (or, for a trace, '[' and an object), which no perf script has; the
+     * perf test parses the first line as a sample header, which for a
+     * one-line JSON profile is the whole file. */
     if (cgprop__v8_detect(data, len)) return CGPROP_INPUT_V8;
     if (cgprop__perf_detect(data, len)) return CGPROP_INPUT_PERF;
     if (cgprop__pprof_detect(data, len)) return CGPROP_INPUT_PPROF;
@@ -354,7 +355,7 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         if (fmt == CGPROP_INPUT_AUTO) {
             cgprop__ra_free(alloc, inflated);
             return cgprop__read_fail(err, CGPROP_EFORMAT, 0,
-                                     len ? "unknown input format (not callgrind, folded stacks, an event trace, perf script, pprof, a .cpuprofile, Python statistics or a gprof report)"
+                                     len ? "unknown input format (not callgrind, folded stacks, an event trace, perf script, pprof, a .cpuprofile or Chrome trace, Python statistics or a gprof report)"
                                          : "empty input");
         }
     }

@@ -3,7 +3,9 @@
  * callFrame and its children's ids), "samples" (the node id of each sample's
  * innermost frame), "timeDeltas" (µs between samples), "startTime" and
  * "endTime". Each node's path from the root is one stack, added once with
- * the sum of its samples: recursion classes are exact. See
+ * the sum of its samples: recursion classes are exact. Also the traces of
+ * DevTools' Performance panel (Trace Event Format), whose Profile and
+ * ProfileChunk events hold the same profile in pieces. See
  * docs/formats/v8.md for the mapping. */
 #include "util/prefetch.h"
 #include "io_util.h"
@@ -51,6 +53,9 @@ typedef struct jlex {
     unsigned char in_obj[J_MAX_DEPTH];
     cgprop_read_error *err;
 } jlex;
+
+/* JSON's white space. */
+static bool json_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 static void jinit(jlex *L, const char *data, size_t len, cgprop_read_error *err)
 {
@@ -378,6 +383,47 @@ typedef struct vidx {
 #define NO_FN UINT32_MAX
 #define NO_NODE UINT32_MAX
 
+/* A stretch of a profile's samples: a samples array and its timeDeltas,
+ * both checked and counted in the first pass. A .cpuprofile has one; a
+ * trace profile one per ProfileChunk. */
+typedef struct vseg {
+    const char *samples_at, *deltas_at; /* deltas_at NULL: no timeDeltas */
+    uint64_t samples_line, deltas_line;
+    uint64_t n;
+} vseg;
+
+/* A JSON scalar as written (a string with its quotes): pid, tid and
+ * profile ids are compared byte for byte. */
+typedef struct vspan {
+    const char *s;
+    size_t n;
+} vspan;
+
+enum { SRC_NONE, SRC_INTERNAL, SRC_INSPECTOR, SRC_SELF };
+
+/* A trace's "Profile" event: one profile, its chunks listed through
+ * vchunk.next in file order. */
+typedef struct vprof {
+    vspan pid, tid, id;
+    uint64_t line, seq;
+    uint32_t first, last;
+    unsigned char source;
+    bool chosen;
+} vprof;
+
+typedef struct vchunk {
+    vspan pid, id;
+    uint64_t line, seq;
+    const char *nodes_at; /* NULL: no nodes array */
+    uint64_t nodes_line;
+    vseg seg;
+    uint64_t ndeltas;
+    uint32_t prof, next;
+    unsigned char source;
+} vchunk;
+
+#define NO_CHUNK UINT32_MAX
+
 typedef struct v8r {
     cgprop_graph *g;
     cgprop_read_error *err;
@@ -399,6 +445,16 @@ typedef struct v8r {
     const char *samples_at, *deltas_at, *end;
     uint64_t samples_line, deltas_line;
     uint64_t nsamples, ndeltas;
+    uint64_t frames; /* sampled path frames so far, against frame_budget */
+    size_t len;      /* the input's bytes */
+    /* A trace: its profiles and chunks in file order. */
+    bool trace;
+    uint64_t objs_line; /* a "samples" list of objects (a trace's), or 0 */
+    vprof *profs;
+    size_t np, pcap;
+    vchunk *chunks;
+    size_t nc, ccap;
+    uint64_t nev; /* events met, their sequence */
 } v8r;
 
 static int v8_oom(v8r *v, uint64_t line) { return cgprop__read_fail(v->err, CGPROP_ENOMEM, line, "out of memory"); }
@@ -813,31 +869,286 @@ static int int_array(jlex *L, uint64_t *count, const char *what)
     return CGPROP_OK;
 }
 
+static int read_nodes(v8r *v, jlex *L)
+{
+    jtok t;
+    int rc = want(L, &t, J_ARR, "nodes is not an array");
+    if (rc) return rc;
+    for (;;) {
+        if ((rc = jnext(L, &t))) return rc;
+        if (t.type == J_ARR_END) return CGPROP_OK;
+        if (t.type != J_OBJ) return jfail(L, "a node is not an object");
+        if (read_node_fast(v, L, &rc)) {
+            if (rc) return rc;
+            continue;
+        }
+        if ((rc = read_node(v, L))) return rc;
+    }
+}
+
+/* ---- traces: the Trace Event Format, CPU profiles in Profile and
+ * ProfileChunk events ---- */
+
+/* A lexer for a value the first pass has checked and left at `at`: errors
+ * it meets name the same line and byte as the whole input's would. */
+static void jsub(jlex *S, const jlex *L, const char *at, uint64_t line)
+{
+    jinit(S, L->b, (size_t)(L->end - L->b), L->err);
+    S->p = at;
+    S->line = line;
+}
+
+/* The next value as written, for ids: a string (with its quotes) or a
+ * number; anything else is skipped and gives an empty span. */
+static int raw_scalar(jlex *L, vspan *out)
+{
+    jtok t;
+    jws(L);
+    const char *at = L->p;
+    int rc = jnext(L, &t);
+    if (rc) return rc;
+    out->s = at;
+    out->n = t.type == J_STR || t.type == J_NUM ? (size_t)(L->p - at) : 0;
+    return jskip(L, &t);
+}
+
+static bool span_eq(vspan a, vspan b) { return a.n == b.n && (a.n == 0 || memcmp(a.s, b.s, a.n) == 0); }
+
+static int span_cmp(vspan a, vspan b)
+{
+    size_t n = a.n < b.n ? a.n : b.n;
+    int c = n ? memcmp(a.s, b.s, n) : 0;
+    return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+/* Whether a string token, escapes decoded, is w. */
+static bool str_is(const jtok *t, const char *w)
+{
+    size_t n = strlen(w);
+    if (!t->esc) return t->n == n && memcmp(t->s, w, n) == 0;
+    char buf[32];
+    if (t->n > sizeof buf) return false;
+    return jdecode(t->s, t->n, buf) == n && memcmp(buf, w, n) == 0;
+}
+
+/* The profile's origin, which DevTools goes by when one thread has
+ * several profiles; other strings are no source. */
+static int read_source(jlex *L, unsigned char *src)
+{
+    jtok t;
+    int rc = jnext(L, &t);
+    if (rc) return rc;
+    if (t.type != J_STR) return jskip(L, &t);
+    if (str_is(&t, "Internal")) *src = SRC_INTERNAL;
+    else if (str_is(&t, "Inspector")) *src = SRC_INSPECTOR;
+    else if (str_is(&t, "SelfProfiling")) *src = SRC_SELF;
+    return CGPROP_OK;
+}
+
+/* A sample array's or a delta array's place and length: int_array checks
+ * and counts it, the sample pass reads it. */
+static int locate_array(jlex *L, const char **at, uint64_t *line, uint64_t *n, const char *what)
+{
+    jws(L);
+    *at = L->p;
+    *line = L->line;
+    return int_array(L, n, what);
+}
+
+/* The event's args, checked by the first pass, read again now that its
+ * name is known (Chromium writes args before name). A Profile event gives
+ * the source; a chunk its nodes, samples, timeDeltas and source. Other
+ * keys, at every level, are skipped. */
+static int read_event_args(const jlex *L, const char *at, uint64_t line, unsigned char *src, vchunk *c)
+{
+    jlex S;
+    jsub(&S, L, at, line);
+    jtok t;
+    int rc = want(&S, &t, J_OBJ, "args is not an object");
+    if (rc) return rc;
+    while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+        if (!key_is(&t, "data")) {
+            if (!(rc = jnext(&S, &t))) rc = jskip(&S, &t);
+            if (rc) return rc;
+            continue;
+        }
+        if ((rc = want(&S, &t, J_OBJ, "args.data is not an object"))) return rc;
+        while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+            if (key_is(&t, "source")) {
+                rc = read_source(&S, src);
+            } else if (c && key_is(&t, "timeDeltas")) {
+                rc = locate_array(&S, &c->seg.deltas_at, &c->seg.deltas_line, &c->ndeltas,
+                                  "timeDeltas is not an array of integers");
+            } else if (c && key_is(&t, "cpuProfile")) {
+                if ((rc = want(&S, &t, J_OBJ, "cpuProfile is not an object"))) return rc;
+                while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+                    if (key_is(&t, "nodes")) {
+                        jws(&S);
+                        c->nodes_at = S.p;
+                        c->nodes_line = S.line;
+                        if ((rc = want(&S, &t, J_ARR, "nodes is not an array"))) return rc;
+                        rc = jskip(&S, &t);
+                    } else if (key_is(&t, "samples")) {
+                        rc = locate_array(&S, &c->seg.samples_at, &c->seg.samples_line, &c->seg.n,
+                                          "samples is not an array of integers");
+                    } else if (!(rc = jnext(&S, &t))) {
+                        rc = jskip(&S, &t);
+                    }
+                    if (rc) return rc;
+                }
+            } else if (!(rc = jnext(&S, &t))) {
+                rc = jskip(&S, &t);
+            }
+            if (rc) return rc;
+        }
+        if (rc) return rc;
+    }
+    return rc;
+}
+
+/* One event, its '{' read. Every event is checked; only Profile and
+ * ProfileChunk events (matched by name, as DevTools does) are kept, and
+ * of those only ids, places and counts: nothing is built here. */
+static int read_event(v8r *v, jlex *L)
+{
+    jtok t;
+    vspan pid = {NULL, 0}, tid = {NULL, 0}, id = {NULL, 0};
+    const char *args = NULL;
+    uint64_t args_line = 0, line = L->line;
+    int kind = 0; /* 1 Profile, 2 ProfileChunk */
+    int rc;
+    while (!(rc = jnext(L, &t)) && t.type != J_OBJ_END) {
+        if (key_is(&t, "args")) {
+            jws(L);
+            args = L->p;
+            args_line = L->line;
+            if (!(rc = jnext(L, &t))) rc = jskip(L, &t);
+        } else if (key_is(&t, "name")) {
+            if (!(rc = jnext(L, &t)) && t.type == J_STR)
+                kind = str_is(&t, "ProfileChunk") ? 2 : str_is(&t, "Profile") ? 1 : 0;
+            else if (!rc)
+                rc = jskip(L, &t);
+        } else if (key_is(&t, "pid")) {
+            rc = raw_scalar(L, &pid);
+        } else if (key_is(&t, "tid")) {
+            rc = raw_scalar(L, &tid);
+        } else if (key_is(&t, "id")) {
+            rc = raw_scalar(L, &id);
+        } else if (!(rc = jnext(L, &t))) {
+            rc = jskip(L, &t);
+        }
+        if (rc) return rc;
+    }
+    if (rc) return rc;
+    uint64_t seq = v->nev++;
+    if (kind == 1) {
+        if (v->np >= NO_CHUNK - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "too many profiles");
+        if (!grow(v, (void **)&v->profs, &v->pcap, v->np, sizeof *v->profs)) return v8_oom(v, line);
+        vprof *p = &v->profs[v->np++];
+        memset(p, 0, sizeof *p);
+        p->pid = pid;
+        p->tid = tid;
+        p->id = id;
+        p->line = line;
+        p->seq = seq;
+        p->first = p->last = NO_CHUNK;
+        return args ? read_event_args(L, args, args_line, &p->source, NULL) : CGPROP_OK;
+    }
+    if (kind == 2) {
+        if (v->nc >= NO_CHUNK - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "too many profile chunks");
+        if (!grow(v, (void **)&v->chunks, &v->ccap, v->nc, sizeof *v->chunks)) return v8_oom(v, line);
+        vchunk *c = &v->chunks[v->nc++];
+        memset(c, 0, sizeof *c);
+        c->pid = pid;
+        c->id = id;
+        c->line = line;
+        c->seq = seq;
+        c->prof = c->next = NO_CHUNK;
+        if (args && (rc = read_event_args(L, args, args_line, &c->source, c))) return rc;
+        /* Each sample comes with its delta, in the same chunk (DevTools
+         * reports a profile whose two lists part as one it cannot parse). */
+        if (c->seg.n != c->ndeltas)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, c->seg.deltas_at ? c->seg.deltas_line : c->line,
+                                     "%llu samples but %llu timeDeltas in a ProfileChunk",
+                                     (unsigned long long)c->seg.n, (unsigned long long)c->ndeltas);
+    }
+    return CGPROP_OK;
+}
+
+/* A bare array of events may end without its closing bracket (and after a
+ * comma), as the Trace Event Format allows for a trace cut short. */
+static bool cut_short(jlex *L)
+{
+    jws(L);
+    const char *p = L->p;
+    if (p < L->end && *p == ',' && L->expect == X_AFTER) {
+        p++;
+        while (p < L->end && json_space(*p)) p++;
+    }
+    if (p < L->end) return false;
+    for (; L->p < p; L->p++) L->line += *L->p == '\n';
+    L->depth = 0;
+    L->expect = X_DONE;
+    return true;
+}
+
+/* The events array, its '[' read. */
+static int read_events(v8r *v, jlex *L, bool bare)
+{
+    jtok t;
+    int rc;
+    v->trace = true;
+    for (;;) {
+        if (bare && L->depth == 1 && cut_short(L)) return CGPROP_OK;
+        if ((rc = jnext(L, &t))) return rc;
+        if (t.type == J_ARR_END) return CGPROP_OK;
+        if (t.type != J_OBJ) return jfail(L, "a trace event is not an object");
+        if ((rc = read_event(v, L))) return rc;
+    }
+}
+
 static int parse(v8r *v, jlex *L)
 {
     jtok t;
-    int rc = want(L, &t, J_OBJ, "a .cpuprofile is a JSON object");
+    int rc = jnext(L, &t);
     if (rc) return rc;
+    if (t.type == J_ARR) {
+        if ((rc = read_events(v, L, true))) return rc;
+        return jnext(L, &t); /* only blanks may follow */
+    }
+    if (t.type != J_OBJ) return jfail(L, "a .cpuprofile is a JSON object, a trace an object or an array");
     bool has_nodes = false;
     for (;;) {
         if ((rc = jnext(L, &t))) return rc;
         if (t.type == J_OBJ_END) break;
-        if (key_is(&t, "nodes")) {
-            if ((rc = want(L, &t, J_ARR, "nodes is not an array"))) return rc;
+        if (key_is(&t, "traceEvents")) {
+            if (has_nodes)
+                return jfail(L, "both nodes and traceEvents: a .cpuprofile or a trace, not both");
+            if ((rc = want(L, &t, J_ARR, "traceEvents is not an array"))) return rc;
+            if ((rc = read_events(v, L, false))) return rc;
+        } else if (v->trace) {
+            /* A trace's other keys (metadata, ...), whatever their name. */
+            if ((rc = jnext(L, &t))) return rc;
+            if ((rc = jskip(L, &t))) return rc;
+        } else if (key_is(&t, "nodes")) {
             has_nodes = true;
-            for (;;) {
-                if ((rc = jnext(L, &t))) return rc;
-                if (t.type == J_ARR_END) break;
-                if (t.type != J_OBJ) return jfail(L, "a node is not an object");
-                if (read_node_fast(v, L, &rc)) {
-                    if (rc) return rc;
-                    continue;
-                }
-                if ((rc = read_node(v, L))) return rc;
-            }
+            if ((rc = read_nodes(v, L))) return rc;
         } else if (key_is(&t, "samples") || key_is(&t, "timeDeltas")) {
             bool is_s = key_is(&t, "samples");
             jws(L);
+            if (is_s && L->p < L->end && *L->p == '[') {
+                /* The Trace Event Format's own "samples" list holds
+                 * objects: skipped, in case traceEvents follows. */
+                const char *q = L->p + 1;
+                uint64_t line = L->line;
+                while (q < L->end && json_space(*q)) line += *q++ == '\n';
+                if (q < L->end && *q == '{') {
+                    v->objs_line = line;
+                    if (!(rc = jnext(L, &t))) rc = jskip(L, &t);
+                    if (rc) return rc;
+                    continue;
+                }
+            }
             if (is_s) {
                 v->samples_at = L->p;
                 v->samples_line = L->line;
@@ -862,6 +1173,9 @@ static int parse(v8r *v, jlex *L)
         }
     }
     if ((rc = jnext(L, &t))) return rc; /* only blanks may follow */
+    if (v->trace) return CGPROP_OK;
+    if (v->objs_line)
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->objs_line, "samples is not an array of integers");
     if (!has_nodes || v->nn == 0) return cgprop__read_fail(v->err, CGPROP_EFORMAT, L->line, "no nodes in the profile");
     if (v->has_samples && v->has_deltas && v->nsamples != v->ndeltas)
         return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->deltas_line,
@@ -1090,64 +1404,71 @@ static void sample_chunk(const v8r *v, iarr *a, uint64_t left, schunk *c)
     }
 }
 
-static int sample_pass(v8r *v)
+/* The samples of nseg stretches, total in all, one after the other as one
+ * list (a trace profile's chunks continue each other's time stamps);
+ * without deltas, only counted. */
+static int sample_pass(v8r *v, const vseg *sg, size_t nseg, uint64_t total, bool deltas)
 {
-    iarr s = {v->samples_at, v->samples_line, v->end};
-    iarr d = {v->deltas_at, v->deltas_line, v->end};
     int64_t ts = v->start;
     int64_t prev_ts = 0, first_ts = 0;
     uint32_t prev = NO_NODE;
+    uint64_t dline = 0;
     bool sorted = true;
     int rc;
     schunk c;
-    for (uint64_t i = 0; i < v->nsamples && sorted;) {
-        sample_chunk(v, &s, v->nsamples - i, &c);
-        for (uint32_t j = 0; j < c.n; j++, i++) {
-            uint32_t nd = c.nd[j];
-            v->nodes[nd].samples++;
-            if (!v->has_deltas) continue;
-            if ((rc = add_ts(v, &ts, inext(&d), d.line))) return rc;
-            if (prev != NO_NODE) {
-                if (ts < prev_ts) {
-                    sorted = false;
-                    break;
+    for (size_t k = 0; k < nseg && sorted; k++) {
+        iarr s = {sg[k].samples_at, sg[k].samples_line, v->end};
+        iarr d = {sg[k].deltas_at, sg[k].deltas_line, v->end};
+        for (uint64_t i = 0; i < sg[k].n && sorted;) {
+            sample_chunk(v, &s, sg[k].n - i, &c);
+            for (uint32_t j = 0; j < c.n; j++, i++) {
+                uint32_t nd = c.nd[j];
+                v->nodes[nd].samples++;
+                if (!deltas) continue;
+                if ((rc = add_ts(v, &ts, inext(&d), d.line))) return rc;
+                if (prev != NO_NODE) {
+                    if (ts < prev_ts) {
+                        sorted = false;
+                        break;
+                    }
+                    if ((rc = add_time(v, prev, (uint64_t)ts - (uint64_t)prev_ts, d.line))) return rc;
+                } else {
+                    first_ts = ts;
                 }
-                if ((rc = add_time(v, prev, (uint64_t)ts - (uint64_t)prev_ts, d.line))) return rc;
-            } else {
-                first_ts = ts;
+                prev = nd;
+                prev_ts = ts;
             }
-            prev = nd;
-            prev_ts = ts;
+            if (sorted && c.bad) return no_node(v, c.bad_line, c.bad_id);
         }
-        if (sorted && c.bad) return no_node(v, c.bad_line, c.bad_id);
+        dline = d.line;
     }
     if (sorted) {
         if (prev == NO_NODE) return CGPROP_OK;
-        return add_time(v, prev, last_lasts(first_ts, prev_ts, v->nsamples), d.line);
+        return add_time(v, prev, last_lasts(first_ts, prev_ts, total), dline);
     }
 
     for (size_t i = 0; i < v->nn; i++) v->nodes[i].samples = v->nodes[i].time = 0;
-    if (v->nsamples > SIZE_MAX / sizeof(tsamp)) return v8_oom(v, 0);
-    tsamp *a = cgprop__realloc(v->g, NULL, (size_t)v->nsamples, sizeof *a);
-    if (!a) return v8_oom(v, v->samples_line);
-    s.p = v->samples_at;
-    s.line = v->samples_line;
-    d.p = v->deltas_at;
-    d.line = v->deltas_line;
+    if (total > SIZE_MAX / sizeof(tsamp)) return v8_oom(v, 0);
+    tsamp *a = cgprop__realloc(v->g, NULL, (size_t)total, sizeof *a);
+    if (!a) return v8_oom(v, sg[0].samples_line);
     ts = v->start;
     rc = CGPROP_OK;
-    for (uint64_t i = 0; i < v->nsamples && !rc; i++) {
-        rc = sample_node(v, &s, &a[i].node);
-        if (!rc) rc = add_ts(v, &ts, inext(&d), d.line);
-        a[i].ts = ts;
-        a[i].i = i;
+    uint64_t m = 0;
+    for (size_t k = 0; k < nseg && !rc; k++) {
+        iarr s = {sg[k].samples_at, sg[k].samples_line, v->end};
+        iarr d = {sg[k].deltas_at, sg[k].deltas_line, v->end};
+        for (uint64_t i = 0; i < sg[k].n && !rc; i++, m++) {
+            rc = sample_node(v, &s, &a[m].node);
+            if (!rc) rc = add_ts(v, &ts, inext(&d), d.line);
+            a[m].ts = ts;
+            a[m].i = m;
+        }
     }
-    if (!rc) qsort(a, (size_t)v->nsamples, sizeof *a, cmp_ts);
-    for (uint64_t i = 0; i < v->nsamples && !rc; i++) {
+    if (!rc) qsort(a, (size_t)total, sizeof *a, cmp_ts);
+    for (uint64_t i = 0; i < total && !rc; i++) {
         v->nodes[a[i].node].samples++;
-        uint64_t dt = i + 1 < v->nsamples ? (uint64_t)a[i + 1].ts - (uint64_t)a[i].ts
-                                          : last_lasts(a[0].ts, a[i].ts, v->nsamples);
-        rc = add_time(v, a[i].node, dt, v->deltas_line);
+        uint64_t dt = i + 1 < total ? (uint64_t)a[i + 1].ts - (uint64_t)a[i].ts : last_lasts(a[0].ts, a[i].ts, total);
+        rc = add_time(v, a[i].node, dt, sg[nseg - 1].deltas_line);
     }
     cgprop__free(v->g, a);
     return rc;
@@ -1166,11 +1487,13 @@ static uint64_t frame_budget(size_t len)
 static int add_stacks(v8r *v, size_t len)
 {
     uint32_t maxd = 0;
-    uint64_t frames = 0;
+    /* The budget is the whole input's, shared by a trace's profiles. */
+    uint64_t frames = v->frames;
     for (size_t i = 0; i < v->nn; i++) {
         if (v->nodes[i].depth > maxd) maxd = v->nodes[i].depth;
         if (v->nodes[i].samples || v->nodes[i].time) frames += v->nodes[i].depth;
     }
+    v->frames = frames;
     if (frames > frame_budget(len))
         return cgprop__read_fail(v->err, CGPROP_EFORMAT, 0,
                                  "the sampled paths hold %llu frames in all, more than this reader takes from %llu bytes",
@@ -1254,6 +1577,132 @@ out:
     return rc;
 }
 
+/* ---- a trace's profiles ---- */
+
+/* Profile and chunk events, or profiles by thread, sorted by their key. */
+typedef struct vref {
+    vspan a, b;
+    uint64_t seq;
+    uint32_t i;
+    bool chunk;
+} vref;
+
+static int cmp_ref(const void *x, const void *y)
+{
+    const vref *p = x, *q = y;
+    int c = span_cmp(p->a, q->a);
+    if (!c) c = span_cmp(p->b, q->b);
+    return c ? c : (p->seq > q->seq) - (p->seq < q->seq);
+}
+
+/* Each chunk goes to the last Profile event before it with its pid and id
+ * (ids are scoped to a process, and an id met again after a profile's end
+ * starts a new profile); then, for each thread (the Profile event's pid
+ * and tid), the one profile DevTools shows: the one whose source is
+ * "Internal" (the Performance panel's own), else "Inspector"
+ * (console.profile, the Profiler domain), else the thread's first. Two
+ * profiles of one thread sample the same stacks over the same time: both
+ * would count them twice. */
+static int match(v8r *v, uint64_t end_line)
+{
+    size_t n = v->np + v->nc;
+    vref *r = cgprop__realloc(v->g, NULL, n ? n : 1, sizeof *r);
+    if (!r) return v8_oom(v, end_line);
+    for (size_t i = 0; i < v->np; i++) r[i] = (vref){v->profs[i].pid, v->profs[i].id, v->profs[i].seq, (uint32_t)i, false};
+    for (size_t i = 0; i < v->nc; i++)
+        r[v->np + i] = (vref){v->chunks[i].pid, v->chunks[i].id, v->chunks[i].seq, (uint32_t)i, true};
+    qsort(r, n, sizeof *r, cmp_ref);
+    uint32_t cur = NO_CHUNK, orphan = NO_CHUNK;
+    for (size_t i = 0; i < n; i++) {
+        if (i && (!span_eq(r[i].a, r[i - 1].a) || !span_eq(r[i].b, r[i - 1].b))) cur = NO_CHUNK;
+        if (!r[i].chunk) cur = r[i].i;
+        else if (cur != NO_CHUNK) v->chunks[r[i].i].prof = cur;
+        else if (orphan == NO_CHUNK || r[i].i < orphan) orphan = r[i].i;
+    }
+    if (orphan != NO_CHUNK) {
+        cgprop__free(v->g, r);
+        const vchunk *c = &v->chunks[orphan];
+        char id[40], pid[40];
+        cgprop__excerpt(id, c->id.s, c->id.n, 32);
+        cgprop__excerpt(pid, c->pid.s, c->pid.n, 32);
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, c->line,
+                                 "a ProfileChunk of profile %s of process %s with no Profile event before it", id, pid);
+    }
+    for (size_t i = 0; i < v->nc; i++) {
+        vchunk *c = &v->chunks[i];
+        vprof *p = &v->profs[c->prof];
+        if (p->last == NO_CHUNK) p->first = (uint32_t)i;
+        else v->chunks[p->last].next = (uint32_t)i;
+        p->last = (uint32_t)i;
+        /* As DevTools: the last source given, by the Profile or a chunk. */
+        if (c->source != SRC_NONE) p->source = c->source;
+    }
+    for (size_t i = 0; i < v->np; i++) r[i] = (vref){v->profs[i].pid, v->profs[i].tid, v->profs[i].seq, (uint32_t)i, false};
+    qsort(r, v->np, sizeof *r, cmp_ref);
+    for (size_t i = 0, j; i < v->np; i = j) {
+        size_t pick = i;
+        for (j = i + 1; j < v->np && span_eq(r[j].a, r[i].a) && span_eq(r[j].b, r[i].b); j++) {}
+        static const unsigned char order[] = {SRC_INTERNAL, SRC_INSPECTOR};
+        bool found = false;
+        for (size_t o = 0; o < 2 && !found; o++)
+            for (size_t k = i; k < j && !found; k++)
+                if (v->profs[r[k].i].source == order[o]) {
+                    pick = k;
+                    found = true;
+                }
+        v->profs[r[pick].i].chosen = true;
+    }
+    cgprop__free(v->g, r);
+    if (v->np == 0)
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, end_line,
+                                 "no CPU profile in the trace: no Profile event (JavaScript samples were not recorded)");
+    return CGPROP_OK;
+}
+
+static void reset_nodes(v8r *v)
+{
+    v->nn = v->ne = 0;
+    cgprop__free(v->g, v->idx);
+    v->idx = NULL;
+    v->dense = v->ident = false;
+    v->base = 0;
+}
+
+/* The chosen profiles one at a time, in file order: each one's nodes (of
+ * all its chunks, their ids its own), then its samples, each chunk's after
+ * the one before, then its stacks into the one graph. */
+static int read_trace(v8r *v, const jlex *L)
+{
+    int rc = match(v, L->line);
+    if (rc) return rc;
+    vseg *sg = cgprop__realloc(v->g, NULL, v->nc ? v->nc : 1, sizeof *sg);
+    if (!sg) return v8_oom(v, L->line);
+    for (size_t i = 0; i < v->np && !rc; i++) {
+        const vprof *p = &v->profs[i];
+        if (!p->chosen) continue;
+        reset_nodes(v);
+        for (uint32_t k = p->first; k != NO_CHUNK && !rc; k = v->chunks[k].next) {
+            if (!v->chunks[k].nodes_at) continue;
+            jlex S;
+            jsub(&S, L, v->chunks[k].nodes_at, v->chunks[k].nodes_line);
+            rc = read_nodes(v, &S);
+        }
+        /* DevTools shows nothing for a profile without nodes. */
+        if (rc || v->nn == 0) continue;
+        if ((rc = link(v))) break;
+        size_t nseg = 0;
+        uint64_t total = 0;
+        for (uint32_t k = p->first; k != NO_CHUNK; k = v->chunks[k].next)
+            if (v->chunks[k].seg.n) {
+                sg[nseg++] = v->chunks[k].seg;
+                total += v->chunks[k].seg.n;
+            }
+        if (!(rc = sample_pass(v, sg, nseg, total, true))) rc = add_stacks(v, v->len);
+    }
+    cgprop__free(v->g, sg);
+    return rc;
+}
+
 int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                     cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
@@ -1266,6 +1715,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
         data += 3;
         len -= 3;
     }
+    v.len = len;
     static const char *const names[] = {"time", "samples"};
     int rc = cgprop_graph_new(alloc, names, NULL, 2, &v.g);
     if (!rc && opts->contexts && (rc = cgprop_graph_keep_contexts(v.g, 1))) cgprop_graph_free(v.g);
@@ -1275,21 +1725,29 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     jinit(&L, data, len, err);
     v.end = data + len;
     rc = parse(&v, &L);
-    if (!rc) rc = link(&v);
-    if (!rc && v.has_samples) {
-        rc = sample_pass(&v);
+    if (!rc && v.trace) {
+        rc = read_trace(&v, &L);
     } else if (!rc) {
-        /* No sample list: the hit counts are all there is. */
-        for (size_t i = 0; i < v.nn; i++) v.nodes[i].samples = v.nodes[i].hit;
+        rc = link(&v);
+        if (!rc && v.has_samples) {
+            vseg one = {v.samples_at, v.has_deltas ? v.deltas_at : NULL, v.samples_line, v.deltas_line, v.nsamples};
+            rc = sample_pass(&v, &one, 1, v.nsamples, v.has_deltas);
+        } else if (!rc) {
+            /* No sample list: the hit counts are all there is. */
+            for (size_t i = 0; i < v.nn; i++) v.nodes[i].samples = v.nodes[i].hit;
+        }
+        if (!rc) rc = add_stacks(&v, len);
     }
-    if (!rc) rc = add_stacks(&v, len);
     if (!rc && (rc = cgprop__stacks_defer(v.g, false))) rc = cgprop__read_fail(err, rc, L.line, "out of memory");
     if (!rc && cgprop_graph_node_count(v.g) == 0)
-        rc = cgprop__read_fail(err, CGPROP_EFORMAT, L.line, "no sample in the profile");
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, L.line,
+                               v.trace ? "no sample in the trace's CPU profiles" : "no sample in the profile");
     cgprop__free(v.g, v.nodes);
     cgprop__free(v.g, v.edges);
     cgprop__free(v.g, v.idx);
     cgprop__free(v.g, v.key);
+    cgprop__free(v.g, v.profs);
+    cgprop__free(v.g, v.chunks);
     if (rc) {
         cgprop_graph_free(v.g);
         return rc;
@@ -1303,17 +1761,29 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     return CGPROP_OK;
 }
 
-/* JSON's white space. */
-static bool json_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+/* A bare array of trace events: '[', then an object whose first 4 KiB name
+ * its phase ("ph", which every event of the Trace Event Format has). */
+static bool trace_array(const char *s, size_t lim)
+{
+    size_t k = 1;
+    while (k < lim && json_space(s[k])) k++;
+    if (k >= lim || s[k] != '{') return false;
+    for (k++; k < lim && json_space(s[k]);) k++;
+    if (k >= lim || s[k] != '"') return false;
+    for (; k + 4 <= lim; k++)
+        if (memcmp(s + k, "\"ph\"", 4) == 0) return true;
+    return false;
+}
 
 bool cgprop__v8_detect(const char *data, size_t len)
 {
     size_t i = 0;
     if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) i = 3;
     while (i < len && json_space(data[i])) i++;
-    if (i >= len || data[i] != '{') return false;
+    if (i >= len || (data[i] != '{' && data[i] != '[')) return false;
     size_t lim = len - i < 4096 ? len - i : 4096;
     const char *s = data + i;
+    if (*s == '[') return trace_array(s, lim);
     bool nodes = false, frame = false;
     for (size_t k = 0; k + 11 <= lim; k++) {
         if (!nodes && memcmp(s + k, "\"nodes\"", 7) == 0) nodes = true;
@@ -1323,16 +1793,21 @@ bool cgprop__v8_detect(const char *data, size_t len)
     /* The node tree need not come first (a profile rewritten by a tool that
      * orders its keys): then its first key must be one of the profile's
      * own, with a value of the right kind, and no other format read here
-     * starts so. */
+     * starts so. A trace object starts with its events (Chromium) or with
+     * its metadata (DevTools' "Save trace"), which can be long. */
     size_t k = 1;
     while (k < lim && json_space(s[k])) k++;
-    static const char *const keys[] = {"\"samples\"", "\"timeDeltas\"", "\"startTime\"", "\"endTime\""};
+    static const struct {
+        const char *key;
+        char value; /* '0': a number */
+    } keys[] = {{"\"samples\"", '['},    {"\"timeDeltas\"", '['},  {"\"startTime\"", '0'},
+                {"\"endTime\"", '0'},    {"\"traceEvents\"", '['}, {"\"metadata\"", '{'}};
     for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++) {
-        size_t n = strlen(keys[j]), q = k + n;
-        if (q > lim || memcmp(s + k, keys[j], n)) continue;
+        size_t n = strlen(keys[j].key), q = k + n;
+        if (q > lim || memcmp(s + k, keys[j].key, n)) continue;
         while (q < lim && (json_space(s[q]) || s[q] == ':')) q++;
         if (q >= lim) return false;
-        return j < 2 ? s[q] == '[' : (s[q] >= '0' && s[q] <= '9');
+        return keys[j].value == '0' ? s[q] >= '0' && s[q] <= '9' : s[q] == keys[j].value;
     }
     return false;
 }

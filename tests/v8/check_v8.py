@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""cgprop's report on a .cpuprofile against totals worked out here from the
-JSON itself (standard library only).
+"""cgprop's report on a .cpuprofile, or on a trace's CPU profiles, against
+totals worked out here from the JSON itself (standard library only).
 
   check_v8.py TOOL PROFILE.cpuprofile      the committed profile
+  check_v8.py TOOL TRACE.json[.gz]         a trace (Trace Event Format) holding
+                                           Profile and ProfileChunk events
   check_v8.py TOOL --live SCRIPT.js        record SCRIPT.js with node --cpu-prof
                                            first (exit 77, skipped, without node)
   check_v8.py TOOL --chrome PAGE.html      record PAGE.html's runRecursion() in
                                            headless Chromium over the DevTools
                                            protocol first (chrome_profile.py;
                                            exit 77 without Chromium)
+  check_v8.py TOOL --chrome-trace PAGE.html  the same, recorded as a trace, as
+                                           DevTools' Performance panel records
 
 The rules computed here are those of docs/formats/v8.md: a function is
 url + 1-based line:column + name ("(anonymous)" when empty); the tree's
@@ -16,7 +20,13 @@ url + 1-based line:column + name ("(anonymous)" when empty); the tree's
 time order (DevTools' timeline); a function is counted
 once per sample however often it recurs on the stack. The last sample in time
 order lasts the mean interval, (last time stamp - first) / (samples - 1).
+In a trace, a profile is a Profile event and the ProfileChunk events with its
+pid and id after it, their nodes, samples and deltas one after the other;
+each thread (pid, tid) counts one profile, the one whose source is
+"Internal", else "Inspector", else its first; the figures of the threads
+add up.
 """
+import gzip
 import json
 import os
 import shutil
@@ -41,7 +51,8 @@ def key_of(cf):
     return "%s\t%d:%d\t%s" % (clean(q), line, col, clean(name))
 
 
-def expected(prof):
+def expected(prof, tot=None, slf=None):
+    """Adds the profile's figures to tot and slf (function -> [time, samples])."""
     nodes = {n["id"]: n for n in prof["nodes"]}
     parent = {}
     for n in prof["nodes"]:
@@ -64,8 +75,8 @@ def expected(prof):
         # rounded to the microsecond, halves up.
         span, m = ts[order[-1]] - ts[order[0]], len(order) - 1
         dur[order[-1]] = (2 * span + m) // (2 * m)
-    tot = {}
-    slf = {}
+    tot = {} if tot is None else tot
+    slf = {} if slf is None else slf
     for i, sid in enumerate(samples):
         path = []
         n = sid
@@ -89,9 +100,58 @@ def expected(prof):
     return tot, slf
 
 
+def trace_profiles(events):
+    """The profiles a trace counts, each as a Profiler.Profile (parent links,
+    samples and deltas of its chunks in file order), and how many there were
+    in all."""
+    current, profs = {}, []
+    for e in events:
+        name = e.get("name")
+        if name not in ("Profile", "ProfileChunk"):
+            continue
+        key = (e.get("pid"), e.get("id"))
+        data = (e.get("args") or {}).get("data") or {}
+        if name == "Profile":
+            p = {"thread": (e.get("pid"), e.get("tid")), "source": None,
+                 "nodes": [], "samples": [], "timeDeltas": [], "startTime": 0}
+            current[key] = p
+            profs.append(p)
+        else:
+            p = current[key]
+            cpu = data.get("cpuProfile") or {}
+            p["nodes"] += cpu.get("nodes", [])
+            p["samples"] += cpu.get("samples", [])
+            p["timeDeltas"] += data.get("timeDeltas", [])
+            assert len(p["samples"]) == len(p["timeDeltas"])
+        if data.get("source") in ("Internal", "Inspector", "SelfProfiling"):
+            p["source"] = data["source"]
+    chosen = []
+    for thread in dict.fromkeys(p["thread"] for p in profs):
+        mine = [p for p in profs if p["thread"] == thread]
+        best = [p for src in ("Internal", "Inspector") for p in mine if p["source"] == src] + mine
+        chosen.append(best[0])
+    return [p for p in chosen if p["nodes"]], len(profs)
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
 def check(tool, path):
-    prof = json.load(open(path, encoding="utf-8"))
-    tot, slf = expected(prof)
+    doc = load(path)
+    if isinstance(doc, list) or "traceEvents" in doc:
+        profs, nprofs = trace_profiles(doc if isinstance(doc, list) else doc["traceEvents"])
+        if not profs:
+            sys.exit("%s: no CPU profile in the trace" % path)
+        tot, slf = {}, {}
+        for p in profs:
+            expected(p, tot, slf)
+        what = "%d of %d profiles, " % (len(profs), nprofs)
+    else:
+        tot, slf = expected(doc)
+        what = ""
     out = subprocess.run([tool, "report", "--format", "json", path], check=True, stdout=subprocess.PIPE).stdout
     rep = json.loads(out)
     if rep["metrics"] != ["time", "samples"]:
@@ -113,7 +173,8 @@ def check(tool, path):
     if rep["totals"] != grand:
         print("program totals: cgprop %r, expected %r" % (rep["totals"], grand))
         bad += 1
-    print("%s: %d functions, %d samples, %d us: %s" % (path, len(tot), grand[1], grand[0], "FAIL" if bad else "ok"))
+    print("%s: %s%d functions, %d samples, %d us: %s" % (path, what, len(tot), grand[1], grand[0],
+                                                       "FAIL" if bad else "ok"))
     return bad
 
 
@@ -130,17 +191,18 @@ def main():
             if len(profs) != 1:
                 sys.exit("expected one profile, found %r" % profs)
             return 1 if check(sys.argv[1], profs[0]) else 0
-    if len(sys.argv) == 4 and sys.argv[2] == "--chrome":
+    if len(sys.argv) == 4 and sys.argv[2] in ("--chrome", "--chrome-trace"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import chrome_profile
         chromium = chrome_profile.find_chromium()
         if not chromium:
             print("chromium not installed: Chromium check skipped")
             return 77
+        trace = sys.argv[2] == "--chrome-trace"
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "page.cpuprofile")
+            out = os.path.join(d, "page.trace.json" if trace else "page.cpuprofile")
             try:
-                chrome_profile.record(chromium, sys.argv[3], out)
+                (chrome_profile.record_trace if trace else chrome_profile.record)(chromium, sys.argv[3], out)
             except (EOFError, TimeoutError) as e:
                 print("chromium did not run headless (%s): skipped" % e)
                 return 77

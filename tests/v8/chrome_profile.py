@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
-"""Record a .cpuprofile in Chromium, as DevTools' Performance and JavaScript
-Profiler panels do: headless Chromium is driven over the DevTools protocol
-(its Profiler domain) through --remote-debugging-pipe, with the standard
-library only.
+"""Record a CPU profile of a page in Chromium, as DevTools does: headless
+Chromium is driven over the DevTools protocol through
+--remote-debugging-pipe, with the standard library only.
 
   chrome_profile.py PAGE.html OUT.cpuprofile [FUNCTION]
+  chrome_profile.py --trace PAGE.html OUT.json[.gz] [FUNCTION]
 
-Loads PAGE.html (a file: URL), starts the profiler (sampling every 250 us),
-calls window.FUNCTION() (default runRecursion) once, stops the profiler and
-writes the Profiler.Profile it returns. Exits 77 when Chromium is missing or
-will not start headless.
+Loads PAGE.html (a file: URL) and calls window.FUNCTION() (default
+runRecursion) once under the profiler. Without --trace, with the Profiler
+domain, as the JavaScript Profiler panel does (sampling every 250 us), and
+writes the Profiler.Profile it returns (a .cpuprofile). With --trace, as the
+Performance panel records: Tracing.start with the panel's categories, V8's
+samples in Profile and ProfileChunk events (every 100 us asked for, by the
+"hires" category), the trace streamed back (ReturnAsStream, IO.read) and
+written as Chromium sends it, gzipped when OUT ends in .gz. Exits 77 when
+Chromium is missing or will not start headless.
 """
+import base64
 import fcntl
+import gzip
 import json
 import os
 import shutil
@@ -30,6 +37,7 @@ class Pipe:
 
     def __init__(self, to_chrome, from_chrome):
         self.w, self.r, self.buf, self.next_id = to_chrome, from_chrome, b"", 0
+        self.events = []  # events met while waiting for a reply, oldest first
 
     def message(self, deadline):
         while b"\0" not in self.buf:
@@ -55,6 +63,19 @@ class Pipe:
                 if "error" in reply:
                     raise RuntimeError("%s: %s" % (method, reply["error"]))
                 return reply.get("result", {})
+            if "method" in reply:
+                self.events.append(reply)
+
+    def event(self, method, timeout=60):
+        """The first event METHOD, kept or still to come; the ones before it
+        are dropped."""
+        deadline = time.time() + timeout
+        while True:
+            while self.events:
+                ev = self.events.pop(0)
+                if ev.get("method") == method:
+                    return ev.get("params", {})
+            self.events.append(self.message(deadline))
 
 
 def high(fd):
@@ -63,7 +84,9 @@ def high(fd):
     return moved
 
 
-def record(chromium, page, out, function="runRecursion"):
+def run_in_page(chromium, page, function, work):
+    """Load PAGE in headless Chromium, then work(cdp, session, call), where
+    call() runs window.FUNCTION() once; work's result is returned."""
     with tempfile.TemporaryDirectory() as profile_dir:
         # Above fd 4, so that putting one end at 3 cannot close the other.
         cmd_r, cmd_w, ev_r, ev_w = [high(fd) for fd in os.pipe() + os.pipe()]
@@ -94,14 +117,13 @@ def record(chromium, page, out, function="runRecursion"):
                 time.sleep(0.05)
             else:
                 raise RuntimeError("%s did not load %s within 20 s" % (chromium, url))
-            cdp.send("Profiler.enable", session=session)
-            cdp.send("Profiler.setSamplingInterval", {"interval": 250}, session)
-            cdp.send("Profiler.start", session=session)
-            got = cdp.send("Runtime.evaluate", {"expression": "window.%s()" % function, "returnByValue": True},
-                           session, timeout=120)
-            if "exceptionDetails" in got:
-                raise RuntimeError("the page's script failed: %s" % got["exceptionDetails"])
-            profile = cdp.send("Profiler.stop", session=session)["profile"]
+
+            def call():
+                got = cdp.send("Runtime.evaluate", {"expression": "window.%s()" % function, "returnByValue": True},
+                               session, timeout=120)
+                if "exceptionDetails" in got:
+                    raise RuntimeError("the page's script failed: %s" % got["exceptionDetails"])
+            result = work(cdp, session, call)
             cdp.send("Browser.close")
         finally:
             try:
@@ -111,9 +133,57 @@ def record(chromium, page, out, function="runRecursion"):
                 proc.wait()
             os.close(cmd_w)
             os.close(ev_r)
+    return result
+
+
+def record(chromium, page, out, function="runRecursion"):
+    def work(cdp, session, call):
+        cdp.send("Profiler.enable", session=session)
+        cdp.send("Profiler.setSamplingInterval", {"interval": 250}, session)
+        cdp.send("Profiler.start", session=session)
+        call()
+        return cdp.send("Profiler.stop", session=session)["profile"]
+    profile = run_in_page(chromium, page, function, work)
     with open(out, "w") as f:
         json.dump(profile, f, separators=(",", ":"))
     return profile
+
+
+# The categories DevTools' Performance panel records with (its
+# TimelineController), JavaScript samples on: "hires" makes V8's tracing
+# profiler sample every 100 us instead of every millisecond.
+PANEL_CATEGORIES = ["-*", "blink.console", "blink.user_timing", "devtools.timeline",
+                    "disabled-by-default-devtools.timeline", "disabled-by-default-devtools.timeline.frame",
+                    "disabled-by-default-devtools.timeline.stack", "disabled-by-default-v8.compile",
+                    "disabled-by-default-v8.cpu_profiler.hires", "loading", "disabled-by-default-lighthouse",
+                    "v8.execute", "v8", "disabled-by-default-v8.cpu_profiler"]
+
+
+def record_trace(chromium, page, out, function="runRecursion"):
+    """A trace as the Performance panel records one, JavaScript samples in
+    its ProfileChunk events, written as Chromium streams it."""
+    def work(cdp, session, call):
+        cdp.send("Tracing.start", {"categories": ",".join(PANEL_CATEGORIES), "transferMode": "ReturnAsStream"},
+                 session)
+        call()
+        cdp.send("Tracing.end", session=session)
+        handle = cdp.event("Tracing.tracingComplete", timeout=120)["stream"]
+        data = []
+        while True:
+            got = cdp.send("IO.read", {"handle": handle, "size": 1 << 20}, session)
+            data.append(base64.b64decode(got["data"]) if got.get("base64Encoded") else got["data"].encode())
+            if got.get("eof"):
+                break
+        cdp.send("IO.close", {"handle": handle}, session)
+        return b"".join(data)
+    trace = run_in_page(chromium, page, function, work)
+    if out.endswith(".gz"):
+        with open(out, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", filename="", mtime=0) as z:
+            z.write(trace)
+    else:
+        with open(out, "wb") as f:
+            f.write(trace)
+    return json.loads(trace)
 
 
 def find_chromium():
@@ -125,18 +195,28 @@ def find_chromium():
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    args = sys.argv[1:]
+    trace = args[:1] == ["--trace"]
+    if trace:
+        args = args[1:]
+    if len(args) not in (2, 3):
         sys.exit(__doc__)
     chromium = find_chromium()
     if not chromium:
         print("chromium not installed: skipped")
         return SKIP
     try:
-        profile = record(chromium, sys.argv[1], sys.argv[2], *sys.argv[3:])
+        got = (record_trace if trace else record)(chromium, *args)
     except (EOFError, TimeoutError) as e:
         print("chromium did not run headless (%s): skipped" % e)
         return SKIP
-    print("%s: %d nodes, %d samples" % (sys.argv[2], len(profile["nodes"]), len(profile["samples"])))
+    if trace:
+        events = got["traceEvents"] if isinstance(got, dict) else got
+        chunks = [e for e in events if e.get("name") == "ProfileChunk"]
+        samples = sum(len(e["args"]["data"].get("cpuProfile", {}).get("samples", [])) for e in chunks)
+        print("%s: %d events, %d ProfileChunk events, %d samples" % (args[1], len(events), len(chunks), samples))
+    else:
+        print("%s: %d nodes, %d samples" % (args[1], len(got["nodes"]), len(got["samples"])))
     return 0
 
 
