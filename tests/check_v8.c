@@ -1160,8 +1160,11 @@ START_TEST(alloc_failures)
                                     "\"samples\":[3,2,1,3],\"timeDeltas\":[100,50,-30,5]}";
     static const char trace[] = "{\"traceEvents\":[" TRACE_EVENTS "," TP(8, 8, "0x1", "") ","
                                 TC(8, "0x1", "", TN(2, 1, "a"), "2,2", "9,-3") "]}";
-    const char *inputs[4] = {hand, step_back, trace, heap_hand};
-    for (int in = 0; in < 4; in++) {
+    /* A heap profile's tree 600 frames deep: its nodes grow while the
+     * reader is deep in the nesting. */
+    char *deep = deep_chain(600, 0);
+    const char *inputs[5] = {hand, step_back, trace, heap_hand, deep};
+    for (int in = 0; in < 5; in++) {
         int ok = 0;
         for (long budget = 0; budget < 5000 && !ok; budget++) {
             fa_state s = {budget, 0};
@@ -1182,6 +1185,7 @@ START_TEST(alloc_failures)
         }
         ck_assert(ok);
     }
+    free(deep);
 }
 END_TEST
 
