@@ -155,17 +155,6 @@ nomem:
     return CGPROP_ENOMEM;
 }
 
-int cgprop__metric_rename(cgprop_graph *g, uint32_t k, const char *name)
-{
-    size_t len = strlen(name);
-    char *m = cgprop__realloc(g, g->mname[k], len + 1, 1);
-    if (!m) return CGPROP_ENOMEM;
-    memcpy(m, name, len + 1);
-    g->mname[k] = m;
-    g->mlen[k] = len;
-    return CGPROP_OK;
-}
-
 static void sparse_free(const cgprop_graph *g, cgprop__sparse *m);
 
 void cgprop_graph_free(cgprop_graph *g)

@@ -313,10 +313,6 @@ int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls);
  * of profilers that measure it. EINVAL (bad node), EOVERFLOW, ENOMEM; a
  * failure changes nothing. */
 int cgprop__graph_state_total(cgprop_graph *g, uint32_t node, const uint64_t *costs);
-/* Give metric k another name (one word, as cgprop_graph_new takes them),
- * for a reader that learns what its first metric measures only once it has
- * begun to build the graph (a V8 heap profile). ENOMEM, the name unchanged. */
-int cgprop__metric_rename(cgprop_graph *g, uint32_t k, const char *name);
 /* Room in g->stated for every function there is, so that stating cannot fail
  * for want of memory (merge reserves before it adds). ENOMEM, nothing changed. */
 int cgprop__stated_reserve(cgprop_graph *g);

@@ -7,6 +7,7 @@
  * DevTools' Performance panel (Trace Event Format), whose Profile and
  * ProfileChunk events hold the same profile in pieces. See
  * docs/formats/v8.md for the mapping. */
+#include "util/compiler.h"
 #include "util/prefetch.h"
 #include "io_util.h"
 
@@ -470,15 +471,15 @@ typedef struct v8r {
     size_t len;      /* the input's bytes */
     /* A trace: its profiles and chunks in file order. */
     bool trace;
-    /* A heap profile: a "head" tree, its samples objects. */
-    bool heap;
-    const char *objs_at; /* a "samples" list of objects (a trace's or a heap profile's) */
-    uint64_t objs_line;  /* its line, or 0 */
+    uint64_t objs_line; /* a "samples" list of objects (a trace's or a heap profile's): its line, or 0 */
     vprof *profs;
     size_t np, pcap;
     vchunk *chunks;
     size_t nc, ccap;
     uint64_t nev; /* events met, their sequence */
+    /* A heap profile: a "head" tree; where its samples objects are. */
+    bool heap;
+    const char *objs_at;
 } v8r;
 
 static int v8_oom(v8r *v, uint64_t line) { return cgprop__read_fail(v->err, CGPROP_ENOMEM, line, "out of memory"); }
@@ -914,6 +915,18 @@ static int read_nodes(v8r *v, jlex *L)
 
 #define LEGACY_HEAD "the legacy \"head\" profile tree is not read; save the profile again"
 
+/* The graph was made with a .cpuprofile's metric names: its first metric
+ * is bytes here. */
+static int name_bytes(cgprop_graph *g)
+{
+    char *m = cgprop__realloc(g, g->mname[0], sizeof "bytes", 1);
+    if (!m) return CGPROP_ENOMEM;
+    memcpy(m, "bytes", sizeof "bytes");
+    g->mname[0] = m;
+    g->mlen[0] = sizeof "bytes" - 1;
+    return CGPROP_OK;
+}
+
 /* A node of a heap profile's tree, its '{' read: the root (parent
  * NO_NODE) or a child of parent. Its depth is known at once: the tree
  * gives each node inside its parent. */
@@ -936,15 +949,19 @@ static int heap_node(v8r *v, const jlex *L, uint32_t parent, uint32_t *out)
  * (see jflatten): cur is the open node, its parent link the way back. The
  * bytes go where a .cpuprofile's time goes (metric 0). A hitCount marks the
  * CPU profile format that also had a "head" tree: V8 gives every node of
- * that one a hitCount, and never a heap profile's node. */
-static int read_heap_tree(v8r *v, jlex *L)
+ * that one a hitCount, and never a heap profile's node. Out of line: the
+ * events loop of a trace, inlined where this is called, keeps its
+ * registers. */
+static CGPROP__NOINLINE int read_heap_tree(v8r *v, jlex *L)
 {
     jtok t;
     int rc = want(L, &t, J_OBJ, "head is not an object");
     if (rc) return rc;
-    uint32_t base = L->depth, cur;
-    if ((rc = heap_node(v, L, NO_NODE, &cur))) return rc;
+    uint32_t base = L->depth, cur = NO_NODE;
+    bool opened = true; /* a node's '{' just read, cur its parent */
     for (;;) {
+        if (opened && (rc = heap_node(v, L, cur, &cur))) return rc;
+        opened = false;
         if ((rc = jnext(L, &t))) return rc;
         if (t.type == J_OBJ_END) {
             const vnode *nd = &v->nodes[cur];
@@ -979,8 +996,8 @@ static int read_heap_tree(v8r *v, jlex *L)
         /* Inside cur's children: the next child, or their end. */
         if ((rc = jnext(L, &t))) return rc;
         if (t.type == J_OBJ) {
-            if ((rc = heap_node(v, L, cur, &cur))) return rc;
             jflatten(L, base);
+            opened = true;
         } else if (t.type != J_ARR_END) {
             return jfail(L, "a child node is not an object");
         }
@@ -1272,7 +1289,7 @@ static int parse(v8r *v, jlex *L)
         } else if (key_is(&t, "head")) {
             if (has_nodes) return jfail(L, "both nodes and head: a .cpuprofile or a heap profile, not both");
             if (v->heap) return jfail(L, "a second head tree");
-            if (cgprop__metric_rename(v->g, 0, "bytes")) return v8_oom(v, L->line);
+            if (name_bytes(v->g)) return v8_oom(v, L->line);
             v->heap = true;
             if ((rc = read_heap_tree(v, L))) return rc;
         } else {
@@ -1299,12 +1316,10 @@ static int parse(v8r *v, jlex *L)
     return CGPROP_OK;
 }
 
-/* Ids, then file order: of two nodes with one id, the later is named. */
 static int cmp_idx(const void *a, const void *b)
 {
     const vidx *x = a, *y = b;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static uint32_t find(const v8r *v, int64_t id)
@@ -1446,7 +1461,7 @@ static int no_node(v8r *v, uint64_t line, int64_t id)
  * counted: V8 writes such samples itself, allocations it sampled while it
  * built the profile, after it had written the tree (their node is not in
  * it), and DevTools passes over them too. */
-static int heap_samples(v8r *v, const jlex *L)
+static CGPROP__NOINLINE int heap_samples(v8r *v, const jlex *L)
 {
     jlex S;
     jsub(&S, L, v->objs_at, v->objs_line);
