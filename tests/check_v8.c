@@ -429,7 +429,6 @@ START_TEST(malformed)
     bad("{\"a\":-}", CGPROP_EFORMAT, 1, "bad number");
     bad("{\"a\":1.}", CGPROP_EFORMAT, 1, "bad number");
     bad("{\"a\":tru}", CGPROP_EFORMAT, 1, "expected a JSON value");
-    bad("{\"head\":{}}", CGPROP_EFORMAT, 1, "legacy");
     char deep[700];
     size_t k = (size_t)snprintf(deep, sizeof deep, "{\"a\":");
     for (int i = 0; i < 300; i++) deep[k++] = '[';
@@ -772,6 +771,359 @@ START_TEST(trace_detect)
 }
 END_TEST
 
+/* ---- heap profiles: V8's sampling heap profiler (node --heap-prof,
+ * DevTools' "Allocation sampling"), the tree nested in "head" ---- */
+
+#define HCF(name, line, col) CF(name, "file:///a.js", line, col)
+/* A node: call frame, selfSize, id, then its children, as V8 writes it. */
+#define HN(cf, size, nid) "{" cf ",\"selfSize\":" #size ",\"id\":" #nid ",\"children\":["
+#define HEND "]}"
+#define HROOT HN(ROOT_CF, 0, 1)
+#define HSAMPLE(nid, size, ord) "{\"size\":" #size ",\"nodeId\":" #nid ",\"ordinal\":" #ord "}"
+
+/* The tree, selfSize in brackets, f and g keyed as in the .cpuprofile
+ * tests (f 5:11, g 10:3):
+ *   1 (root) [0]
+ *     2 main [10]
+ *       3 f [100]
+ *         4 f [200]              self recursion
+ *           5 g [40]
+ *             6 f [8]            f again, through g
+ *       7 g [0]                  g on another path
+ *         8 h [1000]
+ *     9 (V8 API) [560]           VM state, no JavaScript on the stack
+ *     10 even [3]
+ *       11 odd [5]               mutual recursion
+ *         12 even [7]
+ * Each node with bytes is one stack, weighed by its own selfSize:
+ *   main: self 10, total 10+100+200+40+8+1000 = 1358
+ *   f: self 100+200+8 = 308, total 100+200+40+8 = 348 (node 4's stack has
+ *      f twice, node 6's too: each counted once)
+ *   g: self 40, total 40+8+1000 = 1048; h: 1000 and 1000
+ *   (V8 API): 560 and 560
+ *   even: self 3+7 = 10, total 3+5+7 = 15; odd: self 5, total 5+7 = 12
+ *   in all 10+100+200+40+8+1000+560+3+5+7 = 1933.
+ * Samples name nodes 3, 4, 4, 6, 8, 8, 8, 9, 12 and 99, which is no node of
+ * the tree (V8 writes such samples: allocations made while it built the
+ * profile), so not counted:
+ *   f: self 1+2+1 = 4, total 4 (nodes 3, 4, 6); main total 1+2+1+3 = 7,
+ *   self 0; g total 1+3 = 4 (nodes 6, 8), self 0; h 3 and 3;
+ *   (V8 API) 1; even total 1 (node 12), self 1; odd total 1, self 0;
+ *   9 in all. */
+#define HEAP_TREE                                                                                    \
+    "{\"head\":\n" HROOT "\n" HN(HCF("main", 0, 0), 10, 2) "\n" HN(HCF("f", 4, 10), 100, 3)       \
+    "\n" HN(HCF("f", 4, 10), 200, 4) "\n" HN(HCF("g", 9, 2), 40, 5) "\n" HN(HCF("f", 4, 10), 8, 6) \
+    HEND HEND HEND HEND ",\n" HN(HCF("g", 9, 2), 0, 7) "\n" HN(HCF("h", 30, 0), 1000, 8) HEND HEND   \
+    HEND ",\n" HN("\"callFrame\":{\"functionName\":\"(V8 API)\",\"scriptId\":\"0\",\"url\":\"\","      \
+                  "\"lineNumber\":-1,\"columnNumber\":-1}", 560, 9) HEND ",\n"                        \
+    HN(HCF("even", 40, 0), 3, 10) HN(HCF("odd", 41, 0), 5, 11) HN(HCF("even", 40, 0), 7, 12)         \
+    HEND HEND HEND "]}"
+#define HEAP_SAMPLES                                                                                         \
+    "\"samples\":[" HSAMPLE(3, 100, 1) "," HSAMPLE(4, 64, 2) "," HSAMPLE(4, 136, 3) "," HSAMPLE(6, 8, 4) \
+    ",\n" HSAMPLE(8, 500, 5) "," HSAMPLE(8, 250, 6) "," HSAMPLE(8, 250, 7) "," HSAMPLE(9, 560, 8)        \
+    ",\n" HSAMPLE(12, 7, 9) "," HSAMPLE(99, 4096, 10) "]"
+static const char heap_hand[] = HEAP_TREE ",\n" HEAP_SAMPLES "}\n";
+
+#define H "file:///a.js\t31:1\th"
+#define EVEN "file:///a.js\t41:1\teven"
+#define ODD "file:///a.js\t42:1\todd"
+#define V8API "\t0:0\t(V8 API)"
+
+static void check_heap_hand(cgprop_graph *g, bool samples)
+{
+    /* (root) has no bytes of its own: no function */
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 7);
+    ck_assert_uint_eq(self(g, MAIN, 0), 10);
+    ck_assert_uint_eq(total(g, MAIN, 0), 1358);
+    ck_assert_uint_eq(self(g, F, 0), 308);
+    ck_assert_uint_eq(total(g, F, 0), 348);
+    ck_assert_uint_eq(self(g, G, 0), 40);
+    ck_assert_uint_eq(total(g, G, 0), 1048);
+    ck_assert_uint_eq(total(g, H, 0), 1000);
+    ck_assert_uint_eq(total(g, V8API, 0), 560);
+    ck_assert_uint_eq(self(g, EVEN, 0), 10);
+    ck_assert_uint_eq(total(g, EVEN, 0), 15);
+    ck_assert_uint_eq(self(g, ODD, 0), 5);
+    ck_assert_uint_eq(total(g, ODD, 0), 12);
+    uint64_t all = 0, n = 0;
+    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
+        cgprop_node_row r;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, i, &r, sizeof r), CGPROP_OK);
+        all += r.self;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 1, i, &r, sizeof r), CGPROP_OK);
+        n += r.self;
+    }
+    ck_assert_uint_eq(all, 1933);
+    if (!samples) {
+        ck_assert_uint_eq(n, 0);
+        return;
+    }
+    ck_assert_uint_eq(n, 9);
+    ck_assert_uint_eq(self(g, F, 1), 4);
+    ck_assert_uint_eq(total(g, F, 1), 4);
+    ck_assert_uint_eq(self(g, MAIN, 1), 0);
+    ck_assert_uint_eq(total(g, MAIN, 1), 7);
+    ck_assert_uint_eq(self(g, G, 1), 0);
+    ck_assert_uint_eq(total(g, G, 1), 4);
+    ck_assert_uint_eq(total(g, H, 1), 3);
+    ck_assert_uint_eq(total(g, V8API, 1), 1);
+    ck_assert_uint_eq(self(g, EVEN, 1), 1);
+    ck_assert_uint_eq(total(g, EVEN, 1), 1);
+    ck_assert_uint_eq(self(g, ODD, 1), 0);
+    ck_assert_uint_eq(total(g, ODD, 1), 1);
+}
+
+START_TEST(heap_hand_made)
+{
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd(heap_hand, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_V8);
+    ck_assert_uint_eq(info.recursion, CGPROP_RECS_STACKS);
+    ck_assert_uint_eq(info.lines, 15); /* 14 line breaks */
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "bytes");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "samples");
+    check_heap_hand(g, true);
+    cgprop_graph_free(g);
+    /* Without samples (or with none): bytes alone, samples 0 everywhere. */
+    g = rd(HEAP_TREE "}", NULL);
+    check_heap_hand(g, false);
+    cgprop_graph_free(g);
+    g = rd(HEAP_TREE ",\"samples\":[ ]}", NULL);
+    check_heap_hand(g, false);
+    cgprop_graph_free(g);
+    /* Samples before the tree, and keys no heap profile has (DevTools'
+     * "modules", a startTime), skipped. */
+    g = rd("{" HEAP_SAMPLES ",\"modules\":[{\"name\":\"x\"}],\"startTime\":0,\n\"head\":" HROOT
+           HN(HCF("main", 0, 0), 10, 2) HN(HCF("f", 4, 10), 100, 3) HEND HEND HEND "}",
+           NULL);
+    ck_assert_uint_eq(total(g, MAIN, 0), 110);
+    ck_assert_uint_eq(self(g, F, 1), 1);
+    ck_assert_uint_eq(total(g, MAIN, 1), 1);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* The tree with each node's keys in another order (a tool that sorts
+ * them: callFrame, children, id, selfSize, so every node's children come
+ * before its own figures), blanks between tokens, escapes, unknown keys
+ * holding nested values: the same figures. */
+START_TEST(heap_key_orders)
+{
+#define SN(cf, size, nid, kids) "{ " cf " , \"children\" : [ " kids " ] ,\"extra\":{\"a\":[[{}]]}, \"id\" : " #nid ", \"selfSize\" : " #size " }"
+    static const char sorted[] =
+        "{\"head\":" SN(ROOT_CF, 0, 1,
+            SN(HCF("main", 0, 0), 10, 2,
+                SN(HCF("f", 4, 10), 100, 3,
+                    SN(HCF("\\u0066", 4, 10), 200, 4,
+                        SN(HCF("g", 9, 2), 40, 5, SN(HCF("f", 4, 10), 8, 6, ""))))
+                ",\n" SN(HCF("g", 9, 2), 0, 7, SN(HCF("h", 30, 0), 1000, 8, "")))
+            ",\n" SN("\"callFrame\":{\"functionName\":\"(V8 API)\",\"scriptId\":\"0\",\"url\":\"\","
+                     "\"lineNumber\":-1,\"columnNumber\":-1}", 560, 9, "")
+            ",\n" SN(HCF("even", 40, 0), 3, 10, SN(HCF("odd", 41, 0), 5, 11, SN(HCF("even", 40, 0), 7, 12, ""))))
+        ",\n" HEAP_SAMPLES "}";
+#undef SN
+    cgprop_graph *g = rd(sorted, NULL);
+    check_heap_hand(g, true);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* A chain of 10,000 frames, a and b in turn (mutual recursion), the
+ * root's child at depth 1: 20,002 levels of JSON nesting. Bytes at depth 1
+ * (a, 7) and at every thousandth depth d (b, d bytes, one sample each):
+ *   a: self 7, total 7 + (1000 + 2000 + ... + 10000) = 7 + 55000 = 55007
+ *   b: self 55000, total 55000; samples: b 10 and 10, a total 10, self 0.
+ * The reader holds no stack of its own for the nesting: the tree's nodes
+ * and their parent links, as for any tree. */
+static char *deep_chain(int n, int bad_at)
+{
+    size_t cap = (size_t)n * 200 + 4096;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    size_t k = (size_t)snprintf(t, cap, "{\"head\":" HROOT "\n");
+    for (int d = 1; d <= n; d++) {
+        long size = d == 1 ? 7 : d % 1000 == 0 ? d : 0;
+        if (d == bad_at) size = -1;
+        k += (size_t)snprintf(t + k, cap - k,
+                              "{\"callFrame\":{\"functionName\":\"%s\",\"scriptId\":\"7\",\"url\":\"file:///d.js\","
+                              "\"lineNumber\":%d,\"columnNumber\":0},\"selfSize\":%ld,\"id\":%d,\"children\":[\n",
+                              d % 2 ? "a" : "b", d % 2 ? 1 : 2, size, d + 1);
+    }
+    for (int d = 0; d <= n; d++) k += (size_t)snprintf(t + k, cap - k, "]}");
+    k += (size_t)snprintf(t + k, cap - k, ",\"samples\":[");
+    for (int d = 1000; d <= n; d += 1000)
+        k += (size_t)snprintf(t + k, cap - k, "%s{\"size\":%d,\"nodeId\":%d,\"ordinal\":%d}", d > 1000 ? "," : "", d,
+                              d + 1, d);
+    k += (size_t)snprintf(t + k, cap - k, "]}");
+    ck_assert(k < cap);
+    return t;
+}
+
+START_TEST(heap_deep_chain)
+{
+    char *t = deep_chain(10000, 0);
+    cgprop_graph *g = rd(t, NULL);
+    const char *a = "file:///d.js\t2:1\ta", *b = "file:///d.js\t3:1\tb";
+    ck_assert_uint_eq(self(g, a, 0), 7);
+    ck_assert_uint_eq(total(g, a, 0), 55007);
+    ck_assert_uint_eq(self(g, b, 0), 55000);
+    ck_assert_uint_eq(total(g, b, 0), 55000);
+    ck_assert_uint_eq(total(g, a, 1), 10);
+    ck_assert_uint_eq(self(g, a, 1), 0);
+    ck_assert_uint_eq(self(g, b, 1), 10);
+    cgprop_graph_free(g);
+    free(t);
+    /* An error deep in it names its own line: node d is on line d + 1. */
+    t = deep_chain(10000, 7000);
+    bad(t, CGPROP_EFORMAT, 7001, "negative selfSize");
+    free(t);
+}
+END_TEST
+
+START_TEST(heap_malformed)
+{
+    /* Node 3 again, under node 2 (DevTools would show both, and a sample
+     * naming 3 would be ambiguous). */
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 10, 2) "\n" HN(HCF("f", 4, 10), 1, 3) HEND ",\n"
+        HN(HCF("g", 9, 2), 1, 3) HEND HEND HEND "}",
+        CGPROP_EFORMAT, 4, "duplicate node id 3");
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), -10, 2) HEND HEND "}", CGPROP_EFORMAT, 2, "negative selfSize");
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 1.5, 2) HEND HEND "}", CGPROP_EFORMAT, 2,
+        "selfSize is not an integer");
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 99999999999999999999, 2) HEND HEND "}", CGPROP_EOVERFLOW, 2,
+        "too large");
+    /* A children element that is not an object: a .cpuprofile's child id,
+     * and after a good child. */
+    bad("{\"head\":" HROOT "\n2]}}", CGPROP_EFORMAT, 2, "a child node is not an object");
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 10, 2) HEND ",\n[]]}}", CGPROP_EFORMAT, 3,
+        "a child node is not an object");
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 10, 2) HEND ",\nnull]}}", CGPROP_EFORMAT, 3,
+        "a child node is not an object");
+    bad("{\"head\":{\"children\":{},\n\"id\":1}}", CGPROP_EFORMAT, 1, "children is not an array");
+    bad("{\"head\":[]}", CGPROP_EFORMAT, 1, "head is not an object");
+    bad("{\"head\":{}}", CGPROP_EFORMAT, 1, "node without id");
+    bad("{\"head\":{\"id\":1,\"selfSize\":0}}", CGPROP_EFORMAT, 1, "node without callFrame");
+    bad("{\"head\":" HROOT "\n" "{" HCF("main", 0, 0) ",\"id\":2}\n]}}", CGPROP_EFORMAT, 2, "node without selfSize");
+    /* The root alone: nothing to read. (With functions but no bytes, as a
+     * .cpuprofile with no hits, the functions are read, costing 0.) */
+    bad("{\"head\":" HROOT "\n" HEND "}", CGPROP_EFORMAT, 2, "no sampled allocation in the heap profile");
+    cgprop_graph *g = rd("{\"head\":" HROOT HN(HCF("main", 0, 0), 0, 2) HEND HEND "}", NULL);
+    ck_assert_uint_eq(total(g, MAIN, 0), 0);
+    cgprop_graph_free(g);
+    /* JSON errors inside the tree, at its depth. */
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 10, 2) "]]}", CGPROP_EFORMAT, 2, "mismatched closing bracket");
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 10, 2) HEND, CGPROP_EFORMAT, 2, "unexpected end");
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 10, 2) HEND HEND "} x", CGPROP_EFORMAT, 2, "bytes after the end");
+    bad("{\"head\":" HROOT "\n" HN(HCF("main", 0, 0), 10, 2) HEND ",]}}", CGPROP_EFORMAT, 2, "expected a JSON value");
+    char deep[900];
+    size_t k = (size_t)snprintf(deep, sizeof deep, "{\"head\":" HROOT "\n{\"x\":");
+    for (int i = 0; i < 300; i++) deep[k++] = '[';
+    deep[k] = '\0';
+    bad(deep, CGPROP_EFORMAT, 2, "nesting too deep");
+    /* samples */
+    static const char tree[] = "{\"head\":" HROOT HN(HCF("main", 0, 0), 10, 2) HEND HEND;
+    char t[1024];
+    snprintf(t, sizeof t, "%s,\n\"samples\":[2,2]}", tree);
+    bad(t, CGPROP_EFORMAT, 2, "samples is not an array of objects");
+    snprintf(t, sizeof t, "%s,\n\"samples\":[" HSAMPLE(2, 8, 1) ",\n7]}", tree);
+    bad(t, CGPROP_EFORMAT, 3, "a sample is not an object");
+    snprintf(t, sizeof t, "%s,\n\"samples\":[{\"size\":8,\n\"ordinal\":1}]}", tree);
+    bad(t, CGPROP_EFORMAT, 3, "sample without nodeId");
+    snprintf(t, sizeof t, "%s,\n\"samples\":[{\"nodeId\":\"2\"}]}", tree);
+    bad(t, CGPROP_EFORMAT, 2, "nodeId is not an integer");
+    snprintf(t, sizeof t, "%s,\n\"samples\":[{\"nodeId\":2,\"size\":\"\\x\"}]}", tree);
+    bad(t, CGPROP_EFORMAT, 2, "bad escape");
+    /* A heap profile, a .cpuprofile or a trace: one of them. */
+    snprintf(t, sizeof t, "%s,\n\"nodes\":[]}", tree);
+    bad(t, CGPROP_EFORMAT, 2, "both head and nodes");
+    snprintf(t, sizeof t, "{\"nodes\":[" NODE1 "}],\n\"head\":" HROOT HEND "}");
+    bad(t, CGPROP_EFORMAT, 2, "both nodes and head");
+    snprintf(t, sizeof t, "%s,\n\"traceEvents\":[]}", tree);
+    bad(t, CGPROP_EFORMAT, 2, "both head and traceEvents");
+    snprintf(t, sizeof t, "%s,\n\"head\":" HROOT HEND "}", tree);
+    bad(t, CGPROP_EFORMAT, 2, "a second head tree");
+}
+END_TEST
+
+/* The CPU profile format that had a "head" tree too (times in seconds,
+ * each node with a hitCount): still refused, with its message, in the
+ * spellings it had (node fields in a callFrame or on the node itself) and
+ * with keys sorted (a child's hitCount then comes before its parent's). */
+START_TEST(heap_legacy_cpu_head)
+{
+    bad("{\"head\":{\"functionName\":\"(root)\",\"scriptId\":\"0\",\"url\":\"\",\"lineNumber\":0,\"columnNumber\":0,"
+        "\"hitCount\":0,\"callUID\":1,\"children\":[],\"deoptReason\":\"\",\"id\":1,\"positionTicks\":[]},\n"
+        "\"startTime\":1445.27,\"endTime\":1449.9,\"samples\":[1],\"timestamps\":[1445.28]}",
+        CGPROP_EFORMAT, 1, "the legacy \"head\" profile tree is not read; save the profile again");
+    bad("{\"head\":{" ROOT_CF ",\"hitCount\":0,\"children\":[\n{" HCF("main", 0, 0)
+        ",\"hitCount\":3,\"children\":[],\"id\":2}],\"id\":1},\"startTime\":1.5,\"samples\":[2,2,2]}",
+        CGPROP_EFORMAT, 1, "legacy");
+    bad("{\"head\":{" ROOT_CF ",\"children\":[\n{" HCF("main", 0, 0) ",\"children\":[],\n\"hitCount\":3,\"id\":2}],"
+        "\"hitCount\":0,\"id\":1},\"samples\":[2]}",
+        CGPROP_EFORMAT, 3, "legacy");
+    /* Not detected as a profile either: its first bytes hold no selfSize. */
+    static const char legacy[] = "{\"head\":{\"functionName\":\"(root)\",\"hitCount\":0,\"children\":[]}}";
+    ck_assert_uint_eq(cgprop_read_detect(legacy, strlen(legacy)), CGPROP_INPUT_AUTO);
+}
+END_TEST
+
+START_TEST(heap_detect)
+{
+    ck_assert_uint_eq(cgprop_read_detect(heap_hand, strlen(heap_hand)), CGPROP_INPUT_V8);
+    static const char *const yes[] = {
+        "\xef\xbb\xbf\n{ \"head\" : {\"callFrame\":{}, \"selfSize\": 0",
+        "{\"samples\":[{\"size\":8,\"nodeId\":2,\"ordinal\":1}],\"head\":{",
+    };
+    for (int i = 0; i < 2; i++) ck_assert_uint_eq(cgprop_read_detect(yes[i], strlen(yes[i])), CGPROP_INPUT_V8);
+    static const char *const no[] = {"{\"head\":[\"selfSize\"]}", "{\"head\":{\"a\":1}}", "{\"x\":1,\"head\":{\"selfSize\":1}}"};
+    for (int i = 0; i < 3; i++) ck_assert_uint_eq(cgprop_read_detect(no[i], strlen(no[i])), CGPROP_INPUT_AUTO);
+    /* The root's selfSize past the first 4 KiB (keys sorted: the tree
+     * first), a leaf's within them. */
+    char *t = malloc(8192);
+    ck_assert_ptr_nonnull(t);
+    size_t k = (size_t)sprintf(t, "{\"head\":{\"callFrame\":{\"functionName\":\"");
+    while (k < 3000) t[k++] = 'x';
+    k += (size_t)sprintf(t + k, "\"},\"children\":[{\"children\":[],\"selfSize\":1}]");
+    t[k] = '\0';
+    ck_assert_uint_eq(cgprop_read_detect(t, k), CGPROP_INPUT_V8);
+    while (k < 5000) t[k++] = ' ';
+    memcpy(t + 3000, "\"},\"children\":[{\"children\":[]          ", 40);
+    ck_assert_uint_eq(cgprop_read_detect(t, k), CGPROP_INPUT_AUTO);
+    free(t);
+    /* Read without naming the format. */
+    cgprop_graph *g = NULL;
+    ck_assert_int_eq(cgprop_read_buffer(heap_hand, strlen(heap_hand), NULL, 0, NULL, NULL, &g, NULL, NULL), CGPROP_OK);
+    check_heap_hand(g, true);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* One program's functions keyed alike in its CPU profile and its heap
+ * profile (url, 1-based line:column as DevTools shows them, name), so that
+ * figures of the two can be put side by side by key. */
+START_TEST(heap_keys_as_cpu)
+{
+    cgprop_graph *c = rd(hand, NULL), *h = rd(heap_hand, NULL);
+    static const char *const keys[] = {MAIN, F, G};
+    for (int i = 0; i < 3; i++) {
+        ck_assert(has_fn(c, keys[i]));
+        ck_assert(has_fn(h, keys[i]));
+    }
+    cgprop_graph_free(c);
+    cgprop_graph_free(h);
+    /* Two heap profiles merge: their bytes add up. */
+    h = rd(heap_hand, NULL);
+    cgprop_graph *h2 = rd(heap_hand, NULL);
+    ck_assert_int_eq(cgprop_graph_merge(h, h2), CGPROP_OK);
+    ck_assert_uint_eq(total(h, F, 0), 2 * 348);
+    ck_assert_uint_eq(self(h, F, 1), 2 * 4);
+    cgprop_graph_free(h);
+    cgprop_graph_free(h2);
+}
+END_TEST
+
 typedef struct fa_state {
     long budget, live;
 } fa_state;
@@ -808,8 +1160,11 @@ START_TEST(alloc_failures)
                                     "\"samples\":[3,2,1,3],\"timeDeltas\":[100,50,-30,5]}";
     static const char trace[] = "{\"traceEvents\":[" TRACE_EVENTS "," TP(8, 8, "0x1", "") ","
                                 TC(8, "0x1", "", TN(2, 1, "a"), "2,2", "9,-3") "]}";
-    const char *inputs[3] = {hand, step_back, trace};
-    for (int in = 0; in < 3; in++) {
+    /* A heap profile's tree 600 frames deep: its nodes grow while the
+     * reader is deep in the nesting. */
+    char *deep = deep_chain(600, 0);
+    const char *inputs[5] = {hand, step_back, trace, heap_hand, deep};
+    for (int in = 0; in < 5; in++) {
         int ok = 0;
         for (long budget = 0; budget < 5000 && !ok; budget++) {
             fa_state s = {budget, 0};
@@ -830,6 +1185,7 @@ START_TEST(alloc_failures)
         }
         ck_assert(ok);
     }
+    free(deep);
 }
 END_TEST
 
@@ -895,6 +1251,37 @@ START_TEST(real_trace)
 }
 END_TEST
 
+START_TEST(real_heap)
+{
+    /* node --heap-prof on recur-heap.mjs (its functions' figures are
+     * tests/v8/check_v8.py's): the bytes are the tree's selfSizes, 1791496 in
+     * all; of its 431 samples, 18 name no node of the tree (taken while V8
+     * wrote the profile) and 413 are counted (python3: the sum of selfSize
+     * over the tree, the samples whose nodeId is one of its ids). Its deepest
+     * path is 128 frames, 258 levels of nesting, past the tokenizer's 256. */
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    const char *p = DATA "/v8/recur.heapprofile";
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    ck_assert_msg(cgprop_read_file(p, strlen(p), NULL, NULL, &g, &info, &err) == CGPROP_OK, "%s", err.reason);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_V8);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "bytes");
+    uint64_t b = 0, n = 0;
+    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
+        cgprop_node_row r;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, i, &r, sizeof r), CGPROP_OK);
+        b += r.self;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 1, i, &r, sizeof r), CGPROP_OK);
+        n += r.self;
+    }
+    ck_assert_uint_eq(b, 1791496);
+    ck_assert_uint_eq(n, 413);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("v8");
@@ -918,6 +1305,14 @@ static Suite *suite(void)
     tcase_add_test(tc, trace_malformed);
     tcase_add_test(tc, trace_detect);
     tcase_add_test(tc, real_trace);
+    tcase_add_test(tc, heap_hand_made);
+    tcase_add_test(tc, heap_key_orders);
+    tcase_add_test(tc, heap_deep_chain);
+    tcase_add_test(tc, heap_malformed);
+    tcase_add_test(tc, heap_legacy_cpu_head);
+    tcase_add_test(tc, heap_detect);
+    tcase_add_test(tc, heap_keys_as_cpu);
+    tcase_add_test(tc, real_heap);
     suite_add_tcase(s, tc);
     return s;
 }

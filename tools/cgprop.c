@@ -23,11 +23,11 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  --input FORMAT           input format: callgrind, folded, events, perf, pprof,\n"
-    "                           v8 (a .cpuprofile or a Chrome trace; also named\n"
-    "                           cpuprofile), pstats (Python cProfile statistics;\n"
-    "                           also named cprofile), gprof (its text report) or\n"
-    "                           auto (default: by content); any of them may be\n"
-    "                           gzipped\n"
+    "                           v8 (.cpuprofile, .heapprofile, Chrome trace; also\n"
+    "                           named cpuprofile), pstats (Python cProfile\n"
+    "                           statistics; also named cprofile), gprof (its text\n"
+    "                           report) or auto (default: by content); any of them\n"
+    "                           may be gzipped\n"
     "  --format text|json|dot|callgrind|flamegraph\n"
     "                           output format (default text); flamegraph: an SVG\n"
     "                           of the calling contexts (stack inputs only)\n"
@@ -71,15 +71,17 @@ static const char usage[] =
     "                           from the profile BASE to the FILEs (read with the\n"
     "                           same options); '~' marks changes that are estimates\n"
     "  -h, --help               show this help and exit\n"
-    "  --version                show the version and exit\n"
+    "  --version                show the version and exit\n";
+
+/* Printed right after usage; two strings, each within the length C99
+ * compilers must take. */
+static const char usage_view[] =
     "\n"
     "Text and dot show the exact inclusive cost C_n wherever the input tells it\n"
     "(callgrind fn'N names, stacks, event traces, measured call costs that pin it\n"
     "down) and elsewhere gprof2dot's heuristic kept inside the interval the\n"
     "measured costs prove, marked '~' (an estimate). JSON carries the figure,\n"
-    "the heuristic, the interval and the reason.\n";
-
-static const char usage_view[] =
+    "the heuristic, the interval and the reason.\n"
     "\n"
     "view options (text and dot):\n"
     "  --root F, --leaf F       text/dot: only what F reaches / what reaches F\n"

@@ -360,7 +360,7 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         if (fmt == CGPROP_INPUT_AUTO) {
             cgprop__ra_free(alloc, inflated);
             return cgprop__read_fail(err, CGPROP_EFORMAT, 0,
-                                     len ? "unknown input format (not callgrind, folded stacks, an event trace, perf script, pprof, a .cpuprofile or Chrome trace, Python statistics or a gprof report)"
+                                     len ? "unknown input format (not callgrind, folded stacks, an event trace, perf script, pprof, a .cpuprofile, .heapprofile or Chrome trace, Python statistics or a gprof report)"
                                          : "empty input");
         }
     }

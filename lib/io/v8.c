@@ -7,6 +7,7 @@
  * DevTools' Performance panel (Trace Event Format), whose Profile and
  * ProfileChunk events hold the same profile in pieces. See
  * docs/formats/v8.md for the mapping. */
+#include "util/compiler.h"
 #include "util/prefetch.h"
 #include "io_util.h"
 
@@ -287,6 +288,24 @@ static int jskip(jlex *L, const jtok *t)
     return CGPROP_OK;
 }
 
+/* A heap profile nests its tree: a node's children are objects in its
+ * "children" array, two levels a frame, and JavaScript recursion runs
+ * thousands of frames deep. The reader walks that nesting itself (the open
+ * nodes are the chain of parent links it keeps anyway), and the tokenizer
+ * sees every node at the depth of the first, `base` (the node's object
+ * open): after a child's '{', jflatten takes the two levels back off; after
+ * its '}', jresume puts the tokenizer back inside the parent's children,
+ * after a value. Levels within a node (its callFrame, unknown keys) use the
+ * stack as any value does. */
+static void jflatten(jlex *L, uint32_t base) { L->depth = base; }
+
+static void jresume(jlex *L, uint32_t base)
+{
+    L->in_obj[base] = 0;
+    L->depth = base + 1;
+    L->expect = X_AFTER;
+}
+
 static void put_utf8(char *dst, size_t *k, unsigned cp)
 {
     if (cp < 0x80) {
@@ -362,7 +381,10 @@ typedef struct vnode {
     uint32_t parent; /* index, NO_NODE for a root */
     uint32_t depth;  /* frames on the path, 0 until computed */
     bool has_parent_id;
+    unsigned char seen; /* a heap profile's node: SEEN_ bits, checked at its end */
 } vnode;
+
+enum { SEEN_ID = 1, SEEN_FRAME = 2, SEEN_SELF = 4 };
 
 /* A node to visit and its depth, on add_stacks' walk of the tree. */
 typedef struct vdfs {
@@ -449,12 +471,15 @@ typedef struct v8r {
     size_t len;      /* the input's bytes */
     /* A trace: its profiles and chunks in file order. */
     bool trace;
-    uint64_t objs_line; /* a "samples" list of objects (a trace's), or 0 */
+    uint64_t objs_line; /* a "samples" list of objects (a trace's or a heap profile's): its line, or 0 */
     vprof *profs;
     size_t np, pcap;
     vchunk *chunks;
     size_t nc, ccap;
     uint64_t nev; /* events met, their sequence */
+    /* A heap profile: a "head" tree; where its samples objects are. */
+    bool heap;
+    const char *objs_at;
 } v8r;
 
 static int v8_oom(v8r *v, uint64_t line) { return cgprop__read_fail(v->err, CGPROP_ENOMEM, line, "out of memory"); }
@@ -886,6 +911,99 @@ static int read_nodes(v8r *v, jlex *L)
     }
 }
 
+/* ---- heap profiles: V8's sampling heap profiler, a tree in "head" ---- */
+
+#define LEGACY_HEAD "the legacy \"head\" profile tree is not read; save the profile again"
+
+/* The graph was made with a .cpuprofile's metric names: its first metric
+ * is bytes here. */
+static int name_bytes(cgprop_graph *g)
+{
+    char *m = cgprop__realloc(g, g->mname[0], sizeof "bytes", 1);
+    if (!m) return CGPROP_ENOMEM;
+    memcpy(m, "bytes", sizeof "bytes");
+    g->mname[0] = m;
+    g->mlen[0] = sizeof "bytes" - 1;
+    return CGPROP_OK;
+}
+
+/* A node of a heap profile's tree, its '{' read: the root (parent
+ * NO_NODE) or a child of parent. Its depth is known at once: the tree
+ * gives each node inside its parent. */
+static int heap_node(v8r *v, const jlex *L, uint32_t parent, uint32_t *out)
+{
+    if (!grow(v, (void **)&v->nodes, &v->ncap, v->nn, sizeof *v->nodes)) return v8_oom(v, L->line);
+    if (v->nn >= NO_NODE - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, L->line, "too many nodes");
+    vnode *nd = &v->nodes[v->nn];
+    memset(nd, 0, sizeof *nd);
+    nd->parent = parent;
+    nd->depth = parent == NO_NODE ? 1 : v->nodes[parent].depth + 1;
+    nd->line = L->line;
+    *out = (uint32_t)v->nn++;
+    return CGPROP_OK;
+}
+
+/* A heap profile's tree, its "head" key read: each node with its call
+ * frame, id and selfSize (the sampled bytes allocated there), its children
+ * nested in it. Walked without recursion and without the tokenizer's stack
+ * (see jflatten): cur is the open node, its parent link the way back. The
+ * bytes go where a .cpuprofile's time goes (metric 0). A hitCount marks the
+ * CPU profile format that also had a "head" tree: V8 gives every node of
+ * that one a hitCount, and never a heap profile's node. Out of line: the
+ * events loop of a trace, inlined where this is called, keeps its
+ * registers. */
+static CGPROP__NOINLINE int read_heap_tree(v8r *v, jlex *L)
+{
+    jtok t;
+    int rc = want(L, &t, J_OBJ, "head is not an object");
+    if (rc) return rc;
+    uint32_t base = L->depth, cur = NO_NODE;
+    bool opened = true; /* a node's '{' just read, cur its parent */
+    for (;;) {
+        if (opened && (rc = heap_node(v, L, cur, &cur))) return rc;
+        opened = false;
+        if ((rc = jnext(L, &t))) return rc;
+        if (t.type == J_OBJ_END) {
+            const vnode *nd = &v->nodes[cur];
+            if (!(nd->seen & SEEN_ID)) return jfail(L, "node without id");
+            if (!(nd->seen & SEEN_FRAME)) return jfail(L, "node without callFrame");
+            if (!(nd->seen & SEEN_SELF)) return jfail(L, "node without selfSize");
+            cur = nd->parent;
+            if (cur == NO_NODE) return CGPROP_OK;
+            jresume(L, base);
+        } else if (key_is(&t, "children")) {
+            if ((rc = want(L, &t, J_ARR, "children is not an array"))) return rc;
+        } else {
+            if (key_is(&t, "id")) {
+                if ((rc = want_int(L, &t, "node id is not an integer"))) return rc;
+                v->nodes[cur].id = t.iv;
+                v->nodes[cur].seen |= SEEN_ID;
+            } else if (key_is(&t, "selfSize")) {
+                if ((rc = want_int(L, &t, "selfSize is not an integer"))) return rc;
+                if (t.iv < 0) return jfail(L, "negative selfSize");
+                v->nodes[cur].time = (uint64_t)t.iv;
+                v->nodes[cur].seen |= SEEN_SELF;
+            } else if (key_is(&t, "callFrame")) {
+                if ((rc = read_call_frame(v, L, &v->nodes[cur]))) return rc;
+                v->nodes[cur].seen |= SEEN_FRAME;
+            } else if (key_is(&t, "hitCount")) {
+                return jfail(L, LEGACY_HEAD);
+            } else if ((rc = jnext(L, &t)) || (rc = jskip(L, &t))) {
+                return rc;
+            }
+            continue;
+        }
+        /* Inside cur's children: the next child, or their end. */
+        if ((rc = jnext(L, &t))) return rc;
+        if (t.type == J_OBJ) {
+            jflatten(L, base);
+            opened = true;
+        } else if (t.type != J_ARR_END) {
+            return jfail(L, "a child node is not an object");
+        }
+    }
+}
+
 /* ---- traces: the Trace Event Format, CPU profiles in Profile and
  * ProfileChunk events ---- */
 
@@ -1124,6 +1242,7 @@ static int parse(v8r *v, jlex *L)
         if (key_is(&t, "traceEvents")) {
             if (has_nodes)
                 return jfail(L, "both nodes and traceEvents: a .cpuprofile or a trace, not both");
+            if (v->heap) return jfail(L, "both head and traceEvents: a heap profile or a trace, not both");
             if ((rc = want(L, &t, J_ARR, "traceEvents is not an array"))) return rc;
             if ((rc = read_events(v, L, false))) return rc;
         } else if (v->trace) {
@@ -1131,6 +1250,7 @@ static int parse(v8r *v, jlex *L)
             if ((rc = jnext(L, &t))) return rc;
             if ((rc = jskip(L, &t))) return rc;
         } else if (key_is(&t, "nodes")) {
+            if (v->heap) return jfail(L, "both head and nodes: a heap profile or a .cpuprofile, not both");
             has_nodes = true;
             if ((rc = read_nodes(v, L))) return rc;
         } else if (key_is(&t, "samples") || key_is(&t, "timeDeltas")) {
@@ -1143,6 +1263,7 @@ static int parse(v8r *v, jlex *L)
                 uint64_t line = L->line;
                 while (q < L->end && json_space(*q)) line += *q++ == '\n';
                 if (q < L->end && *q == '{') {
+                    v->objs_at = L->p;
                     v->objs_line = line;
                     if (!(rc = jnext(L, &t))) rc = jskip(L, &t);
                     if (rc) return rc;
@@ -1166,7 +1287,11 @@ static int parse(v8r *v, jlex *L)
             v->start = t.iv;
             v->has_start = true;
         } else if (key_is(&t, "head")) {
-            return jfail(L, "the legacy \"head\" profile tree is not read; save the profile again");
+            if (has_nodes) return jfail(L, "both nodes and head: a .cpuprofile or a heap profile, not both");
+            if (v->heap) return jfail(L, "a second head tree");
+            if (name_bytes(v->g)) return v8_oom(v, L->line);
+            v->heap = true;
+            if ((rc = read_heap_tree(v, L))) return rc;
         } else {
             if ((rc = jnext(L, &t))) return rc;
             if ((rc = jskip(L, &t))) return rc;
@@ -1174,6 +1299,13 @@ static int parse(v8r *v, jlex *L)
     }
     if ((rc = jnext(L, &t))) return rc; /* only blanks may follow */
     if (v->trace) return CGPROP_OK;
+    if (v->heap) {
+        /* An empty list reads as one of numbers; a heap profile's holds
+         * objects. */
+        if (v->has_samples && v->nsamples)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->samples_line, "samples is not an array of objects");
+        return CGPROP_OK;
+    }
     if (v->objs_line)
         return cgprop__read_fail(v->err, CGPROP_EFORMAT, v->objs_line, "samples is not an array of integers");
     if (!has_nodes || v->nn == 0) return cgprop__read_fail(v->err, CGPROP_EFORMAT, L->line, "no nodes in the profile");
@@ -1320,6 +1452,40 @@ static int64_t inext(iarr *a)
 static int no_node(v8r *v, uint64_t line, int64_t id)
 {
     return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "sample names no node: %lld", (long long)id);
+}
+
+/* A heap profile's samples, {"size":N,"nodeId":N,"ordinal":N} each, one
+ * live sampled allocation: counted on the node each names. Only nodeId is
+ * read; size and ordinal, like any other key, are checked as JSON (the
+ * first pass did) and skipped. A sample naming no node of the tree is not
+ * counted: V8 writes such samples itself, allocations it sampled while it
+ * built the profile, after it had written the tree (their node is not in
+ * it), and DevTools passes over them too. */
+static CGPROP__NOINLINE int heap_samples(v8r *v, const jlex *L)
+{
+    jlex S;
+    jsub(&S, L, v->objs_at, v->objs_line);
+    jtok t;
+    int rc = want(&S, &t, J_ARR, "samples is not an array");
+    while (!rc && !(rc = jnext(&S, &t)) && t.type != J_ARR_END) {
+        if (t.type != J_OBJ) return jfail(&S, "a sample is not an object");
+        int64_t id = 0;
+        bool has = false;
+        while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+            if (key_is(&t, "nodeId")) {
+                if ((rc = want_int(&S, &t, "nodeId is not an integer"))) return rc;
+                id = t.iv;
+                has = true;
+            } else if ((rc = jnext(&S, &t)) || (rc = jskip(&S, &t))) {
+                return rc;
+            }
+        }
+        if (rc) return rc;
+        if (!has) return jfail(&S, "sample without nodeId");
+        uint32_t nd = find(v, id);
+        if (nd != NO_NODE) v->nodes[nd].samples++;
+    }
+    return rc;
 }
 
 static int sample_node(v8r *v, iarr *a, uint32_t *out)
@@ -1727,6 +1893,10 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     rc = parse(&v, &L);
     if (!rc && v.trace) {
         rc = read_trace(&v, &L);
+    } else if (!rc && v.heap) {
+        rc = link(&v);
+        if (!rc && v.objs_line) rc = heap_samples(&v, &L);
+        if (!rc) rc = add_stacks(&v, len);
     } else if (!rc) {
         rc = link(&v);
         if (!rc && v.has_samples) {
@@ -1741,7 +1911,9 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     if (!rc && (rc = cgprop__stacks_defer(v.g, false))) rc = cgprop__read_fail(err, rc, L.line, "out of memory");
     if (!rc && cgprop_graph_node_count(v.g) == 0)
         rc = cgprop__read_fail(err, CGPROP_EFORMAT, L.line,
-                               v.trace ? "no sample in the trace's CPU profiles" : "no sample in the profile");
+                               v.trace  ? "no sample in the trace's CPU profiles"
+                               : v.heap ? "no sampled allocation in the heap profile"
+                                        : "no sample in the profile");
     cgprop__free(v.g, v.nodes);
     cgprop__free(v.g, v.edges);
     cgprop__free(v.g, v.idx);
@@ -1775,6 +1947,14 @@ static bool trace_array(const char *s, size_t lim)
     return false;
 }
 
+/* Whether the lim bytes at s hold the n bytes w. */
+static bool holds(const char *s, size_t lim, const char *w, size_t n)
+{
+    for (size_t k = 0; k + n <= lim; k++)
+        if (s[k] == w[0] && memcmp(s + k, w, n) == 0) return true;
+    return false;
+}
+
 bool cgprop__v8_detect(const char *data, size_t len)
 {
     size_t i = 0;
@@ -1799,14 +1979,19 @@ bool cgprop__v8_detect(const char *data, size_t len)
     while (k < lim && json_space(s[k])) k++;
     static const struct {
         const char *key;
-        char value; /* '0': a number */
+        char value; /* '0': a number; 'h': an object, and "selfSize" in the 4 KiB */
     } keys[] = {{"\"samples\"", '['},    {"\"timeDeltas\"", '['},  {"\"startTime\"", '0'},
-                {"\"endTime\"", '0'},    {"\"traceEvents\"", '['}, {"\"metadata\"", '{'}};
+                {"\"endTime\"", '0'},    {"\"traceEvents\"", '['}, {"\"metadata\"", '{'},
+                {"\"head\"", 'h'}};
     for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++) {
         size_t n = strlen(keys[j].key), q = k + n;
         if (q > lim || memcmp(s + k, keys[j].key, n)) continue;
         while (q < lim && (json_space(s[q]) || s[q] == ':')) q++;
         if (q >= lim) return false;
+        /* A heap profile: its tree first ("head", as V8 and DevTools write
+         * it), whose nodes carry selfSize; the CPU profile format that also
+         * had a "head" (hitCount on its nodes) is not taken. */
+        if (keys[j].value == 'h') return s[q] == '{' && holds(s, lim, "\"selfSize\"", 10);
         return keys[j].value == '0' ? s[q] >= '0' && s[q] <= '9' : s[q] == keys[j].value;
     }
     return false;

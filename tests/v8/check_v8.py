@@ -13,6 +13,15 @@ totals worked out here from the JSON itself (standard library only).
                                            exit 77 without Chromium)
   check_v8.py TOOL --chrome-trace PAGE.html  the same, recorded as a trace, as
                                            DevTools' Performance panel records
+  check_v8.py TOOL PROFILE.heapprofile     a heap profile (V8's sampling heap
+                                           profiler: a "head" tree)
+  check_v8.py TOOL --heap-live SCRIPT.js   record SCRIPT.js with node --heap-prof
+                                           first (exit 77 without node)
+  check_v8.py TOOL --chrome-heap PAGE.html record PAGE.html's runAllocations()
+                                           in headless Chromium with the
+                                           HeapProfiler domain's sampling, as
+                                           DevTools' "Allocation sampling" does
+                                           (exit 77 without Chromium)
 
 The rules computed here are those of docs/formats/v8.md: a function is
 url + 1-based line:column + name ("(anonymous)" when empty); the tree's
@@ -25,6 +34,11 @@ pid and id after it, their nodes, samples and deltas one after the other;
 each thread (pid, tid) counts one profile, the one whose source is
 "Internal", else "Inspector", else its first; the figures of the threads
 add up.
+A heap profile's functions are keyed the same way; each node of its tree is
+one stack (its path from the root, "(root)" dropped), weighed by its
+selfSize (bytes) and by the number of samples naming it (samples naming no
+node of the tree are not counted); a function is counted once per stack
+however often it recurs on it.
 """
 import gzip
 import json
@@ -100,6 +114,45 @@ def expected(prof, tot=None, slf=None):
     return tot, slf
 
 
+def expected_heap(doc):
+    """Every function's self and total [bytes, samples] in a heap profile,
+    the samples that name no node of the tree, and the deepest stack."""
+    parent, frame, weight = {}, {}, {}
+    todo = [(doc["head"], None)]
+    while todo:  # the tree may be deep: no recursion
+        node, up = todo.pop()
+        nid = node["id"]
+        assert nid not in frame, "node id %r twice" % nid
+        parent[nid], frame[nid], weight[nid] = up, node["callFrame"], [node["selfSize"], 0]
+        todo.extend((c, nid) for c in node["children"])
+    unplaced = 0
+    for smp in doc.get("samples", []):
+        if smp["nodeId"] in weight:
+            weight[smp["nodeId"]][1] += 1
+        else:
+            unplaced += 1
+    tot, slf, deepest = {}, {}, 0
+    for nid, w in weight.items():
+        if w == [0, 0]:
+            continue
+        path, n = [], nid
+        while n is not None:
+            cf = frame[n]
+            is_root = parent[n] is None
+            if not (is_root and cf["functionName"] == "(root)" and not cf.get("url") and path):
+                path.append(key_of(cf))
+            n = parent[n]
+        deepest = max(deepest, len(path))
+        for k in set(path):
+            a = tot.setdefault(k, [0, 0])
+            a[0] += w[0]
+            a[1] += w[1]
+        a = slf.setdefault(path[0], [0, 0])
+        a[0] += w[0]
+        a[1] += w[1]
+    return tot, slf, unplaced, deepest
+
+
 def trace_profiles(events):
     """The profiles a trace counts, each as a Profiler.Profile (parent links,
     samples and deltas of its chunks in file order), and how many there were
@@ -141,7 +194,12 @@ def load(path):
 
 def check(tool, path):
     doc = load(path)
-    if isinstance(doc, list) or "traceEvents" in doc:
+    metrics, unit = ["time", "samples"], "us"
+    if isinstance(doc, dict) and "head" in doc:
+        tot, slf, unplaced, deepest = expected_heap(doc)
+        metrics, unit = ["bytes", "samples"], "bytes"
+        what = "%d samples naming no node (not counted), deepest stack %d frames, " % (unplaced, deepest)
+    elif isinstance(doc, list) or "traceEvents" in doc:
         profs, nprofs = trace_profiles(doc if isinstance(doc, list) else doc["traceEvents"])
         if not profs:
             sys.exit("%s: no CPU profile in the trace" % path)
@@ -154,7 +212,7 @@ def check(tool, path):
         what = ""
     out = subprocess.run([tool, "report", "--format", "json", path], check=True, stdout=subprocess.PIPE).stdout
     rep = json.loads(out)
-    if rep["metrics"] != ["time", "samples"]:
+    if rep["metrics"] != metrics:
         sys.exit("metrics: %r" % rep["metrics"])
     got = {f["key"]: f for f in rep["functions"]}
     bad = 0
@@ -173,36 +231,43 @@ def check(tool, path):
     if rep["totals"] != grand:
         print("program totals: cgprop %r, expected %r" % (rep["totals"], grand))
         bad += 1
-    print("%s: %s%d functions, %d samples, %d us: %s" % (path, what, len(tot), grand[1], grand[0],
+    print("%s: %s%d functions, %d samples, %d %s: %s" % (path, what, len(tot), grand[1], grand[0], unit,
                                                        "FAIL" if bad else "ok"))
     return bad
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[2] == "--live":
+    if len(sys.argv) == 4 and sys.argv[2] in ("--live", "--heap-live"):
         node = shutil.which("node")
         if not node:
             print("node not installed: live check skipped")
             return 77
+        heap = sys.argv[2] == "--heap-live"
+        # A sample every 4 KiB allocated on average (node's default is every
+        # 512 KiB): a few hundred samples from the fixture's script.
+        flags = ["--heap-prof", "--heap-prof-interval=4096", "--heap-prof-dir"] if heap else ["--cpu-prof",
+                                                                                               "--cpu-prof-dir"]
         with tempfile.TemporaryDirectory() as d:
-            subprocess.run([node, "--cpu-prof", "--cpu-prof-dir", d, sys.argv[3]], check=True,
-                           stdout=subprocess.DEVNULL)
-            profs = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".cpuprofile")]
+            subprocess.run([node] + flags + [d, sys.argv[3]], check=True, stdout=subprocess.DEVNULL)
+            ext = ".heapprofile" if heap else ".cpuprofile"
+            profs = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(ext)]
             if len(profs) != 1:
                 sys.exit("expected one profile, found %r" % profs)
             return 1 if check(sys.argv[1], profs[0]) else 0
-    if len(sys.argv) == 4 and sys.argv[2] in ("--chrome", "--chrome-trace"):
+    if len(sys.argv) == 4 and sys.argv[2] in ("--chrome", "--chrome-trace", "--chrome-heap"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import chrome_profile
         chromium = chrome_profile.find_chromium()
         if not chromium:
             print("chromium not installed: Chromium check skipped")
             return 77
-        trace = sys.argv[2] == "--chrome-trace"
+        how = {"--chrome": (chrome_profile.record, "page.cpuprofile"),
+               "--chrome-trace": (chrome_profile.record_trace, "page.trace.json"),
+               "--chrome-heap": (chrome_profile.record_heap, "page.heapprofile")}[sys.argv[2]]
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "page.trace.json" if trace else "page.cpuprofile")
+            out = os.path.join(d, how[1])
             try:
-                (chrome_profile.record_trace if trace else chrome_profile.record)(chromium, sys.argv[3], out)
+                how[0](chromium, sys.argv[3], out)
             except (EOFError, TimeoutError) as e:
                 print("chromium did not run headless (%s): skipped" % e)
                 return 77

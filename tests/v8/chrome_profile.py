@@ -5,6 +5,7 @@ Chromium is driven over the DevTools protocol through
 
   chrome_profile.py PAGE.html OUT.cpuprofile [FUNCTION]
   chrome_profile.py --trace PAGE.html OUT.json[.gz] [FUNCTION]
+  chrome_profile.py --heap PAGE.html OUT.heapprofile [FUNCTION]
 
 Loads PAGE.html (a file: URL) and calls window.FUNCTION() (default
 runRecursion) once under the profiler. Without --trace, with the Profiler
@@ -13,8 +14,11 @@ writes the Profiler.Profile it returns (a .cpuprofile). With --trace, as the
 Performance panel records: Tracing.start with the panel's categories, V8's
 samples in Profile and ProfileChunk events (every 100 us asked for, by the
 "hires" category), the trace streamed back (ReturnAsStream, IO.read) and
-written as Chromium sends it, gzipped when OUT ends in .gz. Exits 77 when
-Chromium is missing or will not start headless.
+written as Chromium sends it, gzipped when OUT ends in .gz. With --heap, as
+the Memory panel's "Allocation sampling" records: the HeapProfiler domain's
+sampling (a sample every 4 KiB allocated on average, the default FUNCTION
+runAllocations), and the SamplingHeapProfile it returns, as DevTools saves a
+.heapprofile. Exits 77 when Chromium is missing or will not start headless.
 """
 import base64
 import fcntl
@@ -149,6 +153,21 @@ def record(chromium, page, out, function="runRecursion"):
     return profile
 
 
+def record_heap(chromium, page, out, function="runAllocations"):
+    """A heap profile as the Memory panel's "Allocation sampling" records one:
+    HeapProfiler.startSampling, the page's function, stopSampling; written as
+    DevTools saves it (JSON.stringify of the protocol's profile)."""
+    def work(cdp, session, call):
+        cdp.send("HeapProfiler.enable", session=session)
+        cdp.send("HeapProfiler.startSampling", {"samplingInterval": 4096}, session)
+        call()
+        return cdp.send("HeapProfiler.stopSampling", session=session)["profile"]
+    profile = run_in_page(chromium, page, function, work)
+    with open(out, "w") as f:
+        json.dump(profile, f, separators=(",", ":"))
+    return profile
+
+
 # The categories DevTools' Performance panel records with (its
 # TimelineController), JavaScript samples on: "hires" makes V8's tracing
 # profiler sample every 100 us instead of every millisecond.
@@ -196,8 +215,8 @@ def find_chromium():
 
 def main():
     args = sys.argv[1:]
-    trace = args[:1] == ["--trace"]
-    if trace:
+    trace, heap = args[:1] == ["--trace"], args[:1] == ["--heap"]
+    if trace or heap:
         args = args[1:]
     if len(args) not in (2, 3):
         sys.exit(__doc__)
@@ -206,7 +225,7 @@ def main():
         print("chromium not installed: skipped")
         return SKIP
     try:
-        got = (record_trace if trace else record)(chromium, *args)
+        got = (record_trace if trace else record_heap if heap else record)(chromium, *args)
     except (EOFError, TimeoutError) as e:
         print("chromium did not run headless (%s): skipped" % e)
         return SKIP
@@ -215,6 +234,8 @@ def main():
         chunks = [e for e in events if e.get("name") == "ProfileChunk"]
         samples = sum(len(e["args"]["data"].get("cpuProfile", {}).get("samples", [])) for e in chunks)
         print("%s: %d events, %d ProfileChunk events, %d samples" % (args[1], len(events), len(chunks), samples))
+    elif heap:
+        print("%s: %d samples" % (args[1], len(got["samples"])))
     else:
         print("%s: %d nodes, %d samples" % (args[1], len(got["nodes"]), len(got["samples"])))
     return 0
