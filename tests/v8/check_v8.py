@@ -103,15 +103,20 @@ def expected(prof, tot=None, slf=None):
             if is_root:
                 break
             n = parent[n]
-        w = (dur[i], 1)
-        for k in set(path):
-            a = tot.setdefault(k, [0, 0])
-            a[0] += w[0]
-            a[1] += w[1]
-        a = slf.setdefault(path[0], [0, 0])
+        charge(tot, slf, path, (dur[i], 1))
+    return tot, slf
+
+
+def charge(tot, slf, path, w):
+    """A stack's weights w: to the total of every function on it once,
+    however often it recurs, and to the self of its leaf (path[0])."""
+    for k in set(path):
+        a = tot.setdefault(k, [0, 0])
         a[0] += w[0]
         a[1] += w[1]
-    return tot, slf
+    a = slf.setdefault(path[0], [0, 0])
+    a[0] += w[0]
+    a[1] += w[1]
 
 
 def expected_heap(doc):
@@ -143,13 +148,7 @@ def expected_heap(doc):
                 path.append(key_of(cf))
             n = parent[n]
         deepest = max(deepest, len(path))
-        for k in set(path):
-            a = tot.setdefault(k, [0, 0])
-            a[0] += w[0]
-            a[1] += w[1]
-        a = slf.setdefault(path[0], [0, 0])
-        a[0] += w[0]
-        a[1] += w[1]
+        charge(tot, slf, path, w)
     return tot, slf, unplaced, deepest
 
 
