@@ -282,6 +282,8 @@ static bool levels(xd *x, int *rc)
 
 static bool put(xd *x, const char *p, size_t n)
 {
+    /* An empty line first: no buffer yet, and nothing to copy. */
+    if (!n) return true;
     if (!grow(x, &x->out, &x->out_cap, x->nout + n, 1)) return false;
     memcpy(x->out + x->nout, p, n);
     x->nout += n;
