@@ -33,12 +33,12 @@ CGPROP_BEGIN_DECLS
 /** Input formats (the @c format fields of ::cgprop_read_options and ::cgprop_read_info). */
 enum cgprop_input_format {
     CGPROP_INPUT_AUTO = 0,      /**< Recognise the format by content. */
-    CGPROP_INPUT_CALLGRIND = 1, /**< Callgrind profile (valgrind --tool=callgrind, KCachegrind). */
+    CGPROP_INPUT_CALLGRIND = 1, /**< Callgrind profile (valgrind --tool=callgrind, KCachegrind, PHP Xdebug). */
     CGPROP_INPUT_FOLDED = 2,    /**< Folded stacks: "a;b;c 42" lines, one or more weights. */
     CGPROP_INPUT_EVENTS = 3,    /**< The recorder's event trace format. */
     CGPROP_INPUT_PERF = 4,      /**< Text of @c perf @c script on samples with call chains (docs/formats/perf.md). */
     CGPROP_INPUT_PPROF = 5,     /**< pprof's profile.proto (Go runtime/pprof and others), gzipped or not (docs/formats/pprof.md). */
-    CGPROP_INPUT_V8 = 6,        /**< Chrome/V8 @c .cpuprofile JSON (node --cpu-prof, DevTools) or a Chrome trace's CPU profiles (docs/formats/v8.md). */
+    CGPROP_INPUT_V8 = 6,        /**< Chrome/V8 @c .cpuprofile JSON (node --cpu-prof, DevTools), a Chrome trace's CPU profiles, or a @c .heapprofile (node --heap-prof; docs/formats/v8.md). */
     CGPROP_INPUT_PSTATS = 7,    /**< Python cProfile / profile statistics (a marshal dump; docs/formats/pstats.md). */
     CGPROP_INPUT_GPROF = 8      /**< gprof's text report: flat profile and call graph (docs/formats/gprof.md). */
 };
@@ -155,13 +155,17 @@ CGPROP_API void cgprop_read_options_init(cgprop_read_options *opts);
 /**
  * Recognise an input format by content, looking inside gzip input: perf
  * script (a sample header followed by a frame line), a .cpuprofile (a JSON
- * object with a @c nodes key) or a Chrome trace (@c traceEvents, or an
- * array of events), pprof (a Profile message), Python statistics
+ * object with a @c nodes key), a Chrome trace (@c traceEvents, or an
+ * array of events) or a V8 heap profile (a @c head tree with @c selfSize),
+ * pprof (a Profile message), Python statistics
  * (a marshal dump of a dict), a gprof report (its flat profile or call graph
  * headers), callgrind (a @c # @c callgrind @c format, @c version:,
  * @c creator:, @c events: or @c positions: header line before any cost
  * line), the recorder's event trace (its magic first line), folded stacks
- * (lines ending in one or more numbers).
+ * (lines ending in one or more numbers). Raw recordings that no reader
+ * reads (perf.data, gmon.out, gperftools' own CPU profile, an ELF file, a Go
+ * profile printed as text) match none: reading them fails with a message
+ * that names the command printing what cgprop reads.
  * @param data the first bytes of the input (a few KiB suffice).
  * @param len their number.
  * @return a ::cgprop_input_format, ::CGPROP_INPUT_AUTO when none matches.

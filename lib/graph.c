@@ -188,6 +188,17 @@ const char *cgprop_graph_metric_name(const cgprop_graph *g, uint32_t k, size_t *
     return g->mname[k];
 }
 
+int cgprop__graph_rename_metric(cgprop_graph *g, uint32_t k, const char *name)
+{
+    size_t len = strlen(name);
+    char *m = cgprop__realloc(g, g->mname[k], len + 1, 1);
+    if (!m) return CGPROP_ENOMEM;
+    memcpy(m, name, len + 1);
+    g->mname[k] = m;
+    g->mlen[k] = len;
+    return CGPROP_OK;
+}
+
 int cgprop_graph_find_metric(cgprop_graph *g, const char *name, size_t len, uint32_t *out)
 {
     if (!g) return CGPROP_EINVAL;

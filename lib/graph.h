@@ -307,6 +307,12 @@ int cgprop__stage_edges(cgprop_graph *g, uint32_t n);
  * staged calls are lost (written over); the graph is as before. */
 int cgprop__add_staged_edges(cgprop_graph *g, uint32_t n, const uint8_t *cls);
 
+/* Give metric k (below K) the name name, a valid metric name that no other
+ * metric has. Internal: for a reader that learns what its first metric
+ * measures only after it made the graph (V8's heap profiles: bytes, not
+ * time). ENOMEM leaves the old name. */
+int cgprop__graph_rename_metric(cgprop_graph *g, uint32_t k, const char *name);
+
 /* Add costs (K values) to the inclusive cost the input states for node,
  * summed like the other costs (merging two profiles adds them). The bounds
  * then take it as the function's exact inclusive cost. Internal: for readers

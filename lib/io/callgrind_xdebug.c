@@ -40,13 +40,18 @@ typedef struct xd {
     span (*fkey)[2];
     uint32_t nfunc;
     size_t fkey_cap;
-    /* Blocks in file order: function, parent block (NONE at a root),
-     * level; calls in file order: the callee's function, then its block. */
-    uint32_t *bfunc, *bparent;
+    /* Blocks in file order: function and parent block (NONE at a root);
+     * their levels, once pass 2 has counted them. Calls in file order:
+     * the callee's function, then its block. */
+    struct xblk {
+        uint32_t func, parent;
+    } *blk;
+    size_t nblk, blk_cap;
     uint8_t *blevel;
-    size_t nblk, blk_cap, bparent_cap, blevel_cap;
-    uint32_t *cfunc, *cblk;
-    size_t ncall, call_cap, cblk_cap;
+    struct xcall {
+        uint32_t func, blk;
+    } *call;
+    size_t ncall, call_cap;
     /* Blocks not yet taken by a caller. */
     uint32_t *stack;
     size_t nstack, stack_cap;
@@ -71,10 +76,9 @@ static bool starts(const char *s, size_t n, const char *k, size_t kn) { return n
 static bool next_line(cgprop__lines *r, const char **s, size_t *n)
 {
     if (!cgprop__lines_next(r, s, n)) return false;
-    while (*n && cgprop__is_space(**s)) {
-        (*s)++;
-        (*n)--;
-    }
+    size_t b = cgprop__skip_blanks(*s, 0, *n);
+    *s += b;
+    *n -= b;
     while (*n && cgprop__is_space((*s)[*n - 1])) (*n)--;
     return true;
 }
@@ -171,9 +175,9 @@ static bool end_block(xd *x, size_t c0, int *rc)
     size_t base = x->nstack - k;
     for (size_t j = 0; j < k; j++) {
         uint32_t child = x->stack[base + j];
-        if (x->bfunc[child] != x->cfunc[c0 + j]) return false;
-        x->cblk[c0 + j] = child;
-        x->bparent[child] = b;
+        if (x->blk[child].func != x->call[c0 + j].func) return false;
+        x->call[c0 + j].blk = child;
+        x->blk[child].parent = b;
     }
     x->nstack = base;
     if (!grow(x, &x->stack, &x->stack_cap, x->nstack + 1, sizeof *x->stack)) {
@@ -214,13 +218,11 @@ static bool tree(xd *x, const char *data, size_t len, int *rc)
             if (have_cfn || !end_block(x, c0, rc)) return false;
             uint32_t f;
             if (!fl.p || !name_of(x, 1, s + 3, n - 3, &sp, rc) || !func_of(x, fl, sp, &f, rc)) return false;
-            if (!grow(x, &x->bfunc, &x->blk_cap, x->nblk + 1, sizeof *x->bfunc) ||
-                !grow(x, &x->bparent, &x->bparent_cap, x->nblk + 1, sizeof *x->bparent)) {
+            if (!grow(x, &x->blk, &x->blk_cap, x->nblk + 1, sizeof *x->blk)) {
                 *rc = CGPROP_ENOMEM;
                 return false;
             }
-            x->bfunc[x->nblk] = f;
-            x->bparent[x->nblk++] = NONE;
+            x->blk[x->nblk++] = (struct xblk){f, NONE};
             c0 = x->ncall;
             cfl = fl;
         } else if (starts(s, n, "cfn=", 4)) {
@@ -231,13 +233,11 @@ static bool tree(xd *x, const char *data, size_t len, int *rc)
             have_cfn = true;
         } else if (starts(s, n, "calls=", 6)) {
             if (!have_cfn) return false;
-            if (!grow(x, &x->cfunc, &x->call_cap, x->ncall + 1, sizeof *x->cfunc) ||
-                !grow(x, &x->cblk, &x->cblk_cap, x->ncall + 1, sizeof *x->cblk)) {
+            if (!grow(x, &x->call, &x->call_cap, x->ncall + 1, sizeof *x->call)) {
                 *rc = CGPROP_ENOMEM;
                 return false;
             }
-            x->cfunc[x->ncall] = cf;
-            x->cblk[x->ncall++] = NONE;
+            x->call[x->ncall++] = (struct xcall){cf, NONE};
             have_cfn = false;
             want_calls = true; /* the call's cost line next */
             cfl = fl;
@@ -254,26 +254,18 @@ static bool tree(xd *x, const char *data, size_t len, int *rc)
  * root is a stack, and a function's count on it is its level. */
 static bool levels(xd *x, int *rc)
 {
-    if (!grow(x, &x->blevel, &x->blevel_cap, x->nblk ? x->nblk : 1, 1)) {
-        *rc = CGPROP_ENOMEM;
-        return false;
-    }
-    x->active = cgprop__mem_realloc(x->m, NULL, x->nfunc ? x->nfunc : 1, sizeof *x->active);
-    if (!x->active) {
-        *rc = CGPROP_ENOMEM;
-        return false;
-    }
-    memset(x->active, 0, (x->nfunc ? x->nfunc : 1) * sizeof *x->active);
+    x->blevel = cgprop__mem_realloc(x->m, NULL, x->nblk ? x->nblk : 1, 1);
+    x->active = cgprop__mem_calloc(x->m, x->nfunc ? x->nfunc : 1, sizeof *x->active);
     /* The path can be as deep as the tree, which pass 1's stack never was. */
-    if (!grow(x, &x->stack, &x->stack_cap, x->nblk ? x->nblk : 1, sizeof *x->stack)) {
+    if (!x->blevel || !x->active || !grow(x, &x->stack, &x->stack_cap, x->nblk ? x->nblk : 1, sizeof *x->stack)) {
         *rc = CGPROP_ENOMEM;
         return false;
     }
     x->nstack = 0;
     for (size_t b = x->nblk; b-- > 0;) {
-        uint32_t p = x->bparent[b];
-        while (x->nstack && x->stack[x->nstack - 1] != p) x->active[x->bfunc[x->stack[--x->nstack]]]--;
-        uint32_t c = x->active[x->bfunc[b]]++;
+        uint32_t p = x->blk[b].parent;
+        while (x->nstack && x->stack[x->nstack - 1] != p) x->active[x->blk[x->stack[--x->nstack]].func]--;
+        uint32_t c = x->active[x->blk[b].func]++;
         x->blevel[b] = (uint8_t)(c < 2 ? c : 2);
         x->stack[x->nstack++] = (uint32_t)b;
     }
@@ -323,7 +315,7 @@ static int rewrite(xd *x, const char *data, size_t len)
         else if (starts(s, n, "fn=", 3))
             ok = name_of(x, 1, s + 3, n - 3, &nm, &rc) && put_name(x, "fn=", 3, nm, x->blevel[b++]);
         else if (starts(s, n, "cfn=", 4))
-            ok = name_of(x, 1, s + 4, n - 4, &nm, &rc) && put_name(x, "cfn=", 4, nm, x->blevel[x->cblk[c++]]);
+            ok = name_of(x, 1, s + 4, n - 4, &nm, &rc) && put_name(x, "cfn=", 4, nm, x->blevel[x->call[c++].blk]);
         else ok = put(x, s, n);
         if (!ok) return rc ? rc : CGPROP_ENOMEM;
         if (!put(x, "\n", 1)) return CGPROP_ENOMEM;
@@ -356,11 +348,9 @@ int cgprop__cg_xdebug_rewrite(const char *data, size_t len, const cgprop_allocat
     cgprop__u64map_free(&m, &x.funcs);
     cgprop__mem_free(&m, x.names);
     cgprop__mem_free(&m, x.fkey);
-    cgprop__mem_free(&m, x.bfunc);
-    cgprop__mem_free(&m, x.bparent);
+    cgprop__mem_free(&m, x.blk);
     cgprop__mem_free(&m, x.blevel);
-    cgprop__mem_free(&m, x.cfunc);
-    cgprop__mem_free(&m, x.cblk);
+    cgprop__mem_free(&m, x.call);
     cgprop__mem_free(&m, x.stack);
     cgprop__mem_free(&m, x.active);
     cgprop__mem_free(&m, x.out);

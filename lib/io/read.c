@@ -134,14 +134,6 @@ static bool ends_with_number(const char *s, size_t n)
     return j < n && j > 0 && cgprop__is_space(s[j - 1]);
 }
 
-/* How many blanks (spaces and TABs) open d. */
-static size_t blanks(const char *d, size_t len)
-{
-    size_t i = 0;
-    while (i < len && (d[i] == ' ' || d[i] == '\t')) i++;
-    return i;
-}
-
 static uint64_t word_le(const unsigned char *p, size_t w)
 {
     uint64_t v = 0;
@@ -179,7 +171,7 @@ static bool go_text(const char *d, size_t len)
     if (!n) return false;
     if (starts(d, n, "heap profile: ")) return true;
     if ((n == 15 && starts(d, n, "--- contention:")) || (n == 10 && starts(d, n, "--- mutex:"))) {
-        size_t b = blanks(d + n + 1, len - n - 1);
+        size_t b = cgprop__skip_blanks(d + n + 1, 0, len - n - 1);
         return starts(d + n + 1 + b, len - n - 1 - b, "cycles/second=");
     }
     /* A profile's name is one word; a ';' makes it a folded stack. */
@@ -199,7 +191,7 @@ static bool go_text(const char *d, size_t len)
  * with or without them. */
 static const char *recording(const char *d, size_t len)
 {
-    size_t b = blanks(d, len);
+    size_t b = cgprop__skip_blanks(d, 0, len);
     d += b;
     len -= b;
     if (starts(d, len, "PERFILE2") || starts(d, len, "2ELIFREP"))

@@ -915,18 +915,6 @@ static int read_nodes(v8r *v, jlex *L)
 
 #define LEGACY_HEAD "the legacy \"head\" profile tree is not read; save the profile again"
 
-/* The graph was made with a .cpuprofile's metric names: its first metric
- * is bytes here. */
-static int name_bytes(cgprop_graph *g)
-{
-    char *m = cgprop__realloc(g, g->mname[0], sizeof "bytes", 1);
-    if (!m) return CGPROP_ENOMEM;
-    memcpy(m, "bytes", sizeof "bytes");
-    g->mname[0] = m;
-    g->mlen[0] = sizeof "bytes" - 1;
-    return CGPROP_OK;
-}
-
 /* A node of a heap profile's tree, its '{' read: the root (parent
  * NO_NODE) or a child of parent. Its depth is known at once: the tree
  * gives each node inside its parent. */
@@ -1289,7 +1277,8 @@ static int parse(v8r *v, jlex *L)
         } else if (key_is(&t, "head")) {
             if (has_nodes) return jfail(L, "both nodes and head: a .cpuprofile or a heap profile, not both");
             if (v->heap) return jfail(L, "a second head tree");
-            if (name_bytes(v->g)) return v8_oom(v, L->line);
+            /* The graph was made with a .cpuprofile's metric names. */
+            if (cgprop__graph_rename_metric(v->g, 0, "bytes")) return v8_oom(v, L->line);
             v->heap = true;
             if ((rc = read_heap_tree(v, L))) return rc;
         } else {

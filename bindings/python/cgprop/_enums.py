@@ -115,7 +115,9 @@ class Share(enum.IntEnum):
 
 class InputFormat(enum.IntEnum):
     """Input formats of the readers (enum cgprop_input_format). A library
-    without a reader refuses its format with InvalidArgumentError."""
+    without a reader refuses its format with InvalidArgumentError. CALLGRIND
+    also reads PHP Xdebug's profiles; V8 reads .cpuprofile files, Chrome
+    traces and .heapprofile files."""
     AUTO = _ffi.CGPROP_INPUT_AUTO
     CALLGRIND = _ffi.CGPROP_INPUT_CALLGRIND
     FOLDED = _ffi.CGPROP_INPUT_FOLDED

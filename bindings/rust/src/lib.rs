@@ -380,7 +380,7 @@ open_enum! {
     InputFormat {
         /// Recognise the format by content.
         Auto = sys::CGPROP_INPUT_AUTO,
-        /// Callgrind profile.
+        /// Callgrind profile (valgrind's, or PHP Xdebug's).
         Callgrind = sys::CGPROP_INPUT_CALLGRIND,
         /// Folded stacks.
         Folded = sys::CGPROP_INPUT_FOLDED,
@@ -390,7 +390,7 @@ open_enum! {
         Perf = 4,
         /// pprof profile.
         Pprof = 5,
-        /// V8 CPU profile.
+        /// V8 CPU profile (`.cpuprofile`), Chrome trace or heap profile (`.heapprofile`).
         V8 = 6,
         /// Python pstats dump.
         Pstats = 7,
