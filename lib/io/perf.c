@@ -728,6 +728,21 @@ static size_t frame_after_event(const header *h)
     return head_frame_at(h->rest, h->restlen);
 }
 
+/* A sample whose frame came on its header line was recorded without its
+ * call chain (perf record without -g, or printed with perf script -G):
+ * only its leaf is known, so no function's inclusive cost is. Read as a
+ * one-frame stack, every caller of that leaf would lose the sample and
+ * still be shown exact, so the text is refused, with what makes chains. */
+static int end_sample(pr *p, uint64_t start, uint32_t ev, uint64_t period, bool head_frame)
+{
+    if (head_frame)
+        return cgprop__read_fail(p->err, CGPROP_EFORMAT, start,
+                                 "a sample without its call chain (its frame is on its header line): inclusive "
+                                 "costs need every sample's callers; record with perf record -g (or --call-graph "
+                                 "dwarf) and print without perf script -G");
+    return flush(p, start, ev, period);
+}
+
 /* Both passes walk the lines the same way; the first (g NULL) only lists
  * the events. Lines starting with '#' are perf script's --header comments. */
 static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
@@ -750,7 +765,7 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
     int rc = CGPROP_OK;
     while (!rc && cgprop__lines_next(&r, &s, &n)) {
         if (blank(s, n)) {
-            if (in_sample && p->g) rc = flush(p, start, ev, period);
+            if (in_sample && p->g) rc = end_sample(p, start, ev, period, head_frame);
             in_sample = false;
             after_blank = true;
             continue;
@@ -778,7 +793,7 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
         }
         if (h.kind == H_EXTRA) continue;
         if (h.kind == H_RECORD) {
-            if (in_sample && p->g) rc = flush(p, start, ev, period);
+            if (in_sample && p->g) rc = end_sample(p, start, ev, period, head_frame);
             in_sample = false;
             continue;
         }
@@ -798,7 +813,7 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
             headed = true;
         }
         if (in_sample && p->g) {
-            rc = flush(p, start, ev, period);
+            rc = end_sample(p, start, ev, period, head_frame);
             if (rc) break;
         }
         in_sample = true;
@@ -841,7 +856,7 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
             head_frame = true;
         }
     }
-    if (!rc && in_sample && p->g) rc = flush(p, start, ev, period);
+    if (!rc && in_sample && p->g) rc = end_sample(p, start, ev, period, head_frame);
     *lines = r.no;
     return rc;
 }

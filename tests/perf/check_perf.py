@@ -19,9 +19,6 @@ import sys
 import tempfile
 
 ROW = re.compile(r"^\s*([0-9.]+)%\s+([0-9.]+)%\s+\[(.)\]\s+(.*?)\s*(?:-\s+-\s*)?$")
-# A recording without call chains has one column, Overhead: each sample is
-# its one frame, so a function's total is its self.
-ROW1 = re.compile(r"^\s*([0-9.]+)%\s+\[(.)\]\s+(.*?)\s*(?:-\s+-\s*)?$")
 
 
 def parse_report(text):
@@ -38,10 +35,6 @@ def parse_report(text):
         m = ROW.match(line)
         if m:
             out[ev].append((float(m.group(1)), float(m.group(2)), m.group(4)))
-            continue
-        m = ROW1.match(line)
-        if m:
-            out[ev].append((float(m.group(1)), float(m.group(1)), m.group(3)))
     return out
 
 
@@ -147,6 +140,43 @@ def check(tool, script, report_text, min_pct=0.0, metric_of=None):
     return 1 if bad or not rows else 0
 
 
+NO_CHAIN = "without its call chain"
+
+
+def refused(tool, script, what):
+    """cgprop must refuse a text without call chains, named perf or not,
+    with the command that records them."""
+    status = 0
+    for named in ([], ["--input", "perf"]):
+        r = subprocess.run([tool, "report"] + named + [script], capture_output=True, text=True)
+        ok = r.returncode == 1 and NO_CHAIN in r.stderr and "perf record -g" in r.stderr
+        print("%-4s %s (%s) given %s: %s" % ("ok" if ok else "FAIL", os.path.basename(script), what,
+                                            " ".join(named) or "as it is", r.stderr.strip() or "read"))
+        status |= 0 if ok else 1
+    return status
+
+
+def no_chains(tool, perf, d, data, script, report):
+    """A recording without call chains: perf itself reports no inclusive
+    figure for it (no Children column), and cgprop, which would have only
+    each sample's leaf, refuses its text however it is printed."""
+    status = 0
+    has_children = any(line.startswith("#") and "Children" in line for line in report.splitlines())
+    rows = sum(1 for line in report.splitlines() if re.match(r"^\s*[0-9.]+%\s", line))
+    ok = not has_children and rows > 0
+    print("%-4s perf report --children without call chains: %d rows, %s" %
+          ("ok" if ok else "FAIL", rows, "a Children column" if has_children else "no Children column"))
+    status |= 0 if ok else 1
+    status |= refused(tool, script, "default fields")
+    for fields in ("comm,tid,period,ip,sym,dso", "ip,sym,dso"):
+        bare = os.path.join(d, "nochain-%s.perf" % fields.replace(",", "_"))
+        with open(bare, "wb") as out:
+            subprocess.run([perf, "script", "-i", data, "-F", fields], check=True, stdout=out,
+                           stderr=subprocess.DEVNULL)
+        status |= refused(tool, bare, "-F " + fields)
+    return status
+
+
 def live(tool, source):
     perf, cc = shutil.which("perf"), shutil.which("cc") or shutil.which("gcc")
     if not perf or not cc:
@@ -158,7 +188,7 @@ def live(tool, source):
                        check=True)
         status = 0
         # Frame-pointer chains, DWARF unwinding (which adds inlined frames),
-        # then no call chains (each sample's one frame on its header line).
+        # then no call chains.
         for i, how in enumerate((["-g"], ["--call-graph", "dwarf"], [])):
             data, script = os.path.join(d, "perf%d.data" % i), os.path.join(d, "recur%d.perf" % i)
             r = subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-F", "1000"] + how + ["-o", data, exe],
@@ -169,6 +199,11 @@ def live(tool, source):
                 return 77
             with open(script, "wb") as out:
                 subprocess.run([perf, "script", "-i", data], check=True, stdout=out, stderr=subprocess.DEVNULL)
+            text = subprocess.run([perf, "report", "-i", data, "--children", "--stdio", "--sort", "symbol", "-g",
+                                   "none"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+            if not how:
+                status |= no_chains(tool, perf, d, data, script, text.decode())
+                continue
             # The recording itself, given as users first try it, is refused
             # with the command that prints its text, named or not.
             for named in ([], ["--input", "perf"]):
@@ -177,8 +212,6 @@ def live(tool, source):
                 print("%-4s perf.data given %s: %s" % ("ok" if ok else "FAIL", " ".join(named) or "as it is",
                                                       r.stderr.strip() or "read"))
                 status |= 0 if ok else 1
-            text = subprocess.run([perf, "report", "-i", data, "--children", "--stdio", "--sort", "symbol", "-g",
-                                   "none"], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
             status |= check(tool, script, text.decode(), min_pct=0.5)
             if i == 1:
                 continue
@@ -197,6 +230,12 @@ def live(tool, source):
                     subprocess.run([perf, "script", "-i", data, "-F", fields], check=True, stdout=out,
                                    stderr=subprocess.DEVNULL)
                 status |= check(tool, bare, text.decode(), min_pct=0.5, metric_of={"cpu-clock": metric})
+            # The call chains recorded but not printed (perf script -G): the
+            # same text as without them, refused the same way.
+            hidden = os.path.join(d, "recur%d-G.perf" % i)
+            with open(hidden, "wb") as out:
+                subprocess.run([perf, "script", "-i", data, "-G"], check=True, stdout=out, stderr=subprocess.DEVNULL)
+            status |= refused(tool, hidden, "-G")
         return status
 
 

@@ -51,6 +51,8 @@ def profiles(data, full):
                 "pprof/*.folded.gz", "pprof/*.callgrind.out.gz", "v8/*.cpuprofile", "pstats/*.pstats",
                 "gprof/*.gprof", "events/*.events"):
         small += sorted(glob.glob(os.path.join(data, pat)))
+    # A script without call chains is refused (no inclusive cost to draw).
+    small = [p for p in small if not p.endswith("-nog.perf")]
     # A dozen of the random recursive profiles (the first by name): more
     # add time, not kinds of drawing.
     small += sorted(glob.glob(os.path.join(data, "g2d_random", "*.callgrind")))[:12 if full else 3]

@@ -351,13 +351,15 @@ malformed)
     "$T" report --input callgrind "$TMP/bad.out" > "$TMP/o" 2> "$TMP/e"
     one_line_error "$TMP/o" "$TMP/e" $? "bad.out:4: "
     # A text no detector knows: the error, then how to name a format (one
-    # perf sample is too short to be recognised, and reads when named).
+    # perf sample without its call chain is too short to be recognised;
+    # named, it is refused for what it lacks).
     printf 'p 7 1.0: 3 cpu-clock:            4005d0 main+0x10 (/bin/p)\n' > "$TMP/one.perf"
     "$T" report "$TMP/one.perf" > "$TMP/o" 2> "$TMP/e" && die "unknown format accepted"
     grep -q 'one.perf: unknown input format' "$TMP/e" || die "no unknown-format error: $(cat "$TMP/e")"
     grep -q -- '--input callgrind|folded|events|perf|pprof|v8|pstats|gprof$' "$TMP/e" || die "no --input hint"
-    "$T" report --input perf "$TMP/one.perf" > "$TMP/o" || die "one perf sample not read with --input perf"
-    grep -q ' main$' "$TMP/o" || die "one perf sample: no main"
+    "$T" report --input perf "$TMP/one.perf" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "one.perf:1: a sample without its call chain"
+    grep -q 'perf record -g' "$TMP/e" || die "no perf record -g in: $(cat "$TMP/e")"
     ;;
 views)
     # Flat profile rows (between the column header and the blank line after).
