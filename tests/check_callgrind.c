@@ -904,7 +904,9 @@ static char *nested_names(int last)
     char *t = malloc(cap);
     ck_assert_ptr_nonnull(t);
     n += (size_t)snprintf(t + n, cap - n, "events: Ir\nfn=(1) a\n1 1\n");
-    for (int k = 2; k <= last; k++) n += (size_t)snprintf(t + n, cap - n, "fn=(%d) (%d)'(%d)\n1 1\n", k, k - 1, k - 1);
+    /* Only a costs anything: costs in several functions and no call would
+     * be a file that records no calls. */
+    for (int k = 2; k <= last; k++) n += (size_t)snprintf(t + n, cap - n, "fn=(%d) (%d)'(%d)\n1 0\n", k, k - 1, k - 1);
     return t;
 }
 
@@ -983,7 +985,9 @@ END_TEST
 
 START_TEST(grammar_key_name)
 {
-    const char *t = "events: Ir\n"
+    /* A creator: line: written by a tool that records calls, and these
+     * functions called none. */
+    const char *t = "creator: hand\nevents: Ir\n"
                     "fl=a.c\nfn=init\n1 3\n"
                     "fl=b.c\nfn=init\n1 4\n"
                     "fn=x\n1 1\n";
@@ -1000,6 +1004,35 @@ START_TEST(grammar_key_name)
     /* A TAB inside a name becomes a space, so the display rule holds. */
     g = read_text("events: Ir\nfn=a\tb\n1 1\n", NULL, NULL);
     ck_assert_str_eq(cgprop_node_display_name(g, 0, NULL), "a b");
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(no_calls_recorded)
+{
+    /* Cachegrind's file: callgrind's format, self costs only. main's total
+     * would read as its self cost (3), exact, where fib ran under it. */
+    const char *cg = "desc: I1 cache: 32768 B, 64 B, 8-way associative\ncmd: ./recur\nevents: Ir\n"
+                     "fl=./recur.c\nfn=main\n41 3\nfn=fib\n10 500\nsummary: 503\n";
+    cgprop_read_error e = read_bad(cg, CGPROP_EFORMAT, 0);
+    ck_assert_msg(strstr(e.reason, "no calls= line: a cachegrind profile") &&
+                      strstr(e.reason, "valgrind --tool=callgrind"),
+                  "%s", e.reason);
+    /* Costs in several metrics of one function each count once: still
+     * two functions with costs. */
+    e = read_bad("events: Ir Dr\nfn=a\n1 1 1\nfn=b\n1 0 2\n", CGPROP_EFORMAT, 0);
+    ck_assert_ptr_nonnull(strstr(e.reason, "no calls= line"));
+    /* One function with a cost: its total is its self cost, exact. */
+    cgprop_graph *g = read_text("events: Ir\nfn=main\n1 7\nfn=idle\n1 0\n", NULL, NULL);
+    ck_assert_uint_eq(self_of(g, "\t\tmain", 0), 7);
+    cgprop_graph_free(g);
+    /* A call anywhere: the file records calls. */
+    g = read_text("events: Ir\nfn=main\n1 3\ncfn=fib\ncalls=1 10\n1 500\nfn=fib\n10 500\n", NULL, NULL);
+    ck_assert_uint_eq(cgprop_graph_edge_count(g), 1);
+    cgprop_graph_free(g);
+    /* A creator: line names a tool that writes every call it saw. */
+    g = read_text("creator: callgrind-3.19.0\nevents: Ir\nfn=a\n1 1\nfn=b\n1 2\n", NULL, NULL);
+    ck_assert_uint_eq(self_of(g, "\t\tb", 0), 2);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -1836,6 +1869,7 @@ static Suite *suite(void)
     tcase_add_test(tc, grammar_compression);
     tcase_add_test(tc, grammar_compression_large_ids);
     tcase_add_test(tc, grammar_mangled_nesting);
+    tcase_add_test(tc, no_calls_recorded);
     tcase_add_test(tc, grammar_positions_and_events);
     tcase_add_test(tc, grammar_parts);
     tcase_add_test(tc, grammar_parts_calls);

@@ -129,6 +129,7 @@ typedef struct cg {
     uint64_t gbound;
 
     bool plus1; /* the writer's desc: line: every count is one more (CGPROP__DESC_PLUS1) */
+    bool creator; /* a creator: line named the tool that wrote the file (cachegrind writes none) */
     int pending;
     uint64_t pend_line;
     uint64_t call_count;

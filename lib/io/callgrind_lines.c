@@ -412,7 +412,8 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
     }
     if (key_is(s, klen, "desc") && n == sizeof CGPROP__DESC_PLUS1 - 1 && memcmp(v, CGPROP__DESC_PLUS1, n) == 0)
         c->plus1 = true;
-    /* version, creator, cmd, other desc, event (derived events carry no data), ... */
+    if (key_is(s, klen, "creator")) c->creator = true;
+    /* version, cmd, other desc, event (derived events carry no data), ... */
     return CGPROP_OK;
 }
 

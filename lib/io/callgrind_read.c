@@ -9,6 +9,25 @@
  * changes the meaning of every plain self-call. */
 #include "callgrind.h"
 
+/* Whether the graph has costs in two functions or more and no call. The
+ * format is callgrind's, but cachegrind writes it too, with self costs
+ * only: read as it is, every function's total would be its self cost,
+ * shown exact, main's a sliver of the program. Callgrind, Xdebug and cgprop
+ * write every call they saw, and say who they are (creator:); a file that
+ * does not, and names no call among functions that have costs, recorded
+ * none. One function with a cost needs no call to be exact. */
+static bool no_calls(const cgprop_graph *g)
+{
+    if (cgprop_graph_edge_count(g)) return false;
+    size_t costly = 0, K = g->K;
+    for (size_t i = 0; i < (size_t)g->nn * K && costly < 2; i++)
+        if (g->self[i]) {
+            costly++;
+            i = (i / K + 1) * K - 1; /* the next function */
+        }
+    return costly >= 2;
+}
+
 static int read_cg(const char *data, size_t len, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                    cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
@@ -50,6 +69,14 @@ static int read_cg(const char *data, size_t len, const cgprop_read_options *opts
     }
     c.line = nlines;
     if (!rc) rc = cgprop__cg_assemble(&c, out, info);
+    if (!rc && !c.creator && no_calls(*out)) {
+        cgprop_graph_free(*out);
+        *out = NULL;
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s",
+                               "costs in several functions but no calls= line: a cachegrind profile (or another "
+                               "that records no calls) gives no inclusive cost; record with valgrind "
+                               "--tool=callgrind");
+    }
     if (info && !rc) info->lines = nlines;
 
     for (int sp = 0; sp < 3; sp++) cgprop__mem_free(&c.mem, c.dir[sp]);

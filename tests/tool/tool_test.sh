@@ -343,6 +343,37 @@ for path in sys.argv[2:]:
             sys.exit("%s: totals %r" % (path, totals))
 PYEOF
     ;;
+cachegrind)
+    # Cachegrind writes callgrind's format with self costs only: no call,
+    # so no inclusive cost (main's would be its own 3 lines). Refused,
+    # named or not, with the command that records the calls; callgrind's
+    # file of the same program is read. recur.cachegrind.out is valgrind
+    # 3.19's cachegrind on recur.c (--cache-sim=no).
+    CG="$D/recur/recur.cachegrind.out"
+    for named in "" "--input callgrind"; do
+        # shellcheck disable=SC2086
+        "$T" report $named "$CG" > "$TMP/o" 2> "$TMP/e"
+        one_line_error "$TMP/o" "$TMP/e" $? "recur.cachegrind.out: .*no calls= line: a cachegrind profile"
+        grep -q 'valgrind --tool=callgrind' "$TMP/e" || die "no callgrind command: $(cat "$TMP/e")"
+    done
+    # The same with a creator: line is a tool's file that saw no call.
+    { echo "creator: callgrind-3.19.0"; cat "$CG"; } > "$TMP/creator.out"
+    "$T" report "$TMP/creator.out" > "$TMP/o" || die "a creator's file without calls refused"
+    # A fresh recording of both tools, when valgrind is here.
+    command -v valgrind > /dev/null || skip valgrind
+    CC=$(command -v cc || command -v gcc || true)
+    [ -n "$CC" ] || skip "a C compiler"
+    SRC=$(dirname "$REC")/recur.c
+    "$CC" -O0 -g -o "$TMP/recur" "$SRC" || die "cannot build recur.c"
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file="$TMP/cg.out" "$TMP/recur" > /dev/null 2>&1 ||
+        die "cachegrind failed"
+    "$T" report "$TMP/cg.out" > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "no calls= line: a cachegrind profile"
+    valgrind --tool=callgrind --callgrind-out-file="$TMP/cl.out" "$TMP/recur" > /dev/null 2>&1 ||
+        die "callgrind failed"
+    "$T" report "$TMP/cl.out" > "$TMP/o" || die "callgrind's file of the same program refused"
+    grep -Eq ' main( |$)' "$TMP/o" || die "callgrind's file: no main"
+    ;;
 missing_file)
     "$T" report "$TMP/nosuch.out" > "$TMP/o" 2> "$TMP/e"; one_line_error "$TMP/o" "$TMP/e" $? "nosuch.out"
     ;;
