@@ -558,6 +558,23 @@ CGPROP_API int cgprop_graph_set_estimate(cgprop_graph *g, uint32_t which, double
 CGPROP_API int cgprop_graph_split(cgprop_graph *g);
 
 /**
+ * The weight of the stacks that may have been cut short: in a graph read
+ * from a sampling profiler's file (perf script, pprof, V8), the stacks
+ * that start in a function that is also called (by another function, or by
+ * itself in stacks as deep as a sampler's limit). Their outer frames are
+ * unknown, so every figure they could change is flagged: totals carry
+ * ::CGPROP_R_UNROOTED and an interval, split figures their inexact bits.
+ * 0 for folded stacks, stacks given through the API, and other inputs.
+ * Runs cgprop_graph_split() when its result is not current.
+ * @param g the graph.
+ * @param metric the metric index.
+ * @param[out] weight the stacks' weight in that metric.
+ * @return ::CGPROP_OK, ::CGPROP_EINVAL (NULL argument, metric out of range), ::CGPROP_ENOMEM.
+ * @since 0.3
+ */
+CGPROP_API int cgprop_graph_unrooted(cgprop_graph *g, uint32_t metric, uint64_t *weight);
+
+/**
  * The common case in one call: cgprop_graph_find_cycles(),
  * cgprop_graph_collapse() with ::CGPROP_SHARE_AUTO, cgprop_graph_split() and
  * cgprop_graph_propagate(), each skipped when its result is already current.
@@ -606,7 +623,9 @@ enum cgprop_estimate {
                                    of a function costs the same, and no interval can be proven. */
     CGPROP_EST_WALK = 3,      /**< The absorbing walk over the measured call costs (inside the interval). */
     CGPROP_EST_MIDPOINT = 4,  /**< The midpoint of the walk and the clamped heuristic (inside the interval). */
-    CGPROP_EST_BUDGET = 5     /**< The clamped heuristic, because the walk on this cycle needed more than its work budget. */
+    CGPROP_EST_BUDGET = 5,    /**< The clamped heuristic, because the walk on this cycle needed more than its work budget. */
+    CGPROP_EST_MEASURED = 6   /**< What the stacks show, the interval's lower end: the figure is exact but for stacks
+                                   cut short (::CGPROP_R_UNROOTED), which may belong under this function too. @since 0.3 */
 };
 
 /** Why a total is not exact (bits of the @c reason field of ::cgprop_total_row). */
@@ -622,7 +641,11 @@ enum cgprop_reason {
     CGPROP_R_ENTRY_UNKNOWN = 1u << 3,  /**< Member of a cycle nothing calls and nothing enters: the interval runs up to
                                             the cycle's total. */
     CGPROP_R_UNMEASURED = 1u << 4,     /**< Some call the figure rests on has no measured cost: no interval. */
-    CGPROP_R_OVERFLOW = 1u << 5        /**< A sum the interval needs exceeds 64 bits: no interval. */
+    CGPROP_R_OVERFLOW = 1u << 5,       /**< A sum the interval needs exceeds 64 bits: no interval. */
+    CGPROP_R_UNROOTED = 1u << 6        /**< Some sampled stacks start in a function that is also called: cut short by
+                                            the sampler's depth limit or an unwinder that stopped, they may have run
+                                            under this function too; the interval reaches up by their weight (at most
+                                            to the program's total). @since 0.3 */
 };
 
 /** Inexact bits of split rows (the @c inexact fields): one bit per figure. */

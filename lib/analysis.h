@@ -134,6 +134,12 @@ uint32_t cgprop__walk_get(const cgprop_graph *g, uint32_t node, uint32_t k, doub
 
 /* ---- split.c ---- */
 void cgprop__split_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgprop_split_row *row);
+/* The weight, in metric k, of the stacks that may have lost their outer
+ * frames and need not hold function v (cgprop__unrooted_root): what v's
+ * inclusive cost may lack. *total is the program's total. Needs the split. */
+uint64_t cgprop__split_extra(const cgprop_graph *g, uint32_t v, uint32_t k, uint64_t *total);
+/* The weight of all such stacks in metric k. Needs the split. */
+uint64_t cgprop__split_unrooted_weight(const cgprop_graph *g, uint32_t k);
 void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, cgprop_edge_split_row *row);
 /* Which sides of C_n the classes determine (bits of *sides). */
 enum {

@@ -284,6 +284,29 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
         }
         if (b->lo[fk] == b->hi[fk]) b->reason[fk] &= (uint8_t)~(CGPROP_R_RECURSION | CGPROP_R_ENTRY_UNKNOWN);
     }
+    /* Stacks that may have lost their outer frames (cgprop__unrooted_root)
+     * may have run under any function they do not show: each such stack a
+     * function's figure leaves out can raise it, up to the program's total.
+     * So can they a cycle's total, unless a member starts every one. */
+    for (uint32_t k = 0; k < K && g->sampled; k++) {
+        if (!cgprop__split_unrooted_weight(g, k)) continue;
+        for (uint32_t f = 0; f < nn; f++) {
+            size_t fk = (size_t)f * K + k;
+            if (b->reason[fk] & NO_INTERVAL) continue;
+            uint64_t total, extra = cgprop__split_extra(g, f, k, &total), hi = b->hi[fk];
+            if (!extra || hi >= total) continue;
+            b->hi[fk] = cgprop__sat_add(&hi, extra) && hi < total ? hi : total;
+            if (b->hi[fk] > b->lo[fk]) b->reason[fk] |= CGPROP_R_UNROOTED;
+        }
+        for (uint32_t cy = 0; cy < b->ncyc; cy++) {
+            uint32_t n;
+            const uint32_t *mem = cgprop__cycles_members(g, cy, &n);
+            uint64_t u = cgprop__split_unrooted_weight(g, k);
+            for (uint32_t i = 0; i < n && u != UINT64_MAX; i++)
+                if (cgprop__unrooted_root(g, mem[i])) u -= g->spont_cost[(size_t)mem[i] * K + k];
+            if (u) b->cyc_T[(size_t)cy * K + k] = NOT_EXACT;
+        }
+    }
     /* An inclusive cost the input measured itself (cgprop__graph_state_total)
      * is the function's figure: the interval is that single point. Where it
      * contradicts what was proven from the rest of the input, the point is
@@ -361,6 +384,14 @@ void cgprop__bounds_fill(const cgprop_graph *g, uint32_t node, uint32_t k, cgpro
         return;
     }
     row->flags |= CGPROP_F_ESTIMATE;
+    if (reason == CGPROP_R_UNROOTED) {
+        /* Exact but for stacks cut short, whose lost frames say nothing of
+         * where they ran: the figure the stacks show, not gprof2dot's
+         * (which, on a recursive function, is over it for other reasons). */
+        row->total = lo;
+        row->estimate = CGPROP_EST_MEASURED;
+        return;
+    }
     double hc = h < lo ? lo : h > hi ? hi : h;
     if (hc != h) row->flags |= CGPROP_F_CLAMPED;
     row->estimate = CGPROP_EST_HEURISTIC;

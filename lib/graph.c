@@ -2017,3 +2017,9 @@ int cgprop__reserve_arrays(cgprop_graph *g, uint32_t nodes, uint32_t edges)
     if (!rc && ne <= UINT32_MAX - 1) rc = grow_edges_to(g, ne);
     return rc;
 }
+
+void cgprop__graph_mark_sampled(cgprop_graph *g)
+{
+    g->sampled = true;
+    cgprop__mutated(g);
+}

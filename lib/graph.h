@@ -21,7 +21,8 @@ enum {
     CGPROP__NF_SELF_CALL = 1u << 2,         /* has an f->f call */
     CGPROP__NF_HAS_CALLER = 1u << 3,        /* has a call from another function */
     CGPROP__NF_HAS_CALLEE = 1u << 4,        /* has a call to any function (itself included) */
-    CGPROP__NF_STATED = 1u << 5             /* the input stated its inclusive cost (g->stated) */
+    CGPROP__NF_STATED = 1u << 5,            /* the input stated its inclusive cost (g->stated) */
+    CGPROP__NF_DEEP_ROOT = 1u << 6          /* starts a stack of CGPROP__DEEP_STACK frames or more */
 };
 
 /* Slots of the run table and most calls in one run (graph.c, edge_common). */
@@ -207,6 +208,13 @@ struct cgprop_graph {
     uint32_t run_caller, run_e0, run_n;
     uint32_t run_tab[CGPROP__RUN_CAP]; /* id + 1, 0 = empty */
     bool has_classes;   /* any classified self or call cost was added */
+    /* The stacks came from a sampling profiler's file (perf, pprof, V8),
+     * whose sampler cuts stacks at a depth limit: a spontaneous entry is the
+     * first frame of stacks, and one into a function that is also called
+     * marks stacks that may have lost their outer frames
+     * (cgprop__unrooted_root). Stacks given through the API or folded are
+     * taken as whole. */
+    bool sampled;
     /* What the bounds analysis shows for members bounded by measured calls
      * alone (cgprop_graph_set_estimate): an estimate kind, and the walk's
      * work budget per member (0: none). Settings, not graph state. */
@@ -454,6 +462,29 @@ static inline uint64_t *cgprop__dcall_row(const cgprop_graph *g, uint32_t e)
 {
     return cgprop__sparse_get(&g->dcall, e, cgprop__dcall_width(g));
 }
+/* The graph's stacks come from a sampling profiler (g->sampled). */
+void cgprop__graph_mark_sampled(cgprop_graph *g);
+
+/* No sampler known cuts a stack shorter than this (DTrace's default is 20
+ * frames; Go's 32, 64 or 128; gperftools' 64; perf's 127; V8's 255). */
+#define CGPROP__DEEP_STACK 20
+
+/* Whether v starts stacks and is called too: a sampler that cuts a stack
+ * at its depth limit (Go's 64 frames, perf's 127, V8's 255), or an unwinder
+ * that stops early, leaves a stack whose first frame is a function with
+ * callers. Its outer frames are unknown, so any function may have been
+ * active there: the bounds widen by the weight of such stacks. A complete
+ * stack can start in such a function too (a thread entry that is also
+ * called): then the interval is wider than it needs to be, never wrong. */
+static inline bool cgprop__unrooted_root(const cgprop_graph *g, uint32_t v)
+{
+    uint32_t f = g->nflags[v];
+    /* Called only by itself, v may be a recursive entry (a thread's): only
+     * a stack as deep as a sampler's limit makes it suspect. */
+    return g->sampled && (f & CGPROP__NF_SPONT) &&
+           ((f & CGPROP__NF_HAS_CALLER) || ((f & CGPROP__NF_SELF_CALL) && (f & CGPROP__NF_DEEP_ROOT)));
+}
+
 /* Function v's level >= 2 self cost (see g->dself), NULL when it has none. */
 static inline uint64_t *cgprop__dself_row(const cgprop_graph *g, uint32_t v)
 {

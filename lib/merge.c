@@ -164,8 +164,12 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
     for (uint32_t e = 0; e < src->ne && !rc; e++)
         rc = add_edge_parts(dst, src, e, cgprop__edge_lookup(dst, map[src->ecaller[e]], map[src->ecallee[e]]), true);
     cgprop__ctx_merge_add(dst, src, cmap);
+    /* Whether a root's stacks were deep enough to have been cut short. */
+    for (uint32_t v = 0; v < src->nn && !rc; v++)
+        if (src->nflags[v] & CGPROP__NF_DEEP_ROOT) dst->nflags[map[v]] |= CGPROP__NF_DEEP_ROOT;
     cgprop__free(dst, map);
     if (rc) return rc; /* cannot happen: phase 2 checked every sum */
+    dst->sampled = dst->sampled || src->sampled;
     dst->clamps += src->clamps;
     dst->floors += src->floors;
     return cgprop__ok(dst);

@@ -1456,6 +1456,9 @@ void cgprop__propagate_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t 
         /* Exact up to rounding (15/22 of 22 is 14.999999999999998): the
          * figure given is then the integer it stands for, as every other
          * exact figure is. */
+        /* A stack cut short may have held the call in the frames it lost:
+         * its measured cost is then only what the stacks show. */
+        if (ok && cgprop__split_unrooted_weight(g, k)) ok = false;
         if (!ok) flags |= CGPROP_F_ESTIMATE;
         else total = measured ? cost : (double)exact;
     }

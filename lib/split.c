@@ -29,6 +29,10 @@ typedef struct split_res {
     uint32_t *nx;   /* nn * K: inexact bits (overflow makes them per metric) */
     uint8_t *sides; /* nn * K: CGPROP__SIDE_* bits */
     uint32_t *ex;   /* ne: inexact bits, and EX_U_TO_NR */
+    /* Per metric: the weight of the stacks that may have lost their outer
+     * frames (cgprop__unrooted_root), and the program's total (every self
+     * cost), which caps any inclusive cost. */
+    uint64_t unrooted[CGPROP_MAX_METRICS], total[CGPROP_MAX_METRICS];
 } split_res;
 
 static void res_free(const cgprop_graph *g, split_res *r)
@@ -45,6 +49,28 @@ static void res_free(const cgprop_graph *g, split_res *r)
 void cgprop__split_destroy(const cgprop_graph *g, void *res) { res_free(g, res); }
 
 static const split_res *RES(const cgprop_graph *g) { return cgprop__res(g, CGPROP__A_SPLIT); }
+
+/* The weight of the unrooted stacks that need not hold v (all of them, but
+ * those v starts), in metric k; *total the program's. */
+static uint64_t extra_of(const cgprop_graph *g, const split_res *r, uint32_t v, uint32_t k,
+                                       uint64_t *total)
+{
+    *total = r->total[k];
+    uint64_t u = r->unrooted[k];
+    if (u != UINT64_MAX && cgprop__unrooted_root(g, v)) u -= g->spont_cost[(size_t)v * g->K + k];
+    return u;
+}
+
+uint64_t cgprop__split_extra(const cgprop_graph *g, uint32_t v, uint32_t k, uint64_t *total)
+{
+    return extra_of(g, RES(g), v, k, total);
+}
+
+uint64_t cgprop__split_unrooted_weight(const cgprop_graph *g, uint32_t k)
+{
+    const split_res *r = RES(g);
+    return r && k < r->K ? r->unrooted[k] : 0;
+}
 
 /* S_n of f in metric k: the self cost without a class goes to level 0. */
 static inline uint64_t self_sn(const cgprop_graph *g, size_t fk)
@@ -118,6 +144,9 @@ void cgprop__split_fill_edge(const cgprop_graph *g, uint32_t edge, uint32_t k, c
     row->caller = g->ecaller[edge];
     row->callee = g->ecallee[edge];
     row->inexact = r->ex[edge] & ~EX_U_TO_NR;
+    /* Stacks cut short leave every call's levels unknown (unrooted_figures). */
+    if (r->unrooted[k])
+        row->inexact |= CGPROP_X_C_NN | CGPROP_X_C_NR | CGPROP_X_C_ND | CGPROP_X_C_RN | CGPROP_X_C_RR | CGPROP_X_C_RD;
     row->C_nn = fig[E_NN];
     row->C_nr = fig[E_NR];
     row->C_nd = fig[E_ND];
@@ -298,6 +327,38 @@ static void function_figures(const cgprop_graph *g, split_res *r, const scratch 
     }
 }
 
+/* The unrooted stacks' weight U per metric (cgprop__unrooted_root). Their
+ * outer frames are unknown: any function may have been active there, once
+ * or many times, so every level read off the stacks may be too low and no
+ * figure split by level is known; C_n only where the unrooted stacks all
+ * hold the function (it starts them all) or it already has the whole
+ * program. */
+static void unrooted_figures(const cgprop_graph *g, split_res *r)
+{
+    uint32_t K = g->K, nn = g->nn;
+    bool any = false;
+    for (uint32_t k = 0; k < K; k++) r->unrooted[k] = r->total[k] = 0;
+    for (uint32_t v = 0; v < nn; v++)
+        for (uint32_t k = 0; k < K; k++) {
+            size_t vk = (size_t)v * K + k;
+            (void)cgprop__sat_add(&r->total[k], g->self[vk]);
+            if (cgprop__unrooted_root(g, v)) (void)cgprop__sat_add(&r->unrooted[k], g->spont_cost[vk]);
+        }
+    for (uint32_t k = 0; k < K; k++) any = any || r->unrooted[k];
+    if (!any) return;
+    for (uint32_t v = 0; v < nn; v++)
+        for (uint32_t k = 0; k < K; k++) {
+            if (!r->unrooted[k]) continue;
+            size_t vk = (size_t)v * K + k;
+            uint32_t x = CGPROP_X_C_R | CGPROP_X_D;
+            if (g->self[vk]) x |= CGPROP_X_S_N | CGPROP_X_S_R;
+            uint64_t total;
+            if (extra_of(g, r, v, k, &total) && r->node[((size_t)v * N_FIG + N_CN) * K + k] < total)
+                x |= CGPROP_X_C_N;
+            r->nx[vk] |= x;
+        }
+}
+
 static void scratch_free(const cgprop_graph *g, scratch *s)
 {
     cgprop__free(g, s->t);
@@ -352,6 +413,7 @@ int cgprop_graph_split(cgprop_graph *g)
         call_figures(g, r, &s, e, u_to_nr);
     }
     for (uint32_t f = 0; f < nn; f++) function_figures(g, r, &s, f);
+    unrooted_figures(g, r);
     scratch_free(g, &s);
     cgprop__install(g, CGPROP__A_SPLIT, r);
     return cgprop__ok(g);
@@ -360,4 +422,17 @@ nomem:
     res_free(g, r);
     scratch_free(g, &s);
     return cgprop__err(g, CGPROP_ENOMEM, "split: out of memory");
+}
+
+int cgprop_graph_unrooted(cgprop_graph *g, uint32_t metric, uint64_t *weight)
+{
+    if (!g) return CGPROP_EINVAL;
+    if (!weight) return cgprop__err(g, CGPROP_EINVAL, "unrooted: NULL argument");
+    if (metric >= g->K) return cgprop__err(g, CGPROP_EINVAL, "unrooted: metric %u out of range (%u metrics)", metric, g->K);
+    if (!cgprop__current(g, CGPROP__A_SPLIT)) {
+        int rc = cgprop_graph_split(g);
+        if (rc) return rc;
+    }
+    *weight = RES(g)->unrooted[metric];
+    return cgprop__ok(g);
 }

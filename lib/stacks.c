@@ -532,6 +532,7 @@ static int add_deferred(cgprop_graph *g, stack_scratch *s, const uint32_t *frame
     g->nflags[frames[0]] |= CGPROP__NF_SPONT;
     if (depth >= 2) g->any_cost = true;
     g->has_classes = true;
+    if (depth >= CGPROP__DEEP_STACK) g->nflags[frames[0]] |= CGPROP__NF_DEEP_ROOT;
     s->prev_len = depth;
     cgprop__mutated(g);
     return cgprop__ok(g);
@@ -702,6 +703,7 @@ static int add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, cons
     for (size_t i = p ? p - 1 : 0; i + 1 < depth; i++) g->eflags[s->eid[i]] |= CGPROP__EF_HAS_COST;
     if (depth >= 2) g->any_cost = true;
     g->has_classes = true;
+    if (depth >= CGPROP__DEEP_STACK) g->nflags[frames[0]] |= CGPROP__NF_DEEP_ROOT;
     s->prev_len = depth;
     cgprop__mutated(g);
     return cgprop__ok(g);

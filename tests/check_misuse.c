@@ -665,6 +665,9 @@ enum msg_at { M_NONE, M_G, M_GN, M_GS, M_GR, M_GX, M_ERR, M_ERR0 };
     X(propagate_without_collapse, CGPROP_ESTATE, M_GN, collapse_after_cycles_then_propagate(f->gn))              \
     X(propagate_stale, CGPROP_ESTATE, M_GS, cgprop_graph_propagate(f->gs))                                       \
     X(split_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_split(NULL))                                             \
+    X(unrooted_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_unrooted(NULL, 0, f->costs))                          \
+    X(unrooted_null_out, CGPROP_EINVAL, M_G, cgprop_graph_unrooted(f->g, 0, NULL))                               \
+    X(unrooted_bad_metric, CGPROP_EINVAL, M_G, cgprop_graph_unrooted(f->g, 2, f->costs))                         \
     X(analyze_null_g, CGPROP_EINVAL, M_NONE, cgprop_graph_analyze(NULL))                                         \
     X(analyze_fresh, CGPROP_OK, M_NONE, analyze_then_rows(f->gn))                                                \
     X(analyze_stale, CGPROP_OK, M_NONE, analyze_then_rows(f->gs))                                                \

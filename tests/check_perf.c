@@ -66,7 +66,12 @@ static uint64_t total(cgprop_graph *g, const char *k, uint32_t m)
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
     cgprop_split_row r;
     ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, id(g, k), &r, sizeof r), CGPROP_OK);
-    ck_assert_uint_eq(r.inexact, 0);
+    /* Exact, but where stacks may have been cut short (a hand-made
+     * profile's first frame is often a function called elsewhere): then
+     * flagged, and still the figure the stacks show. */
+    uint64_t unrooted;
+    ck_assert_int_eq(cgprop_graph_unrooted(g, m, &unrooted), CGPROP_OK);
+    if (!unrooted) ck_assert_uint_eq(r.inexact, 0);
     return r.C_n;
 }
 
@@ -137,7 +142,9 @@ static int check_rows(cgprop_graph *g, uint32_t m, uint64_t tot, prow *rows, siz
             cgprop_node_row r;
             ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, k, &sr, sizeof sr), CGPROP_OK);
             ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, k, &r, sizeof r), CGPROP_OK);
-            ck_assert_uint_eq(sr.inexact, 0);
+            uint64_t unrooted;
+            ck_assert_int_eq(cgprop_graph_unrooted(g, m, &unrooted), CGPROP_OK);
+            if (!unrooted) ck_assert_uint_eq(sr.inexact, 0);
             ck_assert_uint_lt(no, 8);
             ours[no].children = 100.0 * (double)sr.C_n / (double)tot;
             ours[no].self = 100.0 * (double)r.self / (double)tot;

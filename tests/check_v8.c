@@ -62,7 +62,12 @@ static uint64_t total(cgprop_graph *g, const char *k, uint32_t m)
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
     cgprop_split_row r;
     ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, id(g, k), &r, sizeof r), CGPROP_OK);
-    ck_assert_uint_eq(r.inexact, 0);
+    /* Exact, but where stacks may have been cut short (a hand-made
+     * profile's first frame is often a function called elsewhere): then
+     * flagged, and still the figure the stacks show. */
+    uint64_t unrooted;
+    ck_assert_int_eq(cgprop_graph_unrooted(g, m, &unrooted), CGPROP_OK);
+    if (!unrooted) ck_assert_uint_eq(r.inexact, 0);
     return r.C_n;
 }
 

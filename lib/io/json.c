@@ -341,8 +341,8 @@ static char *put_bounds(cgprop__wr *w, char *o, const cgprop_total_row *t, uint3
     return LIT(w, "]");
 }
 
-static const char *const reason_names[] = {"sides_disagree", "below_self", "recursion",
-                                           "entry_unknown",  "unmeasured", "overflow"};
+static const char *const reason_names[] = {"sides_disagree", "below_self", "recursion", "entry_unknown",
+                                           "unmeasured",     "overflow",   "unrooted"};
 
 /* Per metric: which estimate the total is (null when exact), and why it is
  * not exact (null when it is; several reasons joined by commas). */
@@ -731,6 +731,14 @@ int cgprop__write_json(cgprop_graph *g, const cgprop_write_options *opts, cgprop
             o = put_dbl(w, o, dsum[k]);
         else
             o = put_u64(w, o, sum[k]);
+    }
+    /* The weight of the stacks that may have been cut short, per metric. */
+    LIT(w, "],\n\"unrooted\":[");
+    for (uint32_t k = 0; k < K; k++) {
+        if (k) LIT(w, ",");
+        uint64_t u = 0;
+        (void)cgprop_graph_unrooted(g, k, &u); /* the split is current: it cannot fail */
+        o = put_u64(w, o, u);
     }
     LIT(w, "]");
     SYNC(w);

@@ -919,6 +919,7 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
     if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory");
     if (rc) return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "an event name is no metric name");
     rc = p->contexts ? cgprop_graph_keep_contexts(p->g, 1) : CGPROP_OK;
+    if (!rc) cgprop__graph_mark_sampled(p->g);
     if (!rc) rc = cgprop__stacks_defer(p->g, true);
     if (rc) rc = cgprop__read_fail(err, rc, 0, "out of memory");
     if (!rc) rc = scan(p, data, len, lines);

@@ -827,6 +827,7 @@ static int make_graph(pp *p, const cgprop_allocator *alloc)
             }
     }
     int rc = cgprop_graph_new(alloc, np, NULL, p->K, &p->g);
+    if (!rc) cgprop__graph_mark_sampled(p->g);
     if (!rc) rc = cgprop__stacks_defer(p->g, true);
     if (rc) return cgprop__read_fail(p->err, rc, 0, rc == CGPROP_ENOMEM ? "out of memory" : "bad sample type names");
     return CGPROP_OK;

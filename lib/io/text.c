@@ -418,7 +418,7 @@ static const char *kind_name(const tctx *t, uint32_t f, uint32_t flags)
 /* The --bounds columns of one function: its interval where the figure is
  * not exact, and the first reason that keeps it from being exact. */
 static const char *const why_names[] = {"sides disagree", "below self", "recursion", "entry unknown", "unmeasured",
-                                        "overflow"};
+                                        "overflow",       "unrooted"};
 enum { WHY_NONE = 0x7f, WHY_NO_BOUNDS = 0x80 };
 
 /* A row's reason and interval flag, packed for put_interval. */
@@ -580,6 +580,15 @@ int cgprop__write_text(cgprop_graph *g, const cgprop_write_options *o, cgprop__w
         cgprop__wr_puts(w, "Totals marked '~' are estimates kept inside the interval the measured costs prove ('total\n"
                            "is': midpoint of the absorbing walk and gprof2dot's heuristic, or one of them); the others\n"
                            "are the exact inclusive cost C_n, counted once per stack.\n");
+    /* Stacks cut short: how much of the program the figures above them may
+     * lack, before any row shows a '~' for it. */
+    uint64_t unrooted = 0;
+    (void)cgprop_graph_unrooted(g, o->metric, &unrooted); /* the split is current: it cannot fail */
+    if (unrooted && prog_exact && prog)
+        cgprop__wr_printf(w, "%.2f %% of it is in stacks that start in a function also called elsewhere (cut short by\n"
+                             "the profiler's depth limit, or an unwinder that stopped): a function they do not show\n"
+                             "may lack up to that much, and its total is an estimate in that interval (--bounds).\n",
+                          100.0 * (double)unrooted / (double)prog);
     /* Clamped figures are not the measured ones less the overhead: say so. */
     const uint64_t clamps = cgprop_graph_clamp_count(g);
     if (clamps)

@@ -1874,6 +1874,7 @@ int cgprop__v8_read(const char *data, size_t len, const cgprop_read_options *opt
     static const char *const names[] = {"time", "samples"};
     int rc = cgprop_graph_new(alloc, names, NULL, 2, &v.g);
     if (!rc && opts->contexts && (rc = cgprop_graph_keep_contexts(v.g, 1))) cgprop_graph_free(v.g);
+    if (!rc) cgprop__graph_mark_sampled(v.g);
     if (!rc && (rc = cgprop__stacks_defer(v.g, true))) cgprop_graph_free(v.g);
     if (rc) return cgprop__read_fail(err, rc, 0, "out of memory");
     jlex L;

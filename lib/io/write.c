@@ -196,7 +196,7 @@ void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len)
 
 const char *cgprop__wr_estimate_name(uint32_t estimate)
 {
-    static const char *const names[] = {"exact", "heuristic", "shares", "walk", "midpoint", "budget"};
+    static const char *const names[] = {"exact", "heuristic", "shares", "walk", "midpoint", "budget", "measured"};
     return estimate < sizeof names / sizeof names[0] ? names[estimate] : "estimate";
 }
 

@@ -62,7 +62,7 @@ void cgprop__wr_json_str(cgprop__wr *w, const char *s, size_t len);
 const char *cgprop__wr_name(cgprop_graph *g, uint32_t id, size_t *len);
 
 /* The name of a cgprop_estimate, as JSON, text and DOT spell it ("exact",
- * "heuristic", "shares", "walk", "midpoint", "budget"; "estimate" for a
+ * "heuristic", "shares", "walk", "midpoint", "budget", "measured"; "estimate" for a
  * kind this writer does not know). */
 const char *cgprop__wr_estimate_name(uint32_t estimate);
 

@@ -173,6 +173,8 @@ static int fz_analyse(cgprop_graph *g, uint32_t share)
     FZ_CHECK(K >= 1 && K <= CGPROP_MAX_METRICS);
     size_t nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
     for (uint32_t k = 0; k < K; k += (uint32_t)(K > 2 ? K - 1 : 1)) {
+        uint64_t unrooted = 0;
+        FZ_CHECK(cgprop_graph_unrooted(g, k, &unrooted) == CGPROP_OK);
         cgprop_iter *it = NULL;
         if (cgprop_iter_new(g, CGPROP_ITER_TOTALS, k, 0, &it) == CGPROP_OK) {
             FZ_CHECK(cgprop_iter_count(it) == nn);
@@ -186,7 +188,13 @@ static int fz_analyse(cgprop_graph *g, uint32_t share)
                 /* An estimate never leaves what was proven: the shown
                  * figure and the walk's lie in the interval, which is one
                  * point for an exact figure. */
-                FZ_CHECK(r.estimate <= CGPROP_EST_BUDGET);
+                FZ_CHECK(r.estimate <= CGPROP_EST_MEASURED);
+                /* Stacks cut short widen an interval only where there are
+                 * some, and by no more than their weight; the figure the
+                 * stacks show is the interval's lower end. */
+                if (r.reason & CGPROP_R_UNROOTED) FZ_CHECK(unrooted != 0);
+                if (r.reason == CGPROP_R_UNROOTED) FZ_CHECK(r.hi - r.lo <= (double)unrooted * (1 + 1e-9) + 1);
+                if (r.estimate == CGPROP_EST_MEASURED) FZ_CHECK(r.reason == CGPROP_R_UNROOTED && r.total == r.lo);
                 FZ_CHECK((r.estimate == CGPROP_EST_EXACT) == !(r.flags & CGPROP_F_ESTIMATE));
                 if (!(r.flags & CGPROP_F_NO_BOUNDS)) {
                     double tol = 1e-9 * (fabs(r.hi) + 1);

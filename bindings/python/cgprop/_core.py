@@ -724,6 +724,16 @@ class Graph:
         """KCachegrind's recursive / non-recursive split."""
         self._check(_ffi.lib().cgprop_graph_split(self._handle()))
 
+    def unrooted(self, metric: Metric = 0) -> int:
+        """The weight, in `metric`, of the stacks that may have been cut short
+        (a sampling profiler's stacks that start in a function also called
+        elsewhere): the figures they could change carry Reason.UNROOTED or
+        their inexact bits. 0 for inputs without such stacks. Runs the split
+        when it is not current."""
+        out = c_uint64()
+        self._check(_ffi.lib().cgprop_graph_unrooted(self._handle(), self.metric(metric), byref(out)))
+        return out.value
+
     def set_estimate(self, which: Union[Estimate, str] = Estimate.MIDPOINT,
                      budget: float = _ffi.CGPROP_WALK_BUDGET_DEFAULT) -> None:
         """What `total` shows for cycle members bounded by measured calls alone

@@ -56,6 +56,7 @@ class Reason(enum.IntFlag):
     ENTRY_UNKNOWN = _ffi.CGPROP_R_ENTRY_UNKNOWN
     UNMEASURED = _ffi.CGPROP_R_UNMEASURED
     OVERFLOW = _ffi.CGPROP_R_OVERFLOW
+    UNROOTED = _ffi.CGPROP_R_UNROOTED
 
 
 class Inexact(enum.IntFlag):
@@ -81,6 +82,7 @@ class Estimate(enum.IntEnum):
     WALK = _ffi.CGPROP_EST_WALK
     MIDPOINT = _ffi.CGPROP_EST_MIDPOINT
     BUDGET = _ffi.CGPROP_EST_BUDGET
+    MEASURED = _ffi.CGPROP_EST_MEASURED
 
 
 class IterKind(enum.IntEnum):

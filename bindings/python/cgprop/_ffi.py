@@ -72,6 +72,7 @@ CGPROP_EST_SHARES = 2
 CGPROP_EST_WALK = 3
 CGPROP_EST_MIDPOINT = 4
 CGPROP_EST_BUDGET = 5
+CGPROP_EST_MEASURED = 6
 CGPROP_WALK_BUDGET_DEFAULT = 20
 
 CGPROP_R_SIDES_DISAGREE = 1 << 0
@@ -80,6 +81,7 @@ CGPROP_R_RECURSION = 1 << 2
 CGPROP_R_ENTRY_UNKNOWN = 1 << 3
 CGPROP_R_UNMEASURED = 1 << 4
 CGPROP_R_OVERFLOW = 1 << 5
+CGPROP_R_UNROOTED = 1 << 6
 
 CGPROP_X_S_N = 1 << 0
 CGPROP_X_S_R = 1 << 1
@@ -510,6 +512,7 @@ FUNCTIONS = {
     "cgprop_graph_collapse": (c_int, (p_graph, c_uint32)),
     "cgprop_graph_propagate": (c_int, (p_graph,)),
     "cgprop_graph_split": (c_int, (p_graph,)),
+    "cgprop_graph_unrooted": (c_int, (p_graph, c_uint32, p_u64)),
     "cgprop_graph_set_estimate": (c_int, (p_graph, c_uint32, c_double)),
     "cgprop_graph_analyze": (c_int, (p_graph,)),
     # reading results

@@ -63,6 +63,21 @@ class TestReaders(unittest.TestCase):
         # The metric go tool pprof shows first: cpu, the last sample type.
         self.assertEqual(p.metrics[p.info.default_metric], "cpu_nanoseconds")
 
+    def test_pprof_stacks_cut_short(self):
+        # tests/data/pprof/deep.pb.gz: Go's profiler cut the 29 samples of a
+        # 100-deep recursion at 64 frames (deep.traces.txt: 290 ms of 580
+        # start in main.deep); go tool pprof shows main.main at 50 %
+        # (deep.top.txt), where every sample ran under it.
+        p = load_gz(self, os.path.join(DATA, "pprof", "deep.pb.gz"))
+        self.assertEqual(p.unrooted("samples_count"), 29)
+        t = p.get("totals", "main.main", "samples_count")
+        self.assertEqual((t.lo, t.hi, t.total), (29, 58, 29))
+        self.assertEqual(t.estimate, cgprop.Estimate.MEASURED)
+        self.assertEqual(t.reason, cgprop.Reason.UNROOTED)
+        t = p.get("totals", "main.spin", "samples_count")
+        self.assertEqual((t.total, t.estimate), (58, cgprop.Estimate.EXACT))
+        self.assertEqual(load_gz(self, os.path.join(DATA, "pprof", "recur.pb.gz")).unrooted(0), 0)
+
     def test_cpuprofile(self):
         # Once-per-sample totals from the JSON itself: a function counts once
         # for every sample whose stack holds it, however often.

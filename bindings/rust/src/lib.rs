@@ -227,6 +227,9 @@ flag_set! {
         UNMEASURED = sys::CGPROP_R_UNMEASURED,
         /// A sum the interval needs exceeds 64 bits: no interval.
         OVERFLOW = sys::CGPROP_R_OVERFLOW,
+        /// Some sampled stacks may have been cut short (they start in a function
+        /// that is also called): they may have run under this function too.
+        UNROOTED = sys::CGPROP_R_UNROOTED,
     }
 }
 
@@ -369,6 +372,9 @@ open_enum! {
         Midpoint = sys::CGPROP_EST_MIDPOINT,
         /// The clamped heuristic: the walk on this cycle passed its work budget.
         Budget = sys::CGPROP_EST_BUDGET,
+        /// What the stacks show, the interval's lower end: exact but for stacks
+        /// that may have been cut short ([`Reason::UNROOTED`]).
+        Measured = sys::CGPROP_EST_MEASURED,
     }
 }
 
@@ -1491,6 +1497,17 @@ impl Graph {
     /// KCachegrind's recursive / non-recursive split.
     pub fn split(&mut self) -> Result<()> {
         self.check(unsafe { sys::cgprop_graph_split(self.raw()) }).map(|_| ())
+    }
+
+    /// The weight, in `metric`, of the stacks that may have been cut short (a
+    /// sampling profiler's stacks that start in a function also called
+    /// elsewhere): the figures they could change carry [`Reason::UNROOTED`] or
+    /// their inexact bits. 0 for inputs without such stacks. Runs the split
+    /// when it is not current.
+    pub fn unrooted(&mut self, metric: u32) -> Result<u64> {
+        let mut w = 0u64;
+        self.check(unsafe { sys::cgprop_graph_unrooted(self.raw(), metric, &mut w) })?;
+        Ok(w)
     }
 
     /// What `total` shows for cycle members bounded by measured calls alone

@@ -62,6 +62,7 @@ pub const CGPROP_EST_SHARES: u32 = 2;
 pub const CGPROP_EST_WALK: u32 = 3;
 pub const CGPROP_EST_MIDPOINT: u32 = 4;
 pub const CGPROP_EST_BUDGET: u32 = 5;
+pub const CGPROP_EST_MEASURED: u32 = 6;
 pub const CGPROP_WALK_BUDGET_DEFAULT: u32 = 20;
 
 pub const CGPROP_R_SIDES_DISAGREE: u32 = 1 << 0;
@@ -70,6 +71,7 @@ pub const CGPROP_R_RECURSION: u32 = 1 << 2;
 pub const CGPROP_R_ENTRY_UNKNOWN: u32 = 1 << 3;
 pub const CGPROP_R_UNMEASURED: u32 = 1 << 4;
 pub const CGPROP_R_OVERFLOW: u32 = 1 << 5;
+pub const CGPROP_R_UNROOTED: u32 = 1 << 6;
 
 pub const CGPROP_X_S_N: u32 = 1 << 0;
 pub const CGPROP_X_S_R: u32 = 1 << 1;
@@ -462,6 +464,7 @@ extern "C" {
     pub fn cgprop_graph_collapse(g: *mut cgprop_graph, share: u32) -> c_int;
     pub fn cgprop_graph_propagate(g: *mut cgprop_graph) -> c_int;
     pub fn cgprop_graph_split(g: *mut cgprop_graph) -> c_int;
+    pub fn cgprop_graph_unrooted(g: *mut cgprop_graph, metric: u32, weight: *mut u64) -> c_int;
     pub fn cgprop_graph_set_estimate(g: *mut cgprop_graph, which: u32, budget_per_member: f64) -> c_int;
     pub fn cgprop_graph_analyze(g: *mut cgprop_graph) -> c_int;
     // reading results

@@ -2,7 +2,7 @@
 //! producers' own figures for the committed recordings under tests/data
 //! (perf report, go tool pprof, Python's pstats module, gprof).
 
-use cgprop::{Estimate, Graph, InputFormat, NodeRow, ReadOptions, TotalRow};
+use cgprop::{Estimate, Graph, InputFormat, NodeRow, ReadOptions, Reasons, TotalRow};
 use std::path::PathBuf;
 
 fn data(rel: &str) -> PathBuf {
@@ -64,6 +64,28 @@ fn pprof_matches_go_tool_pprof() {
     // The metric go tool pprof shows first: cpu, the last sample type.
     let (g, info) = Graph::read_file(data("pprof/recur.pb.gz"), None).unwrap();
     assert_eq!(info.default_metric, g.find_metric("cpu_nanoseconds").unwrap());
+}
+
+#[test]
+fn pprof_stacks_cut_short() {
+    if std::env::var("CGPROP_TEST_NO_ZLIB").as_deref() == Ok("1") {
+        return;
+    }
+    // tests/data/pprof/deep.pb.gz: Go's profiler cut the 29 samples of a
+    // 100-deep recursion at 64 frames (deep.traces.txt: 290 ms of 580 start
+    // in main.deep); go tool pprof shows main.main at 50 % (deep.top.txt),
+    // where every sample ran under it.
+    let mut g = read("pprof/deep.pb.gz", InputFormat::Auto);
+    let k = g.find_metric("samples_count").unwrap();
+    assert_eq!(g.unrooted(k).unwrap(), 29);
+    let t: TotalRow = g.get(func(&g, "main.main"), k).unwrap();
+    assert_eq!((t.lo, t.hi, t.total), (29.0, 58.0, 29.0));
+    assert_eq!(t.estimate, Estimate::Measured);
+    assert!(t.reason.contains(Reasons::UNROOTED));
+    let t: TotalRow = g.get(func(&g, "main.spin"), k).unwrap();
+    assert_eq!((t.total, t.estimate), (58.0, Estimate::Exact));
+    let mut r = read("pprof/recur.pb.gz", InputFormat::Auto);
+    assert_eq!(r.unrooted(0).unwrap(), 0);
 }
 
 #[test]
