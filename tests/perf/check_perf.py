@@ -236,7 +236,49 @@ def live(tool, source):
             with open(hidden, "wb") as out:
                 subprocess.run([perf, "script", "-i", data, "-G"], check=True, stdout=out, stderr=subprocess.DEVNULL)
             status |= refused(tool, hidden, "-G")
+        status |= cut_short(tool, perf, cc, d, os.path.join(os.path.dirname(source), "deep.c"))
         return status
+
+
+def cut_short(tool, perf, cc, d, source):
+    """deep.c recurses 300 frames deep, past the 127 perf keeps: the cut
+    samples start in deep. perf report's Children is what the stacks show,
+    cgprop's figure too; where the cut samples may belong (main ran the
+    whole program), cgprop's interval reaches up by their weight."""
+    exe, data, script = os.path.join(d, "deep"), os.path.join(d, "deep.data"), os.path.join(d, "deep.perf")
+    subprocess.run([cc, "-O1", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", source, "-o", exe],
+                   check=True)
+    subprocess.run([perf, "record", "-q", "-e", "cpu-clock", "-F", "1000", "-g", "-o", data, exe],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    with open(script, "wb") as out:
+        subprocess.run([perf, "script", "-i", data], check=True, stdout=out, stderr=subprocess.DEVNULL)
+    report = subprocess.run([perf, "report", "-i", data, "--children", "--stdio", "--sort", "symbol", "-g", "none"],
+                            check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
+    children = {sym: c for c, _, sym in parse_report(report).get("cpu-clock", [])}
+    doc = json.loads(subprocess.run([tool, "report", "--format", "json", script], check=True,
+                                    stdout=subprocess.PIPE).stdout)
+    k = doc["metrics"].index("cpu-clock")
+    total, unrooted = doc["totals"][k], doc["unrooted"][k]
+    fns = {f["name"]: f for f in doc["functions"]}
+    status = 0
+    for name in ("main", "deep", "spin"):
+        f = fns.get(name)
+        if f is None or name not in children:
+            print("FAIL deep.c: %s missing (cgprop %s, perf %s)" % (name, f is not None, name in children))
+            status = 1
+            continue
+        lo, hi = f["bounds"][0][k], f["bounds"][1][k]
+        ok = abs(100.0 * f["total"][k] / total - children[name]) <= 0.005 and f["total"][k] == lo
+        if name == "main":
+            # It starts no cut stack: any of them may have run under it.
+            ok = ok and unrooted > 0 and hi == min(lo + unrooted, total) and f["estimate"][k] == "measured"
+        if name == "deep":
+            ok = ok and f["estimate"][k] is None
+        print("%-4s deep.c %-5s perf Children %6.2f %%  cgprop [%.2f %%, %.2f %%] %s (cut: %.2f %%)" %
+              ("ok" if ok else "FAIL", name, children[name], 100.0 * lo / total, 100.0 * hi / total,
+               f["estimate"][k], 100.0 * unrooted / total))
+        status |= 0 if ok else 1
+    return status
 
 
 def main():
