@@ -52,8 +52,7 @@ static const split_res *RES(const cgprop_graph *g) { return cgprop__res(g, CGPRO
 
 /* The weight of the unrooted stacks that need not hold v (all of them, but
  * those v starts), in metric k; *total the program's. */
-static uint64_t extra_of(const cgprop_graph *g, const split_res *r, uint32_t v, uint32_t k,
-                                       uint64_t *total)
+static uint64_t extra_of(const cgprop_graph *g, const split_res *r, uint32_t v, uint32_t k, uint64_t *total)
 {
     *total = r->total[k];
     uint64_t u = r->unrooted[k];
@@ -428,7 +427,8 @@ int cgprop_graph_unrooted(cgprop_graph *g, uint32_t metric, uint64_t *weight)
 {
     if (!g) return CGPROP_EINVAL;
     if (!weight) return cgprop__err(g, CGPROP_EINVAL, "unrooted: NULL argument");
-    if (metric >= g->K) return cgprop__err(g, CGPROP_EINVAL, "unrooted: metric %u out of range (%u metrics)", metric, g->K);
+    if (metric >= g->K)
+        return cgprop__err(g, CGPROP_EINVAL, "unrooted: metric %u out of range (%u metrics)", metric, g->K);
     if (!cgprop__current(g, CGPROP__A_SPLIT)) {
         int rc = cgprop_graph_split(g);
         if (rc) return rc;

@@ -35,7 +35,8 @@ static void fz_stack_identities(cgprop_graph *g)
     for (uint32_t k = 0; k < cgprop_graph_metric_count(g); k++) {
         uint64_t unrooted = 0;
         FZ_CHECK(cgprop_graph_unrooted(g, k, &unrooted) == CGPROP_OK);
-        const uint32_t all6 = CGPROP_X_C_NN | CGPROP_X_C_NR | CGPROP_X_C_ND | CGPROP_X_C_RN | CGPROP_X_C_RR | CGPROP_X_C_RD;
+        const uint32_t all6 =
+            CGPROP_X_C_NN | CGPROP_X_C_NR | CGPROP_X_C_ND | CGPROP_X_C_RN | CGPROP_X_C_RR | CGPROP_X_C_RD;
         memset(in_n, 0, nn * 4 * sizeof *in_n);
         for (uint32_t e = 0; e < ne; e++) {
             cgprop_edge_split_row r;
