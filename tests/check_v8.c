@@ -959,6 +959,34 @@ START_TEST(trace_cpu_profile_rules)
 }
 END_TEST
 
+/* An event's args are read as they come when its name comes first, and
+ * again when a later name (a key given twice) changes what they are: the
+ * last name and the last args count, as in any JSON object read here. */
+#define ARGS1(name) "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[" CROOT("2") ",{\"id\":2," TCF(name, 0, 0) \
+    "}],\"samples\":[2,2],\"timeDeltas\":[1,4]}}}"
+START_TEST(trace_cpu_profile_key_order)
+{
+    /* a and b: one CpuProfile each, 2 samples, the first lasting 4 and the
+     * last the mean 4: 8 in all. c's args are a ProfileChunk's, read for the
+     * CpuProfile its last name makes it (its timeDeltas inside). d's name is
+     * overridden: no profile. e's args are given twice, the second counts. */
+    static const char t[] = "[{\"name\":\"CpuProfile\",\"pid\":1,\"tid\":1," ARGS1("a") "},\n"
+                            "{\"pid\":1,\"tid\":2," ARGS1("b") ",\"name\":\"CpuProfile\"},\n"
+                            "{\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":3," ARGS1("c")
+                            ",\"name\":\"CpuProfile\"},\n"
+                            "{\"name\":\"CpuProfile\",\"pid\":1,\"tid\":4," ARGS1("d") ",\"name\":\"x\"},\n"
+                            "{\"name\":\"CpuProfile\",\"pid\":1,\"tid\":5," ARGS1("d") "," ARGS1("e") "}]";
+    cgprop_graph *g = rd(t, NULL);
+    static const char *const in[] = {FN("a"), FN("b"), FN("c"), FN("e")};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_uint_eq(total(g, in[i], 0), 8);
+        ck_assert_uint_eq(total(g, in[i], 1), 2);
+    }
+    ck_assert(!has_fn(g, FN("d")));
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(trace_cpu_profile_malformed)
 {
     bad("[\n" TCPU(1, 1, "X", "[]") "]", CGPROP_EFORMAT, 2, "cpuProfile is not an object");
@@ -1598,6 +1626,7 @@ static Suite *suite(void)
     tcase_add_test(tc, trace_cpu_profile_threads);
     tcase_add_test(tc, trace_cpu_profile_choice);
     tcase_add_test(tc, trace_cpu_profile_rules);
+    tcase_add_test(tc, trace_cpu_profile_key_order);
     tcase_add_test(tc, trace_cpu_profile_malformed);
     tcase_add_test(tc, trace_cpu_profile_real);
     tcase_add_test(tc, heap_hand_made);

@@ -1072,61 +1072,66 @@ static int locate_array(jlex *L, const char **at, uint64_t *line, uint64_t *n, c
  * CpuProfile event's cpuProfile is a .cpuprofile, read for the same keys
  * (timeDeltas and startTime in it); DevTools takes no source from it. Other
  * keys, at every level, are skipped. */
-static int read_event_args(const jlex *L, const char *at, uint64_t line, unsigned char *src, vchunk *c)
+static CGPROP__NOINLINE int read_args(jlex *S, unsigned char *src, vchunk *c)
 {
-    jlex S;
-    jsub(&S, L, at, line);
     jtok t;
     bool whole = c && c->whole;
-    int rc = want(&S, &t, J_OBJ, "args is not an object");
+    int rc = want(S, &t, J_OBJ, "args is not an object");
     if (rc) return rc;
-    while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+    while (!(rc = jnext(S, &t)) && t.type != J_OBJ_END) {
         if (!key_is(&t, "data")) {
-            if (!(rc = jnext(&S, &t))) rc = jskip(&S, &t);
+            if (!(rc = jnext(S, &t))) rc = jskip(S, &t);
             if (rc) return rc;
             continue;
         }
-        if ((rc = want(&S, &t, J_OBJ, "args.data is not an object"))) return rc;
-        while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+        if ((rc = want(S, &t, J_OBJ, "args.data is not an object"))) return rc;
+        while (!(rc = jnext(S, &t)) && t.type != J_OBJ_END) {
             if (!whole && key_is(&t, "source")) {
-                rc = read_source(&S, src);
+                rc = read_source(S, src);
             } else if (c && !whole && key_is(&t, "timeDeltas")) {
-                rc = locate_array(&S, &c->seg.deltas_at, &c->seg.deltas_line, &c->ndeltas,
+                rc = locate_array(S, &c->seg.deltas_at, &c->seg.deltas_line, &c->ndeltas,
                                   "timeDeltas is not an array of integers");
             } else if (c && key_is(&t, "cpuProfile")) {
-                if ((rc = want(&S, &t, J_OBJ, "cpuProfile is not an object"))) return rc;
-                while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+                if ((rc = want(S, &t, J_OBJ, "cpuProfile is not an object"))) return rc;
+                while (!(rc = jnext(S, &t)) && t.type != J_OBJ_END) {
                     if (key_is(&t, "nodes")) {
-                        jws(&S);
-                        c->nodes_at = S.p;
-                        c->nodes_line = S.line;
-                        if ((rc = want(&S, &t, J_ARR, "nodes is not an array"))) return rc;
-                        rc = jskip(&S, &t);
+                        jws(S);
+                        c->nodes_at = S->p;
+                        c->nodes_line = S->line;
+                        if ((rc = want(S, &t, J_ARR, "nodes is not an array"))) return rc;
+                        rc = jskip(S, &t);
                     } else if (key_is(&t, "samples")) {
-                        rc = locate_array(&S, &c->seg.samples_at, &c->seg.samples_line, &c->seg.n,
+                        rc = locate_array(S, &c->seg.samples_at, &c->seg.samples_line, &c->seg.n,
                                           "samples is not an array of integers");
                     } else if (whole && key_is(&t, "timeDeltas")) {
-                        rc = locate_array(&S, &c->seg.deltas_at, &c->seg.deltas_line, &c->ndeltas,
+                        rc = locate_array(S, &c->seg.deltas_at, &c->seg.deltas_line, &c->ndeltas,
                                           "timeDeltas is not an array of integers");
                     } else if (whole && key_is(&t, "startTime")) {
-                        if (!(rc = want_int(&S, &t, "startTime is not an integer"))) c->start = t.iv;
+                        if (!(rc = want_int(S, &t, "startTime is not an integer"))) c->start = t.iv;
                     } else if (whole && key_is(&t, "head")) {
                         /* Times in seconds, a hit count on every node: the
                          * profile format V8 wrote before "nodes". */
-                        return jfail(&S, "a CpuProfile in the legacy \"head\" format is not read");
-                    } else if (!(rc = jnext(&S, &t))) {
-                        rc = jskip(&S, &t);
+                        return jfail(S, "a CpuProfile in the legacy \"head\" format is not read");
+                    } else if (!(rc = jnext(S, &t))) {
+                        rc = jskip(S, &t);
                     }
                     if (rc) return rc;
                 }
-            } else if (!(rc = jnext(&S, &t))) {
-                rc = jskip(&S, &t);
+            } else if (!(rc = jnext(S, &t))) {
+                rc = jskip(S, &t);
             }
             if (rc) return rc;
         }
         if (rc) return rc;
     }
     return rc;
+}
+
+static int read_event_args(const jlex *L, const char *at, uint64_t line, unsigned char *src, vchunk *c)
+{
+    jlex S;
+    jsub(&S, L, at, line);
+    return read_args(&S, src, c);
 }
 
 /* One event, its '{' read. Every event is checked; only Profile,
@@ -1140,13 +1145,27 @@ static int read_event(v8r *v, jlex *L)
     const char *args = NULL;
     uint64_t args_line = 0, line = L->line;
     int kind = 0; /* 1 Profile, 2 ProfileChunk, 3 CpuProfile */
+    int args_kind = 0; /* the kind the args were read for as they came */
+    vchunk c0;
+    unsigned char src = SRC_NONE;
     int rc;
     while (!(rc = jnext(L, &t)) && t.type != J_OBJ_END) {
         if (key_is(&t, "args")) {
             jws(L);
             args = L->p;
             args_line = L->line;
-            if (!(rc = jnext(L, &t))) rc = jskip(L, &t);
+            args_kind = kind;
+            if (kind) {
+                /* The name came first, as DevTools writes its own events:
+                 * the args (a CpuProfile's, the whole profile) are read as
+                 * they come, not skipped and read again. */
+                memset(&c0, 0, sizeof c0);
+                c0.whole = kind == 3;
+                src = SRC_NONE;
+                rc = read_args(L, &src, kind == 1 ? NULL : &c0);
+            } else if (!(rc = jnext(L, &t))) {
+                rc = jskip(L, &t);
+            }
         } else if (key_is(&t, "name")) {
             if (!(rc = jnext(L, &t)) && t.type == J_STR)
                 kind = str_is(&t, "ProfileChunk") ? 2 : str_is(&t, "Profile") ? 1 : str_is(&t, "CpuProfile") ? 3 : 0;
@@ -1166,6 +1185,14 @@ static int read_event(v8r *v, jlex *L)
     if (rc) return rc;
     uint64_t seq = v->nev++;
     if (kind == 0) return CGPROP_OK;
+    /* Chromium writes args before name; a name after the args may also
+     * have changed the kind they were read for. */
+    if (args_kind != kind) {
+        memset(&c0, 0, sizeof c0);
+        c0.whole = kind == 3;
+        src = SRC_NONE;
+        if (args && (rc = read_event_args(L, args, args_line, &src, kind == 1 ? NULL : &c0))) return rc;
+    }
     uint32_t prof = NO_CHUNK;
     if (kind != 2) {
         if (v->np >= NO_CHUNK - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "too many profiles");
@@ -1180,20 +1207,22 @@ static int read_event(v8r *v, jlex *L)
         p->seq = seq;
         p->first = p->last = NO_CHUNK;
         p->whole = kind == 3;
-        if (kind == 1) return args ? read_event_args(L, args, args_line, &p->source, NULL) : CGPROP_OK;
+        if (kind == 1) {
+            p->source = src;
+            return CGPROP_OK;
+        }
     }
     if (v->nc >= NO_CHUNK - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "too many profile chunks");
     if (!grow(v, (void **)&v->chunks, &v->ccap, v->nc, sizeof *v->chunks)) return v8_oom(v, line);
     vchunk *c = &v->chunks[v->nc++];
-    memset(c, 0, sizeof *c);
+    *c = c0;
     c->pid = pid;
     c->id = id;
     c->line = line;
     c->seq = seq;
     c->prof = prof;
     c->next = NO_CHUNK;
-    c->whole = kind == 3;
-    if (args && (rc = read_event_args(L, args, args_line, &c->source, c))) return rc;
+    c->source = src;
     if (c->whole) {
         /* DevTools cannot load a trace whose CpuProfile has no nodes. */
         if (!c->nodes_at)
