@@ -711,7 +711,7 @@ START_TEST(trace_malformed)
     bad("[1]", CGPROP_EFORMAT, 1, "a trace event is not an object");
     bad("{\"traceEvents\":{}}", CGPROP_EFORMAT, 1, "traceEvents is not an array");
     bad("{\"nodes\":[],\n\"traceEvents\":[]}", CGPROP_EFORMAT, 2, "both nodes and traceEvents");
-    bad("{\"traceEvents\":[\n{\"name\":\"x\"}\n]}", CGPROP_EFORMAT, 3, "no Profile event");
+    bad("{\"traceEvents\":[\n{\"name\":\"x\"}\n]}", CGPROP_EFORMAT, 3, "no Profile or CpuProfile event");
     bad("[\n{\"name\":\"x\"},\n{\"name\":\"y\",\"args\":{\"a\":\"\\q\"}}]", CGPROP_EFORMAT, 3, "bad escape");
     bad("[{\"name\":\"x\"}] x", CGPROP_EFORMAT, 1, "bytes after the end");
     bad("[{\"name\":\"x\"},,", CGPROP_EFORMAT, 1, "expected a JSON value");
@@ -773,6 +773,250 @@ START_TEST(trace_detect)
     ck_assert_int_eq(cgprop_read_buffer(obj, strlen(obj), NULL, 0, NULL, NULL, &g, NULL, NULL), CGPROP_OK);
     check_two_chunks(g);
     cgprop_graph_free(g);
+}
+END_TEST
+
+/* ---- traces: a whole CPU profile in one CpuProfile event ---- */
+
+/* A CpuProfile event: a .cpuprofile in args.data.cpuProfile. DevTools makes
+ * one (ph "X", pid 1, id "0x1") when it opens a .cpuprofile; older DevTools
+ * recorded each thread's profile so (ph "I", the thread's pid and tid, no
+ * id). */
+#define TCPU(pid, tid, ph, prof)                                                                                   \
+    "{\"args\":{\"data\":{\"cpuProfile\":" prof "}},\"cat\":\"disabled-by-default-devtools.timeline\","          \
+    "\"name\":\"CpuProfile\",\"ph\":\"" ph "\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":0}"
+#define CROOT(kids) "{\"id\":1," ROOT_CF ",\"children\":[" kids "]}"
+#define W "file:///a.js\t31:1\tw"
+
+/* Two threads of one process, each with its CpuProfile event (no id, as
+ * older DevTools recorded a page's main thread and a worker).
+ *   tid 1, children lists, startTime 5000: 1 (root) -> 2 main -> 3 f -> 4 f;
+ *     samples 3 4 4 2, deltas 1000 10 20 30: time stamps 6000 6010 6030
+ *     6060, so 10, 20, 30 and the mean (6060 - 6000) / 3 = 20.
+ *     main f 10, main f f 20+30, main 20.
+ *   tid 2, parent links, no startTime: 1 (root) -> 2 w -> 3 f; samples
+ *     3 3 2, deltas 100 40 -10: time stamps 100 140 130, in time order
+ *     100 (3) 130 (2) 140 (3): 30, 10 and the mean (140 - 100) / 2 = 20.
+ *     w f 30+20, w 10.
+ * The threads add up:
+ *   main: total 10+50+20 = 80, 4 samples; self 20, 1
+ *   f:    total 60 + 50 = 110, 3 + 2 = 5; self the same (never a leaf's
+ *         caller but through itself)
+ *   w:    total 50+10 = 60, 3; self 10, 1
+ * in all 80 + 60 = 140. */
+#define CPU_T1                                                                                              \
+    TCPU(1, 1, "I",                                                                                         \
+         "{\"nodes\":[" CROOT("2") ",{\"id\":2," CF("main", "file:///a.js", 0, 0) ",\"children\":[3]},\n"  \
+         "{\"id\":3," CF("f", "file:///a.js", 4, 10) ",\"children\":[4]},{\"id\":4,"                         \
+         CF("f", "file:///a.js", 4, 10) "}],\"startTime\":5000,\"endTime\":6100,\"samples\":[3,4,4,2],"      \
+         "\"timeDeltas\":[1000,10,20,30]}")
+#define CPU_T2                                                                                        \
+    TCPU(1, 2, "X",                                                                                   \
+         "{\"timeDeltas\":[100,40,-10],\"samples\":[3,3,2],\"nodes\":[{\"id\":3,\"parent\":2,"       \
+         CF("f", "file:///a.js", 4, 10) "},{\"id\":1," ROOT_CF "},\n{\"id\":2,\"parent\":1,"          \
+         CF("w", "file:///a.js", 30, 0) "}]}")
+
+static void check_cpu_threads(cgprop_graph *g)
+{
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
+    ck_assert_uint_eq(total(g, MAIN, 0), 80);
+    ck_assert_uint_eq(total(g, MAIN, 1), 4);
+    ck_assert_uint_eq(self(g, MAIN, 0), 20);
+    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    ck_assert_uint_eq(total(g, F, 0), 110);
+    ck_assert_uint_eq(total(g, F, 1), 5);
+    ck_assert_uint_eq(self(g, F, 0), 110);
+    ck_assert_uint_eq(self(g, F, 1), 5);
+    ck_assert_uint_eq(total(g, W, 0), 60);
+    ck_assert_uint_eq(total(g, W, 1), 3);
+    ck_assert_uint_eq(self(g, W, 0), 10);
+    ck_assert_uint_eq(self(g, W, 1), 1);
+}
+
+START_TEST(trace_cpu_profile_threads)
+{
+    /* As older DevTools saved a recording: a bare array, its metadata
+     * events first, the profiles last. */
+    static const char arr[] = "[{\"args\":{\"data\":{\"sessionId\":\"1\"}},\"cat\":\"disabled-by-default-"
+                              "devtools.timeline\",\"name\":\"TracingStartedInPage\",\"ph\":\"M\",\"pid\":1,"
+                              "\"tid\":1,\"ts\":0},\n" CPU_T1 ",\n" CPU_T2 "]";
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_graph *g = rd(arr, &info);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_V8);
+    check_cpu_threads(g);
+    cgprop_graph_free(g);
+    /* Either event alone, in a trace object: its own thread's figures. */
+    g = rd("{\"traceEvents\":[" CPU_T2 "],\"metadata\":{\"dataOrigin\":\"CPUProfile\"}}", NULL);
+    ck_assert_uint_eq(total(g, W, 0), 60);
+    ck_assert_uint_eq(total(g, F, 0), 50);
+    ck_assert_uint_eq(total(g, F, 1), 2);
+    ck_assert(!has_fn(g, MAIN));
+    cgprop_graph_free(g);
+    /* Read without naming the format. */
+    g = NULL;
+    ck_assert_int_eq(cgprop_read_buffer(arr, strlen(arr), NULL, 0, NULL, NULL, &g, NULL, NULL), CGPROP_OK);
+    check_cpu_threads(g);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* A CpuProfile of one sample (lasting 0) of the function name (key
+ * FN(name)). */
+#define TCPU1(pid, tid, name)                                                                                     \
+    TCPU(pid, tid, "X",                                                                                           \
+         "{\"nodes\":[" CROOT("2") ",{\"id\":2," TCF(name, 0, 0) "}],\"samples\":[2],\"timeDeltas\":[1]}")
+#define TCPUID(pid, tid, id, name)                                                                               \
+    "{\"name\":\"CpuProfile\",\"id\":\"" id "\",\"pid\":" #pid ",\"tid\":" #tid ",\"args\":{\"data\":{"         \
+    "\"source\":\"Internal\",\"cpuProfile\":{\"nodes\":[" CROOT("2") ",{\"id\":2," TCF(name, 0, 0) "}],"        \
+    "\"samples\":[2]}}}}"
+
+/* A CpuProfile event beside Profile events of the same thread: a profile
+ * like the others, without a source (DevTools takes none from it), so it
+ * counts when it is the thread's first and no profile of the thread is
+ * Internal or Inspector. One sample each; process 9:
+ *   tid 1: CpuProfile (m), then Profile 0x1 without source (n): m.
+ *   tid 2: Profile 0x2 without source (p), then CpuProfile (q): p.
+ *   tid 3: CpuProfile (r), Profile 0x3 Internal (s): s.
+ *   tid 4: CpuProfile (t), Profile 0x4 whose chunk says Inspector (u): u.
+ *   tid 5: CpuProfile (v), Profile 0x5 SelfProfiling (w): v.
+ *   tid 6: two CpuProfile events (x, then y): x.
+ *   tid 7: CpuProfile with id 0x7 and a "source" of Internal, which
+ *          DevTools does not read (z); tid 8: Profile 0x7 (zz), whose
+ *          chunk is its own, not the CpuProfile's: both threads count. */
+START_TEST(trace_cpu_profile_choice)
+{
+    /* In pieces: C99 compilers need take no longer string literal. */
+    static const char *const part[] = {
+        "[" TCPU1(9, 1, "m") "," TP(9, 1, "0x1", "") "," TC(9, "0x1", "", TN(2, 1, "n"), "2", "1") ",\n",
+        TP(9, 2, "0x2", "") "," TC(9, "0x2", "", TN(2, 1, "p"), "2", "1") "," TCPU1(9, 2, "q") ",\n",
+        TCPU1(9, 3, "r") "," TP(9, 3, "0x3", "\"source\":\"Internal\",") ","
+        TC(9, "0x3", "", TN(2, 1, "s"), "2", "1") ",\n",
+        TCPU1(9, 4, "t") "," TP(9, 4, "0x4", "") "," TC(9, "0x4", "\"source\":\"Inspector\",", TN(2, 1, "u"), "2", "1")
+        ",\n",
+        TCPU1(9, 5, "v") "," TP(9, 5, "0x5", "\"source\":\"SelfProfiling\",") ","
+        TC(9, "0x5", "", TN(2, 1, "w"), "2", "1") ",\n",
+        TCPU1(9, 6, "x") "," TCPU1(9, 6, "y") ",\n",
+        TCPUID(9, 7, "0x7", "z") "," TP(9, 8, "0x7", "") "," TC(9, "0x7", "", TN(2, 1, "zz"), "2", "1") "]",
+    };
+    char t[8192];
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++) {
+        size_t k = strlen(part[i]);
+        ck_assert_uint_lt(len + k, sizeof t);
+        memcpy(t + len, part[i], k + 1);
+        len += k;
+    }
+    cgprop_graph *g = rd(t, NULL);
+    static const char *const in[] = {FN("m"), FN("p"), FN("s"), FN("u"), FN("v"), FN("x"), FN("z"), FN("zz")};
+    static const char *const out[] = {FN("n"), FN("q"), FN("r"), FN("t"), FN("w"), FN("y")};
+    for (int i = 0; i < 8; i++) {
+        ck_assert_msg(has_fn(g, in[i]), "%s not counted", in[i]);
+        ck_assert_uint_eq(total(g, in[i], 1), 1);
+        ck_assert_uint_eq(total(g, in[i], 0), 0);
+    }
+    for (int i = 0; i < 6; i++) ck_assert_msg(!has_fn(g, out[i]), "%s counted", out[i]);
+    ck_assert_uint_eq(cgprop_graph_node_count(g), 8);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* The profile in a CpuProfile event is read as a .cpuprofile: without
+ * samples, the hit counts give the samples and no time; samples without
+ * deltas have no time; no nodes add nothing. */
+START_TEST(trace_cpu_profile_rules)
+{
+    /* 1 (root) -> 2 main (hitCount 3) -> 3 f (2): main total 5, self 3. */
+    static const char hits[] =
+        "[" TCPU(3, 3, "X", "{\"nodes\":[" CROOT("2") ",{\"id\":2," CF("main", "file:///a.js", 0, 0) ",\"hitCount\":3,"
+                            "\"children\":[3]},{\"id\":3," CF("f", "file:///a.js", 4, 10) ",\"hitCount\":2}],"
+                            "\"timeDeltas\":[5,5,5,5,5,5,5]}") "]";
+    cgprop_graph *g = rd(hits, NULL);
+    ck_assert_uint_eq(total(g, MAIN, 1), 5);
+    ck_assert_uint_eq(self(g, MAIN, 1), 3);
+    ck_assert_uint_eq(total(g, F, 1), 2);
+    ck_assert_uint_eq(total(g, MAIN, 0), 0);
+    cgprop_graph_free(g);
+    /* Samples 3 3 2 without deltas (the hit counts, which say otherwise,
+     * ignored): main total 3, self 1; f 2; no time. */
+    static const char nodeltas[] =
+        "[" TCPU(3, 3, "X", "{\"samples\":[3,3,2],\"nodes\":[" CROOT("2") ",{\"id\":2,"
+                            CF("main", "file:///a.js", 0, 0) ",\"hitCount\":9,\"children\":[3]},{\"id\":3,"
+                            CF("f", "file:///a.js", 4, 10) "}]}") "]";
+    g = rd(nodeltas, NULL);
+    ck_assert_uint_eq(total(g, MAIN, 1), 3);
+    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    ck_assert_uint_eq(total(g, F, 1), 2);
+    ck_assert_uint_eq(total(g, MAIN, 0), 0);
+    cgprop_graph_free(g);
+    /* An empty node list adds nothing (DevTools shows no profile for it);
+     * alone, the trace has no sample. */
+    static const char empty[] = "[" TCPU(3, 3, "X", "{\"nodes\":[],\"samples\":[],\"timeDeltas\":[]}") "]";
+    bad(empty, CGPROP_EFORMAT, 1, "no sample in the trace's CPU profiles");
+    g = rd("[" TCPU(3, 3, "X", "{\"nodes\":[],\"samples\":[],\"timeDeltas\":[]}") "," CPU_T2 "]", NULL);
+    ck_assert_uint_eq(total(g, W, 0), 60);
+    cgprop_graph_free(g);
+}
+END_TEST
+
+/* An event's args are read as they come when its name comes first, and
+ * again when a later name (a key given twice) changes what they are: the
+ * last name and the last args count, as in any JSON object read here. */
+#define ARGS1(name) "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[" CROOT("2") ",{\"id\":2," TCF(name, 0, 0) \
+    "}],\"samples\":[2,2],\"timeDeltas\":[1,4]}}}"
+START_TEST(trace_cpu_profile_key_order)
+{
+    /* a and b: one CpuProfile each, 2 samples, the first lasting 4 and the
+     * last the mean 4: 8 in all. c's args are a ProfileChunk's, read for the
+     * CpuProfile its last name makes it (its timeDeltas inside). d's name is
+     * overridden: no profile. e's args are given twice, the second counts. */
+    static const char t[] = "[{\"name\":\"CpuProfile\",\"pid\":1,\"tid\":1," ARGS1("a") "},\n"
+                            "{\"pid\":1,\"tid\":2," ARGS1("b") ",\"name\":\"CpuProfile\"},\n"
+                            "{\"name\":\"ProfileChunk\",\"pid\":1,\"tid\":3," ARGS1("c")
+                            ",\"name\":\"CpuProfile\"},\n"
+                            "{\"name\":\"CpuProfile\",\"pid\":1,\"tid\":4," ARGS1("d") ",\"name\":\"x\"},\n"
+                            "{\"name\":\"CpuProfile\",\"pid\":1,\"tid\":5," ARGS1("d") "," ARGS1("e") "}]";
+    cgprop_graph *g = rd(t, NULL);
+    static const char *const in[] = {FN("a"), FN("b"), FN("c"), FN("e")};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_uint_eq(total(g, in[i], 0), 8);
+        ck_assert_uint_eq(total(g, in[i], 1), 2);
+    }
+    ck_assert(!has_fn(g, FN("d")));
+    cgprop_graph_free(g);
+}
+END_TEST
+
+START_TEST(trace_cpu_profile_malformed)
+{
+    bad("[\n" TCPU(1, 1, "X", "[]") "]", CGPROP_EFORMAT, 2, "cpuProfile is not an object");
+    bad("[\n" TCPU(1, 1, "X", "{\"nodes\":{}}") "]", CGPROP_EFORMAT, 2, "nodes is not an array");
+    /* No profile in the event: no args, no cpuProfile, no nodes. */
+    static const char *const none[] = {
+        "[{\"name\":\"x\"},\n{\"name\":\"CpuProfile\",\"ph\":\"X\",\"pid\":1,\"tid\":1}]",
+        "[{\"name\":\"x\"},\n{\"name\":\"CpuProfile\",\"args\":{\"data\":{\"timeDeltas\":[1]}}}]",
+        "[{\"name\":\"x\"},\n" TCPU(1, 1, "X", "{\"samples\":[],\"timeDeltas\":[]}") "]",
+    };
+    for (int i = 0; i < 3; i++)
+        bad(none[i], CGPROP_EFORMAT, 2, "a CpuProfile event without args.data.cpuProfile.nodes");
+    bad("[" TCPU(1, 1, "X", "{\"nodes\":[" CROOT("") "],\"samples\":[1,1],\n\"timeDeltas\":[1]}") "]",
+        CGPROP_EFORMAT, 2, "2 samples but 1 timeDeltas in a CpuProfile");
+    bad("[" TCPU(1, 1, "X", "{\"samples\":[1],\"timeDeltas\":[1],\n\"head\":{\"id\":1}}") "]", CGPROP_EFORMAT, 2,
+        "a CpuProfile in the legacy \"head\" format is not read");
+    bad("[" TCPU(1, 1, "X", "{\"nodes\":[" CROOT("") "],\n\"startTime\":1.5}") "]", CGPROP_EFORMAT, 2,
+        "startTime is not an integer");
+    bad("[" TCPU(1, 1, "X", "{\"nodes\":[" CROOT("") "],\"samples\":[1,\n7],\"timeDeltas\":[1,1]}") "]",
+        CGPROP_EFORMAT, 2, "sample names no node: 7");
+    bad("[" TCPU(1, 1, "X", "{\"nodes\":[" CROOT("") ",\n{\"id\":2,\"parent\":9," CF("f", "file:///a.js", 4, 10)
+                            "}],\"samples\":[2],\"timeDeltas\":[1]}") "]",
+        CGPROP_EFORMAT, 2, "parent id 9 names no node");
+    /* The time stamps count from startTime, as a .cpuprofile's. */
+    bad("[" TCPU(1, 1, "X", "{\"nodes\":[" CROOT("") "],\"startTime\":9223372036854775800,\"samples\":[1,1],"
+                            "\n\"timeDeltas\":[1,10]}") "]",
+        CGPROP_EOVERFLOW, 2, "time stamps overflow 64 bits");
+    /* A chunk goes to a Profile event, never to a CpuProfile of its id. */
+    bad("[" TCPUID(7, 7, "0x1", "a") ",\n" TC(7, "0x1", "", TN(2, 1, "a"), "2", "1") "]", CGPROP_EFORMAT, 2,
+        "a ProfileChunk of profile \"0x1\" of process 7 with no Profile event before it");
 }
 END_TEST
 
@@ -1165,11 +1409,13 @@ START_TEST(alloc_failures)
                                     "\"samples\":[3,2,1,3],\"timeDeltas\":[100,50,-30,5]}";
     static const char trace[] = "{\"traceEvents\":[" TRACE_EVENTS "," TP(8, 8, "0x1", "") ","
                                 TC(8, "0x1", "", TN(2, 1, "a"), "2,2", "9,-3") "]}";
+    /* Two CpuProfile events, the second's deltas stepping back. */
+    static const char cpu[] = "[" CPU_T1 "," CPU_T2 "]";
     /* A heap profile's tree 600 frames deep: its nodes grow while the
      * reader is deep in the nesting. */
     char *deep = deep_chain(600, 0);
-    const char *inputs[5] = {hand, step_back, trace, heap_hand, deep};
-    for (int in = 0; in < 5; in++) {
+    const char *inputs[6] = {hand, step_back, trace, cpu, heap_hand, deep};
+    for (int in = 0; in < 6; in++) {
         int ok = 0;
         for (long budget = 0; budget < 5000 && !ok; budget++) {
             fa_state s = {budget, 0};
@@ -1254,6 +1500,82 @@ START_TEST(real_trace)
 }
 END_TEST
 
+/* Reads the file at path, NUL-terminated. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    ck_assert(s != NULL);
+    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    s[n] = 0;
+    *len = (size_t)n;
+    return s;
+}
+
+/* node --cpu-prof's recur.cpuprofile wrapped in a CpuProfile event, as
+ * DevTools wraps a .cpuprofile it opens (a trace object, the event's ph
+ * "X", pid 1, tid 1, id "0x1") and as older DevTools saved one (a bare
+ * array: its metadata events, JSRoot, then the CpuProfile event, ph "I"):
+ * every function's self and total, both metrics, as the profile's own, and
+ * the whole as worked out from the file. */
+START_TEST(trace_cpu_profile_real)
+{
+    size_t n;
+    char *prof = slurp(DATA "/v8/recur.cpuprofile", &n);
+    static const char *const head[] = {
+        "{\"traceEvents\":[{\"cat\":\"disabled-by-default-devtools.timeline\",\"name\":\"CpuProfile\",\"ph\":\"X\","
+        "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":0,\"args\":{\"data\":{\"cpuProfile\":",
+        "[{\"cat\":\"disabled-by-default-devtools.timeline\",\"name\":\"TracingStartedInPage\",\"ph\":\"M\","
+        "\"pid\":1,\"tid\":1,\"ts\":0,\"args\":{\"data\":{\"sessionId\":\"1\"}}},{\"cat\":\"__metadata\",\"name\":"
+        "\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"ts\":0,\"args\":{\"name\":\"Thread 1\"}},{\"cat\":"
+        "\"toplevel\",\"name\":\"JSRoot\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,\"args\":{}},"
+        "{\"cat\":\"disabled-by-default-devtools.timeline\",\"name\":\"CpuProfile\",\"ph\":\"I\",\"pid\":1,"
+        "\"tid\":1,\"ts\":1,\"args\":{\"data\":{\"cpuProfile\":",
+    };
+    static const char *const tail[] = {"}},\"id\":\"0x1\"}],\"metadata\":{\"dataOrigin\":\"CPUProfile\"}}", "}}}]"};
+    cgprop_graph *want = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    ck_assert_msg(cgprop_read_buffer(prof, n, "p", 1, NULL, NULL, &want, NULL, &err) == CGPROP_OK, "%s", err.reason);
+    for (int k = 0; k < 2; k++) {
+        size_t hn = strlen(head[k]), tn = strlen(tail[k]);
+        char *t = malloc(hn + n + tn + 1);
+        ck_assert(t != NULL);
+        memcpy(t, head[k], hn);
+        memcpy(t + hn, prof, n);
+        memcpy(t + hn + n, tail[k], tn + 1);
+        cgprop_graph *g = rd(t, NULL);
+        free(t);
+        /* From the file: Σ timeDeltas[1..] = 1724273 over 906 samples, and
+         * 1724273 / 905 = 1905.3 rounds to 1905 (as real_profile). */
+        ck_assert_uint_eq(self_sum(g, 0), 1724273 + 1905);
+        ck_assert_uint_eq(self_sum(g, 1), 906);
+        ck_assert_uint_eq(cgprop_graph_node_count(g), cgprop_graph_node_count(want));
+        for (uint32_t i = 0; i < cgprop_graph_node_count(want); i++) {
+            size_t kn;
+            const char *key = cgprop_graph_node_key(want, i, &kn);
+            char buf[1024];
+            ck_assert_uint_lt(kn, sizeof buf);
+            memcpy(buf, key, kn);
+            buf[kn] = 0;
+            for (uint32_t m = 0; m < 2; m++) {
+                ck_assert_uint_eq(self(g, buf, m), self(want, buf, m));
+                ck_assert_uint_eq(total(g, buf, m), total(want, buf, m));
+            }
+        }
+        cgprop_graph_free(g);
+    }
+    cgprop_graph_free(want);
+    free(prof);
+}
+END_TEST
+
 START_TEST(real_heap)
 {
     /* node --heap-prof on recur-heap.mjs (its functions' figures are
@@ -1301,6 +1623,12 @@ static Suite *suite(void)
     tcase_add_test(tc, trace_malformed);
     tcase_add_test(tc, trace_detect);
     tcase_add_test(tc, real_trace);
+    tcase_add_test(tc, trace_cpu_profile_threads);
+    tcase_add_test(tc, trace_cpu_profile_choice);
+    tcase_add_test(tc, trace_cpu_profile_rules);
+    tcase_add_test(tc, trace_cpu_profile_key_order);
+    tcase_add_test(tc, trace_cpu_profile_malformed);
+    tcase_add_test(tc, trace_cpu_profile_real);
     tcase_add_test(tc, heap_hand_made);
     tcase_add_test(tc, heap_key_orders);
     tcase_add_test(tc, heap_deep_chain);

@@ -5,7 +5,8 @@
  * "endTime". Each node's path from the root is one stack, added once with
  * the sum of its samples: recursion classes are exact. Also the traces of
  * DevTools' Performance panel (Trace Event Format), whose Profile and
- * ProfileChunk events hold the same profile in pieces. See
+ * ProfileChunk events hold the same profile in pieces, and whose CpuProfile
+ * events hold it whole. See
  * docs/formats/v8.md for the mapping. */
 #include "util/compiler.h"
 #include "util/prefetch.h"
@@ -424,13 +425,15 @@ typedef struct vspan {
 enum { SRC_NONE, SRC_INTERNAL, SRC_INSPECTOR, SRC_SELF };
 
 /* A trace's "Profile" event: one profile, its chunks listed through
- * vchunk.next in file order. */
+ * vchunk.next in file order. A "CpuProfile" event is a profile and its one
+ * chunk at once (whole). */
 typedef struct vprof {
     vspan pid, tid, id;
     uint64_t line, seq;
     uint32_t first, last;
     unsigned char source;
     bool chosen;
+    bool whole;
 } vprof;
 
 typedef struct vchunk {
@@ -438,10 +441,12 @@ typedef struct vchunk {
     uint64_t line, seq;
     const char *nodes_at; /* NULL: no nodes array */
     uint64_t nodes_line;
-    vseg seg;
+    vseg seg; /* a whole profile's: samples_at NULL without samples */
     uint64_t ndeltas;
+    int64_t start; /* a whole profile's startTime */
     uint32_t prof, next;
     unsigned char source;
+    bool whole; /* a CpuProfile event's, its profile preset in prof */
 } vchunk;
 
 #define NO_CHUNK UINT32_MAX
@@ -993,7 +998,7 @@ static CGPROP__NOINLINE int read_heap_tree(v8r *v, jlex *L)
 }
 
 /* ---- traces: the Trace Event Format, CPU profiles in Profile and
- * ProfileChunk events ---- */
+ * ProfileChunk events, or whole in CpuProfile events ---- */
 
 /* A lexer for a value the first pass has checked and left at `at`: errors
  * it meets name the same line and byte as the whole input's would. */
@@ -1063,47 +1068,57 @@ static int locate_array(jlex *L, const char **at, uint64_t *line, uint64_t *n, c
 
 /* The event's args, checked by the first pass, read again now that its
  * name is known (Chromium writes args before name). A Profile event gives
- * the source; a chunk its nodes, samples, timeDeltas and source. Other
+ * the source; a chunk its nodes, samples, timeDeltas and source. A
+ * CpuProfile event's cpuProfile is a .cpuprofile, read for the same keys
+ * (timeDeltas and startTime in it); DevTools takes no source from it. Other
  * keys, at every level, are skipped. */
-static int read_event_args(const jlex *L, const char *at, uint64_t line, unsigned char *src, vchunk *c)
+static CGPROP__NOINLINE int read_args(jlex *S, unsigned char *src, vchunk *c)
 {
-    jlex S;
-    jsub(&S, L, at, line);
     jtok t;
-    int rc = want(&S, &t, J_OBJ, "args is not an object");
+    bool whole = c && c->whole;
+    int rc = want(S, &t, J_OBJ, "args is not an object");
     if (rc) return rc;
-    while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+    while (!(rc = jnext(S, &t)) && t.type != J_OBJ_END) {
         if (!key_is(&t, "data")) {
-            if (!(rc = jnext(&S, &t))) rc = jskip(&S, &t);
+            if (!(rc = jnext(S, &t))) rc = jskip(S, &t);
             if (rc) return rc;
             continue;
         }
-        if ((rc = want(&S, &t, J_OBJ, "args.data is not an object"))) return rc;
-        while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
-            if (key_is(&t, "source")) {
-                rc = read_source(&S, src);
-            } else if (c && key_is(&t, "timeDeltas")) {
-                rc = locate_array(&S, &c->seg.deltas_at, &c->seg.deltas_line, &c->ndeltas,
+        if ((rc = want(S, &t, J_OBJ, "args.data is not an object"))) return rc;
+        while (!(rc = jnext(S, &t)) && t.type != J_OBJ_END) {
+            if (!whole && key_is(&t, "source")) {
+                rc = read_source(S, src);
+            } else if (c && !whole && key_is(&t, "timeDeltas")) {
+                rc = locate_array(S, &c->seg.deltas_at, &c->seg.deltas_line, &c->ndeltas,
                                   "timeDeltas is not an array of integers");
             } else if (c && key_is(&t, "cpuProfile")) {
-                if ((rc = want(&S, &t, J_OBJ, "cpuProfile is not an object"))) return rc;
-                while (!(rc = jnext(&S, &t)) && t.type != J_OBJ_END) {
+                if ((rc = want(S, &t, J_OBJ, "cpuProfile is not an object"))) return rc;
+                while (!(rc = jnext(S, &t)) && t.type != J_OBJ_END) {
                     if (key_is(&t, "nodes")) {
-                        jws(&S);
-                        c->nodes_at = S.p;
-                        c->nodes_line = S.line;
-                        if ((rc = want(&S, &t, J_ARR, "nodes is not an array"))) return rc;
-                        rc = jskip(&S, &t);
+                        jws(S);
+                        c->nodes_at = S->p;
+                        c->nodes_line = S->line;
+                        if ((rc = want(S, &t, J_ARR, "nodes is not an array"))) return rc;
+                        rc = jskip(S, &t);
                     } else if (key_is(&t, "samples")) {
-                        rc = locate_array(&S, &c->seg.samples_at, &c->seg.samples_line, &c->seg.n,
+                        rc = locate_array(S, &c->seg.samples_at, &c->seg.samples_line, &c->seg.n,
                                           "samples is not an array of integers");
-                    } else if (!(rc = jnext(&S, &t))) {
-                        rc = jskip(&S, &t);
+                    } else if (whole && key_is(&t, "timeDeltas")) {
+                        rc = locate_array(S, &c->seg.deltas_at, &c->seg.deltas_line, &c->ndeltas,
+                                          "timeDeltas is not an array of integers");
+                    } else if (whole && key_is(&t, "startTime")) {
+                        if (!(rc = want_int(S, &t, "startTime is not an integer"))) c->start = t.iv;
+                    } else if (whole && key_is(&t, "head")) {
+                        /* Times in seconds, a hit count on every node: the
+                         * profile format V8 wrote before "nodes". */
+                        return jfail(S, "a CpuProfile in the legacy \"head\" format is not read");
+                    } else if (!(rc = jnext(S, &t))) {
+                        rc = jskip(S, &t);
                     }
                     if (rc) return rc;
                 }
-            } else if (!(rc = jnext(&S, &t))) {
-                rc = jskip(&S, &t);
+            } else if (!(rc = jnext(S, &t))) {
+                rc = jskip(S, &t);
             }
             if (rc) return rc;
         }
@@ -1112,26 +1127,48 @@ static int read_event_args(const jlex *L, const char *at, uint64_t line, unsigne
     return rc;
 }
 
-/* One event, its '{' read. Every event is checked; only Profile and
- * ProfileChunk events (matched by name, as DevTools does) are kept, and
- * of those only ids, places and counts: nothing is built here. */
+static int read_event_args(const jlex *L, const char *at, uint64_t line, unsigned char *src, vchunk *c)
+{
+    jlex S;
+    jsub(&S, L, at, line);
+    return read_args(&S, src, c);
+}
+
+/* One event, its '{' read. Every event is checked; only Profile,
+ * ProfileChunk and CpuProfile events (matched by name, as DevTools does)
+ * are kept, and of those only ids, places and counts: nothing is built
+ * here. */
 static int read_event(v8r *v, jlex *L)
 {
     jtok t;
     vspan pid = {NULL, 0}, tid = {NULL, 0}, id = {NULL, 0};
     const char *args = NULL;
     uint64_t args_line = 0, line = L->line;
-    int kind = 0; /* 1 Profile, 2 ProfileChunk */
+    int kind = 0; /* 1 Profile, 2 ProfileChunk, 3 CpuProfile */
+    int args_kind = 0; /* the kind the args were read for as they came */
+    vchunk c0;
+    unsigned char src = SRC_NONE;
     int rc;
     while (!(rc = jnext(L, &t)) && t.type != J_OBJ_END) {
         if (key_is(&t, "args")) {
             jws(L);
             args = L->p;
             args_line = L->line;
-            if (!(rc = jnext(L, &t))) rc = jskip(L, &t);
+            args_kind = kind;
+            if (kind) {
+                /* The name came first, as DevTools writes its own events:
+                 * the args (a CpuProfile's, the whole profile) are read as
+                 * they come, not skipped and read again. */
+                memset(&c0, 0, sizeof c0);
+                c0.whole = kind == 3;
+                src = SRC_NONE;
+                rc = read_args(L, &src, kind == 1 ? NULL : &c0);
+            } else if (!(rc = jnext(L, &t))) {
+                rc = jskip(L, &t);
+            }
         } else if (key_is(&t, "name")) {
             if (!(rc = jnext(L, &t)) && t.type == J_STR)
-                kind = str_is(&t, "ProfileChunk") ? 2 : str_is(&t, "Profile") ? 1 : 0;
+                kind = str_is(&t, "ProfileChunk") ? 2 : str_is(&t, "Profile") ? 1 : str_is(&t, "CpuProfile") ? 3 : 0;
             else if (!rc)
                 rc = jskip(L, &t);
         } else if (key_is(&t, "pid")) {
@@ -1147,9 +1184,20 @@ static int read_event(v8r *v, jlex *L)
     }
     if (rc) return rc;
     uint64_t seq = v->nev++;
-    if (kind == 1) {
+    if (kind == 0) return CGPROP_OK;
+    /* Chromium writes args before name; a name after the args may also
+     * have changed the kind they were read for. */
+    if (args_kind != kind) {
+        memset(&c0, 0, sizeof c0);
+        c0.whole = kind == 3;
+        src = SRC_NONE;
+        if (args && (rc = read_event_args(L, args, args_line, &src, kind == 1 ? NULL : &c0))) return rc;
+    }
+    uint32_t prof = NO_CHUNK;
+    if (kind != 2) {
         if (v->np >= NO_CHUNK - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "too many profiles");
         if (!grow(v, (void **)&v->profs, &v->pcap, v->np, sizeof *v->profs)) return v8_oom(v, line);
+        prof = (uint32_t)v->np;
         vprof *p = &v->profs[v->np++];
         memset(p, 0, sizeof *p);
         p->pid = pid;
@@ -1158,26 +1206,42 @@ static int read_event(v8r *v, jlex *L)
         p->line = line;
         p->seq = seq;
         p->first = p->last = NO_CHUNK;
-        return args ? read_event_args(L, args, args_line, &p->source, NULL) : CGPROP_OK;
+        p->whole = kind == 3;
+        if (kind == 1) {
+            p->source = src;
+            return CGPROP_OK;
+        }
     }
-    if (kind == 2) {
-        if (v->nc >= NO_CHUNK - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "too many profile chunks");
-        if (!grow(v, (void **)&v->chunks, &v->ccap, v->nc, sizeof *v->chunks)) return v8_oom(v, line);
-        vchunk *c = &v->chunks[v->nc++];
-        memset(c, 0, sizeof *c);
-        c->pid = pid;
-        c->id = id;
-        c->line = line;
-        c->seq = seq;
-        c->prof = c->next = NO_CHUNK;
-        if (args && (rc = read_event_args(L, args, args_line, &c->source, c))) return rc;
-        /* Each sample comes with its delta, in the same chunk (DevTools
-         * reports a profile whose two lists part as one it cannot parse). */
-        if (c->seg.n != c->ndeltas)
-            return cgprop__read_fail(v->err, CGPROP_EFORMAT, c->seg.deltas_at ? c->seg.deltas_line : c->line,
-                                     "%llu samples but %llu timeDeltas in a ProfileChunk",
+    if (v->nc >= NO_CHUNK - 1) return cgprop__read_fail(v->err, CGPROP_EFORMAT, line, "too many profile chunks");
+    if (!grow(v, (void **)&v->chunks, &v->ccap, v->nc, sizeof *v->chunks)) return v8_oom(v, line);
+    vchunk *c = &v->chunks[v->nc++];
+    *c = c0;
+    c->pid = pid;
+    c->id = id;
+    c->line = line;
+    c->seq = seq;
+    c->prof = prof;
+    c->next = NO_CHUNK;
+    c->source = src;
+    if (c->whole) {
+        /* DevTools cannot load a trace whose CpuProfile has no nodes. */
+        if (!c->nodes_at)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, line,
+                                     "a CpuProfile event without args.data.cpuProfile.nodes");
+        /* As in a .cpuprofile: without samples, the hit counts; without
+         * deltas, no time; with both, a delta for each sample. */
+        if (c->seg.samples_at && c->seg.deltas_at && c->seg.n != c->ndeltas)
+            return cgprop__read_fail(v->err, CGPROP_EFORMAT, c->seg.deltas_line,
+                                     "%llu samples but %llu timeDeltas in a CpuProfile",
                                      (unsigned long long)c->seg.n, (unsigned long long)c->ndeltas);
+        return CGPROP_OK;
     }
+    /* Each sample comes with its delta, in the same chunk (DevTools
+     * reports a profile whose two lists part as one it cannot parse). */
+    if (c->seg.n != c->ndeltas)
+        return cgprop__read_fail(v->err, CGPROP_EFORMAT, c->seg.deltas_at ? c->seg.deltas_line : c->line,
+                                 "%llu samples but %llu timeDeltas in a ProfileChunk",
+                                 (unsigned long long)c->seg.n, (unsigned long long)c->ndeltas);
     return CGPROP_OK;
 }
 
@@ -1752,20 +1816,24 @@ static int cmp_ref(const void *x, const void *y)
 
 /* Each chunk goes to the last Profile event before it with its pid and id
  * (ids are scoped to a process, and an id met again after a profile's end
- * starts a new profile); then, for each thread (the Profile event's pid
- * and tid), the one profile DevTools shows: the one whose source is
- * "Internal" (the Performance panel's own), else "Inspector"
- * (console.profile, the Profiler domain), else the thread's first. Two
- * profiles of one thread sample the same stacks over the same time: both
- * would count them twice. */
+ * starts a new profile); a CpuProfile event is a profile with its one
+ * chunk, whatever its id. Then, for each thread (the pid and tid of the
+ * Profile or CpuProfile event), the one profile DevTools shows: the one
+ * whose source is "Internal" (the Performance panel's own), else
+ * "Inspector" (console.profile, the Profiler domain), else the thread's
+ * first, in file order (a CpuProfile event gives no source). Two profiles
+ * of one thread sample the same stacks over the same time: both would
+ * count them twice. */
 static int match(v8r *v, uint64_t end_line)
 {
-    size_t n = v->np + v->nc;
-    vref *r = cgprop__realloc(v->g, NULL, n ? n : 1, sizeof *r);
+    size_t n = 0;
+    vref *r = cgprop__realloc(v->g, NULL, v->np + v->nc ? v->np + v->nc : 1, sizeof *r);
     if (!r) return v8_oom(v, end_line);
-    for (size_t i = 0; i < v->np; i++) r[i] = (vref){v->profs[i].pid, v->profs[i].id, v->profs[i].seq, (uint32_t)i, false};
+    for (size_t i = 0; i < v->np; i++)
+        if (!v->profs[i].whole) r[n++] = (vref){v->profs[i].pid, v->profs[i].id, v->profs[i].seq, (uint32_t)i, false};
     for (size_t i = 0; i < v->nc; i++)
-        r[v->np + i] = (vref){v->chunks[i].pid, v->chunks[i].id, v->chunks[i].seq, (uint32_t)i, true};
+        if (!v->chunks[i].whole)
+            r[n++] = (vref){v->chunks[i].pid, v->chunks[i].id, v->chunks[i].seq, (uint32_t)i, true};
     qsort(r, n, sizeof *r, cmp_ref);
     uint32_t cur = NO_CHUNK, orphan = NO_CHUNK;
     for (size_t i = 0; i < n; i++) {
@@ -1810,7 +1878,8 @@ static int match(v8r *v, uint64_t end_line)
     cgprop__free(v->g, r);
     if (v->np == 0)
         return cgprop__read_fail(v->err, CGPROP_EFORMAT, end_line,
-                                 "no CPU profile in the trace: no Profile event (JavaScript samples were not recorded)");
+                                 "no CPU profile in the trace: no Profile or CpuProfile event (JavaScript samples were "
+                                 "not recorded)");
     return CGPROP_OK;
 }
 
@@ -1825,7 +1894,9 @@ static void reset_nodes(v8r *v)
 
 /* The chosen profiles one at a time, in file order: each one's nodes (of
  * all its chunks, their ids its own), then its samples, each chunk's after
- * the one before, then its stacks into the one graph. */
+ * the one before, then its stacks into the one graph. A CpuProfile
+ * event's profile is a .cpuprofile's: its time stamps from its startTime,
+ * its hit counts when it has no samples, no time without deltas. */
 static int read_trace(v8r *v, const jlex *L)
 {
     int rc = match(v, L->line);
@@ -1845,6 +1916,18 @@ static int read_trace(v8r *v, const jlex *L)
         /* DevTools shows nothing for a profile without nodes. */
         if (rc || v->nn == 0) continue;
         if ((rc = link(v))) break;
+        if (p->whole) {
+            const vchunk *c = &v->chunks[p->first];
+            v->start = c->start;
+            if (c->seg.samples_at) {
+                rc = sample_pass(v, &c->seg, 1, c->seg.n, c->seg.deltas_at != NULL);
+            } else {
+                for (size_t k = 0; k < v->nn; k++) v->nodes[k].samples = v->nodes[k].hit;
+            }
+            if (!rc) rc = add_stacks(v, v->len);
+            continue;
+        }
+        v->start = 0;
         size_t nseg = 0;
         uint64_t total = 0;
         for (uint32_t k = p->first; k != NO_CHUNK; k = v->chunks[k].next)

@@ -10,7 +10,12 @@ totals worked out here from the JSON itself (standard library only).
   check_v8.py TOOL --chrome PAGE.html      record PAGE.html's runRecursion() in
                                            headless Chromium over the DevTools
                                            protocol first (chrome_profile.py;
-                                           exit 77 without Chromium)
+                                           exit 77 without Chromium); then have
+                                           Chromium's own DevTools wrap that
+                                           profile in a CpuProfile trace event,
+                                           as its Performance panel does when it
+                                           opens a .cpuprofile, and check that
+                                           trace too
   check_v8.py TOOL --chrome-trace PAGE.html  the same, recorded as a trace, as
                                            DevTools' Performance panel records
   check_v8.py TOOL PROFILE.heapprofile     a heap profile (V8's sampling heap
@@ -30,7 +35,8 @@ time order (DevTools' timeline); a function is counted
 once per sample however often it recurs on the stack. The last sample in time
 order lasts the mean interval, (last time stamp - first) / (samples - 1).
 In a trace, a profile is a Profile event and the ProfileChunk events with its
-pid and id after it, their nodes, samples and deltas one after the other;
+pid and id after it, their nodes, samples and deltas one after the other, or
+a CpuProfile event, a whole profile (with no source) in args.data.cpuProfile;
 each thread (pid, tid) counts one profile, the one whose source is
 "Internal", else "Inspector", else its first; the figures of the threads
 add up.
@@ -47,6 +53,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def key_of(cf):
@@ -159,10 +166,16 @@ def trace_profiles(events):
     current, profs = {}, []
     for e in events:
         name = e.get("name")
-        if name not in ("Profile", "ProfileChunk"):
+        if name not in ("Profile", "ProfileChunk", "CpuProfile"):
             continue
         key = (e.get("pid"), e.get("id"))
         data = (e.get("args") or {}).get("data") or {}
+        if name == "CpuProfile":
+            cpu = data["cpuProfile"]
+            profs.append({"thread": (e.get("pid"), e.get("tid")), "source": None, "nodes": cpu["nodes"],
+                          "samples": cpu["samples"], "timeDeltas": cpu["timeDeltas"],
+                          "startTime": cpu.get("startTime", 0)})
+            continue
         if name == "Profile":
             p = {"thread": (e.get("pid"), e.get("tid")), "source": None,
                  "nodes": [], "samples": [], "timeDeltas": [], "startTime": 0}
@@ -235,6 +248,63 @@ def check(tool, path):
     return bad
 
 
+def devtools_wrap(chromium, profile_path, out):
+    """The trace Chromium's bundled DevTools makes of a .cpuprofile when its
+    Performance panel opens one (createFakeTraceFromCpuProfile: a CpuProfile
+    event holding the profile), written to out as JSON. Run in a DevTools
+    page of headless Chromium, over the pipe chrome_profile.py uses. False
+    when this Chromium's DevTools has no such function."""
+    import chrome_profile
+    with open(profile_path) as f:
+        profile = f.read()
+    with tempfile.TemporaryDirectory() as profile_dir:
+        cmd_r, cmd_w, ev_r, ev_w = [chrome_profile.high(fd) for fd in os.pipe() + os.pipe()]
+
+        def fds():
+            os.dup2(cmd_r, 3)
+            os.dup2(ev_w, 4)
+        proc = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                 "--user-data-dir=" + profile_dir, "--remote-debugging-pipe", "about:blank"],
+                                preexec_fn=fds, close_fds=False, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        os.close(cmd_r)
+        os.close(ev_w)
+        cdp = chrome_profile.Pipe(cmd_w, ev_r)
+        try:
+            url = "devtools://devtools/bundled/devtools_app.html"
+            target = cdp.send("Target.createTarget", {"url": url})["targetId"]
+            session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+            ready = "location.href === %s && document.readyState === 'complete'" % json.dumps(url)
+            for _ in range(400):
+                state = cdp.send("Runtime.evaluate", {"expression": ready, "returnByValue": True}, session)
+                if state["result"].get("value") is True:
+                    break
+                time.sleep(0.05)
+            else:
+                raise RuntimeError("%s did not load %s within 20 s" % (chromium, url))
+            wrap = ("import('./models/trace/trace.js').then(T => {"
+                    " const H = T.Helpers && T.Helpers.SamplesIntegrator, S = H && H.SamplesIntegrator;"
+                    " return S && S.createFakeTraceFromCpuProfile ?"
+                    " JSON.stringify(S.createFakeTraceFromCpuProfile(%s, 1)) : null; })" % profile)
+            got = cdp.send("Runtime.evaluate", {"expression": wrap, "returnByValue": True, "awaitPromise": True},
+                           session, timeout=120)
+            cdp.send("Browser.close")
+        finally:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            os.close(cmd_w)
+            os.close(ev_r)
+    trace = got.get("result", {}).get("value")
+    if not trace:
+        return False
+    with open(out, "w") as f:
+        f.write(trace)
+    return True
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[2] in ("--live", "--heap-live"):
         node = shutil.which("node")
@@ -270,7 +340,21 @@ def main():
             except (EOFError, TimeoutError) as e:
                 print("chromium did not run headless (%s): skipped" % e)
                 return 77
-            return 1 if check(sys.argv[1], out) else 0
+            bad = check(sys.argv[1], out)
+            if sys.argv[2] == "--chrome":
+                wrapped = os.path.join(d, "page.cpuprofile-trace.json")
+                try:
+                    made = devtools_wrap(chromium, out, wrapped)
+                except (EOFError, TimeoutError) as e:
+                    print("chromium's DevTools did not run headless (%s): CpuProfile check skipped" % e)
+                    made = False
+                if made:
+                    events = load(wrapped)["traceEvents"]
+                    print("DevTools' trace of it: %s" % ", ".join("%s ph %s" % (e["name"], e["ph"]) for e in events))
+                    bad += check(sys.argv[1], wrapped)
+                else:
+                    print("this Chromium's DevTools has no createFakeTraceFromCpuProfile: CpuProfile check skipped")
+            return 1 if bad else 0
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     return 1 if check(sys.argv[1], sys.argv[2]) else 0
