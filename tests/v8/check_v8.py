@@ -53,7 +53,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 
 def key_of(cf):
@@ -257,46 +256,15 @@ def devtools_wrap(chromium, profile_path, out):
     import chrome_profile
     with open(profile_path) as f:
         profile = f.read()
-    with tempfile.TemporaryDirectory() as profile_dir:
-        cmd_r, cmd_w, ev_r, ev_w = [chrome_profile.high(fd) for fd in os.pipe() + os.pipe()]
-
-        def fds():
-            os.dup2(cmd_r, 3)
-            os.dup2(ev_w, 4)
-        proc = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                 "--user-data-dir=" + profile_dir, "--remote-debugging-pipe", "about:blank"],
-                                preexec_fn=fds, close_fds=False, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        os.close(cmd_r)
-        os.close(ev_w)
-        cdp = chrome_profile.Pipe(cmd_w, ev_r)
-        try:
-            url = "devtools://devtools/bundled/devtools_app.html"
-            target = cdp.send("Target.createTarget", {"url": url})["targetId"]
-            session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            ready = "location.href === %s && document.readyState === 'complete'" % json.dumps(url)
-            for _ in range(400):
-                state = cdp.send("Runtime.evaluate", {"expression": ready, "returnByValue": True}, session)
-                if state["result"].get("value") is True:
-                    break
-                time.sleep(0.05)
-            else:
-                raise RuntimeError("%s did not load %s within 20 s" % (chromium, url))
-            wrap = ("import('./models/trace/trace.js').then(T => {"
-                    " const H = T.Helpers && T.Helpers.SamplesIntegrator, S = H && H.SamplesIntegrator;"
-                    " return S && S.createFakeTraceFromCpuProfile ?"
-                    " JSON.stringify(S.createFakeTraceFromCpuProfile(%s, 1)) : null; })" % profile)
-            got = cdp.send("Runtime.evaluate", {"expression": wrap, "returnByValue": True, "awaitPromise": True},
-                           session, timeout=120)
-            cdp.send("Browser.close")
-        finally:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            os.close(cmd_w)
-            os.close(ev_r)
+    url = "devtools://devtools/bundled/devtools_app.html"
+    ready = "location.href === %s && document.readyState === 'complete'" % json.dumps(url)
+    with chrome_profile.headless_page(chromium, url, ready) as (cdp, session):
+        wrap = ("import('./models/trace/trace.js').then(T => {"
+                " const H = T.Helpers && T.Helpers.SamplesIntegrator, S = H && H.SamplesIntegrator;"
+                " return S && S.createFakeTraceFromCpuProfile ?"
+                " JSON.stringify(S.createFakeTraceFromCpuProfile(%s, 1)) : null; })" % profile)
+        got = cdp.send("Runtime.evaluate", {"expression": wrap, "returnByValue": True, "awaitPromise": True},
+                       session, timeout=120)
     trace = got.get("result", {}).get("value")
     if not trace:
         return False

@@ -21,6 +21,7 @@ runAllocations), and the SamplingHeapProfile it returns, as DevTools saves a
 .heapprofile. Exits 77 when Chromium is missing or will not start headless.
 """
 import base64
+import contextlib
 import fcntl
 import gzip
 import json
@@ -88,9 +89,10 @@ def high(fd):
     return moved
 
 
-def run_in_page(chromium, page, function, work):
-    """Load PAGE in headless Chromium, then work(cdp, session, call), where
-    call() runs window.FUNCTION() once; work's result is returned."""
+@contextlib.contextmanager
+def headless_page(chromium, url, ready):
+    """Headless Chromium with URL loaded: yields (cdp, session) once the JS
+    expression READY is true in it, and closes the browser after."""
     with tempfile.TemporaryDirectory() as profile_dir:
         # Above fd 4, so that putting one end at 3 cannot close the other.
         cmd_r, cmd_w, ev_r, ev_w = [high(fd) for fd in os.pipe() + os.pipe()]
@@ -108,12 +110,8 @@ def run_in_page(chromium, page, function, work):
         os.close(ev_w)
         cdp = Pipe(cmd_w, ev_r)
         try:
-            url = "file://" + os.path.abspath(page)
             target = cdp.send("Target.createTarget", {"url": url})["targetId"]
             session = cdp.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            # The new target starts as about:blank, already "complete": wait
-            # for the page's own function instead.
-            ready = "document.readyState === 'complete' && typeof window.%s === 'function'" % function
             for _ in range(400):
                 state = cdp.send("Runtime.evaluate", {"expression": ready, "returnByValue": True}, session)
                 if state["result"].get("value") is True:
@@ -121,13 +119,7 @@ def run_in_page(chromium, page, function, work):
                 time.sleep(0.05)
             else:
                 raise RuntimeError("%s did not load %s within 20 s" % (chromium, url))
-
-            def call():
-                got = cdp.send("Runtime.evaluate", {"expression": "window.%s()" % function, "returnByValue": True},
-                               session, timeout=120)
-                if "exceptionDetails" in got:
-                    raise RuntimeError("the page's script failed: %s" % got["exceptionDetails"])
-            result = work(cdp, session, call)
+            yield cdp, session
             cdp.send("Browser.close")
         finally:
             try:
@@ -137,7 +129,21 @@ def run_in_page(chromium, page, function, work):
                 proc.wait()
             os.close(cmd_w)
             os.close(ev_r)
-    return result
+
+
+def run_in_page(chromium, page, function, work):
+    """Load PAGE in headless Chromium, then work(cdp, session, call), where
+    call() runs window.FUNCTION() once; work's result is returned."""
+    # The new target starts as about:blank, already "complete": wait for the
+    # page's own function instead.
+    ready = "document.readyState === 'complete' && typeof window.%s === 'function'" % function
+    with headless_page(chromium, "file://" + os.path.abspath(page), ready) as (cdp, session):
+        def call():
+            got = cdp.send("Runtime.evaluate", {"expression": "window.%s()" % function, "returnByValue": True},
+                           session, timeout=120)
+            if "exceptionDetails" in got:
+                raise RuntimeError("the page's script failed: %s" % got["exceptionDetails"])
+        return work(cdp, session, call)
 
 
 def record(chromium, page, out, function="runRecursion"):
