@@ -288,7 +288,7 @@ int cgprop__bounds_build(cgprop_graph *g, cgprop__bounds **out)
      * may have run under any function they do not show: each such stack a
      * function's figure leaves out can raise it, up to the program's total.
      * So can they a cycle's total, unless a member starts every one. */
-    for (uint32_t k = 0; k < K && g->sampled; k++) {
+    for (uint32_t k = 0; k < K; k++) {
         if (!cgprop__split_unrooted_weight(g, k)) continue;
         for (uint32_t f = 0; f < nn; f++) {
             size_t fk = (size_t)f * K + k;

@@ -2023,3 +2023,10 @@ void cgprop__graph_mark_sampled(cgprop_graph *g)
     g->sampled = true;
     cgprop__mutated(g);
 }
+
+void cgprop__graph_state_unrooted(cgprop_graph *g, const uint64_t *w)
+{
+    for (uint32_t k = 0; k < g->K; k++)
+        if (!cgprop__sat_add(&g->unrooted_stated[k], w[k])) g->unrooted_stated[k] = UINT64_MAX;
+    cgprop__mutated(g);
+}

@@ -215,6 +215,10 @@ struct cgprop_graph {
      * (cgprop__unrooted_root). Stacks given through the API or folded are
      * taken as whole. */
     bool sampled;
+    /* The weight of stacks cut short that an input stated without saying
+     * which functions start them (cgprop's own callgrind files, written
+     * from a sampled graph): any function may lack it all. */
+    uint64_t unrooted_stated[CGPROP_MAX_METRICS];
     /* What the bounds analysis shows for members bounded by measured calls
      * alone (cgprop_graph_set_estimate): an estimate kind, and the walk's
      * work budget per member (0: none). Settings, not graph state. */
@@ -464,6 +468,9 @@ static inline uint64_t *cgprop__dcall_row(const cgprop_graph *g, uint32_t e)
 }
 /* The graph's stacks come from a sampling profiler (g->sampled). */
 void cgprop__graph_mark_sampled(cgprop_graph *g);
+/* Add w (K values) to the weight of stacks cut short the input states
+ * (g->unrooted_stated), saturating. */
+void cgprop__graph_state_unrooted(cgprop_graph *g, const uint64_t *w);
 
 /* No sampler known cuts a stack shorter than this (DTrace's default is 20
  * frames; Go's 32, 64 or 128; gperftools' 64; perf's 127; V8's 255). */

@@ -170,6 +170,7 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
     cgprop__free(dst, map);
     if (rc) return rc; /* cannot happen: phase 2 checked every sum */
     dst->sampled = dst->sampled || src->sampled;
+    cgprop__graph_state_unrooted(dst, src->unrooted_stated);
     dst->clamps += src->clamps;
     dst->floors += src->floors;
     return cgprop__ok(dst);

@@ -343,7 +343,12 @@ static void unrooted_figures(const cgprop_graph *g, split_res *r)
             (void)cgprop__sat_add(&r->total[k], g->self[vk]);
             if (cgprop__unrooted_root(g, v)) (void)cgprop__sat_add(&r->unrooted[k], g->spont_cost[vk]);
         }
-    for (uint32_t k = 0; k < K; k++) any = any || r->unrooted[k];
+    /* Stated by the input (a callgrind file cgprop wrote from such stacks):
+     * who starts them is not known, so they weigh on every function. */
+    for (uint32_t k = 0; k < K; k++) {
+        if (!cgprop__sat_add(&r->unrooted[k], g->unrooted_stated[k])) r->unrooted[k] = UINT64_MAX;
+        any = any || r->unrooted[k];
+    }
     if (!any) return;
     for (uint32_t v = 0; v < nn; v++)
         for (uint32_t k = 0; k < K; k++) {

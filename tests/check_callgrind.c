@@ -1037,6 +1037,54 @@ START_TEST(no_calls_recorded)
 }
 END_TEST
 
+START_TEST(stated_cut_stacks)
+{
+    /* cgprop's callgrind writer states the weight of stacks cut short (a
+     * sampled profile's) on a desc: line before events:, where
+     * callgrind_annotate reads desc: lines. Who starts them is not said:
+     * every function but one with the whole program may lack it all. */
+    const char *t = "creator: cgprop 0.3.0\n"
+                    "desc: Stacks cut short, under any function they do not show: 29 290\n"
+                    "events: n ns\n"
+                    "fn=main\n0 0 0\ncfn=spin\ncalls=1 0\n0 29 290\n"
+                    "fn=deep\n0 0 0\ncfn=spin\ncalls=1 0\n0 29 290\n"
+                    "fn=spin\n0 58 580\n";
+    cgprop_graph *g = read_text(t, NULL, NULL);
+    ck_assert_int_eq(cgprop_graph_analyze(g), CGPROP_OK);
+    uint64_t u;
+    ck_assert_int_eq(cgprop_graph_unrooted(g, 0, &u), CGPROP_OK);
+    ck_assert_uint_eq(u, 29);
+    ck_assert_int_eq(cgprop_graph_unrooted(g, 1, &u), CGPROP_OK);
+    ck_assert_uint_eq(u, 290);
+    cgprop_total_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, node_by_key(g, "\t\tmain"), &r, sizeof r),
+                     CGPROP_OK);
+    ck_assert(r.lo == 29 && r.hi == 58 && r.total == 29 && r.estimate == CGPROP_EST_MEASURED &&
+              r.reason == CGPROP_R_UNROOTED);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, node_by_key(g, "\t\tdeep"), &r, sizeof r),
+                     CGPROP_OK);
+    ck_assert(r.lo == 29 && r.hi == 58 && r.estimate == CGPROP_EST_MEASURED);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, node_by_key(g, "\t\tspin"), &r, sizeof r),
+                     CGPROP_OK);
+    ck_assert(r.lo == 58 && r.hi == 58 && r.estimate == CGPROP_EST_EXACT);
+    cgprop_graph_free(g);
+    /* After events: it is read too, and in the events' order. */
+    g = read_text("events: n ns\ndesc: Stacks cut short, under any function they do not show: 3 7\nfn=a\n0 5 9\n",
+                  NULL, NULL);
+    ck_assert_int_eq(cgprop_graph_unrooted(g, 1, &u), CGPROP_OK);
+    ck_assert_uint_eq(u, 7);
+    cgprop_graph_free(g);
+    /* Its numbers are checked as summary:'s are. */
+    cgprop_read_error e =
+        read_bad("desc: Stacks cut short, under any function they do not show: 1 2 3\nevents: n ns\nfn=a\n0 5 9\n",
+                 CGPROP_EFORMAT, 2);
+    ck_assert_ptr_nonnull(strstr(e.reason, "more values than events"));
+    e = read_bad("desc: Stacks cut short, under any function they do not show: x\nevents: n\nfn=a\n0 5\n",
+                 CGPROP_EFORMAT, 2);
+    ck_assert_ptr_nonnull(strstr(e.reason, "bad number"));
+}
+END_TEST
+
 /* ---- the recursion rules (docs/READERS.md, "Recursion names") ---- */
 
 START_TEST(rules_plain_self_call_without_names)
@@ -1870,6 +1918,7 @@ static Suite *suite(void)
     tcase_add_test(tc, grammar_compression_large_ids);
     tcase_add_test(tc, grammar_mangled_nesting);
     tcase_add_test(tc, no_calls_recorded);
+    tcase_add_test(tc, stated_cut_stacks);
     tcase_add_test(tc, grammar_positions_and_events);
     tcase_add_test(tc, grammar_parts);
     tcase_add_test(tc, grammar_parts_calls);

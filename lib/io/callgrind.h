@@ -130,6 +130,14 @@ typedef struct cg {
 
     bool plus1; /* the writer's desc: line: every count is one more (CGPROP__DESC_PLUS1) */
     bool creator; /* a creator: line named the tool that wrote the file (cachegrind writes none) */
+    /* cgprop's desc: line for stacks cut short (CGPROP__DESC_UNROOTED):
+     * their weight per metric, summed over parts. */
+    bool any_unrooted;
+    uint64_t unrooted[CGPROP_MAX_METRICS];
+    /* The line's numbers when it came before events: (callgrind_annotate
+     * wants desc: lines there), read once events: says what they are. */
+    const char *unrooted_v;
+    size_t unrooted_n;
     int pending;
     uint64_t pend_line;
     uint64_t call_count;

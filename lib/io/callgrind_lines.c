@@ -379,6 +379,20 @@ static int part_boundary(cg *c)
     return CGPROP_OK;
 }
 
+/* The weights of cgprop's desc: line for stacks cut short, once the part's
+ * events are known; summed over parts. */
+static int stated_unrooted(cg *c)
+{
+    uint64_t w[CGPROP_MAX_METRICS];
+    int rc = parse_cost_list(c, c->unrooted_v, c->unrooted_n, w);
+    c->unrooted_v = NULL;
+    if (rc) return rc;
+    for (uint32_t k = 0; k < CGPROP_MAX_METRICS; k++)
+        if (!cgprop__sat_add(&c->unrooted[k], w[k])) c->unrooted[k] = UINT64_MAX;
+    c->any_unrooted = true;
+    return CGPROP_OK;
+}
+
 static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t n)
 {
     int rc;
@@ -386,7 +400,9 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
         rc = part_boundary(c);
         if (rc) return rc;
         c->part_started = true;
-        return parse_events(c, v, n);
+        rc = parse_events(c, v, n);
+        if (!rc && c->unrooted_v) rc = stated_unrooted(c);
+        return rc;
     }
     if (key_is(s, klen, "positions")) {
         rc = part_boundary(c);
@@ -412,6 +428,13 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
     }
     if (key_is(s, klen, "desc") && n == sizeof CGPROP__DESC_PLUS1 - 1 && memcmp(v, CGPROP__DESC_PLUS1, n) == 0)
         c->plus1 = true;
+    if (key_is(s, klen, "desc") && n >= sizeof CGPROP__DESC_UNROOTED - 1 &&
+        memcmp(v, CGPROP__DESC_UNROOTED, sizeof CGPROP__DESC_UNROOTED - 1) == 0) {
+        size_t p = sizeof CGPROP__DESC_UNROOTED - 1;
+        c->unrooted_v = v + p;
+        c->unrooted_n = n - p;
+        if (c->part_events) return stated_unrooted(c);
+    }
     if (key_is(s, klen, "creator")) c->creator = true;
     /* version, cmd, other desc, event (derived events carry no data), ... */
     return CGPROP_OK;

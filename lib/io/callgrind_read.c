@@ -69,6 +69,9 @@ static int read_cg(const char *data, size_t len, const cgprop_read_options *opts
     }
     c.line = nlines;
     if (!rc) rc = cgprop__cg_assemble(&c, out, info);
+    /* Weights stated per event of the file; the graph's metrics may be in
+     * another order (parts matched by name) but colmap put them in its. */
+    if (!rc && c.any_unrooted) cgprop__graph_state_unrooted(*out, c.unrooted);
     if (!rc && !c.creator && no_calls(*out)) {
         cgprop_graph_free(*out);
         *out = NULL;

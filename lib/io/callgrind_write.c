@@ -568,6 +568,23 @@ static void write_header(cw *c, const uint64_t *tot)
     cgprop__wr_puts(w, cgprop_version_string());
     cgprop__wr_puts(w, "\n");
     if (c->plus1) cgprop__wr_puts(w, "desc: " CGPROP__DESC_PLUS1 "\n");
+    /* Stacks that may have been cut short (cgprop_graph_unrooted): the
+     * format has no word for them, so a desc: line carries their weight per
+     * event, which cgprop's reader reads back and other tools show or pass
+     * over. Without it the file read back would show the stacks' figures as
+     * exact. Before events:, where callgrind_annotate reads desc: lines. */
+    uint64_t u[CGPROP_MAX_METRICS];
+    bool any = false;
+    for (uint32_t k = 0; k < c->K; k++) {
+        u[k] = 0;
+        (void)cgprop_graph_unrooted(c->g, k, &u[k]); /* the split is current: it cannot fail */
+        any = any || u[k];
+    }
+    if (any) {
+        cgprop__wr_puts(w, "desc: " CGPROP__DESC_UNROOTED);
+        for (uint32_t k = 0; k < c->K; k++) cgprop__wr_printf(w, " %llu", (unsigned long long)u[k]);
+        cgprop__wr_puts(w, "\n");
+    }
     cgprop__wr_puts(w, "positions: line\nevents:");
     for (uint32_t k = 0; k < c->K; k++) {
         size_t ml;

@@ -103,6 +103,9 @@ static inline size_t cgprop__skip_blanks(const char *s, size_t i, size_t n)
  * count): callgrind_annotate takes a call line with count 0 for self cost,
  * so every count is written one more, and the reader takes one off. */
 #define CGPROP__DESC_PLUS1 "Call counts: every calls= count is one more than the calls made"
+/* The callgrind writer's desc: line for a profile whose stacks may have been
+ * cut short, followed by their weight per event (cgprop_graph_unrooted). */
+#define CGPROP__DESC_UNROOTED "Stacks cut short, under any function they do not show:"
 
 /* Results of cgprop__parse_u64. */
 enum { CGPROP__NUM_OK = 0, CGPROP__NUM_NONE = 1, CGPROP__NUM_OVERFLOW = 2 };

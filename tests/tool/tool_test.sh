@@ -343,6 +343,31 @@ for path in sys.argv[2:]:
             sys.exit("%s: totals %r" % (path, totals))
 PYEOF
     ;;
+cut_roundtrip)
+    # A Go profile whose recursion the profiler cut at 64 frames, written as
+    # callgrind and read back: the file states the cut stacks' weight (29
+    # samples, 290 ms of 580), so main.main stays an interval up to the
+    # whole run instead of a figure shown exact.
+    "$T" report --format callgrind -o "$TMP/deep.cg" "$D/pprof/deep.pb.gz" || die "write exit $?"
+    grep -q '^desc: Stacks cut short, under any function they do not show: 29 290000000$' "$TMP/deep.cg" ||
+        die "no desc: line for the cut stacks: $(head -8 "$TMP/deep.cg")"
+    "$T" report --format json "$TMP/deep.cg" > "$TMP/j" || die "read back exit $?"
+    [ -n "$PY" ] || skip python3
+    "$PY" - "$TMP/j" <<'PYEOF' || die "read back: the cut stacks are lost"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["unrooted"] == [29, 290000000], d["unrooted"]
+f = {x["name"]: x for x in d["functions"]}["main.main"]
+assert f["bounds"] == [[29, 290000000], [58, 580000000]], f["bounds"]
+assert f["estimate"] == ["measured", "measured"], f["estimate"]
+PYEOF
+    # callgrind_annotate reads desc: lines before events: and prints them.
+    command -v callgrind_annotate > /dev/null || skip callgrind_annotate
+    callgrind_annotate "$TMP/deep.cg" > "$TMP/a" 2>&1 || die "callgrind_annotate exit $?"
+    grep -q 'malformed' "$TMP/a" && die "callgrind_annotate: $(grep malformed "$TMP/a")"
+    grep -q '^Stacks cut short, under any function they do not show: 29 290000000$' "$TMP/a" ||
+        die "callgrind_annotate does not show the desc: line"
+    ;;
 cachegrind)
     # Cachegrind writes callgrind's format with self costs only: no call,
     # so no inclusive cost (main's would be its own 3 lines). Refused,
