@@ -110,17 +110,6 @@ static cgprop_edge_row edge_of(cgprop_graph *g, const char *from, const char *to
     return r;
 }
 
-static uint64_t sum_self(cgprop_graph *g, uint32_t metric)
-{
-    uint64_t s = 0;
-    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
-        cgprop_node_row r;
-        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, metric, i, &r, sizeof r), CGPROP_OK);
-        s += r.self;
-    }
-    return s;
-}
-
 /* Σ of the first value of every "totals:" line, read straight from the file. */
 static uint64_t file_totals(const char *path)
 {
@@ -179,7 +168,7 @@ static void check_recur_exact(const char *file, uint32_t expect_N, uint64_t expe
     ck_assert_uint_eq(info.parts, expect_parts);
     ck_assert(info.flags & CGPROP_RI_TOTALS);
     uint64_t tot = file_totals(path);
-    ck_assert_uint_eq(sum_self(g, 0), tot);
+    ck_assert_uint_eq(tself_sum(g, 0), tot);
     ck_assert_uint_eq(info_tot[0], tot);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
     uint64_t t[5];
@@ -348,7 +337,7 @@ START_TEST(recur_recs1)
     const char *path = DATA "/recur/recur.recs1.callgrind.out";
     cgprop_graph *g = read_path(path, NULL, &info);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_WITHHELD);
-    ck_assert_uint_eq(sum_self(g, 0), file_totals(path));
+    ck_assert_uint_eq(tself_sum(g, 0), file_totals(path));
     /* The cycle total is exact: T(fa+fb cycle) = 7,953. */
     size_t ncyc;
     ck_assert_int_eq(cgprop_graph_find_cycles(g, &ncyc), CGPROP_OK);
@@ -491,7 +480,7 @@ static cgprop_graph *gprof2dot_graph(const char *name, double **totals, double *
         ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, i, &r, sizeof r), CGPROP_OK);
         (*totals)[i] = r.heuristic;
     }
-    *P = (double)sum_self(g, 0);
+    *P = (double)tself_sum(g, 0);
     return g;
 }
 

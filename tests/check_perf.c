@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA
 
@@ -76,17 +77,6 @@ static uint64_t total(cgprop_graph *g, const char *k, uint32_t m)
 }
 
 /* ---- a real recording against perf report --children --sort symbol ---- */
-
-static uint64_t metric_total(cgprop_graph *g, uint32_t m)
-{
-    uint64_t t = 0;
-    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
-        cgprop_node_row r;
-        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, i, &r, sizeof r), CGPROP_OK);
-        t += r.self;
-    }
-    return t;
-}
 
 /* A row of perf's report: Children and Self in percent, the symbol. */
 typedef struct prow {
@@ -206,7 +196,7 @@ static int against_report(const char *p, const char *report, bool periods)
             for (uint32_t m = 0; m < cgprop_graph_metric_count(g); m++)
                 if (strcmp(cgprop_graph_metric_name(g, m, NULL), name) == 0) metric = (int)m;
             ck_assert_msg(metric >= 0, "no metric for event %s", ev);
-            tot = metric_total(g, (uint32_t)metric);
+            tot = tself_sum(g, (uint32_t)metric);
             nsamp = ns;
             if (!periods) ck_assert_uint_eq(tot, nsamp);
             continue;

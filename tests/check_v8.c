@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA
 
@@ -1440,18 +1441,6 @@ START_TEST(alloc_failures)
 }
 END_TEST
 
-/* The sum of every function's self cost in metric m: a profile's whole. */
-static uint64_t self_sum(cgprop_graph *g, uint32_t m)
-{
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
-        cgprop_node_row r;
-        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, i, &r, sizeof r), CGPROP_OK);
-        sum += r.self;
-    }
-    return sum;
-}
-
 START_TEST(real_profile)
 {
     /* The per-function figures are checked by tests/v8/check_v8.py; here,
@@ -1462,7 +1451,7 @@ START_TEST(real_profile)
     cgprop_read_error_init(&err);
     const char *p = DATA "/v8/recur.cpuprofile";
     ck_assert_msg(cgprop_read_file(p, strlen(p), NULL, NULL, &g, NULL, &err) == CGPROP_OK, "%s", err.reason);
-    uint64_t t = self_sum(g, 0), n = self_sum(g, 1);
+    uint64_t t = tself_sum(g, 0), n = tself_sum(g, 1);
     /* From the file: Σ timeDeltas[1..] = 1724273 over 906 samples, and
      * 1724273 / 905 = 1905.3 rounds to 1905 (python3: sum(d["timeDeltas"][1:]),
      * len(d["samples"])). */
@@ -1493,7 +1482,7 @@ START_TEST(real_trace)
     cgprop_read_info_init(&info);
     ck_assert_msg(cgprop_read_file(p, strlen(p), NULL, NULL, &g, &info, &err) == CGPROP_OK, "%s", err.reason);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_V8);
-    uint64_t t = self_sum(g, 0), n = self_sum(g, 1);
+    uint64_t t = tself_sum(g, 0), n = tself_sum(g, 1);
     ck_assert_uint_eq(t, 347034 + 240);
     ck_assert_uint_eq(n, 1446);
     cgprop_graph_free(g);
@@ -1554,8 +1543,8 @@ START_TEST(trace_cpu_profile_real)
         free(t);
         /* From the file: Σ timeDeltas[1..] = 1724273 over 906 samples, and
          * 1724273 / 905 = 1905.3 rounds to 1905 (as real_profile). */
-        ck_assert_uint_eq(self_sum(g, 0), 1724273 + 1905);
-        ck_assert_uint_eq(self_sum(g, 1), 906);
+        ck_assert_uint_eq(tself_sum(g, 0), 1724273 + 1905);
+        ck_assert_uint_eq(tself_sum(g, 1), 906);
         ck_assert_uint_eq(cgprop_graph_node_count(g), cgprop_graph_node_count(want));
         for (uint32_t i = 0; i < cgprop_graph_node_count(want); i++) {
             size_t kn;
@@ -1593,7 +1582,7 @@ START_TEST(real_heap)
     ck_assert_msg(cgprop_read_file(p, strlen(p), NULL, NULL, &g, &info, &err) == CGPROP_OK, "%s", err.reason);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_V8);
     ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "bytes");
-    uint64_t b = self_sum(g, 0), n = self_sum(g, 1);
+    uint64_t b = tself_sum(g, 0), n = tself_sum(g, 1);
     ck_assert_uint_eq(b, 1791496);
     ck_assert_uint_eq(n, 413);
     cgprop_graph_free(g);

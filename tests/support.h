@@ -73,6 +73,18 @@ static inline cgprop_graph *tgraph(size_t K, const char *const *names)
     return g;
 }
 
+/* The sum of every function's self cost in metric m: the program's total. */
+static inline uint64_t tself_sum(cgprop_graph *g, uint32_t m)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
+        cgprop_node_row r;
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, i, &r, sizeof r), CGPROP_OK);
+        sum += r.self;
+    }
+    return sum;
+}
+
 /* The id of the function keyed `key` (a C string), added if new. */
 static inline uint32_t tnode(cgprop_graph *g, const char *key)
 {
