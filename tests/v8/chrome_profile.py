@@ -146,32 +146,33 @@ def run_in_page(chromium, page, function, work):
         return work(cdp, session, call)
 
 
-def record(chromium, page, out, function="runRecursion"):
+def sampled(chromium, page, out, function, domain, start, stop):
+    """The profile the DOMAIN (Profiler, HeapProfiler) records around one run
+    of the page's function, written as DevTools saves it (JSON.stringify of
+    the protocol's profile); START is a list of (method, params) after
+    DOMAIN.enable."""
     def work(cdp, session, call):
-        cdp.send("Profiler.enable", session=session)
-        cdp.send("Profiler.setSamplingInterval", {"interval": 250}, session)
-        cdp.send("Profiler.start", session=session)
+        cdp.send(domain + ".enable", session=session)
+        for method, params in start:
+            cdp.send(domain + "." + method, params, session)
         call()
-        return cdp.send("Profiler.stop", session=session)["profile"]
+        return cdp.send(domain + "." + stop, session=session)["profile"]
     profile = run_in_page(chromium, page, function, work)
     with open(out, "w") as f:
         json.dump(profile, f, separators=(",", ":"))
     return profile
+
+
+def record(chromium, page, out, function="runRecursion"):
+    return sampled(chromium, page, out, function, "Profiler",
+                   [("setSamplingInterval", {"interval": 250}), ("start", None)], "stop")
 
 
 def record_heap(chromium, page, out, function="runAllocations"):
     """A heap profile as the Memory panel's "Allocation sampling" records one:
-    HeapProfiler.startSampling, the page's function, stopSampling; written as
-    DevTools saves it (JSON.stringify of the protocol's profile)."""
-    def work(cdp, session, call):
-        cdp.send("HeapProfiler.enable", session=session)
-        cdp.send("HeapProfiler.startSampling", {"samplingInterval": 4096}, session)
-        call()
-        return cdp.send("HeapProfiler.stopSampling", session=session)["profile"]
-    profile = run_in_page(chromium, page, function, work)
-    with open(out, "w") as f:
-        json.dump(profile, f, separators=(",", ":"))
-    return profile
+    HeapProfiler.startSampling, the page's function, stopSampling."""
+    return sampled(chromium, page, out, function, "HeapProfiler", [("startSampling", {"samplingInterval": 4096})],
+                   "stopSampling")
 
 
 # The categories DevTools' Performance panel records with (its
