@@ -1,6 +1,8 @@
 /* gzip transport for every input format: a gzip stream (RFC 1952, one or
  * more members as `cat a.gz b.gz` makes) is inflated into memory and the
- * bytes inside go through detection and the readers as usual. zlib is
+ * bytes inside go through detection and the readers as usual; for the
+ * readers that take a text piece by piece, it is inflated as they read
+ * (cgprop__src, which also serves a plain stream). zlib is
  * optional (CGPROP_HAVE_ZLIB); without it a gzip input is refused with a
  * reason that says so.
  *
@@ -36,6 +38,39 @@ void cgprop__ra_free(const cgprop_allocator *a, void *p)
 bool cgprop__is_gzip(const char *data, size_t len)
 {
     return len >= 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b;
+}
+
+/* ---- a text read piece by piece (cgprop__src) ---- */
+
+/* The file's bytes in memory, then its stream. */
+static int raw_read(cgprop__src *s, char *dst, size_t cap, size_t *got, cgprop_read_error *err)
+{
+    if (s->at < s->f->len) {
+        size_t n = s->f->len - s->at < cap ? s->f->len - s->at : cap;
+        memcpy(dst, s->f->data + s->at, n);
+        s->at += n;
+        *got = n;
+        return CGPROP_OK;
+    }
+    int rc = cgprop__file_more(s->f, dst, cap, got);
+    if (rc) return cgprop__read_fail(err, rc, 0, "%s: %s", s->f->why, cgprop__errno_text(s->f->errnum));
+    return CGPROP_OK;
+}
+
+bool cgprop__src_rewind(cgprop__src *s)
+{
+    if (!s->whole) return false;
+    s->at = 0;
+    s->fed = 0;
+    s->zend = s->zbetween = false;
+#ifdef CGPROP_HAVE_ZLIB
+    if (s->z) {
+        z_stream *z = s->z;
+        z->avail_in = 0;
+        if (inflateReset(z) != Z_OK) return false;
+    }
+#endif
+    return true;
 }
 
 #ifdef CGPROP_HAVE_ZLIB
@@ -172,6 +207,122 @@ uint32_t cgprop__gunzip_peek(const char *data, size_t len, char *dst, size_t cap
     return zr == Z_OK || zr == Z_STREAM_END || zr == Z_BUF_ERROR ? 1u : 0u;
 }
 
+
+#define ZIN ((size_t)1 << 16)
+
+int cgprop__src_open(cgprop__src *s, cgprop__file *f, const cgprop_allocator *alloc, cgprop_read_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->f = f;
+    s->alloc = alloc;
+    s->whole = !f->more;
+    if (!cgprop__is_gzip(f->data, f->len)) return CGPROP_OK;
+    z_stream *z = cgprop__ra_realloc(alloc, NULL, sizeof *z);
+    if (!z) return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory inflating the input");
+    memset(z, 0, sizeof *z);
+    z->zalloc = z_alloc;
+    z->zfree = z_free;
+    z->opaque = (voidpf)alloc;
+    int zr = inflateInit2(z, 15 + 16);
+    if (zr != Z_OK) {
+        cgprop__ra_free(alloc, z);
+        return zr == Z_MEM_ERROR ? cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory inflating the input")
+                                 : cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: zlib refused to start");
+    }
+    s->z = z;
+    return CGPROP_OK;
+}
+
+void cgprop__src_close(cgprop__src *s)
+{
+    if (s->z) {
+        inflateEnd(s->z);
+        cgprop__ra_free(s->alloc, s->z);
+    }
+    cgprop__ra_free(s->alloc, s->zin);
+    s->z = NULL;
+    s->zin = NULL;
+}
+
+/* zlib's input runs dry: the file's bytes in memory, else a piece of its
+ * stream. false at the end of the input. */
+static int refill(cgprop__src *s, bool *more, cgprop_read_error *err)
+{
+    z_stream *z = s->z;
+    *more = true;
+    if (z->avail_in) return CGPROP_OK;
+    if (s->at < s->f->len) {
+        size_t n = s->f->len - s->at < ZSTEP ? s->f->len - s->at : ZSTEP;
+        z->next_in = (Bytef *)(uintptr_t)(s->f->data + s->at);
+        z->avail_in = (uInt)n;
+        s->at += n;
+        s->fed += n;
+        return CGPROP_OK;
+    }
+    if (!s->zin && !(s->zin = cgprop__ra_realloc(s->alloc, NULL, ZIN)))
+        return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory inflating the input");
+    size_t got;
+    int rc = cgprop__file_more(s->f, s->zin, ZIN, &got);
+    if (rc) return cgprop__read_fail(err, rc, 0, "%s: %s", s->f->why, cgprop__errno_text(s->f->errnum));
+    z->next_in = (Bytef *)s->zin;
+    z->avail_in = (uInt)got;
+    s->fed += got;
+    *more = got != 0;
+    return CGPROP_OK;
+}
+
+int cgprop__src_read(cgprop__src *s, char *dst, size_t cap, size_t *got, cgprop_read_error *err)
+{
+    *got = 0;
+    if (!s->z) return raw_read(s, dst, cap, got, err);
+    z_stream *z = s->z;
+    if (cap > ZSTEP) cap = ZSTEP;
+    while (!*got && !s->zend) {
+        bool more;
+        int rc = refill(s, &more, err);
+        if (rc) return rc;
+        uint64_t pos = s->fed - z->avail_in;
+        if (s->zbetween) {
+            /* Another member, zero padding (as gzip itself accepts) or the
+             * end; anything else is not gzip. */
+            while (z->avail_in && *z->next_in == 0) {
+                z->next_in++;
+                z->avail_in--;
+            }
+            if (!more) {
+                s->zend = true;
+                break;
+            }
+            if (!z->avail_in) continue;
+            if (*z->next_in != 0x1f || (z->avail_in >= 2 && z->next_in[1] != 0x8b))
+                return cgprop__read_fail(err, CGPROP_EFORMAT, pos + 1,
+                                         "gzip input: bytes after the end of the compressed data at byte %llu",
+                                         (unsigned long long)pos);
+            if (inflateReset(z) != Z_OK)
+                return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: zlib refused to restart");
+            s->zbetween = false;
+        }
+        z->next_out = (Bytef *)dst;
+        z->avail_out = (uInt)cap;
+        int zr = inflate(z, Z_NO_FLUSH);
+        *got = cap - z->avail_out;
+        pos = s->fed - z->avail_in;
+        if (zr == Z_STREAM_END) s->zbetween = true;
+        else if (zr == Z_MEM_ERROR)
+            return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory inflating the input");
+        else if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR)
+            return cgprop__read_fail(err, CGPROP_EFORMAT, pos + 1, "gzip input: corrupt data at byte %llu (%s)",
+                                     (unsigned long long)pos,
+                                     zr == Z_NEED_DICT ? "needs a dictionary" : z->msg ? z->msg : "data error");
+        /* No input left and nothing more to give: the stream stops before
+         * its end. (Output still held from a full buffer comes first.) */
+        else if (!more && !*got)
+            return cgprop__read_fail(err, CGPROP_EFORMAT, s->fed + 1, "gzip input: truncated at byte %llu",
+                                     (unsigned long long)s->fed);
+    }
+    return CGPROP_OK;
+}
+
 #else
 
 int cgprop__gunzip(const char *data, size_t len, const cgprop_allocator *alloc, size_t limit, char **out,
@@ -194,6 +345,26 @@ uint32_t cgprop__gunzip_peek(const char *data, size_t len, char *dst, size_t cap
     (void)cap;
     *got = 0;
     return 0;
+}
+
+
+int cgprop__src_open(cgprop__src *s, cgprop__file *f, const cgprop_allocator *alloc, cgprop_read_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->f = f;
+    s->alloc = alloc;
+    s->whole = !f->more;
+    if (cgprop__is_gzip(f->data, f->len))
+        return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: this cgprop was built without zlib");
+    return CGPROP_OK;
+}
+
+void cgprop__src_close(cgprop__src *s) { (void)s; }
+
+int cgprop__src_read(cgprop__src *s, char *dst, size_t cap, size_t *got, cgprop_read_error *err)
+{
+    *got = 0;
+    return raw_read(s, dst, cap, got, err);
 }
 
 #endif

@@ -217,6 +217,44 @@ int cgprop__gunzip(const char *data, size_t len, const cgprop_allocator *alloc, 
 /* Inflate at most cap bytes of the first member into dst, for detection
  * (zlib's own allocation); 0 when nothing could be inflated. */
 uint32_t cgprop__gunzip_peek(const char *data, size_t len, char *dst, size_t cap, size_t *got);
+/* A text read piece by piece, for the readers that need not hold all of it
+ * (perf script, folded stacks): the bytes of a cgprop__file (its head, or
+ * all of a mapped file) and then the rest of its stream, inflated as they
+ * come when they open with the gzip magic. Memory is zlib's state and a
+ * 64 KiB input buffer, through the read's allocator. */
+typedef struct cgprop__src {
+    cgprop__file *f;
+    const cgprop_allocator *alloc;
+    size_t at;     /* bytes of f->data handed out, or given to zlib */
+    uint64_t fed;  /* bytes given to zlib in all (for error offsets) */
+    void *z;       /* zlib's stream when the input is gzip, else NULL */
+    char *zin;     /* zlib's input once f->data is used up */
+    bool zend;     /* past the last gzip member */
+    bool zbetween; /* a member ended: zeros, another member or the end follow */
+    bool whole;    /* every byte is in f->data: it can be read again */
+} cgprop__src;
+/* EFORMAT when the input is gzip and zlib is not built in, ENOMEM. */
+int cgprop__src_open(cgprop__src *s, cgprop__file *f, const cgprop_allocator *alloc, cgprop_read_error *err);
+/* Up to cap bytes into dst; *got == 0 only at the end. Errors as
+ * cgprop__gunzip's, and ENOTFOUND for a read error. */
+int cgprop__src_read(cgprop__src *s, char *dst, size_t cap, size_t *got, cgprop_read_error *err);
+/* Back to the first byte, when every byte is still in memory (a mapped
+ * file): false for a stream, which cannot be read twice. */
+bool cgprop__src_rewind(cgprop__src *s);
+void cgprop__src_close(cgprop__src *s);
+/* How much of a stream the piecewise readers hold at once (and read before
+ * they decide anything): the first part is also where the perf reader lists
+ * a stream's events. */
+#define CGPROP__STREAM_HEAD ((size_t)8 << 20)
+/* The perf script reader over a text read piece by piece (the first of
+ * about head bytes, where the events are listed, the others of about piece
+ * bytes; both CGPROP__STREAM_HEAD in the library): the same graph as the
+ * text in memory, in memory bounded by a piece and the graph. An event first
+ * named after the first piece of a stream that cannot be rewound (a pipe) is
+ * an error that says to read a file. */
+int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const cgprop_read_options *opts,
+                             const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                             cgprop_read_error *err);
 /* The most bytes one gzip input may inflate to. */
 #if SIZE_MAX > 0xffffffffu
 #define CGPROP__GUNZIP_LIMIT ((size_t)1 << 36)

@@ -86,6 +86,16 @@ typedef struct pr {
     cgprop__u64map inl_ix;
     pinl *inl;
     size_t ninl, inlcap;
+    /* Where the guess met an event it had not listed. */
+    uint64_t new_event_line;
+    /* A text read piece by piece: the names kept from one sample to the
+     * next (events, inlined functions and their dsos) are copied out of
+     * the piece into blocks that stay until the read ends. */
+    bool stream;
+    const cgprop_allocator *alloc;
+    char **blk;
+    size_t nblk, blkcap, blkleft;
+    char *blkat;
 } pr;
 
 static bool is_hex(char c)
@@ -470,6 +480,42 @@ static void parse_frame(const char *s, size_t n, pframe *f)
 
 static int oom(pr *p, uint64_t line) { return cgprop__read_fail(p->err, CGPROP_ENOMEM, line, "out of memory"); }
 
+/* A copy of s[0..n) that outlives the piece of text it is in (s itself for
+ * a text in memory); NULL when out of memory. */
+static const char *keep(pr *p, const char *s, size_t n)
+{
+    if (!p->stream || n == 0) return s;
+    if (n > p->blkleft) {
+        if (p->nblk == p->blkcap) {
+            size_t cap = p->blkcap ? p->blkcap * 2 : 16;
+            char **b = cgprop__ra_realloc(p->alloc, p->blk, cap * sizeof *b);
+            if (!b) return NULL;
+            p->blk = b;
+            p->blkcap = cap;
+        }
+        size_t sz = n > 65536 ? n : 65536;
+        char *b = cgprop__ra_realloc(p->alloc, NULL, sz);
+        if (!b) return NULL;
+        p->blk[p->nblk++] = b;
+        p->blkat = b;
+        p->blkleft = sz;
+    }
+    char *d = p->blkat;
+    memcpy(d, s, n);
+    p->blkat += n;
+    p->blkleft -= n;
+    return d;
+}
+
+static void keep_free(pr *p)
+{
+    for (size_t i = 0; i < p->nblk; i++) cgprop__ra_free(p->alloc, p->blk[i]);
+    cgprop__ra_free(p->alloc, p->blk);
+    p->blk = NULL;
+    p->nblk = p->blkcap = p->blkleft = 0;
+    p->blkat = NULL;
+}
+
 static bool key_room(pr *p, size_t need)
 {
     if (need <= p->keycap) return true;
@@ -590,8 +636,10 @@ static int guess_inlined(pr *p, uint64_t line, size_t i, size_t e, const pframe 
             p->inl = q;
             p->inlcap = cap;
         }
+        const char *ks = keep(p, f->sym, f->symlen), *kd = f->dso ? keep(p, f->dso, f->dsolen) : NULL;
+        if (!ks || (f->dso && !kd)) return oom(p, line);
         if (cgprop__u64map_put(&p->g->a, &p->inl_ix, h, (uint32_t)p->ninl)) return oom(p, line);
-        p->inl[p->ninl++] = (pinl){f->sym, f->dso, f->symlen, f->dsolen};
+        p->inl[p->ninl++] = (pinl){ks, kd, f->symlen, f->dsolen};
     }
     return CGPROP_OK;
 }
@@ -743,58 +791,77 @@ static int end_sample(pr *p, uint64_t start, uint32_t ev, uint64_t period, bool 
     return flush(p, start, ev, period);
 }
 
+/* Where a walk over the lines stands between two pieces of a text read
+ * piece by piece (a piece ends after a blank line, outside any sample);
+ * for a text in memory, one piece is the whole. */
+typedef struct scanst {
+    /* Samples with an empty header and with a header do not mix: a frame
+     * after a blank line among headed samples has lost its header. */
+    bool in_sample, after_blank, headed, headless;
+    /* The frame on the header line: the sample's own without call chains,
+     * else (-F +addr) the data address, dropped when frame lines follow. */
+    bool head_frame;
+    int anchor;
+    uint32_t ev;
+    uint64_t period;
+    uint64_t start;
+    uint64_t lines; /* lines walked before this piece */
+    header h;
+} scanst;
+
+static void scan_init(scanst *st)
+{
+    memset(st, 0, sizeof *st);
+    st->anchor = A_NONE;
+    st->period = 1;
+}
+
 /* Both passes walk the lines the same way; the first (g NULL) only lists
- * the events. Lines starting with '#' are perf script's --header comments. */
-static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
+ * the events. Lines starting with '#' are perf script's --header comments.
+ * The last sample is ended at the end of data: a piece ends outside one. */
+static int scan_piece(pr *p, scanst *st, const char *data, size_t len)
 {
     cgprop__lines r;
     cgprop__lines_init(&r, data, len);
+    r.no = st->lines;
     const char *s;
     size_t n;
-    /* Samples with an empty header and with a header do not mix: a frame
-     * after a blank line among headed samples has lost its header. */
-    bool in_sample = false, after_blank = false, headed = false, headless = false;
-    /* The frame on the header line: the sample's own without call chains,
-     * else (-F +addr) the data address, dropped when frame lines follow. */
-    bool head_frame = false;
-    int anchor = A_NONE;
-    uint32_t ev = 0;
-    uint64_t period = 1;
-    uint64_t start = 0;
-    header h;
+    header *h = &st->h;
     int rc = CGPROP_OK;
     while (!rc && cgprop__lines_next(&r, &s, &n)) {
         if (blank(s, n)) {
-            if (in_sample && p->g) rc = end_sample(p, start, ev, period, head_frame);
-            in_sample = false;
-            after_blank = true;
+            if (st->in_sample && p->g) rc = end_sample(p, st->start, st->ev, st->period, st->head_frame);
+            st->in_sample = false;
+            st->after_blank = true;
             continue;
         }
         if (s[0] == '\t') {
-            if (in_sample) {
-                if (head_frame) {
+            if (st->in_sample) {
+                if (st->head_frame) {
                     p->nfr = 0;
-                    head_frame = false;
+                    st->head_frame = false;
                 }
                 if (p->g) rc = push_frame(p, r.no, s, n);
                 continue;
             }
             /* -F naming no header field (-F ip,sym) prints an empty
              * header line: frames right after a blank line start a sample. */
-            if (!after_blank || headed)
-                return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "frame line before any sample header");
-            memset(&h, 0, sizeof h);
-            headless = true;
+            if (!st->after_blank || st->headed) {
+                rc = cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "frame line before any sample header");
+                break;
+            }
+            memset(h, 0, sizeof *h);
+            st->headless = true;
         } else {
             /* Only read outside a sample, where frame lines do not reach. */
-            after_blank = false;
-            if (!in_sample && s[0] == '#') continue;
-            parse_header(s, n, &h);
+            st->after_blank = false;
+            if (!st->in_sample && s[0] == '#') continue;
+            parse_header(s, n, h);
         }
-        if (h.kind == H_EXTRA) continue;
-        if (h.kind == H_RECORD) {
-            if (in_sample && p->g) rc = end_sample(p, start, ev, period, head_frame);
-            in_sample = false;
+        if (h->kind == H_EXTRA) continue;
+        if (h->kind == H_RECORD) {
+            if (st->in_sample && p->g) rc = end_sample(p, st->start, st->ev, st->period, st->head_frame);
+            st->in_sample = false;
             continue;
         }
         /* Inside a sample, a line is the next header (without -g perf
@@ -803,61 +870,90 @@ static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
          * event, no -g: one line per sample) carries its frame after a
          * sample that carried its own; other lines (srcline, brstack,
          * iregs) are the sample's extras. */
-        if (in_sample &&
-            (h.anchor != anchor || !(h.has_event || h.anchor == A_TIME || (h.ip_first && head_frame))))
+        if (st->in_sample && (h->anchor != st->anchor ||
+                              !(h->has_event || h->anchor == A_TIME || (h->ip_first && st->head_frame))))
             continue;
         if (s[0] != '\t') {
-            if (headless)
-                return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no,
-                                         "sample header after samples printed without one");
-            headed = true;
+            if (st->headless) {
+                rc = cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "sample header after samples printed without one");
+                break;
+            }
+            st->headed = true;
         }
-        if (in_sample && p->g) {
-            rc = end_sample(p, start, ev, period, head_frame);
+        if (st->in_sample && p->g) {
+            rc = end_sample(p, st->start, st->ev, st->period, st->head_frame);
             if (rc) break;
         }
-        in_sample = true;
-        head_frame = false;
-        anchor = h.anchor;
-        start = r.no;
-        period = 1;
-        if (h.has_period) {
+        st->in_sample = true;
+        st->head_frame = false;
+        st->anchor = h->anchor;
+        st->start = r.no;
+        st->period = 1;
+        if (h->has_period) {
             size_t i = 0;
-            int nr = cgprop__parse_u64(h.per, h.perlen, &i, false, &period);
-            if (nr == CGPROP__NUM_OVERFLOW)
-                return cgprop__read_fail(p->err, CGPROP_EOVERFLOW, r.no, "period too large");
+            int nr = cgprop__parse_u64(h->per, h->perlen, &i, false, &st->period);
+            if (nr == CGPROP__NUM_OVERFLOW) {
+                rc = cgprop__read_fail(p->err, CGPROP_EOVERFLOW, r.no, "period too large");
+                break;
+            }
         }
-        if (!h.has_event && !h.has_period) {
+        uint32_t ev;
+        if (!h->has_event && !h->has_period) {
             ev = NO_EVENT;
             p->bare = true;
-        } else if (event_index(p, &h, &ev) < 0) {
-            if (p->g && p->guess) return NEW_EVENT;
-            if (p->g) return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "event changed between passes");
-            if (p->nev == MAX_EVENTS)
-                return cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "more than %d events", MAX_EVENTS);
-            p->ev[p->nev].name = h.has_event ? h.ev : "";
-            p->ev[p->nev].len = h.has_event ? h.evlen : 0;
+        } else if (event_index(p, h, &ev) < 0) {
+            if (p->g && p->guess) {
+                p->new_event_line = r.no;
+                rc = NEW_EVENT;
+                break;
+            }
+            if (p->g) {
+                rc = cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "event changed between passes");
+                break;
+            }
+            if (p->nev == MAX_EVENTS) {
+                rc = cgprop__read_fail(p->err, CGPROP_EFORMAT, r.no, "more than %d events", MAX_EVENTS);
+                break;
+            }
+            p->ev[p->nev].name = h->has_event ? h->ev : "";
+            p->ev[p->nev].len = h->has_event ? h->evlen : 0;
             p->ev[p->nev].weighted = false;
             ev = p->nev++;
         }
-        if (ev != NO_EVENT && h.has_period && !p->ev[ev].weighted) {
+        st->ev = ev;
+        if (ev != NO_EVENT && h->has_period && !p->ev[ev].weighted) {
             /* The guess named this event's metric as a count of samples:
              * the whole first pass decides. */
-            if (p->g && p->guess) return NEW_EVENT;
+            if (p->g && p->guess) {
+                p->new_event_line = r.no;
+                rc = NEW_EVENT;
+                break;
+            }
             if (!p->g) p->ev[ev].weighted = true;
         }
         if (s[0] == '\t') {
             if (p->g) rc = push_frame(p, r.no, s, n);
             continue;
         }
-        size_t at = p->g ? frame_after_event(&h) : SIZE_MAX;
+        size_t at = p->g ? frame_after_event(h) : SIZE_MAX;
         if (at != SIZE_MAX) {
-            rc = push_frame(p, r.no, h.rest + at, h.restlen - at);
-            head_frame = true;
+            rc = push_frame(p, r.no, h->rest + at, h->restlen - at);
+            st->head_frame = true;
         }
     }
-    if (!rc && in_sample && p->g) rc = end_sample(p, start, ev, period, head_frame);
-    *lines = r.no;
+    if (!rc && st->in_sample && p->g) rc = end_sample(p, st->start, st->ev, st->period, st->head_frame);
+    if (!rc) st->in_sample = false;
+    st->lines = r.no;
+    return rc;
+}
+
+/* A text in memory, whole. */
+static int scan(pr *p, const char *data, size_t len, uint64_t *lines)
+{
+    scanst st;
+    scan_init(&st);
+    int rc = scan_piece(p, &st, data, len);
+    *lines = st.lines;
     return rc;
 }
 
@@ -887,12 +983,12 @@ static size_t metric_name(char *dst, size_t cap, const pevent *e)
     return m;
 }
 
-/* Everything after the first pass: the graph, named by the events listed,
- * and the second pass. On failure p->g is NULL. */
-static int build(pr *p, const char *data, size_t len, const cgprop_allocator *alloc, uint64_t *lines)
+/* The graph, named by the events the first pass listed. On failure p->g is
+ * NULL. */
+static int graph_begin(pr *p, const cgprop_allocator *alloc, uint64_t lines)
 {
     cgprop_read_error *err = p->err;
-    if (p->nev == 0 && !p->bare) return cgprop__read_fail(err, CGPROP_EFORMAT, *lines, "no sample in the input");
+    if (p->nev == 0 && !p->bare) return cgprop__read_fail(err, CGPROP_EFORMAT, lines, "no sample in the input");
     p->framed = false;
 
     char nm[CGPROP_MAX_METRICS][128];
@@ -921,9 +1017,19 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
     rc = p->contexts ? cgprop_graph_keep_contexts(p->g, 1) : CGPROP_OK;
     if (!rc) cgprop__graph_mark_sampled(p->g);
     if (!rc) rc = cgprop__stacks_defer(p->g, true);
-    if (rc) rc = cgprop__read_fail(err, rc, 0, "out of memory");
-    if (!rc) rc = scan(p, data, len, lines);
-    if (!rc && (rc = cgprop__stacks_defer(p->g, false))) rc = cgprop__read_fail(err, rc, *lines, "out of memory");
+    if (rc) {
+        cgprop_graph_free(p->g);
+        p->g = NULL;
+        return cgprop__read_fail(err, rc, 0, "out of memory");
+    }
+    return CGPROP_OK;
+}
+
+/* After the second pass (rc its result): the graph complete, or freed. */
+static int graph_end(pr *p, int rc, uint64_t lines)
+{
+    cgprop_read_error *err = p->err;
+    if (!rc && (rc = cgprop__stacks_defer(p->g, false))) rc = cgprop__read_fail(err, rc, lines, "out of memory");
     if (!rc && !p->framed)
         rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0,
                                "no sample has a frame: not perf script output, or printed without the ip field "
@@ -947,6 +1053,14 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
         p->g = NULL;
     }
     return rc;
+}
+
+/* Everything after the first pass over a text in memory. */
+static int build(pr *p, const char *data, size_t len, const cgprop_allocator *alloc, uint64_t *lines)
+{
+    int rc = graph_begin(p, alloc, *lines);
+    if (rc) return rc;
+    return graph_end(p, scan(p, data, len, lines), *lines);
 }
 
 /* The events of a recording nearly always all show in its first samples,
@@ -1025,6 +1139,213 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
         if (!full) rc = scan(&p, data, len, &lines);
         if (!rc) rc = build(&p, data, len, alloc, &lines);
     }
+    if (rc) return rc;
+    if (info) {
+        info->format = CGPROP_INPUT_PERF;
+        info->recursion = CGPROP_RECS_STACKS;
+        info->lines = lines;
+    }
+    *out = p.g;
+    return CGPROP_OK;
+}
+
+/* ---- a text read piece by piece (a pipe, or gzip inflated as it goes) ----
+ *
+ * The text is walked in pieces that end after a blank line, so that no
+ * sample straddles two; the bytes after the last blank line wait for the
+ * next piece. Memory is one piece (CGPROP__STREAM_HEAD, more only for a
+ * sample that does not fit), the names kept from one sample to the next and
+ * the graph. The events are those of the first piece, the guess a text in
+ * memory makes from its first part: an event first named later means a
+ * second walk over everything, which a mapped gzip file allows and a pipe
+ * does not. */
+
+typedef struct pieces {
+    cgprop__src *src;
+    const cgprop_allocator *alloc;
+    cgprop_read_error *err;
+    char *buf;
+    size_t cap, have, cut;
+    size_t piece; /* the size of a piece after the first */
+    bool walked;  /* the first piece was handed out */
+    bool end;     /* the stream has no more bytes */
+} pieces;
+
+/* Where the text up to the last blank line of buf[0..n) ends (after that
+ * line's newline); 0 when it has none. */
+static size_t after_last_blank(const char *buf, size_t n)
+{
+    const char *e = buf + n;
+    while (e > buf && e[-1] != '\n') e--;
+    while (e > buf) {
+        /* e is just past a newline: the line before it is [b, e - 1). */
+        const char *b = e - 1;
+        while (b > buf && b[-1] != '\n') b--;
+        if (blank(b, (size_t)(e - 1 - b))) return (size_t)(e - buf);
+        e = b;
+    }
+    return 0;
+}
+
+/* The next piece, buf[0..cut); *done when the text is all walked. */
+static int pieces_next(pieces *q, bool *done)
+{
+    memmove(q->buf, q->buf + q->cut, q->have - q->cut);
+    q->have -= q->cut;
+    q->cut = 0;
+    /* The first piece (the events' guess) may be larger than the others. */
+    if (q->walked && q->cap > q->piece && q->have <= q->piece) {
+        char *b = cgprop__ra_realloc(q->alloc, q->buf, q->piece);
+        if (b) {
+            q->buf = b;
+            q->cap = q->piece;
+        }
+    }
+    for (;;) {
+        while (!q->end && q->have < q->cap) {
+            size_t got;
+            int rc = cgprop__src_read(q->src, q->buf + q->have, q->cap - q->have, &got, q->err);
+            if (rc) return rc;
+            q->have += got;
+            q->end = got == 0;
+        }
+        if (q->end) {
+            q->cut = q->have;
+            *done = q->have == 0;
+            return CGPROP_OK;
+        }
+        if ((q->cut = after_last_blank(q->buf, q->have))) {
+            *done = false;
+            q->walked = true;
+            return CGPROP_OK;
+        }
+        /* One sample longer than the piece (or a text with no blank line):
+         * the piece grows to hold it. */
+        if (q->cap > SIZE_MAX / 2) return cgprop__read_fail(q->err, CGPROP_ENOMEM, 0, "out of memory");
+        char *b = cgprop__ra_realloc(q->alloc, q->buf, q->cap * 2);
+        if (!b) return cgprop__read_fail(q->err, CGPROP_ENOMEM, 0, "out of memory");
+        q->buf = b;
+        q->cap *= 2;
+    }
+}
+
+/* Event names listed from a piece point into it: copied out before the
+ * piece goes. */
+static int keep_events(pr *p, uint32_t from)
+{
+    for (uint32_t i = from; i < p->nev; i++) {
+        const char *k = keep(p, p->ev[i].name, p->ev[i].len);
+        if (!k) return cgprop__read_fail(p->err, CGPROP_ENOMEM, 0, "out of memory");
+        p->ev[i].name = k;
+    }
+    return CGPROP_OK;
+}
+
+/* One walk over the whole text from the piece in q on; with p->g NULL, the
+ * first pass (the events listed). */
+static int walk_pieces(pr *p, pieces *q, uint64_t *lines)
+{
+    scanst st;
+    scan_init(&st);
+    int rc = CGPROP_OK;
+    for (bool done = false; !rc && !done;) {
+        uint32_t nev = p->nev;
+        rc = scan_piece(p, &st, q->buf, q->cut);
+        if (!rc && !p->g) rc = keep_events(p, nev);
+        /* The previous sample's names are in the piece that goes. */
+        p->nprev = 0;
+        if (!rc) rc = pieces_next(q, &done);
+    }
+    *lines = st.lines;
+    return rc;
+}
+
+static int rewind_pieces(pieces *q)
+{
+    if (!cgprop__src_rewind(q->src)) return -1;
+    q->have = q->cut = 0;
+    q->end = q->walked = false;
+    bool done;
+    return pieces_next(q, &done);
+}
+
+int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const cgprop_read_options *opts,
+                             const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                             cgprop_read_error *err)
+{
+    *out = NULL;
+    pieces q;
+    memset(&q, 0, sizeof q);
+    q.src = src;
+    q.alloc = alloc;
+    q.err = err;
+    q.cap = head ? head : 1;
+    q.piece = piece ? piece : 1;
+    if (!(q.buf = cgprop__ra_realloc(alloc, NULL, q.cap))) return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
+    bool done;
+    int rc = pieces_next(&q, &done);
+    if (!rc && q.end) {
+        /* The whole text fit in the first piece: read as a text in memory. */
+        rc = cgprop__perf_read(q.buf, q.have, opts, alloc, out, info, err);
+        cgprop__ra_free(alloc, q.buf);
+        return rc;
+    }
+    const char *nul = rc ? NULL : memchr(q.buf, 0, q.have < BINARY_PROBE ? q.have : BINARY_PROBE);
+    if (nul)
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "binary data (a NUL byte at byte %zu): not perf script text",
+                               (size_t)(nul - q.buf));
+    pr p;
+    memset(&p, 0, sizeof p);
+    p.err = err;
+    p.contexts = opts->contexts != 0;
+    p.stream = true;
+    p.alloc = alloc;
+    uint64_t lines = 0;
+    if (!rc) {
+        /* The guess: the events of the first piece. */
+        scanst st;
+        scan_init(&st);
+        rc = scan_piece(&p, &st, q.buf, q.cut);
+        if (!rc) rc = keep_events(&p, 0);
+        lines = st.lines;
+    }
+    if (!rc && (p.nev || p.bare)) {
+        rc = graph_begin(&p, alloc, lines);
+        p.guess = true;
+        if (!rc) rc = graph_end(&p, walk_pieces(&p, &q, &lines), lines);
+        p.guess = false;
+    } else if (!rc) {
+        rc = NEW_EVENT; /* no sample in the first piece: the guess has nothing */
+    }
+    if (rc == NEW_EVENT) {
+        /* Every event, then the graph: two walks from the first byte, where
+         * the input is all in memory (a mapped file, gzipped). */
+        uint64_t at = p.new_event_line;
+        int rw = rewind_pieces(&q);
+        if (rw < 0) {
+            size_t sz = head >= ((size_t)1 << 20) ? head >> 20 : head;
+            const char *unit = head >= ((size_t)1 << 20) ? "MiB" : "bytes";
+            rc = at ? cgprop__read_fail(err, CGPROP_EFORMAT, at,
+                                        "an event the first %zu %s of this stream did not name: a stream is read "
+                                        "once, with the events of its first part; write the text to a file "
+                                        "(perf script > out.perf) and read the file",
+                                        sz, unit)
+                    : cgprop__read_fail(err, CGPROP_EFORMAT, lines,
+                                        "no sample in the first %zu %s of this stream: a stream is read once, "
+                                        "with the events of its first part; write the text to a file "
+                                        "(perf script > out.perf) and read the file",
+                                        sz, unit);
+        } else if ((rc = rw) == CGPROP_OK) {
+            p.nev = 0;
+            p.bare = false;
+            rc = walk_pieces(&p, &q, &lines);
+            if (!rc && (rw = rewind_pieces(&q)) != 0) rc = rw < 0 ? CGPROP_EFORMAT : rw;
+            if (!rc) rc = graph_begin(&p, alloc, lines);
+            if (!rc) rc = graph_end(&p, walk_pieces(&p, &q, &lines), lines);
+        }
+    }
+    keep_free(&p);
+    cgprop__ra_free(alloc, q.buf);
     if (rc) return rc;
     if (info) {
         info->format = CGPROP_INPUT_PERF;

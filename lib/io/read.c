@@ -295,6 +295,23 @@ static void set_file(cgprop_read_error *err, const char *name, size_t name_len)
     err->file[m] = '\0';
 }
 
+/* The caller's options (NULL: the defaults) into *o, checked. */
+static int take_options(const cgprop_read_options *uopts, cgprop_read_options *o, cgprop_read_error *err)
+{
+    cgprop_read_options_init(o);
+    /* Callers built before contexts was appended pass the struct without it. */
+    if (uopts && !cgprop__opts_in(o, sizeof *o, uopts, offsetof(cgprop_read_options, contexts)))
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0,
+                                 "invalid option: options size %u: call cgprop_read_options_init() first", uopts->size);
+    if (!known_format(o->format))
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: input format %u", o->format);
+    if (o->key_mode > CGPROP_KEY_NAME)
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: key mode %u", o->key_mode);
+    if (o->separate_recs > 1000000u)
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: separate_recs %u", o->separate_recs);
+    return CGPROP_OK;
+}
+
 static int read_buffer(const char *data, size_t len, const char *name, size_t name_len,
                        const cgprop_read_options *uopts, const cgprop_allocator *alloc, cgprop_graph **out,
                        cgprop_read_info *info, cgprop_read_error *err)
@@ -306,18 +323,9 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
     if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn))
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
     cgprop_read_options defaults;
-    cgprop_read_options_init(&defaults);
-    /* Callers built before contexts was appended pass the struct without it. */
-    if (uopts && !cgprop__opts_in(&defaults, sizeof defaults, uopts, offsetof(cgprop_read_options, contexts)))
-        return cgprop__read_fail(err, CGPROP_EINVAL, 0,
-                                 "invalid option: options size %u: call cgprop_read_options_init() first", uopts->size);
+    int orc = take_options(uopts, &defaults, err);
+    if (orc) return orc;
     const cgprop_read_options *opts = &defaults;
-    if (!known_format(opts->format))
-        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: input format %u", opts->format);
-    if (opts->key_mode > CGPROP_KEY_NAME)
-        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: key mode %u", opts->key_mode);
-    if (opts->separate_recs > 1000000u)
-        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid option: separate_recs %u", opts->separate_recs);
     if (!data) data = "";
 
     /* Any input may come gzipped (pprof always does): the bytes inside are
@@ -420,6 +428,55 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
     return cgprop__out_end(&o, read_buffer(data, len, name, name_len, opts, alloc, out, &o.info, &o.err));
 }
 
+/* perf script text from a pipe, or gzipped, read piece by piece: its memory
+ * is a piece and the graph, not the text (lib/io/perf.c). Every other input
+ * (and a mapped file, which costs no memory of the reader's) is read whole:
+ * *streamed false, nothing done. */
+static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const cgprop_allocator *alloc,
+                       cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err, bool *streamed)
+{
+    *streamed = false;
+    bool gz = cgprop__is_gzip(f->data, f->len);
+    if (!f->more && !gz) return CGPROP_OK;
+    cgprop_read_options opts;
+    if (take_options(uopts, &opts, err) || (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn)))
+        return CGPROP_OK; /* read_buffer says what is wrong */
+    /* What the first bytes say: those inside, for gzip. */
+    char head[4096];
+    const char *h = f->data;
+    size_t hn = f->len;
+    if (gz) {
+        if (!cgprop__gunzip_peek(f->data, f->len, head, sizeof head, &hn) || cgprop__is_gzip(head, hn) ||
+            hn < sizeof head)
+            return CGPROP_OK; /* corrupt, gzip in gzip, or small: read whole, which says so */
+        h = head;
+    }
+    uint32_t fmt = opts.format;
+    if (opts.format != CGPROP_INPUT_EVENTS && recording(h, hn)) return CGPROP_OK;
+    if (fmt == CGPROP_INPUT_AUTO) fmt = detect_plain(h, hn);
+    if (fmt != CGPROP_INPUT_PERF) return CGPROP_OK;
+    *streamed = true;
+    if (out) *out = NULL;
+    if (!out) return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: out is NULL");
+    cgprop__src src;
+    int rc = cgprop__src_open(&src, f, alloc, err);
+    if (!rc) rc = cgprop__perf_read_stream(&src, CGPROP__STREAM_HEAD, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
+    cgprop__src_close(&src);
+    if (rc) {
+        if (out && *out) {
+            cgprop_graph_free(*out);
+            *out = NULL;
+        }
+        if (err) {
+            err->code = rc;
+            set_file(err, f->name, strlen(f->name));
+        }
+        return rc;
+    }
+    if (info) info->nmetrics = (uint32_t)cgprop_graph_metric_count(*out);
+    return CGPROP_OK;
+}
+
 static int read_file(const char *path, size_t path_len, const cgprop_read_options *opts,
                      const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                      cgprop_read_error *err)
@@ -434,7 +491,7 @@ static int read_file(const char *path, size_t path_len, const cgprop_read_option
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
     }
     cgprop__file f;
-    int rc = cgprop__file_open(&f, path, path_len, alloc);
+    int rc = cgprop__file_open_head(&f, path, path_len, alloc, CGPROP__STREAM_HEAD);
     if (rc == CGPROP_EINVAL) {
         set_file(err, path ? path : "", path ? path_len : 0);
         return cgprop__read_fail(err, rc, 0, "invalid argument: bad path");
@@ -442,7 +499,14 @@ static int read_file(const char *path, size_t path_len, const cgprop_read_option
     set_file(err, f.name, strlen(f.name));
     if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory loading the input");
     if (rc) return cgprop__read_fail(err, rc, 0, "%s: %s", f.why, cgprop__errno_text(f.errnum));
-    rc = read_buffer(f.data, f.len, f.name, strlen(f.name), opts, alloc, out, info, err);
+    bool streamed = false;
+    rc = read_stream(&f, opts, alloc, out, info, err, &streamed);
+    if (!streamed) {
+        rc = cgprop__file_rest(&f);
+        if (rc == CGPROP_ENOMEM) rc = cgprop__read_fail(err, rc, 0, "out of memory loading the input");
+        else if (rc) rc = cgprop__read_fail(err, rc, 0, "%s: %s", f.why, cgprop__errno_text(f.errnum));
+        else rc = read_buffer(f.data, f.len, f.name, strlen(f.name), opts, alloc, out, info, err);
+    }
     cgprop__file_close(&f);
     return rc;
 }

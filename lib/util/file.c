@@ -120,7 +120,33 @@ static bool map_regular(cgprop__file *f, int fd, uint64_t off)
 }
 #endif
 
-int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const cgprop_allocator *alloc)
+/* Reads from f->in until f->len reaches want or the stream ends. */
+static int read_until(cgprop__file *f, size_t *cap, size_t want)
+{
+    while (f->len < want) {
+        if (f->len == *cap && !grow(f, cap, f->len + 65536)) return CGPROP_ENOMEM;
+        size_t room = *cap - f->len;
+        if (room > want - f->len) room = want - f->len;
+        size_t got = fread(f->buf + f->len, 1, room, (FILE *)f->in);
+        f->len += got;
+        if (got == 0) {
+            if (ferror((FILE *)f->in)) return fail(f, CGPROP_ENOTFOUND, "read error", errno);
+            f->more = false;
+            break;
+        }
+    }
+    return CGPROP_OK;
+}
+
+static void end_stream(cgprop__file *f)
+{
+    if (f->in && f->in != (void *)stdin) fclose((FILE *)f->in);
+    f->in = NULL;
+    f->more = false;
+}
+
+int cgprop__file_open_head(cgprop__file *f, const char *path, size_t path_len, const cgprop_allocator *alloc,
+                           size_t head)
 {
     memset(f, 0, sizeof *f);
     f->alloc = alloc;
@@ -133,6 +159,7 @@ int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const 
     bool is_stdin = path_len == 1 && path[0] == '-';
     f->name = is_stdin ? "<stdin>" : f->path;
 
+    FILE *in = NULL;
 #if CGPROP_HAVE_MMAP
     /* A regular file is mapped, not copied: no buffer to zero and fill, and
      * its pages are the page cache's, not the reader's memory. */
@@ -146,9 +173,18 @@ int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const 
             close(fd);
             return fail(f, CGPROP_ENOTFOUND, "cannot read", EISDIR);
         }
-        bool mapped = map_regular(f, fd, 0);
-        close(fd);
-        if (mapped) return CGPROP_OK;
+        if (map_regular(f, fd, 0)) {
+            close(fd);
+            return CGPROP_OK;
+        }
+        /* Read through this descriptor: a named pipe opened a second time
+         * would be a second reader, and its writer, whose only reader this
+         * one was, would have been told the pipe broke. */
+        if (!(in = fdopen(fd, "rb"))) {
+            int e = errno;
+            close(fd);
+            return fail(f, CGPROP_ENOTFOUND, "cannot open", e);
+        }
     } else {
         /* `cgprop report - < big.perf` is a regular file behind standard
          * input: mapped like a named file, from where the stream stands (the
@@ -162,29 +198,21 @@ int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const 
         }
     }
 #endif
-    FILE *in = is_stdin ? stdin : fopen(f->path, "rb");
+    if (!in) in = is_stdin ? stdin : fopen(f->path, "rb");
     if (!in) return fail(f, CGPROP_ENOTFOUND, "cannot open", errno);
-    size_t cap = 0;
+    f->in = in;
+    f->more = true;
     int rc = CGPROP_OK;
     /* One allocation of the right size for regular files (+1 to see EOF). */
     if (!is_stdin && fseek(in, 0, SEEK_END) == 0) {
         long sz = ftell(in);
-        if (sz > 0 && (unsigned long)sz < SIZE_MAX - 1 && !grow(f, &cap, (size_t)sz + 1)) rc = CGPROP_ENOMEM;
+        size_t want = sz > 0 && (unsigned long)sz < SIZE_MAX - 1 ? (size_t)sz + 1 : 0;
+        if (want > head) want = head;
+        if (want && !grow(f, &f->cap, want)) rc = CGPROP_ENOMEM;
         if (fseek(in, 0, SEEK_SET) != 0 && !rc) rc = fail(f, CGPROP_ENOTFOUND, "cannot seek", errno);
     }
-    while (!rc) {
-        if (f->len == cap && !grow(f, &cap, f->len + 65536)) {
-            rc = CGPROP_ENOMEM;
-            break;
-        }
-        size_t got = fread(f->buf + f->len, 1, cap - f->len, in);
-        f->len += got;
-        if (got == 0) {
-            if (ferror(in)) rc = fail(f, CGPROP_ENOTFOUND, "read error", errno);
-            break;
-        }
-    }
-    if (!is_stdin) fclose(in);
+    if (!rc) rc = read_until(f, &f->cap, head);
+    if (!f->more) end_stream(f);
     if (rc) {
         cgprop__file_close(f);
         f->name = is_stdin ? "<stdin>" : f->path;
@@ -194,8 +222,36 @@ int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const 
     return CGPROP_OK;
 }
 
+int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const cgprop_allocator *alloc)
+{
+    return cgprop__file_open_head(f, path, path_len, alloc, SIZE_MAX);
+}
+
+int cgprop__file_rest(cgprop__file *f)
+{
+    if (!f->more) return CGPROP_OK;
+    int rc = read_until(f, &f->cap, SIZE_MAX);
+    f->data = f->buf ? f->buf : "";
+    if (!f->more) end_stream(f);
+    return rc;
+}
+
+int cgprop__file_more(cgprop__file *f, char *dst, size_t cap, size_t *got)
+{
+    *got = 0;
+    if (!f->more || cap == 0) return CGPROP_OK;
+    size_t n = fread(dst, 1, cap, (FILE *)f->in);
+    *got = n;
+    if (n == 0) {
+        if (ferror((FILE *)f->in)) return fail(f, CGPROP_ENOTFOUND, "read error", errno);
+        end_stream(f);
+    }
+    return CGPROP_OK;
+}
+
 void cgprop__file_close(cgprop__file *f)
 {
+    end_stream(f);
 #if CGPROP_HAVE_MMAP
     if (f->map) munmap(f->map, f->map_len);
 #endif

@@ -368,6 +368,49 @@ PYEOF
     grep -q '^Stacks cut short, under any function they do not show: 29 290000000$' "$TMP/a" ||
         die "callgrind_annotate does not show the desc: line"
     ;;
+perf_pipe)
+    # perf script | cgprop report -: a long recording through a pipe, plain
+    # or gzipped, or a gzipped file, is read piece by piece, in memory that
+    # does not grow with the text, and reports what the file does. 185
+    # copies of recur.perf make 40 MB: more than the reader's 8 MiB piece.
+    i=0
+    while [ $i -lt 185 ]; do cat "$D/perf/recur.perf"; i=$((i + 1)); done > "$TMP/big.perf"
+    gzip -c "$TMP/big.perf" > "$TMP/big.perf.gz" || die "gzip"
+    "$T" report --format json "$TMP/big.perf" > "$TMP/file.json" || die "file exit $?"
+    [ -n "$PY" ] || skip python3
+    "$PY" - "$T" "$TMP" <<'PYEOF' || exit 1
+import os, resource, subprocess, sys
+tool, tmp = sys.argv[1], sys.argv[2]
+want = open(tmp + "/file.json").read()
+# Sizes only: a child forked from this script starts with its pages.
+size = os.path.getsize(tmp + "/big.perf")
+def run(args, stdin_path=None):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    src = subprocess.Popen(["cat", stdin_path], stdout=subprocess.PIPE) if stdin_path else None
+    p = subprocess.run([tool, "report", "--format", "json"] + args, stdin=src.stdout if src else None,
+                       capture_output=True)
+    if src:
+        src.stdout.close()
+        src.wait()
+    assert p.returncode == 0, (args, p.stderr)
+    return p.stdout.decode(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+for name, args, stdin_path in (("pipe", ["-"], tmp + "/big.perf"),
+                                ("gzip pipe", ["-"], tmp + "/big.perf.gz"),
+                                ("gzip file", [tmp + "/big.perf.gz"], None)):
+    got, rss = run(args, stdin_path)
+    if got != want:
+        sys.exit("FAIL: %s: the report differs from the file's" % name)
+    # ru_maxrss is the largest child's so far, in KiB: the text is 40 MB.
+    if rss * 1024 >= size * 0.6:
+        sys.exit("FAIL: %s: peak RSS %d KiB for a text of %d bytes" % (name, rss, size))
+PYEOF
+    # An event a stream names only past its first piece cannot be listed in
+    # time: refused with what to do. (Read from the file, it is read.)
+    { cat "$TMP/big.perf"; printf 'r 1 1.0:     5 late-ev: \n\t  1177 fib+0x1e (/tmp/r)\n\n'; } > "$TMP/late.perf"
+    "$T" report "$TMP/late.perf" > /dev/null || die "late event from a file: exit $?"
+    cat "$TMP/late.perf" | "$T" report - > "$TMP/o" 2> "$TMP/e"
+    one_line_error "$TMP/o" "$TMP/e" $? "perf script > out.perf"
+    ;;
 cachegrind)
     # Cachegrind writes callgrind's format with self costs only: no call,
     # so no inclusive cost (main's would be its own 3 lines). Refused,

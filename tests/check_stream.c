@@ -1,0 +1,589 @@
+/* perf script read piece by piece (a pipe, or gzip inflated as it goes):
+ * the graph must be the one the same text gives when read whole, whatever
+ * the pieces' size, from memory or from a stream that cannot be read twice;
+ * events first named late, errors in later pieces, gzip members and damage,
+ * allocation failures, the memory a long stream costs, and the public entry
+ * point on a named pipe. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include "ck_quiet.h"
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef CGPROP_TEST_ZLIB
+#include <zlib.h>
+#endif
+
+#include "cgprop_io.h"
+#include "io/io_util.h"
+#include "support.h"
+
+#define DATA CGPROP_TEST_DATA
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    size_t cap = 1 << 16, len = 0;
+    char *b = malloc(cap);
+    for (size_t got; (got = fread(b + len, 1, cap - len, f)) > 0;) {
+        len += got;
+        if (len == cap) b = realloc(b, cap *= 2);
+    }
+    fclose(f);
+    *n = len;
+    return b;
+}
+
+static int to_file(void *user, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : 1;
+}
+
+/* Every figure of every metric, as the JSON report carries them. */
+static char *json(cgprop_graph *g, size_t *n)
+{
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_COUNT), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+    char *buf = NULL;
+    FILE *m = open_memstream(&buf, n);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, to_file, m), CGPROP_OK);
+    fclose(m);
+    return buf;
+}
+
+static cgprop_graph *whole(const char *text, size_t n)
+{
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_PERF;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    cgprop_graph *g = NULL;
+    int rc = cgprop_read_buffer(text, n, "w", 1, &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == CGPROP_OK, "whole: line %llu: %s", (unsigned long long)err.line, err.reason);
+    return g;
+}
+
+/* A stream of text[0..n): its first `head` bytes in memory, the rest (if
+ * any) in a stream that cannot be rewound; head == n: all in memory, as a
+ * mapped file. */
+typedef struct tstream {
+    cgprop__file f;
+    char path[64];
+} tstream;
+
+static void tstream_open(tstream *t, const char *text, size_t n, size_t head)
+{
+    memset(t, 0, sizeof *t);
+    t->f.data = text;
+    t->f.len = head < n ? head : n;
+    t->f.name = "t";
+    if (head < n) {
+        snprintf(t->path, sizeof t->path, "/tmp/cgprop-stream-XXXXXX");
+        int fd = mkstemp(t->path);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, text + head, n - head), (ssize_t)(n - head));
+        close(fd);
+        t->f.in = fopen(t->path, "rb");
+        ck_assert_ptr_nonnull(t->f.in);
+        t->f.more = true;
+    }
+}
+
+static void tstream_close(tstream *t)
+{
+    if (t->f.in) fclose(t->f.in);
+    if (t->path[0]) unlink(t->path);
+}
+
+/* head: the bytes in memory before the stream; guess: the first piece,
+ * where the events are listed; piece: the others. */
+static int rd_stream2(const char *text, size_t n, size_t head, size_t guess, size_t piece, const cgprop_allocator *a,
+                      cgprop_graph **g, cgprop_read_error *err)
+{
+    tstream t;
+    tstream_open(&t, text, n, head);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_PERF;
+    cgprop_read_error_init(err);
+    cgprop__src src;
+    int rc = cgprop__src_open(&src, &t.f, a, err);
+    if (!rc) rc = cgprop__perf_read_stream(&src, guess, piece, &o, a, g, NULL, err);
+    cgprop__src_close(&src);
+    tstream_close(&t);
+    return rc;
+}
+
+static int rd_stream(const char *text, size_t n, size_t head, size_t piece, const cgprop_allocator *a,
+                     cgprop_graph **g, cgprop_read_error *err)
+{
+    return rd_stream2(text, n, head, piece, piece, a, g, err);
+}
+
+static void same_as_whole(const char *text, size_t n, size_t head, size_t guess, size_t piece)
+{
+    cgprop_graph *a = whole(text, n), *b = NULL;
+    cgprop_read_error err;
+    int rc = rd_stream2(text, n, head, guess, piece, NULL, &b, &err);
+    ck_assert_msg(rc == CGPROP_OK, "piece %zu: line %llu: %s", piece, (unsigned long long)err.line, err.reason);
+    size_t na, nb;
+    char *ja = json(a, &na), *jb = json(b, &nb);
+    ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "piece %zu, head %zu: the graphs differ", piece, head);
+    free(ja);
+    free(jb);
+    cgprop_graph_free(a);
+    cgprop_graph_free(b);
+}
+
+static const char *const fixtures[] = {"recur.perf", "recur-dwarf.perf", "faults.perf", "names.perf",
+                                       "names-tid.perf", "names-period.perf", "names-extras.perf"};
+
+/* Pieces smaller than a sample (the piece grows), about a sample, and
+ * larger; from memory and from a stream after a head of a few bytes. */
+START_TEST(real_recordings)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/perf/%s", DATA, fixtures[_i]);
+    size_t n;
+    char *text = slurp(path, &n);
+    static const size_t pieces[] = {1, 97, 1000, 4096, 65536};
+    for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+        same_as_whole(text, n, n, pieces[k], pieces[k]);
+        /* From a stream, with every event in the first piece. */
+        same_as_whole(text, n, 3, n - 1, pieces[k]);
+    }
+    free(text);
+}
+END_TEST
+
+/* Damaged recordings (lines dropped, repeated, cut or swapped for others):
+ * read from a stream in small pieces, each is read as the whole text is,
+ * or refused where the whole text is (the error may be another: a stream
+ * reports the first it meets, the whole text the first pass's first). */
+START_TEST(damaged)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/perf/%s", DATA, fixtures[_i]);
+    size_t n;
+    char *text = slurp(path, &n);
+    size_t nl = 0;
+    for (size_t i = 0; i < n; i++) nl += text[i] == '\n';
+    const char **line = malloc((nl + 1) * sizeof *line);
+    size_t *len = malloc((nl + 1) * sizeof *len), k = 0;
+    for (size_t i = 0, b = 0; i < n; i++)
+        if (text[i] == '\n') {
+            line[k] = text + b;
+            len[k++] = i - b + 1;
+            b = i + 1;
+        }
+    static const char *const junk[] = {"\n", "\t\n", "# c\n", "x\n", "\tfff 12\n", "p 1 [000] 1.0: 5 ev: \n"};
+    unsigned seed = 12345u + (unsigned)_i;
+    char *t = malloc(2 * n + 64);
+    for (int round = 0; round < 60; round++) {
+        size_t m = 0;
+        for (size_t j = 0; j < k; j++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = (seed >> 16) % 400;
+            if (r == 0) continue; /* dropped */
+            if (r == 1) { /* swapped for another */
+                const char *jk = junk[(seed >> 8) % 6];
+                memcpy(t + m, jk, strlen(jk));
+                m += strlen(jk);
+                continue;
+            }
+            if (r == 2) { /* cut */
+                size_t c = len[j] / 2;
+                memcpy(t + m, line[j], c);
+                m += c;
+                t[m++] = '\n';
+                continue;
+            }
+            memcpy(t + m, line[j], len[j]);
+            m += len[j];
+            if (r == 3 && m + len[j] < 2 * n) { /* repeated */
+                memcpy(t + m, line[j], len[j]);
+                m += len[j];
+            }
+        }
+        cgprop_read_options o;
+        cgprop_read_options_init(&o);
+        o.format = CGPROP_INPUT_PERF;
+        cgprop_read_error werr, serr;
+        cgprop_read_error_init(&werr);
+        cgprop_graph *a = NULL, *b = NULL;
+        int wrc = cgprop_read_buffer(t, m, "w", 1, &o, NULL, &a, NULL, &werr);
+        int src = rd_stream2(t, m, 1 + round % 7, m, 300 + 97 * (size_t)round, NULL, &b, &serr);
+        ck_assert_msg((wrc == CGPROP_OK) == (src == CGPROP_OK), "round %d: whole %d (%s), stream %d (%s)", round, wrc,
+                      werr.reason, src, serr.reason);
+        if (wrc == CGPROP_OK) {
+            size_t na, nb;
+            char *ja = json(a, &na), *jb = json(b, &nb);
+            ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "round %d: the graphs differ", round);
+            free(ja);
+            free(jb);
+        }
+        cgprop_graph_free(a);
+        cgprop_graph_free(b);
+    }
+    free(t);
+    free(line);
+    free(len);
+    free(text);
+}
+END_TEST
+
+/* Samples of event A past the first piece, then the first of event B. */
+static char *late_text(size_t *n, size_t filler)
+{
+    const char *a = "p 1 [000] 1.000001:     100 ev-a: \n\t401000 leaf+0x1 (/bin/p)\n\t401100 main+0x2 (/bin/p)\n\n";
+    const char *b = "p 1 [000] 2.000001:     7 ev-b: \n\t401000 leaf+0x1 (/bin/p)\n\t401100 main+0x2 (/bin/p)\n\n";
+    size_t la = strlen(a), lb = strlen(b);
+    char *t = malloc(la * filler + lb + 1);
+    for (size_t i = 0; i < filler; i++) memcpy(t + i * la, a, la);
+    memcpy(t + la * filler, b, lb + 1);
+    *n = la * filler + lb;
+    return t;
+}
+
+/* A stream lists its events from its first piece. One that cannot be read
+ * again refuses an event named later, at its line, saying what to do; one
+ * in memory (a mapped gzip file) is walked again with every event. */
+START_TEST(late_event)
+{
+    size_t n;
+    char *t = late_text(&n, 200);
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    int rc = rd_stream(t, n, 10, 4096, NULL, &g, &err);
+    ck_assert_int_eq(rc, CGPROP_EFORMAT);
+    ck_assert(g == NULL);
+    ck_assert_uint_eq(err.line, 200 * 4 + 1);
+    ck_assert_msg(strstr(err.reason, "write the text to a file") != NULL, "%s", err.reason);
+    rc = rd_stream(t, n, n, 4096, NULL, &g, &err);
+    ck_assert_msg(rc == CGPROP_OK, "%s", err.reason);
+    ck_assert_uint_eq(cgprop_graph_metric_count(g), 3);
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "ev-a");
+    ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "ev-b");
+    /* 200 samples of 100 in A, one of 7 in B, 201 in the count. */
+    ck_assert_uint_eq(tself_sum(g, 0), 20000);
+    ck_assert_uint_eq(tself_sum(g, 1), 7);
+    ck_assert_uint_eq(tself_sum(g, 2), 201);
+    cgprop_graph_free(g);
+    same_as_whole(t, n, n, 4096, 4096);
+    free(t);
+}
+END_TEST
+
+/* No sample in the first piece: nothing to guess the events from. */
+START_TEST(no_sample_first)
+{
+    size_t n0;
+    char *s = late_text(&n0, 3);
+    /* perf script --header prints comments, and blank lines among them. */
+    size_t nc = 3000, n = nc * 3 + n0;
+    char *t = malloc(n + 1);
+    for (size_t i = 0; i < nc; i++) memcpy(t + 3 * i, "#\n\n", 3);
+    memcpy(t + 3 * nc, s, n0 + 1);
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    ck_assert_int_eq(rd_stream(t, n, 10, 1024, NULL, &g, &err), CGPROP_EFORMAT);
+    ck_assert_msg(strstr(err.reason, "no sample in the first") != NULL, "%s", err.reason);
+    same_as_whole(t, n, n, 1024, 1024);
+    free(s);
+    free(t);
+}
+END_TEST
+
+/* An error in a later piece names its line in the whole text, as the whole
+ * text's read does. */
+START_TEST(error_line)
+{
+    size_t n0;
+    char *s = late_text(&n0, 300);
+    /* The 251st sample's period overflows. */
+    const char *a = "p 1 [000] 1.000001:     100 ev-a: ";
+    char *hdr = s;
+    for (int i = 0; i < 250; i++) hdr = strstr(hdr + 1, a);
+    const char *big = "p 1 [000] 1.000001: 99999999999999999999999 ev-a: ";
+    size_t pre = (size_t)(hdr - s), la = strlen(a), lbig = strlen(big);
+    char *t = malloc(n0 + lbig);
+    memcpy(t, s, pre);
+    memcpy(t + pre, big, lbig);
+    memcpy(t + pre + lbig, hdr + la, n0 - pre - la + 1);
+    size_t n = n0 - la + lbig;
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_PERF;
+    cgprop_read_error werr, serr;
+    cgprop_read_error_init(&werr);
+    cgprop_graph *g = NULL;
+    ck_assert_int_eq(cgprop_read_buffer(t, n, "w", 1, &o, NULL, &g, NULL, &werr), CGPROP_EOVERFLOW);
+    ck_assert_uint_eq(werr.line, 250 * 4 + 1);
+    ck_assert_int_eq(rd_stream(t, n, 5, 2048, NULL, &g, &serr), CGPROP_EOVERFLOW);
+    ck_assert(g == NULL);
+    ck_assert_uint_eq(serr.line, werr.line);
+    ck_assert_str_eq(serr.reason, werr.reason);
+    free(s);
+    free(t);
+}
+END_TEST
+
+/* Every allocation failure, in the pieces, the names kept and the graph,
+ * is reported and leaks nothing. */
+START_TEST(alloc_failures)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/perf/%s", DATA, _i ? "recur-dwarf.perf" : "names-extras.perf");
+    size_t n;
+    char *text = slurp(path, &n);
+    bool ok = false;
+    for (long left = 0; left < 100000 && !ok; left++) {
+        tfail f;
+        cgprop_allocator a = tfail_allocator(&f, left);
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        int rc = rd_stream(text, n, _i ? 7 : n, 512, &a, &g, &err);
+        if (rc == CGPROP_OK) {
+            ok = true;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err.reason);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(f.live, 0);
+    }
+    ck_assert(ok);
+    free(text);
+}
+END_TEST
+
+/* Peak bytes allocated. */
+typedef struct peak {
+    size_t live, most;
+} peak;
+
+static void *pk_malloc(void *u, size_t n)
+{
+    peak *p = u;
+    size_t *b = malloc(n + sizeof(size_t) * 2);
+    if (!b) return NULL;
+    b[0] = n;
+    p->live += n;
+    if (p->live > p->most) p->most = p->live;
+    return b + 2;
+}
+
+static void pk_free(void *u, void *q)
+{
+    if (!q) return;
+    size_t *b = (size_t *)q - 2;
+    ((peak *)u)->live -= b[0];
+    free(b);
+}
+
+static void *pk_realloc(void *u, void *q, size_t n)
+{
+    if (!q) return pk_malloc(u, n);
+    size_t *b = (size_t *)q - 2, old = b[0];
+    void *r = pk_malloc(u, n);
+    if (!r) return NULL;
+    memcpy(r, q, old < n ? old : n);
+    pk_free(u, q);
+    return r;
+}
+
+/* The most the reader allocates for `copies` copies of one text, read from
+ * a stream in 64 KiB pieces; the copies add up: every self cost is that
+ * many times the one copy's. */
+static size_t stream_peak(const char *one, size_t n1, size_t copies)
+{
+    char *text = malloc(n1 * copies);
+    for (size_t i = 0; i < copies; i++) memcpy(text + i * n1, one, n1);
+    peak pk = {0, 0};
+    cgprop_allocator a = {pk_malloc, pk_realloc, pk_free, &pk};
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    int rc = rd_stream(text, n1 * copies, 0, 65536, &a, &g, &err);
+    ck_assert_msg(rc == CGPROP_OK, "%s", err.reason);
+    cgprop_graph *w = whole(one, n1);
+    for (uint32_t m = 0; m < cgprop_graph_metric_count(w); m++)
+        ck_assert_uint_eq(tself_sum(g, m), copies * tself_sum(w, m));
+    cgprop_graph_free(g);
+    cgprop_graph_free(w);
+    free(text);
+    return pk.most;
+}
+
+/* A long recording read from a stream holds a piece and the graph, not the
+ * text: 40 copies of recur.perf (8.7 MB) take no more than 10 copies do,
+ * and a small part of the text. */
+START_TEST(bounded_memory)
+{
+    size_t n1;
+    char *one = slurp(DATA "/perf/recur.perf", &n1);
+    size_t p10 = stream_peak(one, n1, 10), p40 = stream_peak(one, n1, 40);
+    ck_assert_msg(p40 <= p10 + 4096, "peak %zu bytes for 40 copies, %zu for 10", p40, p10);
+    ck_assert_msg(p40 < n1 * 40 / 16, "peak %zu bytes for a text of %zu", p40, n1 * 40);
+    free(one);
+}
+END_TEST
+
+#ifdef CGPROP_TEST_ZLIB
+static char *gz(const char *text, size_t n, size_t *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t cap = deflateBound(&z, (uLong)n);
+    char *b = malloc(cap);
+    z.next_in = (Bytef *)(uintptr_t)text;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)b;
+    z.avail_out = (uInt)cap;
+    ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+    *out = cap - z.avail_out;
+    deflateEnd(&z);
+    return b;
+}
+
+/* gzip inflated as it is read: one member or two (as `cat a.gz b.gz`
+ * makes, with zero padding after), from memory and from a stream; damage
+ * is reported at its byte. */
+START_TEST(gzip_pieces)
+{
+    size_t n;
+    char *text = slurp(DATA "/perf/recur.perf", &n);
+    size_t zn;
+    char *z = gz(text, n, &zn);
+    cgprop_graph *w = whole(text, n), *g = NULL;
+    size_t nw;
+    char *jw = json(w, &nw);
+    cgprop_read_error err;
+    for (int from_stream = 0; from_stream < 2; from_stream++) {
+        ck_assert_int_eq(rd_stream(z, zn, from_stream ? 100 : zn, 4096, NULL, &g, &err), CGPROP_OK);
+        size_t ng;
+        char *jg = json(g, &ng);
+        ck_assert(ng == nw && memcmp(jg, jw, nw) == 0);
+        free(jg);
+        cgprop_graph_free(g);
+    }
+    /* Two members and padding: the text twice. */
+    char *z2 = malloc(2 * zn + 16);
+    memcpy(z2, z, zn);
+    memcpy(z2 + zn, z, zn);
+    memset(z2 + 2 * zn, 0, 16);
+    char *t2 = malloc(2 * n);
+    memcpy(t2, text, n);
+    memcpy(t2 + n, text, n);
+    cgprop_graph *w2 = whole(t2, 2 * n);
+    ck_assert_int_eq(rd_stream(z2, 2 * zn + 16, 50, 4096, NULL, &g, &err), CGPROP_OK);
+    for (uint32_t m = 0; m < cgprop_graph_metric_count(w2); m++) ck_assert_uint_eq(tself_sum(g, m), tself_sum(w2, m));
+    cgprop_graph_free(g);
+    /* Truncated, corrupt, and followed by bytes that are no gzip. */
+    ck_assert_int_eq(rd_stream(z, zn - 9, 64, 4096, NULL, &g, &err), CGPROP_EFORMAT);
+    ck_assert_msg(strstr(err.reason, "truncated") != NULL, "%s", err.reason);
+    char *bad = malloc(zn);
+    memcpy(bad, z, zn);
+    for (size_t i = zn / 2; i < zn / 2 + 64; i++) bad[i] = (char)(bad[i] ^ 0x5a);
+    ck_assert_int_eq(rd_stream(bad, zn, zn, 4096, NULL, &g, &err), CGPROP_EFORMAT);
+    ck_assert_msg(strstr(err.reason, "gzip input") != NULL, "%s", err.reason);
+    memcpy(z2 + zn, "junk", 4);
+    ck_assert_int_eq(rd_stream(z2, zn + 4, zn + 4, 4096, NULL, &g, &err), CGPROP_EFORMAT);
+    ck_assert_msg(strstr(err.reason, "after the end of the compressed data") != NULL, "%s", err.reason);
+    ck_assert_uint_eq(err.line, zn + 1);
+    free(bad);
+    free(z2);
+    free(t2);
+    free(jw);
+    cgprop_graph_free(w);
+    cgprop_graph_free(w2);
+    free(z);
+    free(text);
+}
+END_TEST
+#endif
+
+/* The public entry point on a named pipe: perf script text longer than the
+ * first piece, written by another process, gives the graph the file gives. */
+START_TEST(named_pipe)
+{
+    size_t n1;
+    char *one = slurp(DATA "/perf/recur.perf", &n1);
+    size_t copies = CGPROP__STREAM_HEAD / n1 + 3, n = n1 * copies;
+    char *text = malloc(n);
+    for (size_t i = 0; i < copies; i++) memcpy(text + i * n1, one, n1);
+    char dir[] = "/tmp/cgprop-fifo-XXXXXX", fifo[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/p", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        FILE *w = fopen(fifo, "wb");
+        size_t put = w ? fwrite(text, 1, n, w) : 0;
+        if (w) fclose(w);
+        _exit(put == n ? 0 : 1);
+    }
+    cgprop_graph *g = NULL;
+    cgprop_read_info info;
+    cgprop_read_info_init(&info);
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_file(fifo, strlen(fifo), NULL, NULL, &g, &info, &err);
+    int st;
+    waitpid(pid, &st, 0);
+    unlink(fifo);
+    rmdir(dir);
+    ck_assert_msg(rc == CGPROP_OK, "%s", err.reason);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer: status %d", st);
+    ck_assert_uint_eq(info.format, CGPROP_INPUT_PERF);
+    cgprop_graph *w = whole(text, n);
+    size_t na, nb;
+    char *ja = json(w, &na), *jb = json(g, &nb);
+    ck_assert(na == nb && memcmp(ja, jb, na) == 0);
+    free(ja);
+    free(jb);
+    cgprop_graph_free(g);
+    cgprop_graph_free(w);
+    free(text);
+    free(one);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("stream");
+    TCase *t = tcase_create("perf");
+    tcase_set_timeout(t, 300);
+    tcase_add_loop_test(t, real_recordings, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
+    tcase_add_loop_test(t, damaged, 0, (int)(sizeof fixtures / sizeof fixtures[0]));
+    tcase_add_test(t, late_event);
+    tcase_add_test(t, no_sample_first);
+    tcase_add_test(t, error_line);
+    tcase_add_loop_test(t, alloc_failures, 0, 2);
+    tcase_add_test(t, bounded_memory);
+#ifdef CGPROP_TEST_ZLIB
+    tcase_add_test(t, gzip_pieces);
+#endif
+    tcase_add_test(t, named_pipe);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
