@@ -59,11 +59,11 @@ static char *json(cgprop_graph *g, size_t *n)
     return buf;
 }
 
-static cgprop_graph *whole(const char *text, size_t n)
+static cgprop_graph *whole_fmt(uint32_t fmt, const char *text, size_t n)
 {
     cgprop_read_options o;
     cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_PERF;
+    o.format = fmt;
     cgprop_read_error err;
     cgprop_read_error_init(&err);
     cgprop_graph *g = NULL;
@@ -71,6 +71,8 @@ static cgprop_graph *whole(const char *text, size_t n)
     ck_assert_msg(rc == CGPROP_OK, "whole: line %llu: %s", (unsigned long long)err.line, err.reason);
     return g;
 }
+
+static cgprop_graph *whole(const char *text, size_t n) { return whole_fmt(CGPROP_INPUT_PERF, text, n); }
 
 /* A stream of text[0..n): its first `head` bytes in memory, the rest (if
  * any) in a stream that cannot be rewound; head == n: all in memory, as a
@@ -105,22 +107,30 @@ static void tstream_close(tstream *t)
 }
 
 /* head: the bytes in memory before the stream; guess: the first piece,
- * where the events are listed; piece: the others. */
-static int rd_stream2(const char *text, size_t n, size_t head, size_t guess, size_t piece, const cgprop_allocator *a,
-                      cgprop_graph **g, cgprop_read_error *err)
+ * where perf's events are listed; piece: the others. */
+static int rd_stream_fmt(uint32_t fmt, const char *text, size_t n, size_t head, size_t guess, size_t piece,
+                         const cgprop_allocator *a, cgprop_graph **g, cgprop_read_error *err)
 {
     tstream t;
     tstream_open(&t, text, n, head);
     cgprop_read_options o;
     cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_PERF;
+    o.format = fmt;
     cgprop_read_error_init(err);
     cgprop__src src;
     int rc = cgprop__src_open(&src, &t.f, a, err);
-    if (!rc) rc = cgprop__perf_read_stream(&src, guess, piece, &o, a, g, NULL, err);
+    if (!rc)
+        rc = fmt == CGPROP_INPUT_PERF ? cgprop__perf_read_stream(&src, guess, piece, &o, a, g, NULL, err)
+                                      : cgprop__folded_read_stream(&src, piece, &o, a, g, NULL, err);
     cgprop__src_close(&src);
     tstream_close(&t);
     return rc;
+}
+
+static int rd_stream2(const char *text, size_t n, size_t head, size_t guess, size_t piece, const cgprop_allocator *a,
+                      cgprop_graph **g, cgprop_read_error *err)
+{
+    return rd_stream_fmt(CGPROP_INPUT_PERF, text, n, head, guess, piece, a, g, err);
 }
 
 static int rd_stream(const char *text, size_t n, size_t head, size_t piece, const cgprop_allocator *a,
@@ -512,15 +522,148 @@ START_TEST(gzip_pieces)
 END_TEST
 #endif
 
-/* The public entry point on a named pipe: perf script text longer than the
- * first piece, written by another process, gives the graph the file gives. */
-START_TEST(named_pipe)
+/* ---- folded stacks ---- */
+
+static void folded_same(const char *text, size_t n, size_t head, size_t piece)
 {
+    cgprop_graph *a = whole_fmt(CGPROP_INPUT_FOLDED, text, n), *b = NULL;
+    cgprop_read_error err;
+    int rc = rd_stream_fmt(CGPROP_INPUT_FOLDED, text, n, head, 0, piece, NULL, &b, &err);
+    ck_assert_msg(rc == CGPROP_OK, "piece %zu: line %llu: %s", piece, (unsigned long long)err.line, err.reason);
+    size_t na, nb;
+    char *ja = json(a, &na), *jb = json(b, &nb);
+    ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "piece %zu, head %zu: the graphs differ", piece, head);
+    free(ja);
+    free(jb);
+    cgprop_graph_free(a);
+    cgprop_graph_free(b);
+}
+
+/* Random stacks over a few names (recursion, shared roots), two weights,
+ * comments, blank lines, CRLF and a tab in a name, after a byte order
+ * mark. */
+static char *folded_text(size_t lines, unsigned seed, size_t *n)
+{
+    static const char *const nm[] = {"main", "a", "b", "c\td", "fib", "x::y(int, char)", "[unknown]", "w"};
+    size_t cap = lines * 400 + 16, m = 0;
+    char *t = malloc(cap);
+    memcpy(t, "\xef\xbb\xbf", 3);
+    m = 3;
+    for (size_t l = 0; l < lines; l++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned r = seed >> 8;
+        if (r % 50 == 0) {
+            m += (size_t)sprintf(t + m, "# comment %zu\n\n", l);
+            continue;
+        }
+        size_t depth = 1 + r % 30;
+        m += (size_t)sprintf(t + m, "main");
+        for (size_t d = 1; d < depth; d++) {
+            seed = seed * 1103515245u + 12345u;
+            m += (size_t)sprintf(t + m, ";%s", nm[(seed >> 12) % 8]);
+        }
+        m += (size_t)sprintf(t + m, " %u %u%s", 1 + (r >> 5) % 1000, (r >> 3) % 7, r % 3 == 0 ? "\r\n" : "\n");
+    }
+    *n = m;
+    return t;
+}
+
+START_TEST(folded_pieces)
+{
+    size_t n;
+    char *t = folded_text(3000, 77u, &n);
+    static const size_t pieces[] = {1, 61, 4096, 1 << 20};
+    for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+        folded_same(t, n, n, pieces[k]);
+        folded_same(t, n, 2, pieces[k]);
+    }
+    free(t);
+}
+END_TEST
+
+/* An error in a later piece: the same line and reason as the whole text's. */
+START_TEST(folded_error_line)
+{
+    size_t n;
+    char *t = folded_text(3000, 5u, &n);
+    /* The 2000th newline's line loses its second weight. */
+    size_t at = 0;
+    for (int nl = 0; nl < 2000; at++) nl += t[at] == '\n';
+    while (t[at] == '#' || t[at] == '\n') {
+        while (t[at] != '\n') at++;
+        at++;
+    }
+    char *e = memchr(t + at, '\n', n - at);
+    size_t k = (size_t)(e - t);
+    if (t[k - 1] == '\r') k--;
+    while (t[k - 1] != ' ') k--; /* the second weight */
+    memmove(t + k - 1, t + k + 1, n - k - 1);
+    n -= 2;
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = CGPROP_INPUT_FOLDED;
+    cgprop_read_error werr, serr;
+    cgprop_read_error_init(&werr);
+    cgprop_graph *g = NULL;
+    int wrc = cgprop_read_buffer(t, n, "w", 1, &o, NULL, &g, NULL, &werr);
+    ck_assert_int_eq(wrc, CGPROP_EFORMAT);
+    ck_assert_uint_eq(werr.line, 2001);
+    ck_assert_int_eq(rd_stream_fmt(CGPROP_INPUT_FOLDED, t, n, 3, 0, 1000, NULL, &g, &serr), wrc);
+    ck_assert(g == NULL);
+    ck_assert_uint_eq(serr.line, werr.line);
+    ck_assert_str_eq(serr.reason, werr.reason);
+    free(t);
+}
+END_TEST
+
+START_TEST(folded_alloc_failures)
+{
+    size_t n;
+    char *t = folded_text(200, 9u, &n);
+    bool ok = false;
+    for (long left = 0; left < 100000 && !ok; left++) {
+        tfail f;
+        cgprop_allocator a = tfail_allocator(&f, left);
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        int rc = rd_stream_fmt(CGPROP_INPUT_FOLDED, t, n, _i ? 7 : n, 0, 300, &a, &g, &err);
+        if (rc == CGPROP_OK) {
+            ok = true;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err.reason);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(f.live, 0);
+    }
+    ck_assert(ok);
+    free(t);
+}
+END_TEST
+
+/* The text of the public entry point's test: perf script (recur.perf
+ * repeated) or folded stacks, longer than the first piece. */
+static char *pipe_text(int which, size_t *n)
+{
+    if (which == 1) return folded_text(CGPROP__STREAM_HEAD / 60, 3u, n);
     size_t n1;
     char *one = slurp(DATA "/perf/recur.perf", &n1);
-    size_t copies = CGPROP__STREAM_HEAD / n1 + 3, n = n1 * copies;
-    char *text = malloc(n);
+    size_t copies = CGPROP__STREAM_HEAD / n1 + 3;
+    char *text = malloc(n1 * copies);
     for (size_t i = 0; i < copies; i++) memcpy(text + i * n1, one, n1);
+    free(one);
+    *n = n1 * copies;
+    return text;
+}
+
+/* The public entry point on a named pipe: a text longer than the first
+ * piece, written by another process, gives the graph the text in memory
+ * gives, its format detected. */
+START_TEST(named_pipe)
+{
+    size_t n;
+    char *text = pipe_text(_i, &n);
+    ck_assert_uint_gt(n, CGPROP__STREAM_HEAD);
     char dir[] = "/tmp/cgprop-fifo-XXXXXX", fifo[64];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(fifo, sizeof fifo, "%s/p", dir);
@@ -545,8 +688,9 @@ START_TEST(named_pipe)
     rmdir(dir);
     ck_assert_msg(rc == CGPROP_OK, "%s", err.reason);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer: status %d", st);
-    ck_assert_uint_eq(info.format, CGPROP_INPUT_PERF);
-    cgprop_graph *w = whole(text, n);
+    uint32_t fmt = _i ? CGPROP_INPUT_FOLDED : CGPROP_INPUT_PERF;
+    ck_assert_uint_eq(info.format, fmt);
+    cgprop_graph *w = whole_fmt(fmt, text, n);
     size_t na, nb;
     char *ja = json(w, &na), *jb = json(g, &nb);
     ck_assert(na == nb && memcmp(ja, jb, na) == 0);
@@ -555,7 +699,6 @@ START_TEST(named_pipe)
     cgprop_graph_free(g);
     cgprop_graph_free(w);
     free(text);
-    free(one);
 }
 END_TEST
 
@@ -574,8 +717,14 @@ static Suite *suite(void)
 #ifdef CGPROP_TEST_ZLIB
     tcase_add_test(t, gzip_pieces);
 #endif
-    tcase_add_test(t, named_pipe);
+    tcase_add_loop_test(t, named_pipe, 0, 2);
     suite_add_tcase(s, t);
+    TCase *f = tcase_create("folded");
+    tcase_set_timeout(f, 300);
+    tcase_add_test(f, folded_pieces);
+    tcase_add_test(f, folded_error_line);
+    tcase_add_loop_test(f, folded_alloc_failures, 0, 2);
+    suite_add_tcase(s, f);
     return s;
 }
 

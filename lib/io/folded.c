@@ -21,6 +21,8 @@ typedef struct fold {
     size_t prevlen, nprev;
     char *name;
     size_t ncap;
+    uint32_t K;     /* weights per line, fixed by the first stack */
+    uint64_t lines; /* lines walked so far */
 } fold;
 
 /* Trailing whitespace-separated numbers of s[0..n): fills w (at most max)
@@ -142,26 +144,19 @@ add:;
     return CGPROP_OK;
 }
 
-int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options *opts,
-                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
-                        cgprop_read_error *err)
+/* The lines of data[0..len), all whole (a piece of a stream ends after a
+ * newline, or at the stream's end); the first stack line makes the graph,
+ * sized on size_hint bytes of input. */
+static int fold_piece(fold *f, const char *data, size_t len, const cgprop_read_options *opts,
+                      const cgprop_allocator *alloc, size_t size_hint)
 {
-    *out = NULL;
-    fold f;
-    memset(&f, 0, sizeof f);
-    f.err = err;
-    /* A UTF-8 byte order mark (editors on Windows write one) is no part of
-     * the first frame's name. */
-    if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
-        data += 3;
-        len -= 3;
-    }
+    cgprop_read_error *err = f->err;
     cgprop__lines r;
     cgprop__lines_init(&r, data, len);
+    r.no = f->lines;
     const char *s;
     size_t n;
     uint64_t w[CGPROP_MAX_METRICS];
-    uint32_t K = 0;
     int rc = CGPROP_OK;
     while (!rc && cgprop__lines_next(&r, &s, &n)) {
         while (n && cgprop__is_space(*s)) {
@@ -172,7 +167,7 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
         if (n == 0 || s[0] == '#') continue;
         size_t end;
         bool ovf;
-        if (!f.g) {
+        if (!f->g) {
             /* The first stack fixes the number of weights per line. */
             uint32_t cnt = trailing_numbers(s, n, w, CGPROP_MAX_METRICS, &end, &ovf);
             if (ovf) {
@@ -191,17 +186,17 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
                                        CGPROP_MAX_METRICS);
                 break;
             }
-            K = cnt;
+            f->K = cnt;
             char names[CGPROP_MAX_METRICS][24];
             const char *np[CGPROP_MAX_METRICS];
-            for (uint32_t k = 0; k < K; k++) {
-                if (K == 1) snprintf(names[k], sizeof names[k], "samples");
+            for (uint32_t k = 0; k < f->K; k++) {
+                if (f->K == 1) snprintf(names[k], sizeof names[k], "samples");
                 else snprintf(names[k], sizeof names[k], "samples%u", (unsigned)k);
                 np[k] = names[k];
             }
-            rc = cgprop_graph_new(alloc, np, NULL, K, &f.g);
-            if (!rc && opts->contexts) rc = cgprop_graph_keep_contexts(f.g, 1);
-            if (!rc) rc = cgprop__stacks_defer(f.g, true);
+            rc = cgprop_graph_new(alloc, np, NULL, f->K, &f->g);
+            if (!rc && opts->contexts) rc = cgprop_graph_keep_contexts(f->g, 1);
+            if (!rc) rc = cgprop__stacks_defer(f->g, true);
             /* Room in the graph's arrays up front, on a guess from the
              * input's size (one function and one call per 64 bytes, at
              * most 2^16 of each): the arrays then fill in place instead of
@@ -212,43 +207,120 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
              * are left to grow: zeroed whole when made, an index sized too
              * large costs its pages and cache. */
             if (!rc) {
-                size_t guess = len / 64 < 65536 ? len / 64 : 65536;
-                rc = cgprop__reserve_arrays(f.g, (uint32_t)guess, (uint32_t)guess);
+                size_t guess = size_hint / 64 < 65536 ? size_hint / 64 : 65536;
+                rc = cgprop__reserve_arrays(f->g, (uint32_t)guess, (uint32_t)guess);
             }
             if (rc) {
                 rc = cgprop__read_fail(err, rc, r.no, "out of memory");
                 break;
             }
         } else {
-            uint32_t cnt = trailing_numbers(s, n, w, K, &end, &ovf);
+            uint32_t cnt = trailing_numbers(s, n, w, f->K, &end, &ovf);
             if (ovf) {
                 rc = cgprop__read_fail(err, CGPROP_EOVERFLOW, r.no, "weight too large");
                 break;
             }
-            if (cnt != K) {
+            if (cnt != f->K) {
                 rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "expected %u weight%s at the end of the line",
-                                       K, K == 1 ? "" : "s");
+                                       f->K, f->K == 1 ? "" : "s");
                 break;
             }
         }
-        rc = one_line(&f, r.no, s, end, w);
+        rc = one_line(f, r.no, s, end, w);
     }
-    if (!rc && !f.g) rc = cgprop__read_fail(err, CGPROP_EFORMAT, r.no, "no stack in the input");
-    if (!rc && (rc = cgprop__stacks_defer(f.g, false))) rc = cgprop__read_fail(err, rc, r.no, "out of memory");
-    if (f.g) {
-        cgprop__free(f.g, f.frames);
-        cgprop__free(f.g, f.ends);
-        cgprop__free(f.g, f.name);
+    f->lines = r.no;
+    return rc;
+}
+
+/* After the last piece (rc the walk's result): the graph, or nothing. */
+static int fold_end(fold *f, int rc, cgprop_graph **out, cgprop_read_info *info)
+{
+    cgprop_read_error *err = f->err;
+    if (!rc && !f->g) rc = cgprop__read_fail(err, CGPROP_EFORMAT, f->lines, "no stack in the input");
+    if (!rc && (rc = cgprop__stacks_defer(f->g, false))) rc = cgprop__read_fail(err, rc, f->lines, "out of memory");
+    if (f->g) {
+        cgprop__free(f->g, f->frames);
+        cgprop__free(f->g, f->ends);
+        cgprop__free(f->g, f->name);
     }
     if (rc) {
-        cgprop_graph_free(f.g);
+        cgprop_graph_free(f->g);
         return rc;
     }
     if (info) {
         info->format = CGPROP_INPUT_FOLDED;
         info->recursion = CGPROP_RECS_STACKS;
-        info->lines = r.no;
+        info->lines = f->lines;
     }
-    *out = f.g;
+    *out = f->g;
     return CGPROP_OK;
+}
+
+/* A UTF-8 byte order mark (editors on Windows write one) is no part of the
+ * first frame's name. */
+static size_t bom(const char *data, size_t len)
+{
+    return len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
+int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                        cgprop_read_error *err)
+{
+    *out = NULL;
+    fold f;
+    memset(&f, 0, sizeof f);
+    f.err = err;
+    size_t b = bom(data, len);
+    return fold_end(&f, fold_piece(&f, data + b, len - b, opts, alloc, len), out, info);
+}
+
+int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
+                               const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                               cgprop_read_error *err)
+{
+    *out = NULL;
+    fold f;
+    memset(&f, 0, sizeof f);
+    f.err = err;
+    size_t cap = piece ? piece : 1, have = 0, used = 0;
+    char *buf = cgprop__ra_realloc(alloc, NULL, cap);
+    if (!buf) return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
+    bool end = false, first = true;
+    int rc = CGPROP_OK;
+    while (!rc) {
+        memmove(buf, buf + used, have - used);
+        have -= used;
+        while (!rc && !end && have < cap) {
+            size_t got;
+            rc = cgprop__src_read(src, buf + have, cap - have, &got, err);
+            have += got;
+            end = got == 0;
+        }
+        if (rc) break;
+        /* A piece ends after its last newline; the line after it waits. */
+        used = have;
+        if (!end) {
+            while (used && buf[used - 1] != '\n') used--;
+            if (!used) {
+                /* A line longer than the piece: the piece grows. */
+                char *nb = cap <= SIZE_MAX / 2 ? cgprop__ra_realloc(alloc, buf, cap * 2) : NULL;
+                if (!nb) {
+                    rc = cgprop__read_fail(err, CGPROP_ENOMEM, f.lines, "out of memory");
+                    break;
+                }
+                buf = nb;
+                cap *= 2;
+                continue;
+            }
+        }
+        size_t b = first ? bom(buf, used) : 0;
+        first = false;
+        rc = fold_piece(&f, buf + b, used - b, opts, alloc, cap);
+        /* The previous line's bytes go with the piece. */
+        f.nprev = 0;
+        if (end) break;
+    }
+    cgprop__ra_free(alloc, buf);
+    return fold_end(&f, rc, out, info);
 }

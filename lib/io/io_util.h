@@ -246,6 +246,12 @@ void cgprop__src_close(cgprop__src *s);
  * they decide anything): the first part is also where the perf reader lists
  * a stream's events. */
 #define CGPROP__STREAM_HEAD ((size_t)8 << 20)
+/* The folded-stack reader over a text read piece by piece (pieces of about
+ * piece bytes that end after a newline): the same graph as the text in
+ * memory, in memory bounded by a piece and the graph. */
+int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
+                               const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                               cgprop_read_error *err);
 /* The perf script reader over a text read piece by piece (the first of
  * about head bytes, where the events are listed, the others of about piece
  * bytes; both CGPROP__STREAM_HEAD in the library): the same graph as the
