@@ -139,11 +139,12 @@ static int rd_stream(const char *text, size_t n, size_t head, size_t piece, cons
     return rd_stream2(text, n, head, piece, piece, a, g, err);
 }
 
-static void same_as_whole(const char *text, size_t n, size_t head, size_t guess, size_t piece)
+/* The text read in pieces gives the graph the whole text gives. */
+static void fmt_same(uint32_t fmt, const char *text, size_t n, size_t head, size_t guess, size_t piece)
 {
-    cgprop_graph *a = whole(text, n), *b = NULL;
+    cgprop_graph *a = whole_fmt(fmt, text, n), *b = NULL;
     cgprop_read_error err;
-    int rc = rd_stream2(text, n, head, guess, piece, NULL, &b, &err);
+    int rc = rd_stream_fmt(fmt, text, n, head, guess, piece, NULL, &b, &err);
     ck_assert_msg(rc == CGPROP_OK, "piece %zu: line %llu: %s", piece, (unsigned long long)err.line, err.reason);
     size_t na, nb;
     char *ja = json(a, &na), *jb = json(b, &nb);
@@ -152,6 +153,11 @@ static void same_as_whole(const char *text, size_t n, size_t head, size_t guess,
     free(jb);
     cgprop_graph_free(a);
     cgprop_graph_free(b);
+}
+
+static void same_as_whole(const char *text, size_t n, size_t head, size_t guess, size_t piece)
+{
+    fmt_same(CGPROP_INPUT_PERF, text, n, head, guess, piece);
 }
 
 static const char *const fixtures[] = {"recur.perf", "recur-dwarf.perf", "faults.perf", "names.perf",
@@ -347,21 +353,17 @@ START_TEST(error_line)
 }
 END_TEST
 
-/* Every allocation failure, in the pieces, the names kept and the graph,
- * is reported and leaks nothing. */
-START_TEST(alloc_failures)
+/* Every allocation failure in a read of text in pieces (from a stream
+ * after head bytes) is reported and leaks nothing; one read succeeds. */
+static void fail_sweep(uint32_t fmt, const char *text, size_t n, size_t head, size_t piece)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/perf/%s", DATA, _i ? "recur-dwarf.perf" : "names-extras.perf");
-    size_t n;
-    char *text = slurp(path, &n);
     bool ok = false;
     for (long left = 0; left < 100000 && !ok; left++) {
         tfail f;
         cgprop_allocator a = tfail_allocator(&f, left);
         cgprop_graph *g = NULL;
         cgprop_read_error err;
-        int rc = rd_stream(text, n, _i ? 7 : n, 512, &a, &g, &err);
+        int rc = rd_stream_fmt(fmt, text, n, head, piece, piece, &a, &g, &err);
         if (rc == CGPROP_OK) {
             ok = true;
             cgprop_graph_free(g);
@@ -372,6 +374,16 @@ START_TEST(alloc_failures)
         ck_assert_int_eq(f.live, 0);
     }
     ck_assert(ok);
+}
+
+/* In the pieces, the names kept and the graph. */
+START_TEST(alloc_failures)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/perf/%s", DATA, _i ? "recur-dwarf.perf" : "names-extras.perf");
+    size_t n;
+    char *text = slurp(path, &n);
+    fail_sweep(CGPROP_INPUT_PERF, text, n, _i ? 7 : n, 512);
     free(text);
 }
 END_TEST
@@ -526,17 +538,7 @@ END_TEST
 
 static void folded_same(const char *text, size_t n, size_t head, size_t piece)
 {
-    cgprop_graph *a = whole_fmt(CGPROP_INPUT_FOLDED, text, n), *b = NULL;
-    cgprop_read_error err;
-    int rc = rd_stream_fmt(CGPROP_INPUT_FOLDED, text, n, head, 0, piece, NULL, &b, &err);
-    ck_assert_msg(rc == CGPROP_OK, "piece %zu: line %llu: %s", piece, (unsigned long long)err.line, err.reason);
-    size_t na, nb;
-    char *ja = json(a, &na), *jb = json(b, &nb);
-    ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "piece %zu, head %zu: the graphs differ", piece, head);
-    free(ja);
-    free(jb);
-    cgprop_graph_free(a);
-    cgprop_graph_free(b);
+    fmt_same(CGPROP_INPUT_FOLDED, text, n, head, 0, piece);
 }
 
 /* Random stacks over a few names (recursion, shared roots), two weights,
@@ -620,23 +622,7 @@ START_TEST(folded_alloc_failures)
 {
     size_t n;
     char *t = folded_text(200, 9u, &n);
-    bool ok = false;
-    for (long left = 0; left < 100000 && !ok; left++) {
-        tfail f;
-        cgprop_allocator a = tfail_allocator(&f, left);
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        int rc = rd_stream_fmt(CGPROP_INPUT_FOLDED, t, n, _i ? 7 : n, 0, 300, &a, &g, &err);
-        if (rc == CGPROP_OK) {
-            ok = true;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err.reason);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(f.live, 0);
-    }
-    ck_assert(ok);
+    fail_sweep(CGPROP_INPUT_FOLDED, t, n, _i ? 7 : n, 300);
     free(t);
 }
 END_TEST

@@ -62,7 +62,7 @@ bool cgprop__src_rewind(cgprop__src *s)
     if (!s->whole) return false;
     s->at = 0;
     s->fed = 0;
-    s->zend = s->zbetween = false;
+    s->zend = s->zbetween = s->zpad = false;
 #ifdef CGPROP_HAVE_ZLIB
     if (s->z) {
         z_stream *z = s->z;
@@ -283,9 +283,10 @@ int cgprop__src_read(cgprop__src *s, char *dst, size_t cap, size_t *got, cgprop_
         if (rc) return rc;
         uint64_t pos = s->fed - z->avail_in;
         if (s->zbetween) {
-            /* Another member, zero padding (as gzip itself accepts) or the
-             * end; anything else is not gzip. */
-            while (z->avail_in && *z->next_in == 0) {
+            /* Another member, zero padding to the end (as gzip itself
+             * accepts), or the end; anything else is not gzip. */
+            if (z->avail_in && *z->next_in == 0) s->zpad = true;
+            while (s->zpad && z->avail_in && *z->next_in == 0) {
                 z->next_in++;
                 z->avail_in--;
             }
@@ -294,7 +295,8 @@ int cgprop__src_read(cgprop__src *s, char *dst, size_t cap, size_t *got, cgprop_
                 break;
             }
             if (!z->avail_in) continue;
-            if (*z->next_in != 0x1f || (z->avail_in >= 2 && z->next_in[1] != 0x8b))
+            pos = s->fed - z->avail_in;
+            if (s->zpad || *z->next_in != 0x1f || (z->avail_in >= 2 && z->next_in[1] != 0x8b))
                 return cgprop__read_fail(err, CGPROP_EFORMAT, pos + 1,
                                          "gzip input: bytes after the end of the compressed data at byte %llu",
                                          (unsigned long long)pos);

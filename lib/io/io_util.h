@@ -231,6 +231,7 @@ typedef struct cgprop__src {
     char *zin;     /* zlib's input once f->data is used up */
     bool zend;     /* past the last gzip member */
     bool zbetween; /* a member ended: zeros, another member or the end follow */
+    bool zpad;     /* zeros followed: only zeros may come */
     bool whole;    /* every byte is in f->data: it can be read again */
 } cgprop__src;
 /* EFORMAT when the input is gzip and zlib is not built in, ENOMEM. */
@@ -252,6 +253,10 @@ void cgprop__src_close(cgprop__src *s);
 int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
                                const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                                cgprop_read_error *err);
+/* Why data (its first bytes) is a raw recording no reader takes, with the
+ * command that prints what cgprop reads; NULL when it is not one
+ * (lib/io/read.c). */
+const char *cgprop__recording(const char *d, size_t len);
 /* The perf script reader over a text read piece by piece (the first of
  * about head bytes, where the events are listed, the others of about piece
  * bytes; both CGPROP__STREAM_HEAD in the library): the same graph as the

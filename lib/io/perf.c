@@ -1063,6 +1063,18 @@ static int build(pr *p, const char *data, size_t len, const cgprop_allocator *al
     return graph_end(p, scan(p, data, len, lines), *lines);
 }
 
+/* The graph read, handed out with what the read found. */
+static int deliver(pr *p, uint64_t lines, cgprop_graph **out, cgprop_read_info *info)
+{
+    if (info) {
+        info->format = CGPROP_INPUT_PERF;
+        info->recursion = CGPROP_RECS_STACKS;
+        info->lines = lines;
+    }
+    *out = p->g;
+    return CGPROP_OK;
+}
+
 /* The events of a recording nearly always all show in its first samples,
  * so the first pass, which walks every line only to list them, covers the
  * first MiB and a 32nd of the rest, and the second pass starts from that
@@ -1140,13 +1152,7 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
         if (!rc) rc = build(&p, data, len, alloc, &lines);
     }
     if (rc) return rc;
-    if (info) {
-        info->format = CGPROP_INPUT_PERF;
-        info->recursion = CGPROP_RECS_STACKS;
-        info->lines = lines;
-    }
-    *out = p.g;
-    return CGPROP_OK;
+    return deliver(&p, lines, out, info);
 }
 
 /* ---- a text read piece by piece (a pipe, or gzip inflated as it goes) ----
@@ -1166,6 +1172,7 @@ typedef struct pieces {
     cgprop_read_error *err;
     char *buf;
     size_t cap, have, cut;
+    size_t head;  /* the size of the first piece */
     size_t piece; /* the size of a piece after the first */
     bool walked;  /* the first piece was handed out */
     bool end;     /* the stream has no more bytes */
@@ -1201,6 +1208,10 @@ static int pieces_next(pieces *q, bool *done)
             q->cap = q->piece;
         }
     }
+    /* The buffer may hold more than a piece (the first read looks far
+     * enough for the binary probe): a piece is cut within its size when it
+     * can be. */
+    size_t lim = q->walked ? q->piece : q->head;
     for (;;) {
         while (!q->end && q->have < q->cap) {
             size_t got;
@@ -1209,14 +1220,16 @@ static int pieces_next(pieces *q, bool *done)
             q->have += got;
             q->end = got == 0;
         }
-        if (q->end) {
-            q->cut = q->have;
-            *done = q->have == 0;
-            return CGPROP_OK;
-        }
-        if ((q->cut = after_last_blank(q->buf, q->have))) {
+        q->cut = after_last_blank(q->buf, q->have < lim ? q->have : lim);
+        if (!q->cut && q->have > lim) q->cut = after_last_blank(q->buf, q->have);
+        if (q->end && !q->cut) q->cut = q->have;
+        if (q->cut) {
             *done = false;
             q->walked = true;
+            return CGPROP_OK;
+        }
+        if (q->end) {
+            *done = true;
             return CGPROP_OK;
         }
         /* One sample longer than the piece (or a text with no blank line):
@@ -1279,12 +1292,15 @@ int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const 
     q.src = src;
     q.alloc = alloc;
     q.err = err;
-    q.cap = head ? head : 1;
+    q.head = head ? head : 1;
     q.piece = piece ? piece : 1;
+    /* The first read reaches as far as a text in memory is probed for
+     * binary bytes, so that both refuse the same inputs. */
+    q.cap = q.head > BINARY_PROBE ? q.head : BINARY_PROBE;
     if (!(q.buf = cgprop__ra_realloc(alloc, NULL, q.cap))) return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
     bool done;
     int rc = pieces_next(&q, &done);
-    if (!rc && q.end) {
+    if (!rc && q.end && q.have <= q.head) {
         /* The whole text fit in the first piece: read as a text in memory. */
         rc = cgprop__perf_read(q.buf, q.have, opts, alloc, out, info, err);
         cgprop__ra_free(alloc, q.buf);
@@ -1347,13 +1363,7 @@ int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const 
     keep_free(&p);
     cgprop__ra_free(alloc, q.buf);
     if (rc) return rc;
-    if (info) {
-        info->format = CGPROP_INPUT_PERF;
-        info->recursion = CGPROP_RECS_STACKS;
-        info->lines = lines;
-    }
-    *out = p.g;
-    return CGPROP_OK;
+    return deliver(&p, lines, out, info);
 }
 
 /* A frame line: TAB, blanks, a hex address, then a blank or the line's

@@ -189,7 +189,7 @@ static bool go_text(const char *d, size_t len)
  * before them are passed over, as the text readers pass over a line's
  * leading blanks: a reader named for the input refuses it the same way
  * with or without them. */
-static const char *recording(const char *d, size_t len)
+const char *cgprop__recording(const char *d, size_t len)
 {
     size_t b = cgprop__skip_blanks(d, 0, len);
     d += b;
@@ -212,7 +212,7 @@ static const char *recording(const char *d, size_t len)
 
 static uint32_t detect_plain(const char *data, size_t len)
 {
-    if (!data || recording(data, len)) return CGPROP_INPUT_AUTO;
+    if (!data || cgprop__recording(data, len)) return CGPROP_INPUT_AUTO;
     /* The .cpuprofile test looks at 4 KiB at most and wants a leading '{'
      * (or, for a trace, '[' and an object), which no perf script has; the
      * perf test parses the first line as a sample header, which for a
@@ -349,7 +349,7 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
      * stacks) read a line or two of them as samples. Not before the event
      * trace reader when it is named: it belongs to the recorder, whose own
      * entry point (cgprop_events_read_buffer) must read as this one does. */
-    const char *raw = opts->format != CGPROP_INPUT_EVENTS ? recording(data, len) : NULL;
+    const char *raw = opts->format != CGPROP_INPUT_EVENTS ? cgprop__recording(data, len) : NULL;
     if (raw) {
         cgprop__ra_free(alloc, inflated);
         return cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", raw);
@@ -453,7 +453,7 @@ static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const 
         h = head;
     }
     uint32_t fmt = opts.format;
-    if (opts.format != CGPROP_INPUT_EVENTS && recording(h, hn)) return CGPROP_OK;
+    if (opts.format != CGPROP_INPUT_EVENTS && cgprop__recording(h, hn)) return CGPROP_OK;
     if (fmt == CGPROP_INPUT_AUTO) fmt = detect_plain(h, hn);
     if (fmt != CGPROP_INPUT_PERF && fmt != CGPROP_INPUT_FOLDED) return CGPROP_OK;
     *streamed = true;
