@@ -284,8 +284,11 @@ int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read
     memset(&f, 0, sizeof f);
     f.err = err;
     size_t cap = piece ? piece : 1, have = 0, used = 0;
-    char *buf = cgprop__ra_realloc(alloc, NULL, cap);
-    if (!buf) return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
+    /* A pipe's first bytes are already in a buffer: it becomes the first
+     * piece's, where a copy would hold them twice. */
+    char *buf = cgprop__src_take(src, &have, &cap);
+    if (!buf && !(buf = cgprop__ra_realloc(alloc, NULL, cap)))
+        return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
     bool end = false, first = true;
     int rc = CGPROP_OK;
     while (!rc) {

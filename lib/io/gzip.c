@@ -52,9 +52,28 @@ static int raw_read(cgprop__src *s, char *dst, size_t cap, size_t *got, cgprop_r
         *got = n;
         return CGPROP_OK;
     }
+    /* The head of a stream is copied out: its buffer goes. */
+    if (!s->whole) {
+        cgprop__file_drop(s->f);
+        s->at = 0;
+    }
     int rc = cgprop__file_more(s->f, dst, cap, got);
     if (rc) return cgprop__read_fail(err, rc, 0, "%s: %s", s->f->why, cgprop__errno_text(s->f->errnum));
     return CGPROP_OK;
+}
+
+char *cgprop__src_take(cgprop__src *s, size_t *len, size_t *cap)
+{
+    cgprop__file *f = s->f;
+    if (s->z || s->whole || s->at || !f->buf) return NULL;
+    char *b = f->buf;
+    *len = f->len;
+    *cap = f->cap;
+    f->buf = NULL;
+    f->cap = 0;
+    f->data = "";
+    f->len = 0;
+    return b;
 }
 
 bool cgprop__src_rewind(cgprop__src *s)
@@ -258,6 +277,11 @@ static int refill(cgprop__src *s, bool *more, cgprop_read_error *err)
         s->at += n;
         s->fed += n;
         return CGPROP_OK;
+    }
+    /* zlib took the head of the stream: its buffer goes. */
+    if (!s->whole) {
+        cgprop__file_drop(s->f);
+        s->at = 0;
     }
     if (!s->zin && !(s->zin = cgprop__ra_realloc(s->alloc, NULL, ZIN)))
         return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory inflating the input");

@@ -239,6 +239,11 @@ int cgprop__src_open(cgprop__src *s, cgprop__file *f, const cgprop_allocator *al
 /* Up to cap bytes into dst; *got == 0 only at the end. Errors as
  * cgprop__gunzip's, and ENOTFOUND for a read error. */
 int cgprop__src_read(cgprop__src *s, char *dst, size_t cap, size_t *got, cgprop_read_error *err);
+/* The bytes a plain stream has read ahead (its head), as a buffer of the
+ * read's allocator that the caller now owns and fills on from the stream:
+ * no copy of them. NULL (nothing changed) for gzip, a file in memory, or
+ * when some of them were read. */
+char *cgprop__src_take(cgprop__src *s, size_t *len, size_t *cap);
 /* Back to the first byte, when every byte is still in memory (a mapped
  * file): false for a stream, which cannot be read twice. */
 bool cgprop__src_rewind(cgprop__src *s);

@@ -1296,8 +1296,25 @@ int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const 
     q.piece = piece ? piece : 1;
     /* The first read reaches as far as a text in memory is probed for
      * binary bytes, so that both refuse the same inputs. */
-    q.cap = q.head > BINARY_PROBE ? q.head : BINARY_PROBE;
-    if (!(q.buf = cgprop__ra_realloc(alloc, NULL, q.cap))) return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
+    size_t want = q.head > BINARY_PROBE ? q.head : BINARY_PROBE;
+    /* A pipe's first bytes are already in a buffer: it becomes the first
+     * piece's, where a copy would hold them twice. */
+    q.buf = cgprop__src_take(src, &q.have, &q.cap);
+    if (q.buf && q.cap < want) {
+        char *b = cgprop__ra_realloc(alloc, q.buf, want);
+        if (!b) {
+            cgprop__ra_free(alloc, q.buf);
+            return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
+        }
+        q.buf = b;
+        q.cap = want;
+    }
+    if (!q.buf) {
+        q.have = 0;
+        q.cap = want;
+        if (!(q.buf = cgprop__ra_realloc(alloc, NULL, q.cap)))
+            return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
+    }
     bool done;
     int rc = pieces_next(&q, &done);
     if (!rc && q.end && q.have <= q.head) {

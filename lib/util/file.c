@@ -236,6 +236,16 @@ int cgprop__file_rest(cgprop__file *f)
     return rc;
 }
 
+void cgprop__file_drop(cgprop__file *f)
+{
+    if (!f->more || f->map) return;
+    f_free(f->alloc, f->buf);
+    f->buf = NULL;
+    f->cap = 0;
+    f->data = "";
+    f->len = 0;
+}
+
 int cgprop__file_more(cgprop__file *f, char *dst, size_t cap, size_t *got)
 {
     *got = 0;

@@ -42,6 +42,9 @@ int cgprop__file_open_head(cgprop__file *f, const char *path, size_t path_len, c
 /* Reads the rest of the stream into data (CGPROP_ENOMEM or, on a read
  * error, CGPROP_ENOTFOUND with why and errnum). */
 int cgprop__file_rest(cgprop__file *f);
+/* Frees the bytes read so far of a stream with more to come (data and len
+ * become empty), once the caller has them elsewhere. */
+void cgprop__file_drop(cgprop__file *f);
 /* Up to cap of the bytes after data, into dst; *got is 0 at the end. */
 int cgprop__file_more(cgprop__file *f, char *dst, size_t cap, size_t *got);
 void cgprop__file_close(cgprop__file *f);
