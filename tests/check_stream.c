@@ -643,6 +643,52 @@ static char *pipe_text(int which, size_t *n)
     return text;
 }
 
+/* A named pipe that cat, exec'd, fills with a text kept in a file beside
+ * it: under valgrind (which follows no exec) the child then runs none of
+ * this suite's code. */
+typedef struct tfifo {
+    char dir[32], fifo[64], file[64];
+} tfifo;
+
+static void tfifo_make(tfifo *t, const char *text, size_t n)
+{
+    snprintf(t->dir, sizeof t->dir, "/tmp/cgprop-fifo-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(t->dir));
+    snprintf(t->fifo, sizeof t->fifo, "%s/p", t->dir);
+    snprintf(t->file, sizeof t->file, "%s/t", t->dir);
+    ck_assert_int_eq(mkfifo(t->fifo, 0600), 0);
+    FILE *tf = fopen(t->file, "wb");
+    ck_assert_ptr_nonnull(tf);
+    ck_assert_uint_eq(fwrite(text, 1, n, tf), n);
+    fclose(tf);
+}
+
+/* cgprop_read_file() on the pipe while cat writes it; *status: cat's. */
+static int tfifo_read(tfifo *t, const cgprop_allocator *a, cgprop_graph **g, cgprop_read_info *info,
+                      cgprop_read_error *err, int *status)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fd = open(t->fifo, O_WRONLY);
+        if (fd < 0 || dup2(fd, 1) < 0) _exit(2);
+        execlp("cat", "cat", t->file, (char *)NULL);
+        _exit(3);
+    }
+    cgprop_read_info_init(info);
+    cgprop_read_error_init(err);
+    int rc = cgprop_read_file(t->fifo, strlen(t->fifo), NULL, a, g, info, err);
+    ck_assert_int_eq(waitpid(pid, status, 0), pid);
+    return rc;
+}
+
+static void tfifo_free(tfifo *t)
+{
+    unlink(t->fifo);
+    unlink(t->file);
+    rmdir(t->dir);
+}
+
 /* The public entry point on a named pipe: a text longer than the first
  * piece, written by another process, gives the graph the text in memory
  * gives, its format detected. */
@@ -651,36 +697,13 @@ START_TEST(named_pipe)
     size_t n;
     char *text = pipe_text(_i, &n);
     ck_assert_uint_gt(n, CGPROP__STREAM_HEAD);
-    char dir[] = "/tmp/cgprop-fifo-XXXXXX", fifo[64], file[64];
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(fifo, sizeof fifo, "%s/p", dir);
-    snprintf(file, sizeof file, "%s/t", dir);
-    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-    FILE *tf = fopen(file, "wb");
-    ck_assert_ptr_nonnull(tf);
-    ck_assert_uint_eq(fwrite(text, 1, n, tf), n);
-    fclose(tf);
-    /* The writer is cat, exec'd: under valgrind (which follows no exec)
-     * the child then runs none of this suite's code. */
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int fd = open(fifo, O_WRONLY);
-        if (fd < 0 || dup2(fd, 1) < 0) _exit(2);
-        execlp("cat", "cat", file, (char *)NULL);
-        _exit(3);
-    }
+    tfifo t;
+    tfifo_make(&t, text, n);
     cgprop_graph *g = NULL;
     cgprop_read_info info;
-    cgprop_read_info_init(&info);
     cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_file(fifo, strlen(fifo), NULL, NULL, &g, &info, &err);
-    int st;
-    waitpid(pid, &st, 0);
-    unlink(fifo);
-    unlink(file);
-    rmdir(dir);
+    int st, rc = tfifo_read(&t, NULL, &g, &info, &err, &st);
+    tfifo_free(&t);
     ck_assert_msg(rc == CGPROP_OK, "%s", err.reason);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer: status %d", st);
     uint32_t fmt = _i ? CGPROP_INPUT_FOLDED : CGPROP_INPUT_PERF;
@@ -693,6 +716,39 @@ START_TEST(named_pipe)
     free(jb);
     cgprop_graph_free(g);
     cgprop_graph_free(w);
+    free(text);
+}
+END_TEST
+
+/* An allocation failure on that path (the pipe's first bytes, the buffer
+ * they become, the pieces, the graph): reported, nothing leaked, and the
+ * writer may only have been told the pipe broke. The first 24 allocations
+ * each, then every 7th. */
+START_TEST(named_pipe_alloc_failures)
+{
+    size_t n;
+    char *text = pipe_text(_i, &n);
+    tfifo t;
+    tfifo_make(&t, text, n);
+    bool ok = false;
+    for (long left = 0; left < 100000 && !ok; left += left < 24 ? 1 : 7) {
+        tfail f;
+        cgprop_allocator a = tfail_allocator(&f, left);
+        cgprop_graph *g = NULL;
+        cgprop_read_info info;
+        cgprop_read_error err;
+        int st, rc = tfifo_read(&t, &a, &g, &info, &err, &st);
+        if (rc == CGPROP_OK) {
+            ok = true;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err.reason);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(f.live, 0);
+    }
+    tfifo_free(&t);
+    ck_assert(ok);
     free(text);
 }
 END_TEST
@@ -713,6 +769,7 @@ static Suite *suite(void)
     tcase_add_test(t, gzip_pieces);
 #endif
     tcase_add_loop_test(t, named_pipe, 0, 2);
+    tcase_add_loop_test(t, named_pipe_alloc_failures, 0, 2);
     suite_add_tcase(s, t);
     TCase *f = tcase_create("folded");
     tcase_set_timeout(f, 300);
