@@ -1273,9 +1273,12 @@ static int walk_pieces(pr *p, pieces *q, uint64_t *lines)
     return rc;
 }
 
+/* Back to the first piece; NO_REWIND for a stream, which cannot be read
+ * twice (errors are negative). */
+#define NO_REWIND 2
 static int rewind_pieces(pieces *q)
 {
-    if (!cgprop__src_rewind(q->src)) return -1;
+    if (!cgprop__src_rewind(q->src)) return NO_REWIND;
     q->have = q->cut = 0;
     q->end = q->walked = false;
     bool done;
@@ -1355,7 +1358,7 @@ int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const 
          * the input is all in memory (a mapped file, gzipped). */
         uint64_t at = p.new_event_line;
         int rw = rewind_pieces(&q);
-        if (rw < 0) {
+        if (rw == NO_REWIND) {
             size_t sz = head >= ((size_t)1 << 20) ? head >> 20 : head;
             const char *unit = head >= ((size_t)1 << 20) ? "MiB" : "bytes";
             rc = at ? cgprop__read_fail(err, CGPROP_EFORMAT, at,
@@ -1372,7 +1375,7 @@ int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const 
             p.nev = 0;
             p.bare = false;
             rc = walk_pieces(&p, &q, &lines);
-            if (!rc && (rw = rewind_pieces(&q)) != 0) rc = rw < 0 ? CGPROP_EFORMAT : rw;
+            if (!rc) rc = rewind_pieces(&q); /* it could the first time */
             if (!rc) rc = graph_begin(&p, alloc, lines);
             if (!rc) rc = graph_end(&p, walk_pieces(&p, &q, &lines), lines);
         }
