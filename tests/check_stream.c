@@ -258,6 +258,29 @@ START_TEST(damaged)
 }
 END_TEST
 
+/* Every allocation failure in a read of text in pieces (from a stream
+ * after head bytes) is reported and leaks nothing; one read succeeds. */
+static void fail_sweep(uint32_t fmt, const char *text, size_t n, size_t head, size_t piece)
+{
+    bool ok = false;
+    for (long left = 0; left < 100000 && !ok; left++) {
+        tfail f;
+        cgprop_allocator a = tfail_allocator(&f, left);
+        cgprop_graph *g = NULL;
+        cgprop_read_error err;
+        int rc = rd_stream_fmt(fmt, text, n, head, piece, piece, &a, &g, &err);
+        if (rc == CGPROP_OK) {
+            ok = true;
+            cgprop_graph_free(g);
+        } else {
+            ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err.reason);
+            ck_assert(g == NULL);
+        }
+        ck_assert_int_eq(f.live, 0);
+    }
+    ck_assert(ok);
+}
+
 /* Samples of event A past the first piece, then the first of event B. */
 static char *late_text(size_t *n, size_t filler)
 {
@@ -296,6 +319,8 @@ START_TEST(late_event)
     ck_assert_uint_eq(tself_sum(g, 2), 201);
     cgprop_graph_free(g);
     same_as_whole(t, n, n, 4096, 4096);
+    /* Allocation failures in those two walks again. */
+    fail_sweep(CGPROP_INPUT_PERF, t, n, n, 4096);
     free(t);
 }
 END_TEST
@@ -353,29 +378,6 @@ START_TEST(error_line)
     free(t);
 }
 END_TEST
-
-/* Every allocation failure in a read of text in pieces (from a stream
- * after head bytes) is reported and leaks nothing; one read succeeds. */
-static void fail_sweep(uint32_t fmt, const char *text, size_t n, size_t head, size_t piece)
-{
-    bool ok = false;
-    for (long left = 0; left < 100000 && !ok; left++) {
-        tfail f;
-        cgprop_allocator a = tfail_allocator(&f, left);
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        int rc = rd_stream_fmt(fmt, text, n, head, piece, piece, &a, &g, &err);
-        if (rc == CGPROP_OK) {
-            ok = true;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err.reason);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(f.live, 0);
-    }
-    ck_assert(ok);
-}
 
 /* In the pieces, the names kept and the graph. */
 START_TEST(alloc_failures)
