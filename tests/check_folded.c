@@ -228,24 +228,7 @@ END_TEST
 START_TEST(alloc_failures)
 {
     const char *t = "main;a;b;a;b 3\nmain;c\tx 4\nmain;a 1\nmain;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a 2\n";
-    int ok = 0;
-    for (long budget = 0; budget < 2000 && !ok; budget++) {
-        tfail s;
-        cgprop_allocator a = tfail_allocator(&s, budget);
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(t, strlen(t), "a", 1, NULL, &a, &g, NULL, &err);
-        if (rc == CGPROP_OK) {
-            ok = 1;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_int_eq(rc, CGPROP_ENOMEM);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(s.live, 0);
-    }
-    ck_assert(ok);
+    tfail_read_sweep(t, strlen(t), "a", 2000);
 }
 END_TEST
 

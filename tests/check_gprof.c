@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA
 
@@ -606,57 +607,12 @@ START_TEST(real_report)
 }
 END_TEST
 
-typedef struct fa_state {
-    long budget, live;
-} fa_state;
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    ((fa_state *)u)->live--;
-    free(p);
-}
-
-static void fault_loop(const char *d, size_t n)
-{
-    int ok = 0;
-    for (long budget = 0; budget < 100000 && !ok; budget++) {
-        fa_state s = {budget, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(d, n, "a", 1, NULL, &a, &g, NULL, &err);
-        if (rc == CGPROP_OK) {
-            ok = 1;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_int_eq(rc, CGPROP_ENOMEM);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(s.live, 0);
-    }
-    ck_assert(ok);
-}
-
 START_TEST(alloc_failures)
 {
-    fault_loop(hand, sizeof hand - 1);
+    tfail_read_sweep(hand, sizeof hand - 1, "a", 100000);
     size_t n;
     const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
-    fault_loop(d, n);
+    tfail_read_sweep(d, n, "a", 100000);
 }
 END_TEST
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA "/pprof/"
 
@@ -1393,55 +1394,11 @@ END_TEST
 
 /* ---- allocation failures: the Nth allocation fails, N = 0, 1, ... ---- */
 
-typedef struct fa_state {
-    long budget;
-    long live;
-} fa_state;
-
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    ((fa_state *)u)->live--;
-    free(p);
-}
-
 static void fault_loop(const char *name)
 {
     size_t n;
     char *d = slurp(name, &n);
-    int ok = 0;
-    long runs = 0;
-    for (long budget = 0; budget < 20000 && !ok; budget++, runs++) {
-        fa_state s = {budget, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(d, n, name, strlen(name), NULL, &a, &g, NULL, &err);
-        if (rc == CGPROP_OK) {
-            ok = 1;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_msg(rc == CGPROP_ENOMEM, "budget %ld: rc %d (%s)", budget, rc, err.reason);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(s.live, 0);
-    }
-    ck_assert(ok);
-    ck_assert_int_gt(runs, 5);
+    ck_assert_int_gt(tfail_read_sweep(d, n, name, 20000), 5);
     free(d);
 }
 

@@ -11,6 +11,7 @@
 
 #include "cgprop_experimental.h"
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA
 
@@ -678,51 +679,6 @@ START_TEST(negative_times)
 }
 END_TEST
 
-typedef struct fa_state {
-    long budget, live;
-} fa_state;
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    ((fa_state *)u)->live--;
-    free(p);
-}
-
-static void fault_loop(const char *d, size_t n)
-{
-    int ok = 0;
-    for (long budget = 0; budget < 100000 && !ok; budget++) {
-        fa_state s = {budget, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(d, n, "a", 1, NULL, &a, &g, NULL, &err);
-        if (rc == CGPROP_OK) {
-            ok = 1;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_int_eq(rc, CGPROP_ENOMEM);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(s.live, 0);
-    }
-    ck_assert(ok);
-}
-
 /* ---- code objects: the pure-Python profile module's files ---- */
 
 /* python -m profile -o pure-3.N.pstats pure.py, with each Python from 3.6
@@ -938,7 +894,7 @@ START_TEST(code_object_malformed)
     bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a function label is not (str, int, str)");
     /* Allocation failures on the way through a code object. */
     code_stats(&m, 311, 0x40, true);
-    fault_loop((const char *)m.b, m.n);
+    tfail_read_sweep((const char *)m.b, m.n, "a", 100000);
 }
 END_TEST
 
@@ -953,13 +909,13 @@ START_TEST(merge_into_new_graph)
     static const char *const names[1] = {"ns"};
     int ok = 0;
     for (long budget = 0; budget < 10000 && !ok; budget++) {
-        fa_state s = {1000, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        tfail s;
+        cgprop_allocator a = tfail_allocator(&s, 1000);
         cgprop_graph *dst = NULL;
         ck_assert_int_eq(cgprop_graph_new(&a, names, NULL, 1, &dst), CGPROP_OK);
-        s.budget = budget;
+        s.left = budget;
         int rc = cgprop_graph_merge(dst, src);
-        s.budget = 1000000;
+        s.left = 1000000;
         if (rc == CGPROP_OK) {
             ok = 1;
             analyse(dst);
@@ -1145,7 +1101,7 @@ START_TEST(callers_across_batches)
     }
     cgprop_graph_free(g);
     /* And with each allocation failing in turn, a batch's among them. */
-    fault_loop((const char *)m.b, m.n);
+    tfail_read_sweep((const char *)m.b, m.n, "a", 100000);
     mb_free(&m);
 }
 END_TEST
@@ -1154,14 +1110,14 @@ START_TEST(alloc_failures)
 {
     mb m;
     put_stats(&m, mutual, 3, 2);
-    fault_loop((const char *)m.b, m.n);
+    tfail_read_sweep((const char *)m.b, m.n, "a", 100000);
     FILE *f = fopen(DATA "/pstats/recur.pstats", "rb");
     ck_assert(f != NULL);
     static char buf[1 << 16];
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
     ck_assert_uint_lt(n, sizeof buf);
-    fault_loop(buf, n);
+    tfail_read_sweep(buf, n, "a", 100000);
 }
 END_TEST
 

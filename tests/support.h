@@ -5,6 +5,7 @@
 #define CGPROP_TESTS_SUPPORT_H
 
 #include "cgprop.h"
+#include "cgprop_io.h"
 
 #include <check.h>
 #include "ck_quiet.h"
@@ -19,7 +20,10 @@
 /* An allocator that lets `left` allocations succeed, then fails every one
  * (left < 0: none fails), and counts the blocks alive, so a test can sweep
  * the failure point over a whole call and check that each failure is
- * reported and leaks nothing. */
+ * reported and leaks nothing. The library never frees NULL and turns a
+ * realloc of NULL into a malloc, so neither is counted as such here: a
+ * library that did either would leave `live` off zero, and the test's
+ * check of it would fail. */
 typedef struct tfail {
     long left; /* allocations that still succeed; < 0: unlimited */
     long live; /* blocks allocated and not yet freed */
@@ -60,6 +64,43 @@ static inline cgprop_allocator tfail_allocator(tfail *f, long left)
     a.free_fn = tfail_free;
     a.user = f;
     return a;
+}
+
+/* One read of the n bytes at d, named `name` (the name may pick the
+ * format), through a tfail allocator that lets `left` allocations succeed.
+ * Returns whether the read succeeded (its graph freed); a failed read must
+ * say it ran out of memory and give no graph, and either way nothing may
+ * be left allocated. */
+static inline int tfail_read(const char *d, size_t n, const char *name, long left)
+{
+    tfail f;
+    cgprop_allocator a = tfail_allocator(&f, left);
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer(d, n, name, strlen(name), NULL, &a, &g, NULL, &err);
+    if (rc == CGPROP_OK) {
+        cgprop_graph_free(g);
+    } else {
+        ck_assert_msg(rc == CGPROP_ENOMEM, "%ld allocations: rc %d (%s)", left, rc, err.reason);
+        ck_assert(g == NULL);
+        ck_assert_msg(strstr(err.reason, "out of memory") != NULL, "%ld allocations: %s", left, err.reason);
+    }
+    ck_assert_int_eq(f.live, 0);
+    return rc == CGPROP_OK;
+}
+
+/* tfail_read with the first allocation failing, then the second, and so
+ * on, until a read succeeds, which must happen within `most` reads (a bound
+ * that keeps a reader gone wrong from looping for ever). Returns how many
+ * reads it took. */
+static inline long tfail_read_sweep(const char *d, size_t n, const char *name, long most)
+{
+    long reads = 0;
+    int ok = 0;
+    while (!ok && reads < most) ok = tfail_read(d, n, name, reads++);
+    ck_assert_msg(ok, "%s: no read succeeded within %ld allocations", name, most);
+    return reads;
 }
 
 /* A graph of the first K of the metric names given (NULL: "m0", "m1", ...
