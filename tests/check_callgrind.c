@@ -20,22 +20,6 @@
 
 /* ---- helpers ---- */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    ck_assert(p != NULL);
-    ck_assert_uint_eq(fread(p, 1, (size_t)n, f), (size_t)n);
-    p[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 static cgprop_graph *read_path(const char *path, const cgprop_read_options *o, cgprop_read_info *info)
 {
     cgprop_graph *g = NULL;
@@ -114,7 +98,7 @@ static cgprop_edge_row edge_of(cgprop_graph *g, const char *from, const char *to
 static uint64_t file_totals(const char *path)
 {
     size_t len;
-    char *p = slurp(path, &len);
+    char *p = tslurp(path, &len);
     uint64_t s = 0;
     for (char *l = p; l && *l;) {
         if (strncmp(l, "totals:", 7) == 0) s += strtoull(l + 7, NULL, 10);
@@ -424,7 +408,7 @@ static int fields(char *l, char **f, int n)
 static size_t read_tsv(const char *path, tsv_row **out, char **buf)
 {
     size_t len;
-    char *p = slurp(path, &len);
+    char *p = tslurp(path, &len);
     size_t cap = 1024, n = 0;
     tsv_row *rows = malloc(cap * sizeof *rows);
     char *l = p;
@@ -1437,7 +1421,7 @@ START_TEST(garbage)
     }
     /* Every prefix of a real file: truncation anywhere is handled. */
     size_t len;
-    char *p = slurp(DATA "/recur/recur.instr-jumps.main.callgrind.out", &len);
+    char *p = tslurp(DATA "/recur/recur.instr-jumps.main.callgrind.out", &len);
     for (size_t cut = 0; cut < len; cut += 1 + cut / 50) {
         cgprop_graph *g = NULL;
         cgprop_read_error err;
@@ -1606,7 +1590,7 @@ static char fast_byte(void)
 static void agree_on_file(const char *path)
 {
     size_t len;
-    char *p = slurp(path, &len);
+    char *p = tslurp(path, &len);
     check_agree_opts(p, len);
     /* Mutations: a byte replaced, inserted or removed. */
     char *m = malloc(len + 2);
@@ -1831,7 +1815,7 @@ END_TEST
 START_TEST(alloc_failures)
 {
     size_t len;
-    char *p = slurp(DATA "/recur/recur.callers2.main.callgrind.out", &len);
+    char *p = tslurp(DATA "/recur/recur.callers2.main.callgrind.out", &len);
     int ok = 0;
     for (long budget = 0; budget < 4000 && !ok; budget += 1 + budget / 40) ok = tfail_read(p, len, "a", budget);
     ck_assert(ok);

@@ -30,6 +30,7 @@
 #include "cgprop.h"
 #include "cgprop_experimental.h"
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA
 
@@ -227,26 +228,6 @@ static uint64_t full_digest(cgprop_graph *g)
 }
 
 /* ---- inputs ---- */
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s", path);
-    char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    do {
-        if (n + 4096 > cap) {
-            cap = (n + 4096) * 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-        got = fread(buf + n, 1, 4096, fp);
-        n += got;
-    } while (got);
-    fclose(fp);
-    *len = n;
-    return buf;
-}
 
 /* Compression, fn'N recursion classes, a cycle among plain names, two parts. */
 static const char cg_text[] = "# callgrind format\n"
@@ -476,7 +457,7 @@ START_TEST(test_readers)
 
     p.fmt = CGPROP_INPUT_AUTO;
     size_t len;
-    char *recur = slurp(DATA "/recur/recur.combined-parts.main.callgrind.out", &len);
+    char *recur = tslurp(DATA "/recur/recur.combined-parts.main.callgrind.out", &len);
     p.data = recur;
     p.len = len;
     s.name = "read callgrind (recur)";
@@ -722,7 +703,7 @@ static int call_write_path(ctx *c)
 static uint64_t dig_write_path(ctx *c)
 {
     size_t len;
-    char *b = slurp(tmp_path, &len);
+    char *b = tslurp(tmp_path, &len);
     uint64_t h = mix(full_digest(c->g), b, len);
     free(b);
     return h;

@@ -554,26 +554,16 @@ START_TEST(line_shapes)
 }
 END_TEST
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "%s", path);
-    static char buf[1 << 16];
-    *n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    ck_assert_uint_lt(*n, sizeof buf);
-    return buf;
-}
-
 START_TEST(detect)
 {
     ck_assert_uint_eq(cgprop_read_detect(hand, sizeof hand - 1), CGPROP_INPUT_GPROF);
     size_t n;
-    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
+    char *d = tslurp(DATA "/gprof/cycles.gprof", &n);
     ck_assert_uint_eq(cgprop_read_detect(d, n), CGPROP_INPUT_GPROF);
     static const char cg_only[] = "\t\t     Call graph\n\nindex % time    self  children    called     name\n";
     ck_assert_uint_eq(cgprop_read_detect(cg_only, sizeof cg_only - 1), CGPROP_INPUT_GPROF);
     ck_assert_uint_eq(cgprop_read_detect("Flat profiles 1\n", 16), CGPROP_INPUT_FOLDED);
+    free(d);
 }
 END_TEST
 
@@ -583,7 +573,7 @@ END_TEST
 START_TEST(real_report)
 {
     size_t n;
-    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
+    char *d = tslurp(DATA "/gprof/cycles.gprof", &n);
     cgprop_graph *g = rd(d, n, NULL);
     analyse(g);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 7);
@@ -604,6 +594,7 @@ START_TEST(real_report)
     ck_assert_uint_eq(edge(g, "walk", "walk").count, 4425);
     ck_assert_uint_eq(edge(g, "pang", "ping").count, 1767);
     cgprop_graph_free(g);
+    free(d);
 }
 END_TEST
 
@@ -611,8 +602,9 @@ START_TEST(alloc_failures)
 {
     tfail_read_sweep(hand, sizeof hand - 1, "a", 100000);
     size_t n;
-    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
+    char *d = tslurp(DATA "/gprof/cycles.gprof", &n);
     tfail_read_sweep(d, n, "a", 100000);
+    free(d);
 }
 END_TEST
 

@@ -26,6 +26,7 @@
 #include "cgprop.h"
 #include "cgprop_experimental.h"
 #include "cgprop_io.h"
+#include "support.h"
 
 /* ---- a counting allocator ---- */
 
@@ -946,36 +947,16 @@ END_TEST
 /* Every public function of the headers is called somewhere in this file:
  * a function added to a header without a misuse row fails here. The names
  * are read from the headers themselves. */
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s", path);
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 4096 + 1 > cap) {
-            cap = (len + 4096 + 1) * 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-        got = fread(buf + len, 1, 4096, fp);
-        len += got;
-    } while (got);
-    fclose(fp);
-    buf[len] = '\0';
-    return buf;
-}
-
 START_TEST(test_table_covers_api)
 {
     static const char *const headers[] = {CGPROP_TEST_DATA "/../../include/cgprop.h",
                                           CGPROP_TEST_DATA "/../../include/cgprop_io.h",
                                           CGPROP_TEST_DATA "/../../include/cgprop_experimental.h"};
     /* Not __FILE__: a build may name the source relative to another directory. */
-    char *self = slurp(CGPROP_TEST_DATA "/../check_misuse.c");
+    char *self = tslurp(CGPROP_TEST_DATA "/../check_misuse.c", NULL);
     int nfun = 0;
     for (int h = 0; h < 3; h++) {
-        char *text = slurp(headers[h]);
+        char *text = tslurp(headers[h], NULL);
         /* "CGPROP_API <type> <name>(": the name is the identifier before '('. */
         for (char *p = strstr(text, "\nCGPROP_API "); p; p = strstr(p + 1, "\nCGPROP_API ")) {
             char *paren = strchr(p, '(');

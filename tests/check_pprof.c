@@ -17,28 +17,12 @@
 
 /* ---- helpers ---- */
 
+/* The test data file `name` (a path below tests/data), as tslurp reads it. */
 static char *slurp(const char *name, size_t *len)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s%s", DATA, name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            buf = realloc(buf, cap + 1);
-            ck_assert(buf != NULL);
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        if (!got) break;
-        n += got;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    return tslurp(path, len);
 }
 
 static cgprop_graph *rd_buf(const char *d, size_t n, uint32_t fmt, uint32_t key_mode, cgprop_read_info *info)

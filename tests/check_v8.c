@@ -1442,23 +1442,6 @@ START_TEST(real_trace)
 END_TEST
 
 /* Reads the file at path, NUL-terminated. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    ck_assert(s != NULL);
-    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    s[n] = 0;
-    *len = (size_t)n;
-    return s;
-}
-
 /* node --cpu-prof's recur.cpuprofile wrapped in a CpuProfile event, as
  * DevTools wraps a .cpuprofile it opens (a trace object, the event's ph
  * "X", pid 1, tid 1, id "0x1") and as older DevTools saved one (a bare
@@ -1468,7 +1451,7 @@ static char *slurp(const char *path, size_t *len)
 START_TEST(trace_cpu_profile_real)
 {
     size_t n;
-    char *prof = slurp(DATA "/v8/recur.cpuprofile", &n);
+    char *prof = tslurp(DATA "/v8/recur.cpuprofile", &n);
     static const char *const head[] = {
         "{\"traceEvents\":[{\"cat\":\"disabled-by-default-devtools.timeline\",\"name\":\"CpuProfile\",\"ph\":\"X\","
         "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":0,\"args\":{\"data\":{\"cpuProfile\":",

@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include "ck_quiet.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,26 @@ static inline long tfail_read_sweep(const char *d, size_t n, const char *name, l
     while (!ok && reads < most) ok = tfail_read(d, n, name, reads++);
     ck_assert_msg(ok, "%s: no read succeeded within %ld allocations", name, most);
     return reads;
+}
+
+/* The whole of the file at path, NUL-terminated (*len, if len is given, is
+ * its size without the NUL), in a block for the caller to free; fails the
+ * test if the file cannot be read. */
+static inline char *tslurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_int_ge(n, 0);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    s[n] = '\0';
+    if (len) *len = (size_t)n;
+    return s;
 }
 
 /* A graph of the first K of the metric names given (NULL: "m0", "m1", ...
