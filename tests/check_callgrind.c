@@ -61,36 +61,11 @@ static cgprop_read_error read_bad(const char *text, int code, uint64_t line)
     return err;
 }
 
-static uint32_t node_by_key(cgprop_graph *g, const char *key)
-{
-    uint32_t id;
-    int rc = cgprop_graph_find_node(g, key, strlen(key), &id);
-    ck_assert_msg(rc == CGPROP_OK, "no function with key [%s]", key);
-    return id;
-}
-
 static cgprop_split_row split_of(cgprop_graph *g, const char *key, uint32_t metric)
 {
     cgprop_split_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, metric, node_by_key(g, key), &r, sizeof r),
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, metric, tfind(g, key), &r, sizeof r),
                      CGPROP_OK);
-    return r;
-}
-
-static uint64_t self_of(cgprop_graph *g, const char *key, uint32_t metric)
-{
-    cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, metric, node_by_key(g, key), &r, sizeof r),
-                     CGPROP_OK);
-    return r.self;
-}
-
-static cgprop_edge_row edge_of(cgprop_graph *g, const char *from, const char *to, uint32_t metric)
-{
-    uint32_t e;
-    ck_assert_int_eq(cgprop_graph_find_edge(g, node_by_key(g, from), node_by_key(g, to), &e), CGPROP_OK);
-    cgprop_edge_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, metric, e, &r, sizeof r), CGPROP_OK);
     return r;
 }
 
@@ -164,7 +139,7 @@ static void check_recur_exact(const char *file, uint32_t expect_N, uint64_t expe
         ck_assert_msg(r.C_n == t[i], "%s: C_n(%s) = %llu, truth %llu", file, fns[i], (unsigned long long)r.C_n,
                       (unsigned long long)t[i]);
         ck_assert_msg(!(r.inexact & CGPROP_X_C_N), "%s: C_n(%s) flagged inexact", file, fns[i]);
-        ck_assert_uint_eq(r.S_n + r.S_r, self_of(g, key, 0));
+        ck_assert_uint_eq(r.S_n + r.S_r, tself(g, key, 0));
     }
     cgprop_graph_free(g);
 }
@@ -203,14 +178,14 @@ START_TEST(many_long_names)
         int i = at[j];
         long_name(a, i);
         snprintf(key, sizeof key, "ob%d\tfl%d.c\t%s", i % 7, i % 5, a);
-        ck_assert_uint_eq(self_of(g, key, 0), i == 5 ? 6 + 7 : (uint64_t)i + 1);
+        ck_assert_uint_eq(tself(g, key, 0), i == 5 ? 6 + 7 : (uint64_t)i + 1);
     }
     char k2[300];
     long_name(a, 1023);
     long_name(b, 1024);
     snprintf(key, sizeof key, "ob%d\tfl%d.c\t%s", 1023 % 7, 1023 % 5, a);
     snprintf(k2, sizeof k2, "ob%d\tfl%d.c\t%s", 1024 % 7, 1024 % 5, b);
-    cgprop_edge_row e = edge_of(g, key, k2, 0);
+    cgprop_edge_row e = tedge(g, key, k2, 0);
     ck_assert_uint_eq(e.count, 1);
     ck_assert_uint_eq(e.cost, N - 1023 - 1);
     cgprop_graph_free(g);
@@ -283,7 +258,7 @@ START_TEST(recur_callers_contexts)
     char k1[128], k2[128];
     recur_key(k1, sizeof k1, "main");
     recur_key(k2, sizeof k2, "leafc");
-    ck_assert_uint_eq(edge_of(g, k1, k2, 0).count, 1);
+    ck_assert_uint_eq(tedge(g, k1, k2, 0).count, 1);
     cgprop_graph_free(g);
     /* Without contexts the default file is not taken for one. */
     g = read_path(DATA "/recur/recur.default.callgrind.out", NULL, &info);
@@ -330,8 +305,8 @@ START_TEST(recur_recs1)
     recur_key(ka, sizeof ka, "fa");
     recur_key(kb, sizeof kb, "fb");
     uint32_t cyc, cyc2;
-    ck_assert_int_eq(cgprop_graph_node_cycle(g, node_by_key(g, ka), &cyc), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_node_cycle(g, node_by_key(g, kb), &cyc2), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_node_cycle(g, tfind(g, ka), &cyc), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_node_cycle(g, tfind(g, kb), &cyc2), CGPROP_OK);
     ck_assert_uint_ne(cyc, CGPROP_NONE);
     ck_assert_uint_eq(cyc, cyc2);
     cgprop_cycle_row cr;
@@ -481,7 +456,7 @@ static void check_gprof2dot_equal(const char *name)
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind != 'F') continue;
         nf++;
-        uint32_t id = node_by_key(g, rows[i].a);
+        uint32_t id = tfind(g, rows[i].a);
         ck_assert_msg(fabs(tot[id] - rows[i].total_ratio * P) <= 1e-9 * P, "%s: %s total %.17g, gprof2dot %.17g",
                       name, rows[i].a, tot[id], rows[i].total_ratio * P);
     }
@@ -521,14 +496,14 @@ START_TEST(gprof2dot_bzr)
      * cycle take no share. */
     const char **cyc = calloc(nn, sizeof *cyc);
     for (size_t i = 0; i < n; i++)
-        if (rows[i].kind == 'F') cyc[node_by_key(g, rows[i].a)] = rows[i].cycle;
+        if (rows[i].kind == 'F') cyc[tfind(g, rows[i].a)] = rows[i].cycle;
 #define EXTERNAL(f, h) ((f) != (h) && !(cyc[h][0] && strcmp(cyc[f], cyc[h]) == 0))
     /* Zero-weight external calls per callee. */
     uint32_t *zero_in = calloc(nn, sizeof *zero_in), *pos_in = calloc(nn, sizeof *pos_in);
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind != 'C') continue;
-        if (!EXTERNAL(node_by_key(g, rows[i].a), node_by_key(g, rows[i].b))) continue;
-        uint32_t h = node_by_key(g, rows[i].b);
+        if (!EXTERNAL(tfind(g, rows[i].a), tfind(g, rows[i].b))) continue;
+        uint32_t h = tfind(g, rows[i].b);
         if (rows[i].call_cost == 0) zero_in[h]++;
         else pos_in[h]++;
     }
@@ -547,7 +522,7 @@ START_TEST(gprof2dot_bzr)
     size_t sp = 0, doubled = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind != 'C' || rows[i].call_cost != 0) continue;
-        uint32_t f = node_by_key(g, rows[i].a), h = node_by_key(g, rows[i].b);
+        uint32_t f = tfind(g, rows[i].a), h = tfind(g, rows[i].b);
         if (EXTERNAL(f, h) && zero_g[h] >= 2 && pos_g[h] == 0 && tot[h] > 0) {
             doubled++;
             /* gprof2dot's rule shows in its own table: ratio 1.0 on each. */
@@ -575,7 +550,7 @@ START_TEST(gprof2dot_bzr)
     size_t differ = 0, agree_reach = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].kind != 'F') continue;
-        uint32_t id = node_by_key(g, rows[i].a);
+        uint32_t id = tfind(g, rows[i].a);
         double d = tot[id] - rows[i].total_ratio * P;
         bool same = fabs(d) <= 1e-9 * P;
         if (!reach[id])
@@ -640,13 +615,13 @@ START_TEST(grammar_compression)
     info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
-    ck_assert_uint_eq(self_of(g, "prog\ta.c\tmain", 0), 5);
-    ck_assert_uint_eq(self_of(g, "prog\ta.c\twork", 0), 30);
-    ck_assert_uint_eq(self_of(g, "lib.so\tb.c\thelper", 0), 3);
-    cgprop_edge_row e = edge_of(g, "prog\ta.c\tmain", "prog\ta.c\twork", 0);
+    ck_assert_uint_eq(tself(g, "prog\ta.c\tmain", 0), 5);
+    ck_assert_uint_eq(tself(g, "prog\ta.c\twork", 0), 30);
+    ck_assert_uint_eq(tself(g, "lib.so\tb.c\thelper", 0), 3);
+    cgprop_edge_row e = tedge(g, "prog\ta.c\tmain", "prog\ta.c\twork", 0);
     ck_assert_uint_eq(e.count, 2);
     ck_assert_uint_eq(e.cost, 40);
-    e = edge_of(g, "prog\ta.c\twork", "lib.so\tb.c\thelper", 0);
+    e = tedge(g, "prog\ta.c\twork", "lib.so\tb.c\thelper", 0);
     ck_assert_uint_eq(e.count, 1);
     ck_assert_uint_eq(e.cost, 3);
     ck_assert_uint_eq(info_tot[0], 38);
@@ -657,7 +632,7 @@ START_TEST(grammar_compression)
     ck_assert_uint_eq(r.C_n, 45);
     ck_assert_uint_eq(r.inexact, 0);
     size_t l;
-    ck_assert_str_eq(cgprop_node_display_name(g, node_by_key(g, "lib.so\tb.c\thelper"), &l), "helper");
+    ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, "lib.so\tb.c\thelper"), &l), "helper");
     ck_assert_uint_eq(l, 6);
     cgprop_graph_free(g);
 }
@@ -689,12 +664,12 @@ START_TEST(grammar_compression_large_ids)
                     "* 7";
     cgprop_graph *g = read_text(t, NULL, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-    ck_assert_uint_eq(self_of(g, "\ta.c\tmain", 0), 5);
-    ck_assert_uint_eq(self_of(g, "\ta.c\tcfn=(9 odd", 0), 30);
-    cgprop_edge_row e = edge_of(g, "\ta.c\tmain", "\ta.c\tcfn=(9 odd", 0);
+    ck_assert_uint_eq(tself(g, "\ta.c\tmain", 0), 5);
+    ck_assert_uint_eq(tself(g, "\ta.c\tcfn=(9 odd", 0), 30);
+    cgprop_edge_row e = tedge(g, "\ta.c\tmain", "\ta.c\tcfn=(9 odd", 0);
     ck_assert_uint_eq(e.count, 3);
     ck_assert_uint_eq(e.cost, 47);
-    e = edge_of(g, "\ta.c\tcfn=(9 odd", "\ta.c\tmain", 0);
+    e = tedge(g, "\ta.c\tcfn=(9 odd", "\ta.c\tmain", 0);
     ck_assert_uint_eq(e.count, 1);
     ck_assert_uint_eq(e.cost, 3);
     cgprop_graph_free(g);
@@ -735,14 +710,14 @@ START_TEST(grammar_positions_and_events)
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
     ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "Dr");
-    ck_assert_uint_eq(self_of(g, "\ta.c\tf", 0), 13);
-    ck_assert_uint_eq(self_of(g, "\ta.c\tf", 1), 4);
+    ck_assert_uint_eq(tself(g, "\ta.c\tf", 0), 13);
+    ck_assert_uint_eq(tself(g, "\ta.c\tf", 1), 4);
     /* g is called from inside inl.h, so that is its file there. */
-    cgprop_edge_row e = edge_of(g, "\ta.c\tf", "\tinl.h\tg", 0);
+    cgprop_edge_row e = tedge(g, "\ta.c\tf", "\tinl.h\tg", 0);
     ck_assert_uint_eq(e.cost, 8);
-    e = edge_of(g, "\ta.c\tf", "\tinl.h\tg", 1);
+    e = tedge(g, "\ta.c\tf", "\tinl.h\tg", 1);
     ck_assert_uint_eq(e.cost, 0);
-    ck_assert_uint_eq(self_of(g, "\ta.c\tg", 0), 8);
+    ck_assert_uint_eq(tself(g, "\ta.c\tg", 0), 8);
     ck_assert(info.flags & CGPROP_RI_TOTALS);
     ck_assert_uint_eq(info_tot[0], 21);
     ck_assert_uint_eq(info_tot[1], 4);
@@ -770,8 +745,8 @@ START_TEST(grammar_parts)
     info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.parts, 2);
-    ck_assert_uint_eq(self_of(g, "\t\ta", 0), 30);
-    ck_assert_uint_eq(self_of(g, "\t\ta", 1), 3);
+    ck_assert_uint_eq(tself(g, "\t\ta", 0), 30);
+    ck_assert_uint_eq(tself(g, "\t\ta", 1), 3);
     ck_assert_uint_eq(info_tot[0], 30);
     ck_assert_uint_eq(info_tot[1], 3);
     cgprop_graph_free(g);
@@ -811,14 +786,14 @@ START_TEST(grammar_parts_calls)
     info.totals_len = CGPROP_MAX_METRICS;
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert_uint_eq(info.parts, 2);
-    cgprop_edge_row ir = edge_of(g, "\t\ta", "\t\tb", 0), dr = edge_of(g, "\t\ta", "\t\tb", 1);
+    cgprop_edge_row ir = tedge(g, "\t\ta", "\t\tb", 0), dr = tedge(g, "\t\ta", "\t\tb", 1);
     ck_assert_uint_eq(ir.count, 5);
     ck_assert_uint_eq(ir.cost, 170);
     ck_assert_uint_eq(dr.cost, 17);
-    ck_assert_uint_eq(self_of(g, "\t\ta", 0), 30);
-    ck_assert_uint_eq(self_of(g, "\t\ta", 1), 3);
-    ck_assert_uint_eq(self_of(g, "\t\tb", 0), 170);
-    ck_assert_uint_eq(self_of(g, "\t\tb", 1), 17);
+    ck_assert_uint_eq(tself(g, "\t\ta", 0), 30);
+    ck_assert_uint_eq(tself(g, "\t\ta", 1), 3);
+    ck_assert_uint_eq(tself(g, "\t\tb", 0), 170);
+    ck_assert_uint_eq(tself(g, "\t\tb", 1), 17);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -857,8 +832,8 @@ START_TEST(grammar_mangled_and_unknown)
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert(info.flags & CGPROP_RI_CALLER_CONTEXTS);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_NAMES);
-    ck_assert_uint_eq(self_of(g, "\t\tfa", 0), 9);
-    ck_assert_uint_eq(self_of(g, "\t\tfb", 0), 2);
+    ck_assert_uint_eq(tself(g, "\t\tfa", 0), 9);
+    ck_assert_uint_eq(tself(g, "\t\tfb", 0), 2);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
     cgprop_split_row r = split_of(g, "\t\tfa", 0);
     ck_assert_uint_eq(r.C_n, 11);
@@ -941,8 +916,8 @@ START_TEST(grammar_mangled_plain)
     cgprop_graph *g = read_text(t, NULL, &info);
     ck_assert(!(info.flags & CGPROP_RI_CALLER_CONTEXTS));
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-    ck_assert_uint_eq(self_of(g, "\t\tf", 0), 6);
-    ck_assert_uint_eq(self_of(g, "\t\tit's", 0), 2);
+    ck_assert_uint_eq(tself(g, "\t\tf", 0), 6);
+    ck_assert_uint_eq(tself(g, "\t\tit's", 0), 2);
     cgprop_graph_free(g);
     /* Unfolded: f'2 is its own function, as gprof2dot keeps it. */
     cgprop_read_options o;
@@ -950,8 +925,8 @@ START_TEST(grammar_mangled_plain)
     o.no_fold_recursion = 1;
     g = read_text(t, &o, &info);
     ck_assert_uint_eq(info.recursion, CGPROP_RECS_UNFOLDED);
-    ck_assert_uint_eq(self_of(g, "\t\tf'2", 0), 5);
-    ck_assert_uint_eq(self_of(g, "\t\tf", 0), 1);
+    ck_assert_uint_eq(tself(g, "\t\tf'2", 0), 5);
+    ck_assert_uint_eq(tself(g, "\t\tf", 0), 1);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -972,7 +947,7 @@ START_TEST(grammar_key_name)
     o.key_mode = CGPROP_KEY_NAME;
     g = read_text(t, &o, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-    ck_assert_uint_eq(self_of(g, "init", 0), 7);
+    ck_assert_uint_eq(tself(g, "init", 0), 7);
     cgprop_graph_free(g);
     /* A TAB inside a name becomes a space, so the display rule holds. */
     g = read_text("events: Ir\nfn=a\tb\n1 1\n", NULL, NULL);
@@ -997,7 +972,7 @@ START_TEST(no_calls_recorded)
     ck_assert_ptr_nonnull(strstr(e.reason, "no calls= line"));
     /* One function with a cost: its total is its self cost, exact. */
     cgprop_graph *g = read_text("events: Ir\nfn=main\n1 7\nfn=idle\n1 0\n", NULL, NULL);
-    ck_assert_uint_eq(self_of(g, "\t\tmain", 0), 7);
+    ck_assert_uint_eq(tself(g, "\t\tmain", 0), 7);
     cgprop_graph_free(g);
     /* A call anywhere: the file records calls. */
     g = read_text("events: Ir\nfn=main\n1 3\ncfn=fib\ncalls=1 10\n1 500\nfn=fib\n10 500\n", NULL, NULL);
@@ -1005,7 +980,7 @@ START_TEST(no_calls_recorded)
     cgprop_graph_free(g);
     /* A creator: line names a tool that writes every call it saw. */
     g = read_text("creator: callgrind-3.19.0\nevents: Ir\nfn=a\n1 1\nfn=b\n1 2\n", NULL, NULL);
-    ck_assert_uint_eq(self_of(g, "\t\tb", 0), 2);
+    ck_assert_uint_eq(tself(g, "\t\tb", 0), 2);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -1030,14 +1005,14 @@ START_TEST(stated_cut_stacks)
     ck_assert_int_eq(cgprop_graph_unrooted(g, 1, &u), CGPROP_OK);
     ck_assert_uint_eq(u, 290);
     cgprop_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, node_by_key(g, "\t\tmain"), &r, sizeof r),
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, tfind(g, "\t\tmain"), &r, sizeof r),
                      CGPROP_OK);
     ck_assert(r.lo == 29 && r.hi == 58 && r.total == 29 && r.estimate == CGPROP_EST_MEASURED &&
               r.reason == CGPROP_R_UNROOTED);
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, node_by_key(g, "\t\tdeep"), &r, sizeof r),
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, tfind(g, "\t\tdeep"), &r, sizeof r),
                      CGPROP_OK);
     ck_assert(r.lo == 29 && r.hi == 58 && r.estimate == CGPROP_EST_MEASURED);
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, node_by_key(g, "\t\tspin"), &r, sizeof r),
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, tfind(g, "\t\tspin"), &r, sizeof r),
                      CGPROP_OK);
     ck_assert(r.lo == 58 && r.hi == 58 && r.estimate == CGPROP_EST_EXACT);
     cgprop_graph_free(g);
@@ -1175,7 +1150,7 @@ static cgprop_total_row total_of(cgprop_graph *g, const char *name)
 static cgprop_total_row total_key(cgprop_graph *g, const char *key)
 {
     cgprop_total_row t;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, node_by_key(g, key), &t, sizeof t), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, tfind(g, key), &t, sizeof t), CGPROP_OK);
     return t;
 }
 

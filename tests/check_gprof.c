@@ -84,13 +84,6 @@ static cgprop_graph *rd(const char *text, size_t len, cgprop_read_info *info)
     return g;
 }
 
-static uint32_t id(cgprop_graph *g, const char *k)
-{
-    uint32_t v;
-    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no %s", k);
-    return v;
-}
-
 static void analyse(cgprop_graph *g)
 {
     ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
@@ -101,29 +94,15 @@ static void analyse(cgprop_graph *g)
 static cgprop_total_row total(cgprop_graph *g, const char *k)
 {
     cgprop_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, tfind(g, k), &r, sizeof r), CGPROP_OK);
     return r;
-}
-
-static uint64_t self(cgprop_graph *g, const char *k)
-{
-    cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r.self;
 }
 
 static uint32_t edge_id(cgprop_graph *g, const char *a, const char *b)
 {
     uint32_t e;
-    ck_assert_msg(cgprop_graph_find_edge(g, id(g, a), id(g, b), &e) == CGPROP_OK, "no %s -> %s", a, b);
+    ck_assert_msg(cgprop_graph_find_edge(g, tfind(g, a), tfind(g, b), &e) == CGPROP_OK, "no %s -> %s", a, b);
     return e;
-}
-
-static cgprop_edge_row edge(cgprop_graph *g, const char *a, const char *b)
-{
-    cgprop_edge_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, edge_id(g, a, b), &r, sizeof r), CGPROP_OK);
-    return r;
 }
 
 static cgprop_cycle_row cycle_of(cgprop_graph *g, const char *k)
@@ -156,18 +135,18 @@ START_TEST(hand_made)
     ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "cs");
     ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
     ck_assert_uint_eq(cgprop_graph_edge_count(g), 8);
-    ck_assert_uint_eq(self(g, "main"), 0);
-    ck_assert_uint_eq(self(g, "a"), 3);
-    ck_assert_uint_eq(self(g, "b"), 2);
-    ck_assert_uint_eq(self(g, "c"), 4);
-    ck_assert_uint_eq(self(g, "d"), 1);
-    ck_assert_uint_eq(self(g, "orphan"), 1);
+    ck_assert_uint_eq(tself(g, "main", 0), 0);
+    ck_assert_uint_eq(tself(g, "a", 0), 3);
+    ck_assert_uint_eq(tself(g, "b", 0), 2);
+    ck_assert_uint_eq(tself(g, "c", 0), 4);
+    ck_assert_uint_eq(tself(g, "d", 0), 1);
+    ck_assert_uint_eq(tself(g, "orphan", 0), 1);
     /* Calls: counts only, no cost. */
     static const char *const calls[][2] = {{"main", "a"}, {"main", "c"}, {"main", "d"}, {"a", "c"},
                                            {"a", "b"},    {"b", "c"},    {"b", "a"},    {"d", "d"}};
     static const uint64_t counts[] = {1, 1, 1, 1, 2, 2, 2, 5};
     for (int i = 0; i < 8; i++) {
-        cgprop_edge_row e = edge(g, calls[i][0], calls[i][1]);
+        cgprop_edge_row e = tedge(g, calls[i][0], calls[i][1], 0);
         ck_assert_uint_eq(e.count, counts[i]);
         ck_assert(!(e.flags & CGPROP_F_HAS_COST));
     }
@@ -215,11 +194,11 @@ START_TEST(names)
         "-----------------------------------------------\n";
     cgprop_graph *g = rd(t, sizeof t - 1, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 4);
-    ck_assert_uint_eq(self(g, "helper"), 1);
-    ck_assert_uint_eq(self(g, "\t[3]\thelper"), 1);
-    ck_assert_str_eq(cgprop_node_display_name(g, id(g, "\t[3]\thelper"), NULL), "helper");
-    ck_assert_uint_eq(edge(g, "main", "unlisted thing").count, 7);
-    ck_assert_uint_eq(self(g, "unlisted thing"), 0);
+    ck_assert_uint_eq(tself(g, "helper", 0), 1);
+    ck_assert_uint_eq(tself(g, "\t[3]\thelper", 0), 1);
+    ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, "\t[3]\thelper"), NULL), "helper");
+    ck_assert_uint_eq(tedge(g, "main", "unlisted thing", 0).count, 7);
+    ck_assert_uint_eq(tself(g, "unlisted thing", 0), 0);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -241,8 +220,8 @@ START_TEST(bsd_header)
         "-----------------------------------------------\n";
     cgprop_graph *g = rd(t, sizeof t - 1, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-    ck_assert_uint_eq(self(g, "main"), 2);
-    ck_assert_uint_eq(edge(g, "main", "f").count, 2);
+    ck_assert_uint_eq(tself(g, "main", 0), 2);
+    ck_assert_uint_eq(tedge(g, "main", "f", 0).count, 2);
     analyse(g);
     figures(g, "main", 2, 1, 1e-9);
     cgprop_graph_free(g);
@@ -278,10 +257,10 @@ START_TEST(bsd_header)
         "Index by function name\n\n   [2] f                       [3] h                       [1] main\n";
     g = rd(whole, sizeof whole - 1, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
-    ck_assert_uint_eq(self(g, "main"), 2);
-    ck_assert_uint_eq(self(g, "f"), 1);
-    ck_assert_uint_eq(self(g, "h"), 1);
-    ck_assert_uint_eq(edge(g, "main", "f").count, 2);
+    ck_assert_uint_eq(tself(g, "main", 0), 2);
+    ck_assert_uint_eq(tself(g, "f", 0), 1);
+    ck_assert_uint_eq(tself(g, "h", 0), 1);
+    ck_assert_uint_eq(tedge(g, "main", "f", 0).count, 2);
     cgprop_graph_free(g);
     ck_assert_uint_eq(cgprop_read_detect(whole, sizeof whole - 1), CGPROP_INPUT_GPROF);
 }
@@ -392,14 +371,14 @@ START_TEST(index_bound)
     cgprop_read_info_init(&info);
     cgprop_graph *g = rd(in3, sizeof in3 - 1, &info);
     ck_assert_uint_eq(info.lines, 3);
-    ck_assert_uint_eq(edge(g, "main", "c").count, 1);
+    ck_assert_uint_eq(tedge(g, "main", "c", 0).count, 1);
     cgprop_graph_free(g);
     /* Four lines, the last without its newline: [4] is within. */
     static const char in4[] = HDR E1 ARC(4) "-----------------------------------------------";
     cgprop_read_info_init(&info);
     g = rd(in4, sizeof in4 - 1, &info);
     ck_assert_uint_eq(info.lines, 4);
-    ck_assert_uint_eq(edge(g, "main", "c").count, 1);
+    ck_assert_uint_eq(tedge(g, "main", "c", 0).count, 1);
     cgprop_graph_free(g);
     bad(E1 ARC(4), CGPROP_EFORMAT, 3, "index [4] out of range");
     bad(E1 ARC(5) SEP, CGPROP_EFORMAT, 3, "index [5] out of range");
@@ -451,7 +430,7 @@ START_TEST(entry_error_order)
         char a[8], b[8];
         snprintf(a, sizeof a, "f%d", i);
         snprintf(b, sizeof b, "f%d", i + 1);
-        ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)i);
+        ck_assert_uint_eq(tedge(g, a, b, 0).count, (uint64_t)i);
     }
     cgprop_graph_free(g);
 }
@@ -492,13 +471,13 @@ START_TEST(many_calls)
             char a[16], b[16];
             snprintf(a, sizeof a, "f%d", i);
             snprintf(b, sizeof b, "f%d", i + k);
-            ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)(i * 10 + k));
+            ck_assert_uint_eq(tedge(g, a, b, 0).count, (uint64_t)(i * 10 + k));
         }
     for (int k = 1; k <= BIG; k++) {
         char a[16], b[16];
         snprintf(a, sizeof a, "f%d", NE / 2);
         snprintf(b, sizeof b, "g%d", k);
-        ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)k);
+        ck_assert_uint_eq(tedge(g, a, b, 0).count, (uint64_t)k);
     }
     cgprop_graph_free(g);
     free(t);
@@ -520,9 +499,9 @@ static void one_call(const char *arc, const char *name, uint64_t count)
              name, arc);
     cgprop_graph *g = rd(t, strlen(t), NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-    ck_assert_uint_eq(self(g, name), 7);
-    ck_assert_uint_eq(self(g, "main"), 1);
-    ck_assert_uint_eq(edge(g, "main", name).count, count);
+    ck_assert_uint_eq(tself(g, name, 0), 7);
+    ck_assert_uint_eq(tself(g, "main", 0), 1);
+    ck_assert_uint_eq(tedge(g, "main", name, 0).count, count);
     cgprop_graph_free(g);
 }
 
@@ -583,7 +562,7 @@ START_TEST(real_report)
     } want[] = {{"main", 0, 140}, {"pong", 29, 25}, {"walk", 28, 26}, {"burn", 33, 0},
                 {"leaf", 21, 11}, {"ping", 22, 1},  {"pang", 7, 0}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        ck_assert_uint_eq(self(g, want[i].name), (uint64_t)want[i].self);
+        ck_assert_uint_eq(tself(g, want[i].name, 0), (uint64_t)want[i].self);
         figures(g, want[i].name, want[i].self, want[i].child, 0.5 + 1e-6);
     }
     /* <cycle 1 as a whole>: self 0.58, children 0.27. */
@@ -591,8 +570,8 @@ START_TEST(real_report)
     ck_assert_uint_eq(c.nmembers, 3);
     ck_assert_uint_eq(c.self, 58);
     ck_assert_msg(fabs(c.total - 85) <= 0.5 + 1e-6, "cycle total %g", c.total);
-    ck_assert_uint_eq(edge(g, "walk", "walk").count, 4425);
-    ck_assert_uint_eq(edge(g, "pang", "ping").count, 1767);
+    ck_assert_uint_eq(tedge(g, "walk", "walk", 0).count, 4425);
+    ck_assert_uint_eq(tedge(g, "pang", "ping", 0).count, 1767);
     cgprop_graph_free(g);
     free(d);
 }

@@ -211,13 +211,6 @@ static cgprop_graph *rd(const mb *m, cgprop_read_info *info, uint32_t format)
     return g;
 }
 
-static uint32_t id(cgprop_graph *g, const char *k)
-{
-    uint32_t v;
-    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no %s", k);
-    return v;
-}
-
 static void analyse(cgprop_graph *g)
 {
     ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
@@ -228,29 +221,13 @@ static void analyse(cgprop_graph *g)
 static cgprop_total_row total(cgprop_graph *g, const char *k)
 {
     cgprop_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r;
-}
-
-static uint64_t self(cgprop_graph *g, const char *k)
-{
-    cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r.self;
-}
-
-static cgprop_edge_row edge(cgprop_graph *g, const char *a, const char *b)
-{
-    uint32_t e;
-    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, a), id(g, b), &e), CGPROP_OK);
-    cgprop_edge_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, e, &r, sizeof r), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, tfind(g, k), &r, sizeof r), CGPROP_OK);
     return r;
 }
 
 static void exact(cgprop_graph *g, const char *k, uint64_t s, double t, uint32_t reason)
 {
-    ck_assert_uint_eq(self(g, k), s);
+    ck_assert_uint_eq(tself(g, k, 0), s);
     cgprop_total_row r = total(g, k);
     ck_assert_msg(r.total == t, "%s: total %.0f, want %.0f", k, r.total, t);
     ck_assert_msg(r.lo == t && r.hi == t, "%s: [%.0f, %.0f]", k, r.lo, r.hi);
@@ -270,22 +247,22 @@ START_TEST(mutual_recursion)
         ck_assert_uint_eq(info.recursion, CGPROP_RECS_STATED);
         ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
         ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "ns");
-        ck_assert_str_eq(cgprop_node_display_name(g, id(g, "\tprog.py:5\ta"), NULL), "a");
+        ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, "\tprog.py:5\ta"), NULL), "a");
         analyse(g);
         exact(g, "\tprog.py:1\tmain", 2000, 6000, 0);
         exact(g, "\tprog.py:5\ta", 3000, 4000, 0);
         exact(g, "\tprog.py:9\tb", 1000, 3000, 0);
-        cgprop_edge_row e = edge(g, "\tprog.py:1\tmain", "\tprog.py:5\ta");
+        cgprop_edge_row e = tedge(g, "\tprog.py:1\tmain", "\tprog.py:5\ta", 0);
         ck_assert_uint_eq(e.count, 1);
         if (style == 3) {
             ck_assert(!(e.flags & CGPROP_F_HAS_COST));
         } else {
             ck_assert_uint_eq(e.cost, 4000);
-            ck_assert_uint_eq(edge(g, "\tprog.py:9\tb", "\tprog.py:5\ta").cost, 2000);
-            ck_assert_uint_eq(edge(g, "\tprog.py:5\ta", "\tprog.py:9\tb").cost, 3000);
+            ck_assert_uint_eq(tedge(g, "\tprog.py:9\tb", "\tprog.py:5\ta", 0).cost, 2000);
+            ck_assert_uint_eq(tedge(g, "\tprog.py:5\ta", "\tprog.py:9\tb", 0).cost, 3000);
         }
         cgprop_node_row n;
-        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "\tprog.py:1\tmain"), &n, sizeof n),
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, "\tprog.py:1\tmain"), &n, sizeof n),
                          CGPROP_OK);
         ck_assert_uint_eq(n.spont_count, 1);
         ck_assert_uint_eq(n.spont_cost, 6000);
@@ -303,8 +280,8 @@ START_TEST(self_recursion)
     exact(g, "\tp.py:1\tmain", 1000, 7000, 0);
     exact(g, "\tp.py:3\tf", 6000, 6000, 0);
     exact(g, "\tq.py:3\tf", 0, 0, 0); /* same name, another file: another function */
-    ck_assert_uint_eq(edge(g, "\tp.py:3\tf", "\tp.py:3\tf").count, 2);
-    ck_assert_uint_eq(edge(g, "\tp.py:3\tf", "\tp.py:3\tf").cost, 4000);
+    ck_assert_uint_eq(tedge(g, "\tp.py:3\tf", "\tp.py:3\tf", 0).count, 2);
+    ck_assert_uint_eq(tedge(g, "\tp.py:3\tf", "\tp.py:3\tf", 0).cost, 4000);
     /* The stated figure is kept where it contradicts the self cost. */
     exact(g, "\tq.py:7\tz", 5000, 3000, CGPROP_R_BELOW_SELF);
     cgprop_graph_free(g);
@@ -480,7 +457,7 @@ static cgprop_graph *check_expected(const char *name, const char *disagree, size
         if (disagree && !strcmp(key, disagree)) why |= CGPROP_R_SIDES_DISAGREE;
         exact(g, key, t0, (double)c0, why);
         cgprop_node_row nr;
-        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, key), &nr, sizeof nr), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, key), &nr, sizeof nr), CGPROP_OK);
         ck_assert_msg(nr.spont_count == sc && nr.spont_cost == scost, "%s: spontaneous %llu at %llu, want %llu at %llu",
                       key, (unsigned long long)nr.spont_count, (unsigned long long)nr.spont_cost, sc, scost);
         cgprop_total_row r = total(g, key);
@@ -510,12 +487,12 @@ START_TEST(real_fixture)
      * in it), so one had no caller; its cumtime 14328365 ns less those 4
      * calls' 1786342 ns is 12542023 ns. */
     cgprop_node_row nr;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "\t~:0\t<built-in method builtins.exec>"), &nr,
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, "\t~:0\t<built-in method builtins.exec>"), &nr,
                                           sizeof nr),
                      CGPROP_OK);
     ck_assert_uint_eq(nr.spont_count, 1);
     ck_assert_uint_eq(nr.spont_cost, 12542023);
-    ck_assert_uint_eq(edge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib").count, 39440);
+    ck_assert_uint_eq(tedge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib", 0).count, 39440);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -551,7 +528,7 @@ static const fn plain_run[] = {
 static void spont(cgprop_graph *g, const char *k, uint64_t count, uint64_t cost)
 {
     cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, k), &r, sizeof r), CGPROP_OK);
     ck_assert_msg(r.spont_count == count && r.spont_cost == cost, "%s: spontaneous %llu at %llu", k,
                   (unsigned long long)r.spont_count, (unsigned long long)r.spont_cost);
 }
@@ -664,8 +641,8 @@ START_TEST(negative_times)
         put_stats(&m, negative, 2, style);
         cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS), *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
         ck_assert_uint_eq(cgprop_graph_floor_count(a), 2);
-        ck_assert_uint_eq(self(a, "\tm.py:2\tf"), 0);
-        ck_assert_uint_eq(edge(a, "\tm.py:1\tmain", "\tm.py:2\tf").cost, 0);
+        ck_assert_uint_eq(tself(a, "\tm.py:2\tf", 0), 0);
+        ck_assert_uint_eq(tedge(a, "\tm.py:1\tmain", "\tm.py:2\tf", 0).cost, 0);
         analyse(a);
         /* f states 2 us, its only call in says 0: the figures contradict
          * each other now; main's cumtime is below its tottime. */
@@ -699,7 +676,7 @@ START_TEST(pure_profile_fixtures)
         /* 3.6 and 3.7 put a module's first line after its docstring. */
         const char *k = i < 2 ? "\tprofile:0\t<code object <module>, file \"pure.py\", line 3>"
                               : "\tprofile:0\t<code object <module>, file \"pure.py\", line 1>";
-        ck_assert_str_eq(cgprop_node_display_name(g, id(g, k), NULL), k + 11);
+        ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, k), NULL), k + 11);
         cgprop_graph_free(g);
     }
 }
@@ -837,7 +814,7 @@ START_TEST(code_object_layouts)
                 analyse(g);
                 exact(g, runner, 1000, 5000, 0);
                 exact(g, "\tm.py:1\t<module>", 4000, 4000, 0);
-                cgprop_edge_row e = edge(g, runner, "\tm.py:1\t<module>");
+                cgprop_edge_row e = tedge(g, runner, "\tm.py:1\t<module>", 0);
                 ck_assert_uint_eq(e.count, 1);
                 cgprop_graph_free(g);
                 /* Every cut fails cleanly. */
@@ -998,20 +975,20 @@ START_TEST(spellings)
     u8(&m, '0');
     cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_PSTATS);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 4);
-    ck_assert_uint_eq(id(g, "\tm.py:1\tmain"), 0);
-    ck_assert_uint_eq(id(g, "\ta b.py:2\tf"), 1);
-    ck_assert_uint_eq(id(g, "\tm.py:3\tg"), 2);
-    ck_assert_uint_eq(id(g, "\tx.py:4\th"), 3);
-    cgprop_edge_row e = edge(g, "\tm.py:1\tmain", "\ta b.py:2\tf");
+    ck_assert_uint_eq(tfind(g, "\tm.py:1\tmain"), 0);
+    ck_assert_uint_eq(tfind(g, "\ta b.py:2\tf"), 1);
+    ck_assert_uint_eq(tfind(g, "\tm.py:3\tg"), 2);
+    ck_assert_uint_eq(tfind(g, "\tx.py:4\th"), 3);
+    cgprop_edge_row e = tedge(g, "\tm.py:1\tmain", "\ta b.py:2\tf", 0);
     ck_assert_uint_eq(e.count, 1);
     ck_assert_uint_eq(e.cost, 3000);
-    e = edge(g, "\ta b.py:2\tf", "\tm.py:3\tg");
+    e = tedge(g, "\ta b.py:2\tf", "\tm.py:3\tg", 0);
     ck_assert_uint_eq(e.count, 2);
     ck_assert_uint_eq(e.cost, 1000);
-    e = edge(g, "\tm.py:1\tmain", "\tm.py:3\tg");
+    e = tedge(g, "\tm.py:1\tmain", "\tm.py:3\tg", 0);
     ck_assert_uint_eq(e.count, 3);
     ck_assert_uint_eq(e.cost, 2000);
-    e = edge(g, "\tx.py:4\th", "\tm.py:3\tg");
+    e = tedge(g, "\tx.py:4\th", "\tm.py:3\tg", 0);
     ck_assert_uint_eq(e.count, 4);
     ck_assert_uint_eq(e.cost, 0);
     cgprop_graph_free(g);
@@ -1092,7 +1069,7 @@ START_TEST(callers_across_batches)
         for (int k = 0; k < n; k++) {
             int j = cl[k];
             snprintf(ka, sizeof ka, "\tm.py:%d\tf%d", j + 1, j);
-            cgprop_edge_row e = edge(g, ka, kb);
+            cgprop_edge_row e = tedge(g, ka, kb, 0);
             ck_assert_msg(e.count == (uint64_t)(1 + (i + j) % 5), "%s -> %s: count %llu", ka, kb,
                           (unsigned long long)e.count);
             ck_assert_msg(e.cost == (uint64_t)((i + j) % 97 + 1) * 1000, "%s -> %s: cost %llu", ka, kb,

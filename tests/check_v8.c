@@ -44,33 +44,7 @@ static void bad(const char *text, int code, uint64_t line, const char *reason)
     ck_assert_msg(strstr(err.reason, reason) != NULL, "reason '%s' lacks '%s'", err.reason, reason);
 }
 
-static uint32_t id(cgprop_graph *g, const char *k)
-{
-    uint32_t v;
-    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no function '%s'", k);
-    return v;
-}
-
-static uint64_t self(cgprop_graph *g, const char *k, uint32_t m)
-{
-    cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r.self;
-}
-
-static uint64_t total(cgprop_graph *g, const char *k, uint32_t m)
-{
-    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
-    cgprop_split_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, id(g, k), &r, sizeof r), CGPROP_OK);
-    /* Exact, but where stacks may have been cut short (a hand-made
-     * profile's first frame is often a function called elsewhere): then
-     * flagged, and still the figure the stacks show. */
-    uint64_t unrooted;
-    ck_assert_int_eq(cgprop_graph_unrooted(g, m, &unrooted), CGPROP_OK);
-    if (!unrooted) ck_assert_uint_eq(r.inexact, 0);
-    return r.C_n;
-}
+static uint64_t total(cgprop_graph *g, const char *k, uint32_t m) { return tstack_total(g, tfind(g, k), m); }
 
 #define CF(name, url, line, col) \
     "\"callFrame\":{\"functionName\":\"" name "\",\"scriptId\":\"7\",\"url\":\"" url "\",\"lineNumber\":" #line \
@@ -128,16 +102,16 @@ START_TEST(hand_made)
     ck_assert_uint_eq(total(g, ANON, 0), 40);
     ck_assert_uint_eq(total(g, PROG, 0), 50);
     ck_assert_uint_eq(total(g, GC, 0), 60);
-    ck_assert_uint_eq(self(g, F, 0), 100);
-    ck_assert_uint_eq(self(g, G, 0), 70);
-    ck_assert_uint_eq(self(g, MAIN, 0), 0);
+    ck_assert_uint_eq(tself(g, F, 0), 100);
+    ck_assert_uint_eq(tself(g, G, 0), 70);
+    ck_assert_uint_eq(tself(g, MAIN, 0), 0);
     ck_assert_uint_eq(total(g, MAIN, 1), 6);
     ck_assert_uint_eq(total(g, F, 1), 6);
     ck_assert_uint_eq(total(g, G, 1), 3);
     ck_assert_uint_eq(total(g, ANON, 1), 1);
-    ck_assert_uint_eq(self(g, F, 1), 4);
+    ck_assert_uint_eq(tself(g, F, 1), 4);
     ck_assert_uint_eq(total(g, PROG, 1), 1);
-    ck_assert_str_eq(cgprop_node_display_name(g, id(g, ANON), NULL), "(anonymous)");
+    ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, ANON), NULL), "(anonymous)");
     cgprop_graph_free(g);
 }
 END_TEST
@@ -155,8 +129,8 @@ START_TEST(deltas_step_back)
                          NULL);
     ck_assert_uint_eq(total(g, MAIN, 0), 75);
     ck_assert_uint_eq(total(g, G, 0), 55);
-    ck_assert_uint_eq(self(g, G, 0), 25);
-    ck_assert_uint_eq(self(g, F, 0), 50);
+    ck_assert_uint_eq(tself(g, G, 0), 25);
+    ck_assert_uint_eq(tself(g, F, 0), 50);
     ck_assert_uint_eq(total(g, F, 1), 3);
     cgprop_graph_free(g);
 }
@@ -181,7 +155,7 @@ START_TEST(parent_links_and_hit_counts)
            "{\"id\":3," CF("f", "file:///a.js", 4, 10) ",\"hitCount\":3}]}",
            NULL);
     ck_assert_uint_eq(total(g, MAIN, 1), 7);
-    ck_assert_uint_eq(self(g, F, 1), 3);
+    ck_assert_uint_eq(tself(g, F, 1), 3);
     ck_assert_uint_eq(total(g, MAIN, 0), 0);
     cgprop_graph_free(g);
     /* A sample on the root itself keeps a (root) frame. Time stamps 0 4 9:
@@ -189,8 +163,8 @@ START_TEST(parent_links_and_hit_counts)
     g = rd("{\"nodes\":[{\"id\":1," ROOT_CF ",\"children\":[2]},{\"id\":2," CF("main", "file:///a.js", 0, 0) "}],"
            "\"samples\":[1,2,1],\"timeDeltas\":[0,4,5],\"startTime\":0}",
            NULL);
-    ck_assert_uint_eq(self(g, "\t0:0\t(root)", 0), 9);
-    ck_assert_uint_eq(self(g, MAIN, 0), 5);
+    ck_assert_uint_eq(tself(g, "\t0:0\t(root)", 0), 9);
+    ck_assert_uint_eq(tself(g, MAIN, 0), 5);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
     cgprop_graph_free(g);
 }
@@ -282,8 +256,8 @@ START_TEST(random_trees_any_order)
                 ck_assert_msg(et[f] == 0, "trial %d: %s missing", trial, names[f]);
                 continue;
             }
-            ck_assert_msg(self(g, key, 1) == es[f], "trial %d: self of %s %llu, expected %llu", trial, names[f],
-                          (unsigned long long)self(g, key, 1), (unsigned long long)es[f]);
+            ck_assert_msg(tself(g, key, 1) == es[f], "trial %d: self of %s %llu, expected %llu", trial, names[f],
+                          (unsigned long long)tself(g, key, 1), (unsigned long long)es[f]);
             ck_assert_msg(total(g, key, 1) == et[f], "trial %d: total of %s %llu, expected %llu", trial, names[f],
                           (unsigned long long)total(g, key, 1), (unsigned long long)et[f]);
         }
@@ -316,8 +290,8 @@ START_TEST(node_spellings)
         cgprop_graph *g = rd(in[i], NULL);
         ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
         ck_assert_uint_eq(total(g, MAIN, 1), 7);
-        ck_assert_uint_eq(self(g, MAIN, 1), 4);
-        ck_assert_uint_eq(self(g, F, 1), 3);
+        ck_assert_uint_eq(tself(g, MAIN, 1), 4);
+        ck_assert_uint_eq(tself(g, F, 1), 3);
         cgprop_graph_free(g);
     }
 }
@@ -341,11 +315,11 @@ static void four_samples(const char *ids, const char *samples, const char *delta
              "\"startTime\":5,\"endTime\":9,\"samples\":%s,\"timeDeltas\":%s}",
              a, b, b, c, c, samples, deltas);
     cgprop_graph *g = rd(t, NULL);
-    ck_assert_uint_eq(self(g, F, 0), 3 * d);
-    ck_assert_uint_eq(self(g, MAIN, 0), d);
+    ck_assert_uint_eq(tself(g, F, 0), 3 * d);
+    ck_assert_uint_eq(tself(g, MAIN, 0), d);
     ck_assert_uint_eq(total(g, MAIN, 0), 4 * d);
-    ck_assert_uint_eq(self(g, F, 1), 3);
-    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    ck_assert_uint_eq(tself(g, F, 1), 3);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 1);
     cgprop_graph_free(g);
 }
 
@@ -381,7 +355,7 @@ START_TEST(json_details)
                          "\"lineNumber\":0,\"columnNumber\":5}} ],"
                          " \"samples\" : [ 9 ] , \"timeDeltas\" : [ 3 ] } \n",
                          NULL);
-    ck_assert_uint_eq(self(g, "script 42\t1:6\tev", 1), 1);
+    ck_assert_uint_eq(tself(g, "script 42\t1:6\tev", 1), 1);
     ck_assert_uint_eq(total(g, "file:///u.js\t3:4\tcaf\xc3\xa9 \xf0\x9f\x98\x80 \xef\xbf\xbd x y", 1), 1);
     cgprop_graph_free(g);
 }
@@ -406,7 +380,7 @@ START_TEST(line_breaks_in_names)
                          "\"url\":\"file:///x\\n.js\",\"lineNumber\":0,\"columnNumber\":0}}],"
                          "\"samples\":[1],\"timeDeltas\":[7]}",
                          NULL);
-    ck_assert_uint_eq(self(g, "file:///x .js\t1:1\ta b c d", 1), 1);
+    ck_assert_uint_eq(tself(g, "file:///x .js\t1:1\ta b c d", 1), 1);
     size_t n = 0;
     ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &n), CGPROP_OK);
     ck_assert_uint_gt(n, 0);
@@ -590,11 +564,11 @@ static void check_two_chunks(cgprop_graph *g)
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
     ck_assert_uint_eq(total(g, TMAIN, 0), 130);
     ck_assert_uint_eq(total(g, TMAIN, 1), 5);
-    ck_assert_uint_eq(self(g, TMAIN, 0), 30);
-    ck_assert_uint_eq(self(g, TMAIN, 1), 1);
+    ck_assert_uint_eq(tself(g, TMAIN, 0), 30);
+    ck_assert_uint_eq(tself(g, TMAIN, 1), 1);
     ck_assert_uint_eq(total(g, TF, 0), 100);
     ck_assert_uint_eq(total(g, TF, 1), 4);
-    ck_assert_uint_eq(self(g, TF, 0), 100);
+    ck_assert_uint_eq(tself(g, TF, 0), 100);
     ck_assert_uint_eq(total(g, PROG, 0), 50);
     ck_assert_uint_eq(total(g, PROG, 1), 1);
 }
@@ -661,13 +635,13 @@ START_TEST(trace_profiles_and_threads)
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
     ck_assert_uint_eq(total(g, FN("a"), 0), 26);
     ck_assert_uint_eq(total(g, FN("a"), 1), 3);
-    ck_assert_uint_eq(self(g, FN("a"), 0), 26);
+    ck_assert_uint_eq(tself(g, FN("a"), 0), 26);
     ck_assert_uint_eq(total(g, FN("b"), 0), 6);
     ck_assert_uint_eq(total(g, FN("b"), 1), 2);
     ck_assert_uint_eq(total(g, FN("c"), 0), 12);
     ck_assert_uint_eq(total(g, FN("c"), 1), 2);
-    ck_assert_uint_eq(self(g, FN("c"), 0), 6);
-    ck_assert_uint_eq(self(g, FN("c"), 1), 1);
+    ck_assert_uint_eq(tself(g, FN("c"), 0), 6);
+    ck_assert_uint_eq(tself(g, FN("c"), 1), 1);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -822,16 +796,16 @@ static void check_cpu_threads(cgprop_graph *g)
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
     ck_assert_uint_eq(total(g, MAIN, 0), 80);
     ck_assert_uint_eq(total(g, MAIN, 1), 4);
-    ck_assert_uint_eq(self(g, MAIN, 0), 20);
-    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    ck_assert_uint_eq(tself(g, MAIN, 0), 20);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 1);
     ck_assert_uint_eq(total(g, F, 0), 110);
     ck_assert_uint_eq(total(g, F, 1), 5);
-    ck_assert_uint_eq(self(g, F, 0), 110);
-    ck_assert_uint_eq(self(g, F, 1), 5);
+    ck_assert_uint_eq(tself(g, F, 0), 110);
+    ck_assert_uint_eq(tself(g, F, 1), 5);
     ck_assert_uint_eq(total(g, W, 0), 60);
     ck_assert_uint_eq(total(g, W, 1), 3);
-    ck_assert_uint_eq(self(g, W, 0), 10);
-    ck_assert_uint_eq(self(g, W, 1), 1);
+    ck_assert_uint_eq(tself(g, W, 0), 10);
+    ck_assert_uint_eq(tself(g, W, 1), 1);
 }
 
 START_TEST(trace_cpu_profile_threads)
@@ -934,7 +908,7 @@ START_TEST(trace_cpu_profile_rules)
                             "\"timeDeltas\":[5,5,5,5,5,5,5]}") "]";
     cgprop_graph *g = rd(hits, NULL);
     ck_assert_uint_eq(total(g, MAIN, 1), 5);
-    ck_assert_uint_eq(self(g, MAIN, 1), 3);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 3);
     ck_assert_uint_eq(total(g, F, 1), 2);
     ck_assert_uint_eq(total(g, MAIN, 0), 0);
     cgprop_graph_free(g);
@@ -946,7 +920,7 @@ START_TEST(trace_cpu_profile_rules)
                             CF("f", "file:///a.js", 4, 10) "}]}") "]";
     g = rd(nodeltas, NULL);
     ck_assert_uint_eq(total(g, MAIN, 1), 3);
-    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 1);
     ck_assert_uint_eq(total(g, F, 1), 2);
     ck_assert_uint_eq(total(g, MAIN, 0), 0);
     cgprop_graph_free(g);
@@ -1083,17 +1057,17 @@ static void check_heap_hand(cgprop_graph *g, bool samples)
 {
     /* (root) has no bytes of its own: no function */
     ck_assert_uint_eq(cgprop_graph_node_count(g), 7);
-    ck_assert_uint_eq(self(g, MAIN, 0), 10);
+    ck_assert_uint_eq(tself(g, MAIN, 0), 10);
     ck_assert_uint_eq(total(g, MAIN, 0), 1358);
-    ck_assert_uint_eq(self(g, F, 0), 308);
+    ck_assert_uint_eq(tself(g, F, 0), 308);
     ck_assert_uint_eq(total(g, F, 0), 348);
-    ck_assert_uint_eq(self(g, G, 0), 40);
+    ck_assert_uint_eq(tself(g, G, 0), 40);
     ck_assert_uint_eq(total(g, G, 0), 1048);
     ck_assert_uint_eq(total(g, H, 0), 1000);
     ck_assert_uint_eq(total(g, V8API, 0), 560);
-    ck_assert_uint_eq(self(g, EVEN, 0), 10);
+    ck_assert_uint_eq(tself(g, EVEN, 0), 10);
     ck_assert_uint_eq(total(g, EVEN, 0), 15);
-    ck_assert_uint_eq(self(g, ODD, 0), 5);
+    ck_assert_uint_eq(tself(g, ODD, 0), 5);
     ck_assert_uint_eq(total(g, ODD, 0), 12);
     uint64_t all = 0, n = 0;
     for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
@@ -1109,17 +1083,17 @@ static void check_heap_hand(cgprop_graph *g, bool samples)
         return;
     }
     ck_assert_uint_eq(n, 9);
-    ck_assert_uint_eq(self(g, F, 1), 4);
+    ck_assert_uint_eq(tself(g, F, 1), 4);
     ck_assert_uint_eq(total(g, F, 1), 4);
-    ck_assert_uint_eq(self(g, MAIN, 1), 0);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 0);
     ck_assert_uint_eq(total(g, MAIN, 1), 7);
-    ck_assert_uint_eq(self(g, G, 1), 0);
+    ck_assert_uint_eq(tself(g, G, 1), 0);
     ck_assert_uint_eq(total(g, G, 1), 4);
     ck_assert_uint_eq(total(g, H, 1), 3);
     ck_assert_uint_eq(total(g, V8API, 1), 1);
-    ck_assert_uint_eq(self(g, EVEN, 1), 1);
+    ck_assert_uint_eq(tself(g, EVEN, 1), 1);
     ck_assert_uint_eq(total(g, EVEN, 1), 1);
-    ck_assert_uint_eq(self(g, ODD, 1), 0);
+    ck_assert_uint_eq(tself(g, ODD, 1), 0);
     ck_assert_uint_eq(total(g, ODD, 1), 1);
 }
 
@@ -1149,7 +1123,7 @@ START_TEST(heap_hand_made)
            HN(HCF("main", 0, 0), 10, 2) HN(HCF("f", 4, 10), 100, 3) HEND HEND HEND "}",
            NULL);
     ck_assert_uint_eq(total(g, MAIN, 0), 110);
-    ck_assert_uint_eq(self(g, F, 1), 1);
+    ck_assert_uint_eq(tself(g, F, 1), 1);
     ck_assert_uint_eq(total(g, MAIN, 1), 1);
     cgprop_graph_free(g);
 }
@@ -1216,13 +1190,13 @@ START_TEST(heap_deep_chain)
     char *t = deep_chain(10000, 0);
     cgprop_graph *g = rd(t, NULL);
     const char *a = "file:///d.js\t2:1\ta", *b = "file:///d.js\t3:1\tb";
-    ck_assert_uint_eq(self(g, a, 0), 7);
+    ck_assert_uint_eq(tself(g, a, 0), 7);
     ck_assert_uint_eq(total(g, a, 0), 55007);
-    ck_assert_uint_eq(self(g, b, 0), 55000);
+    ck_assert_uint_eq(tself(g, b, 0), 55000);
     ck_assert_uint_eq(total(g, b, 0), 55000);
     ck_assert_uint_eq(total(g, a, 1), 10);
-    ck_assert_uint_eq(self(g, a, 1), 0);
-    ck_assert_uint_eq(self(g, b, 1), 10);
+    ck_assert_uint_eq(tself(g, a, 1), 0);
+    ck_assert_uint_eq(tself(g, b, 1), 10);
     cgprop_graph_free(g);
     free(t);
     /* An error deep in it names its own line: node d is on line d + 1. */
@@ -1368,7 +1342,7 @@ START_TEST(heap_keys_as_cpu)
     cgprop_graph *h2 = rd(heap_hand, NULL);
     ck_assert_int_eq(cgprop_graph_merge(h, h2), CGPROP_OK);
     ck_assert_uint_eq(total(h, F, 0), 2 * 348);
-    ck_assert_uint_eq(self(h, F, 1), 2 * 4);
+    ck_assert_uint_eq(tself(h, F, 1), 2 * 4);
     cgprop_graph_free(h);
     cgprop_graph_free(h2);
 }
@@ -1489,7 +1463,7 @@ START_TEST(trace_cpu_profile_real)
             memcpy(buf, key, kn);
             buf[kn] = 0;
             for (uint32_t m = 0; m < 2; m++) {
-                ck_assert_uint_eq(self(g, buf, m), self(want, buf, m));
+                ck_assert_uint_eq(tself(g, buf, m), tself(want, buf, m));
                 ck_assert_uint_eq(total(g, buf, m), total(want, buf, m));
             }
         }

@@ -155,4 +155,48 @@ static inline uint32_t tnode(cgprop_graph *g, const char *key)
     return id;
 }
 
+/* The id of the function keyed `key`, failing the test if there is none. */
+static inline uint32_t tfind(cgprop_graph *g, const char *key)
+{
+    uint32_t v;
+    ck_assert_msg(cgprop_graph_find_node(g, key, strlen(key), &v) == CGPROP_OK, "no function keyed [%s]", key);
+    return v;
+}
+
+/* The self cost in metric m of the function keyed `key`. */
+static inline uint64_t tself(cgprop_graph *g, const char *key, uint32_t m)
+{
+    cgprop_node_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, tfind(g, key), &r, sizeof r), CGPROP_OK);
+    return r.self;
+}
+
+/* The row in metric m of the call from the function keyed `from` to the one
+ * keyed `to`, failing the test if there is no such call. */
+static inline cgprop_edge_row tedge(cgprop_graph *g, const char *from, const char *to, uint32_t m)
+{
+    uint32_t e;
+    ck_assert_msg(cgprop_graph_find_edge(g, tfind(g, from), tfind(g, to), &e) == CGPROP_OK, "no call %s -> %s", from,
+                  to);
+    cgprop_edge_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, m, e, &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
+/* Function v's inclusive cost in metric m as the stacks show it (each
+ * stack counted once), splitting the graph first. It must be exact unless
+ * stacks were cut short (a hand-made profile's first frame is often a
+ * function called elsewhere): then it is flagged, and still the figure the
+ * stacks show. */
+static inline uint64_t tstack_total(cgprop_graph *g, uint32_t v, uint32_t m)
+{
+    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
+    cgprop_split_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, v, &r, sizeof r), CGPROP_OK);
+    uint64_t unrooted;
+    ck_assert_int_eq(cgprop_graph_unrooted(g, m, &unrooted), CGPROP_OK);
+    if (!unrooted) ck_assert_uint_eq(r.inexact, 0);
+    return r.C_n;
+}
+
 #endif
