@@ -84,20 +84,6 @@ static cgprop_graph *rd(const char *text, size_t len, cgprop_read_info *info)
     return g;
 }
 
-static void analyse(cgprop_graph *g)
-{
-    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-}
-
-static cgprop_total_row total(cgprop_graph *g, const char *k)
-{
-    cgprop_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, tfind(g, k), &r, sizeof r), CGPROP_OK);
-    return r;
-}
-
 static uint32_t edge_id(cgprop_graph *g, const char *a, const char *b)
 {
     uint32_t e;
@@ -107,7 +93,7 @@ static uint32_t edge_id(cgprop_graph *g, const char *a, const char *b)
 
 static cgprop_cycle_row cycle_of(cgprop_graph *g, const char *k)
 {
-    cgprop_total_row t = total(g, k);
+    cgprop_total_row t = ttotals_row(g, 0, tfind(g, k));
     ck_assert(t.cycle != CGPROP_NONE);
     cgprop_cycle_row c;
     ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_CYCLES, 0, t.cycle, &c, sizeof c), CGPROP_OK);
@@ -117,7 +103,7 @@ static cgprop_cycle_row cycle_of(cgprop_graph *g, const char *k)
 /* gprof's self and children figures of a function, in hundredths. */
 static void figures(cgprop_graph *g, const char *k, double s, double child, double tol)
 {
-    cgprop_total_row r = total(g, k);
+    cgprop_total_row r = ttotals_row(g, 0, tfind(g, k));
     ck_assert_msg(fabs(r.gprof_self - s) <= tol, "%s: self %g, want %g", k, r.gprof_self, s);
     ck_assert_msg(fabs(r.gprof_child - child) <= tol, "%s: children %g, want %g", k, r.gprof_child, child);
     if (r.cycle == CGPROP_NONE)
@@ -150,14 +136,14 @@ START_TEST(hand_made)
         ck_assert_uint_eq(e.count, counts[i]);
         ck_assert(!(e.flags & CGPROP_F_HAS_COST));
     }
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     figures(g, "main", 0, 10, 1e-9);
     figures(g, "a", 3, 1, 1e-9);
     figures(g, "b", 2, 2, 1e-9);
     figures(g, "c", 4, 0, 1e-9);
     figures(g, "d", 1, 0, 1e-9);
     figures(g, "orphan", 1, 0, 1e-9);
-    ck_assert(total(g, "a").vertex_total == 8);
+    ck_assert(ttotals_row(g, 0, tfind(g, "a")).vertex_total == 8);
     cgprop_cycle_row c = cycle_of(g, "b");
     ck_assert_uint_eq(c.nmembers, 2);
     ck_assert_uint_eq(c.self, 5);
@@ -222,7 +208,7 @@ START_TEST(bsd_header)
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
     ck_assert_uint_eq(tself(g, "main", 0), 2);
     ck_assert_uint_eq(tedge(g, "main", "f", 0).count, 2);
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     figures(g, "main", 2, 1, 1e-9);
     cgprop_graph_free(g);
 
@@ -554,7 +540,7 @@ START_TEST(real_report)
     size_t n;
     char *d = tslurp(DATA "/gprof/cycles.gprof", &n);
     cgprop_graph *g = rd(d, n, NULL);
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 7);
     static const struct {
         const char *name;

@@ -211,24 +211,10 @@ static cgprop_graph *rd(const mb *m, cgprop_read_info *info, uint32_t format)
     return g;
 }
 
-static void analyse(cgprop_graph *g)
-{
-    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-}
-
-static cgprop_total_row total(cgprop_graph *g, const char *k)
-{
-    cgprop_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, tfind(g, k), &r, sizeof r), CGPROP_OK);
-    return r;
-}
-
 static void exact(cgprop_graph *g, const char *k, uint64_t s, double t, uint32_t reason)
 {
     ck_assert_uint_eq(tself(g, k, 0), s);
-    cgprop_total_row r = total(g, k);
+    cgprop_total_row r = ttotals_row(g, 0, tfind(g, k));
     ck_assert_msg(r.total == t, "%s: total %.0f, want %.0f", k, r.total, t);
     ck_assert_msg(r.lo == t && r.hi == t, "%s: [%.0f, %.0f]", k, r.lo, r.hi);
     ck_assert_uint_eq(r.estimate, CGPROP_EST_EXACT);
@@ -248,7 +234,7 @@ START_TEST(mutual_recursion)
         ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
         ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "ns");
         ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, "\tprog.py:5\ta"), NULL), "a");
-        analyse(g);
+        tanalyse(g, CGPROP_SHARE_AUTO);
         exact(g, "\tprog.py:1\tmain", 2000, 6000, 0);
         exact(g, "\tprog.py:5\ta", 3000, 4000, 0);
         exact(g, "\tprog.py:9\tb", 1000, 3000, 0);
@@ -276,7 +262,7 @@ START_TEST(self_recursion)
     mb m;
     put_stats(&m, selfrec, 4, 0);
     cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_AUTO);
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     exact(g, "\tp.py:1\tmain", 1000, 7000, 0);
     exact(g, "\tp.py:3\tf", 6000, 6000, 0);
     exact(g, "\tq.py:3\tf", 0, 0, 0); /* same name, another file: another function */
@@ -295,7 +281,7 @@ START_TEST(merge_keeps_stated)
     put_stats(&m, mutual, 3, 0);
     cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS), *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
     ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
-    analyse(a);
+    tanalyse(a, CGPROP_SHARE_AUTO);
     exact(a, "\tprog.py:1\tmain", 4000, 12000, 0);
     exact(a, "\tprog.py:5\ta", 6000, 8000, 0);
     cgprop_graph_free(a);
@@ -434,7 +420,7 @@ static cgprop_graph *check_expected(const char *name, const char *disagree, size
     int rc = cgprop_read_file(path, strlen(path), NULL, NULL, &g, &info, &err);
     ck_assert_msg(rc == CGPROP_OK, "%s: %d %s", path, rc, err.reason);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_PSTATS);
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     snprintf(path, sizeof path, "%s/pstats/%s.expected", DATA, name);
     FILE *f = fopen(path, "r");
     ck_assert(f != NULL);
@@ -460,7 +446,7 @@ static cgprop_graph *check_expected(const char *name, const char *disagree, size
         ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, key), &nr, sizeof nr), CGPROP_OK);
         ck_assert_msg(nr.spont_count == sc && nr.spont_cost == scost, "%s: spontaneous %llu at %llu, want %llu at %llu",
                       key, (unsigned long long)nr.spont_count, (unsigned long long)nr.spont_cost, sc, scost);
-        cgprop_total_row r = total(g, key);
+        cgprop_total_row r = ttotals_row(g, 0, tfind(g, key));
         if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) ++*recursive;
         n++;
     }
@@ -546,11 +532,11 @@ START_TEST(entered_from_outside_and_called)
         put_stats(&m, plain_run, 2, style);
         cgprop_graph *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
         spont(b, ex, 1, 4000);
-        analyse(a);
+        tanalyse(a, CGPROP_SHARE_AUTO);
         exact(a, ex, 2000, 10000, 0);
         ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
         spont(a, ex, 2, style == 3 ? 14000 : 11000);
-        analyse(a);
+        tanalyse(a, CGPROP_SHARE_AUTO);
         exact(a, ex, 3000, 14000, 0);
         cgprop_graph_free(a);
         cgprop_graph_free(b);
@@ -584,7 +570,7 @@ START_TEST(three_files_merged)
         ck_assert_int_eq(cgprop_graph_merge(g, h), CGPROP_OK);
         cgprop_graph_free(h);
     }
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     /* recur.expected: exec 16926 / 14328365 ns, 1 call from outside at
      * 12542023 ns; pure.expected: exec 4690 / 199811 ns, its 1 call from
      * outside at 199811 ns. The calls around it prove the sum. */
@@ -643,7 +629,7 @@ START_TEST(negative_times)
         ck_assert_uint_eq(cgprop_graph_floor_count(a), 2);
         ck_assert_uint_eq(tself(a, "\tm.py:2\tf", 0), 0);
         ck_assert_uint_eq(tedge(a, "\tm.py:1\tmain", "\tm.py:2\tf", 0).cost, 0);
-        analyse(a);
+        tanalyse(a, CGPROP_SHARE_AUTO);
         /* f states 2 us, its only call in says 0: the figures contradict
          * each other now; main's cumtime is below its tottime. */
         exact(a, "\tm.py:2\tf", 0, 2000, CGPROP_R_SIDES_DISAGREE);
@@ -811,7 +797,7 @@ START_TEST(code_object_layouts)
                 code_stats(&m, pys[i], fl ? 0x73 : 0x40, inner);
                 cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_AUTO);
                 ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-                analyse(g);
+                tanalyse(g, CGPROP_SHARE_AUTO);
                 exact(g, runner, 1000, 5000, 0);
                 exact(g, "\tm.py:1\t<module>", 4000, 4000, 0);
                 cgprop_edge_row e = tedge(g, runner, "\tm.py:1\t<module>", 0);
@@ -895,7 +881,7 @@ START_TEST(merge_into_new_graph)
         s.left = 1000000;
         if (rc == CGPROP_OK) {
             ok = 1;
-            analyse(dst);
+            tanalyse(dst, CGPROP_SHARE_AUTO);
             exact(dst, "\tprog.py:5\ta", 3000, 4000, 0);
             exact(dst, "\tprog.py:9\tb", 1000, 3000, 0);
         } else {

@@ -135,6 +135,72 @@ static inline cgprop_graph *tgraph(size_t K, const char *const *names)
     return g;
 }
 
+/* A graph of the first K of tgraph's default metrics and nn functions keyed
+ * "n0", "n1", ..., whose ids are 0 to nn - 1. */
+static inline cgprop_graph *tgraph_n(uint32_t K, uint32_t nn)
+{
+    cgprop_graph *g = tgraph(K, NULL);
+    char key[16];
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t id;
+        int len = snprintf(key, sizeof key, "n%u", i);
+        ck_assert_int_eq(cgprop_graph_add_node(g, key, (size_t)len, &id), CGPROP_OK);
+    }
+    return g;
+}
+
+/* Adds s to the self cost of function n, in a graph of one metric. */
+static inline void tself1(cgprop_graph *g, uint32_t n, uint64_t s)
+{
+    ck_assert_int_eq(cgprop_graph_add_self(g, n, &s), CGPROP_OK);
+}
+
+/* Adds count calls a -> b, with a cost for each metric (NULL: none
+ * measured); returns the call's id. */
+static inline uint32_t tcall(cgprop_graph *g, uint32_t a, uint32_t b, uint64_t count, const uint64_t *costs)
+{
+    uint32_t id;
+    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, count, costs, &id), CGPROP_OK);
+    return id;
+}
+
+/* Finds the cycles, collapses them sharing by `share`, and propagates. */
+static inline void tanalyse(cgprop_graph *g, uint32_t share)
+{
+    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_collapse(g, share), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
+}
+
+/* Function n's row of totals in metric k. The row is filled with garbage
+ * first, so a field the library leaves unwritten shows. */
+static inline cgprop_total_row ttotals_row(cgprop_graph *g, uint32_t k, uint32_t n)
+{
+    cgprop_total_row r;
+    memset(&r, 0xAB, sizeof r);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, k, n, &r, sizeof r), CGPROP_OK);
+    ck_assert_uint_eq(r.id, n);
+    return r;
+}
+
+/* Call e's row of totals in metric k, filled with garbage first too. */
+static inline cgprop_edge_total_row tedge_totals_row(cgprop_graph *g, uint32_t k, uint32_t e)
+{
+    cgprop_edge_total_row r;
+    memset(&r, 0xAB, sizeof r);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGE_TOTALS, k, e, &r, sizeof r), CGPROP_OK);
+    ck_assert_uint_eq(r.id, e);
+    return r;
+}
+
+/* Cycle c's row in metric k. */
+static inline cgprop_cycle_row tcycle_row(cgprop_graph *g, uint32_t k, uint32_t c)
+{
+    cgprop_cycle_row r;
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_CYCLES, k, c, &r, sizeof r), CGPROP_OK);
+    return r;
+}
+
 /* The sum of every function's self cost in metric m: the program's total. */
 static inline uint64_t tself_sum(cgprop_graph *g, uint32_t m)
 {
