@@ -33,32 +33,13 @@ static cgprop_graph *read_path(const char *path, const cgprop_read_options *o, c
 
 static cgprop_graph *read_text(const char *text, const cgprop_read_options *o, cgprop_read_info *info)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer(text, strlen(text), "t", 1, o, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
+    return tread(text, strlen(text), "t", o, info);
 }
 
 /* Read and expect failure; returns the error. */
 static cgprop_read_error read_bad(const char *text, int code, uint64_t line)
 {
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_CALLGRIND;
-    int rc = cgprop_read_buffer(text, strlen(text), "bad.out", 7, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
-    ck_assert(g == NULL);
-    ck_assert_int_eq(err.code, code);
-    ck_assert_msg(err.line == line, "line %llu, expected %llu (%s)", (unsigned long long)err.line,
-                  (unsigned long long)line, err.reason);
-    ck_assert_str_eq(err.file, "bad.out");
-    ck_assert(err.reason[0] != '\0');
-    return err;
+    return tread_bad(text, strlen(text), "bad.out", CGPROP_INPUT_CALLGRIND, code, line, NULL);
 }
 
 static cgprop_split_row split_of(cgprop_graph *g, const char *key, uint32_t metric)

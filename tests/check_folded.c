@@ -10,30 +10,11 @@
 
 #define DATA CGPROP_TEST_DATA
 
-static cgprop_graph *rd(const char *text, cgprop_read_info *info)
-{
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer(text, strlen(text), "f", 1, NULL, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
-}
+static cgprop_graph *rd(const char *text, cgprop_read_info *info) { return tread(text, strlen(text), "f", NULL, info); }
 
 static void bad(const char *text, int code, uint64_t line)
 {
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_FOLDED;
-    int rc = cgprop_read_buffer(text, strlen(text), "s.folded", 8, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
-    ck_assert(g == NULL);
-    ck_assert_uint_eq(err.line, line);
-    ck_assert_str_eq(err.file, "s.folded");
-    ck_assert(err.reason[0] != '\0');
+    tread_bad(text, strlen(text), "s.folded", CGPROP_INPUT_FOLDED, code, line, NULL);
 }
 
 static cgprop_split_row split(cgprop_graph *g, const char *k)

@@ -76,12 +76,7 @@ static const char hand[] =
 
 static cgprop_graph *rd(const char *text, size_t len, cgprop_read_info *info)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer(text, len, "x.gprof", 7, NULL, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
-    return g;
+    return tread(text, len, "x.gprof", NULL, info);
 }
 
 static uint32_t edge_id(cgprop_graph *g, const char *a, const char *b)
@@ -256,25 +251,14 @@ static void bad(const char *body, int code, uint64_t line, const char *what)
 {
     char text[2048];
     snprintf(text, sizeof text, "index %% time    self  children    called     name\n%s", body);
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_GPROF;
     /* In a block of its own size, so that a read past the end is one the
      * sanitizers see. */
     size_t len = strlen(text);
     char *exact = malloc(len);
     ck_assert(exact != NULL);
     memcpy(exact, text, len);
-    int rc = cgprop_read_buffer(exact, len, "s.gprof", 7, &o, NULL, &g, NULL, &err);
+    tread_bad(exact, len, "s.gprof", CGPROP_INPUT_GPROF, code, line, what);
     free(exact);
-    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, body);
-    ck_assert(g == NULL);
-    ck_assert_uint_eq(err.line, line);
-    ck_assert_str_eq(err.file, "s.gprof");
-    ck_assert_msg(strstr(err.reason, what) != NULL, "reason '%s' does not say '%s'", err.reason, what);
 }
 
 #define E1 "[1]    100.0    0.01    0.00                 main [1]\n"

@@ -16,31 +16,13 @@
 
 static cgprop_graph *rd(const char *text, cgprop_read_info *info)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_PERF;
-    int rc = cgprop_read_buffer(text, strlen(text), "p", 1, &o, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
+    cgprop_read_options o = tformat(CGPROP_INPUT_PERF);
+    return tread(text, strlen(text), "p", &o, info);
 }
 
 static void bad_len(const char *text, size_t len, int code, uint64_t line, const char *reason)
 {
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_PERF;
-    int rc = cgprop_read_buffer(text, len, "s.perf", 6, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
-    ck_assert(g == NULL);
-    ck_assert_uint_eq(err.line, line);
-    ck_assert_str_eq(err.file, "s.perf");
-    ck_assert_msg(strstr(err.reason, reason) != NULL, "reason '%s' lacks '%s'", err.reason, reason);
+    tread_bad(text, len, "s.perf", CGPROP_INPUT_PERF, code, line, reason);
 }
 
 static void bad(const char *text, int code, uint64_t line, const char *reason)

@@ -27,16 +27,9 @@ static char *slurp(const char *name, size_t *len)
 
 static cgprop_graph *rd_buf(const char *d, size_t n, uint32_t fmt, uint32_t key_mode, cgprop_read_info *info)
 {
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = fmt;
+    cgprop_read_options o = tformat(fmt);
     o.key_mode = key_mode;
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer(d, n, "p", 1, &o, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
-    return g;
+    return tread(d, n, "p", &o, info);
 }
 
 static cgprop_graph *rd_file(const char *name, uint32_t key_mode, cgprop_read_info *info)

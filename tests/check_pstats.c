@@ -200,15 +200,8 @@ static const fn selfrec[] = {
 
 static cgprop_graph *rd(const mb *m, cgprop_read_info *info, uint32_t format)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = format;
-    int rc = cgprop_read_buffer((const char *)m->b, m->n, "x.pstats", 8, &o, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "rc %d: %s", rc, err.reason);
-    return g;
+    cgprop_read_options o = tformat(format);
+    return tread((const char *)m->b, m->n, "x.pstats", &o, info);
 }
 
 static void exact(cgprop_graph *g, const char *k, uint64_t s, double t, uint32_t reason)
@@ -291,18 +284,7 @@ END_TEST
 
 static void bad_bytes(const unsigned char *d, size_t n, int code, const char *what)
 {
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_PSTATS;
-    int rc = cgprop_read_buffer((const char *)d, n, "s.pstats", 8, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == code, "%s: expected %d got %d (%s)", what, code, rc, err.reason);
-    ck_assert(g == NULL);
-    ck_assert_uint_eq(err.line, 0);
-    ck_assert_str_eq(err.file, "s.pstats");
-    ck_assert_msg(strstr(err.reason, what) != NULL, "reason '%s' does not say '%s'", err.reason, what);
+    tread_bad((const char *)d, n, "s.pstats", CGPROP_INPUT_PSTATS, code, 0, what);
 }
 
 #define BAD(lit, code, what) bad_bytes((const unsigned char *)(lit), sizeof(lit) - 1, code, what)

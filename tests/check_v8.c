@@ -16,32 +16,13 @@
 
 static cgprop_graph *rd(const char *text, cgprop_read_info *info)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_V8;
-    int rc = cgprop_read_buffer(text, strlen(text), "v", 1, &o, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
+    cgprop_read_options o = tformat(CGPROP_INPUT_V8);
+    return tread(text, strlen(text), "v", &o, info);
 }
 
 static void bad(const char *text, int code, uint64_t line, const char *reason)
 {
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_V8;
-    int rc = cgprop_read_buffer(text, strlen(text), "s.cpuprofile", 12, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
-    ck_assert(g == NULL);
-    ck_assert_msg(err.line == line, "line %llu, expected %llu (%s)", (unsigned long long)err.line,
-                  (unsigned long long)line, err.reason);
-    ck_assert_str_eq(err.file, "s.cpuprofile");
-    ck_assert_msg(strstr(err.reason, reason) != NULL, "reason '%s' lacks '%s'", err.reason, reason);
+    tread_bad(text, strlen(text), "s.cpuprofile", CGPROP_INPUT_V8, code, line, reason);
 }
 
 static uint64_t total(cgprop_graph *g, const char *k, uint32_t m) { return tstack_total(g, tfind(g, k), m); }

@@ -12,6 +12,7 @@
 #include "cgprop.h"
 #include "cgprop_experimental.h"
 #include "cgprop_io.h"
+#include "support.h"
 
 /* ---- output capture ---- */
 
@@ -755,16 +756,9 @@ END_TEST
 /* Read callgrind text back, keys by bare name. */
 static cgprop_graph *read_back(const char *text)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_CALLGRIND;
+    cgprop_read_options o = tformat(CGPROP_INPUT_CALLGRIND);
     o.key_mode = CGPROP_KEY_NAME;
-    int rc = cgprop_read_buffer(text, strlen(text), "w", 1, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
+    return tread(text, strlen(text), "w", &o, NULL);
 }
 
 static cgprop_edge_row edge_of(cgprop_graph *g, const char *a, const char *b)

@@ -104,6 +104,53 @@ static inline long tfail_read_sweep(const char *d, size_t n, const char *name, l
     return reads;
 }
 
+/* Options that read as `format`, the rest as cgprop_read_options_init
+ * leaves them. */
+static inline cgprop_read_options tformat(uint32_t format)
+{
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = format;
+    return o;
+}
+
+/* The graph read from the n bytes at d, named `name`, with options o (NULL:
+ * the defaults); fails the test unless the read succeeds. */
+static inline cgprop_graph *tread(const char *d, size_t n, const char *name, const cgprop_read_options *o,
+                                  cgprop_read_info *info)
+{
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer(d, n, name, strlen(name), o, NULL, &g, info, &err);
+    ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
+    ck_assert_ptr_nonnull(g);
+    return g;
+}
+
+/* Reads the n bytes at d, named `name`, as `format`, which must fail with
+ * `code` at `line`: no graph, and an error that says so, names the input and
+ * gives a reason that contains `what` (NULL: any reason). Returns the
+ * error. */
+static inline cgprop_read_error tread_bad(const char *d, size_t n, const char *name, uint32_t format, int code,
+                                          uint64_t line, const char *what)
+{
+    cgprop_read_options o = tformat(format);
+    cgprop_graph *g = (cgprop_graph *)1;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer(d, n, name, strlen(name), &o, NULL, &g, NULL, &err);
+    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%.*s>>", code, rc, err.reason, (int)n, d);
+    ck_assert(g == NULL);
+    ck_assert_int_eq(err.code, code);
+    ck_assert_msg(err.line == line, "line %llu, expected %llu (%s)", (unsigned long long)err.line,
+                  (unsigned long long)line, err.reason);
+    ck_assert_str_eq(err.file, name);
+    if (what) ck_assert_msg(strstr(err.reason, what) != NULL, "reason '%s' lacks '%s'", err.reason, what);
+    else ck_assert(err.reason[0] != '\0');
+    return err;
+}
+
 /* The whole of the file at path, NUL-terminated (*len, if len is given, is
  * its size without the NUL), in a block for the caller to free; fails the
  * test if the file cannot be read. */
