@@ -25,6 +25,7 @@
 
 #include "cgprop.h"
 #include "cgprop_io.h"
+#include "support.h"
 #include "util/mem.h"
 #if defined(__linux__)
 #include <malloc.h>
@@ -396,36 +397,6 @@ static void analysis_scenario(scenario *s)
 
 /* ---- running a scenario ---- */
 
-static size_t row_size(uint32_t kind)
-{
-    switch (kind) {
-    case CGPROP_ITER_NODES: return sizeof(cgprop_node_row);
-    case CGPROP_ITER_EDGES:
-    case CGPROP_ITER_CALLERS:
-    case CGPROP_ITER_CALLEES: return sizeof(cgprop_edge_row);
-    case CGPROP_ITER_CYCLES: return sizeof(cgprop_cycle_row);
-    case CGPROP_ITER_MEMBERS: return sizeof(cgprop_member_row);
-    case CGPROP_ITER_TOTALS: return sizeof(cgprop_total_row);
-    case CGPROP_ITER_EDGE_TOTALS: return sizeof(cgprop_edge_total_row);
-    case CGPROP_ITER_SPLIT: return sizeof(cgprop_split_row);
-    case CGPROP_ITER_EDGE_SPLIT: return sizeof(cgprop_edge_split_row);
-    default: return 0;
-    }
-}
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-#define FNV0 14695981039346656037ull
-
 typedef struct run {
     cgprop_graph *g;
     uint64_t readback[MAX_OPS]; /* hash of what each reading op saw */
@@ -475,11 +446,11 @@ static int do_op(const op *o, const cgprop_allocator *alloc, run *r, size_t idx)
     case OP_PROPAGATE: return cgprop_graph_propagate(r->g);
     case OP_SPLIT: return cgprop_graph_split(r->g);
     case OP_GET_ROW: {
-        size_t rs = row_size(o->a);
+        size_t rs = trow_size(o->a);
         memset(rows, 0, rs);
         rc = cgprop_graph_get_row(r->g, o->a, o->la, o->b, rows, rs);
         if (rc == CGPROP_OK) {
-            r->readback[idx] = fnv(FNV0, rows, rs);
+            r->readback[idx] = tmix(TMIX0, rows, rs);
             r->nrows[idx] = 1;
         }
         return rc;
@@ -487,8 +458,8 @@ static int do_op(const op *o, const cgprop_allocator *alloc, run *r, size_t idx)
     case OP_ITER:
     case OP_COPY: {
         cgprop_iter *it = (cgprop_iter *)&id;
-        size_t rs = row_size(o->a), total = 0, n;
-        uint64_t h = FNV0;
+        size_t rs = trow_size(o->a), total = 0, n;
+        uint64_t h = TMIX0;
         rc = cgprop_iter_new(r->g, o->a, o->la, o->b, &it);
         if (rc != CGPROP_OK) {
             ck_assert_ptr_null(it);
@@ -505,7 +476,7 @@ static int do_op(const op *o, const cgprop_allocator *alloc, run *r, size_t idx)
                 if (rc == CGPROP_DONE) ck_assert_uint_eq(n, 0);
             }
             if (rc != CGPROP_OK) break;
-            h = fnv(h, rows, n * rs);
+            h = tmix(h, rows, n * rs);
             total += n;
         }
         ck_assert_uint_eq(total, cgprop_iter_count(it));

@@ -5,6 +5,7 @@
 #define CGPROP_TESTS_SUPPORT_H
 
 #include "cgprop.h"
+#include "cgprop_experimental.h"
 #include "cgprop_io.h"
 
 #include <check.h>
@@ -169,6 +170,76 @@ static inline char *tslurp(const char *path, size_t *len)
     s[n] = '\0';
     if (len) *len = (size_t)n;
     return s;
+}
+
+/* FNV-1a over the n bytes at p, on from h; a digest starts from TMIX0. */
+#define TMIX0 14695981039346656037ull
+static inline uint64_t tmix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* The size of a row of iterator kind `kind`; 0 for no kind. */
+static inline size_t trow_size(uint32_t kind)
+{
+    switch (kind) {
+    case CGPROP_ITER_NODES: return sizeof(cgprop_node_row);
+    case CGPROP_ITER_EDGES:
+    case CGPROP_ITER_CALLERS:
+    case CGPROP_ITER_CALLEES: return sizeof(cgprop_edge_row);
+    case CGPROP_ITER_CYCLES: return sizeof(cgprop_cycle_row);
+    case CGPROP_ITER_MEMBERS: return sizeof(cgprop_member_row);
+    case CGPROP_ITER_TOTALS: return sizeof(cgprop_total_row);
+    case CGPROP_ITER_EDGE_TOTALS: return sizeof(cgprop_edge_total_row);
+    case CGPROP_ITER_SPLIT: return sizeof(cgprop_split_row);
+    case CGPROP_ITER_EDGE_SPLIT: return sizeof(cgprop_edge_split_row);
+    default: return 0;
+    }
+}
+
+/* A digest of the graph as built: its counts, metric names, keys, every
+ * figure of every function and call in every metric, and with with_gen
+ * its generation; so a test can tell that a call which failed left the
+ * graph as it was. */
+static inline uint64_t tstore_digest(cgprop_graph *g, int with_gen)
+{
+    uint64_t h = TMIX0;
+    size_t K = cgprop_graph_metric_count(g), nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
+    uint64_t clamps = cgprop_graph_clamp_count(g), floors = cgprop_graph_floor_count(g);
+    h = tmix(h, &floors, sizeof floors);
+    h = tmix(h, &K, sizeof K);
+    h = tmix(h, &nn, sizeof nn);
+    h = tmix(h, &ne, sizeof ne);
+    h = tmix(h, &clamps, sizeof clamps);
+    if (with_gen) {
+        uint64_t gen = cgprop_graph_generation(g);
+        h = tmix(h, &gen, sizeof gen);
+    }
+    for (uint32_t k = 0; k < K; k++) {
+        size_t len;
+        const char *m = cgprop_graph_metric_name(g, k, &len);
+        h = tmix(h, m, len);
+        for (uint32_t v = 0; v < nn; v++) {
+            cgprop_node_row r;
+            memset(&r, 0, sizeof r);
+            ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, v, &r, sizeof r), CGPROP_OK);
+            h = tmix(h, &r, sizeof r);
+            const char *key = cgprop_graph_node_key(g, v, &len);
+            h = tmix(h, key, len);
+        }
+        for (uint32_t e = 0; e < ne; e++) {
+            cgprop_edge_row r;
+            memset(&r, 0, sizeof r);
+            ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, k, e, &r, sizeof r), CGPROP_OK);
+            h = tmix(h, &r, sizeof r);
+        }
+    }
+    return h;
 }
 
 /* A graph of the first K of the metric names given (NULL: "m0", "m1", ...
