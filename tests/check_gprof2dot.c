@@ -121,12 +121,7 @@ static cgprop_graph *analyse(const char *path)
     return g;
 }
 
-static uint32_t node(cgprop_graph *g, const char *name)
-{
-    uint32_t id;
-    ck_assert_msg(cgprop_graph_find_node(g, name, strlen(name), &id) == CGPROP_OK, "no function [%s]", name);
-    return id;
-}
+static uint32_t node(cgprop_graph *g, const char *name) { return tfind(g, name); }
 
 static double program_total(cgprop_graph *g, uint32_t m)
 {

@@ -659,24 +659,6 @@ END_TEST
 
 /* ---- a 1 MiB function key ---- */
 
-typedef struct sink {
-    char *p;
-    size_t n, cap;
-} sink;
-
-static int to_sink(void *u, const char *d, size_t n)
-{
-    sink *s = u;
-    if (s->n + n > s->cap) {
-        s->cap = (s->n + n) * 2;
-        s->p = realloc(s->p, s->cap);
-        ck_assert_ptr_nonnull(s->p);
-    }
-    memcpy(s->p + s->n, d, n);
-    s->n += n;
-    return 0;
-}
-
 START_TEST(test_huge_key)
 {
     const size_t L = (size_t)1 << 20;
@@ -706,10 +688,10 @@ START_TEST(test_huge_key)
 
     /* Through the writers and back: the callgrind output reads back with
      * the key whole (a bare name: the folded reader's key mode). */
-    sink out = {NULL, 0, 0};
+    tbuf out = {NULL, 0, 0, -1};
     for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
         out.n = 0;
-        ck_assert_int_eq(cgprop_write(g, fmt, NULL, to_sink, &out), CGPROP_OK);
+        ck_assert_int_eq(cgprop_write(g, fmt, NULL, tbuf_sink, &out), CGPROP_OK);
         /* DOT cuts a name at 4096 bytes: graphviz refuses strings over 16 KiB. */
         if (fmt == CGPROP_FORMAT_DOT)
             ck_assert(out.n > 4096 && out.n < 16384);

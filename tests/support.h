@@ -172,6 +172,44 @@ static inline char *tslurp(const char *path, size_t *len)
     return s;
 }
 
+/* A writer's output, gathered: p holds the n bytes written, NUL-terminated,
+ * for the caller to free. A write that would take n past fail_after is
+ * refused (fail_after -1: none is; 0: every one), to test the writers'
+ * failures. */
+typedef struct tbuf {
+    char *p;
+    size_t n, cap;
+    long fail_after;
+} tbuf;
+
+/* The output callback over a tbuf. The writers never pass an empty piece. */
+static inline int tbuf_sink(void *user, const char *data, size_t len)
+{
+    tbuf *b = (tbuf *)user;
+    ck_assert_uint_gt(len, 0);
+    if (b->fail_after >= 0 && b->n + len > (size_t)b->fail_after) return 1;
+    if (b->n + len + 1 > b->cap) {
+        b->cap = (b->n + len + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        ck_assert_ptr_nonnull(b->p);
+    }
+    memcpy(b->p + b->n, data, len);
+    b->n += len;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+/* g written in `format` with options o (NULL: the defaults), as a string
+ * for the caller to free; fails the test if the write fails. */
+static inline char *trender(cgprop_graph *g, uint32_t format, const cgprop_write_options *o)
+{
+    tbuf b = {NULL, 0, 0, -1};
+    int rc = cgprop_write(g, format, o, tbuf_sink, &b);
+    ck_assert_msg(rc == CGPROP_OK, "write: %d %s", rc, cgprop_graph_errmsg(g));
+    ck_assert_ptr_nonnull(b.p);
+    return b.p;
+}
+
 /* FNV-1a over the n bytes at p, on from h; a digest starts from TMIX0. */
 #define TMIX0 14695981039346656037ull
 static inline uint64_t tmix(uint64_t h, const void *p, size_t n)
