@@ -19,6 +19,36 @@
 #define TDATA CGPROP_TEST_DATA
 #endif
 
+/* 1 in a build with AddressSanitizer. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TSANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TSANITIZED 1
+#endif
+#endif
+#ifndef TSANITIZED
+#define TSANITIZED 0
+#endif
+
+/* Whether the test runs under valgrind (its preload library is loaded). */
+static inline int tunder_valgrind(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    return pre && strstr(pre, "vgpreload");
+}
+
+/* The size of a large test input: the environment variable `env` if set,
+ * else `full`, or a smaller one under a sanitizer or valgrind, which check
+ * memory rather than size and run many times slower. */
+static inline uint32_t tsize_from(const char *env, uint32_t full, uint32_t sanitized, uint32_t valgrind)
+{
+    const char *s = getenv(env);
+    if (s && *s) return (uint32_t)strtoul(s, NULL, 10);
+    if (tunder_valgrind()) return valgrind;
+    return TSANITIZED ? sanitized : full;
+}
+
 /* An allocator that lets `left` allocations succeed, then fails every one
  * (left < 0: none fails), and counts the blocks alive, so a test can sweep
  * the failure point over a whole call and check that each failure is
