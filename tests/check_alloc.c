@@ -35,17 +35,6 @@
 
 /* ---- counting, failing allocator ---- */
 
-#define MAGIC_LIVE 0x6C697665u
-#define MAGIC_DEAD 0x64656164u
-
-typedef union hdr {
-    max_align_t align;
-    struct {
-        size_t size;
-        uint32_t magic;
-    } h;
-} hdr;
-
 typedef struct counter {
     size_t calls;        /* allocation attempts: malloc, and realloc */
     size_t fail_at;      /* 0: never; else refuse attempt number fail_at (1-based) */
@@ -80,12 +69,12 @@ static int refuse(counter *c)
 static void *t_malloc(void *user, size_t size)
 {
     counter *c = ctr_of(user, g_expected);
-    hdr *p;
+    thdr *p;
     if (refuse(c)) return NULL;
-    p = malloc(sizeof(hdr) + size);
+    p = malloc(sizeof(thdr) + size);
     if (p == NULL) return NULL;
     p->h.size = size;
-    p->h.magic = MAGIC_LIVE;
+    p->h.magic = TMAGIC_LIVE;
     c->live_blocks++;
     c->live_bytes += size;
     return p + 1;
@@ -94,17 +83,17 @@ static void *t_malloc(void *user, size_t size)
 static void *t_realloc(void *user, void *ptr, size_t size)
 {
     counter *c = ctr_of(user, g_expected);
-    hdr *p, *q;
+    thdr *p, *q;
     size_t old;
     if (ptr == NULL) return t_malloc(user, size);
-    p = (hdr *)ptr - 1;
-    if (p->h.magic != MAGIC_LIVE) {
+    p = (thdr *)ptr - 1;
+    if (p->h.magic != TMAGIC_LIVE) {
         c->bad_free++;
         return NULL;
     }
     if (refuse(c)) return NULL; /* ptr stays valid */
     old = p->h.size;
-    q = realloc(p, sizeof(hdr) + size);
+    q = realloc(p, sizeof(thdr) + size);
     if (q == NULL) return NULL;
     q->h.size = size;
     c->live_bytes = c->live_bytes - old + size;
@@ -114,17 +103,17 @@ static void *t_realloc(void *user, void *ptr, size_t size)
 static void t_free(void *user, void *ptr)
 {
     counter *c = ctr_of(user, g_expected);
-    hdr *p;
+    thdr *p;
     if (ptr == NULL) {
         c->bad_free++; /* the header promises free_fn never sees NULL */
         return;
     }
-    p = (hdr *)ptr - 1;
-    if (p->h.magic != MAGIC_LIVE) {
+    p = (thdr *)ptr - 1;
+    if (p->h.magic != TMAGIC_LIVE) {
         c->bad_free++;
         return;
     }
-    p->h.magic = MAGIC_DEAD;
+    p->h.magic = TMAGIC_DEAD;
     c->live_blocks--;
     c->live_bytes -= p->h.size;
     c->frees++;

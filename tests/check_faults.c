@@ -36,17 +36,6 @@
 
 /* ---- the allocator ---- */
 
-#define MAGIC_LIVE 0x6C697665u
-#define MAGIC_DEAD 0x64656164u
-
-typedef union hdr {
-    max_align_t align;
-    struct {
-        size_t size;
-        uint32_t magic;
-    } h;
-} hdr;
-
 typedef struct counter {
     size_t calls;   /* attempts since armed */
     size_t fail_at; /* 0: never; else refuse attempt number fail_at */
@@ -71,10 +60,10 @@ static void *t_malloc(void *u, size_t size)
 {
     counter *c = u;
     if (refuse(c)) return NULL;
-    hdr *p = malloc(sizeof(hdr) + size);
+    thdr *p = malloc(sizeof(thdr) + size);
     if (!p) return NULL;
     p->h.size = size;
-    p->h.magic = MAGIC_LIVE;
+    p->h.magic = TMAGIC_LIVE;
     c->live++;
     return p + 1;
 }
@@ -83,13 +72,13 @@ static void *t_realloc(void *u, void *ptr, size_t size)
 {
     counter *c = u;
     if (!ptr) return t_malloc(u, size);
-    hdr *p = (hdr *)ptr - 1;
-    if (p->h.magic != MAGIC_LIVE) {
+    thdr *p = (thdr *)ptr - 1;
+    if (p->h.magic != TMAGIC_LIVE) {
         c->bad++;
         return NULL;
     }
     if (refuse(c)) return NULL;
-    hdr *q = realloc(p, sizeof(hdr) + size);
+    thdr *q = realloc(p, sizeof(thdr) + size);
     if (!q) return NULL;
     q->h.size = size;
     return q + 1;
@@ -102,12 +91,12 @@ static void t_free(void *u, void *ptr)
         c->bad++;
         return;
     }
-    hdr *p = (hdr *)ptr - 1;
-    if (p->h.magic != MAGIC_LIVE) {
+    thdr *p = (thdr *)ptr - 1;
+    if (p->h.magic != TMAGIC_LIVE) {
         c->bad++;
         return;
     }
-    p->h.magic = MAGIC_DEAD;
+    p->h.magic = TMAGIC_DEAD;
     c->live--;
     free(p);
 }

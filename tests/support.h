@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include "ck_quiet.h"
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,18 @@ static inline uint32_t tsize_from(const char *env, uint32_t full, uint32_t sanit
     if (tunder_valgrind()) return valgrind;
     return TSANITIZED ? sanitized : full;
 }
+
+/* The header the suites' checking allocators put before each block: its
+ * size, and a mark that tells a live block from a freed or foreign one. */
+#define TMAGIC_LIVE 0x6C697665u
+#define TMAGIC_DEAD 0x64656164u
+typedef union thdr {
+    max_align_t align;
+    struct {
+        size_t size;
+        uint32_t magic;
+    } h;
+} thdr;
 
 /* An allocator that lets `left` allocations succeed, then fails every one
  * (left < 0: none fails), and counts the blocks alive, so a test can sweep
