@@ -287,27 +287,13 @@ END_TEST
 
 START_TEST(test_nested_cycles)
 {
-    /* A DAG feeding a cycle that calls another cycle (counts):
-     *   main->X 1, main->Y 1, X->P 1, Y->P 3, X->L 1,
-     *   Z1 = {P,Q}: P->Q 2, Q->P 2;  Q->R 1, P->S 1;
-     *   Z2 = {R,S}: R->S 1, S->R 1;  S->L 1.
-     * Selves: X1 Y2 P4 Q8 R16 S32 L64.
+    /* support.h's tnested_cycles:
      * T(L) = 64; T(Z2) = 48 + 64/2 = 80; T(Z1) = 12 + 80/2 + 80/2 = 92;
      * T(X) = 1 + 92/4 + 32 = 56; T(Y) = 2 + 92*3/4 = 71; T(main) = 127. */
     enum { M, X, Y, P, Q, R, S, L };
-    cgprop_graph *g = tgraph_n(1, 8);
-    uint64_t selfs[8] = {0, 1, 2, 4, 8, 16, 32, 64};
-    for (uint32_t i = 0; i < 8; i++) tself1(g, i, selfs[i]);
-    tcall(g, M, X, 1, NULL);
-    tcall(g, M, Y, 1, NULL);
-    uint32_t xp = tcall(g, X, P, 1, NULL), yp = tcall(g, Y, P, 3, NULL);
-    tcall(g, X, L, 1, NULL);
-    tcall(g, P, Q, 2, NULL);
-    tcall(g, Q, P, 2, NULL);
-    uint32_t qr = tcall(g, Q, R, 1, NULL), ps = tcall(g, P, S, 1, NULL);
-    tcall(g, R, S, 1, NULL);
-    tcall(g, S, R, 1, NULL);
-    uint32_t sl = tcall(g, S, L, 1, NULL);
+    uint32_t e12[12];
+    cgprop_graph *g = tnested_cycles(e12);
+    uint32_t xp = e12[2], yp = e12[3], qr = e12[7], ps = e12[8], sl = e12[11];
     tanalyse(g, CGPROP_SHARE_COUNT);
     size_t nc;
     ck_assert_int_eq(cgprop_graph_find_cycles(g, &nc), CGPROP_OK);

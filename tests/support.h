@@ -371,6 +371,25 @@ static inline void tanalyse(cgprop_graph *g, uint32_t share)
     ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
 }
 
+/* A DAG feeding a cycle that calls another cycle, for collapse and
+ * propagate: functions main X Y P Q R S L (ids 0 to 7) with selves
+ * X 1, Y 2, P 4, Q 8, R 16, S 32, L 64, and calls by count alone:
+ *   main->X 1, main->Y 1, X->P 1, Y->P 3, X->L 1,
+ *   Z1 = {P,Q}: P->Q 2, Q->P 2;  Q->R 1, P->S 1;
+ *   Z2 = {R,S}: R->S 1, S->R 1;  S->L 1.
+ * e gets the ids of the twelve calls, in that order. */
+static inline cgprop_graph *tnested_cycles(uint32_t e[12])
+{
+    enum { M, X, Y, P, Q, R, S, L };
+    static const uint32_t calls[12][3] = {{M, X, 1}, {M, Y, 1}, {X, P, 1}, {Y, P, 3}, {X, L, 1}, {P, Q, 2},
+                                          {Q, P, 2}, {Q, R, 1}, {P, S, 1}, {R, S, 1}, {S, R, 1}, {S, L, 1}};
+    static const uint64_t selfs[8] = {0, 1, 2, 4, 8, 16, 32, 64};
+    cgprop_graph *g = tgraph_n(1, 8);
+    for (uint32_t i = 0; i < 8; i++) tself1(g, i, selfs[i]);
+    for (int i = 0; i < 12; i++) e[i] = tcall(g, calls[i][0], calls[i][1], calls[i][2], NULL);
+    return g;
+}
+
 /* Function n's row of totals in metric k. The row is filled with garbage
  * first, so a field the library leaves unwritten shows. */
 static inline cgprop_total_row ttotals_row(cgprop_graph *g, uint32_t k, uint32_t n)
