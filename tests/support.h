@@ -419,6 +419,20 @@ static inline cgprop_cycle_row tcycle_row(cgprop_graph *g, uint32_t k, uint32_t 
     return r;
 }
 
+/* A graph of one metric over allocator a, with n functions (n <= 676)
+ * keyed by two letters, "aa", "ba", ..., "zz"; ids gets their ids. */
+static inline cgprop_graph *tgraph_letters(const cgprop_allocator *a, uint32_t n, uint32_t *ids)
+{
+    const char *name = "x";
+    cgprop_graph *g = NULL;
+    ck_assert_int_eq(cgprop_graph_new(a, &name, NULL, 1, &g), CGPROP_OK);
+    for (uint32_t i = 0; i < n; i++) {
+        char key[2] = {(char)('a' + i % 26), (char)('a' + i / 26)};
+        ck_assert_int_eq(cgprop_graph_add_node(g, key, 2, &ids[i]), CGPROP_OK);
+    }
+    return g;
+}
+
 /* The sum of every function's self cost in metric m: the program's total. */
 static inline uint64_t tself_sum(cgprop_graph *g, uint32_t m)
 {
