@@ -1,6 +1,8 @@
-/* What the Check suites share: graph builders, a failing allocator for
- * fault injection and the path of the test data. Header-only, so each suite
- * stays one file. */
+/* What the Check suites share: graph builders and look-ups, reading test
+ * input and gathering a writer's output, a failing allocator for fault
+ * injection, digests of a graph, and the path of the test data. One copy
+ * here, so that a fix to a helper reaches every suite; header-only, so each
+ * suite stays one file. */
 #ifndef CGPROP_TESTS_SUPPORT_H
 #define CGPROP_TESTS_SUPPORT_H
 
