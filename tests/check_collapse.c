@@ -11,10 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EPS 1e-9
-#define ck_near(a, b) ck_assert_msg(fabs((double)(a) - (double)(b)) <= EPS * (1.0 + fabs((double)(b))), \
-                                    "%s = %.12g, want %.12g", #a, (double)(a), (double)(b))
-
 START_TEST(test_order_and_args)
 {
     cgprop_graph *g = tgraph_n(1, 2);

@@ -15,10 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EPS 1e-9
-#define ck_near(a, b) ck_assert_msg(fabs((double)(a) - (double)(b)) <= EPS * (1.0 + fabs((double)(b))), \
-                                    "%s = %.12g, want %.12g", #a, (double)(a), (double)(b))
-
 /* One call with count and (single-metric) cost. */
 static uint32_t callc(cgprop_graph *g, uint32_t a, uint32_t b, uint64_t count, uint64_t cost)
 {

@@ -12,6 +12,7 @@
 
 #include <check.h>
 #include "ck_quiet.h"
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,12 @@
 /* tests/data, as the build names it. */
 #define TDATA CGPROP_TEST_DATA
 #endif
+
+/* a is b to a relative 1e-9: figures summed in another order may differ
+ * in their last bits. */
+#define TNEAR_EPS 1e-9
+#define ck_near(a, b) ck_assert_msg(fabs((double)(a) - (double)(b)) <= TNEAR_EPS * (1.0 + fabs((double)(b))), \
+                                    "%s = %.12g, want %.12g", #a, (double)(a), (double)(b))
 
 /* 1 in a build with AddressSanitizer. */
 #if defined(__SANITIZE_ADDRESS__)
