@@ -25,6 +25,7 @@
 
 #include "cgprop.h"
 #include "cgprop_io.h"
+#include "support.h"
 #include "util/mem.h"
 #if defined(__linux__)
 #include <malloc.h>
@@ -33,17 +34,6 @@
 #endif
 
 /* ---- counting, failing allocator ---- */
-
-#define MAGIC_LIVE 0x6C697665u
-#define MAGIC_DEAD 0x64656164u
-
-typedef union hdr {
-    max_align_t align;
-    struct {
-        size_t size;
-        uint32_t magic;
-    } h;
-} hdr;
 
 typedef struct counter {
     size_t calls;        /* allocation attempts: malloc, and realloc */
@@ -79,12 +69,12 @@ static int refuse(counter *c)
 static void *t_malloc(void *user, size_t size)
 {
     counter *c = ctr_of(user, g_expected);
-    hdr *p;
+    thdr *p;
     if (refuse(c)) return NULL;
-    p = malloc(sizeof(hdr) + size);
+    p = malloc(sizeof(thdr) + size);
     if (p == NULL) return NULL;
     p->h.size = size;
-    p->h.magic = MAGIC_LIVE;
+    p->h.magic = TMAGIC_LIVE;
     c->live_blocks++;
     c->live_bytes += size;
     return p + 1;
@@ -93,17 +83,17 @@ static void *t_malloc(void *user, size_t size)
 static void *t_realloc(void *user, void *ptr, size_t size)
 {
     counter *c = ctr_of(user, g_expected);
-    hdr *p, *q;
+    thdr *p, *q;
     size_t old;
     if (ptr == NULL) return t_malloc(user, size);
-    p = (hdr *)ptr - 1;
-    if (p->h.magic != MAGIC_LIVE) {
+    p = (thdr *)ptr - 1;
+    if (p->h.magic != TMAGIC_LIVE) {
         c->bad_free++;
         return NULL;
     }
     if (refuse(c)) return NULL; /* ptr stays valid */
     old = p->h.size;
-    q = realloc(p, sizeof(hdr) + size);
+    q = realloc(p, sizeof(thdr) + size);
     if (q == NULL) return NULL;
     q->h.size = size;
     c->live_bytes = c->live_bytes - old + size;
@@ -113,17 +103,17 @@ static void *t_realloc(void *user, void *ptr, size_t size)
 static void t_free(void *user, void *ptr)
 {
     counter *c = ctr_of(user, g_expected);
-    hdr *p;
+    thdr *p;
     if (ptr == NULL) {
         c->bad_free++; /* the header promises free_fn never sees NULL */
         return;
     }
-    p = (hdr *)ptr - 1;
-    if (p->h.magic != MAGIC_LIVE) {
+    p = (thdr *)ptr - 1;
+    if (p->h.magic != TMAGIC_LIVE) {
         c->bad_free++;
         return;
     }
-    p->h.magic = MAGIC_DEAD;
+    p->h.magic = TMAGIC_DEAD;
     c->live_blocks--;
     c->live_bytes -= p->h.size;
     c->frees++;
@@ -396,36 +386,6 @@ static void analysis_scenario(scenario *s)
 
 /* ---- running a scenario ---- */
 
-static size_t row_size(uint32_t kind)
-{
-    switch (kind) {
-    case CGPROP_ITER_NODES: return sizeof(cgprop_node_row);
-    case CGPROP_ITER_EDGES:
-    case CGPROP_ITER_CALLERS:
-    case CGPROP_ITER_CALLEES: return sizeof(cgprop_edge_row);
-    case CGPROP_ITER_CYCLES: return sizeof(cgprop_cycle_row);
-    case CGPROP_ITER_MEMBERS: return sizeof(cgprop_member_row);
-    case CGPROP_ITER_TOTALS: return sizeof(cgprop_total_row);
-    case CGPROP_ITER_EDGE_TOTALS: return sizeof(cgprop_edge_total_row);
-    case CGPROP_ITER_SPLIT: return sizeof(cgprop_split_row);
-    case CGPROP_ITER_EDGE_SPLIT: return sizeof(cgprop_edge_split_row);
-    default: return 0;
-    }
-}
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-#define FNV0 14695981039346656037ull
-
 typedef struct run {
     cgprop_graph *g;
     uint64_t readback[MAX_OPS]; /* hash of what each reading op saw */
@@ -475,11 +435,11 @@ static int do_op(const op *o, const cgprop_allocator *alloc, run *r, size_t idx)
     case OP_PROPAGATE: return cgprop_graph_propagate(r->g);
     case OP_SPLIT: return cgprop_graph_split(r->g);
     case OP_GET_ROW: {
-        size_t rs = row_size(o->a);
+        size_t rs = trow_size(o->a);
         memset(rows, 0, rs);
         rc = cgprop_graph_get_row(r->g, o->a, o->la, o->b, rows, rs);
         if (rc == CGPROP_OK) {
-            r->readback[idx] = fnv(FNV0, rows, rs);
+            r->readback[idx] = tmix(TMIX0, rows, rs);
             r->nrows[idx] = 1;
         }
         return rc;
@@ -487,8 +447,8 @@ static int do_op(const op *o, const cgprop_allocator *alloc, run *r, size_t idx)
     case OP_ITER:
     case OP_COPY: {
         cgprop_iter *it = (cgprop_iter *)&id;
-        size_t rs = row_size(o->a), total = 0, n;
-        uint64_t h = FNV0;
+        size_t rs = trow_size(o->a), total = 0, n;
+        uint64_t h = TMIX0;
         rc = cgprop_iter_new(r->g, o->a, o->la, o->b, &it);
         if (rc != CGPROP_OK) {
             ck_assert_ptr_null(it);
@@ -505,7 +465,7 @@ static int do_op(const op *o, const cgprop_allocator *alloc, run *r, size_t idx)
                 if (rc == CGPROP_DONE) ck_assert_uint_eq(n, 0);
             }
             if (rc != CGPROP_OK) break;
-            h = fnv(h, rows, n * rs);
+            h = tmix(h, rows, n * rs);
             total += n;
         }
         ck_assert_uint_eq(total, cgprop_iter_count(it));

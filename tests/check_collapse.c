@@ -3,6 +3,7 @@
  * with a cycle is the source of the cycle fixture. */
 #include <check.h>
 #include "ck_quiet.h"
+#include "support.h"
 #include <cgprop.h>
 
 #include <math.h>
@@ -10,79 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EPS 1e-9
-#define ck_near(a, b) ck_assert_msg(fabs((double)(a) - (double)(b)) <= EPS * (1.0 + fabs((double)(b))), \
-                                    "%s = %.12g, want %.12g", #a, (double)(a), (double)(b))
-
-static cgprop_graph *graph_k(uint32_t K, uint32_t nn)
-{
-    const char *names[] = {"m0", "m1", "m2"};
-    cgprop_graph *g = NULL;
-    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, K, &g), CGPROP_OK);
-    char key[16];
-    for (uint32_t i = 0; i < nn; i++) {
-        uint32_t id;
-        int len = snprintf(key, sizeof key, "n%u", i);
-        ck_assert_int_eq(cgprop_graph_add_node(g, key, (size_t)len, &id), CGPROP_OK);
-    }
-    return g;
-}
-
-static void self1(cgprop_graph *g, uint32_t n, uint64_t s)
-{
-    ck_assert_int_eq(cgprop_graph_add_self(g, n, &s), CGPROP_OK);
-}
-
-static uint32_t call(cgprop_graph *g, uint32_t a, uint32_t b, uint64_t count)
-{
-    uint32_t id;
-    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, count, NULL, &id), CGPROP_OK);
-    return id;
-}
-
-static uint32_t call_cost(cgprop_graph *g, uint32_t a, uint32_t b, uint64_t count, const uint64_t *costs)
-{
-    uint32_t id;
-    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, count, costs, &id), CGPROP_OK);
-    return id;
-}
-
-static void run(cgprop_graph *g, uint32_t share)
-{
-    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_collapse(g, share), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-}
-
-static cgprop_total_row node_row(cgprop_graph *g, uint32_t k, uint32_t n)
-{
-    cgprop_total_row r;
-    memset(&r, 0xAB, sizeof r);
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, k, n, &r, sizeof r), CGPROP_OK);
-    ck_assert_uint_eq(r.id, n);
-    return r;
-}
-
-static cgprop_edge_total_row edge_row(cgprop_graph *g, uint32_t k, uint32_t e)
-{
-    cgprop_edge_total_row r;
-    memset(&r, 0xAB, sizeof r);
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGE_TOTALS, k, e, &r, sizeof r), CGPROP_OK);
-    ck_assert_uint_eq(r.id, e);
-    return r;
-}
-
-static cgprop_cycle_row cycle_row(cgprop_graph *g, uint32_t k, uint32_t c)
-{
-    cgprop_cycle_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_CYCLES, k, c, &r, sizeof r), CGPROP_OK);
-    return r;
-}
-
 START_TEST(test_order_and_args)
 {
-    cgprop_graph *g = graph_k(1, 2);
-    call(g, 0, 1, 1);
+    cgprop_graph *g = tgraph_n(1, 2);
+    tcall(g, 0, 1, 1, NULL);
     ck_assert_int_eq(cgprop_graph_collapse(NULL, 0), CGPROP_EINVAL);
     ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_ESTATE);
     ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_ESTATE);
@@ -103,12 +35,12 @@ START_TEST(test_order_and_args)
     ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, 0, &r, sizeof r), CGPROP_OK);
     /* A mutation makes both stale; collapse needs the cycles again. */
-    self1(g, 1, 5);
+    tself1(g, 1, 5);
     ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_COUNT), CGPROP_ESTATE);
     ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_ESTATE);
     ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, 0, &r, sizeof r), CGPROP_ESTATE);
-    run(g, CGPROP_SHARE_COUNT);
-    ck_near(node_row(g, 0, 0).heuristic, 5);
+    tanalyse(g, CGPROP_SHARE_COUNT);
+    ck_near(ttotals_row(g, 0, 0).heuristic, 5);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -117,12 +49,12 @@ START_TEST(test_self_recursive)
 {
     /* main(2) -> f(10) once, f -> f 5 times: the self-call adds nothing, so
      * T(f) = 10, T(main) = 12; the call main->f carries f's self 10, child 0. */
-    cgprop_graph *g = graph_k(1, 2);
-    self1(g, 0, 2);
-    self1(g, 1, 10);
-    uint32_t mf = call(g, 0, 1, 1), ff = call(g, 1, 1, 5);
-    run(g, CGPROP_SHARE_COUNT);
-    cgprop_total_row f = node_row(g, 0, 1), m = node_row(g, 0, 0);
+    cgprop_graph *g = tgraph_n(1, 2);
+    tself1(g, 0, 2);
+    tself1(g, 1, 10);
+    uint32_t mf = tcall(g, 0, 1, 1, NULL), ff = tcall(g, 1, 1, 5, NULL);
+    tanalyse(g, CGPROP_SHARE_COUNT);
+    cgprop_total_row f = ttotals_row(g, 0, 1), m = ttotals_row(g, 0, 0);
     ck_near(f.heuristic, 10);
     ck_near(f.vertex_total, 10);
     ck_near(m.heuristic, 12);
@@ -132,12 +64,12 @@ START_TEST(test_self_recursive)
     ck_assert(m.flags & CGPROP_F_ROOT);
     ck_near(m.spont_share, 12); /* no caller: fully spontaneous */
     ck_near(f.spont_share, 0);
-    cgprop_edge_total_row e = edge_row(g, 0, mf);
+    cgprop_edge_total_row e = tedge_totals_row(g, 0, mf);
     ck_near(e.heuristic, 10);
     ck_near(e.gprof_self, 10);
     ck_near(e.gprof_child, 0);
     ck_near(e.share, 1);
-    e = edge_row(g, 0, ff);
+    e = tedge_totals_row(g, 0, ff);
     ck_assert(e.flags & CGPROP_F_SELF_CALL);
     ck_assert(e.flags & CGPROP_F_NO_TOTAL);
     ck_near(e.heuristic, 0);
@@ -155,18 +87,19 @@ enum { MAIN, FA, FB, CLEAF, DSELF };
 
 START_TEST(test_gprof_fixture)
 {
-    cgprop_graph *g = graph_k(1, 5);
-    self1(g, FA, 25);
-    self1(g, FB, 37);
-    self1(g, CLEAF, 173);
-    self1(g, DSELF, 108);
-    uint32_t mfa = call(g, MAIN, FA, 400), fafb = call(g, FA, FB, 2000), fbfa = call(g, FB, FA, 2000);
-    uint32_t facl = call(g, FA, CLEAF, 2400), fbcl = call(g, FB, CLEAF, 2000);
-    uint32_t mds = call(g, MAIN, DSELF, 400), dsds = call(g, DSELF, DSELF, 8000);
-    run(g, CGPROP_SHARE_AUTO); /* no call costs: AUTO shares by count */
+    cgprop_graph *g = tgraph_n(1, 5);
+    tself1(g, FA, 25);
+    tself1(g, FB, 37);
+    tself1(g, CLEAF, 173);
+    tself1(g, DSELF, 108);
+    uint32_t mfa = tcall(g, MAIN, FA, 400, NULL), fafb = tcall(g, FA, FB, 2000, NULL),
+             fbfa = tcall(g, FB, FA, 2000, NULL);
+    uint32_t facl = tcall(g, FA, CLEAF, 2400, NULL), fbcl = tcall(g, FB, CLEAF, 2000, NULL);
+    uint32_t mds = tcall(g, MAIN, DSELF, 400, NULL), dsds = tcall(g, DSELF, DSELF, 8000, NULL);
+    tanalyse(g, CGPROP_SHARE_AUTO); /* no call costs: AUTO shares by count */
 
     /* L24: <cycle 1 as a whole> self 0.62, children 1.73. */
-    cgprop_cycle_row c = cycle_row(g, 0, 0);
+    cgprop_cycle_row c = tcycle_row(g, 0, 0);
     ck_assert_uint_eq(c.nmembers, 2);
     ck_assert_uint_eq(c.first, FA);
     ck_assert_uint_eq(c.self, 62);
@@ -175,7 +108,7 @@ START_TEST(test_gprof_fixture)
 
     /* L25-26 and L34/L39: members' own figures, cleaf's 173 split by
      * 2400/4400 and 2000/4400; not inclusive. */
-    cgprop_total_row fa = node_row(g, 0, FA), fb = node_row(g, 0, FB);
+    cgprop_total_row fa = ttotals_row(g, 0, FA), fb = ttotals_row(g, 0, FB);
     ck_near(fa.gprof_self, 25);
     ck_near(fa.gprof_child, 173.0 * 2400 / 4400);
     ck_near(fb.gprof_self, 37);
@@ -187,28 +120,28 @@ START_TEST(test_gprof_fixture)
     ck_near(fb.vertex_total, 235);
 
     /* L21/L33: main -> fa charges the whole cycle, 400/400. */
-    cgprop_edge_total_row e = edge_row(g, 0, mfa);
+    cgprop_edge_total_row e = tedge_totals_row(g, 0, mfa);
     ck_near(e.gprof_self, 62);
     ck_near(e.gprof_child, 173);
     ck_near(e.share, 1);
     ck_near(e.heuristic, 235);
     /* Calls to cleaf split its 173 by count. */
-    e = edge_row(g, 0, facl);
+    e = tedge_totals_row(g, 0, facl);
     ck_near(e.share, 2400.0 / 4400);
     ck_near(e.gprof_self, 173.0 * 2400 / 4400);
     ck_near(e.gprof_child, 0);
-    e = edge_row(g, 0, fbcl);
+    e = tedge_totals_row(g, 0, fbcl);
     ck_near(e.gprof_self, 173.0 * 2000 / 4400);
     /* L32/L36: intra-cycle arcs carry counts only. */
-    e = edge_row(g, 0, fafb);
+    e = tedge_totals_row(g, 0, fafb);
     ck_assert(e.flags & CGPROP_F_INTRA_CYCLE);
     ck_near(e.gprof_self, 0);
     ck_near(e.gprof_child, 0);
-    e = edge_row(g, 0, fbfa);
+    e = tedge_totals_row(g, 0, fbfa);
     ck_assert(e.flags & CGPROP_F_INTRA_CYCLE);
     ck_near(e.gprof_self + e.gprof_child, 0);
     /* L43-46: dself inclusive = self 1.08, the self-arc adds nothing. */
-    cgprop_total_row ds = node_row(g, 0, DSELF);
+    cgprop_total_row ds = ttotals_row(g, 0, DSELF);
     ck_near(ds.heuristic, 108);
     ck_assert(ds.flags & CGPROP_F_SELF_RECURSIVE);
     /* gprof's arcs carry counts, no measured cost: nothing bounds any
@@ -219,27 +152,27 @@ START_TEST(test_gprof_fixture)
     ck_assert_uint_eq(ds.estimate, CGPROP_EST_SHARES);
     ck_assert(ds.flags & CGPROP_F_ESTIMATE); /* not exact: the flag says so as the kind does */
     ck_near(ds.total, 108);
-    cgprop_total_row fam = node_row(g, 0, FA);
+    cgprop_total_row fam = ttotals_row(g, 0, FA);
     ck_assert(fam.flags & CGPROP_F_NO_BOUNDS);
     ck_assert(fam.flags & CGPROP_F_ESTIMATE);
     ck_assert_uint_eq(fam.estimate, CGPROP_EST_HEURISTIC);
     ck_assert_uint_eq(fam.reason, CGPROP_R_UNMEASURED);
     ck_near(fam.total, fam.heuristic);
-    e = edge_row(g, 0, mds);
+    e = tedge_totals_row(g, 0, mds);
     ck_near(e.gprof_self, 108);
     ck_near(e.gprof_child, 0);
-    ck_assert(edge_row(g, 0, dsds).flags & CGPROP_F_SELF_CALL);
+    ck_assert(tedge_totals_row(g, 0, dsds).flags & CGPROP_F_SELF_CALL);
     /* 68.5 % of the run is the cycle: 235 / 343. */
-    ck_near(node_row(g, 0, MAIN).heuristic, 343);
-    ck_assert_int_eq((int)(1000.0 * 235 / node_row(g, 0, MAIN).heuristic + 0.5), 685);
+    ck_near(ttotals_row(g, 0, MAIN).heuristic, 343);
+    ck_assert_int_eq((int)(1000.0 * 235 / ttotals_row(g, 0, MAIN).heuristic + 0.5), 685);
 
     /* Per-root propagation on top: every activation enters at fa (rho = 1), so fa's total is
      * the cycle's 235; fb keeps only its gprof figure (the heuristic's
      * known blind spot; its true inclusive is about 215). */
     ck_near(fa.heuristic, 235);
     ck_near(fb.heuristic, 37 + 173.0 * 2000 / 4400);
-    ck_near(edge_row(g, 0, fafb).heuristic, fb.heuristic);
-    ck_assert(edge_row(g, 0, fbfa).flags & CGPROP_F_NO_TOTAL);
+    ck_near(tedge_totals_row(g, 0, fafb).heuristic, fb.heuristic);
+    ck_assert(tedge_totals_row(g, 0, fbfa).flags & CGPROP_F_NO_TOTAL);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -250,27 +183,27 @@ START_TEST(test_share_modes_and_metrics)
      * Costs A->C (30, 10), B->C (10, 30); counts 1 and 3.
      * By cost: metric 0 gives A 3/4 of C, metric 1 gives A 1/4.
      * By count: A gets 1/4 in both metrics. */
-    cgprop_graph *g = graph_k(2, 4);
+    cgprop_graph *g = tgraph_n(2, 4);
     uint64_t s[2] = {10, 10}, c1[2] = {30, 10}, c2[2] = {10, 30}, cm[2] = {10, 10};
     ck_assert_int_eq(cgprop_graph_add_self(g, 3, s), CGPROP_OK);
-    call_cost(g, 0, 1, 1, cm);
-    call_cost(g, 0, 2, 1, cm);
-    uint32_t ac = call_cost(g, 1, 3, 1, c1), bc = call_cost(g, 2, 3, 3, c2);
-    run(g, CGPROP_SHARE_AUTO); /* calls have costs: AUTO shares by cost */
-    ck_near(node_row(g, 0, 1).heuristic, 7.5);
-    ck_near(node_row(g, 0, 2).heuristic, 2.5);
-    ck_near(node_row(g, 1, 1).heuristic, 2.5);
-    ck_near(node_row(g, 1, 2).heuristic, 7.5);
-    ck_near(edge_row(g, 0, ac).share, 0.75);
-    ck_near(edge_row(g, 1, ac).share, 0.25);
-    ck_near(edge_row(g, 1, bc).heuristic, 7.5);
-    ck_near(node_row(g, 0, 0).heuristic, 10);
-    ck_near(node_row(g, 1, 0).heuristic, 10);
-    run(g, CGPROP_SHARE_COUNT);
+    tcall(g, 0, 1, 1, cm);
+    tcall(g, 0, 2, 1, cm);
+    uint32_t ac = tcall(g, 1, 3, 1, c1), bc = tcall(g, 2, 3, 3, c2);
+    tanalyse(g, CGPROP_SHARE_AUTO); /* calls have costs: AUTO shares by cost */
+    ck_near(ttotals_row(g, 0, 1).heuristic, 7.5);
+    ck_near(ttotals_row(g, 0, 2).heuristic, 2.5);
+    ck_near(ttotals_row(g, 1, 1).heuristic, 2.5);
+    ck_near(ttotals_row(g, 1, 2).heuristic, 7.5);
+    ck_near(tedge_totals_row(g, 0, ac).share, 0.75);
+    ck_near(tedge_totals_row(g, 1, ac).share, 0.25);
+    ck_near(tedge_totals_row(g, 1, bc).heuristic, 7.5);
+    ck_near(ttotals_row(g, 0, 0).heuristic, 10);
+    ck_near(ttotals_row(g, 1, 0).heuristic, 10);
+    tanalyse(g, CGPROP_SHARE_COUNT);
     for (uint32_t k = 0; k < 2; k++) {
-        ck_near(node_row(g, k, 1).heuristic, 2.5);
-        ck_near(node_row(g, k, 2).heuristic, 7.5);
-        ck_near(edge_row(g, k, bc).share, 0.75);
+        ck_near(ttotals_row(g, k, 1).heuristic, 2.5);
+        ck_near(ttotals_row(g, k, 2).heuristic, 7.5);
+        ck_near(tedge_totals_row(g, k, bc).share, 0.75);
     }
     cgprop_graph_free(g);
 }
@@ -280,19 +213,19 @@ START_TEST(test_cost_share_without_cost)
 {
     /* Under a cost share a call without a cost weighs 0: C(12) is called by
      * A (cost 40) and B (no cost), so A takes all of it. */
-    cgprop_graph *g = graph_k(1, 4);
-    self1(g, 3, 12);
+    cgprop_graph *g = tgraph_n(1, 4);
+    tself1(g, 3, 12);
     uint64_t c = 40;
-    uint32_t ac = call_cost(g, 1, 3, 1, &c), bc = call(g, 2, 3, 7);
-    run(g, CGPROP_SHARE_COST);
-    ck_near(edge_row(g, 0, ac).share, 1);
-    ck_near(edge_row(g, 0, bc).share, 0);
-    ck_near(node_row(g, 0, 1).heuristic, 12);
-    ck_near(node_row(g, 0, 2).heuristic, 0);
+    uint32_t ac = tcall(g, 1, 3, 1, &c), bc = tcall(g, 2, 3, 7, NULL);
+    tanalyse(g, CGPROP_SHARE_COST);
+    ck_near(tedge_totals_row(g, 0, ac).share, 1);
+    ck_near(tedge_totals_row(g, 0, bc).share, 0);
+    ck_near(ttotals_row(g, 0, 1).heuristic, 12);
+    ck_near(ttotals_row(g, 0, 2).heuristic, 0);
     /* By count: 1 against 7. */
-    run(g, CGPROP_SHARE_COUNT);
-    ck_near(node_row(g, 0, 1).heuristic, 12.0 / 8);
-    ck_near(node_row(g, 0, 2).heuristic, 12.0 * 7 / 8);
+    tanalyse(g, CGPROP_SHARE_COUNT);
+    ck_near(ttotals_row(g, 0, 1).heuristic, 12.0 / 8);
+    ck_near(ttotals_row(g, 0, 2).heuristic, 12.0 * 7 / 8);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -301,26 +234,26 @@ START_TEST(test_zero_weight_callers)
 {
     /* C(10) has two callers A, B whose counts are both 0: each gets 1/2
      * (gprof2dot gives each 1.0 and counts C twice). main = 10, not 20. */
-    cgprop_graph *g = graph_k(1, 4);
-    self1(g, 3, 10);
-    call(g, 0, 1, 1);
-    call(g, 0, 2, 1);
-    uint32_t ac = call(g, 1, 3, 0), bc = call(g, 2, 3, 0);
-    run(g, CGPROP_SHARE_COUNT);
-    ck_near(edge_row(g, 0, ac).share, 0.5);
-    ck_near(edge_row(g, 0, bc).heuristic, 5);
-    ck_near(node_row(g, 0, 1).heuristic, 5);
-    ck_near(node_row(g, 0, 0).heuristic, 10);
-    ck_near(node_row(g, 0, 3).spont_share, 0);
+    cgprop_graph *g = tgraph_n(1, 4);
+    tself1(g, 3, 10);
+    tcall(g, 0, 1, 1, NULL);
+    tcall(g, 0, 2, 1, NULL);
+    uint32_t ac = tcall(g, 1, 3, 0, NULL), bc = tcall(g, 2, 3, 0, NULL);
+    tanalyse(g, CGPROP_SHARE_COUNT);
+    ck_near(tedge_totals_row(g, 0, ac).share, 0.5);
+    ck_near(tedge_totals_row(g, 0, bc).heuristic, 5);
+    ck_near(ttotals_row(g, 0, 1).heuristic, 5);
+    ck_near(ttotals_row(g, 0, 0).heuristic, 10);
+    ck_near(ttotals_row(g, 0, 3).spont_share, 0);
     /* A spontaneous entry of weight 0 is a third caller: 1/3 each, and a
      * third of C enters spontaneously. */
     uint64_t zero = 0;
     ck_assert_int_eq(cgprop_graph_add_spontaneous(g, 3, 0, &zero), CGPROP_OK);
-    run(g, CGPROP_SHARE_COUNT);
-    ck_near(edge_row(g, 0, ac).share, 1.0 / 3);
-    ck_near(node_row(g, 0, 3).spont_share, 10.0 / 3);
-    ck_near(node_row(g, 0, 0).heuristic, 20.0 / 3);
-    ck_assert(!(node_row(g, 0, 3).flags & CGPROP_F_ROOT));
+    tanalyse(g, CGPROP_SHARE_COUNT);
+    ck_near(tedge_totals_row(g, 0, ac).share, 1.0 / 3);
+    ck_near(ttotals_row(g, 0, 3).spont_share, 10.0 / 3);
+    ck_near(ttotals_row(g, 0, 0).heuristic, 20.0 / 3);
+    ck_assert(!(ttotals_row(g, 0, 3).flags & CGPROP_F_ROOT));
     cgprop_graph_free(g);
 }
 END_TEST
@@ -329,73 +262,59 @@ START_TEST(test_spontaneous_weight)
 {
     /* C(20) is called by A twice and entered spontaneously twice: W = 4 by
      * count, A's share 1/2, half of C goes to no caller. */
-    cgprop_graph *g = graph_k(1, 3);
-    self1(g, 2, 20);
+    cgprop_graph *g = tgraph_n(1, 3);
+    tself1(g, 2, 20);
     uint64_t sc = 8;
     ck_assert_int_eq(cgprop_graph_add_spontaneous(g, 2, 2, &sc), CGPROP_OK);
-    uint32_t ac = call(g, 1, 2, 2);
-    run(g, CGPROP_SHARE_COUNT);
-    ck_near(edge_row(g, 0, ac).share, 0.5);
-    ck_near(node_row(g, 0, 1).heuristic, 10);
-    ck_near(node_row(g, 0, 2).spont_share, 10);
-    ck_near(node_row(g, 0, 2).heuristic, 20);
+    uint32_t ac = tcall(g, 1, 2, 2, NULL);
+    tanalyse(g, CGPROP_SHARE_COUNT);
+    ck_near(tedge_totals_row(g, 0, ac).share, 0.5);
+    ck_near(ttotals_row(g, 0, 1).heuristic, 10);
+    ck_near(ttotals_row(g, 0, 2).spont_share, 10);
+    ck_near(ttotals_row(g, 0, 2).heuristic, 20);
     /* By cost: A->C has no cost, the spontaneous entries cost 8: all of C
      * entered spontaneously. */
-    run(g, CGPROP_SHARE_COST);
-    ck_near(node_row(g, 0, 1).heuristic, 0);
-    ck_near(node_row(g, 0, 2).spont_share, 20);
+    tanalyse(g, CGPROP_SHARE_COST);
+    ck_near(ttotals_row(g, 0, 1).heuristic, 0);
+    ck_near(ttotals_row(g, 0, 2).spont_share, 20);
     cgprop_graph_free(g);
 }
 END_TEST
 
 START_TEST(test_nested_cycles)
 {
-    /* A DAG feeding a cycle that calls another cycle (counts):
-     *   main->X 1, main->Y 1, X->P 1, Y->P 3, X->L 1,
-     *   Z1 = {P,Q}: P->Q 2, Q->P 2;  Q->R 1, P->S 1;
-     *   Z2 = {R,S}: R->S 1, S->R 1;  S->L 1.
-     * Selves: X1 Y2 P4 Q8 R16 S32 L64.
+    /* support.h's tnested_cycles:
      * T(L) = 64; T(Z2) = 48 + 64/2 = 80; T(Z1) = 12 + 80/2 + 80/2 = 92;
      * T(X) = 1 + 92/4 + 32 = 56; T(Y) = 2 + 92*3/4 = 71; T(main) = 127. */
     enum { M, X, Y, P, Q, R, S, L };
-    cgprop_graph *g = graph_k(1, 8);
-    uint64_t selfs[8] = {0, 1, 2, 4, 8, 16, 32, 64};
-    for (uint32_t i = 0; i < 8; i++) self1(g, i, selfs[i]);
-    call(g, M, X, 1);
-    call(g, M, Y, 1);
-    uint32_t xp = call(g, X, P, 1), yp = call(g, Y, P, 3);
-    call(g, X, L, 1);
-    call(g, P, Q, 2);
-    call(g, Q, P, 2);
-    uint32_t qr = call(g, Q, R, 1), ps = call(g, P, S, 1);
-    call(g, R, S, 1);
-    call(g, S, R, 1);
-    uint32_t sl = call(g, S, L, 1);
-    run(g, CGPROP_SHARE_COUNT);
+    uint32_t e12[12];
+    cgprop_graph *g = tnested_cycles(e12);
+    uint32_t xp = e12[2], yp = e12[3], qr = e12[7], ps = e12[8], sl = e12[11];
+    tanalyse(g, CGPROP_SHARE_COUNT);
     size_t nc;
     ck_assert_int_eq(cgprop_graph_find_cycles(g, &nc), CGPROP_OK);
     ck_assert_uint_eq(nc, 2);
     ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_COUNT), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-    ck_near(cycle_row(g, 0, 0).total, 92); /* {P,Q}: smallest member 3 */
-    ck_near(cycle_row(g, 0, 1).total, 80); /* {R,S} */
-    ck_assert_uint_eq(cycle_row(g, 0, 1).self, 48);
-    ck_near(node_row(g, 0, L).heuristic, 64);
-    ck_near(node_row(g, 0, X).heuristic, 56);
-    ck_near(node_row(g, 0, Y).heuristic, 71);
-    ck_near(node_row(g, 0, M).heuristic, 127);
-    ck_near(node_row(g, 0, P).gprof_child, 40);
-    ck_near(node_row(g, 0, Q).gprof_child, 40);
-    ck_near(node_row(g, 0, S).gprof_child, 32);
+    ck_near(tcycle_row(g, 0, 0).total, 92); /* {P,Q}: smallest member 3 */
+    ck_near(tcycle_row(g, 0, 1).total, 80); /* {R,S} */
+    ck_assert_uint_eq(tcycle_row(g, 0, 1).self, 48);
+    ck_near(ttotals_row(g, 0, L).heuristic, 64);
+    ck_near(ttotals_row(g, 0, X).heuristic, 56);
+    ck_near(ttotals_row(g, 0, Y).heuristic, 71);
+    ck_near(ttotals_row(g, 0, M).heuristic, 127);
+    ck_near(ttotals_row(g, 0, P).gprof_child, 40);
+    ck_near(ttotals_row(g, 0, Q).gprof_child, 40);
+    ck_near(ttotals_row(g, 0, S).gprof_child, 32);
     /* gprof parts of X->P: 1/4 of Z1's self 12 and of its children 80. */
-    cgprop_edge_total_row e = edge_row(g, 0, xp);
+    cgprop_edge_total_row e = tedge_totals_row(g, 0, xp);
     ck_near(e.gprof_self, 3);
     ck_near(e.gprof_child, 20);
-    ck_near(edge_row(g, 0, yp).heuristic, 69);
-    ck_near(edge_row(g, 0, qr).heuristic, 40);
-    ck_near(edge_row(g, 0, ps).gprof_self, 24);
-    ck_near(edge_row(g, 0, ps).gprof_child, 16);
-    ck_near(edge_row(g, 0, sl).heuristic, 32);
+    ck_near(tedge_totals_row(g, 0, yp).heuristic, 69);
+    ck_near(tedge_totals_row(g, 0, qr).heuristic, 40);
+    ck_near(tedge_totals_row(g, 0, ps).gprof_self, 24);
+    ck_near(tedge_totals_row(g, 0, ps).gprof_child, 16);
+    ck_near(tedge_totals_row(g, 0, sl).heuristic, 32);
     cgprop_graph_free(g);
 }
 END_TEST

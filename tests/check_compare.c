@@ -14,31 +14,10 @@
 #include "cgprop_io.h"
 #include "support.h"
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-    int fail;
-} buf;
-
-static int sink(void *user, const char *data, size_t len)
-{
-    buf *b = user;
-    if (b->fail) return 1;
-    if (b->n + len + 1 > b->cap) {
-        b->cap = (b->n + len + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        ck_assert_ptr_nonnull(b->p);
-    }
-    memcpy(b->p + b->n, data, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-    return 0;
-}
-
 static char *render(cgprop_graph *base, cgprop_graph *g, uint32_t format, const cgprop_write_options *o)
 {
-    buf b = {NULL, 0, 0, 0};
-    int rc = cgprop_write_compare(base, g, format, o, sink, &b);
+    tbuf b = {NULL, 0, 0, -1};
+    int rc = cgprop_write_compare(base, g, format, o, tbuf_sink, &b);
     ck_assert_msg(rc == CGPROP_OK, "compare: %d %s", rc, cgprop_graph_errmsg(g));
     ck_assert_ptr_nonnull(b.p);
     return b.p;
@@ -311,38 +290,38 @@ START_TEST(errors)
 {
     cgprop_graph *base, *g;
     stacks_pair(&base, &g, NULL);
-    buf b = {NULL, 0, 0, 0};
-    ck_assert_int_eq(cgprop_write_compare(base, NULL, CGPROP_FORMAT_TEXT, NULL, sink, &b), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_write_compare(NULL, g, CGPROP_FORMAT_TEXT, NULL, sink, &b), CGPROP_EINVAL);
+    tbuf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write_compare(base, NULL, CGPROP_FORMAT_TEXT, NULL, tbuf_sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write_compare(NULL, g, CGPROP_FORMAT_TEXT, NULL, tbuf_sink, &b), CGPROP_EINVAL);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "base graph is NULL"));
     ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, NULL, NULL, &b), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_CALLGRIND, NULL, tbuf_sink, &b), CGPROP_EINVAL);
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_NO_CLASSES;
-    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, &o, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, &o, tbuf_sink, &b), CGPROP_EINVAL);
     cgprop_write_options_init(&o);
     o.metric = 1;
-    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, &o, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, &o, tbuf_sink, &b), CGPROP_EINVAL);
     ck_assert_ptr_null(b.p);
     /* The output callback fails. */
-    b.fail = 1;
-    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_JSON, NULL, sink, &b), CGPROP_EWRITE);
-    b.fail = 0;
+    b.fail_after = 0;
+    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_JSON, NULL, tbuf_sink, &b), CGPROP_EWRITE);
+    b.fail_after = -1;
     /* A base in another metric. */
     const char *m = "Ir";
     cgprop_graph *other = NULL;
     ck_assert_int_eq(cgprop_graph_new(NULL, &m, NULL, 1, &other), CGPROP_OK);
     stack(other, "main", 1);
     analyse(other);
-    ck_assert_int_eq(cgprop_write_compare(other, g, CGPROP_FORMAT_TEXT, NULL, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write_compare(other, g, CGPROP_FORMAT_TEXT, NULL, tbuf_sink, &b), CGPROP_EINVAL);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "no metric 'w'"));
     /* A base not analysed since its last change. */
     stack(base, "main;b", 1);
-    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, NULL, sink, &b), CGPROP_ESTATE);
+    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, NULL, tbuf_sink, &b), CGPROP_ESTATE);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "compare: base:"));
     analyse(base);
-    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, NULL, sink, &b), CGPROP_OK);
+    ck_assert_int_eq(cgprop_write_compare(base, g, CGPROP_FORMAT_TEXT, NULL, tbuf_sink, &b), CGPROP_OK);
     free(b.p);
     cgprop_graph_free(other);
     cgprop_graph_free(base);
@@ -364,8 +343,8 @@ START_TEST(allocation_failures)
         for (long k = 0; k < 10000 && !ok; k++) {
             long live = f.live;
             f.left = k;
-            buf b = {NULL, 0, 0, 0};
-            int rc = cgprop_write_compare(base, g, format, NULL, sink, &b);
+            tbuf b = {NULL, 0, 0, -1};
+            int rc = cgprop_write_compare(base, g, format, NULL, tbuf_sink, &b);
             f.left = -1;
             ck_assert_msg(rc == CGPROP_OK || rc == CGPROP_ENOMEM, "k %ld: %d", k, rc);
             ck_assert_int_eq(f.live, live);

@@ -124,16 +124,10 @@ START_TEST(enomem_adds_no_context)
     enum { NFN = 150 };
     tfail fa;
     cgprop_allocator al = tfail_allocator(&fa, -1);
-    const char *name = "x";
     for (long n = 0;; n++) {
-        cgprop_graph *g = NULL;
-        ck_assert_int_eq(cgprop_graph_new(&al, &name, NULL, 1, &g), CGPROP_OK);
-        ck_assert_int_eq(cgprop_graph_keep_contexts(g, 1), CGPROP_OK);
         uint32_t fr[NFN];
-        for (uint32_t i = 0; i < NFN; i++) {
-            char key[3] = {(char)('a' + i % 26), (char)('a' + i / 26), 0};
-            ck_assert_int_eq(cgprop_graph_add_node(g, key, 2, &fr[i]), CGPROP_OK);
-        }
+        cgprop_graph *g = tgraph_letters(&al, NFN, fr);
+        ck_assert_int_eq(cgprop_graph_keep_contexts(g, 1), CGPROP_OK);
         const uint64_t w[] = {3};
         ck_assert_int_eq(cgprop_graph_add_stack(g, fr, 2, w), CGPROP_OK);
         fa.left = n;

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include "ck_quiet.h"
+#include "support.h"
 #include <cgprop.h>
 
 #include "analysis.h"
@@ -318,30 +319,9 @@ START_TEST(test_small_stack_bites)
 }
 END_TEST
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
-/* Sizes of the deep graphs. Building ten million keyed functions is what
- * costs (the analyses take seconds), so sanitizer and valgrind runs, which
- * check memory rather than depth, use smaller graphs; the stack limit is the
- * same. The environment variable overrides either. */
-static uint32_t deep_n(const char *env, uint32_t full, uint32_t sanitized, uint32_t valgrind)
-{
-    const char *s = getenv(env);
-    if (s && *s) return (uint32_t)strtoul(s, NULL, 10);
-    const char *pre = getenv("LD_PRELOAD");
-    if (pre && strstr(pre, "vgpreload")) return valgrind;
-    return SANITIZED ? sanitized : full;
-}
-
+/* Building ten million keyed functions is what costs in the deep graphs
+ * (the analyses take seconds), so sanitizer and valgrind runs use smaller
+ * ones; the stack limit is the same. */
 static cgprop_graph *big_graph(uint32_t n)
 {
     const char *names[] = {"cost"};
@@ -368,7 +348,7 @@ static double total_of(cgprop_graph *g, uint32_t n)
 START_TEST(test_deep_chain)
 {
     /* f0 -> f1 -> ... -> f(N-1), self 1 each: T(fi) = N - i. */
-    uint32_t N = deep_n("CGPROP_DEEP_CHAIN", 10000000, 2000000, 200000);
+    uint32_t N = tsize_from("CGPROP_DEEP_CHAIN", 10000000, 2000000, 200000);
     cgprop_graph *g = big_graph(N);
     for (uint32_t i = 0; i + 1 < N; i++)
         ck_assert_int_eq(cgprop_graph_add_edge(g, i, i + 1, 1, NULL, NULL), CGPROP_OK);
@@ -390,7 +370,7 @@ START_TEST(test_deep_cycle)
     /* Ring f0 -> f1 -> ... -> f(M-1) -> f0 with no caller: a root cycle,
      * entry assumed at f0. BFS ranks fi at i, the closing call is in no DAG,
      * so fi's total is Σ_{j >= i} S = M - i. */
-    uint32_t M = deep_n("CGPROP_DEEP_CYCLE", 1000000, 1000000, 100000);
+    uint32_t M = tsize_from("CGPROP_DEEP_CYCLE", 1000000, 1000000, 100000);
     cgprop_graph *g = big_graph(M);
     for (uint32_t i = 0; i < M; i++)
         ck_assert_int_eq(cgprop_graph_add_edge(g, i, (i + 1) % M, 1, NULL, NULL), CGPROP_OK);

@@ -30,21 +30,11 @@
 #include "cgprop.h"
 #include "cgprop_experimental.h"
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA
 
 /* ---- the allocator ---- */
-
-#define MAGIC_LIVE 0x6C697665u
-#define MAGIC_DEAD 0x64656164u
-
-typedef union hdr {
-    max_align_t align;
-    struct {
-        size_t size;
-        uint32_t magic;
-    } h;
-} hdr;
 
 typedef struct counter {
     size_t calls;   /* attempts since armed */
@@ -70,10 +60,10 @@ static void *t_malloc(void *u, size_t size)
 {
     counter *c = u;
     if (refuse(c)) return NULL;
-    hdr *p = malloc(sizeof(hdr) + size);
+    thdr *p = malloc(sizeof(thdr) + size);
     if (!p) return NULL;
     p->h.size = size;
-    p->h.magic = MAGIC_LIVE;
+    p->h.magic = TMAGIC_LIVE;
     c->live++;
     return p + 1;
 }
@@ -82,13 +72,13 @@ static void *t_realloc(void *u, void *ptr, size_t size)
 {
     counter *c = u;
     if (!ptr) return t_malloc(u, size);
-    hdr *p = (hdr *)ptr - 1;
-    if (p->h.magic != MAGIC_LIVE) {
+    thdr *p = (thdr *)ptr - 1;
+    if (p->h.magic != TMAGIC_LIVE) {
         c->bad++;
         return NULL;
     }
     if (refuse(c)) return NULL;
-    hdr *q = realloc(p, sizeof(hdr) + size);
+    thdr *q = realloc(p, sizeof(thdr) + size);
     if (!q) return NULL;
     q->h.size = size;
     return q + 1;
@@ -101,12 +91,12 @@ static void t_free(void *u, void *ptr)
         c->bad++;
         return;
     }
-    hdr *p = (hdr *)ptr - 1;
-    if (p->h.magic != MAGIC_LIVE) {
+    thdr *p = (thdr *)ptr - 1;
+    if (p->h.magic != TMAGIC_LIVE) {
         c->bad++;
         return;
     }
-    p->h.magic = MAGIC_DEAD;
+    p->h.magic = TMAGIC_DEAD;
     c->live--;
     free(p);
 }
@@ -123,82 +113,17 @@ static void disarm(counter *c) { c->armed = 0; }
 
 /* ---- digests ---- */
 
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-#define H0 1469598103934665603ull
-
-/* The store as built: metric names, keys, figures of every function and call. */
-static uint64_t store_digest(cgprop_graph *g, int with_gen)
-{
-    uint64_t h = H0;
-    size_t K = cgprop_graph_metric_count(g), nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
-    uint64_t clamps = cgprop_graph_clamp_count(g), floors = cgprop_graph_floor_count(g);
-    h = mix(h, &floors, sizeof floors);
-    h = mix(h, &K, sizeof K);
-    h = mix(h, &nn, sizeof nn);
-    h = mix(h, &ne, sizeof ne);
-    h = mix(h, &clamps, sizeof clamps);
-    if (with_gen) {
-        uint64_t gen = cgprop_graph_generation(g);
-        h = mix(h, &gen, sizeof gen);
-    }
-    for (uint32_t k = 0; k < K; k++) {
-        size_t len;
-        const char *m = cgprop_graph_metric_name(g, k, &len);
-        h = mix(h, m, len);
-        for (uint32_t v = 0; v < nn; v++) {
-            cgprop_node_row r;
-            memset(&r, 0, sizeof r);
-            ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, v, &r, sizeof r), CGPROP_OK);
-            h = mix(h, &r, sizeof r);
-            const char *key = cgprop_graph_node_key(g, v, &len);
-            h = mix(h, key, len);
-        }
-        for (uint32_t e = 0; e < ne; e++) {
-            cgprop_edge_row r;
-            memset(&r, 0, sizeof r);
-            ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, k, e, &r, sizeof r), CGPROP_OK);
-            h = mix(h, &r, sizeof r);
-        }
-    }
-    return h;
-}
-
-static size_t row_size(uint32_t kind)
-{
-    switch (kind) {
-    case CGPROP_ITER_NODES: return sizeof(cgprop_node_row);
-    case CGPROP_ITER_EDGES:
-    case CGPROP_ITER_CALLERS:
-    case CGPROP_ITER_CALLEES: return sizeof(cgprop_edge_row);
-    case CGPROP_ITER_CYCLES: return sizeof(cgprop_cycle_row);
-    case CGPROP_ITER_MEMBERS: return sizeof(cgprop_member_row);
-    case CGPROP_ITER_TOTALS: return sizeof(cgprop_total_row);
-    case CGPROP_ITER_EDGE_TOTALS: return sizeof(cgprop_edge_total_row);
-    case CGPROP_ITER_SPLIT: return sizeof(cgprop_split_row);
-    default: return sizeof(cgprop_edge_split_row);
-    }
-}
-
 /* Every row of one iterator, or the status that refused it. */
 static uint64_t iter_digest(uint64_t h, cgprop_graph *g, uint32_t kind, uint32_t metric, uint32_t arg)
 {
     cgprop_iter *it = NULL;
     int rc = cgprop_iter_new(g, kind, metric, arg, &it);
-    h = mix(h, &rc, sizeof rc);
+    h = tmix(h, &rc, sizeof rc);
     if (rc != CGPROP_OK) return h;
     unsigned char row[128];
-    size_t rs = row_size(kind);
+    size_t rs = trow_size(kind);
     memset(row, 0, sizeof row);
-    while ((rc = cgprop_iter_next(it, row, rs)) == CGPROP_OK) h = mix(h, row, rs);
+    while ((rc = cgprop_iter_next(it, row, rs)) == CGPROP_OK) h = tmix(h, row, rs);
     ck_assert_int_eq(rc, CGPROP_DONE);
     cgprop_iter_free(it);
     return h;
@@ -207,7 +132,7 @@ static uint64_t iter_digest(uint64_t h, cgprop_graph *g, uint32_t kind, uint32_t
 /* Everything a reader can see: the store and every analysis row, metric by metric. */
 static uint64_t full_digest(cgprop_graph *g)
 {
-    uint64_t h = store_digest(g, 0);
+    uint64_t h = tstore_digest(g, 0);
     size_t K = cgprop_graph_metric_count(g), nn = cgprop_graph_node_count(g);
     for (uint32_t k = 0; k < K; k++) {
         for (uint32_t kind = CGPROP_ITER_CYCLES; kind <= CGPROP_ITER_EDGE_SPLIT; kind++)
@@ -227,26 +152,6 @@ static uint64_t full_digest(cgprop_graph *g)
 }
 
 /* ---- inputs ---- */
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s", path);
-    char *buf = NULL;
-    size_t n = 0, cap = 0, got;
-    do {
-        if (n + 4096 > cap) {
-            cap = (n + 4096) * 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-        got = fread(buf + n, 1, 4096, fp);
-        n += got;
-    } while (got);
-    fclose(fp);
-    *len = n;
-    return buf;
-}
 
 /* Compression, fn'N recursion classes, a cycle among plain names, two parts. */
 static const char cg_text[] = "# callgrind format\n"
@@ -377,7 +282,7 @@ static void run_sweep(const sweep *s, ctx *proto)
         c = *proto;
         c.a.user = &c.ctr;
         s->prepare(&c);
-        uint64_t before = c.g ? store_digest(c.g, 1) : 0;
+        uint64_t before = c.g ? tstore_digest(c.g, 1) : 0;
         arm(&c.ctr, n);
         rc = s->call(&c);
         disarm(&c.ctr);
@@ -399,7 +304,7 @@ static void run_sweep(const sweep *s, ctx *proto)
         if (c.g) {
             const char *m = cgprop_graph_errmsg(c.g);
             ck_assert_msg(m[0] != '\0', "%s at %zu: no message", s->name, n);
-            ck_assert_msg(store_digest(c.g, 1) == before, "%s: allocation %zu refused, graph changed", s->name, n);
+            ck_assert_msg(tstore_digest(c.g, 1) == before, "%s: allocation %zu refused, graph changed", s->name, n);
         }
         /* Retried with memory: exactly the reference. */
         rc = s->call(&c);
@@ -433,7 +338,7 @@ static uint64_t dig_out(ctx *c)
     ck_assert_int_eq(cgprop_graph_collapse(c->out, CGPROP_SHARE_AUTO), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_propagate(c->out), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_split(c->out), CGPROP_OK);
-    return mix(full_digest(c->out), &c->info, sizeof c->info);
+    return tmix(full_digest(c->out), &c->info, sizeof c->info);
 }
 
 static int call_read_file(ctx *c)
@@ -462,7 +367,7 @@ static int call_events(ctx *c)
 static uint64_t dig_events(ctx *c)
 {
     uint64_t h = dig_out(c);
-    return mix(h, &c->einfo, sizeof c->einfo);
+    return tmix(h, &c->einfo, sizeof c->einfo);
 }
 
 START_TEST(test_readers)
@@ -476,7 +381,7 @@ START_TEST(test_readers)
 
     p.fmt = CGPROP_INPUT_AUTO;
     size_t len;
-    char *recur = slurp(DATA "/recur/recur.combined-parts.main.callgrind.out", &len);
+    char *recur = tslurp(DATA "/recur/recur.combined-parts.main.callgrind.out", &len);
     p.data = recur;
     p.len = len;
     s.name = "read callgrind (recur)";
@@ -597,36 +502,36 @@ static int call_iter(ctx *c)
     int rc = cgprop_iter_new(c->g, kind, 1, arg, &it);
     if (rc) return rc;
     unsigned char rows[4 * 128];
-    size_t rs = row_size(kind), n;
-    uint64_t h = H0;
+    size_t rs = trow_size(kind), n;
+    uint64_t h = TMIX0;
     /* Half through next, half through copy_rows. */
-    if ((rc = cgprop_iter_next(it, rows, rs)) == CGPROP_OK) h = mix(h, rows, rs);
-    while (rc == CGPROP_OK && (rc = cgprop_iter_copy_rows(it, rows, rs, 3, &n)) == CGPROP_OK) h = mix(h, rows, n * rs);
+    if ((rc = cgprop_iter_next(it, rows, rs)) == CGPROP_OK) h = tmix(h, rows, rs);
+    while (rc == CGPROP_OK && (rc = cgprop_iter_copy_rows(it, rows, rs, 3, &n)) == CGPROP_OK) h = tmix(h, rows, n * rs);
     cgprop_iter_free(it);
     c->blen = (size_t)h; /* kept for the digest */
     return rc == CGPROP_DONE ? CGPROP_OK : rc;
 }
 
-static uint64_t dig_iter(ctx *c) { return mix(full_digest(c->g), &c->blen, sizeof c->blen); }
+static uint64_t dig_iter(ctx *c) { return tmix(full_digest(c->g), &c->blen, sizeof c->blen); }
 
 static int call_get_row(ctx *c)
 {
     uint32_t kind = c->kind >> 16;
     unsigned char row[128];
-    uint64_t h = H0;
+    uint64_t h = TMIX0;
     uint32_t n = kind == CGPROP_ITER_EDGES || kind >= CGPROP_ITER_EDGE_TOTALS ? (uint32_t)cgprop_graph_edge_count(c->g)
                                                                               : (uint32_t)cgprop_graph_node_count(c->g);
     if (kind == CGPROP_ITER_EDGE_SPLIT) n = (uint32_t)cgprop_graph_edge_count(c->g);
     if (kind == CGPROP_ITER_SPLIT || kind == CGPROP_ITER_TOTALS) n = (uint32_t)cgprop_graph_node_count(c->g);
     if (kind == CGPROP_ITER_CYCLES) n = 1;
     for (uint32_t id = 0; id < n; id++) {
-        int rc = cgprop_graph_get_row(c->g, kind, 0, id, row, row_size(kind));
+        int rc = cgprop_graph_get_row(c->g, kind, 0, id, row, trow_size(kind));
         if (rc) return rc;
-        h = mix(h, row, row_size(kind));
+        h = tmix(h, row, trow_size(kind));
     }
     uint32_t cyc;
     int rc = cgprop_graph_node_cycle(c->g, 0, &cyc);
-    c->blen = (size_t)mix(h, &cyc, sizeof cyc);
+    c->blen = (size_t)tmix(h, &cyc, sizeof cyc);
     return rc;
 }
 
@@ -710,7 +615,7 @@ static int call_write(ctx *c)
     return cgprop_write(c->g, c->fmt, &o, sink, c);
 }
 
-static uint64_t dig_write(ctx *c) { return mix(full_digest(c->g), c->buf, c->blen); }
+static uint64_t dig_write(ctx *c) { return tmix(full_digest(c->g), c->buf, c->blen); }
 
 static char tmp_path[64];
 
@@ -722,8 +627,8 @@ static int call_write_path(ctx *c)
 static uint64_t dig_write_path(ctx *c)
 {
     size_t len;
-    char *b = slurp(tmp_path, &len);
-    uint64_t h = mix(full_digest(c->g), b, len);
+    char *b = tslurp(tmp_path, &len);
+    uint64_t h = tmix(full_digest(c->g), b, len);
     free(b);
     return h;
 }
@@ -778,7 +683,7 @@ static int call_merge(ctx *c) { return cgprop_graph_merge(c->g, c->src); }
 static uint64_t dig_merge(ctx *c)
 {
     ck_assert_int_eq(cgprop_graph_split(c->g), CGPROP_OK);
-    return mix(full_digest(c->g), &(uint64_t){store_digest(c->src, 1)}, 8);
+    return tmix(full_digest(c->g), &(uint64_t){tstore_digest(c->src, 1)}, 8);
 }
 
 static void prep_stack(ctx *c)
@@ -870,20 +775,20 @@ static int rec_call(cgprop_recorder *r, const rec_ev *e, uint64_t *t)
  * function and call (40 functions, 2 metrics), with the status of each get. */
 static uint64_t rec_digest(cgprop_recorder *r)
 {
-    uint64_t h = H0;
+    uint64_t h = TMIX0;
     size_t depth = cgprop_recorder_depth(r);
     uint64_t cl = cgprop_recorder_clamp_count(r), fl = cgprop_recorder_floor_count(r);
-    h = mix(h, &depth, sizeof depth);
-    h = mix(h, &cl, sizeof cl);
-    h = mix(h, &fl, sizeof fl);
+    h = tmix(h, &depth, sizeof depth);
+    h = tmix(h, &cl, sizeof cl);
+    h = tmix(h, &fl, sizeof fl);
     for (uint32_t which = 0; which <= CGPROP_RF_C_RD; which++)
         for (uint32_t a = 0; a < 40; a++)
             for (uint32_t b = 0; b < (which >= CGPROP_RF_C_NN ? 40u : 1u); b++)
                 for (uint32_t k = 0; k < 2; k++) {
                     cgprop_recorder_figure f;
                     int rc = cgprop_recorder_get(r, which, a, b, k, &f, sizeof f);
-                    h = mix(h, &rc, sizeof rc);
-                    h = mix(h, &f, sizeof f);
+                    h = tmix(h, &rc, sizeof rc);
+                    h = tmix(h, &f, sizeof f);
                 }
     return h;
 }
@@ -926,7 +831,7 @@ static uint64_t recorder_run(uint32_t mode, size_t fail_at, int *failed)
         t += 1 + i % 3;
         /* Only flush writes into the graph; enter, exit and unwind must not
          * even move its generation. */
-        uint64_t before = evs[i].enter == 2 ? store_digest(c.g, 1) : cgprop_graph_generation(c.g);
+        uint64_t before = evs[i].enter == 2 ? tstore_digest(c.g, 1) : cgprop_graph_generation(c.g);
         size_t depth = cgprop_recorder_depth(c.r);
         /* Reading the recorder allocates nothing, so this stays out of the sweep. */
         uint64_t rbefore = evs[i].enter == 2 ? rec_digest(c.r) : 0;
@@ -942,7 +847,7 @@ static uint64_t recorder_run(uint32_t mode, size_t fail_at, int *failed)
                               mode, i);
                 flush_failed += depth > 0;
             }
-            ck_assert_msg((evs[i].enter == 2 ? store_digest(c.g, 1) : cgprop_graph_generation(c.g)) == before,
+            ck_assert_msg((evs[i].enter == 2 ? tstore_digest(c.g, 1) : cgprop_graph_generation(c.g)) == before,
                           "mode %u, event %zu (kind %d): failed call changed the graph", mode, i, evs[i].enter);
             *failed = 1;
             disarm(&c.ctr);
@@ -954,7 +859,7 @@ static uint64_t recorder_run(uint32_t mode, size_t fail_at, int *failed)
     ck_assert_int_eq(cgprop_graph_split(c.g), CGPROP_OK);
     uint64_t h = full_digest(c.g);
     uint64_t fl = cgprop_recorder_floor_count(c.r);
-    h = mix(h, &fl, sizeof fl);
+    h = tmix(h, &fl, sizeof fl);
     ctx_free(&c);
     return h;
 }

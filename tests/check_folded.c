@@ -10,59 +10,17 @@
 
 #define DATA CGPROP_TEST_DATA
 
-static cgprop_graph *rd(const char *text, cgprop_read_info *info)
-{
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer(text, strlen(text), "f", 1, NULL, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
-}
+static cgprop_graph *rd(const char *text, cgprop_read_info *info) { return tread(text, strlen(text), "f", NULL, info); }
 
 static void bad(const char *text, int code, uint64_t line)
 {
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_FOLDED;
-    int rc = cgprop_read_buffer(text, strlen(text), "s.folded", 8, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
-    ck_assert(g == NULL);
-    ck_assert_uint_eq(err.line, line);
-    ck_assert_str_eq(err.file, "s.folded");
-    ck_assert(err.reason[0] != '\0');
-}
-
-static uint32_t id(cgprop_graph *g, const char *k)
-{
-    uint32_t v;
-    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no %s", k);
-    return v;
-}
-
-static uint64_t self(cgprop_graph *g, const char *k, uint32_t m)
-{
-    cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r.self;
-}
-
-static uint64_t ecost(cgprop_graph *g, const char *a, const char *b, uint32_t m)
-{
-    uint32_t e;
-    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, a), id(g, b), &e), CGPROP_OK);
-    cgprop_edge_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, m, e, &r, sizeof r), CGPROP_OK);
-    return r.cost;
+    tread_bad(text, strlen(text), "s.folded", CGPROP_INPUT_FOLDED, code, line, NULL);
 }
 
 static cgprop_split_row split(cgprop_graph *g, const char *k)
 {
     cgprop_split_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, 0, tfind(g, k), &r, sizeof r), CGPROP_OK);
     return r;
 }
 
@@ -76,17 +34,17 @@ START_TEST(basic)
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 1);
     ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples");
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
-    ck_assert_uint_eq(self(g, "a", 0), 0);
-    ck_assert_uint_eq(self(g, "b", 0), 8);
-    ck_assert_uint_eq(self(g, "c", 0), 42);
-    ck_assert_uint_eq(ecost(g, "a", "b", 0), 50);
-    ck_assert_uint_eq(ecost(g, "b", "c", 0), 42);
+    ck_assert_uint_eq(tself(g, "a", 0), 0);
+    ck_assert_uint_eq(tself(g, "b", 0), 8);
+    ck_assert_uint_eq(tself(g, "c", 0), 42);
+    ck_assert_uint_eq(tedge(g, "a", "b", 0).cost, 50);
+    ck_assert_uint_eq(tedge(g, "b", "c", 0).cost, 42);
     ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
     ck_assert_uint_eq(split(g, "a").C_n, 50);
     ck_assert_uint_eq(split(g, "b").C_n, 50);
     ck_assert_uint_eq(split(g, "c").C_n, 42);
     ck_assert_uint_eq(split(g, "a").inexact, 0);
-    ck_assert_str_eq(cgprop_node_display_name(g, id(g, "c"), NULL), "c");
+    ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, "c"), NULL), "c");
     cgprop_graph_free(g);
 }
 END_TEST
@@ -97,16 +55,16 @@ START_TEST(several_weights)
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 2);
     ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "samples0");
     ck_assert_str_eq(cgprop_graph_metric_name(g, 1, NULL), "samples1");
-    ck_assert_uint_eq(self(g, "b", 0), 6);
-    ck_assert_uint_eq(self(g, "b", 1), 9);
-    ck_assert_uint_eq(ecost(g, "a", "b", 1), 7);
+    ck_assert_uint_eq(tself(g, "b", 0), 6);
+    ck_assert_uint_eq(tself(g, "b", 1), 9);
+    ck_assert_uint_eq(tedge(g, "a", "b", 1).cost, 7);
     cgprop_graph_free(g);
     /* The first line fixes K: later trailing numbers beyond K belong to the
      * frame name. A TAB in a frame becomes a space. */
     g = rd("main;f 10\nmain;g 2 5\nmain;h\tx 1\n", NULL);
     ck_assert_uint_eq(cgprop_graph_metric_count(g), 1);
-    ck_assert_uint_eq(self(g, "g 2", 0), 5);
-    ck_assert_uint_eq(self(g, "h x", 0), 1);
+    ck_assert_uint_eq(tself(g, "g 2", 0), 5);
+    ck_assert_uint_eq(tself(g, "h x", 0), 1);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -121,20 +79,20 @@ START_TEST(shared_prefixes)
                          "a;b;c 256\na;b 512\na;b\tq 1024\n",
                          NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 9); /* a b c bc ab d x cd "b q" */
-    ck_assert_uint_eq(self(g, "a", 0), 0);
-    ck_assert_uint_eq(self(g, "b", 0), 2 + 512);
-    ck_assert_uint_eq(self(g, "c", 0), 1 + 128 + 256);
-    ck_assert_uint_eq(self(g, "bc", 0), 4);
-    ck_assert_uint_eq(self(g, "ab", 0), 8);
-    ck_assert_uint_eq(self(g, "cd", 0), 64);
-    ck_assert_uint_eq(self(g, "b q", 0), 1024);
-    ck_assert_uint_eq(ecost(g, "a", "b", 0), 1 + 2 + 16 + 32 + 64 + 128 + 256 + 512);
-    ck_assert_uint_eq(ecost(g, "b", "c", 0), 1 + 16 + 128 + 256);
-    ck_assert_uint_eq(ecost(g, "c", "d", 0), 16);
-    ck_assert_uint_eq(ecost(g, "b", "x", 0), 32);
-    ck_assert_uint_eq(ecost(g, "b", "cd", 0), 64);
-    ck_assert_uint_eq(ecost(g, "a", "bc", 0), 4);
-    ck_assert_uint_eq(ecost(g, "a", "b q", 0), 1024);
+    ck_assert_uint_eq(tself(g, "a", 0), 0);
+    ck_assert_uint_eq(tself(g, "b", 0), 2 + 512);
+    ck_assert_uint_eq(tself(g, "c", 0), 1 + 128 + 256);
+    ck_assert_uint_eq(tself(g, "bc", 0), 4);
+    ck_assert_uint_eq(tself(g, "ab", 0), 8);
+    ck_assert_uint_eq(tself(g, "cd", 0), 64);
+    ck_assert_uint_eq(tself(g, "b q", 0), 1024);
+    ck_assert_uint_eq(tedge(g, "a", "b", 0).cost, 1 + 2 + 16 + 32 + 64 + 128 + 256 + 512);
+    ck_assert_uint_eq(tedge(g, "b", "c", 0).cost, 1 + 16 + 128 + 256);
+    ck_assert_uint_eq(tedge(g, "c", "d", 0).cost, 16);
+    ck_assert_uint_eq(tedge(g, "b", "x", 0).cost, 32);
+    ck_assert_uint_eq(tedge(g, "b", "cd", 0).cost, 64);
+    ck_assert_uint_eq(tedge(g, "a", "bc", 0).cost, 4);
+    ck_assert_uint_eq(tedge(g, "a", "b q", 0).cost, 1024);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -185,12 +143,12 @@ START_TEST(large_weights)
                             "a;b;a;b 1\n";
     cgprop_graph *g = rd(t, NULL);
     /* a->b twice per a;b;a;b stack: 4W + 2 */
-    ck_assert_uint_eq(ecost(g, "a", "b", 0), 18446744073709551614u);
-    ck_assert_uint_eq(ecost(g, "b", "a", 0), 9223372036854775807u);  /* 2W + 1 */
-    ck_assert_uint_eq(ecost(g, "b", "c", 0), 4611686018427387903u);  /* W */
-    ck_assert_uint_eq(self(g, "b", 0), 4611686018427387904u);        /* W + 1 */
-    ck_assert_uint_eq(self(g, "c", 0), 4611686018427387903u);
-    ck_assert_uint_eq(self(g, "x", 0), 5);
+    ck_assert_uint_eq(tedge(g, "a", "b", 0).cost, 18446744073709551614u);
+    ck_assert_uint_eq(tedge(g, "b", "a", 0).cost, 9223372036854775807u);  /* 2W + 1 */
+    ck_assert_uint_eq(tedge(g, "b", "c", 0).cost, 4611686018427387903u);  /* W */
+    ck_assert_uint_eq(tself(g, "b", 0), 4611686018427387904u);        /* W + 1 */
+    ck_assert_uint_eq(tself(g, "c", 0), 4611686018427387903u);
+    ck_assert_uint_eq(tself(g, "x", 0), 5);
     cgprop_graph_free(g);
     /* Two more on a->b pass 2^64 - 1 at line 5. */
     bad("a;b;a;b 4611686018427387903\na;b;a;b;c 4611686018427387903\nx 5\na;b;a;b 1\na;b 2\n", CGPROP_EOVERFLOW, 5);
@@ -228,24 +186,7 @@ END_TEST
 START_TEST(alloc_failures)
 {
     const char *t = "main;a;b;a;b 3\nmain;c\tx 4\nmain;a 1\nmain;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a;b;a 2\n";
-    int ok = 0;
-    for (long budget = 0; budget < 2000 && !ok; budget++) {
-        tfail s;
-        cgprop_allocator a = tfail_allocator(&s, budget);
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(t, strlen(t), "a", 1, NULL, &a, &g, NULL, &err);
-        if (rc == CGPROP_OK) {
-            ok = 1;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_int_eq(rc, CGPROP_ENOMEM);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(s.live, 0);
-    }
-    ck_assert(ok);
+    tfail_read_sweep(t, strlen(t), "a", 2000);
 }
 END_TEST
 
@@ -255,7 +196,7 @@ START_TEST(byte_order_mark)
     cgprop_read_info info;
     cgprop_read_info_init(&info);
     cgprop_graph *g = rd("\xef\xbb\xbfmain;a 1\n", &info);
-    ck_assert_uint_eq(id(g, "main"), 0);
+    ck_assert_uint_eq(tfind(g, "main"), 0);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
     cgprop_graph_free(g);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA
 
@@ -75,59 +76,19 @@ static const char hand[] =
 
 static cgprop_graph *rd(const char *text, size_t len, cgprop_read_info *info)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer(text, len, "x.gprof", 7, NULL, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
-    return g;
-}
-
-static uint32_t id(cgprop_graph *g, const char *k)
-{
-    uint32_t v;
-    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no %s", k);
-    return v;
-}
-
-static void analyse(cgprop_graph *g)
-{
-    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-}
-
-static cgprop_total_row total(cgprop_graph *g, const char *k)
-{
-    cgprop_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r;
-}
-
-static uint64_t self(cgprop_graph *g, const char *k)
-{
-    cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r.self;
+    return tread(text, len, "x.gprof", NULL, info);
 }
 
 static uint32_t edge_id(cgprop_graph *g, const char *a, const char *b)
 {
     uint32_t e;
-    ck_assert_msg(cgprop_graph_find_edge(g, id(g, a), id(g, b), &e) == CGPROP_OK, "no %s -> %s", a, b);
+    ck_assert_msg(cgprop_graph_find_edge(g, tfind(g, a), tfind(g, b), &e) == CGPROP_OK, "no %s -> %s", a, b);
     return e;
-}
-
-static cgprop_edge_row edge(cgprop_graph *g, const char *a, const char *b)
-{
-    cgprop_edge_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, edge_id(g, a, b), &r, sizeof r), CGPROP_OK);
-    return r;
 }
 
 static cgprop_cycle_row cycle_of(cgprop_graph *g, const char *k)
 {
-    cgprop_total_row t = total(g, k);
+    cgprop_total_row t = ttotals_row(g, 0, tfind(g, k));
     ck_assert(t.cycle != CGPROP_NONE);
     cgprop_cycle_row c;
     ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_CYCLES, 0, t.cycle, &c, sizeof c), CGPROP_OK);
@@ -137,7 +98,7 @@ static cgprop_cycle_row cycle_of(cgprop_graph *g, const char *k)
 /* gprof's self and children figures of a function, in hundredths. */
 static void figures(cgprop_graph *g, const char *k, double s, double child, double tol)
 {
-    cgprop_total_row r = total(g, k);
+    cgprop_total_row r = ttotals_row(g, 0, tfind(g, k));
     ck_assert_msg(fabs(r.gprof_self - s) <= tol, "%s: self %g, want %g", k, r.gprof_self, s);
     ck_assert_msg(fabs(r.gprof_child - child) <= tol, "%s: children %g, want %g", k, r.gprof_child, child);
     if (r.cycle == CGPROP_NONE)
@@ -155,29 +116,29 @@ START_TEST(hand_made)
     ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "cs");
     ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
     ck_assert_uint_eq(cgprop_graph_edge_count(g), 8);
-    ck_assert_uint_eq(self(g, "main"), 0);
-    ck_assert_uint_eq(self(g, "a"), 3);
-    ck_assert_uint_eq(self(g, "b"), 2);
-    ck_assert_uint_eq(self(g, "c"), 4);
-    ck_assert_uint_eq(self(g, "d"), 1);
-    ck_assert_uint_eq(self(g, "orphan"), 1);
+    ck_assert_uint_eq(tself(g, "main", 0), 0);
+    ck_assert_uint_eq(tself(g, "a", 0), 3);
+    ck_assert_uint_eq(tself(g, "b", 0), 2);
+    ck_assert_uint_eq(tself(g, "c", 0), 4);
+    ck_assert_uint_eq(tself(g, "d", 0), 1);
+    ck_assert_uint_eq(tself(g, "orphan", 0), 1);
     /* Calls: counts only, no cost. */
     static const char *const calls[][2] = {{"main", "a"}, {"main", "c"}, {"main", "d"}, {"a", "c"},
                                            {"a", "b"},    {"b", "c"},    {"b", "a"},    {"d", "d"}};
     static const uint64_t counts[] = {1, 1, 1, 1, 2, 2, 2, 5};
     for (int i = 0; i < 8; i++) {
-        cgprop_edge_row e = edge(g, calls[i][0], calls[i][1]);
+        cgprop_edge_row e = tedge(g, calls[i][0], calls[i][1], 0);
         ck_assert_uint_eq(e.count, counts[i]);
         ck_assert(!(e.flags & CGPROP_F_HAS_COST));
     }
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     figures(g, "main", 0, 10, 1e-9);
     figures(g, "a", 3, 1, 1e-9);
     figures(g, "b", 2, 2, 1e-9);
     figures(g, "c", 4, 0, 1e-9);
     figures(g, "d", 1, 0, 1e-9);
     figures(g, "orphan", 1, 0, 1e-9);
-    ck_assert(total(g, "a").vertex_total == 8);
+    ck_assert(ttotals_row(g, 0, tfind(g, "a")).vertex_total == 8);
     cgprop_cycle_row c = cycle_of(g, "b");
     ck_assert_uint_eq(c.nmembers, 2);
     ck_assert_uint_eq(c.self, 5);
@@ -214,11 +175,11 @@ START_TEST(names)
         "-----------------------------------------------\n";
     cgprop_graph *g = rd(t, sizeof t - 1, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 4);
-    ck_assert_uint_eq(self(g, "helper"), 1);
-    ck_assert_uint_eq(self(g, "\t[3]\thelper"), 1);
-    ck_assert_str_eq(cgprop_node_display_name(g, id(g, "\t[3]\thelper"), NULL), "helper");
-    ck_assert_uint_eq(edge(g, "main", "unlisted thing").count, 7);
-    ck_assert_uint_eq(self(g, "unlisted thing"), 0);
+    ck_assert_uint_eq(tself(g, "helper", 0), 1);
+    ck_assert_uint_eq(tself(g, "\t[3]\thelper", 0), 1);
+    ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, "\t[3]\thelper"), NULL), "helper");
+    ck_assert_uint_eq(tedge(g, "main", "unlisted thing", 0).count, 7);
+    ck_assert_uint_eq(tself(g, "unlisted thing", 0), 0);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -240,9 +201,9 @@ START_TEST(bsd_header)
         "-----------------------------------------------\n";
     cgprop_graph *g = rd(t, sizeof t - 1, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-    ck_assert_uint_eq(self(g, "main"), 2);
-    ck_assert_uint_eq(edge(g, "main", "f").count, 2);
-    analyse(g);
+    ck_assert_uint_eq(tself(g, "main", 0), 2);
+    ck_assert_uint_eq(tedge(g, "main", "f", 0).count, 2);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     figures(g, "main", 2, 1, 1e-9);
     cgprop_graph_free(g);
 
@@ -277,10 +238,10 @@ START_TEST(bsd_header)
         "Index by function name\n\n   [2] f                       [3] h                       [1] main\n";
     g = rd(whole, sizeof whole - 1, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
-    ck_assert_uint_eq(self(g, "main"), 2);
-    ck_assert_uint_eq(self(g, "f"), 1);
-    ck_assert_uint_eq(self(g, "h"), 1);
-    ck_assert_uint_eq(edge(g, "main", "f").count, 2);
+    ck_assert_uint_eq(tself(g, "main", 0), 2);
+    ck_assert_uint_eq(tself(g, "f", 0), 1);
+    ck_assert_uint_eq(tself(g, "h", 0), 1);
+    ck_assert_uint_eq(tedge(g, "main", "f", 0).count, 2);
     cgprop_graph_free(g);
     ck_assert_uint_eq(cgprop_read_detect(whole, sizeof whole - 1), CGPROP_INPUT_GPROF);
 }
@@ -290,25 +251,14 @@ static void bad(const char *body, int code, uint64_t line, const char *what)
 {
     char text[2048];
     snprintf(text, sizeof text, "index %% time    self  children    called     name\n%s", body);
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_GPROF;
     /* In a block of its own size, so that a read past the end is one the
      * sanitizers see. */
     size_t len = strlen(text);
     char *exact = malloc(len);
     ck_assert(exact != NULL);
     memcpy(exact, text, len);
-    int rc = cgprop_read_buffer(exact, len, "s.gprof", 7, &o, NULL, &g, NULL, &err);
+    tread_bad(exact, len, "s.gprof", CGPROP_INPUT_GPROF, code, line, what);
     free(exact);
-    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, body);
-    ck_assert(g == NULL);
-    ck_assert_uint_eq(err.line, line);
-    ck_assert_str_eq(err.file, "s.gprof");
-    ck_assert_msg(strstr(err.reason, what) != NULL, "reason '%s' does not say '%s'", err.reason, what);
 }
 
 #define E1 "[1]    100.0    0.01    0.00                 main [1]\n"
@@ -391,14 +341,14 @@ START_TEST(index_bound)
     cgprop_read_info_init(&info);
     cgprop_graph *g = rd(in3, sizeof in3 - 1, &info);
     ck_assert_uint_eq(info.lines, 3);
-    ck_assert_uint_eq(edge(g, "main", "c").count, 1);
+    ck_assert_uint_eq(tedge(g, "main", "c", 0).count, 1);
     cgprop_graph_free(g);
     /* Four lines, the last without its newline: [4] is within. */
     static const char in4[] = HDR E1 ARC(4) "-----------------------------------------------";
     cgprop_read_info_init(&info);
     g = rd(in4, sizeof in4 - 1, &info);
     ck_assert_uint_eq(info.lines, 4);
-    ck_assert_uint_eq(edge(g, "main", "c").count, 1);
+    ck_assert_uint_eq(tedge(g, "main", "c", 0).count, 1);
     cgprop_graph_free(g);
     bad(E1 ARC(4), CGPROP_EFORMAT, 3, "index [4] out of range");
     bad(E1 ARC(5) SEP, CGPROP_EFORMAT, 3, "index [5] out of range");
@@ -450,7 +400,7 @@ START_TEST(entry_error_order)
         char a[8], b[8];
         snprintf(a, sizeof a, "f%d", i);
         snprintf(b, sizeof b, "f%d", i + 1);
-        ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)i);
+        ck_assert_uint_eq(tedge(g, a, b, 0).count, (uint64_t)i);
     }
     cgprop_graph_free(g);
 }
@@ -491,13 +441,13 @@ START_TEST(many_calls)
             char a[16], b[16];
             snprintf(a, sizeof a, "f%d", i);
             snprintf(b, sizeof b, "f%d", i + k);
-            ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)(i * 10 + k));
+            ck_assert_uint_eq(tedge(g, a, b, 0).count, (uint64_t)(i * 10 + k));
         }
     for (int k = 1; k <= BIG; k++) {
         char a[16], b[16];
         snprintf(a, sizeof a, "f%d", NE / 2);
         snprintf(b, sizeof b, "g%d", k);
-        ck_assert_uint_eq(edge(g, a, b).count, (uint64_t)k);
+        ck_assert_uint_eq(tedge(g, a, b, 0).count, (uint64_t)k);
     }
     cgprop_graph_free(g);
     free(t);
@@ -519,9 +469,9 @@ static void one_call(const char *arc, const char *name, uint64_t count)
              name, arc);
     cgprop_graph *g = rd(t, strlen(t), NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-    ck_assert_uint_eq(self(g, name), 7);
-    ck_assert_uint_eq(self(g, "main"), 1);
-    ck_assert_uint_eq(edge(g, "main", name).count, count);
+    ck_assert_uint_eq(tself(g, name, 0), 7);
+    ck_assert_uint_eq(tself(g, "main", 0), 1);
+    ck_assert_uint_eq(tedge(g, "main", name, 0).count, count);
     cgprop_graph_free(g);
 }
 
@@ -553,26 +503,16 @@ START_TEST(line_shapes)
 }
 END_TEST
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "%s", path);
-    static char buf[1 << 16];
-    *n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    ck_assert_uint_lt(*n, sizeof buf);
-    return buf;
-}
-
 START_TEST(detect)
 {
     ck_assert_uint_eq(cgprop_read_detect(hand, sizeof hand - 1), CGPROP_INPUT_GPROF);
     size_t n;
-    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
+    char *d = tslurp(DATA "/gprof/cycles.gprof", &n);
     ck_assert_uint_eq(cgprop_read_detect(d, n), CGPROP_INPUT_GPROF);
     static const char cg_only[] = "\t\t     Call graph\n\nindex % time    self  children    called     name\n";
     ck_assert_uint_eq(cgprop_read_detect(cg_only, sizeof cg_only - 1), CGPROP_INPUT_GPROF);
     ck_assert_uint_eq(cgprop_read_detect("Flat profiles 1\n", 16), CGPROP_INPUT_FOLDED);
+    free(d);
 }
 END_TEST
 
@@ -582,9 +522,9 @@ END_TEST
 START_TEST(real_report)
 {
     size_t n;
-    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
+    char *d = tslurp(DATA "/gprof/cycles.gprof", &n);
     cgprop_graph *g = rd(d, n, NULL);
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 7);
     static const struct {
         const char *name;
@@ -592,7 +532,7 @@ START_TEST(real_report)
     } want[] = {{"main", 0, 140}, {"pong", 29, 25}, {"walk", 28, 26}, {"burn", 33, 0},
                 {"leaf", 21, 11}, {"ping", 22, 1},  {"pang", 7, 0}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        ck_assert_uint_eq(self(g, want[i].name), (uint64_t)want[i].self);
+        ck_assert_uint_eq(tself(g, want[i].name, 0), (uint64_t)want[i].self);
         figures(g, want[i].name, want[i].self, want[i].child, 0.5 + 1e-6);
     }
     /* <cycle 1 as a whole>: self 0.58, children 0.27. */
@@ -600,63 +540,20 @@ START_TEST(real_report)
     ck_assert_uint_eq(c.nmembers, 3);
     ck_assert_uint_eq(c.self, 58);
     ck_assert_msg(fabs(c.total - 85) <= 0.5 + 1e-6, "cycle total %g", c.total);
-    ck_assert_uint_eq(edge(g, "walk", "walk").count, 4425);
-    ck_assert_uint_eq(edge(g, "pang", "ping").count, 1767);
+    ck_assert_uint_eq(tedge(g, "walk", "walk", 0).count, 4425);
+    ck_assert_uint_eq(tedge(g, "pang", "ping", 0).count, 1767);
     cgprop_graph_free(g);
+    free(d);
 }
 END_TEST
 
-typedef struct fa_state {
-    long budget, live;
-} fa_state;
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    ((fa_state *)u)->live--;
-    free(p);
-}
-
-static void fault_loop(const char *d, size_t n)
-{
-    int ok = 0;
-    for (long budget = 0; budget < 100000 && !ok; budget++) {
-        fa_state s = {budget, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(d, n, "a", 1, NULL, &a, &g, NULL, &err);
-        if (rc == CGPROP_OK) {
-            ok = 1;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_int_eq(rc, CGPROP_ENOMEM);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(s.live, 0);
-    }
-    ck_assert(ok);
-}
-
 START_TEST(alloc_failures)
 {
-    fault_loop(hand, sizeof hand - 1);
+    tfail_read_sweep(hand, sizeof hand - 1, "a", 100000);
     size_t n;
-    const char *d = slurp(DATA "/gprof/cycles.gprof", &n);
-    fault_loop(d, n);
+    char *d = tslurp(DATA "/gprof/cycles.gprof", &n);
+    tfail_read_sweep(d, n, "a", 100000);
+    free(d);
 }
 END_TEST
 

@@ -26,9 +26,12 @@
 #include <string.h>
 
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DIR CGPROP_TEST_DATA "/g2d_random"
 
+/* The file at path, as tslurp reads it; NULL if it cannot be opened and
+ * need not be there. */
 static char *slurp(const char *path, bool must)
 {
     FILE *f = fopen(path, "rb");
@@ -36,15 +39,8 @@ static char *slurp(const char *path, bool must)
         ck_assert_msg(!must, "cannot open %s", path);
         return NULL;
     }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    ck_assert(p != NULL);
-    ck_assert_uint_eq(fread(p, 1, (size_t)n, f), (size_t)n);
-    p[n] = '\0';
     fclose(f);
-    return p;
+    return tslurp(path, NULL);
 }
 
 /* ---- gprof2dot's TSV ---- */
@@ -125,12 +121,7 @@ static cgprop_graph *analyse(const char *path)
     return g;
 }
 
-static uint32_t node(cgprop_graph *g, const char *name)
-{
-    uint32_t id;
-    ck_assert_msg(cgprop_graph_find_node(g, name, strlen(name), &id) == CGPROP_OK, "no function [%s]", name);
-    return id;
-}
+static uint32_t node(cgprop_graph *g, const char *name) { return tfind(g, name); }
 
 static double program_total(cgprop_graph *g, uint32_t m)
 {

@@ -32,31 +32,6 @@
 #include "cgprop_io.h"
 #include "graph.h" /* white box: the id range checks without 4 G functions */
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
-static int under_valgrind(void)
-{
-    const char *pre = getenv("LD_PRELOAD");
-    return pre && strstr(pre, "vgpreload");
-}
-
-static uint32_t size_from(const char *env, uint32_t full, uint32_t sanitized, uint32_t valgrind)
-{
-    const char *s = getenv(env);
-    if (s && *s) return (uint32_t)strtoul(s, NULL, 10);
-    if (under_valgrind()) return valgrind;
-    return SANITIZED ? sanitized : full;
-}
-
 static void small_stack(void)
 {
     struct rlimit rl;
@@ -76,7 +51,7 @@ static long maxrss_kb(void)
  * plus 64 MiB. Meaningless under a sanitizer or valgrind: skipped there. */
 static void check_memory(long before_kb, uint64_t items, uint64_t per_item, const char *what)
 {
-    if (SANITIZED || under_valgrind()) return;
+    if (TSANITIZED || tunder_valgrind()) return;
     long grew = maxrss_kb() - before_kb;
     uint64_t bound_kb = (items * per_item) / 1024 + 64 * 1024;
     ck_assert_msg((uint64_t)(grew > 0 ? grew : 0) <= bound_kb, "%s: peak memory grew by %ld KiB, bound %llu KiB", what,
@@ -145,7 +120,7 @@ START_TEST(test_deep_stack_chain)
      *   T(fi) = 5 for i < M, 2 for i >= M,
      * and, with no recursion, every split figure is exact:
      *   C_n(fi) = T(fi), C_r = 0, D = C_n. */
-    uint32_t N = size_from("CGPROP_DEEP_CHAIN", 10000000, 1000000, 100000);
+    uint32_t N = tsize_from("CGPROP_DEEP_CHAIN", 10000000, 1000000, 100000);
     uint32_t M = N / 2;
     long rss0 = maxrss_kb();
     cgprop_graph *g = new_graph(1);
@@ -199,7 +174,7 @@ START_TEST(test_deep_recursive_stack)
      * for the closing call f(F-1) -> f0 (P - 1 occurrences, callee one level
      * deeper than the caller):
      *   C_nr = 1, C_rd = P - 2. */
-    uint32_t D = size_from("CGPROP_DEEP_CHAIN", 10000000, 1000000, 100000);
+    uint32_t D = tsize_from("CGPROP_DEEP_CHAIN", 10000000, 1000000, 100000);
     const uint32_t F = 1000;
     D -= D % F;
     uint32_t P = D / F;
@@ -258,7 +233,7 @@ START_TEST(test_big_scc)
      * holds at least its entry's share: T(f0) >= 3M/4. Every member's total
      * lies between its own gprof figure (1) and T(Z), and equals the sum of
      * its incoming call totals plus its spontaneous share. */
-    uint32_t M = size_from("CGPROP_DEEP_CYCLE", 1000000, 1000000, 100000);
+    uint32_t M = tsize_from("CGPROP_DEEP_CYCLE", 1000000, 1000000, 100000);
     long rss0 = maxrss_kb();
     cgprop_graph *g = new_graph(1);
     add_nodes(g, M);
@@ -659,24 +634,6 @@ END_TEST
 
 /* ---- a 1 MiB function key ---- */
 
-typedef struct sink {
-    char *p;
-    size_t n, cap;
-} sink;
-
-static int to_sink(void *u, const char *d, size_t n)
-{
-    sink *s = u;
-    if (s->n + n > s->cap) {
-        s->cap = (s->n + n) * 2;
-        s->p = realloc(s->p, s->cap);
-        ck_assert_ptr_nonnull(s->p);
-    }
-    memcpy(s->p + s->n, d, n);
-    s->n += n;
-    return 0;
-}
-
 START_TEST(test_huge_key)
 {
     const size_t L = (size_t)1 << 20;
@@ -706,10 +663,10 @@ START_TEST(test_huge_key)
 
     /* Through the writers and back: the callgrind output reads back with
      * the key whole (a bare name: the folded reader's key mode). */
-    sink out = {NULL, 0, 0};
+    tbuf out = {NULL, 0, 0, -1};
     for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
         out.n = 0;
-        ck_assert_int_eq(cgprop_write(g, fmt, NULL, to_sink, &out), CGPROP_OK);
+        ck_assert_int_eq(cgprop_write(g, fmt, NULL, tbuf_sink, &out), CGPROP_OK);
         /* DOT cuts a name at 4096 bytes: graphviz refuses strings over 16 KiB. */
         if (fmt == CGPROP_FORMAT_DOT)
             ck_assert(out.n > 4096 && out.n < 16384);
@@ -766,7 +723,7 @@ START_TEST(test_empty_lines)
     /* Every format, forced or detected, on 10 M newlines: completes, a
      * documented status, a line count of 10 M where it says one; with one
      * stack at the end the folded reader finds it on line 10 M + 1. */
-    const size_t L = size_from("CGPROP_DEEP_CHAIN", 10000000, 1000000, 100000);
+    const size_t L = tsize_from("CGPROP_DEEP_CHAIN", 10000000, 1000000, 100000);
     long rss0 = maxrss_kb();
     char *text = malloc(L + 16);
     ck_assert_ptr_nonnull(text);

@@ -26,6 +26,7 @@
 #include "cgprop.h"
 #include "cgprop_experimental.h"
 #include "cgprop_io.h"
+#include "support.h"
 
 /* ---- a counting allocator ---- */
 
@@ -158,52 +159,6 @@ static void teardown(fx *f)
     cgprop_graph_free(f->g1);
     cgprop_graph_free(f->gx);
     ck_assert_int_eq(f->ctr.live, 0);
-}
-
-/* A fingerprint of everything a graph holds as built: metric names, keys,
- * every figure of every function and call in every metric, the generation. */
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-static uint64_t fingerprint(cgprop_graph *g)
-{
-    uint64_t h = 1469598103934665603ull;
-    size_t K = cgprop_graph_metric_count(g), nn = cgprop_graph_node_count(g), ne = cgprop_graph_edge_count(g);
-    uint64_t gen = cgprop_graph_generation(g), clamps = cgprop_graph_clamp_count(g);
-    uint64_t floors = cgprop_graph_floor_count(g);
-    h = mix(h, &clamps, sizeof clamps);
-    h = mix(h, &floors, sizeof floors);
-    h = mix(h, &K, sizeof K);
-    h = mix(h, &nn, sizeof nn);
-    h = mix(h, &ne, sizeof ne);
-    h = mix(h, &gen, sizeof gen);
-    for (uint32_t k = 0; k < K; k++) {
-        size_t len;
-        const char *m = cgprop_graph_metric_name(g, k, &len);
-        h = mix(h, m, len);
-        for (uint32_t v = 0; v < nn; v++) {
-            cgprop_node_row r;
-            memset(&r, 0, sizeof r);
-            ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, k, v, &r, sizeof r), CGPROP_OK);
-            h = mix(h, &r, sizeof r);
-            const char *key = cgprop_graph_node_key(g, v, &len);
-            h = mix(h, key, len);
-        }
-        for (uint32_t e = 0; e < ne; e++) {
-            cgprop_edge_row r;
-            memset(&r, 0, sizeof r);
-            ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, k, e, &r, sizeof r), CGPROP_OK);
-            h = mix(h, &r, sizeof r);
-        }
-    }
-    return h;
 }
 
 /* ---- helpers for rows that are more than one call ---- */
@@ -892,7 +847,7 @@ START_TEST(test_misuse_row)
     setup(f);
     cgprop_graph *graphs[6] = {f->g, f->gn, f->gs, f->gr, f->g1, f->gx};
     uint64_t before[6];
-    for (int i = 0; i < 6; i++) before[i] = fingerprint(graphs[i]);
+    for (int i = 0; i < 6; i++) before[i] = tstore_digest(graphs[i], 1);
 
     int rc = c->run(f);
     ck_assert_msg(rc == c->expect, "%s: returned %d (%s), documented %d (%s)", c->name, rc, cgprop_strerror(rc),
@@ -919,7 +874,7 @@ START_TEST(test_misuse_row)
     }
 
     for (int i = 0; i < 6; i++)
-        ck_assert_msg(fingerprint(graphs[i]) == before[i], "%s: graph %d changed", c->name, i);
+        ck_assert_msg(tstore_digest(graphs[i], 1) == before[i], "%s: graph %d changed", c->name, i);
 
     /* The analysed graph still works, with the figures it had. */
     ck_assert_int_eq(cgprop_graph_find_cycles(f->g, NULL), CGPROP_OK);
@@ -946,36 +901,16 @@ END_TEST
 /* Every public function of the headers is called somewhere in this file:
  * a function added to a header without a misuse row fails here. The names
  * are read from the headers themselves. */
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s", path);
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 4096 + 1 > cap) {
-            cap = (len + 4096 + 1) * 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-        got = fread(buf + len, 1, 4096, fp);
-        len += got;
-    } while (got);
-    fclose(fp);
-    buf[len] = '\0';
-    return buf;
-}
-
 START_TEST(test_table_covers_api)
 {
     static const char *const headers[] = {CGPROP_TEST_DATA "/../../include/cgprop.h",
                                           CGPROP_TEST_DATA "/../../include/cgprop_io.h",
                                           CGPROP_TEST_DATA "/../../include/cgprop_experimental.h"};
     /* Not __FILE__: a build may name the source relative to another directory. */
-    char *self = slurp(CGPROP_TEST_DATA "/../check_misuse.c");
+    char *self = tslurp(CGPROP_TEST_DATA "/../check_misuse.c", NULL);
     int nfun = 0;
     for (int h = 0; h < 3; h++) {
-        char *text = slurp(headers[h]);
+        char *text = tslurp(headers[h], NULL);
         /* "CGPROP_API <type> <name>(": the name is the identifier before '('. */
         for (char *p = strstr(text, "\nCGPROP_API "); p; p = strstr(p + 1, "\nCGPROP_API ")) {
             char *paren = strchr(p, '(');

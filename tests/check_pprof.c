@@ -11,47 +11,25 @@
 #include <string.h>
 
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA "/pprof/"
 
 /* ---- helpers ---- */
 
+/* The test data file `name` (a path below tests/data), as tslurp reads it. */
 static char *slurp(const char *name, size_t *len)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s%s", DATA, name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            buf = realloc(buf, cap + 1);
-            ck_assert(buf != NULL);
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        if (!got) break;
-        n += got;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    return tslurp(path, len);
 }
 
 static cgprop_graph *rd_buf(const char *d, size_t n, uint32_t fmt, uint32_t key_mode, cgprop_read_info *info)
 {
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = fmt;
+    cgprop_read_options o = tformat(fmt);
     o.key_mode = key_mode;
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer(d, n, "p", 1, &o, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "rc %d line %llu: %s", rc, (unsigned long long)err.line, err.reason);
-    return g;
+    return tread(d, n, "p", &o, info);
 }
 
 static cgprop_graph *rd_file(const char *name, uint32_t key_mode, cgprop_read_info *info)
@@ -67,13 +45,6 @@ static cgprop_graph *rd_file(const char *name, uint32_t key_mode, cgprop_read_in
     int rc = cgprop_read_file(path, strlen(path), &o, NULL, &g, info, &err);
     ck_assert_msg(rc == CGPROP_OK, "%s: rc %d line %llu: %s", name, rc, (unsigned long long)err.line, err.reason);
     return g;
-}
-
-static uint32_t id(cgprop_graph *g, const char *k)
-{
-    uint32_t v;
-    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no function keyed <%s>", k);
-    return v;
 }
 
 /* The function shown as name (display names are unique in the profiles
@@ -98,21 +69,6 @@ static uint64_t self_of(cgprop_graph *g, uint32_t v, uint32_t m)
     cgprop_node_row r;
     ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, v, &r, sizeof r), CGPROP_OK);
     return r.self;
-}
-
-/* The exact inclusive cost: counted once per stack. */
-static uint64_t total_of(cgprop_graph *g, uint32_t v, uint32_t m)
-{
-    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
-    cgprop_split_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, v, &r, sizeof r), CGPROP_OK);
-    /* Exact, but where stacks may have been cut short (a hand-made
-     * profile's first frame is often a function called elsewhere): then
-     * flagged, and still the figure the stacks show. */
-    uint64_t unrooted;
-    ck_assert_int_eq(cgprop_graph_unrooted(g, m, &unrooted), CGPROP_OK);
-    if (!unrooted) ck_assert_uint_eq(r.inexact, 0);
-    return r.C_n;
 }
 
 static uint32_t metric(cgprop_graph *g, const char *name)
@@ -169,17 +125,17 @@ static void check_small(cgprop_graph *g, const cgprop_read_info *info)
         {"[no location]", 7, 7},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        uint32_t v = id(g, want[i].key);
+        uint32_t v = tfind(g, want[i].key);
         for (uint32_t m = 0; m < 2; m++) {
             uint64_t scale = m ? 10 : 1;
-            ck_assert_uint_eq(total_of(g, v, m), want[i].total * scale);
+            ck_assert_uint_eq(tstack_total(g, v, m), want[i].total * scale);
             ck_assert_uint_eq(self_of(g, v, m), want[i].self * scale);
         }
     }
     /* The inlined pair: h (first line) is called by g (last line). */
     uint32_t e;
-    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, "prog\ta.c\tg"), id(g, "prog\ta.c\th"), &e), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, "prog\ta.c\th"), id(g, "prog\ta.c\tg"), &e),
+    ck_assert_int_eq(cgprop_graph_find_edge(g, tfind(g, "prog\ta.c\tg"), tfind(g, "prog\ta.c\th"), &e), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_find_edge(g, tfind(g, "prog\ta.c\th"), tfind(g, "prog\ta.c\tg"), &e),
                      CGPROP_ENOTFOUND);
 }
 
@@ -226,10 +182,10 @@ START_TEST(small_by_name)
     cgprop_read_info_init(&info);
     cgprop_graph *g = rd_file("small.pb", CGPROP_KEY_NAME, &info);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 6);
-    ck_assert_uint_eq(total_of(g, id(g, "f"), 0), 15);
-    ck_assert_uint_eq(self_of(g, id(g, "f"), 0), 9);
-    ck_assert_uint_eq(total_of(g, id(g, "main"), 0), 15);
-    ck_assert_uint_eq(total_of(g, id(g, "[libx.so]"), 1), 40);
+    ck_assert_uint_eq(tstack_total(g, tfind(g, "f"), 0), 15);
+    ck_assert_uint_eq(self_of(g, tfind(g, "f"), 0), 9);
+    ck_assert_uint_eq(tstack_total(g, tfind(g, "main"), 0), 15);
+    ck_assert_uint_eq(tstack_total(g, tfind(g, "[libx.so]"), 1), 40);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -270,14 +226,14 @@ static void check_top_of(cgprop_graph *g, const char *top_file, const char *metr
         uint32_t v = by_name(g, name);
         ck_assert_msg(self_of(g, v, m) == strtoull(flat, NULL, 10), "%s: self %llu, pprof flat %s", name,
                       (unsigned long long)self_of(g, v, m), flat);
-        ck_assert_msg(total_of(g, v, m) == strtoull(cum, NULL, 10), "%s: total %llu, pprof cum %s", name,
-                      (unsigned long long)total_of(g, v, m), cum);
+        ck_assert_msg(tstack_total(g, v, m) == strtoull(cum, NULL, 10), "%s: total %llu, pprof cum %s", name,
+                      (unsigned long long)tstack_total(g, v, m), cum);
         rows++;
     }
     /* Every function pprof lists, and no other with a figure. */
     int listed = 0;
     for (uint32_t v = 0; v < cgprop_graph_node_count(g); v++)
-        listed += every_function || self_of(g, v, m) || total_of(g, v, m);
+        listed += every_function || self_of(g, v, m) || tstack_total(g, v, m);
     ck_assert_int_eq(rows, listed);
     ck_assert_int_ge(rows, 5);
     free(t);
@@ -615,7 +571,7 @@ START_TEST(shared_tails)
             continue;
         }
         ck_assert_uint_eq(self_of(g, v, 0), self[f]);
-        ck_assert_uint_eq(total_of(g, v, 0), incl[f]);
+        ck_assert_uint_eq(tstack_total(g, v, 0), incl[f]);
     }
     cgprop_graph_free(g);
 }
@@ -703,7 +659,7 @@ START_TEST(repeated_names_spread_samples)
                       (int)n, k, order[v]);
         unsigned which = v == 7 ? 7u : (unsigned)(order[v][1] - '0');
         ck_assert_uint_eq(self_of(g, v, 0), self[which]);
-        ck_assert_uint_eq(total_of(g, v, 0), incl[which]);
+        ck_assert_uint_eq(tstack_total(g, v, 0), incl[which]);
     }
     cgprop_graph_free(g);
 }
@@ -762,17 +718,17 @@ START_TEST(one_function_many_locations)
     static const char *const key[4] = {"a.out\tf.go\tf", "lib.so\tf.go\tf", "a.out\tg.go\tg", "\tg.go\tg"};
     static const uint64_t self[4] = {1, 10, 100, 11000}, total[4] = {111, 10, 1100, 11000};
     for (uint32_t v = 0; v < 4; v++) {
-        ck_assert_uint_eq(id(g, key[v]), v); /* in the order the locations name them first */
+        ck_assert_uint_eq(tfind(g, key[v]), v); /* in the order the locations name them first */
         ck_assert_uint_eq(self_of(g, v, 0), self[v]);
-        ck_assert_uint_eq(total_of(g, v, 0), total[v]);
+        ck_assert_uint_eq(tstack_total(g, v, 0), total[v]);
     }
     cgprop_graph_free(g);
     g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_NAME, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-    ck_assert_uint_eq(self_of(g, id(g, "f"), 0), 11);
-    ck_assert_uint_eq(total_of(g, id(g, "f"), 0), 111);
-    ck_assert_uint_eq(self_of(g, id(g, "g"), 0), 11100);
-    ck_assert_uint_eq(total_of(g, id(g, "g"), 0), 11100);
+    ck_assert_uint_eq(self_of(g, tfind(g, "f"), 0), 11);
+    ck_assert_uint_eq(tstack_total(g, tfind(g, "f"), 0), 111);
+    ck_assert_uint_eq(self_of(g, tfind(g, "g"), 0), 11100);
+    ck_assert_uint_eq(tstack_total(g, tfind(g, "g"), 0), 11100);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -811,12 +767,12 @@ START_TEST(code_without_symbols)
     }
     cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_PPROF, CGPROP_KEY_FULL, NULL);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
-    uint32_t a = id(g, "a.out\t\t[a.out]"), l = id(g, "lib.so\t\t[lib.so]"), u = id(g, "\t\t<unknown>");
-    ck_assert_uint_eq(total_of(g, a, 0), 11);
+    uint32_t a = tfind(g, "a.out\t\t[a.out]"), l = tfind(g, "lib.so\t\t[lib.so]"), u = tfind(g, "\t\t<unknown>");
+    ck_assert_uint_eq(tstack_total(g, a, 0), 11);
     ck_assert_uint_eq(self_of(g, a, 0), 0);
-    ck_assert_uint_eq(total_of(g, l, 0), 11);
+    ck_assert_uint_eq(tstack_total(g, l, 0), 11);
     ck_assert_uint_eq(self_of(g, l, 0), 11);
-    ck_assert_uint_eq(total_of(g, u, 0), 100);
+    ck_assert_uint_eq(tstack_total(g, u, 0), 100);
     ck_assert_uint_eq(self_of(g, u, 0), 100);
     cgprop_graph_free(g);
 }
@@ -1009,11 +965,11 @@ START_TEST(table_spellings)
     /* Every call is a pair of adjacent frames of some stack. */
     ck_assert_uint_eq(cgprop_graph_edge_count(g), npairs);
     for (unsigned i = 1; i <= NT; i++) {
-        uint32_t v = id(g, keys[i]);
+        uint32_t v = tfind(g, keys[i]);
         ck_assert_msg(self_of(g, v, 0) == self[i], "function %u: self %llu, expected %llu", i,
                       (unsigned long long)self_of(g, v, 0), (unsigned long long)self[i]);
-        ck_assert_msg(total_of(g, v, 0) == incl[i], "function %u: inclusive %llu, expected %llu", i,
-                      (unsigned long long)total_of(g, v, 0), (unsigned long long)incl[i]);
+        ck_assert_msg(tstack_total(g, v, 0) == incl[i], "function %u: inclusive %llu, expected %llu", i,
+                      (unsigned long long)tstack_total(g, v, 0), (unsigned long long)incl[i]);
     }
     cgprop_graph_free(g);
 }
@@ -1160,7 +1116,7 @@ START_TEST(malformed)
     cgprop_read_info info;
     cgprop_read_info_init(&info);
     cgprop_graph *g = rd_buf((const char *)p.b, p.n, CGPROP_INPUT_AUTO, 0, &info);
-    ck_assert_uint_eq(total_of(g, id(g, "\t\tsamples"), 0), 1);
+    ck_assert_uint_eq(tstack_total(g, tfind(g, "\t\tsamples"), 0), 1);
     cgprop_graph_free(g);
 
     pb q = p;
@@ -1324,11 +1280,11 @@ START_TEST(gzip_members)
         cgprop_read_info_init(&info);
         cgprop_graph *g = rd_buf(e, n + (pad ? 512 : 0), CGPROP_INPUT_AUTO, 0, &info);
         ck_assert_uint_eq(info.format, CGPROP_INPUT_FOLDED);
-        ck_assert_uint_eq(total_of(g, id(g, "a"), 0), 7);
-        ck_assert_uint_eq(self_of(g, id(g, "a"), 0), 7);
-        ck_assert_uint_eq(total_of(g, id(g, "main"), 0), 9);
-        ck_assert_uint_eq(total_of(g, id(g, "b"), 0), 3);
-        ck_assert_uint_eq(total_of(g, id(g, "c"), 0), 2);
+        ck_assert_uint_eq(tstack_total(g, tfind(g, "a"), 0), 7);
+        ck_assert_uint_eq(self_of(g, tfind(g, "a"), 0), 7);
+        ck_assert_uint_eq(tstack_total(g, tfind(g, "main"), 0), 9);
+        ck_assert_uint_eq(tstack_total(g, tfind(g, "b"), 0), 3);
+        ck_assert_uint_eq(tstack_total(g, tfind(g, "c"), 0), 2);
         cgprop_graph_free(g);
         free(e);
     }
@@ -1393,55 +1349,11 @@ END_TEST
 
 /* ---- allocation failures: the Nth allocation fails, N = 0, 1, ... ---- */
 
-typedef struct fa_state {
-    long budget;
-    long live;
-} fa_state;
-
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    ((fa_state *)u)->live--;
-    free(p);
-}
-
 static void fault_loop(const char *name)
 {
     size_t n;
     char *d = slurp(name, &n);
-    int ok = 0;
-    long runs = 0;
-    for (long budget = 0; budget < 20000 && !ok; budget++, runs++) {
-        fa_state s = {budget, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(d, n, name, strlen(name), NULL, &a, &g, NULL, &err);
-        if (rc == CGPROP_OK) {
-            ok = 1;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_msg(rc == CGPROP_ENOMEM, "budget %ld: rc %d (%s)", budget, rc, err.reason);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(s.live, 0);
-    }
-    ck_assert(ok);
-    ck_assert_int_gt(runs, 5);
+    ck_assert_int_gt(tfail_read_sweep(d, n, name, 20000), 5);
     free(d);
 }
 

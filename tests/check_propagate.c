@@ -15,75 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EPS 1e-9
-#define ck_near(a, b) ck_assert_msg(fabs((double)(a) - (double)(b)) <= EPS * (1.0 + fabs((double)(b))), \
-                                    "%s = %.12g, want %.12g", #a, (double)(a), (double)(b))
-
-static cgprop_graph *graph_k(uint32_t K, uint32_t nn)
-{
-    const char *names[] = {"m0", "m1", "m2"};
-    cgprop_graph *g = NULL;
-    ck_assert_int_eq(cgprop_graph_new(NULL, names, NULL, K, &g), CGPROP_OK);
-    char key[16];
-    for (uint32_t i = 0; i < nn; i++) {
-        uint32_t id;
-        int len = snprintf(key, sizeof key, "n%u", i);
-        ck_assert_int_eq(cgprop_graph_add_node(g, key, (size_t)len, &id), CGPROP_OK);
-    }
-    return g;
-}
-
-static void self1(cgprop_graph *g, uint32_t n, uint64_t s)
-{
-    ck_assert_int_eq(cgprop_graph_add_self(g, n, &s), CGPROP_OK);
-}
-
 /* One call with count and (single-metric) cost. */
 static uint32_t callc(cgprop_graph *g, uint32_t a, uint32_t b, uint64_t count, uint64_t cost)
 {
-    uint32_t id;
-    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, count, &cost, &id), CGPROP_OK);
-    return id;
+    return tcall(g, a, b, count, &cost);
 }
 
-static uint32_t call(cgprop_graph *g, uint32_t a, uint32_t b, uint64_t count)
-{
-    uint32_t id;
-    ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, count, NULL, &id), CGPROP_OK);
-    return id;
-}
+static double tot(cgprop_graph *g, uint32_t n) { return ttotals_row(g, 0, n).heuristic; }
 
-static void run(cgprop_graph *g, uint32_t share)
-{
-    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_collapse(g, share), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-}
-
-static cgprop_total_row node_row(cgprop_graph *g, uint32_t k, uint32_t n)
-{
-    cgprop_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, k, n, &r, sizeof r), CGPROP_OK);
-    return r;
-}
-
-static double tot(cgprop_graph *g, uint32_t n) { return node_row(g, 0, n).heuristic; }
-
-static cgprop_edge_total_row edge_row(cgprop_graph *g, uint32_t k, uint32_t e)
-{
-    cgprop_edge_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGE_TOTALS, k, e, &r, sizeof r), CGPROP_OK);
-    return r;
-}
-
-static double etot(cgprop_graph *g, uint32_t e) { return edge_row(g, 0, e).heuristic; }
-
-static cgprop_cycle_row cycle_row(cgprop_graph *g, uint32_t c)
-{
-    cgprop_cycle_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_CYCLES, 0, c, &r, sizeof r), CGPROP_OK);
-    return r;
-}
+static double etot(cgprop_graph *g, uint32_t e) { return tedge_totals_row(g, 0, e).heuristic; }
 
 /* ---- hand-worked graphs ---- */
 
@@ -91,18 +31,18 @@ static cgprop_cycle_row cycle_row(cgprop_graph *g, uint32_t c)
  * once; self costs a 5, b 5, leaf 8, x 4 (program 22). */
 static cgprop_graph *estimate_graph(bool costs, uint32_t e[5])
 {
-    cgprop_graph *g = graph_k(1, 5);
-    self1(g, 1, 5);
-    self1(g, 2, 5);
-    self1(g, 3, 8);
-    self1(g, 4, 4);
+    cgprop_graph *g = tgraph_n(1, 5);
+    tself1(g, 1, 5);
+    tself1(g, 2, 5);
+    tself1(g, 3, 8);
+    tself1(g, 4, 4);
     /* Measured costs, where given, are what the callees spend through each
      * call: leaf 2 under a and 6 under b; a 5 + 2 + 4; b 5 + 6. */
-    e[0] = costs ? callc(g, 0, 1, 2, 11) : call(g, 0, 1, 2);
-    e[1] = costs ? callc(g, 0, 2, 1, 11) : call(g, 0, 2, 1);
-    e[2] = costs ? callc(g, 1, 3, 1, 2) : call(g, 1, 3, 1);
-    e[3] = costs ? callc(g, 2, 3, 1, 6) : call(g, 2, 3, 1);
-    e[4] = costs ? callc(g, 1, 4, 1, 4) : call(g, 1, 4, 1);
+    e[0] = costs ? callc(g, 0, 1, 2, 11) : tcall(g, 0, 1, 2, NULL);
+    e[1] = costs ? callc(g, 0, 2, 1, 11) : tcall(g, 0, 2, 1, NULL);
+    e[2] = costs ? callc(g, 1, 3, 1, 2) : tcall(g, 1, 3, 1, NULL);
+    e[3] = costs ? callc(g, 2, 3, 1, 6) : tcall(g, 2, 3, 1, NULL);
+    e[4] = costs ? callc(g, 1, 4, 1, 4) : tcall(g, 1, 4, 1, NULL);
     return g;
 }
 
@@ -117,15 +57,15 @@ static int mem_sink(void *user, const char *data, size_t len)
 START_TEST(test_cycle_estimates)
 {
     for (int variant = 0; variant < 3; variant++) {
-        cgprop_graph *g = graph_k(1, 4);
-        self1(g, 1, 2);
-        self1(g, 2, 3);
-        self1(g, 3, 5);
+        cgprop_graph *g = tgraph_n(1, 4);
+        tself1(g, 1, 2);
+        tself1(g, 2, 3);
+        tself1(g, 3, 5);
         if (variant == 2) { /* counts only */
-            call(g, 0, 1, 1);
-            call(g, 1, 2, 2);
-            call(g, 2, 1, 1);
-            call(g, 2, 3, 1);
+            tcall(g, 0, 1, 1, NULL);
+            tcall(g, 1, 2, 2, NULL);
+            tcall(g, 2, 1, 1, NULL);
+            tcall(g, 2, 3, 1, NULL);
         } else {
             callc(g, 0, 1, 1, 10);
             callc(g, 1, 2, 2, 8);
@@ -137,10 +77,10 @@ START_TEST(test_cycle_estimates)
         ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
         ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
         /* Before propagate nothing says the figure is exact. */
-        ck_assert(cycle_row(g, 0).flags & CGPROP_F_ESTIMATE);
-        ck_near(cycle_row(g, 0).total, 10);
+        ck_assert(tcycle_row(g, 0, 0).flags & CGPROP_F_ESTIMATE);
+        ck_near(tcycle_row(g, 0, 0).total, 10);
         ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-        cgprop_cycle_row c = cycle_row(g, 0);
+        cgprop_cycle_row c = tcycle_row(g, 0, 0);
         ck_near(c.total, 10);
         ck_assert_msg(!!(c.flags & CGPROP_F_ESTIMATE) == (variant != 0), "variant %d flags 0x%x", variant, c.flags);
         /* The text report's cycle line says the same. */
@@ -172,32 +112,32 @@ START_TEST(test_call_estimates)
      * assumption (4 and 4), and a's and b's totals rest on it (5 + 4 + 4
      * and 5 + 4); x, a leaf entered by one call only, gives it its exact 4. */
     cgprop_graph *g = estimate_graph(false, e);
-    run(g, CGPROP_SHARE_AUTO);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     static const double counts[5] = {13, 9, 4, 4, 4}, costs[5] = {11, 11, 2, 6, 4};
     for (int i = 0; i < 5; i++) {
-        cgprop_edge_total_row r = edge_row(g, 0, e[i]);
+        cgprop_edge_total_row r = tedge_totals_row(g, 0, e[i]);
         ck_near(r.total, counts[i]);
         ck_assert_msg(!!(r.flags & CGPROP_F_ESTIMATE) == (i != 4), "counts: call %d flags 0x%x", i, r.flags);
     }
-    ck_assert_uint_eq(node_row(g, 0, 4).estimate, CGPROP_EST_EXACT);
-    ck_assert_uint_eq(node_row(g, 0, 1).estimate, CGPROP_EST_SHARES);
+    ck_assert_uint_eq(ttotals_row(g, 0, 4).estimate, CGPROP_EST_EXACT);
+    ck_assert_uint_eq(ttotals_row(g, 0, 1).estimate, CGPROP_EST_SHARES);
     cgprop_graph_free(g);
 
     /* Measured costs: shared by cost, every call's total is its measured
      * cost, which is exact between two components. */
     g = estimate_graph(true, e);
-    run(g, CGPROP_SHARE_AUTO);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     for (int i = 0; i < 5; i++) {
-        cgprop_edge_total_row r = edge_row(g, 0, e[i]);
+        cgprop_edge_total_row r = tedge_totals_row(g, 0, e[i]);
         ck_near(r.total, costs[i]);
         ck_assert_msg(!(r.flags & CGPROP_F_ESTIMATE), "costs: call %d flags 0x%x", i, r.flags);
     }
     /* The same graph shared by count: the figures of the counts-only graph,
      * clamped to the measured costs (main -> a 13 to 11, a -> leaf 4 to 2),
      * estimates wherever they are not the measured cost (b's 9 and 4). */
-    run(g, CGPROP_SHARE_COUNT);
+    tanalyse(g, CGPROP_SHARE_COUNT);
     for (int i = 0; i < 5; i++) {
-        cgprop_edge_total_row r = edge_row(g, 0, e[i]);
+        cgprop_edge_total_row r = tedge_totals_row(g, 0, e[i]);
         ck_near(r.total, counts[i] < costs[i] ? counts[i] : costs[i]);
         bool exact = counts[i] >= costs[i];
         ck_assert_msg(!!(r.flags & CGPROP_F_ESTIMATE) == !exact, "count share: call %d flags 0x%x", i, r.flags);
@@ -212,16 +152,16 @@ END_TEST
  * its part. */
 START_TEST(test_exact_call_totals_are_integers)
 {
-    cgprop_graph *g = graph_k(1, 4);
-    self1(g, 0, 1);
-    self1(g, 1, 1);
-    self1(g, 2, 22);
-    self1(g, 3, 22);
+    cgprop_graph *g = tgraph_n(1, 4);
+    tself1(g, 0, 1);
+    tself1(g, 1, 1);
+    tself1(g, 2, 22);
+    tself1(g, 3, 22);
     uint32_t a = callc(g, 0, 2, 1, 15), b = callc(g, 1, 2, 1, 7);
-    run(g, CGPROP_SHARE_AUTO);
-    ck_assert(edge_row(g, 0, a).total == 15.0);
-    ck_assert(edge_row(g, 0, b).total == 7.0);
-    ck_assert(!(edge_row(g, 0, a).flags & CGPROP_F_ESTIMATE));
+    tanalyse(g, CGPROP_SHARE_AUTO);
+    ck_assert(tedge_totals_row(g, 0, a).total == 15.0);
+    ck_assert(tedge_totals_row(g, 0, b).total == 7.0);
+    ck_assert(!(tedge_totals_row(g, 0, a).flags & CGPROP_F_ESTIMATE));
     cgprop_graph_free(g);
 }
 END_TEST
@@ -236,13 +176,13 @@ START_TEST(test_abc)
      * A->B 20 %, A->C 40 %, B->A none. Counts give the same shares here. */
     for (uint32_t share = CGPROP_SHARE_AUTO; share <= CGPROP_SHARE_COST; share++) {
         enum { MAIN, A, B, C };
-        cgprop_graph *g = graph_k(1, 4);
-        self1(g, A, 20);
-        self1(g, B, 10);
-        self1(g, C, 20);
+        cgprop_graph *g = tgraph_n(1, 4);
+        tself1(g, A, 20);
+        tself1(g, B, 10);
+        tself1(g, C, 20);
         uint32_t ma = callc(g, MAIN, A, 1, 50), ab = callc(g, A, B, 1, 30), ac = callc(g, A, C, 2, 20);
         uint32_t ba = callc(g, B, A, 1, 20);
-        run(g, share);
+        tanalyse(g, share);
         ck_near(tot(g, MAIN), 50);
         ck_near(tot(g, A), 50);
         ck_near(tot(g, B), 10);
@@ -250,15 +190,15 @@ START_TEST(test_abc)
         ck_near(etot(g, ma), 50);
         ck_near(etot(g, ab), 10);
         ck_near(etot(g, ac), 20);
-        cgprop_edge_total_row e = edge_row(g, 0, ba);
+        cgprop_edge_total_row e = tedge_totals_row(g, 0, ba);
         ck_assert(e.flags & CGPROP_F_INTRA_CYCLE);
         ck_assert(e.flags & CGPROP_F_NO_TOTAL);
         ck_near(e.heuristic, 0);
-        e = edge_row(g, 0, ab);
+        e = tedge_totals_row(g, 0, ab);
         ck_assert(e.flags & CGPROP_F_INTRA_CYCLE);
         ck_assert(e.flags & CGPROP_F_ESTIMATE);
         ck_assert(!(e.flags & CGPROP_F_NO_TOTAL));
-        cgprop_total_row a = node_row(g, 0, A), b = node_row(g, 0, B);
+        cgprop_total_row a = ttotals_row(g, 0, A), b = ttotals_row(g, 0, B);
         ck_assert(a.flags & CGPROP_F_IN_CYCLE);
         ck_assert(!(a.flags & (CGPROP_F_ENTRY_ASSUMED | CGPROP_F_ROOT)));
         /* The measured calls pin A down: 50 enters it from main, and the
@@ -289,26 +229,26 @@ START_TEST(test_abc)
          * dense kernel counts 1 + 4 units). */
         ck_assert_int_eq(cgprop_graph_set_estimate(g, CGPROP_EST_WALK, 0), CGPROP_OK);
         ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-        b = node_row(g, 0, B);
+        b = ttotals_row(g, 0, B);
         ck_assert_uint_eq(b.estimate, CGPROP_EST_WALK);
         ck_near(b.total, 150.0 / 7);
         ck_assert_int_eq(cgprop_graph_set_estimate(g, CGPROP_EST_HEURISTIC, 0), CGPROP_OK);
         ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-        b = node_row(g, 0, B);
+        b = ttotals_row(g, 0, B);
         ck_assert_uint_eq(b.estimate, CGPROP_EST_HEURISTIC);
         ck_assert(b.flags & CGPROP_F_NO_WALK);
         ck_near(b.total, 10);
         ck_assert_int_eq(cgprop_graph_set_estimate(g, CGPROP_EST_MIDPOINT, 0.0001), CGPROP_OK);
         ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-        b = node_row(g, 0, B);
+        b = ttotals_row(g, 0, B);
         ck_assert_uint_eq(b.estimate, CGPROP_EST_BUDGET);
         ck_assert(b.flags & CGPROP_F_NO_WALK);
         ck_near(b.total, 10);
-        ck_near(node_row(g, 0, A).total, 50);
+        ck_near(ttotals_row(g, 0, A).total, 50);
         ck_near(a.vertex_total, 50);
         ck_near(a.gprof_self + a.gprof_child, 40);
         ck_near(a.spont_share, 0);
-        ck_near(cycle_row(g, 0).total, 50);
+        ck_near(tcycle_row(g, 0, 0).total, 50);
         cgprop_graph_free(g);
     }
 }
@@ -323,13 +263,13 @@ START_TEST(test_two_entries)
      * Root B: p(A) = 3/8*60 = 22.5, p(B) = 7.5 + 22.5 = 30.
      * A = 72.5 (.90625), B = 42.5 (.53125), A->B 12.5, B->A 22.5. */
     enum { MAIN, A, B, C };
-    cgprop_graph *g = graph_k(1, 4);
-    self1(g, A, 30);
-    self1(g, B, 20);
-    self1(g, C, 30);
+    cgprop_graph *g = tgraph_n(1, 4);
+    tself1(g, A, 30);
+    tself1(g, B, 20);
+    tself1(g, C, 30);
     uint32_t ma = callc(g, MAIN, A, 1, 50), mb = callc(g, MAIN, B, 1, 30);
     uint32_t ab = callc(g, A, B, 1, 30), ac = callc(g, A, C, 3, 30), ba = callc(g, B, A, 1, 20);
-    run(g, CGPROP_SHARE_COST);
+    tanalyse(g, CGPROP_SHARE_COST);
     ck_near(tot(g, A), 72.5);
     ck_near(tot(g, B), 42.5);
     ck_near(tot(g, C), 30);
@@ -339,7 +279,7 @@ START_TEST(test_two_entries)
     ck_near(etot(g, ma), 50);
     ck_near(etot(g, mb), 30);
     ck_near(etot(g, ac), 30);
-    ck_near(edge_row(g, 0, ma).share, 0.625);
+    ck_near(tedge_totals_row(g, 0, ma).share, 0.625);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -354,13 +294,13 @@ START_TEST(test_three_cycle_two_entries)
      *   p(C) = 7.5 + 7.5 = 15.
      * A = 52.5, B = 42.5, C = 37.5; A->B 42.5, B->C 22.5, C->A 7.5. */
     enum { MAIN, A, B, C };
-    cgprop_graph *g = graph_k(1, 4);
-    self1(g, A, 10);
-    self1(g, B, 20);
-    self1(g, C, 30);
-    uint32_t ma = call(g, MAIN, A, 3), mc = call(g, MAIN, C, 1);
-    uint32_t ab = call(g, A, B, 1), bc = call(g, B, C, 1), ca = call(g, C, A, 1);
-    run(g, CGPROP_SHARE_COUNT);
+    cgprop_graph *g = tgraph_n(1, 4);
+    tself1(g, A, 10);
+    tself1(g, B, 20);
+    tself1(g, C, 30);
+    uint32_t ma = tcall(g, MAIN, A, 3, NULL), mc = tcall(g, MAIN, C, 1, NULL);
+    uint32_t ab = tcall(g, A, B, 1, NULL), bc = tcall(g, B, C, 1, NULL), ca = tcall(g, C, A, 1, NULL);
+    tanalyse(g, CGPROP_SHARE_COUNT);
     ck_near(tot(g, A), 52.5);
     ck_near(tot(g, B), 42.5);
     ck_near(tot(g, C), 37.5);
@@ -381,15 +321,16 @@ START_TEST(test_diamond_renormalise)
      * in-edges, weights 1 and 3 -> 1/4 and 3/4.
      * p(D) = 8, p(B) = 2 + 2 = 4, p(C) = 4 + 6 = 10, p(A) = 1 + 4 + 10 = 15. */
     enum { MAIN, A, B, C, D };
-    cgprop_graph *g = graph_k(1, 5);
-    self1(g, A, 1);
-    self1(g, B, 2);
-    self1(g, C, 4);
-    self1(g, D, 8);
-    call(g, MAIN, A, 1);
-    uint32_t ab = call(g, A, B, 1), ac = call(g, A, C, 1), bd = call(g, B, D, 1), cd = call(g, C, D, 3);
-    uint32_t da = call(g, D, A, 1);
-    run(g, CGPROP_SHARE_COUNT);
+    cgprop_graph *g = tgraph_n(1, 5);
+    tself1(g, A, 1);
+    tself1(g, B, 2);
+    tself1(g, C, 4);
+    tself1(g, D, 8);
+    tcall(g, MAIN, A, 1, NULL);
+    uint32_t ab = tcall(g, A, B, 1, NULL), ac = tcall(g, A, C, 1, NULL), bd = tcall(g, B, D, 1, NULL),
+             cd = tcall(g, C, D, 3, NULL);
+    uint32_t da = tcall(g, D, A, 1, NULL);
+    tanalyse(g, CGPROP_SHARE_COUNT);
     ck_near(tot(g, A), 15);
     ck_near(tot(g, B), 4);
     ck_near(tot(g, C), 10);
@@ -398,39 +339,29 @@ START_TEST(test_diamond_renormalise)
     ck_near(etot(g, ac), 10);
     ck_near(etot(g, bd), 2);
     ck_near(etot(g, cd), 6);
-    ck_assert(edge_row(g, 0, da).flags & CGPROP_F_NO_TOTAL);
+    ck_assert(tedge_totals_row(g, 0, da).flags & CGPROP_F_NO_TOTAL);
     cgprop_graph_free(g);
 }
 END_TEST
 
 START_TEST(test_nested_members)
 {
-    /* The nested graph of check_collapse (T(Z1) = 92, T(Z2) = 80):
+    /* support.h's tnested_cycles (T(Z1) = 92, T(Z2) = 80 in collapse):
      * Z1 = {P,Q} entered only at P: P = 92, Q = its gprof figure 8 + 40 = 48.
      * Z2 = {R,S}: Q->R 1 and P->S 1, so rho(R) = rho(S) = 1/2; bases R 16,
      * S 32 + 32 = 64. Root R: p(S) = 32, p(R) = 8 + 32 = 40. Root S:
      * p(R) = 8, p(S) = 32 + 8 = 40. R = 48, S = 72, R->S 32, S->R 8. */
     enum { M, X, Y, P, Q, R, S, L };
-    cgprop_graph *g = graph_k(1, 8);
-    uint64_t selfs[8] = {0, 1, 2, 4, 8, 16, 32, 64};
-    for (uint32_t i = 0; i < 8; i++) self1(g, i, selfs[i]);
-    call(g, M, X, 1);
-    call(g, M, Y, 1);
-    call(g, X, P, 1);
-    call(g, Y, P, 3);
-    call(g, X, L, 1);
-    uint32_t pq = call(g, P, Q, 2), qp = call(g, Q, P, 2);
-    call(g, Q, R, 1);
-    call(g, P, S, 1);
-    uint32_t rs = call(g, R, S, 1), sr = call(g, S, R, 1);
-    call(g, S, L, 1);
-    run(g, CGPROP_SHARE_COUNT);
+    uint32_t e[12];
+    cgprop_graph *g = tnested_cycles(e);
+    uint32_t pq = e[5], qp = e[6], rs = e[9], sr = e[10];
+    tanalyse(g, CGPROP_SHARE_COUNT);
     ck_near(tot(g, P), 92);
     ck_near(tot(g, Q), 48);
     ck_near(tot(g, R), 48);
     ck_near(tot(g, S), 72);
     ck_near(etot(g, pq), 48);
-    ck_assert(edge_row(g, 0, qp).flags & CGPROP_F_NO_TOTAL);
+    ck_assert(tedge_totals_row(g, 0, qp).flags & CGPROP_F_NO_TOTAL);
     ck_near(etot(g, rs), 32);
     ck_near(etot(g, sr), 8);
     ck_near(tot(g, M), 127);
@@ -449,25 +380,25 @@ START_TEST(test_spontaneous_inside_cycle)
      * Root A: p(B) = 24, p(A) = 6 + 24 = 30. Root B: p(A) = 4, p(B) = 16 + 4 = 20.
      * A = 34, B = 44; B's spontaneous share = 20 = its incoming remainder. */
     enum { MAIN, A, B, C };
-    cgprop_graph *g = graph_k(1, 4);
-    self1(g, A, 10);
-    self1(g, B, 20);
-    self1(g, C, 20);
+    cgprop_graph *g = tgraph_n(1, 4);
+    tself1(g, A, 10);
+    tself1(g, B, 20);
+    tself1(g, C, 20);
     uint64_t sc = 20;
     ck_assert_int_eq(cgprop_graph_add_spontaneous(g, B, 1, &sc), CGPROP_OK);
     uint32_t ma = callc(g, MAIN, A, 1, 30), ab = callc(g, A, B, 1, 25), ba = callc(g, B, A, 1, 5);
     callc(g, B, C, 1, 20);
-    run(g, CGPROP_SHARE_COST);
+    tanalyse(g, CGPROP_SHARE_COST);
     ck_near(tot(g, A), 34);
     ck_near(tot(g, B), 44);
     ck_near(etot(g, ab), 24);
     ck_near(etot(g, ba), 4);
     ck_near(etot(g, ma), 30);
     ck_near(tot(g, MAIN), 30);
-    cgprop_total_row b = node_row(g, 0, B);
+    cgprop_total_row b = ttotals_row(g, 0, B);
     ck_near(b.spont_share, 20);
     ck_assert(!(b.flags & CGPROP_F_ENTRY_ASSUMED));
-    ck_assert(!(cycle_row(g, 0).flags & CGPROP_F_ENTRY_ASSUMED));
+    ck_assert(!(tcycle_row(g, 0, 0).flags & CGPROP_F_ENTRY_ASSUMED));
     cgprop_graph_free(g);
 }
 END_TEST
@@ -477,7 +408,7 @@ START_TEST(test_stacks_entry_known)
     /* The A/B/C example as stacks without main (abc.collapse minus its
      * first frame): A is the first frame of every stack, so rho(A) = 1 and
      * A's total is 50 even though nothing calls the cycle {A,B}. */
-    cgprop_graph *g = graph_k(1, 3);
+    cgprop_graph *g = tgraph_n(1, 3);
     enum { A, B, C };
     uint64_t w = 10;
     const uint32_t s1[] = {A}, s2[] = {A, C}, s3[] = {A, B}, s4[] = {A, B, A}, s5[] = {A, B, A, C};
@@ -486,17 +417,17 @@ START_TEST(test_stacks_entry_known)
     ck_assert_int_eq(cgprop_graph_add_stack(g, s3, 2, &w), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_stack(g, s4, 3, &w), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_stack(g, s5, 4, &w), CGPROP_OK);
-    run(g, CGPROP_SHARE_AUTO);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     ck_near(tot(g, A), 50);
     ck_near(tot(g, B), 10);
     ck_near(tot(g, C), 20);
-    ck_near(node_row(g, 0, A).spont_share, 50);
-    cgprop_cycle_row c = cycle_row(g, 0);
+    ck_near(ttotals_row(g, 0, A).spont_share, 50);
+    cgprop_cycle_row c = tcycle_row(g, 0, 0);
     ck_assert(!(c.flags & (CGPROP_F_ENTRY_ASSUMED | CGPROP_F_ROOT)));
     /* --share count: stacks carry no counts, yet A names the entry. */
-    run(g, CGPROP_SHARE_COUNT);
+    tanalyse(g, CGPROP_SHARE_COUNT);
     ck_near(tot(g, A), 50);
-    ck_assert(!(cycle_row(g, 0).flags & CGPROP_F_ENTRY_ASSUMED));
+    ck_assert(!(tcycle_row(g, 0, 0).flags & CGPROP_F_ENTRY_ASSUMED));
     cgprop_graph_free(g);
 }
 END_TEST
@@ -508,7 +439,7 @@ START_TEST(test_root_cycle)
      * A first: A = 50, B = 10 (gprof2dot: both 0). B first (lower id):
      * B = T(Z) = 50, A = its gprof figure 20 + 20 = 40. */
     for (int b_first = 0; b_first < 2; b_first++) {
-        cgprop_graph *g = graph_k(1, 0);
+        cgprop_graph *g = tgraph_n(1, 0);
         uint32_t A, B, C;
         if (b_first) {
             ck_assert_int_eq(cgprop_graph_add_node(g, "B", 1, &B), CGPROP_OK);
@@ -518,17 +449,17 @@ START_TEST(test_root_cycle)
             ck_assert_int_eq(cgprop_graph_add_node(g, "B", 1, &B), CGPROP_OK);
         }
         ck_assert_int_eq(cgprop_graph_add_node(g, "C", 1, &C), CGPROP_OK);
-        self1(g, A, 20);
-        self1(g, B, 10);
-        self1(g, C, 20);
+        tself1(g, A, 20);
+        tself1(g, B, 10);
+        tself1(g, C, 20);
         uint32_t ab = callc(g, A, B, 1, 30), ba = callc(g, B, A, 1, 20);
         callc(g, A, C, 2, 20);
-        run(g, CGPROP_SHARE_AUTO);
-        cgprop_cycle_row c = cycle_row(g, 0);
+        tanalyse(g, CGPROP_SHARE_AUTO);
+        cgprop_cycle_row c = tcycle_row(g, 0, 0);
         ck_near(c.total, 50);
         ck_assert(c.flags & CGPROP_F_ENTRY_ASSUMED);
         ck_assert(c.flags & CGPROP_F_ROOT);
-        cgprop_total_row a = node_row(g, 0, A), b = node_row(g, 0, B);
+        cgprop_total_row a = ttotals_row(g, 0, A), b = ttotals_row(g, 0, B);
         ck_assert(a.flags & CGPROP_F_ENTRY_ASSUMED);
         ck_assert(b.flags & CGPROP_F_ENTRY_ASSUMED);
         ck_near(tot(g, C), 20);
@@ -538,13 +469,13 @@ START_TEST(test_root_cycle)
             ck_near(a.spont_share, 50);
             ck_near(b.spont_share, 0);
             ck_near(etot(g, ab), 10);
-            ck_assert(edge_row(g, 0, ba).flags & CGPROP_F_NO_TOTAL);
+            ck_assert(tedge_totals_row(g, 0, ba).flags & CGPROP_F_NO_TOTAL);
         } else {
             ck_near(b.heuristic, 50);
             ck_near(a.heuristic, 40);
             ck_near(b.spont_share, 50);
             ck_near(etot(g, ba), 40);
-            ck_assert(edge_row(g, 0, ab).flags & CGPROP_F_NO_TOTAL);
+            ck_assert(tedge_totals_row(g, 0, ab).flags & CGPROP_F_NO_TOTAL);
         }
         /* Nothing enters the cycle: whichever member was the entry had the
          * cycle's whole 50, so each lies between its own self cost and 50,
@@ -566,7 +497,7 @@ START_TEST(test_root_cycle)
         ck_near(a.total, (20 + a.heuristic) / 2);
         ck_near(b.total, (30 + b.heuristic) / 2);
         /* C, below it, is exact: what A's calls into it measure. */
-        ck_assert_uint_eq(node_row(g, 0, C).estimate, CGPROP_EST_EXACT);
+        ck_assert_uint_eq(ttotals_row(g, 0, C).estimate, CGPROP_EST_EXACT);
         cgprop_graph_free(g);
     }
 }
@@ -585,17 +516,17 @@ START_TEST(test_zero_dag)
      *   p(X) = 25/6, p(Y) = 0, p(R) = 25/6 + 25/6 = 50/6, p(Z) = 250/6 + 50/6 = 50.
      * R = 10 + 50/6, X = 5 + 25/6, Y = 25/6, Z = 50/6 + 50. */
     enum { MAIN, R, X, Y, Z };
-    cgprop_graph *g = graph_k(1, 5);
-    self1(g, MAIN, 1);
-    self1(g, R, 5);
-    self1(g, X, 5);
-    self1(g, Z, 50);
+    cgprop_graph *g = tgraph_n(1, 5);
+    tself1(g, MAIN, 1);
+    tself1(g, R, 5);
+    tself1(g, X, 5);
+    tself1(g, Z, 50);
     callc(g, MAIN, R, 1, 10);
     callc(g, MAIN, Z, 1, 50);
     uint32_t rx = callc(g, R, X, 1, 5), ry = callc(g, R, Y, 1, 0), xz = callc(g, X, Z, 1, 0);
     uint32_t yz = callc(g, Y, Z, 1, 0), zr = callc(g, Z, R, 1, 0);
-    run(g, CGPROP_SHARE_COST);
-    ck_near(cycle_row(g, 0).total, 60);
+    tanalyse(g, CGPROP_SHARE_COST);
+    ck_near(tcycle_row(g, 0, 0).total, 60);
     ck_near(tot(g, MAIN), 61);
     ck_near(tot(g, R), 10 + 50.0 / 6);
     ck_near(tot(g, X), 5 + 25.0 / 6);
@@ -618,19 +549,19 @@ START_TEST(test_zero_external_callers)
      * Root A: p(B) = 15, p(A) = 5 + 15 = 20. Root B: p(A) = 5, p(B) = 20.
      * A = 25, B = 35; main = 40 (gprof2dot: 80). */
     enum { MAIN, A, B };
-    cgprop_graph *g = graph_k(1, 3);
-    self1(g, A, 10);
-    self1(g, B, 30);
-    uint32_t ma = call(g, MAIN, A, 0), mb = call(g, MAIN, B, 0);
-    call(g, A, B, 5);
-    call(g, B, A, 5);
-    run(g, CGPROP_SHARE_COUNT);
+    cgprop_graph *g = tgraph_n(1, 3);
+    tself1(g, A, 10);
+    tself1(g, B, 30);
+    uint32_t ma = tcall(g, MAIN, A, 0, NULL), mb = tcall(g, MAIN, B, 0, NULL);
+    tcall(g, A, B, 5, NULL);
+    tcall(g, B, A, 5, NULL);
+    tanalyse(g, CGPROP_SHARE_COUNT);
     ck_near(tot(g, A), 25);
     ck_near(tot(g, B), 35);
     ck_near(tot(g, MAIN), 40);
-    ck_near(edge_row(g, 0, ma).share, 0.5);
+    ck_near(tedge_totals_row(g, 0, ma).share, 0.5);
     ck_near(etot(g, mb), 20);
-    ck_assert(!(cycle_row(g, 0).flags & CGPROP_F_ENTRY_ASSUMED));
+    ck_assert(!(tcycle_row(g, 0, 0).flags & CGPROP_F_ENTRY_ASSUMED));
     cgprop_graph_free(g);
 }
 END_TEST
@@ -690,7 +621,7 @@ static cgprop_graph *read_callgrind(const char *path, double *program)
 {
     FILE *f = fopen(path, "r");
     ck_assert_msg(f != NULL, "cannot open %s", path);
-    cgprop_graph *g = graph_k(1, 0);
+    cgprop_graph *g = tgraph_n(1, 0);
     namemap fnm = {NULL, 0};
     char line[8192];
     int npos = 1;
@@ -737,7 +668,7 @@ START_TEST(test_gprof2dot_agreement)
     double program;
     cgprop_graph *g = read_callgrind(path, &program);
     ck_assert(program > 0);
-    run(g, CGPROP_SHARE_AUTO);
+    tanalyse(g, CGPROP_SHARE_AUTO);
 
     snprintf(path, sizeof path, "%s/prop/%s.callgrind.tsv", CGPROP_TEST_DATA, fixtures[_i]);
     FILE *f = fopen(path, "r");
@@ -770,7 +701,7 @@ START_TEST(test_gprof2dot_agreement)
             ck_assert_int_eq(cgprop_graph_find_node(g, col[1], strlen(col[1]), &a), CGPROP_OK);
             ck_assert_int_eq(cgprop_graph_find_node(g, col[2], strlen(col[2]), &b), CGPROP_OK);
             ck_assert_int_eq(cgprop_graph_find_edge(g, a, b, &e), CGPROP_OK);
-            cgprop_edge_total_row r = edge_row(g, 0, e);
+            cgprop_edge_total_row r = tedge_totals_row(g, 0, e);
             if (col[5][0] == '\0') {
                 /* gprof2dot gives no total: a self-call or an intra-cycle call in no DAG. */
                 ck_assert_msg(r.flags & CGPROP_F_NO_TOTAL, "%s: call %s -> %s should have no total", fixtures[_i],
@@ -841,7 +772,7 @@ static void random_graph(rgraph *r)
 /* Build with calls added in the order perm (duplicates accumulate). */
 static cgprop_graph *build_rgraph(const rgraph *r, const uint32_t *perm)
 {
-    cgprop_graph *g = graph_k(RK, r->n);
+    cgprop_graph *g = tgraph_n(RK, r->n);
     for (uint32_t i = 0; i < r->n; i++) ck_assert_int_eq(cgprop_graph_add_self(g, i, r->self[i]), CGPROP_OK);
     for (uint32_t j = 0; j < r->ne; j++) {
         uint32_t e = perm[j];
@@ -873,8 +804,8 @@ START_TEST(test_random_properties)
         for (uint32_t e = 0; e < r.ne; e++) rev[e] = e;
         uint32_t share = 1 + rnd(2);
         cgprop_graph *g = build_rgraph(&r, rev), *h = build_rgraph(&r, perm);
-        run(g, share);
-        run(h, share);
+        tanalyse(g, share);
+        tanalyse(h, share);
 
         /* Oracle SCCs by transitive closure. */
         unsigned char reach[RMAXN][RMAXN];
@@ -892,7 +823,7 @@ START_TEST(test_random_properties)
             double tol = 1e-9 * (prog + 1);
             double in_sum[RMAXN] = {0}, out_sum[RMAXN] = {0}, ext_out[RMAXN] = {0};
             for (uint32_t e = 0; e < ne; e++) {
-                cgprop_edge_total_row er = edge_row(g, k, e);
+                cgprop_edge_total_row er = tedge_totals_row(g, k, e);
                 if (er.flags & CGPROP_F_NO_TOTAL) ck_assert(er.heuristic == 0);
                 if (er.caller == er.callee) ck_assert(er.flags & CGPROP_F_SELF_CALL);
                 int same = er.caller != er.callee && reach[er.caller][er.callee] && reach[er.callee][er.caller];
@@ -903,13 +834,13 @@ START_TEST(test_random_properties)
                 /* Order independence, call by call. */
                 uint32_t e2;
                 ck_assert_int_eq(cgprop_graph_find_edge(h, er.caller, er.callee, &e2), CGPROP_OK);
-                cgprop_edge_total_row er2 = edge_row(h, k, e2);
+                cgprop_edge_total_row er2 = tedge_totals_row(h, k, e2);
                 ck_tol(er2.heuristic, er.heuristic, tol);
                 ck_assert_uint_eq(er2.flags, er.flags);
             }
             double zsum[RMAXN] = {0}, zext[RMAXN] = {0};
             for (uint32_t v = 0; v < r.n; v++) {
-                cgprop_total_row t = node_row(g, k, v);
+                cgprop_total_row t = ttotals_row(g, k, v);
                 int member = 0;
                 for (uint32_t u = 0; u < r.n; u++) member |= u != v && reach[u][v] && reach[v][u];
                 ck_assert_int_eq(!!(t.flags & CGPROP_F_IN_CYCLE), member);
@@ -927,7 +858,7 @@ START_TEST(test_random_properties)
                     zsum[t.cycle] += t.gprof_self + t.gprof_child;
                     zext[t.cycle] += t.spont_share;
                 }
-                cgprop_total_row t2 = node_row(h, k, v);
+                cgprop_total_row t2 = ttotals_row(h, k, v);
                 ck_tol(t2.heuristic, t.heuristic, tol);
                 ck_tol(t2.spont_share, t.spont_share, tol);
                 /* A heuristic at an end of its interval may fall either side
@@ -941,9 +872,9 @@ START_TEST(test_random_properties)
             size_t ncyc = cgprop_iter_count(it);
             cgprop_iter_free(it);
             for (uint32_t e = 0; e < ne; e++) {
-                cgprop_edge_total_row er = edge_row(g, k, e);
-                uint32_t cb = node_row(g, k, er.callee).cycle;
-                if (cb != CGPROP_NONE && node_row(g, k, er.caller).cycle != cb) zext[cb] += er.heuristic;
+                cgprop_edge_total_row er = tedge_totals_row(g, k, e);
+                uint32_t cb = ttotals_row(g, k, er.callee).cycle;
+                if (cb != CGPROP_NONE && ttotals_row(g, k, er.caller).cycle != cb) zext[cb] += er.heuristic;
             }
             for (uint32_t c = 0; c < ncyc; c++) {
                 cgprop_cycle_row cr;
@@ -1002,22 +933,22 @@ START_TEST(test_random_entry_linearity)
         double expect[20] = {0};
         for (int which = -1; which < (int)n; which++) {
             if (which >= 0 && !a[which]) continue;
-            cgprop_graph *g = graph_k(1, n + 3);
-            for (uint32_t i = 0; i < n + 3; i++) self1(g, i, selfs[i]);
-            for (uint32_t e = 0; e < ne; e++) call(g, ea[e], eb[e], ec[e]);
+            cgprop_graph *g = tgraph_n(1, n + 3);
+            for (uint32_t i = 0; i < n + 3; i++) tself1(g, i, selfs[i]);
+            for (uint32_t e = 0; e < ne; e++) tcall(g, ea[e], eb[e], ec[e], NULL);
             for (uint32_t i = 0; i < n; i++) {
                 if (!a[i] || (which >= 0 && (uint32_t)which != i)) continue;
                 uint64_t zero = 0;
                 ck_assert_int_eq(cgprop_graph_add_spontaneous(g, i, a[i], &zero), CGPROP_OK);
             }
-            run(g, CGPROP_SHARE_COUNT);
+            tanalyse(g, CGPROP_SHARE_COUNT);
             if (which < 0) {
                 base = g;
                 continue;
             }
             for (uint32_t i = 0; i < n; i++) expect[i] += (double)a[which] / asum * tot(g, i);
             /* A single entry holds the whole cycle. */
-            ck_near(tot(g, (uint32_t)which), cycle_row(g, 0).total);
+            ck_near(tot(g, (uint32_t)which), tcycle_row(g, 0, 0).total);
             cgprop_graph_free(g);
         }
         for (uint32_t i = 0; i < n; i++) ck_near(tot(base, i), expect[i]);
@@ -1153,26 +1084,26 @@ START_TEST(test_batches_oracle)
     rng = 0xba7c0000u + (uint64_t)_i;
     static ocase c;
     ocase_make(&c, _i % 6);
-    cgprop_graph *g = graph_k(1, c.n);
+    cgprop_graph *g = tgraph_n(1, c.n);
     uint32_t id[OE];
-    for (uint32_t i = 0; i < c.n; i++) self1(g, i, c.self[i]);
-    for (uint32_t e = 0; e < c.ne; e++) id[e] = call(g, c.a[e], c.b[e], c.w[e]);
+    for (uint32_t i = 0; i < c.n; i++) tself1(g, i, c.self[i]);
+    for (uint32_t e = 0; e < c.ne; e++) id[e] = tcall(g, c.a[e], c.b[e], c.w[e], NULL);
     for (uint32_t i = 0; i < c.n; i++) {
         uint64_t zero = 0;
         if (c.spont[i]) ck_assert_int_eq(cgprop_graph_add_spontaneous(g, i, c.spont[i], &zero), CGPROP_OK);
     }
-    run(g, CGPROP_SHARE_COUNT);
+    tanalyse(g, CGPROP_SHARE_COUNT);
     static double want[OV], ewant[OE];
     static int kept[OE];
     oracle(&c, want, ewant, kept);
     double T = 0;
     for (uint32_t i = 0; i < c.n; i++) T += (double)c.self[i];
-    ck_assert_double_eq_tol(cycle_row(g, 0).total, T, 1e-9 * T);
+    ck_assert_double_eq_tol(tcycle_row(g, 0, 0).total, T, 1e-9 * T);
     for (uint32_t i = 0; i < c.n; i++)
         ck_assert_msg(fabs(tot(g, i) - want[i]) <= 1e-9 * T, "member %u: %.15g, oracle %.15g (case %d)", i,
                       tot(g, i), want[i], _i);
     for (uint32_t e = 0; e < c.ne; e++) {
-        cgprop_edge_total_row er = edge_row(g, 0, id[e]);
+        cgprop_edge_total_row er = tedge_totals_row(g, 0, id[e]);
         if (c.a[e] == c.b[e]) {
             ck_assert(er.flags & CGPROP_F_SELF_CALL);
             continue;
@@ -1201,9 +1132,9 @@ START_TEST(test_enomem)
         uint32_t id;
         ck_assert_int_eq(cgprop_graph_add_node(g, key, 1, &id), CGPROP_OK);
     }
-    self1(g, 1, 30);
-    self1(g, 2, 20);
-    self1(g, 3, 30);
+    tself1(g, 1, 30);
+    tself1(g, 2, 20);
+    tself1(g, 3, 30);
     callc(g, 0, 1, 1, 50);
     callc(g, 0, 2, 1, 30);
     callc(g, 1, 2, 1, 30);

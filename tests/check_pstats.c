@@ -11,6 +11,7 @@
 
 #include "cgprop_experimental.h"
 #include "cgprop_io.h"
+#include "support.h"
 
 #define DATA CGPROP_TEST_DATA
 
@@ -199,58 +200,14 @@ static const fn selfrec[] = {
 
 static cgprop_graph *rd(const mb *m, cgprop_read_info *info, uint32_t format)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = format;
-    int rc = cgprop_read_buffer((const char *)m->b, m->n, "x.pstats", 8, &o, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "rc %d: %s", rc, err.reason);
-    return g;
-}
-
-static uint32_t id(cgprop_graph *g, const char *k)
-{
-    uint32_t v;
-    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no %s", k);
-    return v;
-}
-
-static void analyse(cgprop_graph *g)
-{
-    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_AUTO), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-}
-
-static cgprop_total_row total(cgprop_graph *g, const char *k)
-{
-    cgprop_total_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_TOTALS, 0, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r;
-}
-
-static uint64_t self(cgprop_graph *g, const char *k)
-{
-    cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r.self;
-}
-
-static cgprop_edge_row edge(cgprop_graph *g, const char *a, const char *b)
-{
-    uint32_t e;
-    ck_assert_int_eq(cgprop_graph_find_edge(g, id(g, a), id(g, b), &e), CGPROP_OK);
-    cgprop_edge_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_EDGES, 0, e, &r, sizeof r), CGPROP_OK);
-    return r;
+    cgprop_read_options o = tformat(format);
+    return tread((const char *)m->b, m->n, "x.pstats", &o, info);
 }
 
 static void exact(cgprop_graph *g, const char *k, uint64_t s, double t, uint32_t reason)
 {
-    ck_assert_uint_eq(self(g, k), s);
-    cgprop_total_row r = total(g, k);
+    ck_assert_uint_eq(tself(g, k, 0), s);
+    cgprop_total_row r = ttotals_row(g, 0, tfind(g, k));
     ck_assert_msg(r.total == t, "%s: total %.0f, want %.0f", k, r.total, t);
     ck_assert_msg(r.lo == t && r.hi == t, "%s: [%.0f, %.0f]", k, r.lo, r.hi);
     ck_assert_uint_eq(r.estimate, CGPROP_EST_EXACT);
@@ -269,22 +226,22 @@ START_TEST(mutual_recursion)
         ck_assert_uint_eq(info.recursion, CGPROP_RECS_STATED);
         ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
         ck_assert_str_eq(cgprop_graph_metric_name(g, 0, NULL), "ns");
-        ck_assert_str_eq(cgprop_node_display_name(g, id(g, "\tprog.py:5\ta"), NULL), "a");
-        analyse(g);
+        ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, "\tprog.py:5\ta"), NULL), "a");
+        tanalyse(g, CGPROP_SHARE_AUTO);
         exact(g, "\tprog.py:1\tmain", 2000, 6000, 0);
         exact(g, "\tprog.py:5\ta", 3000, 4000, 0);
         exact(g, "\tprog.py:9\tb", 1000, 3000, 0);
-        cgprop_edge_row e = edge(g, "\tprog.py:1\tmain", "\tprog.py:5\ta");
+        cgprop_edge_row e = tedge(g, "\tprog.py:1\tmain", "\tprog.py:5\ta", 0);
         ck_assert_uint_eq(e.count, 1);
         if (style == 3) {
             ck_assert(!(e.flags & CGPROP_F_HAS_COST));
         } else {
             ck_assert_uint_eq(e.cost, 4000);
-            ck_assert_uint_eq(edge(g, "\tprog.py:9\tb", "\tprog.py:5\ta").cost, 2000);
-            ck_assert_uint_eq(edge(g, "\tprog.py:5\ta", "\tprog.py:9\tb").cost, 3000);
+            ck_assert_uint_eq(tedge(g, "\tprog.py:9\tb", "\tprog.py:5\ta", 0).cost, 2000);
+            ck_assert_uint_eq(tedge(g, "\tprog.py:5\ta", "\tprog.py:9\tb", 0).cost, 3000);
         }
         cgprop_node_row n;
-        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "\tprog.py:1\tmain"), &n, sizeof n),
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, "\tprog.py:1\tmain"), &n, sizeof n),
                          CGPROP_OK);
         ck_assert_uint_eq(n.spont_count, 1);
         ck_assert_uint_eq(n.spont_cost, 6000);
@@ -298,12 +255,12 @@ START_TEST(self_recursion)
     mb m;
     put_stats(&m, selfrec, 4, 0);
     cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_AUTO);
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     exact(g, "\tp.py:1\tmain", 1000, 7000, 0);
     exact(g, "\tp.py:3\tf", 6000, 6000, 0);
     exact(g, "\tq.py:3\tf", 0, 0, 0); /* same name, another file: another function */
-    ck_assert_uint_eq(edge(g, "\tp.py:3\tf", "\tp.py:3\tf").count, 2);
-    ck_assert_uint_eq(edge(g, "\tp.py:3\tf", "\tp.py:3\tf").cost, 4000);
+    ck_assert_uint_eq(tedge(g, "\tp.py:3\tf", "\tp.py:3\tf", 0).count, 2);
+    ck_assert_uint_eq(tedge(g, "\tp.py:3\tf", "\tp.py:3\tf", 0).cost, 4000);
     /* The stated figure is kept where it contradicts the self cost. */
     exact(g, "\tq.py:7\tz", 5000, 3000, CGPROP_R_BELOW_SELF);
     cgprop_graph_free(g);
@@ -317,7 +274,7 @@ START_TEST(merge_keeps_stated)
     put_stats(&m, mutual, 3, 0);
     cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS), *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
     ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
-    analyse(a);
+    tanalyse(a, CGPROP_SHARE_AUTO);
     exact(a, "\tprog.py:1\tmain", 4000, 12000, 0);
     exact(a, "\tprog.py:5\ta", 6000, 8000, 0);
     cgprop_graph_free(a);
@@ -327,18 +284,7 @@ END_TEST
 
 static void bad_bytes(const unsigned char *d, size_t n, int code, const char *what)
 {
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_PSTATS;
-    int rc = cgprop_read_buffer((const char *)d, n, "s.pstats", 8, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == code, "%s: expected %d got %d (%s)", what, code, rc, err.reason);
-    ck_assert(g == NULL);
-    ck_assert_uint_eq(err.line, 0);
-    ck_assert_str_eq(err.file, "s.pstats");
-    ck_assert_msg(strstr(err.reason, what) != NULL, "reason '%s' does not say '%s'", err.reason, what);
+    tread_bad((const char *)d, n, "s.pstats", CGPROP_INPUT_PSTATS, code, 0, what);
 }
 
 #define BAD(lit, code, what) bad_bytes((const unsigned char *)(lit), sizeof(lit) - 1, code, what)
@@ -456,7 +402,7 @@ static cgprop_graph *check_expected(const char *name, const char *disagree, size
     int rc = cgprop_read_file(path, strlen(path), NULL, NULL, &g, &info, &err);
     ck_assert_msg(rc == CGPROP_OK, "%s: %d %s", path, rc, err.reason);
     ck_assert_uint_eq(info.format, CGPROP_INPUT_PSTATS);
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     snprintf(path, sizeof path, "%s/pstats/%s.expected", DATA, name);
     FILE *f = fopen(path, "r");
     ck_assert(f != NULL);
@@ -479,10 +425,10 @@ static cgprop_graph *check_expected(const char *name, const char *disagree, size
         if (disagree && !strcmp(key, disagree)) why |= CGPROP_R_SIDES_DISAGREE;
         exact(g, key, t0, (double)c0, why);
         cgprop_node_row nr;
-        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, key), &nr, sizeof nr), CGPROP_OK);
+        ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, key), &nr, sizeof nr), CGPROP_OK);
         ck_assert_msg(nr.spont_count == sc && nr.spont_cost == scost, "%s: spontaneous %llu at %llu, want %llu at %llu",
                       key, (unsigned long long)nr.spont_count, (unsigned long long)nr.spont_cost, sc, scost);
-        cgprop_total_row r = total(g, key);
+        cgprop_total_row r = ttotals_row(g, 0, tfind(g, key));
         if (r.cycle != CGPROP_NONE || (r.flags & CGPROP_F_SELF_RECURSIVE)) ++*recursive;
         n++;
     }
@@ -509,12 +455,12 @@ START_TEST(real_fixture)
      * in it), so one had no caller; its cumtime 14328365 ns less those 4
      * calls' 1786342 ns is 12542023 ns. */
     cgprop_node_row nr;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, "\t~:0\t<built-in method builtins.exec>"), &nr,
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, "\t~:0\t<built-in method builtins.exec>"), &nr,
                                           sizeof nr),
                      CGPROP_OK);
     ck_assert_uint_eq(nr.spont_count, 1);
     ck_assert_uint_eq(nr.spont_cost, 12542023);
-    ck_assert_uint_eq(edge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib").count, 39440);
+    ck_assert_uint_eq(tedge(g, "\trecur.py:7\tfib", "\trecur.py:7\tfib", 0).count, 39440);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -550,7 +496,7 @@ static const fn plain_run[] = {
 static void spont(cgprop_graph *g, const char *k, uint64_t count, uint64_t cost)
 {
     cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, id(g, k), &r, sizeof r), CGPROP_OK);
+    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, 0, tfind(g, k), &r, sizeof r), CGPROP_OK);
     ck_assert_msg(r.spont_count == count && r.spont_cost == cost, "%s: spontaneous %llu at %llu", k,
                   (unsigned long long)r.spont_count, (unsigned long long)r.spont_cost);
 }
@@ -568,11 +514,11 @@ START_TEST(entered_from_outside_and_called)
         put_stats(&m, plain_run, 2, style);
         cgprop_graph *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
         spont(b, ex, 1, 4000);
-        analyse(a);
+        tanalyse(a, CGPROP_SHARE_AUTO);
         exact(a, ex, 2000, 10000, 0);
         ck_assert_int_eq(cgprop_graph_merge(a, b), CGPROP_OK);
         spont(a, ex, 2, style == 3 ? 14000 : 11000);
-        analyse(a);
+        tanalyse(a, CGPROP_SHARE_AUTO);
         exact(a, ex, 3000, 14000, 0);
         cgprop_graph_free(a);
         cgprop_graph_free(b);
@@ -606,7 +552,7 @@ START_TEST(three_files_merged)
         ck_assert_int_eq(cgprop_graph_merge(g, h), CGPROP_OK);
         cgprop_graph_free(h);
     }
-    analyse(g);
+    tanalyse(g, CGPROP_SHARE_AUTO);
     /* recur.expected: exec 16926 / 14328365 ns, 1 call from outside at
      * 12542023 ns; pure.expected: exec 4690 / 199811 ns, its 1 call from
      * outside at 199811 ns. The calls around it prove the sum. */
@@ -663,9 +609,9 @@ START_TEST(negative_times)
         put_stats(&m, negative, 2, style);
         cgprop_graph *a = rd(&m, NULL, CGPROP_INPUT_PSTATS), *b = rd(&m, NULL, CGPROP_INPUT_PSTATS);
         ck_assert_uint_eq(cgprop_graph_floor_count(a), 2);
-        ck_assert_uint_eq(self(a, "\tm.py:2\tf"), 0);
-        ck_assert_uint_eq(edge(a, "\tm.py:1\tmain", "\tm.py:2\tf").cost, 0);
-        analyse(a);
+        ck_assert_uint_eq(tself(a, "\tm.py:2\tf", 0), 0);
+        ck_assert_uint_eq(tedge(a, "\tm.py:1\tmain", "\tm.py:2\tf", 0).cost, 0);
+        tanalyse(a, CGPROP_SHARE_AUTO);
         /* f states 2 us, its only call in says 0: the figures contradict
          * each other now; main's cumtime is below its tottime. */
         exact(a, "\tm.py:2\tf", 0, 2000, CGPROP_R_SIDES_DISAGREE);
@@ -677,51 +623,6 @@ START_TEST(negative_times)
     }
 }
 END_TEST
-
-typedef struct fa_state {
-    long budget, live;
-} fa_state;
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    ((fa_state *)u)->live--;
-    free(p);
-}
-
-static void fault_loop(const char *d, size_t n)
-{
-    int ok = 0;
-    for (long budget = 0; budget < 100000 && !ok; budget++) {
-        fa_state s = {budget, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
-        cgprop_graph *g = NULL;
-        cgprop_read_error err;
-        cgprop_read_error_init(&err);
-        int rc = cgprop_read_buffer(d, n, "a", 1, NULL, &a, &g, NULL, &err);
-        if (rc == CGPROP_OK) {
-            ok = 1;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_int_eq(rc, CGPROP_ENOMEM);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(s.live, 0);
-    }
-    ck_assert(ok);
-}
 
 /* ---- code objects: the pure-Python profile module's files ---- */
 
@@ -743,7 +644,7 @@ START_TEST(pure_profile_fixtures)
         /* 3.6 and 3.7 put a module's first line after its docstring. */
         const char *k = i < 2 ? "\tprofile:0\t<code object <module>, file \"pure.py\", line 3>"
                               : "\tprofile:0\t<code object <module>, file \"pure.py\", line 1>";
-        ck_assert_str_eq(cgprop_node_display_name(g, id(g, k), NULL), k + 11);
+        ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, k), NULL), k + 11);
         cgprop_graph_free(g);
     }
 }
@@ -878,10 +779,10 @@ START_TEST(code_object_layouts)
                 code_stats(&m, pys[i], fl ? 0x73 : 0x40, inner);
                 cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_AUTO);
                 ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
-                analyse(g);
+                tanalyse(g, CGPROP_SHARE_AUTO);
                 exact(g, runner, 1000, 5000, 0);
                 exact(g, "\tm.py:1\t<module>", 4000, 4000, 0);
-                cgprop_edge_row e = edge(g, runner, "\tm.py:1\t<module>");
+                cgprop_edge_row e = tedge(g, runner, "\tm.py:1\t<module>", 0);
                 ck_assert_uint_eq(e.count, 1);
                 cgprop_graph_free(g);
                 /* Every cut fails cleanly. */
@@ -938,7 +839,7 @@ START_TEST(code_object_malformed)
     bad_bytes(m.b, m.n, CGPROP_EFORMAT, "a function label is not (str, int, str)");
     /* Allocation failures on the way through a code object. */
     code_stats(&m, 311, 0x40, true);
-    fault_loop((const char *)m.b, m.n);
+    tfail_read_sweep((const char *)m.b, m.n, "a", 100000);
 }
 END_TEST
 
@@ -953,16 +854,16 @@ START_TEST(merge_into_new_graph)
     static const char *const names[1] = {"ns"};
     int ok = 0;
     for (long budget = 0; budget < 10000 && !ok; budget++) {
-        fa_state s = {1000, 0};
-        cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
+        tfail s;
+        cgprop_allocator a = tfail_allocator(&s, 1000);
         cgprop_graph *dst = NULL;
         ck_assert_int_eq(cgprop_graph_new(&a, names, NULL, 1, &dst), CGPROP_OK);
-        s.budget = budget;
+        s.left = budget;
         int rc = cgprop_graph_merge(dst, src);
-        s.budget = 1000000;
+        s.left = 1000000;
         if (rc == CGPROP_OK) {
             ok = 1;
-            analyse(dst);
+            tanalyse(dst, CGPROP_SHARE_AUTO);
             exact(dst, "\tprog.py:5\ta", 3000, 4000, 0);
             exact(dst, "\tprog.py:9\tb", 1000, 3000, 0);
         } else {
@@ -1042,20 +943,20 @@ START_TEST(spellings)
     u8(&m, '0');
     cgprop_graph *g = rd(&m, NULL, CGPROP_INPUT_PSTATS);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 4);
-    ck_assert_uint_eq(id(g, "\tm.py:1\tmain"), 0);
-    ck_assert_uint_eq(id(g, "\ta b.py:2\tf"), 1);
-    ck_assert_uint_eq(id(g, "\tm.py:3\tg"), 2);
-    ck_assert_uint_eq(id(g, "\tx.py:4\th"), 3);
-    cgprop_edge_row e = edge(g, "\tm.py:1\tmain", "\ta b.py:2\tf");
+    ck_assert_uint_eq(tfind(g, "\tm.py:1\tmain"), 0);
+    ck_assert_uint_eq(tfind(g, "\ta b.py:2\tf"), 1);
+    ck_assert_uint_eq(tfind(g, "\tm.py:3\tg"), 2);
+    ck_assert_uint_eq(tfind(g, "\tx.py:4\th"), 3);
+    cgprop_edge_row e = tedge(g, "\tm.py:1\tmain", "\ta b.py:2\tf", 0);
     ck_assert_uint_eq(e.count, 1);
     ck_assert_uint_eq(e.cost, 3000);
-    e = edge(g, "\ta b.py:2\tf", "\tm.py:3\tg");
+    e = tedge(g, "\ta b.py:2\tf", "\tm.py:3\tg", 0);
     ck_assert_uint_eq(e.count, 2);
     ck_assert_uint_eq(e.cost, 1000);
-    e = edge(g, "\tm.py:1\tmain", "\tm.py:3\tg");
+    e = tedge(g, "\tm.py:1\tmain", "\tm.py:3\tg", 0);
     ck_assert_uint_eq(e.count, 3);
     ck_assert_uint_eq(e.cost, 2000);
-    e = edge(g, "\tx.py:4\th", "\tm.py:3\tg");
+    e = tedge(g, "\tx.py:4\th", "\tm.py:3\tg", 0);
     ck_assert_uint_eq(e.count, 4);
     ck_assert_uint_eq(e.cost, 0);
     cgprop_graph_free(g);
@@ -1136,7 +1037,7 @@ START_TEST(callers_across_batches)
         for (int k = 0; k < n; k++) {
             int j = cl[k];
             snprintf(ka, sizeof ka, "\tm.py:%d\tf%d", j + 1, j);
-            cgprop_edge_row e = edge(g, ka, kb);
+            cgprop_edge_row e = tedge(g, ka, kb, 0);
             ck_assert_msg(e.count == (uint64_t)(1 + (i + j) % 5), "%s -> %s: count %llu", ka, kb,
                           (unsigned long long)e.count);
             ck_assert_msg(e.cost == (uint64_t)((i + j) % 97 + 1) * 1000, "%s -> %s: cost %llu", ka, kb,
@@ -1145,7 +1046,7 @@ START_TEST(callers_across_batches)
     }
     cgprop_graph_free(g);
     /* And with each allocation failing in turn, a batch's among them. */
-    fault_loop((const char *)m.b, m.n);
+    tfail_read_sweep((const char *)m.b, m.n, "a", 100000);
     mb_free(&m);
 }
 END_TEST
@@ -1154,14 +1055,11 @@ START_TEST(alloc_failures)
 {
     mb m;
     put_stats(&m, mutual, 3, 2);
-    fault_loop((const char *)m.b, m.n);
-    FILE *f = fopen(DATA "/pstats/recur.pstats", "rb");
-    ck_assert(f != NULL);
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    ck_assert_uint_lt(n, sizeof buf);
-    fault_loop(buf, n);
+    tfail_read_sweep((const char *)m.b, m.n, "a", 100000);
+    size_t n;
+    char *d = tslurp(DATA "/pstats/recur.pstats", &n);
+    tfail_read_sweep(d, n, "a", 100000);
+    free(d);
 }
 END_TEST
 

@@ -420,19 +420,9 @@ START_TEST(enomem_adds_no_cost)
     enum { NFN = 200 };
     tfail fa;
     cgprop_allocator al = tfail_allocator(&fa, -1);
-    const char *name = "x";
     for (long n = 0;; n++) {
-        cgprop_graph *g = NULL;
-        ck_assert_int_eq(cgprop_graph_new(&al, &name, NULL, 1, &g), CGPROP_OK);
         uint32_t fr[NFN];
-        for (uint32_t i = 0; i < NFN; i++) {
-            char key[8];
-            key[0] = (char)('a' + i % 26);
-            key[1] = (char)('a' + i / 26);
-            uint32_t id;
-            ck_assert_int_eq(cgprop_graph_add_node(g, key, 2, &id), CGPROP_OK);
-            fr[i] = id;
-        }
+        cgprop_graph *g = tgraph_letters(&al, NFN, fr);
         uint64_t w[] = {3};
         fa.left = n;
         int rc = cgprop_graph_add_stack(g, fr, NFN, w);

@@ -16,61 +16,16 @@
 
 static cgprop_graph *rd(const char *text, cgprop_read_info *info)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_V8;
-    int rc = cgprop_read_buffer(text, strlen(text), "v", 1, &o, NULL, &g, info, &err);
-    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
+    cgprop_read_options o = tformat(CGPROP_INPUT_V8);
+    return tread(text, strlen(text), "v", &o, info);
 }
 
 static void bad(const char *text, int code, uint64_t line, const char *reason)
 {
-    cgprop_graph *g = (cgprop_graph *)1;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_V8;
-    int rc = cgprop_read_buffer(text, strlen(text), "s.cpuprofile", 12, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == code, "expected %d got %d (%s) for <<%s>>", code, rc, err.reason, text);
-    ck_assert(g == NULL);
-    ck_assert_msg(err.line == line, "line %llu, expected %llu (%s)", (unsigned long long)err.line,
-                  (unsigned long long)line, err.reason);
-    ck_assert_str_eq(err.file, "s.cpuprofile");
-    ck_assert_msg(strstr(err.reason, reason) != NULL, "reason '%s' lacks '%s'", err.reason, reason);
+    tread_bad(text, strlen(text), "s.cpuprofile", CGPROP_INPUT_V8, code, line, reason);
 }
 
-static uint32_t id(cgprop_graph *g, const char *k)
-{
-    uint32_t v;
-    ck_assert_msg(cgprop_graph_find_node(g, k, strlen(k), &v) == CGPROP_OK, "no function '%s'", k);
-    return v;
-}
-
-static uint64_t self(cgprop_graph *g, const char *k, uint32_t m)
-{
-    cgprop_node_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_NODES, m, id(g, k), &r, sizeof r), CGPROP_OK);
-    return r.self;
-}
-
-static uint64_t total(cgprop_graph *g, const char *k, uint32_t m)
-{
-    ck_assert_int_eq(cgprop_graph_split(g), CGPROP_OK);
-    cgprop_split_row r;
-    ck_assert_int_eq(cgprop_graph_get_row(g, CGPROP_ITER_SPLIT, m, id(g, k), &r, sizeof r), CGPROP_OK);
-    /* Exact, but where stacks may have been cut short (a hand-made
-     * profile's first frame is often a function called elsewhere): then
-     * flagged, and still the figure the stacks show. */
-    uint64_t unrooted;
-    ck_assert_int_eq(cgprop_graph_unrooted(g, m, &unrooted), CGPROP_OK);
-    if (!unrooted) ck_assert_uint_eq(r.inexact, 0);
-    return r.C_n;
-}
+static uint64_t total(cgprop_graph *g, const char *k, uint32_t m) { return tstack_total(g, tfind(g, k), m); }
 
 #define CF(name, url, line, col) \
     "\"callFrame\":{\"functionName\":\"" name "\",\"scriptId\":\"7\",\"url\":\"" url "\",\"lineNumber\":" #line \
@@ -128,16 +83,16 @@ START_TEST(hand_made)
     ck_assert_uint_eq(total(g, ANON, 0), 40);
     ck_assert_uint_eq(total(g, PROG, 0), 50);
     ck_assert_uint_eq(total(g, GC, 0), 60);
-    ck_assert_uint_eq(self(g, F, 0), 100);
-    ck_assert_uint_eq(self(g, G, 0), 70);
-    ck_assert_uint_eq(self(g, MAIN, 0), 0);
+    ck_assert_uint_eq(tself(g, F, 0), 100);
+    ck_assert_uint_eq(tself(g, G, 0), 70);
+    ck_assert_uint_eq(tself(g, MAIN, 0), 0);
     ck_assert_uint_eq(total(g, MAIN, 1), 6);
     ck_assert_uint_eq(total(g, F, 1), 6);
     ck_assert_uint_eq(total(g, G, 1), 3);
     ck_assert_uint_eq(total(g, ANON, 1), 1);
-    ck_assert_uint_eq(self(g, F, 1), 4);
+    ck_assert_uint_eq(tself(g, F, 1), 4);
     ck_assert_uint_eq(total(g, PROG, 1), 1);
-    ck_assert_str_eq(cgprop_node_display_name(g, id(g, ANON), NULL), "(anonymous)");
+    ck_assert_str_eq(cgprop_node_display_name(g, tfind(g, ANON), NULL), "(anonymous)");
     cgprop_graph_free(g);
 }
 END_TEST
@@ -155,8 +110,8 @@ START_TEST(deltas_step_back)
                          NULL);
     ck_assert_uint_eq(total(g, MAIN, 0), 75);
     ck_assert_uint_eq(total(g, G, 0), 55);
-    ck_assert_uint_eq(self(g, G, 0), 25);
-    ck_assert_uint_eq(self(g, F, 0), 50);
+    ck_assert_uint_eq(tself(g, G, 0), 25);
+    ck_assert_uint_eq(tself(g, F, 0), 50);
     ck_assert_uint_eq(total(g, F, 1), 3);
     cgprop_graph_free(g);
 }
@@ -181,7 +136,7 @@ START_TEST(parent_links_and_hit_counts)
            "{\"id\":3," CF("f", "file:///a.js", 4, 10) ",\"hitCount\":3}]}",
            NULL);
     ck_assert_uint_eq(total(g, MAIN, 1), 7);
-    ck_assert_uint_eq(self(g, F, 1), 3);
+    ck_assert_uint_eq(tself(g, F, 1), 3);
     ck_assert_uint_eq(total(g, MAIN, 0), 0);
     cgprop_graph_free(g);
     /* A sample on the root itself keeps a (root) frame. Time stamps 0 4 9:
@@ -189,8 +144,8 @@ START_TEST(parent_links_and_hit_counts)
     g = rd("{\"nodes\":[{\"id\":1," ROOT_CF ",\"children\":[2]},{\"id\":2," CF("main", "file:///a.js", 0, 0) "}],"
            "\"samples\":[1,2,1],\"timeDeltas\":[0,4,5],\"startTime\":0}",
            NULL);
-    ck_assert_uint_eq(self(g, "\t0:0\t(root)", 0), 9);
-    ck_assert_uint_eq(self(g, MAIN, 0), 5);
+    ck_assert_uint_eq(tself(g, "\t0:0\t(root)", 0), 9);
+    ck_assert_uint_eq(tself(g, MAIN, 0), 5);
     ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
     cgprop_graph_free(g);
 }
@@ -282,8 +237,8 @@ START_TEST(random_trees_any_order)
                 ck_assert_msg(et[f] == 0, "trial %d: %s missing", trial, names[f]);
                 continue;
             }
-            ck_assert_msg(self(g, key, 1) == es[f], "trial %d: self of %s %llu, expected %llu", trial, names[f],
-                          (unsigned long long)self(g, key, 1), (unsigned long long)es[f]);
+            ck_assert_msg(tself(g, key, 1) == es[f], "trial %d: self of %s %llu, expected %llu", trial, names[f],
+                          (unsigned long long)tself(g, key, 1), (unsigned long long)es[f]);
             ck_assert_msg(total(g, key, 1) == et[f], "trial %d: total of %s %llu, expected %llu", trial, names[f],
                           (unsigned long long)total(g, key, 1), (unsigned long long)et[f]);
         }
@@ -316,8 +271,8 @@ START_TEST(node_spellings)
         cgprop_graph *g = rd(in[i], NULL);
         ck_assert_uint_eq(cgprop_graph_node_count(g), 2);
         ck_assert_uint_eq(total(g, MAIN, 1), 7);
-        ck_assert_uint_eq(self(g, MAIN, 1), 4);
-        ck_assert_uint_eq(self(g, F, 1), 3);
+        ck_assert_uint_eq(tself(g, MAIN, 1), 4);
+        ck_assert_uint_eq(tself(g, F, 1), 3);
         cgprop_graph_free(g);
     }
 }
@@ -341,11 +296,11 @@ static void four_samples(const char *ids, const char *samples, const char *delta
              "\"startTime\":5,\"endTime\":9,\"samples\":%s,\"timeDeltas\":%s}",
              a, b, b, c, c, samples, deltas);
     cgprop_graph *g = rd(t, NULL);
-    ck_assert_uint_eq(self(g, F, 0), 3 * d);
-    ck_assert_uint_eq(self(g, MAIN, 0), d);
+    ck_assert_uint_eq(tself(g, F, 0), 3 * d);
+    ck_assert_uint_eq(tself(g, MAIN, 0), d);
     ck_assert_uint_eq(total(g, MAIN, 0), 4 * d);
-    ck_assert_uint_eq(self(g, F, 1), 3);
-    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    ck_assert_uint_eq(tself(g, F, 1), 3);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 1);
     cgprop_graph_free(g);
 }
 
@@ -381,7 +336,7 @@ START_TEST(json_details)
                          "\"lineNumber\":0,\"columnNumber\":5}} ],"
                          " \"samples\" : [ 9 ] , \"timeDeltas\" : [ 3 ] } \n",
                          NULL);
-    ck_assert_uint_eq(self(g, "script 42\t1:6\tev", 1), 1);
+    ck_assert_uint_eq(tself(g, "script 42\t1:6\tev", 1), 1);
     ck_assert_uint_eq(total(g, "file:///u.js\t3:4\tcaf\xc3\xa9 \xf0\x9f\x98\x80 \xef\xbf\xbd x y", 1), 1);
     cgprop_graph_free(g);
 }
@@ -406,7 +361,7 @@ START_TEST(line_breaks_in_names)
                          "\"url\":\"file:///x\\n.js\",\"lineNumber\":0,\"columnNumber\":0}}],"
                          "\"samples\":[1],\"timeDeltas\":[7]}",
                          NULL);
-    ck_assert_uint_eq(self(g, "file:///x .js\t1:1\ta b c d", 1), 1);
+    ck_assert_uint_eq(tself(g, "file:///x .js\t1:1\ta b c d", 1), 1);
     size_t n = 0;
     ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &n), CGPROP_OK);
     ck_assert_uint_gt(n, 0);
@@ -590,11 +545,11 @@ static void check_two_chunks(cgprop_graph *g)
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
     ck_assert_uint_eq(total(g, TMAIN, 0), 130);
     ck_assert_uint_eq(total(g, TMAIN, 1), 5);
-    ck_assert_uint_eq(self(g, TMAIN, 0), 30);
-    ck_assert_uint_eq(self(g, TMAIN, 1), 1);
+    ck_assert_uint_eq(tself(g, TMAIN, 0), 30);
+    ck_assert_uint_eq(tself(g, TMAIN, 1), 1);
     ck_assert_uint_eq(total(g, TF, 0), 100);
     ck_assert_uint_eq(total(g, TF, 1), 4);
-    ck_assert_uint_eq(self(g, TF, 0), 100);
+    ck_assert_uint_eq(tself(g, TF, 0), 100);
     ck_assert_uint_eq(total(g, PROG, 0), 50);
     ck_assert_uint_eq(total(g, PROG, 1), 1);
 }
@@ -661,13 +616,13 @@ START_TEST(trace_profiles_and_threads)
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
     ck_assert_uint_eq(total(g, FN("a"), 0), 26);
     ck_assert_uint_eq(total(g, FN("a"), 1), 3);
-    ck_assert_uint_eq(self(g, FN("a"), 0), 26);
+    ck_assert_uint_eq(tself(g, FN("a"), 0), 26);
     ck_assert_uint_eq(total(g, FN("b"), 0), 6);
     ck_assert_uint_eq(total(g, FN("b"), 1), 2);
     ck_assert_uint_eq(total(g, FN("c"), 0), 12);
     ck_assert_uint_eq(total(g, FN("c"), 1), 2);
-    ck_assert_uint_eq(self(g, FN("c"), 0), 6);
-    ck_assert_uint_eq(self(g, FN("c"), 1), 1);
+    ck_assert_uint_eq(tself(g, FN("c"), 0), 6);
+    ck_assert_uint_eq(tself(g, FN("c"), 1), 1);
     cgprop_graph_free(g);
 }
 END_TEST
@@ -822,16 +777,16 @@ static void check_cpu_threads(cgprop_graph *g)
     ck_assert_uint_eq(cgprop_graph_node_count(g), 3);
     ck_assert_uint_eq(total(g, MAIN, 0), 80);
     ck_assert_uint_eq(total(g, MAIN, 1), 4);
-    ck_assert_uint_eq(self(g, MAIN, 0), 20);
-    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    ck_assert_uint_eq(tself(g, MAIN, 0), 20);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 1);
     ck_assert_uint_eq(total(g, F, 0), 110);
     ck_assert_uint_eq(total(g, F, 1), 5);
-    ck_assert_uint_eq(self(g, F, 0), 110);
-    ck_assert_uint_eq(self(g, F, 1), 5);
+    ck_assert_uint_eq(tself(g, F, 0), 110);
+    ck_assert_uint_eq(tself(g, F, 1), 5);
     ck_assert_uint_eq(total(g, W, 0), 60);
     ck_assert_uint_eq(total(g, W, 1), 3);
-    ck_assert_uint_eq(self(g, W, 0), 10);
-    ck_assert_uint_eq(self(g, W, 1), 1);
+    ck_assert_uint_eq(tself(g, W, 0), 10);
+    ck_assert_uint_eq(tself(g, W, 1), 1);
 }
 
 START_TEST(trace_cpu_profile_threads)
@@ -934,7 +889,7 @@ START_TEST(trace_cpu_profile_rules)
                             "\"timeDeltas\":[5,5,5,5,5,5,5]}") "]";
     cgprop_graph *g = rd(hits, NULL);
     ck_assert_uint_eq(total(g, MAIN, 1), 5);
-    ck_assert_uint_eq(self(g, MAIN, 1), 3);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 3);
     ck_assert_uint_eq(total(g, F, 1), 2);
     ck_assert_uint_eq(total(g, MAIN, 0), 0);
     cgprop_graph_free(g);
@@ -946,7 +901,7 @@ START_TEST(trace_cpu_profile_rules)
                             CF("f", "file:///a.js", 4, 10) "}]}") "]";
     g = rd(nodeltas, NULL);
     ck_assert_uint_eq(total(g, MAIN, 1), 3);
-    ck_assert_uint_eq(self(g, MAIN, 1), 1);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 1);
     ck_assert_uint_eq(total(g, F, 1), 2);
     ck_assert_uint_eq(total(g, MAIN, 0), 0);
     cgprop_graph_free(g);
@@ -1083,17 +1038,17 @@ static void check_heap_hand(cgprop_graph *g, bool samples)
 {
     /* (root) has no bytes of its own: no function */
     ck_assert_uint_eq(cgprop_graph_node_count(g), 7);
-    ck_assert_uint_eq(self(g, MAIN, 0), 10);
+    ck_assert_uint_eq(tself(g, MAIN, 0), 10);
     ck_assert_uint_eq(total(g, MAIN, 0), 1358);
-    ck_assert_uint_eq(self(g, F, 0), 308);
+    ck_assert_uint_eq(tself(g, F, 0), 308);
     ck_assert_uint_eq(total(g, F, 0), 348);
-    ck_assert_uint_eq(self(g, G, 0), 40);
+    ck_assert_uint_eq(tself(g, G, 0), 40);
     ck_assert_uint_eq(total(g, G, 0), 1048);
     ck_assert_uint_eq(total(g, H, 0), 1000);
     ck_assert_uint_eq(total(g, V8API, 0), 560);
-    ck_assert_uint_eq(self(g, EVEN, 0), 10);
+    ck_assert_uint_eq(tself(g, EVEN, 0), 10);
     ck_assert_uint_eq(total(g, EVEN, 0), 15);
-    ck_assert_uint_eq(self(g, ODD, 0), 5);
+    ck_assert_uint_eq(tself(g, ODD, 0), 5);
     ck_assert_uint_eq(total(g, ODD, 0), 12);
     uint64_t all = 0, n = 0;
     for (uint32_t i = 0; i < cgprop_graph_node_count(g); i++) {
@@ -1109,17 +1064,17 @@ static void check_heap_hand(cgprop_graph *g, bool samples)
         return;
     }
     ck_assert_uint_eq(n, 9);
-    ck_assert_uint_eq(self(g, F, 1), 4);
+    ck_assert_uint_eq(tself(g, F, 1), 4);
     ck_assert_uint_eq(total(g, F, 1), 4);
-    ck_assert_uint_eq(self(g, MAIN, 1), 0);
+    ck_assert_uint_eq(tself(g, MAIN, 1), 0);
     ck_assert_uint_eq(total(g, MAIN, 1), 7);
-    ck_assert_uint_eq(self(g, G, 1), 0);
+    ck_assert_uint_eq(tself(g, G, 1), 0);
     ck_assert_uint_eq(total(g, G, 1), 4);
     ck_assert_uint_eq(total(g, H, 1), 3);
     ck_assert_uint_eq(total(g, V8API, 1), 1);
-    ck_assert_uint_eq(self(g, EVEN, 1), 1);
+    ck_assert_uint_eq(tself(g, EVEN, 1), 1);
     ck_assert_uint_eq(total(g, EVEN, 1), 1);
-    ck_assert_uint_eq(self(g, ODD, 1), 0);
+    ck_assert_uint_eq(tself(g, ODD, 1), 0);
     ck_assert_uint_eq(total(g, ODD, 1), 1);
 }
 
@@ -1149,7 +1104,7 @@ START_TEST(heap_hand_made)
            HN(HCF("main", 0, 0), 10, 2) HN(HCF("f", 4, 10), 100, 3) HEND HEND HEND "}",
            NULL);
     ck_assert_uint_eq(total(g, MAIN, 0), 110);
-    ck_assert_uint_eq(self(g, F, 1), 1);
+    ck_assert_uint_eq(tself(g, F, 1), 1);
     ck_assert_uint_eq(total(g, MAIN, 1), 1);
     cgprop_graph_free(g);
 }
@@ -1216,13 +1171,13 @@ START_TEST(heap_deep_chain)
     char *t = deep_chain(10000, 0);
     cgprop_graph *g = rd(t, NULL);
     const char *a = "file:///d.js\t2:1\ta", *b = "file:///d.js\t3:1\tb";
-    ck_assert_uint_eq(self(g, a, 0), 7);
+    ck_assert_uint_eq(tself(g, a, 0), 7);
     ck_assert_uint_eq(total(g, a, 0), 55007);
-    ck_assert_uint_eq(self(g, b, 0), 55000);
+    ck_assert_uint_eq(tself(g, b, 0), 55000);
     ck_assert_uint_eq(total(g, b, 0), 55000);
     ck_assert_uint_eq(total(g, a, 1), 10);
-    ck_assert_uint_eq(self(g, a, 1), 0);
-    ck_assert_uint_eq(self(g, b, 1), 10);
+    ck_assert_uint_eq(tself(g, a, 1), 0);
+    ck_assert_uint_eq(tself(g, b, 1), 10);
     cgprop_graph_free(g);
     free(t);
     /* An error deep in it names its own line: node d is on line d + 1. */
@@ -1368,39 +1323,11 @@ START_TEST(heap_keys_as_cpu)
     cgprop_graph *h2 = rd(heap_hand, NULL);
     ck_assert_int_eq(cgprop_graph_merge(h, h2), CGPROP_OK);
     ck_assert_uint_eq(total(h, F, 0), 2 * 348);
-    ck_assert_uint_eq(self(h, F, 1), 2 * 4);
+    ck_assert_uint_eq(tself(h, F, 1), 2 * 4);
     cgprop_graph_free(h);
     cgprop_graph_free(h2);
 }
 END_TEST
-
-typedef struct fa_state {
-    long budget, live;
-} fa_state;
-static void *fa_malloc(void *u, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    void *p = malloc(n);
-    if (p) s->live++;
-    return p;
-}
-static void *fa_realloc(void *u, void *p, size_t n)
-{
-    fa_state *s = u;
-    if (s->budget-- <= 0) return NULL;
-    if (!p) {
-        void *q = malloc(n);
-        if (q) s->live++;
-        return q;
-    }
-    return realloc(p, n);
-}
-static void fa_free(void *u, void *p)
-{
-    if (p) ((fa_state *)u)->live--;
-    free(p);
-}
 
 START_TEST(alloc_failures)
 {
@@ -1416,27 +1343,7 @@ START_TEST(alloc_failures)
      * reader is deep in the nesting. */
     char *deep = deep_chain(600, 0);
     const char *inputs[6] = {hand, step_back, trace, cpu, heap_hand, deep};
-    for (int in = 0; in < 6; in++) {
-        int ok = 0;
-        for (long budget = 0; budget < 5000 && !ok; budget++) {
-            fa_state s = {budget, 0};
-            cgprop_allocator a = {fa_malloc, fa_realloc, fa_free, &s};
-            cgprop_graph *g = NULL;
-            cgprop_read_error err;
-            cgprop_read_error_init(&err);
-            int rc = cgprop_read_buffer(inputs[in], strlen(inputs[in]), "a", 1, NULL, &a, &g, NULL, &err);
-            if (rc == CGPROP_OK) {
-                ok = 1;
-                cgprop_graph_free(g);
-            } else {
-                ck_assert_msg(rc == CGPROP_ENOMEM, "budget %ld: %d %s", budget, rc, err.reason);
-                ck_assert(g == NULL);
-                ck_assert(strstr(err.reason, "out of memory") != NULL);
-            }
-            ck_assert_int_eq(s.live, 0);
-        }
-        ck_assert(ok);
-    }
+    for (int in = 0; in < 6; in++) tfail_read_sweep(inputs[in], strlen(inputs[in]), "a", 5000);
     free(deep);
 }
 END_TEST
@@ -1490,23 +1397,6 @@ START_TEST(real_trace)
 END_TEST
 
 /* Reads the file at path, NUL-terminated. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    ck_assert(s != NULL);
-    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    s[n] = 0;
-    *len = (size_t)n;
-    return s;
-}
-
 /* node --cpu-prof's recur.cpuprofile wrapped in a CpuProfile event, as
  * DevTools wraps a .cpuprofile it opens (a trace object, the event's ph
  * "X", pid 1, tid 1, id "0x1") and as older DevTools saved one (a bare
@@ -1516,7 +1406,7 @@ static char *slurp(const char *path, size_t *len)
 START_TEST(trace_cpu_profile_real)
 {
     size_t n;
-    char *prof = slurp(DATA "/v8/recur.cpuprofile", &n);
+    char *prof = tslurp(DATA "/v8/recur.cpuprofile", &n);
     static const char *const head[] = {
         "{\"traceEvents\":[{\"cat\":\"disabled-by-default-devtools.timeline\",\"name\":\"CpuProfile\",\"ph\":\"X\","
         "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":0,\"args\":{\"data\":{\"cpuProfile\":",
@@ -1554,7 +1444,7 @@ START_TEST(trace_cpu_profile_real)
             memcpy(buf, key, kn);
             buf[kn] = 0;
             for (uint32_t m = 0; m < 2; m++) {
-                ck_assert_uint_eq(self(g, buf, m), self(want, buf, m));
+                ck_assert_uint_eq(tself(g, buf, m), tself(want, buf, m));
                 ck_assert_uint_eq(total(g, buf, m), total(want, buf, m));
             }
         }

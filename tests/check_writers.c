@@ -12,39 +12,7 @@
 #include "cgprop.h"
 #include "cgprop_experimental.h"
 #include "cgprop_io.h"
-
-/* ---- output capture ---- */
-
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-    int fail_after; /* fail the callback once n would exceed this (-1 never) */
-} buf;
-
-static int sink(void *user, const char *data, size_t len)
-{
-    buf *b = user;
-    ck_assert_uint_gt(len, 0);
-    if (b->fail_after >= 0 && b->n + len > (size_t)b->fail_after) return 1;
-    if (b->n + len + 1 > b->cap) {
-        b->cap = (b->n + len + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        ck_assert_ptr_nonnull(b->p);
-    }
-    memcpy(b->p + b->n, data, len);
-    b->n += len;
-    b->p[b->n] = '\0';
-    return 0;
-}
-
-static char *render(cgprop_graph *g, uint32_t format, const cgprop_write_options *o)
-{
-    buf b = {NULL, 0, 0, -1};
-    int rc = cgprop_write(g, format, o, sink, &b);
-    ck_assert_msg(rc == CGPROP_OK, "write: %d %s", rc, cgprop_graph_errmsg(g));
-    ck_assert_ptr_nonnull(b.p);
-    return b.p;
-}
+#include "support.h"
 
 /* ---- a tiny JSON parser (recursive: fine in a test) ---- */
 
@@ -233,12 +201,7 @@ static cgprop_graph *new_graph(const char *metric)
     return g;
 }
 
-static uint32_t node(cgprop_graph *g, const char *key)
-{
-    uint32_t id;
-    ck_assert_int_eq(cgprop_graph_add_node(g, key, strlen(key), &id), CGPROP_OK);
-    return id;
-}
+static uint32_t node(cgprop_graph *g, const char *key) { return tnode(g, key); }
 
 static void analyse(cgprop_graph *g, int split)
 {
@@ -295,7 +258,7 @@ static const char *line_with(const char *text, const char *needle)
 START_TEST(json_notes_example)
 {
     cgprop_graph *g = notes_graph();
-    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    char *out = trender(g, CGPROP_FORMAT_JSON, NULL);
     jv r;
     parse_json(out, &r);
     ck_assert_str_eq(at(get(&r, "metrics"), 0)->str, "w");
@@ -387,7 +350,7 @@ END_TEST
 START_TEST(json_no_classes_no_split_object)
 {
     cgprop_graph *g = abc_graph();
-    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    char *out = trender(g, CGPROP_FORMAT_JSON, NULL);
     jv r;
     parse_json(out, &r);
     jv *fs = get(&r, "functions");
@@ -449,7 +412,7 @@ START_TEST(json_no_total_per_metric)
     ck_assert_int_eq(cgprop_graph_add_self(g, A, one), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_self(g, B, one), CGPROP_OK);
     analyse(g, 0);
-    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    char *out = trender(g, CGPROP_FORMAT_JSON, NULL);
     jv r;
     parse_json(out, &r);
     jv *cs = get(&r, "calls");
@@ -496,7 +459,7 @@ START_TEST(json_escapes_and_no_nonfinite)
     uint64_t s = 7;
     ck_assert_int_eq(cgprop_graph_add_self(g, f, &s), CGPROP_OK);
     analyse(g, 0);
-    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    char *out = trender(g, CGPROP_FORMAT_JSON, NULL);
     ck_assert_ptr_null(strstr(out, "nan"));
     ck_assert_ptr_null(strstr(out, "inf"));
     jv r;
@@ -558,7 +521,7 @@ START_TEST(clamp_and_floor_counts_in_json_and_text)
         ck_assert_uint_eq(cgprop_graph_clamp_count(g), cases[c].clamps);
         ck_assert_uint_eq(cgprop_graph_floor_count(g), cases[c].floors);
         analyse(g, 1);
-        char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+        char *out = trender(g, CGPROP_FORMAT_JSON, NULL);
         jv j;
         parse_json(out, &j);
         ck_assert_double_eq(num(get(&j, "clamps")), (double)cases[c].clamps);
@@ -566,7 +529,7 @@ START_TEST(clamp_and_floor_counts_in_json_and_text)
         ck_assert_double_eq(num(at(get(&j, "totals"), 0)), (double)cases[c].total);
         jfree(&j);
         free(out);
-        out = render(g, CGPROP_FORMAT_TEXT, NULL);
+        out = trender(g, CGPROP_FORMAT_TEXT, NULL);
         ck_assert_ptr_nonnull(strstr(out, cases[c].line));
         ck_assert_ptr_null(strstr(out, cases[c].absent));
         free(out);
@@ -579,7 +542,7 @@ END_TEST
 START_TEST(text_exact_where_split_says_so)
 {
     cgprop_graph *g = notes_graph();
-    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    char *out = trender(g, CGPROP_FORMAT_TEXT, NULL);
     /* Flat profile, sorted by total: A 50 (100 %), B's exact C_n 30 (60 %), C 20. */
     const char *a = line_with(out, "  100.00             50");
     const char *b = line_with(out, "   60.00             30");
@@ -594,7 +557,7 @@ START_TEST(text_exact_where_split_says_so)
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_HEURISTIC_ONLY;
-    out = render(g, CGPROP_FORMAT_TEXT, &o);
+    out = trender(g, CGPROP_FORMAT_TEXT, &o);
     b = line_with(out, "   20.00            ~10");
     ck_assert_ptr_nonnull(strstr(b, "heuristic  B"));
     free(out);
@@ -605,7 +568,7 @@ END_TEST
 START_TEST(text_estimates_without_classes)
 {
     cgprop_graph *g = abc_graph();
-    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    char *out = trender(g, CGPROP_FORMAT_TEXT, NULL);
     /* main and C (no recursion) are exact. So is A, though in a cycle:
      * 50 enters it from main and the cycle's activations cost 50 in all
      * (self 20 + 10 and A->C 20). B is only bounded, by its own 10 and the
@@ -622,7 +585,7 @@ START_TEST(text_estimates_without_classes)
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_BOUNDS;
-    out = render(g, CGPROP_FORMAT_TEXT, &o);
+    out = trender(g, CGPROP_FORMAT_TEXT, &o);
     ck_assert_ptr_nonnull(strstr(out, "  midpoint   [10, 30]                          recursion       B <cycle 1>\n"));
     ck_assert_ptr_nonnull(strstr(out, "  exact                                                        A <cycle 1>\n"));
     free(out);
@@ -636,7 +599,7 @@ START_TEST(dot_labels_colours_and_pruning)
     cgprop_write_options co;
     cgprop_write_options_init(&co);
     co.cycles = CGPROP_DOT_CYCLES_CLUSTER;
-    char *out = render(g, CGPROP_FORMAT_DOT, &co);
+    char *out = trender(g, CGPROP_FORMAT_DOT, &co);
     ck_assert_ptr_nonnull(strstr(out, "digraph"));
     /* B: ~31.43 % total (the midpoint 110/7 of 50), (20 %) self, 1 call;
      * estimate -> dashed, with its kind and interval as the tooltip. */
@@ -655,7 +618,7 @@ START_TEST(dot_labels_colours_and_pruning)
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.node_thres = 35;
-    out = render(g, CGPROP_FORMAT_DOT, &o);
+    out = trender(g, CGPROP_FORMAT_DOT, &o);
     ck_assert_ptr_null(strstr(out, "\n    n2 ["));
     ck_assert_ptr_null(strstr(out, "n2 ["));
     ck_assert_ptr_null(strstr(out, "n1 -> n2"));
@@ -665,7 +628,7 @@ START_TEST(dot_labels_colours_and_pruning)
 
     /* The default draws no cluster: A and B (the cycle) end their labels
      * with the cycle's name, main and C do not. */
-    out = render(g, CGPROP_FORMAT_DOT, NULL);
+    out = trender(g, CGPROP_FORMAT_DOT, NULL);
     ck_assert_ptr_null(strstr(out, "subgraph"));
     ck_assert_ptr_null(strstr(out, "newrank"));
     ck_assert_ptr_nonnull(strstr(out, "label=\"B\\n~31.43%\\n(20.00%)\\n1\xc3\x97\\n<cycle 1>\"]"));
@@ -677,18 +640,18 @@ START_TEST(dot_labels_colours_and_pruning)
     free(out);
     o.node_thres = 0;
     o.cycles = CGPROP_DOT_CYCLES_NONE;
-    out = render(g, CGPROP_FORMAT_DOT, &o);
+    out = trender(g, CGPROP_FORMAT_DOT, &o);
     ck_assert_ptr_null(strstr(out, "subgraph"));
     ck_assert_ptr_null(strstr(out, "<cycle"));
     ck_assert_ptr_nonnull(strstr(out, "n1 -> n2"));
     free(out);
     o.cycles = CGPROP_DOT_CYCLES_NONE + 1;
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, &o, sink, NULL), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, &o, tbuf_sink, NULL), CGPROP_EINVAL);
     /* A caller built before the field existed passes the shorter struct:
      * accepted, with the default drawing. */
     o.cycles = 0xdeadu; /* past the size given: never read */
     o.size = (uint32_t)offsetof(cgprop_write_options, cycles);
-    out = render(g, CGPROP_FORMAT_DOT, &o);
+    out = trender(g, CGPROP_FORMAT_DOT, &o);
     ck_assert_ptr_nonnull(strstr(out, "\\n<cycle 1>"));
     free(out);
     cgprop_write_options_init(&o);
@@ -696,7 +659,7 @@ START_TEST(dot_labels_colours_and_pruning)
     /* Edge threshold 50 %: A->C (40 %) goes, main->A (100 %) stays. */
     o.node_thres = 0;
     o.edge_thres = 50;
-    out = render(g, CGPROP_FORMAT_DOT, &o);
+    out = trender(g, CGPROP_FORMAT_DOT, &o);
     ck_assert_ptr_null(strstr(out, "n1 -> n3"));
     ck_assert_ptr_nonnull(strstr(out, "n0 -> n1"));
     free(out);
@@ -707,7 +670,7 @@ END_TEST
 START_TEST(dot_exact_node_not_dashed)
 {
     cgprop_graph *g = notes_graph();
-    char *out = render(g, CGPROP_FORMAT_DOT, NULL);
+    char *out = trender(g, CGPROP_FORMAT_DOT, NULL);
     /* B's exact C_n 30 of 50 = 60 %, solid; the call B->A enters only the
      * recursive A: no exact share of its own, drawn dotted with no figure. */
     const char *b = line_with(out, "n1 [");
@@ -725,7 +688,7 @@ END_TEST
 START_TEST(callgrind_classes_written_as_names)
 {
     cgprop_graph *g = notes_graph();
-    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    char *out = trender(g, CGPROP_FORMAT_CALLGRIND, NULL);
     ck_assert_ptr_nonnull(strstr(out, "events: w\n"));
     ck_assert_ptr_nonnull(strstr(out, "summary: 50\n"));
     /* A level 0 self 10, A'2 (level 1) self 10; B->A'2 cost 20; A'2->C cost 10. */
@@ -741,7 +704,7 @@ START_TEST(callgrind_classes_written_as_names)
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_NO_CLASSES | CGPROP_W_NO_COMPRESSION;
-    out = render(g, CGPROP_FORMAT_CALLGRIND, &o);
+    out = trender(g, CGPROP_FORMAT_CALLGRIND, &o);
     ck_assert_ptr_null(strstr(out, "'2"));
     ck_assert_ptr_nonnull(strstr(out, "fn=A\n0 20\n"));
     ck_assert_ptr_nonnull(strstr(out, "cfn=B\ncalls=1 0\n0 30\n"));
@@ -755,16 +718,9 @@ END_TEST
 /* Read callgrind text back, keys by bare name. */
 static cgprop_graph *read_back(const char *text)
 {
-    cgprop_graph *g = NULL;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_CALLGRIND;
+    cgprop_read_options o = tformat(CGPROP_INPUT_CALLGRIND);
     o.key_mode = CGPROP_KEY_NAME;
-    int rc = cgprop_read_buffer(text, strlen(text), "w", 1, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
+    return tread(text, strlen(text), "w", &o, NULL);
 }
 
 static cgprop_edge_row edge_of(cgprop_graph *g, const char *a, const char *b)
@@ -790,7 +746,7 @@ START_TEST(callgrind_name_spelling_an_id)
     ck_assert_int_eq(cgprop_graph_add_self(g, f, &five), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_edge(g, m, q, 1, &one, NULL), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_edge(g, m, f, 2, &five, NULL), CGPROP_OK);
-    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    char *out = trender(g, CGPROP_FORMAT_CALLGRIND, NULL);
     ck_assert_ptr_nonnull(strstr(out, "fn=(2) main\n"));
     ck_assert_ptr_nonnull(strstr(out, "cfn=(5) (7)'(1)\ncalls=1 0\n0 1\n"));
     ck_assert_ptr_nonnull(strstr(out, "cfn=(9) (1)\ncalls=2 0\n0 5\n"));
@@ -816,7 +772,7 @@ START_TEST(callgrind_leading_blanks_kept)
     uint32_t a = node(g, "o\t lib.c\t f"), b = node(g, "o\tlib.c\t\rg");
     uint64_t one = 1;
     ck_assert_int_eq(cgprop_graph_add_edge(g, a, b, 1, &one, NULL), CGPROP_OK);
-    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    char *out = trender(g, CGPROP_FORMAT_CALLGRIND, NULL);
     ck_assert_ptr_nonnull(strstr(out, "\nfl= lib.c\nfn= f\n"));
     ck_assert_ptr_nonnull(strstr(out, "\ncfn=\rg\n"));
     cgprop_graph *back = NULL;
@@ -836,13 +792,13 @@ START_TEST(callgrind_line_break_refused)
 {
     cgprop_graph *g = new_graph("Ir");
     node(g, "main\nfn=evil");
-    buf b = {NULL, 0, 0, -1};
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b), CGPROP_EINVAL);
+    tbuf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, tbuf_sink, &b), CGPROP_EINVAL);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "line break"));
     ck_assert_uint_eq(b.n, 0);
     /* JSON carries it escaped. */
     analyse(g, 0);
-    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    char *out = trender(g, CGPROP_FORMAT_JSON, NULL);
     ck_assert_ptr_nonnull(strstr(out, "\"main\\nfn=evil\""));
     free(out);
     free(b.p);
@@ -863,13 +819,13 @@ START_TEST(callgrind_call_without_cost_refused)
     ck_assert_int_eq(cgprop_graph_add_self(g, h, &s), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_edge(g, m, f, 3, &c, NULL), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_edge(g, f, h, 2, NULL, NULL), CGPROP_OK);
-    buf b = {NULL, 0, 0, -1};
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b), CGPROP_EINVAL);
+    tbuf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, tbuf_sink, &b), CGPROP_EINVAL);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "f -> h has no measured cost"));
     ck_assert_uint_eq(b.n, 0);
     free(b.p);
     ck_assert_int_eq(cgprop_graph_add_edge(g, f, h, 0, &c, NULL), CGPROP_OK);
-    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    char *out = trender(g, CGPROP_FORMAT_CALLGRIND, NULL);
     ck_assert_ptr_nonnull(strstr(out, "calls=2 0\n0 5\n"));
     free(out);
     cgprop_graph_free(g);
@@ -895,7 +851,7 @@ START_TEST(callgrind_callee_file_only_where_it_differs)
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_NO_COMPRESSION;
-    char *out = render(g, CGPROP_FORMAT_CALLGRIND, &o);
+    char *out = trender(g, CGPROP_FORMAT_CALLGRIND, &o);
     ck_assert_ptr_nonnull(strstr(out, "fn=main\n0 5\ncfn=f\ncalls=1 0\n0 15\n"));
     ck_assert_ptr_nonnull(strstr(out, "fn=f\n0 5\ncob=/lib/l.so\ncfi=/src/b.c\ncfn=h\ncalls=1 0\n0 5\n"));
     cgprop_read_options ro;
@@ -929,7 +885,7 @@ START_TEST(metric_names_one_word_each)
     const char *prefix[] = {"ab", "ac"};
     ck_assert_int_eq(cgprop_graph_new(NULL, prefix, lens, 2, &g), CGPROP_EINVAL);
     ck_assert_int_eq(cgprop_graph_new(NULL, ok, NULL, 3, &g), CGPROP_OK);
-    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    char *out = trender(g, CGPROP_FORMAT_CALLGRIND, NULL);
     ck_assert_ptr_nonnull(strstr(out, "\nevents: a_b a-b Ir\n"));
     free(out);
     cgprop_graph_free(g);
@@ -942,8 +898,8 @@ START_TEST(callgrind_summary_overflow_refused)
     uint64_t max = UINT64_MAX;
     ck_assert_int_eq(cgprop_graph_add_self(g, node(g, "a"), &max), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_self(g, node(g, "b"), &max), CGPROP_OK);
-    buf b = {NULL, 0, 0, -1};
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b), CGPROP_EOVERFLOW);
+    tbuf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, tbuf_sink, &b), CGPROP_EOVERFLOW);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "summary:"));
     ck_assert_uint_eq(b.n, 0);
     free(b.p);
@@ -956,8 +912,8 @@ START_TEST(callgrind_summary_overflow_refused)
     uint64_t one = 1;
     ck_assert_int_eq(cgprop_graph_add_edge(g, m, a, UINT64_MAX, &one, NULL), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_edge(g, a, c, 0, &one, NULL), CGPROP_OK);
-    buf b2 = {NULL, 0, 0, -1};
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b2), CGPROP_EOVERFLOW);
+    tbuf b2 = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, tbuf_sink, &b2), CGPROP_EOVERFLOW);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "2^64 - 1"));
     ck_assert_uint_eq(b2.n, 0);
     free(b2.p);
@@ -985,7 +941,7 @@ START_TEST(ambiguous_names)
     }
     ck_assert_int_eq(cgprop_graph_add_self(g, m, &one), CGPROP_OK);
     analyse(g, 1);
-    char *t = render(g, CGPROP_FORMAT_TEXT, NULL);
+    char *t = trender(g, CGPROP_FORMAT_TEXT, NULL);
     ck_assert_ptr_nonnull(strstr(t, "f [libb.so]"));
     ck_assert_ptr_nonnull(strstr(t, "f [liba.so, x.c]"));
     ck_assert_ptr_nonnull(strstr(t, "f [liba.so, y.c]"));
@@ -999,7 +955,7 @@ START_TEST(ambiguous_names)
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_NO_PRUNE;
-    char *d = render(g, CGPROP_FORMAT_DOT, &o);
+    char *d = trender(g, CGPROP_FORMAT_DOT, &o);
     ck_assert_ptr_nonnull(strstr(d, "label=\"f [libb.so]\\n"));
     ck_assert_ptr_nonnull(strstr(d, "label=\"f [liba.so, y.c]\\n"));
     ck_assert_ptr_nonnull(strstr(d, "label=\"main\\n"));
@@ -1027,7 +983,7 @@ START_TEST(callgrind_counts_on_every_part)
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = CGPROP_W_NO_COMPRESSION;
-    char *out = render(g, CGPROP_FORMAT_CALLGRIND, &o);
+    char *out = trender(g, CGPROP_FORMAT_CALLGRIND, &o);
     ck_assert_ptr_nonnull(strstr(out, "fn=f\n0 4\ncfn=f'2\ncalls=1 0\n0 6\n"));
     ck_assert_ptr_nonnull(strstr(out, "fn=f'2\n0 6\ncfn=f'2\ncalls=2 0\n0 4\n"));
     ck_assert_ptr_null(strstr(out, "calls=0"));
@@ -1050,7 +1006,7 @@ START_TEST(callgrind_stacks_counts_one_more)
     cgprop_read_error err;
     cgprop_read_error_init(&err);
     ck_assert_int_eq(cgprop_read_buffer(text, strlen(text), "s", 1, NULL, NULL, &g, NULL, &err), CGPROP_OK);
-    char *out = render(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    char *out = trender(g, CGPROP_FORMAT_CALLGRIND, NULL);
     ck_assert_ptr_nonnull(strstr(out, "\ndesc: Call counts: every calls= count is one more than the calls made\n"));
     ck_assert_ptr_nonnull(strstr(out, "cfn=(4) a\ncalls=1 0\n0 3\n"));
     cgprop_graph *back = read_back(out);
@@ -1078,7 +1034,7 @@ START_TEST(json_bytes_outside_utf8)
     cgprop_graph *g = new_graph("Ir");
     node(g, "a\xff" "b\xc3\xa9\xc0\xaf\xed\xa0\x80\xf0\x9f\x98\x80\xc3");
     analyse(g, 0);
-    char *out = render(g, CGPROP_FORMAT_JSON, NULL);
+    char *out = trender(g, CGPROP_FORMAT_JSON, NULL);
     ck_assert_ptr_nonnull(strstr(out, "\"key\":\"a\\udcffb\xc3\xa9\\udcc0\\udcaf\\udced\\udca0\\udc80\xf0\x9f\x98\x80\\udcc3\""));
     free(out);
     cgprop_graph_free(g);
@@ -1094,7 +1050,7 @@ START_TEST(text_names_escaped_exact_figures_exact)
     uint64_t big = 9007199254740993ull;
     ck_assert_int_eq(cgprop_graph_add_self(g, m, &big), CGPROP_OK);
     analyse(g, 1);
-    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    char *out = trender(g, CGPROP_FORMAT_TEXT, NULL);
     ck_assert_ptr_null(strchr(out, '\x1b'));
     ck_assert_ptr_null(strchr(out, '\x07'));
     ck_assert_ptr_nonnull(strstr(out, "x\\x1b[31my\\x07\\\\\n"));
@@ -1121,7 +1077,7 @@ START_TEST(text_gap_table_exact)
     ck_assert_int_eq(cgprop_graph_add_stack(g, s4, 3, &w), CGPROP_OK);
     ck_assert_int_eq(cgprop_graph_add_stack(g, s5, 4, &w), CGPROP_OK);
     analyse(g, 1);
-    char *out = render(g, CGPROP_FORMAT_TEXT, NULL);
+    char *out = trender(g, CGPROP_FORMAT_TEXT, NULL);
     const char *gaps = strstr(out, "Exact vs estimate");
     ck_assert_ptr_nonnull(gaps);
     const char *row = strstr(gaps, "\n9007199254740993 "); /* wider than its 14 columns */
@@ -1146,7 +1102,7 @@ START_TEST(dot_long_name_cut)
     uint64_t one = 1;
     ck_assert_int_eq(cgprop_graph_add_self(g, node(g, name), &one), CGPROP_OK);
     analyse(g, 0);
-    char *out = render(g, CGPROP_FORMAT_DOT, NULL);
+    char *out = trender(g, CGPROP_FORMAT_DOT, NULL);
     char want[4200];
     memset(want, 'a', 4095);
     strcpy(want + 4095, "...\\n");
@@ -1163,8 +1119,8 @@ START_TEST(write_unknown_flags_refused)
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.flags = 1u << 9; /* the first bit no flag uses */
-    buf b = {NULL, 0, 0, -1};
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, &o, sink, &b), CGPROP_EINVAL);
+    tbuf b = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, &o, tbuf_sink, &b), CGPROP_EINVAL);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "unknown flag bits 0x200"));
     free(b.p);
     cgprop_graph_free(g);
@@ -1172,7 +1128,7 @@ START_TEST(write_unknown_flags_refused)
 END_TEST
 
 /* A sink that refuses in the middle of a large output: the writer stops
- * with CGPROP_EWRITE, and what the sink took is the start of the full
+ * with CGPROP_EWRITE, and what the tbuf_sink took is the start of the full
  * output, whole pieces of it. The output spans several of the writer's
  * pieces (a chain of 15,000 functions: 0.7 MB or more in text, JSON and
  * callgrind),
@@ -1193,11 +1149,11 @@ START_TEST(sink_refuses_midway)
     analyse(g, 1);
     for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
         if (fmt == CGPROP_FORMAT_DOT) continue; /* its pruned picture is small */
-        buf all = {NULL, 0, 0, -1};
-        ck_assert_int_eq(cgprop_write(g, fmt, NULL, sink, &all), CGPROP_OK);
+        tbuf all = {NULL, 0, 0, -1};
+        ck_assert_int_eq(cgprop_write(g, fmt, NULL, tbuf_sink, &all), CGPROP_OK);
         ck_assert_msg(all.n > 700000, "format %u: %zu bytes, too few for the test", fmt, all.n);
-        buf part = {NULL, 0, 0, (int)(all.n * 2 / 3)};
-        ck_assert_int_eq(cgprop_write(g, fmt, NULL, sink, &part), CGPROP_EWRITE);
+        tbuf part = {NULL, 0, 0, (int)(all.n * 2 / 3)};
+        ck_assert_int_eq(cgprop_write(g, fmt, NULL, tbuf_sink, &part), CGPROP_EWRITE);
         ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "callback"));
         ck_assert_uint_gt(part.n, 0);
         ck_assert_uint_le(part.n, all.n * 2 / 3);
@@ -1212,31 +1168,31 @@ END_TEST
 START_TEST(errors)
 {
     cgprop_graph *g = abc_graph();
-    buf b = {NULL, 0, 0, 100};
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, sink, &b), CGPROP_EWRITE);
+    tbuf b = {NULL, 0, 0, 100};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, tbuf_sink, &b), CGPROP_EWRITE);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "callback"));
     free(b.p);
-    ck_assert_int_eq(cgprop_write(NULL, CGPROP_FORMAT_JSON, NULL, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write(NULL, CGPROP_FORMAT_JSON, NULL, tbuf_sink, &b), CGPROP_EINVAL);
     ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, NULL, &b), CGPROP_EINVAL);
-    ck_assert_int_eq(cgprop_write(g, 99, NULL, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write(g, 99, NULL, tbuf_sink, &b), CGPROP_EINVAL);
     cgprop_write_options o;
     cgprop_write_options_init(&o);
     o.metric = 1;
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_TEXT, &o, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_TEXT, &o, tbuf_sink, &b), CGPROP_EINVAL);
     o.metric = 0;
     o.node_thres = NAN;
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, &o, sink, &b), CGPROP_EINVAL);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, &o, tbuf_sink, &b), CGPROP_EINVAL);
     ck_assert_int_eq(cgprop_write_path(g, CGPROP_FORMAT_DOT, NULL, "/nonexistent/dir/x.dot", 22), CGPROP_EWRITE);
     ck_assert_ptr_nonnull(strstr(cgprop_graph_errmsg(g), "/nonexistent/dir/x.dot"));
     /* A mutation makes the results stale: views need propagate again. */
     uint32_t id;
     ck_assert_int_eq(cgprop_graph_add_node(g, "new", 3, &id), CGPROP_OK);
-    buf b2 = {NULL, 0, 0, -1};
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_TEXT, NULL, sink, &b2), CGPROP_ESTATE);
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, sink, &b2), CGPROP_ESTATE);
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, NULL, sink, &b2), CGPROP_ESTATE);
+    tbuf b2 = {NULL, 0, 0, -1};
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_TEXT, NULL, tbuf_sink, &b2), CGPROP_ESTATE);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, tbuf_sink, &b2), CGPROP_ESTATE);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_DOT, NULL, tbuf_sink, &b2), CGPROP_ESTATE);
     /* callgrind needs no analysis */
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, sink, &b2), CGPROP_OK);
+    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_CALLGRIND, NULL, tbuf_sink, &b2), CGPROP_OK);
     free(b2.p);
     cgprop_graph_free(g);
 }
@@ -1286,9 +1242,9 @@ START_TEST(allocation_failures)
     for (uint32_t fmt = CGPROP_FORMAT_TEXT; fmt <= CGPROP_FORMAT_CALLGRIND; fmt++) {
         int ok = 0;
         for (long n = 0; n < 10000 && !ok; n++) {
-            buf b = {NULL, 0, 0, -1};
+            tbuf b = {NULL, 0, 0, -1};
             fl.left = n;
-            int rc = cgprop_write(g, fmt, NULL, sink, &b);
+            int rc = cgprop_write(g, fmt, NULL, tbuf_sink, &b);
             fl.left = -1;
             free(b.p);
             if (rc == CGPROP_OK) ok = 1;

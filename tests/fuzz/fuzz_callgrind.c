@@ -118,34 +118,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.no_fold_recursion = ((h >> 4) & 3u) == 0;
     static const uint32_t recs[8] = {0, 0, 0, 0, 1, 2, 3, 7};
     o.separate_recs = recs[(h >> 6) & 7u];
-    /* One run in four fails an allocation somewhere in the reader. */
-    long until = ((h >> 9) & 3u) == 0 ? (long)((h >> 40) % 200) : -1;
-
-    fz_alloc f;
-    cgprop_allocator a = fz_allocator(&f, until);
-    cgprop_graph *g = NULL;
-    cgprop_read_info info;
-    cgprop_read_info_init(&info);
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
+    long until = fz_until(h, 200);
     if (until < 0) fz_fast_agrees(data, size, &o);
-    int rc = cgprop_read_buffer((const char *)data, size, "fuzz.out", 8, &o, &a, &g, &info, &err);
-    fz_check_read_status(rc, g, &err);
-    if (rc == CGPROP_ENOMEM) FZ_CHECK(f.failed > 0);
-    if (rc != CGPROP_OK) {
-        FZ_CHECK(f.live == 0);
-        return 0;
-    }
+    fz_alloc f;
+    cgprop_read_info info;
+    cgprop_graph *g = fz_read(data, size, "fuzz.out", &o, &f, until, NULL, &info);
+    if (!g) return 0;
     FZ_CHECK(info.format == CGPROP_INPUT_CALLGRIND || o.format == CGPROP_INPUT_AUTO);
     FZ_CHECK(info.recursion <= CGPROP_RECS_UNFOLDED);
-    f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-    int ok = fz_analyse(g, fz_share(h));
-    size_t cg_len;
-    char *cg = fz_write_all(g, ok, h, &cg_len);
-    f.until_fail = -1;
-    if (cg) fz_roundtrip(g, ok, h, cg, cg_len);
-    free(cg);
-    cgprop_graph_free(g);
-    FZ_CHECK(f.live == 0);
+    fz_finish(g, &f, h, NULL);
     return 0;
 }

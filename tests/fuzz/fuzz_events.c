@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ro_di[0] = (uint64_t)INT64_MAX / 2;
         ro_de[0] = (uint64_t)INT64_MAX / 2;
     }
-    long until = ((h >> 9) & 3u) == 0 ? (long)((h >> 40) % 200) : -1;
+    long until = fz_until(h, 200);
 
     fz_alloc f;
     cgprop_allocator a = fz_allocator(&f, until);
@@ -47,15 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (ro.mode != CGPROP_COMP_ONLINE || !(ro.flags & CGPROP_REC_CLAMP)) FZ_CHECK(info.clamps == 0);
         /* One flush at the end: the graph carries every clamp the replay made. */
         FZ_CHECK(cgprop_graph_clamp_count(g) == info.clamps);
-        f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-        int ok = fz_analyse(g, fz_share(h));
-        size_t cg_len;
-        char *cg = fz_write_all(g, ok, h, &cg_len);
-        f.until_fail = -1;
-        if (cg) fz_roundtrip(g, ok, h, cg, cg_len);
-        free(cg);
-        cgprop_graph_free(g);
-        FZ_CHECK(f.live == 0);
+        fz_finish(g, &f, h, NULL);
     }
 
     /* Without compensation, the generic reader replays the same way. */

@@ -1,8 +1,8 @@
-/* Shared by the reader fuzz targets (fuzz_callgrind.c, fuzz_folded.c,
- * fuzz_events.c): a counting allocator that can fail the Nth allocation, an
- * output sink that can fail after N bytes, and the checks every reader result
- * must pass. Every check traps, so libFuzzer and the standalone replayer both
- * stop on the first broken promise. */
+/* Shared by the reader fuzz targets: a counting allocator that can fail the
+ * Nth allocation, an output sink that can fail after N bytes, the checks
+ * every reader result must pass, and the run every target makes of them.
+ * Every check traps, so libFuzzer and the standalone replayer both stop on
+ * the first broken promise. */
 #ifndef CGPROP_FUZZ_READERS_H
 #define CGPROP_FUZZ_READERS_H
 
@@ -596,6 +596,79 @@ static void fz_roundtrip(cgprop_graph *g, int analysed, uint64_t h, const char *
         fz_compare(g, back, both, fz_mix(v));
     }
     cgprop_graph_free(back);
+}
+
+/* One run in four fails an allocation of the reader's, one of the first
+ * `most`; else -1: none. */
+static inline long fz_until(uint64_t h, long most) { return ((h >> 9) & 3u) == 0 ? (long)((h >> 40) % most) : -1; }
+
+/* The input read with o through f, a fresh allocator that fails after
+ * `until` allocations (< 0: never). A refused allocation is the only
+ * cause of ENOMEM, unless the reason contains `enomem_reason` (NULL:
+ * none); a failed read leaks nothing. Returns the graph, NULL when the
+ * read failed. */
+static inline cgprop_graph *fz_read(const uint8_t *data, size_t size, const char *name,
+                                    const cgprop_read_options *o, fz_alloc *f, long until,
+                                    const char *enomem_reason, cgprop_read_info *info)
+{
+    cgprop_allocator a = fz_allocator(f, until);
+    cgprop_graph *g = NULL;
+    cgprop_read_info_init(info);
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int rc = cgprop_read_buffer((const char *)data, size, name, strlen(name), o, &a, &g, info, &err);
+    fz_check_read_status(rc, g, &err);
+    if (rc == CGPROP_ENOMEM) FZ_CHECK(f->failed > 0 || (enomem_reason && strstr(err.reason, enomem_reason) != NULL));
+    if (rc != CGPROP_OK) {
+        FZ_CHECK(f->live == 0);
+        return NULL;
+    }
+    return g;
+}
+
+/* What every reader's graph goes through: every analysis, failing one of
+ * its allocations one run in four, then `analysed` (if given, and the
+ * analyses succeeded), every writer and a read-back of the callgrind
+ * writer's output; then g is freed, and nothing f handed out may be left. */
+static inline void fz_finish(cgprop_graph *g, fz_alloc *f, uint64_t h, void (*analysed)(cgprop_graph *g))
+{
+    f->until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
+    int ok = fz_analyse(g, fz_share(h));
+    if (ok && analysed) analysed(g);
+    size_t cg_len;
+    char *cg = fz_write_all(g, ok, h, &cg_len);
+    f->until_fail = -1;
+    if (cg) fz_roundtrip(g, ok, h, cg, cg_len);
+    free(cg);
+    cgprop_graph_free(g);
+    FZ_CHECK(f->live == 0);
+}
+
+/* A target for the reader of `format` (or detection, one time in eight):
+ * read as that format, a graph must say so and give the `recursion` the
+ * format implies, and pass `as_read` (if given) before the analyses and
+ * `analysed` (if given) after them. With contexts, half the runs read
+ * calling contexts too. */
+static inline int fz_reader_target(const uint8_t *data, size_t size, uint32_t format, const char *name,
+                                   uint32_t recursion, int contexts, void (*as_read)(cgprop_graph *g),
+                                   void (*analysed)(cgprop_graph *g))
+{
+    uint64_t h = fz_hash(data, size);
+    cgprop_read_options o;
+    cgprop_read_options_init(&o);
+    o.format = (h & 7u) == 0 ? CGPROP_INPUT_AUTO : format;
+    if (contexts) o.contexts = (uint32_t)(h >> 5) & 1u;
+    fz_alloc f;
+    cgprop_read_info info;
+    cgprop_graph *g = fz_read(data, size, name, &o, &f, fz_until(h, 200), NULL, &info);
+    if (!g) return 0;
+    if (o.format == format) {
+        FZ_CHECK(info.format == format);
+        FZ_CHECK(info.recursion == recursion);
+    }
+    if (info.format == format && as_read) as_read(g);
+    fz_finish(g, &f, h, info.format == format ? analysed : NULL);
+    return 0;
 }
 
 #endif

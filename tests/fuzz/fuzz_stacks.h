@@ -72,48 +72,11 @@ static void fz_stack_identities(cgprop_graph *g)
     free(in_n);
 }
 
-/* One input for the reader of `format` (or detection, one time in eight)
- * with allocation failures, then the split's identities, every analysis,
- * every writer and a read-back of the callgrind writer's output (see
- * fuzz_callgrind.c for what traps). */
+/* One input for the reader of `format`: every recursion class comes from
+ * a stack, and half the runs read calling contexts, for the flame graph. */
 static int fz_stack_target(const uint8_t *data, size_t size, uint32_t format, const char *name)
 {
-    uint64_t h = fz_hash(data, size);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = (h & 7u) == 0 ? CGPROP_INPUT_AUTO : format;
-    o.contexts = (uint32_t)(h >> 5) & 1u; /* half the time: calling contexts, for the flame graph */
-    long until = ((h >> 9) & 3u) == 0 ? (long)((h >> 40) % 200) : -1;
-
-    fz_alloc f;
-    cgprop_allocator a = fz_allocator(&f, until);
-    cgprop_graph *g = NULL;
-    cgprop_read_info info;
-    cgprop_read_info_init(&info);
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    int rc = cgprop_read_buffer((const char *)data, size, name, strlen(name), &o, &a, &g, &info, &err);
-    fz_check_read_status(rc, g, &err);
-    if (rc == CGPROP_ENOMEM) FZ_CHECK(f.failed > 0);
-    if (rc != CGPROP_OK) {
-        FZ_CHECK(f.live == 0);
-        return 0;
-    }
-    if (o.format == format) {
-        FZ_CHECK(info.format == format);
-        FZ_CHECK(info.recursion == CGPROP_RECS_STACKS);
-    }
-    if (info.format == format) fz_stack_identities(g);
-    f.until_fail = ((h >> 11) & 3u) == 0 ? (long)((h >> 48) % 64) : -1;
-    int ok = fz_analyse(g, fz_share(h));
-    size_t cg_len;
-    char *cg = fz_write_all(g, ok, h, &cg_len);
-    f.until_fail = -1;
-    if (cg) fz_roundtrip(g, ok, h, cg, cg_len);
-    free(cg);
-    cgprop_graph_free(g);
-    FZ_CHECK(f.live == 0);
-    return 0;
+    return fz_reader_target(data, size, format, name, CGPROP_RECS_STACKS, 1, fz_stack_identities, NULL);
 }
 
 #endif
