@@ -24,53 +24,22 @@
 #include "io/io_util.h"
 #include "support.h"
 
-#define DATA CGPROP_TEST_DATA
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    size_t cap = 1 << 16, len = 0;
-    char *b = malloc(cap);
-    for (size_t got; (got = fread(b + len, 1, cap - len, f)) > 0;) {
-        len += got;
-        if (len == cap) b = realloc(b, cap *= 2);
-    }
-    fclose(f);
-    *n = len;
-    return b;
-}
 
-static int to_file(void *user, const char *data, size_t len)
-{
-    return fwrite(data, 1, len, (FILE *)user) == len ? 0 : 1;
-}
-
-/* Every figure of every metric, as the JSON report carries them. */
+/* Every figure of every metric, as the JSON report carries them, after
+ * every analysis. */
 static char *json(cgprop_graph *g, size_t *n)
 {
-    ck_assert_int_eq(cgprop_graph_find_cycles(g, NULL), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_collapse(g, CGPROP_SHARE_COUNT), CGPROP_OK);
-    ck_assert_int_eq(cgprop_graph_propagate(g), CGPROP_OK);
-    char *buf = NULL;
-    FILE *m = open_memstream(&buf, n);
-    ck_assert_ptr_nonnull(m);
-    ck_assert_int_eq(cgprop_write(g, CGPROP_FORMAT_JSON, NULL, to_file, m), CGPROP_OK);
-    fclose(m);
-    return buf;
+    tanalyse(g, CGPROP_SHARE_COUNT);
+    char *j = trender(g, CGPROP_FORMAT_JSON, NULL);
+    *n = strlen(j);
+    return j;
 }
 
 static cgprop_graph *whole_fmt(uint32_t fmt, const char *text, size_t n)
 {
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = fmt;
-    cgprop_read_error err;
-    cgprop_read_error_init(&err);
-    cgprop_graph *g = NULL;
-    int rc = cgprop_read_buffer(text, n, "w", 1, &o, NULL, &g, NULL, &err);
-    ck_assert_msg(rc == CGPROP_OK, "whole: line %llu: %s", (unsigned long long)err.line, err.reason);
-    return g;
+    cgprop_read_options o = tformat(fmt);
+    return tread(text, n, "w", &o, NULL);
 }
 
 static cgprop_graph *whole(const char *text, size_t n) { return whole_fmt(CGPROP_INPUT_PERF, text, n); }
@@ -114,9 +83,7 @@ static int rd_stream_fmt(uint32_t fmt, const char *text, size_t n, size_t head, 
 {
     tstream t;
     tstream_open(&t, text, n, head);
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = fmt;
+    cgprop_read_options o = tformat(fmt);
     cgprop_read_error_init(err);
     cgprop__src src;
     int rc = cgprop__src_open(&src, &t.f, a, err);
@@ -169,9 +136,9 @@ static const char *const fixtures[] = {"recur.perf", "recur-dwarf.perf", "faults
 START_TEST(real_recordings)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/perf/%s", DATA, fixtures[_i]);
+    snprintf(path, sizeof path, "%s/perf/%s", TDATA, fixtures[_i]);
     size_t n;
-    char *text = slurp(path, &n);
+    char *text = tslurp(path, &n);
     static const size_t pieces[] = {1, 97, 1000, 4096, 65536};
     for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
         same_as_whole(text, n, n, pieces[k], pieces[k]);
@@ -189,9 +156,9 @@ END_TEST
 START_TEST(damaged)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/perf/%s", DATA, fixtures[_i]);
+    snprintf(path, sizeof path, "%s/perf/%s", TDATA, fixtures[_i]);
     size_t n;
-    char *text = slurp(path, &n);
+    char *text = tslurp(path, &n);
     size_t nl = 0;
     for (size_t i = 0; i < n; i++) nl += text[i] == '\n';
     const char **line = malloc((nl + 1) * sizeof *line);
@@ -231,9 +198,7 @@ START_TEST(damaged)
                 m += len[j];
             }
         }
-        cgprop_read_options o;
-        cgprop_read_options_init(&o);
-        o.format = CGPROP_INPUT_PERF;
+        cgprop_read_options o = tformat(CGPROP_INPUT_PERF);
         cgprop_read_error werr, serr;
         cgprop_read_error_init(&werr);
         cgprop_graph *a = NULL, *b = NULL;
@@ -258,6 +223,20 @@ START_TEST(damaged)
 }
 END_TEST
 
+/* One read of an allocation-failure sweep (`left` allocations allowed):
+ * out of memory with no graph, or the graph (freed here); nothing leaked.
+ * True when it succeeded. */
+static bool attempt(int rc, cgprop_graph *g, const cgprop_read_error *err, const tfail *f, long left)
+{
+    if (rc == CGPROP_OK) cgprop_graph_free(g);
+    else {
+        ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err->reason);
+        ck_assert(g == NULL);
+    }
+    ck_assert_int_eq(f->live, 0);
+    return rc == CGPROP_OK;
+}
+
 /* Every allocation failure in a read of text in pieces (from a stream
  * after head bytes) is reported and leaks nothing; one read succeeds. */
 static void fail_sweep(uint32_t fmt, const char *text, size_t n, size_t head, size_t piece)
@@ -269,14 +248,7 @@ static void fail_sweep(uint32_t fmt, const char *text, size_t n, size_t head, si
         cgprop_graph *g = NULL;
         cgprop_read_error err;
         int rc = rd_stream_fmt(fmt, text, n, head, piece, piece, &a, &g, &err);
-        if (rc == CGPROP_OK) {
-            ok = true;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err.reason);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(f.live, 0);
+        ok = attempt(rc, g, &err, &f, left);
     }
     ck_assert(ok);
 }
@@ -362,9 +334,7 @@ START_TEST(error_line)
     memcpy(t + pre, big, lbig);
     memcpy(t + pre + lbig, hdr + la, n0 - pre - la + 1);
     size_t n = n0 - la + lbig;
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_PERF;
+    cgprop_read_options o = tformat(CGPROP_INPUT_PERF);
     cgprop_read_error werr, serr;
     cgprop_read_error_init(&werr);
     cgprop_graph *g = NULL;
@@ -383,9 +353,9 @@ END_TEST
 START_TEST(alloc_failures)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/perf/%s", DATA, _i ? "recur-dwarf.perf" : "names-extras.perf");
+    snprintf(path, sizeof path, "%s/perf/%s", TDATA, _i ? "recur-dwarf.perf" : "names-extras.perf");
     size_t n;
-    char *text = slurp(path, &n);
+    char *text = tslurp(path, &n);
     fail_sweep(CGPROP_INPUT_PERF, text, n, _i ? 7 : n, 512);
     free(text);
 }
@@ -454,7 +424,7 @@ static size_t stream_peak(const char *one, size_t n1, size_t copies)
 START_TEST(bounded_memory)
 {
     size_t n1;
-    char *one = slurp(DATA "/perf/recur.perf", &n1);
+    char *one = tslurp(TDATA "/perf/recur.perf", &n1);
     size_t p10 = stream_peak(one, n1, 10), p40 = stream_peak(one, n1, 40);
     ck_assert_msg(p40 <= p10 + 4096, "peak %zu bytes for 40 copies, %zu for 10", p40, p10);
     ck_assert_msg(p40 < n1 * 40 / 16, "peak %zu bytes for a text of %zu", p40, n1 * 40);
@@ -486,7 +456,7 @@ static char *gz(const char *text, size_t n, size_t *out)
 START_TEST(gzip_pieces)
 {
     size_t n;
-    char *text = slurp(DATA "/perf/recur.perf", &n);
+    char *text = tslurp(TDATA "/perf/recur.perf", &n);
     size_t zn;
     char *z = gz(text, n, &zn);
     cgprop_graph *w = whole(text, n), *g = NULL;
@@ -604,9 +574,7 @@ START_TEST(folded_error_line)
     while (t[k - 1] != ' ') k--; /* the second weight */
     memmove(t + k - 1, t + k + 1, n - k - 1);
     n -= 2;
-    cgprop_read_options o;
-    cgprop_read_options_init(&o);
-    o.format = CGPROP_INPUT_FOLDED;
+    cgprop_read_options o = tformat(CGPROP_INPUT_FOLDED);
     cgprop_read_error werr, serr;
     cgprop_read_error_init(&werr);
     cgprop_graph *g = NULL;
@@ -636,7 +604,7 @@ static char *pipe_text(int which, size_t *n)
 {
     if (which == 1) return folded_text(CGPROP__STREAM_HEAD / 60, 3u, n);
     size_t n1;
-    char *one = slurp(DATA "/perf/recur.perf", &n1);
+    char *one = tslurp(TDATA "/perf/recur.perf", &n1);
     size_t copies = CGPROP__STREAM_HEAD / n1 + 3;
     char *text = malloc(n1 * copies);
     for (size_t i = 0; i < copies; i++) memcpy(text + i * n1, one, n1);
@@ -740,14 +708,7 @@ START_TEST(named_pipe_alloc_failures)
         cgprop_read_info info;
         cgprop_read_error err;
         int st, rc = tfifo_read(&t, &a, &g, &info, &err, &st);
-        if (rc == CGPROP_OK) {
-            ok = true;
-            cgprop_graph_free(g);
-        } else {
-            ck_assert_msg(rc == CGPROP_ENOMEM, "left %ld: %d %s", left, rc, err.reason);
-            ck_assert(g == NULL);
-        }
-        ck_assert_int_eq(f.live, 0);
+        ok = attempt(rc, g, &err, &f, left);
     }
     tfifo_free(&t);
     ck_assert(ok);
