@@ -430,9 +430,9 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
 
 /* perf script text and folded stacks from a pipe, or gzipped, read piece by
  * piece: their memory is a piece and the graph, not the text (lib/io/perf.c,
- * folded.c). Every other input
- * (and a mapped file, which costs no memory of the reader's) is read whole:
- * *streamed false, nothing done. */
+ * folded.c). Every other input, and a mapped file (whose pages are the page
+ * cache's, not the reader's memory), is read whole: *streamed false, nothing
+ * done. */
 static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const cgprop_allocator *alloc,
                        cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err, bool *streamed)
 {
