@@ -173,7 +173,11 @@ def cut_short(tool, data, env, tmp):
             ok = ok and unrooted > 0 and hi == min(lo + unrooted, total) and fn["estimate"][k] == "measured" and \
                 fn["reason"][k] == "unrooted"
         if name == "main.spin":
-            ok = ok and fn["estimate"][k] is None and cum == total
+            # Nearly every sample is in spin, and a sample outside it (one
+            # in deep's own frames, or the runtime's) may be a cut stack
+            # that ran under it: exact only when spin holds them all.
+            ok = ok and hi == min(lo + unrooted, total)
+            ok = ok and (fn["estimate"][k] is None if cum == total else fn["estimate"][k] == "measured")
         print("%-4s deep %-14s pprof cum %4d  cgprop [%s, %s] %s (unrooted %d of %d)" %
               ("ok" if ok else "FAIL", name, cum, lo, hi, fn["estimate"][k], unrooted, total))
         failures += not ok
