@@ -505,6 +505,41 @@ START_TEST(gzip_pieces)
     free(text);
 }
 END_TEST
+
+/* An event named past the first piece of a gzipped file, mid-way (more
+ * text follows than one read takes): inflated again from the first byte,
+ * twice, the same graph as the text read whole; from a gzip stream,
+ * refused. */
+START_TEST(gzip_late_event)
+{
+    size_t n0, n1, zn;
+    char *t0 = late_text(&n0, 1000), *t1 = late_text(&n1, 1000);
+    size_t a1 = (size_t)(strstr(t1, "ev-b") - t1); /* its A samples, not its B */
+    while (t1[a1 - 1] != '\n') a1--;
+    size_t n = n0 + a1;
+    char *t = malloc(n);
+    memcpy(t, t0, n0);
+    memcpy(t + n0, t1, a1);
+    free(t0);
+    free(t1);
+    char *z = gz(t, n, &zn);
+    cgprop_graph *w = whole(t, n), *g = NULL;
+    cgprop_read_error err;
+    ck_assert_int_eq(rd_stream(z, zn, zn, 4096, NULL, &g, &err), CGPROP_OK);
+    size_t nw, ng;
+    char *jw = json(w, &nw), *jg = json(g, &ng);
+    ck_assert(nw == ng && memcmp(jw, jg, nw) == 0);
+    cgprop_graph_free(g);
+    ck_assert_int_eq(rd_stream(z, zn, 20, 4096, NULL, &g, &err), CGPROP_EFORMAT);
+    ck_assert_uint_eq(err.line, 1000 * 4 + 1);
+    ck_assert(g == NULL);
+    free(jw);
+    free(jg);
+    cgprop_graph_free(w);
+    free(z);
+    free(t);
+}
+END_TEST
 #endif
 
 /* ---- folded stacks ---- */
@@ -730,6 +765,7 @@ static Suite *suite(void)
     tcase_add_test(t, bounded_memory);
 #ifdef CGPROP_TEST_ZLIB
     tcase_add_test(t, gzip_pieces);
+    tcase_add_test(t, gzip_late_event);
 #endif
     tcase_add_loop_test(t, named_pipe, 0, 2);
     tcase_add_loop_test(t, named_pipe_alloc_failures, 0, 2);
