@@ -159,6 +159,11 @@ void cgprop__stacks_free(cgprop_graph *g);
  * stack's; off (which can fail with CGPROP_ENOMEM) adds what is owed.
  * Between the two the calls' costs are incomplete: nothing but add_stack
  * and add_node may touch the graph. */
+/* For the i-th root (0 <= i < the count returned with i == UINT32_MAX) of
+ * a sampled graph's stacks: its id (*root), and the functions every stack it
+ * starts shows below its first frame (*n of them), which a stack of that
+ * root cut short already counts. NULL with *n 0 when not known. */
+const uint32_t *cgprop__stacks_common(const cgprop_graph *g, uint32_t i, uint32_t *root, uint32_t *n);
 int cgprop__stacks_defer(cgprop_graph *g, bool on);
 /* cgprop_graph_add_stack for a reader: depth >= 1, every frame a function
  * of the graph (not checked), and frames[0..known) the frames of the

@@ -215,6 +215,10 @@ struct cgprop_graph {
      * (cgprop__unrooted_root). Stacks given through the API or folded are
      * taken as whole. */
     bool sampled;
+    /* The functions every stack of a root shows below it are known no more
+     * (a merge mixed two graphs' stacks): no stack cut short is taken off
+     * any function's interval for showing it (cgprop__stacks_common). */
+    bool common_off;
     /* The weight of stacks cut short that an input stated without saying
      * which functions start them (cgprop's own callgrind files, written
      * from a sampled graph): any function may lack it all. */

@@ -170,6 +170,9 @@ int cgprop_graph_merge(cgprop_graph *dst, const cgprop_graph *src)
     cgprop__free(dst, map);
     if (rc) return rc; /* cannot happen: phase 2 checked every sum */
     dst->sampled = dst->sampled || src->sampled;
+    /* What every stack of a root shows is kept per graph: the two graphs'
+     * stacks mixed, it is known no more (cgprop__stacks_common). */
+    dst->common_off = true;
     cgprop__graph_state_unrooted(dst, src->unrooted_stated);
     dst->clamps += src->clamps;
     dst->floors += src->floors;

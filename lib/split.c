@@ -33,6 +33,10 @@ typedef struct split_res {
      * frames (cgprop__unrooted_root), and the program's total (every self
      * cost), which caps any inclusive cost. */
     uint64_t unrooted[CGPROP_MAX_METRICS], total[CGPROP_MAX_METRICS];
+    /* nn * K, or NULL: the weight of those stacks that show the function
+     * below their first frame (every stack of their root does,
+     * cgprop__stacks_common), which its total already counts. */
+    uint64_t *shown;
 } split_res;
 
 static void res_free(const cgprop_graph *g, split_res *r)
@@ -43,6 +47,7 @@ static void res_free(const cgprop_graph *g, split_res *r)
     cgprop__free(g, r->nx);
     cgprop__free(g, r->sides);
     cgprop__free(g, r->ex);
+    cgprop__free(g, r->shown);
     cgprop__free(g, r);
 }
 
@@ -51,12 +56,18 @@ void cgprop__split_destroy(const cgprop_graph *g, void *res) { res_free(g, res);
 static const split_res *RES(const cgprop_graph *g) { return cgprop__res(g, CGPROP__A_SPLIT); }
 
 /* The weight of the unrooted stacks that need not hold v (all of them, but
- * those v starts), in metric k; *total the program's. */
+ * those v starts and those that show it), in metric k; *total the
+ * program's. */
 static uint64_t extra_of(const cgprop_graph *g, const split_res *r, uint32_t v, uint32_t k, uint64_t *total)
 {
     *total = r->total[k];
     uint64_t u = r->unrooted[k];
-    if (u != UINT64_MAX && cgprop__unrooted_root(g, v)) u -= g->spont_cost[(size_t)v * g->K + k];
+    if (u == UINT64_MAX) return u;
+    if (cgprop__unrooted_root(g, v)) u -= g->spont_cost[(size_t)v * g->K + k];
+    if (r->shown) {
+        uint64_t sh = r->shown[(size_t)v * g->K + k];
+        u -= sh < u ? sh : u;
+    }
     return u;
 }
 
@@ -332,7 +343,7 @@ static void function_figures(const cgprop_graph *g, split_res *r, const scratch 
  * figure split by level is known; C_n only where the unrooted stacks all
  * hold the function (it starts them all) or it already has the whole
  * program. */
-static void unrooted_figures(const cgprop_graph *g, split_res *r)
+static int unrooted_figures(const cgprop_graph *g, split_res *r)
 {
     uint32_t K = g->K, nn = g->nn;
     bool any = false;
@@ -349,7 +360,19 @@ static void unrooted_figures(const cgprop_graph *g, split_res *r)
         if (!cgprop__sat_add(&r->unrooted[k], g->unrooted_stated[k])) r->unrooted[k] = UINT64_MAX;
         any = any || r->unrooted[k];
     }
-    if (!any) return;
+    if (!any) return CGPROP_OK;
+    /* A stack cut short whose root shows v in every stack it starts holds
+     * v already: it cannot raise v's total. */
+    uint32_t nroots, root, n;
+    (void)cgprop__stacks_common(g, UINT32_MAX, &root, &nroots);
+    for (uint32_t i = 0; i < nroots; i++) {
+        const uint32_t *m = cgprop__stacks_common(g, i, &root, &n);
+        if (!n || !cgprop__unrooted_root(g, root)) continue;
+        if (!r->shown && !(r->shown = cgprop__calloc(g, (size_t)nn * K, sizeof *r->shown))) return CGPROP_ENOMEM;
+        for (uint32_t j = 0; j < n; j++)
+            for (uint32_t k = 0; k < K; k++)
+                (void)cgprop__sat_add(&r->shown[(size_t)m[j] * K + k], g->spont_cost[(size_t)root * K + k]);
+    }
     for (uint32_t v = 0; v < nn; v++)
         for (uint32_t k = 0; k < K; k++) {
             if (!r->unrooted[k]) continue;
@@ -361,6 +384,7 @@ static void unrooted_figures(const cgprop_graph *g, split_res *r)
                 x |= CGPROP_X_C_N;
             r->nx[vk] |= x;
         }
+    return CGPROP_OK;
 }
 
 static void scratch_free(const cgprop_graph *g, scratch *s)
@@ -417,7 +441,7 @@ int cgprop_graph_split(cgprop_graph *g)
         call_figures(g, r, &s, e, u_to_nr);
     }
     for (uint32_t f = 0; f < nn; f++) function_figures(g, r, &s, f);
-    unrooted_figures(g, r);
+    if (unrooted_figures(g, r)) goto nomem;
     scratch_free(g, &s);
     cgprop__install(g, CGPROP__A_SPLIT, r);
     return cgprop__ok(g);

@@ -70,7 +70,24 @@ typedef struct stack_scratch {
      * when the deepest stack grows (lim_d 0: not computed yet). */
     uint64_t lim[CGPROP_MAX_METRICS];
     size_t lim_d;
+    /* Per root of a sampled graph's stacks, the functions every stack it
+     * starts shows below it (common_update): a stack of that root that lost
+     * its outer frames already counts in their totals. cs_ix maps a root to
+     * its set; cs_last is the previous stack's (most stacks share a root). */
+    struct common_set *cs;
+    uint32_t ncs, cscap, cs_last;
+    cgprop__u64map cs_ix;
 } stack_scratch;
+
+typedef struct common_set {
+    uint32_t root, n, cap;
+    /* Where the deepest member first shows in the last stack checked: a
+     * stack that shares more than that with the previous one shows them
+     * all (consecutive stacks share most of their frames). */
+    uint32_t need;
+    bool fresh; /* no stack of this root yet */
+    uint32_t *m;
+} common_set;
 
 void cgprop__stacks_free(cgprop_graph *g)
 {
@@ -84,8 +101,87 @@ void cgprop__stacks_free(cgprop_graph *g)
     cgprop__free(g, s->keys);
     cgprop__free(g, s->base);
     cgprop__free(g, s->pcls);
+    for (uint32_t i = 0; i < s->ncs; i++) cgprop__free(g, s->cs[i].m);
+    cgprop__free(g, s->cs);
+    cgprop__u64map_free(&g->a, &s->cs_ix);
     cgprop__free(g, s);
     g->stack_scratch = NULL;
+}
+
+/* The set of root frames[0], made fresh if new, with room for what this
+ * stack shows when it is the root's first; CGPROP_ENOMEM leaves at most a
+ * fresh, empty set, which no stack has touched. */
+static int common_reserve(cgprop_graph *g, stack_scratch *s, uint32_t root, size_t depth, common_set **out)
+{
+    uint32_t i = s->cs_last;
+    if (i >= s->ncs || s->cs[i].root != root) {
+        if (!cgprop__u64map_get(&s->cs_ix, root, &i)) {
+            if (s->ncs == s->cscap) {
+                uint32_t cap = s->cscap ? s->cscap * 2 : 8;
+                common_set *c = cgprop__realloc(g, s->cs, cap, sizeof *c);
+                if (!c) return CGPROP_ENOMEM;
+                s->cs = c;
+                s->cscap = cap;
+            }
+            if (cgprop__u64map_put(&g->a, &s->cs_ix, root, s->ncs)) return CGPROP_ENOMEM;
+            i = s->ncs++;
+            s->cs[i] = (common_set){root, 0, 0, 0, true, NULL};
+        }
+        s->cs_last = i;
+    }
+    common_set *c = &s->cs[i];
+    if (c->fresh && c->cap < depth) {
+        uint32_t *m = cgprop__realloc(g, c->m, depth, sizeof *m);
+        if (!m) return CGPROP_ENOMEM;
+        c->m = m;
+        c->cap = (uint32_t)depth;
+    }
+    *out = c;
+    return CGPROP_OK;
+}
+
+/* After set_levels (s->active counts this stack's functions, s->lv marks
+ * each one's first frame; the first `shared` frames are the previous
+ * stack's): the root's set keeps only what this stack shows, or, for its
+ * first stack, is what it shows. Done before the stack is known to be
+ * added: a set can only be smaller than it needs be. */
+static void common_update(stack_scratch *s, common_set *c, const uint32_t *frames, size_t depth, size_t shared)
+{
+    if (c->fresh) {
+        uint32_t n = 0;
+        for (size_t i = 1; i < depth; i++)
+            if (!s->lv[i] && frames[i] != frames[0]) {
+                c->m[n++] = frames[i];
+                c->need = (uint32_t)i;
+            }
+        c->n = n;
+        c->fresh = false;
+        return;
+    }
+    if (!c->n || shared > c->need) return;
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < c->n; j++)
+        if (s->active[c->m[j]]) c->m[n++] = c->m[j];
+    c->n = n;
+    /* Where the members first show in this stack: marked in the top bit of
+     * their counts (a count of a stack's frames stays below 2^31) for one
+     * walk down the stack. */
+    for (uint32_t j = 0; j < n; j++) s->active[c->m[j]] |= 0x80000000u;
+    c->need = 0;
+    for (size_t i = 1; i < depth; i++)
+        if (!s->lv[i] && (s->active[frames[i]] & 0x80000000u)) c->need = (uint32_t)i;
+    for (uint32_t j = 0; j < n; j++) s->active[c->m[j]] &= 0x7fffffffu;
+}
+
+const uint32_t *cgprop__stacks_common(const cgprop_graph *g, uint32_t i, uint32_t *root, uint32_t *n)
+{
+    const stack_scratch *s = g->stack_scratch;
+    if (i == UINT32_MAX) return (*n = s && !g->common_off ? s->ncs : 0), NULL;
+    *n = 0;
+    if (!s || g->common_off || i >= s->ncs || s->cs[i].fresh) return NULL;
+    *root = s->cs[i].root;
+    *n = s->cs[i].n;
+    return s->cs[i].m;
 }
 
 /* Grow the scratch for a stack of depth frames over nn functions. Each array
@@ -616,9 +712,18 @@ static int add_stack(cgprop_graph *g, const uint32_t *frames, size_t depth, cons
     if (rc) return cgprop__err(g, rc, "add_stack: out of memory");
     stack_scratch *s = g->stack_scratch;
 
+    /* A sampled graph's root may turn out to have lost its outer frames:
+     * what every stack of it shows is kept (cgprop__stacks_common). */
+    common_set *cs = NULL;
+    /* Counts of a stack this deep need the top bit common_update borrows. */
+    if (g->sampled && depth >= 0x80000000u) g->common_off = true;
+    if (g->sampled && !g->common_off && (rc = common_reserve(g, s, frames[0], depth, &cs)))
+        return cgprop__err(g, rc, "add_stack: out of memory");
+
     size_t shared = set_levels(s, frames, depth, known);
     if (shared > s->prev_len) shared = s->prev_len;
     uint8_t *lv = s->lv;
+    if (cs) common_update(s, cs, frames, depth, shared);
 
     if (s->defer) {
         bool taken;

@@ -859,6 +859,78 @@ START_TEST(no_event_field)
 }
 END_TEST
 
+/* Stacks cut short: main -> a -> b -> c (1), a -> b -> c (2), a -> b -> d
+ * (3), main -> e (4), in samples of period 1. a is called by main, so the
+ * two stacks it starts (weight 5) may have lost their outer frames, under
+ * any function they do not show. Every stack a starts shows b: b's total
+ * holds them already, and b is exact like a, which starts them; c and d
+ * each miss one of them but are kept to the weight of both (what every
+ * stack of a root shows is what is known); main and e may lack all 5.
+ * The program is 10. */
+static const char cut_text[] = "p 1 1.0: 1 cpu-clock: \n\t3 c (/p)\n\t2 b (/p)\n\t1 a (/p)\n\t0 main (/p)\n\n"
+                               "p 1 2.0: 2 cpu-clock: \n\t3 c (/p)\n\t2 b (/p)\n\t1 a (/p)\n\n"
+                               "p 1 3.0: 3 cpu-clock: \n\t4 d (/p)\n\t2 b (/p)\n\t1 a (/p)\n\n"
+                               "p 1 4.0: 4 cpu-clock: \n\t5 e (/p)\n\t0 main (/p)\n\n";
+
+static void cut_bounds(cgprop_graph *g, const char *const *name, const double *lo, const double *hi, size_t n)
+{
+    tanalyse(g, CGPROP_SHARE_COST);
+    uint64_t u;
+    ck_assert_int_eq(cgprop_graph_unrooted(g, 0, &u), CGPROP_OK);
+    ck_assert_uint_eq(u, 5);
+    for (size_t i = 0; i < n; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "/p\t\t%s", name[i]);
+        cgprop_total_row r = ttotals_row(g, 0, tfind(g, key));
+        ck_assert_msg(r.lo == lo[i] && r.hi == hi[i], "%s: [%g, %g], expected [%g, %g]", name[i], r.lo, r.hi, lo[i],
+                      hi[i]);
+        ck_assert_uint_eq(r.estimate, lo[i] == hi[i] ? CGPROP_EST_EXACT : CGPROP_EST_MEASURED);
+        ck_assert_uint_eq(r.reason, lo[i] == hi[i] ? 0u : (uint32_t)CGPROP_R_UNROOTED);
+    }
+}
+
+START_TEST(cut_stacks_shown)
+{
+    static const char *const name[] = {"main", "a", "b", "c", "d", "e"};
+    static const double lo[] = {5, 6, 6, 3, 3, 4}, hi[] = {10, 6, 6, 8, 8, 9};
+    cgprop_graph *g = rd(cut_text, NULL);
+    cut_bounds(g, name, lo, hi, 6);
+    cgprop_graph_free(g);
+    /* The same samples in another order: the same intervals. */
+    const char *s = cut_text, *part[4];
+    size_t len[4];
+    for (int i = 0; i < 4; i++) {
+        const char *e = strstr(s, "\n\n") + 2;
+        part[i] = s;
+        len[i] = (size_t)(e - s);
+        s = e;
+    }
+    static const int order[] = {2, 3, 1, 0};
+    char shuffled[sizeof cut_text];
+    size_t at = 0;
+    for (int i = 0; i < 4; i++) {
+        memcpy(shuffled + at, part[order[i]], len[order[i]]);
+        at += len[order[i]];
+    }
+    shuffled[at] = '\0';
+    g = rd(shuffled, NULL);
+    cut_bounds(g, name, lo, hi, 6);
+    cgprop_graph_free(g);
+    /* Merged with another graph, which stacks of a showed b is known no
+     * more: b may lack all 5, as any function a does not start. */
+    g = rd(cut_text, NULL);
+    cgprop_graph *h = rd(cut_text, NULL);
+    ck_assert_int_eq(cgprop_graph_merge(g, h), CGPROP_OK);
+    cgprop_graph_free(h);
+    tanalyse(g, CGPROP_SHARE_COST);
+    cgprop_total_row r = ttotals_row(g, 0, tfind(g, "/p\t\tb"));
+    ck_assert(r.lo == 12 && r.hi == 20 && r.estimate == CGPROP_EST_MEASURED);
+    r = ttotals_row(g, 0, tfind(g, "/p\t\ta"));
+    ck_assert(r.lo == 12 && r.hi == 12 && r.estimate == CGPROP_EST_EXACT);
+    cgprop_graph_free(g);
+}
+END_TEST
+
 START_TEST(detect)
 {
     ck_assert_uint_eq(cgprop_read_detect(hand, strlen(hand)), CGPROP_INPUT_PERF);
@@ -928,6 +1000,7 @@ static Suite *suite(void)
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, late_events);
     tcase_add_test(tc, no_event_field);
+    tcase_add_test(tc, cut_stacks_shown);
     tcase_add_test(tc, detect);
     tcase_add_loop_test(tc, alloc_failures, 0, 2);
     tcase_add_test(tc, real_recording);
