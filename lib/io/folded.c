@@ -275,6 +275,13 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
     return fold_end(&f, fold_piece(&f, data + b, len - b, opts, alloc, len), out, info);
 }
 
+/* Where the text up to the last newline of buf[0..n) ends; 0 when none. */
+static size_t after_last_newline(const char *buf, size_t n)
+{
+    while (n && buf[n - 1] != '\n') n--;
+    return n;
+}
+
 int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
                                const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                                cgprop_read_error *err)
@@ -283,47 +290,17 @@ int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read
     fold f;
     memset(&f, 0, sizeof f);
     f.err = err;
-    size_t cap = piece ? piece : 1, have = 0, used = 0;
-    /* A pipe's first bytes are already in a buffer: it becomes the first
-     * piece's, where a copy would hold them twice. */
-    char *buf = cgprop__src_take(src, &have, &cap);
-    if (!buf && !(buf = cgprop__ra_realloc(alloc, NULL, cap)))
-        return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
-    bool end = false, first = true;
-    int rc = CGPROP_OK;
-    while (!rc) {
-        memmove(buf, buf + used, have - used);
-        have -= used;
-        while (!rc && !end && have < cap) {
-            size_t got;
-            rc = cgprop__src_read(src, buf + have, cap - have, &got, err);
-            have += got;
-            end = got == 0;
-        }
-        if (rc) break;
-        /* A piece ends after its last newline; the line after it waits. */
-        used = have;
-        if (!end) {
-            while (used && buf[used - 1] != '\n') used--;
-            if (!used) {
-                /* A line longer than the piece: the piece grows. */
-                char *nb = cap <= SIZE_MAX / 2 ? cgprop__ra_realloc(alloc, buf, cap * 2) : NULL;
-                if (!nb) {
-                    rc = cgprop__read_fail(err, CGPROP_ENOMEM, f.lines, "out of memory");
-                    break;
-                }
-                buf = nb;
-                cap *= 2;
-                continue;
-            }
-        }
-        size_t b = first ? bom(buf, used) : 0;
+    cgprop__pieces q;
+    int rc = cgprop__pieces_open(&q, src, after_last_newline, piece, piece, 0, alloc, err);
+    if (rc) return rc;
+    bool done = false, first = true;
+    while (!rc && !(rc = cgprop__pieces_next(&q, &done)) && !done) {
+        size_t b = first ? bom(q.buf, q.cut) : 0;
         first = false;
-        rc = fold_piece(&f, buf + b, used - b, opts, alloc, cap);
+        rc = fold_piece(&f, q.buf + b, q.cut - b, opts, alloc, q.cap);
         /* The previous line's bytes go with the piece. */
         f.nprev = 0;
-        if (end) break;
     }
-    cgprop__ra_free(alloc, buf);
+    cgprop__pieces_close(&q);
     return fold_end(&f, rc, out, info);
 }

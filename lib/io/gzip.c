@@ -2,7 +2,8 @@
  * more members as `cat a.gz b.gz` makes) is inflated into memory and the
  * bytes inside go through detection and the readers as usual; for the
  * readers that take a text piece by piece, it is inflated as they read
- * (cgprop__src, which also serves a plain stream). zlib is
+ * (cgprop__src, which also serves a plain stream; cgprop__pieces cuts
+ * either into the pieces those readers walk). zlib is
  * optional (CGPROP_HAVE_ZLIB); without it a gzip input is refused with a
  * reason that says so.
  *
@@ -90,6 +91,99 @@ bool cgprop__src_rewind(cgprop__src *s)
     }
 #endif
     return true;
+}
+
+/* ---- the pieces of a text (cgprop__pieces) ---- */
+
+int cgprop__pieces_open(cgprop__pieces *q, cgprop__src *src, cgprop__cut_fn cut_at, size_t head, size_t piece,
+                        size_t first_read, const cgprop_allocator *alloc, cgprop_read_error *err)
+{
+    memset(q, 0, sizeof *q);
+    q->src = src;
+    q->alloc = alloc;
+    q->err = err;
+    q->cut_at = cut_at;
+    q->head = head ? head : 1;
+    q->piece = piece ? piece : 1;
+    size_t want = first_read > q->head ? first_read : q->head;
+    q->buf = cgprop__src_take(src, &q->have, &q->cap);
+    if (q->buf && q->cap < want) {
+        char *b = cgprop__ra_realloc(alloc, q->buf, want);
+        if (!b) {
+            cgprop__ra_free(alloc, q->buf);
+            q->buf = NULL;
+            return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
+        }
+        q->buf = b;
+        q->cap = want;
+    }
+    if (!q->buf) {
+        q->have = 0;
+        q->cap = want;
+        if (!(q->buf = cgprop__ra_realloc(alloc, NULL, q->cap)))
+            return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
+    }
+    return CGPROP_OK;
+}
+
+int cgprop__pieces_next(cgprop__pieces *q, bool *done)
+{
+    memmove(q->buf, q->buf + q->cut, q->have - q->cut);
+    q->have -= q->cut;
+    q->cut = 0;
+    /* The first piece may be larger than the others. */
+    if (q->walked && q->cap > q->piece && q->have <= q->piece) {
+        char *b = cgprop__ra_realloc(q->alloc, q->buf, q->piece);
+        if (b) {
+            q->buf = b;
+            q->cap = q->piece;
+        }
+    }
+    /* The buffer may hold more than a piece (a first read that looks
+     * further): a piece is cut within its size when it can be. */
+    size_t lim = q->walked ? q->piece : q->head;
+    for (;;) {
+        while (!q->end && q->have < q->cap) {
+            size_t got;
+            int rc = cgprop__src_read(q->src, q->buf + q->have, q->cap - q->have, &got, q->err);
+            if (rc) return rc;
+            q->have += got;
+            q->end = got == 0;
+        }
+        q->cut = q->cut_at(q->buf, q->have < lim ? q->have : lim);
+        if (!q->cut && q->have > lim) q->cut = q->cut_at(q->buf, q->have);
+        if (q->end && !q->cut) q->cut = q->have;
+        if (q->cut) {
+            *done = false;
+            q->walked = true;
+            return CGPROP_OK;
+        }
+        if (q->end) {
+            *done = true;
+            return CGPROP_OK;
+        }
+        /* One unit longer than the piece: the piece grows to hold it. */
+        if (q->cap > SIZE_MAX / 2) return cgprop__read_fail(q->err, CGPROP_ENOMEM, 0, "out of memory");
+        char *b = cgprop__ra_realloc(q->alloc, q->buf, q->cap * 2);
+        if (!b) return cgprop__read_fail(q->err, CGPROP_ENOMEM, 0, "out of memory");
+        q->buf = b;
+        q->cap *= 2;
+    }
+}
+
+int cgprop__pieces_rewind(cgprop__pieces *q)
+{
+    if (!cgprop__src_rewind(q->src)) return CGPROP__NO_REWIND;
+    q->have = q->cut = 0;
+    q->end = q->walked = false;
+    bool done;
+    return cgprop__pieces_next(q, &done);
+}
+
+void cgprop__pieces_close(cgprop__pieces *q)
+{
+    cgprop__ra_free(q->alloc, q->buf);
+    q->buf = NULL;
 }
 
 #ifdef CGPROP_HAVE_ZLIB

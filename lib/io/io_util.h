@@ -248,6 +248,35 @@ char *cgprop__src_take(cgprop__src *s, size_t *len, size_t *cap);
  * file): false for a stream, which cannot be read twice. */
 bool cgprop__src_rewind(cgprop__src *s);
 void cgprop__src_close(cgprop__src *s);
+/* A text walked in pieces, each ending where cut_at says the last whole
+ * unit of buf[0..n) ends (0: none yet), for the readers that keep no state
+ * between units but what they copy out: buf[0..cut) is the piece, the bytes
+ * after it wait for the next. The first piece may be larger (head) than the
+ * others (piece); a unit longer than a piece makes it grow. */
+typedef size_t (*cgprop__cut_fn)(const char *buf, size_t n);
+typedef struct cgprop__pieces {
+    cgprop__src *src;
+    const cgprop_allocator *alloc;
+    cgprop_read_error *err;
+    cgprop__cut_fn cut_at;
+    char *buf;
+    size_t cap, have, cut;
+    size_t head, piece;
+    bool walked; /* the first piece was handed out */
+    bool end;    /* the stream has no more bytes */
+} cgprop__pieces;
+/* Ready to read at least first_read bytes before the first piece is cut.
+ * A pipe's first bytes, already in a buffer, become its buffer: a copy
+ * would hold them twice. CGPROP_ENOMEM. */
+int cgprop__pieces_open(cgprop__pieces *q, cgprop__src *src, cgprop__cut_fn cut_at, size_t head, size_t piece,
+                        size_t first_read, const cgprop_allocator *alloc, cgprop_read_error *err);
+/* The next piece, buf[0..cut); *done when the text is all walked. */
+int cgprop__pieces_next(cgprop__pieces *q, bool *done);
+/* Back to the first piece (handed out again); CGPROP__NO_REWIND for a
+ * stream, which cannot be read twice (errors are negative). */
+#define CGPROP__NO_REWIND 2
+int cgprop__pieces_rewind(cgprop__pieces *q);
+void cgprop__pieces_close(cgprop__pieces *q);
 /* How much of a stream the piecewise readers hold at once (and read before
  * they decide anything): the first part is also where the perf reader lists
  * a stream's events. */

@@ -1166,18 +1166,6 @@ int cgprop__perf_read(const char *data, size_t len, const cgprop_read_options *o
  * second walk over everything, which a mapped gzip file allows and a pipe
  * does not. */
 
-typedef struct pieces {
-    cgprop__src *src;
-    const cgprop_allocator *alloc;
-    cgprop_read_error *err;
-    char *buf;
-    size_t cap, have, cut;
-    size_t head;  /* the size of the first piece */
-    size_t piece; /* the size of a piece after the first */
-    bool walked;  /* the first piece was handed out */
-    bool end;     /* the stream has no more bytes */
-} pieces;
-
 /* Where the text up to the last blank line of buf[0..n) ends (after that
  * line's newline); 0 when it has none. */
 static size_t after_last_blank(const char *buf, size_t n)
@@ -1194,54 +1182,6 @@ static size_t after_last_blank(const char *buf, size_t n)
     return 0;
 }
 
-/* The next piece, buf[0..cut); *done when the text is all walked. */
-static int pieces_next(pieces *q, bool *done)
-{
-    memmove(q->buf, q->buf + q->cut, q->have - q->cut);
-    q->have -= q->cut;
-    q->cut = 0;
-    /* The first piece (the events' guess) may be larger than the others. */
-    if (q->walked && q->cap > q->piece && q->have <= q->piece) {
-        char *b = cgprop__ra_realloc(q->alloc, q->buf, q->piece);
-        if (b) {
-            q->buf = b;
-            q->cap = q->piece;
-        }
-    }
-    /* The buffer may hold more than a piece (the first read looks far
-     * enough for the binary probe): a piece is cut within its size when it
-     * can be. */
-    size_t lim = q->walked ? q->piece : q->head;
-    for (;;) {
-        while (!q->end && q->have < q->cap) {
-            size_t got;
-            int rc = cgprop__src_read(q->src, q->buf + q->have, q->cap - q->have, &got, q->err);
-            if (rc) return rc;
-            q->have += got;
-            q->end = got == 0;
-        }
-        q->cut = after_last_blank(q->buf, q->have < lim ? q->have : lim);
-        if (!q->cut && q->have > lim) q->cut = after_last_blank(q->buf, q->have);
-        if (q->end && !q->cut) q->cut = q->have;
-        if (q->cut) {
-            *done = false;
-            q->walked = true;
-            return CGPROP_OK;
-        }
-        if (q->end) {
-            *done = true;
-            return CGPROP_OK;
-        }
-        /* One sample longer than the piece (or a text with no blank line):
-         * the piece grows to hold it. */
-        if (q->cap > SIZE_MAX / 2) return cgprop__read_fail(q->err, CGPROP_ENOMEM, 0, "out of memory");
-        char *b = cgprop__ra_realloc(q->alloc, q->buf, q->cap * 2);
-        if (!b) return cgprop__read_fail(q->err, CGPROP_ENOMEM, 0, "out of memory");
-        q->buf = b;
-        q->cap *= 2;
-    }
-}
-
 /* Event names listed from a piece point into it: copied out before the
  * piece goes. */
 static int keep_events(pr *p, uint32_t from)
@@ -1256,7 +1196,7 @@ static int keep_events(pr *p, uint32_t from)
 
 /* One walk over the whole text from the piece in q on; with p->g NULL, the
  * first pass (the events listed). */
-static int walk_pieces(pr *p, pieces *q, uint64_t *lines)
+static int walk_pieces(pr *p, cgprop__pieces *q, uint64_t *lines)
 {
     scanst st;
     scan_init(&st);
@@ -1267,22 +1207,10 @@ static int walk_pieces(pr *p, pieces *q, uint64_t *lines)
         if (!rc && !p->g) rc = keep_events(p, nev);
         /* The previous sample's names are in the piece that goes. */
         p->nprev = 0;
-        if (!rc) rc = pieces_next(q, &done);
+        if (!rc) rc = cgprop__pieces_next(q, &done);
     }
     *lines = st.lines;
     return rc;
-}
-
-/* Back to the first piece; NO_REWIND for a stream, which cannot be read
- * twice (errors are negative). */
-#define NO_REWIND 2
-static int rewind_pieces(pieces *q)
-{
-    if (!cgprop__src_rewind(q->src)) return NO_REWIND;
-    q->have = q->cut = 0;
-    q->end = q->walked = false;
-    bool done;
-    return pieces_next(q, &done);
 }
 
 int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const cgprop_read_options *opts,
@@ -1290,40 +1218,17 @@ int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const 
                              cgprop_read_error *err)
 {
     *out = NULL;
-    pieces q;
-    memset(&q, 0, sizeof q);
-    q.src = src;
-    q.alloc = alloc;
-    q.err = err;
-    q.head = head ? head : 1;
-    q.piece = piece ? piece : 1;
     /* The first read reaches as far as a text in memory is probed for
      * binary bytes, so that both refuse the same inputs. */
-    size_t want = q.head > BINARY_PROBE ? q.head : BINARY_PROBE;
-    /* A pipe's first bytes are already in a buffer: it becomes the first
-     * piece's, where a copy would hold them twice. */
-    q.buf = cgprop__src_take(src, &q.have, &q.cap);
-    if (q.buf && q.cap < want) {
-        char *b = cgprop__ra_realloc(alloc, q.buf, want);
-        if (!b) {
-            cgprop__ra_free(alloc, q.buf);
-            return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
-        }
-        q.buf = b;
-        q.cap = want;
-    }
-    if (!q.buf) {
-        q.have = 0;
-        q.cap = want;
-        if (!(q.buf = cgprop__ra_realloc(alloc, NULL, q.cap)))
-            return cgprop__read_fail(err, CGPROP_ENOMEM, 0, "out of memory");
-    }
+    cgprop__pieces q;
+    if (cgprop__pieces_open(&q, src, after_last_blank, head, piece, BINARY_PROBE, alloc, err))
+        return CGPROP_ENOMEM;
     bool done;
-    int rc = pieces_next(&q, &done);
+    int rc = cgprop__pieces_next(&q, &done);
     if (!rc && q.end && q.have <= q.head) {
         /* The whole text fit in the first piece: read as a text in memory. */
         rc = cgprop__perf_read(q.buf, q.have, opts, alloc, out, info, err);
-        cgprop__ra_free(alloc, q.buf);
+        cgprop__pieces_close(&q);
         return rc;
     }
     const char *nul = rc ? NULL : memchr(q.buf, 0, q.have < BINARY_PROBE ? q.have : BINARY_PROBE);
@@ -1357,31 +1262,28 @@ int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const 
         /* Every event, then the graph: two walks from the first byte, where
          * the input is all in memory (a mapped file, gzipped). */
         uint64_t at = p.new_event_line;
-        int rw = rewind_pieces(&q);
-        if (rw == NO_REWIND) {
+        int rw = cgprop__pieces_rewind(&q);
+        if (rw == CGPROP__NO_REWIND) {
+            char lead[96];
             size_t sz = head >= ((size_t)1 << 20) ? head >> 20 : head;
             const char *unit = head >= ((size_t)1 << 20) ? "MiB" : "bytes";
-            rc = at ? cgprop__read_fail(err, CGPROP_EFORMAT, at,
-                                        "an event the first %zu %s of this stream did not name: a stream is read "
-                                        "once, with the events of its first part; write the text to a file "
-                                        "(perf script > out.perf) and read the file",
-                                        sz, unit)
-                    : cgprop__read_fail(err, CGPROP_EFORMAT, lines,
-                                        "no sample in the first %zu %s of this stream: a stream is read once, "
-                                        "with the events of its first part; write the text to a file "
-                                        "(perf script > out.perf) and read the file",
-                                        sz, unit);
+            if (at) snprintf(lead, sizeof lead, "an event the first %zu %s of this stream did not name", sz, unit);
+            else snprintf(lead, sizeof lead, "no sample in the first %zu %s of this stream", sz, unit);
+            rc = cgprop__read_fail(err, CGPROP_EFORMAT, at ? at : lines,
+                                   "%s: a stream is read once, with the events of its first part; write the text "
+                                   "to a file (perf script > out.perf) and read the file",
+                                   lead);
         } else if ((rc = rw) == CGPROP_OK) {
             p.nev = 0;
             p.bare = false;
             rc = walk_pieces(&p, &q, &lines);
-            if (!rc) rc = rewind_pieces(&q); /* it could the first time */
+            if (!rc) rc = cgprop__pieces_rewind(&q); /* it could the first time */
             if (!rc) rc = graph_begin(&p, alloc, lines);
             if (!rc) rc = graph_end(&p, walk_pieces(&p, &q, &lines), lines);
         }
     }
     keep_free(&p);
-    cgprop__ra_free(alloc, q.buf);
+    cgprop__pieces_close(&q);
     if (rc) return rc;
     return deliver(&p, lines, out, info);
 }
