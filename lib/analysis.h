@@ -159,8 +159,9 @@ void cgprop__stacks_free(cgprop_graph *g);
  * stack's; off (which can fail with CGPROP_ENOMEM) adds what is owed.
  * Between the two the calls' costs are incomplete: nothing but add_stack
  * and add_node may touch the graph. */
-/* For the i-th root (0 <= i < the count returned with i == UINT32_MAX) of
- * a sampled graph's stacks: its id (*root), and the functions every stack it
+/* How many roots a sampled graph's stacks have a set for (0 after a merge). */
+uint32_t cgprop__stacks_roots(const cgprop_graph *g);
+/* For the i-th of them: its id (*root), and the functions every stack it
  * starts shows below its first frame (*n of them), which a stack of that
  * root cut short already counts. NULL with *n 0 when not known. */
 const uint32_t *cgprop__stacks_common(const cgprop_graph *g, uint32_t i, uint32_t *root, uint32_t *n);

@@ -363,8 +363,7 @@ static int unrooted_figures(const cgprop_graph *g, split_res *r)
     if (!any) return CGPROP_OK;
     /* A stack cut short whose root shows v in every stack it starts holds
      * v already: it cannot raise v's total. */
-    uint32_t nroots, root, n;
-    (void)cgprop__stacks_common(g, UINT32_MAX, &root, &nroots);
+    uint32_t root, n, nroots = cgprop__stacks_roots(g);
     for (uint32_t i = 0; i < nroots; i++) {
         const uint32_t *m = cgprop__stacks_common(g, i, &root, &n);
         if (!n || !cgprop__unrooted_root(g, root)) continue;

@@ -173,10 +173,15 @@ static void common_update(stack_scratch *s, common_set *c, const uint32_t *frame
     for (uint32_t j = 0; j < n; j++) s->active[c->m[j]] &= 0x7fffffffu;
 }
 
+uint32_t cgprop__stacks_roots(const cgprop_graph *g)
+{
+    const stack_scratch *s = g->stack_scratch;
+    return s && !g->common_off ? s->ncs : 0;
+}
+
 const uint32_t *cgprop__stacks_common(const cgprop_graph *g, uint32_t i, uint32_t *root, uint32_t *n)
 {
     const stack_scratch *s = g->stack_scratch;
-    if (i == UINT32_MAX) return (*n = s && !g->common_off ? s->ncs : 0), NULL;
     *n = 0;
     if (!s || g->common_off || i >= s->ncs || s->cs[i].fresh) return NULL;
     *root = s->cs[i].root;

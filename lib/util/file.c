@@ -121,11 +121,11 @@ static bool map_regular(cgprop__file *f, int fd, uint64_t off)
 #endif
 
 /* Reads from f->in until f->len reaches want or the stream ends. */
-static int read_until(cgprop__file *f, size_t *cap, size_t want)
+static int read_until(cgprop__file *f, size_t want)
 {
     while (f->len < want) {
-        if (f->len == *cap && !grow(f, cap, f->len + 65536)) return CGPROP_ENOMEM;
-        size_t room = *cap - f->len;
+        if (f->len == f->cap && !grow(f, &f->cap, f->len + 65536)) return CGPROP_ENOMEM;
+        size_t room = f->cap - f->len;
         if (room > want - f->len) room = want - f->len;
         size_t got = fread(f->buf + f->len, 1, room, (FILE *)f->in);
         f->len += got;
@@ -211,7 +211,7 @@ int cgprop__file_open_head(cgprop__file *f, const char *path, size_t path_len, c
         if (want && !grow(f, &f->cap, want)) rc = CGPROP_ENOMEM;
         if (fseek(in, 0, SEEK_SET) != 0 && !rc) rc = fail(f, CGPROP_ENOTFOUND, "cannot seek", errno);
     }
-    if (!rc) rc = read_until(f, &f->cap, head);
+    if (!rc) rc = read_until(f, head);
     if (!f->more) end_stream(f);
     if (rc) {
         cgprop__file_close(f);
@@ -230,7 +230,7 @@ int cgprop__file_open(cgprop__file *f, const char *path, size_t path_len, const 
 int cgprop__file_rest(cgprop__file *f)
 {
     if (!f->more) return CGPROP_OK;
-    int rc = read_until(f, &f->cap, SIZE_MAX);
+    int rc = read_until(f, SIZE_MAX);
     f->data = f->buf ? f->buf : "";
     if (!f->more) end_stream(f);
     return rc;
