@@ -18,6 +18,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import cut_rule  # noqa: E402
+
 ROW = re.compile(r"^\s*([0-9.]+)%\s+([0-9.]+)%\s+\[(.)\]\s+(.*?)\s*(?:-\s+-\s*)?$")
 
 
@@ -285,12 +288,8 @@ def cut_short(tool, perf, cc, d, source):
 
 def cut_intervals(script, total):
     """Each function's upper bound where stacks may have been cut short,
-    worked out from the perf script text itself: a stack is suspect when
-    its first function is called by another somewhere, or calls itself and
-    starts a stack of 20 frames or more; a function may lack the period of
-    the suspect stacks it neither starts nor is shown in by every stack of
-    their first function. Functions without a symbol are one per dso, as
-    cgprop keys them."""
+    worked out from the perf script text itself by tests/cut_rule.py.
+    Functions without a symbol are one per dso, as cgprop keys them."""
     stacks, cur = [], None
     for line in open(script, errors="replace").read().split("\n"):
         if not line.strip():
@@ -309,27 +308,7 @@ def cut_intervals(script, total):
                 cur[1].append("[unknown] " + dso if sym == "[unknown]" else sym)
     if cur and cur[1]:
         stacks.append((cur[0], cur[1][::-1]))
-    called, self_called, deep = set(), set(), set()
-    for w, fr in stacks:
-        for i in range(1, len(fr)):
-            (called if fr[i] != fr[i - 1] else self_called).add(fr[i])
-        if len(fr) >= 20:
-            deep.add(fr[0])
-    suspect = lambda r: r in called or (r in self_called and r in deep)
-    unrooted = sum(w for w, fr in stacks if suspect(fr[0]))
-    cum, spont, common = {}, {}, {}
-    for w, fr in stacks:
-        for f in set(fr):
-            cum[f] = cum.get(f, 0) + w
-        spont[fr[0]] = spont.get(fr[0], 0) + w
-        shown = set(fr[1:]) - {fr[0]}
-        common[fr[0]] = common[fr[0]] & shown if fr[0] in common else shown
-    hi = {}
-    for f in cum:
-        extra = unrooted - (spont.get(f, 0) if suspect(f) else 0)
-        extra -= sum(spont[r] for r in common if suspect(r) and f in common[r])
-        hi[f] = min(cum[f] + extra, total)
-    return hi
+    return {f: hi for f, (_, hi, _) in cut_rule.intervals(stacks, total)[1].items()}
 
 
 def main():

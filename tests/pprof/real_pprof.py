@@ -28,6 +28,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import cut_rule  # noqa: E402
+
 SKIP = 77
 
 
@@ -209,47 +212,25 @@ def traces(env, profile):
 
 def cut_shown(tool, env, profile, what):
     """Every function's interval where stacks may have been cut short,
-    worked out from pprof's traces: a stack is suspect when its first
-    function is called by another somewhere, or calls itself and starts a
-    stack of 20 frames or more; a function may lack the weight of the
-    suspect stacks it neither starts nor is shown in by every stack of their
-    root. Also never below the tightest bound, that of the suspect stacks
-    that do not show it."""
+    worked out from pprof's traces by tests/cut_rule.py; never below the
+    tightest bound, that of the suspect stacks that do not show it."""
     stacks = traces(env, profile)
     total = sum(w for w, _ in stacks)
-    called, self_called, deep = set(), set(), set()
-    for w, fr in stacks:
-        for i in range(1, len(fr)):
-            (called if fr[i] != fr[i - 1] else self_called).add(fr[i])
-        if len(fr) >= 20:
-            deep.add(fr[0])
-    suspect = lambda r: r in called or (r in self_called and r in deep)
-    unrooted = sum(w for w, fr in stacks if suspect(fr[0]))
-    cum, spont, common = {}, {}, {}
-    for w, fr in stacks:
-        for f in set(fr):
-            cum[f] = cum.get(f, 0) + w
-        r = fr[0]
-        spont[r] = spont.get(r, 0) + w
-        shown = set(fr[1:]) - {r}
-        common[r] = common[r] & shown if r in common else shown
+    unrooted, rule = cut_rule.intervals(stacks, total)
     doc = json.loads(subprocess.run([tool, "report", "--format", "json", "--key", "name", profile], check=True,
                                     capture_output=True, text=True).stdout)
     k = doc["metrics"].index("samples_count")
     got = {fn["name"]: (fn["bounds"][0][k], fn["bounds"][1][k]) if fn["bounds"] else (fn["total"][k],) * 2
            for fn in doc["functions"]}
     failures, looser = 0, 0
-    for f in sorted(cum):
-        extra = unrooted - (spont.get(f, 0) if suspect(f) else 0)
-        extra -= sum(spont[r] for r in common if suspect(r) and f in common[r])
-        want = (cum[f], min(cum[f] + extra, total))
-        tight = min(cum[f] + sum(w for w, fr in stacks if suspect(fr[0]) and f not in fr), total)
+    for f, (cum, hi, tight) in sorted(rule.items()):
+        want = (cum, hi)
         if got.get(f) != want or want[1] < tight:
             print("FAIL %s: %s: cgprop %s, from pprof's traces %s (at least %d)" % (what, f, got.get(f), want, tight))
             failures += 1
         looser += want[1] > tight
     print("%-4s %s: %d functions' intervals as pprof's traces give them (cut stacks %d of %d; %d wider than "
-          "a per-stack count would make them)" % ("FAIL" if failures else "ok", what, len(cum), unrooted, total, looser))
+          "a per-stack count would make them)" % ("FAIL" if failures else "ok", what, len(rule), unrooted, total, looser))
     return failures
 
 
