@@ -1,9 +1,9 @@
-/* perf script read piece by piece (a pipe, or gzip inflated as it goes):
- * the graph must be the one the same text gives when read whole, whatever
- * the pieces' size, from memory or from a stream that cannot be read twice;
- * events first named late, errors in later pieces, gzip members and damage,
- * allocation failures, the memory a long stream costs, and the public entry
- * point on a named pipe. */
+/* perf script, folded stacks and callgrind profiles read piece by piece (a
+ * pipe, or gzip inflated as it goes): the graph must be the one the same
+ * text gives when read whole, whatever the pieces' size, from memory or
+ * from a stream that cannot be read twice; events first named late, errors
+ * in later pieces, gzip members and damage, allocation failures, the memory
+ * a long stream costs, and the public entry point on a named pipe. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include "ck_quiet.h"
@@ -87,9 +87,11 @@ static int rd_stream_fmt(uint32_t fmt, const char *text, size_t n, size_t head, 
     cgprop_read_error_init(err);
     cgprop__src src;
     int rc = cgprop__src_open(&src, &t.f, a, err);
-    if (!rc)
-        rc = fmt == CGPROP_INPUT_PERF ? cgprop__perf_read_stream(&src, guess, piece, &o, a, g, NULL, err)
-                                      : cgprop__folded_read_stream(&src, piece, &o, a, g, NULL, err);
+    if (!rc) {
+        if (fmt == CGPROP_INPUT_PERF) rc = cgprop__perf_read_stream(&src, guess, piece, &o, a, g, NULL, err);
+        else if (fmt == CGPROP_INPUT_FOLDED) rc = cgprop__folded_read_stream(&src, piece, &o, a, g, NULL, err);
+        else rc = cgprop__callgrind_read_stream(&src, piece, &o, a, g, NULL, err);
+    }
     cgprop__src_close(&src);
     tstream_close(&t);
     return rc;
@@ -149,6 +151,71 @@ START_TEST(real_recordings)
 }
 END_TEST
 
+/* A text's lines, each with its newline (a last line without one is left
+ * out). */
+typedef struct tlines {
+    const char **line;
+    size_t *len, k;
+} tlines;
+
+static tlines tlines_of(const char *text, size_t n)
+{
+    tlines l;
+    size_t nl = 0;
+    for (size_t i = 0; i < n; i++) nl += text[i] == '\n';
+    l.line = malloc((nl + 1) * sizeof *l.line);
+    l.len = malloc((nl + 1) * sizeof *l.len);
+    l.k = 0;
+    for (size_t i = 0, b = 0; i < n; i++)
+        if (text[i] == '\n') {
+            l.line[l.k] = text + b;
+            l.len[l.k++] = i - b + 1;
+            b = i + 1;
+        }
+    return l;
+}
+
+static void tlines_free(tlines *l)
+{
+    free(l->line);
+    free(l->len);
+}
+
+/* A damaged copy of the lines into t (room for cap bytes, at least their
+ * length and a junk line more): one line in `rate` dropped, one swapped
+ * for a junk line, one cut in half and one repeated (while room is left).
+ * Its length. */
+static size_t damage(const tlines *l, const char *const *junk, size_t njunk, unsigned rate, unsigned *seed, char *t,
+                     size_t cap)
+{
+    size_t m = 0;
+    for (size_t j = 0; j < l->k; j++) {
+        *seed = *seed * 1103515245u + 12345u;
+        unsigned r = (*seed >> 16) % rate;
+        if (r == 0) continue; /* dropped */
+        if (r == 1) { /* swapped for another */
+            const char *jk = junk[(*seed >> 8) % njunk];
+            memcpy(t + m, jk, strlen(jk));
+            m += strlen(jk);
+            continue;
+        }
+        if (r == 2) { /* cut */
+            size_t c = l->len[j] / 2;
+            memcpy(t + m, l->line[j], c);
+            m += c;
+            t[m++] = '\n';
+            continue;
+        }
+        memcpy(t + m, l->line[j], l->len[j]);
+        m += l->len[j];
+        if (r == 3 && m + l->len[j] < cap) { /* repeated */
+            memcpy(t + m, l->line[j], l->len[j]);
+            m += l->len[j];
+        }
+    }
+    return m;
+}
+
 /* Damaged recordings (lines dropped, repeated, cut or swapped for others):
  * read from a stream in small pieces, each is read as the whole text is,
  * or refused where the whole text is (the error may be another: a stream
@@ -159,45 +226,12 @@ START_TEST(damaged)
     snprintf(path, sizeof path, "%s/perf/%s", TDATA, fixtures[_i]);
     size_t n;
     char *text = tslurp(path, &n);
-    size_t nl = 0;
-    for (size_t i = 0; i < n; i++) nl += text[i] == '\n';
-    const char **line = malloc((nl + 1) * sizeof *line);
-    size_t *len = malloc((nl + 1) * sizeof *len), k = 0;
-    for (size_t i = 0, b = 0; i < n; i++)
-        if (text[i] == '\n') {
-            line[k] = text + b;
-            len[k++] = i - b + 1;
-            b = i + 1;
-        }
+    tlines l = tlines_of(text, n);
     static const char *const junk[] = {"\n", "\t\n", "# c\n", "x\n", "\tfff 12\n", "p 1 [000] 1.0: 5 ev: \n"};
     unsigned seed = 12345u + (unsigned)_i;
     char *t = malloc(2 * n + 64);
     for (int round = 0; round < 60; round++) {
-        size_t m = 0;
-        for (size_t j = 0; j < k; j++) {
-            seed = seed * 1103515245u + 12345u;
-            unsigned r = (seed >> 16) % 400;
-            if (r == 0) continue; /* dropped */
-            if (r == 1) { /* swapped for another */
-                const char *jk = junk[(seed >> 8) % 6];
-                memcpy(t + m, jk, strlen(jk));
-                m += strlen(jk);
-                continue;
-            }
-            if (r == 2) { /* cut */
-                size_t c = len[j] / 2;
-                memcpy(t + m, line[j], c);
-                m += c;
-                t[m++] = '\n';
-                continue;
-            }
-            memcpy(t + m, line[j], len[j]);
-            m += len[j];
-            if (r == 3 && m + len[j] < 2 * n) { /* repeated */
-                memcpy(t + m, line[j], len[j]);
-                m += len[j];
-            }
-        }
+        size_t m = damage(&l, junk, sizeof junk / sizeof junk[0], 400, &seed, t, 2 * n);
         cgprop_read_options o = tformat(CGPROP_INPUT_PERF);
         cgprop_read_error werr, serr;
         cgprop_read_error_init(&werr);
@@ -217,8 +251,7 @@ START_TEST(damaged)
         cgprop_graph_free(b);
     }
     free(t);
-    free(line);
-    free(len);
+    tlines_free(&l);
     free(text);
 }
 END_TEST
@@ -396,10 +429,10 @@ static void *pk_realloc(void *u, void *q, size_t n)
     return r;
 }
 
-/* The most the reader allocates for `copies` copies of one text, read from
- * a stream in 64 KiB pieces; the copies add up: every self cost is that
- * many times the one copy's. */
-static size_t stream_peak(const char *one, size_t n1, size_t copies)
+/* The most the reader of fmt allocates for `copies` copies of one text,
+ * read from a stream in 64 KiB pieces; the copies add up: every self cost
+ * is that many times the one copy's. */
+static size_t stream_peak(uint32_t fmt, const char *one, size_t n1, size_t copies)
 {
     char *text = malloc(n1 * copies);
     for (size_t i = 0; i < copies; i++) memcpy(text + i * n1, one, n1);
@@ -407,9 +440,9 @@ static size_t stream_peak(const char *one, size_t n1, size_t copies)
     cgprop_allocator a = {pk_malloc, pk_realloc, pk_free, &pk};
     cgprop_graph *g = NULL;
     cgprop_read_error err;
-    int rc = rd_stream(text, n1 * copies, 0, 65536, &a, &g, &err);
+    int rc = rd_stream_fmt(fmt, text, n1 * copies, 0, 65536, 65536, &a, &g, &err);
     ck_assert_msg(rc == CGPROP_OK, "%s", err.reason);
-    cgprop_graph *w = whole(one, n1);
+    cgprop_graph *w = whole_fmt(fmt, one, n1);
     for (uint32_t m = 0; m < cgprop_graph_metric_count(w); m++)
         ck_assert_uint_eq(tself_sum(g, m), copies * tself_sum(w, m));
     cgprop_graph_free(g);
@@ -425,7 +458,7 @@ START_TEST(bounded_memory)
 {
     size_t n1;
     char *one = tslurp(TDATA "/perf/recur.perf", &n1);
-    size_t p10 = stream_peak(one, n1, 10), p40 = stream_peak(one, n1, 40);
+    size_t p10 = stream_peak(CGPROP_INPUT_PERF, one, n1, 10), p40 = stream_peak(CGPROP_INPUT_PERF, one, n1, 40);
     ck_assert_msg(p40 <= p10 + 4096, "peak %zu bytes for 40 copies, %zu for 10", p40, p10);
     ck_assert_msg(p40 < n1 * 40 / 16, "peak %zu bytes for a text of %zu", p40, n1 * 40);
     free(one);
@@ -634,12 +667,13 @@ START_TEST(folded_alloc_failures)
 END_TEST
 
 /* The text of the public entry point's test: perf script (recur.perf
- * repeated) or folded stacks, longer than the first piece. */
+ * repeated), folded stacks or a callgrind profile (one of valgrind's,
+ * repeated: a part each), longer than the first piece. */
 static char *pipe_text(int which, size_t *n)
 {
     if (which == 1) return folded_text(CGPROP__STREAM_HEAD / 60, 3u, n);
     size_t n1;
-    char *one = tslurp(TDATA "/perf/recur.perf", &n1);
+    char *one = tslurp(which == 2 ? TDATA "/recur/recur.instr-jumps.main.callgrind.out" : TDATA "/perf/recur.perf", &n1);
     size_t copies = CGPROP__STREAM_HEAD / n1 + 3;
     char *text = malloc(n1 * copies);
     for (size_t i = 0; i < copies; i++) memcpy(text + i * n1, one, n1);
@@ -711,7 +745,8 @@ START_TEST(named_pipe)
     tfifo_free(&t);
     ck_assert_msg(rc == CGPROP_OK, "%s", err.reason);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer: status %d", st);
-    uint32_t fmt = _i ? CGPROP_INPUT_FOLDED : CGPROP_INPUT_PERF;
+    static const uint32_t fmts[] = {CGPROP_INPUT_PERF, CGPROP_INPUT_FOLDED, CGPROP_INPUT_CALLGRIND};
+    uint32_t fmt = fmts[_i];
     ck_assert_uint_eq(info.format, fmt);
     cgprop_graph *w = whole_fmt(fmt, text, n);
     size_t na, nb;
@@ -751,6 +786,207 @@ START_TEST(named_pipe_alloc_failures)
 }
 END_TEST
 
+/* ---- callgrind ---- */
+
+/* A fixture's text: gzipped ones inflated (NULL when this build has no
+ * zlib to do it with). */
+static char *cg_text(const char *rel, size_t *n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", TDATA, rel);
+    size_t zn;
+    char *t = tslurp(path, &zn);
+    if (!cgprop__is_gzip(t, zn)) {
+        *n = zn;
+        return t;
+    }
+#ifdef CGPROP_TEST_ZLIB
+    char *out;
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    ck_assert_int_eq(cgprop__gunzip(t, zn, NULL, CGPROP__GUNZIP_LIMIT, &out, n, &err), CGPROP_OK);
+    free(t);
+    char *copy = malloc(*n + 1);
+    memcpy(copy, out, *n);
+    cgprop__ra_free(NULL, out);
+    return copy;
+#else
+    free(t);
+    return NULL;
+#endif
+}
+
+/* Read in pieces, the text gives what it gives whole: the same graph, or
+ * the same refusal (code, line and reason). */
+static void cg_same(const char *text, size_t n, size_t head, size_t piece)
+{
+    cgprop_read_options o = tformat(CGPROP_INPUT_CALLGRIND);
+    cgprop_read_error werr, serr;
+    cgprop_read_error_init(&werr);
+    cgprop_graph *a = NULL, *b = NULL;
+    int wrc = cgprop_read_buffer(text, n, "w", 1, &o, NULL, &a, NULL, &werr);
+    int src = rd_stream_fmt(CGPROP_INPUT_CALLGRIND, text, n, head, piece, piece, NULL, &b, &serr);
+    ck_assert_msg(wrc == src, "piece %zu, head %zu: whole %d (%s), pieces %d (%s)", piece, head, wrc, werr.reason,
+                  src, serr.reason);
+    if (wrc == CGPROP_OK) {
+        size_t na, nb;
+        char *ja = json(a, &na), *jb = json(b, &nb);
+        ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "piece %zu, head %zu: the graphs differ", piece, head);
+        free(ja);
+        free(jb);
+    } else {
+        ck_assert(b == NULL);
+        ck_assert_msg(serr.line == werr.line && strcmp(serr.reason, werr.reason) == 0,
+                      "piece %zu, head %zu: whole at line %llu (%s), pieces at %llu (%s)", piece, head,
+                      (unsigned long long)werr.line, werr.reason, (unsigned long long)serr.line, serr.reason);
+    }
+    cgprop_graph_free(a);
+    cgprop_graph_free(b);
+}
+
+/* valgrind's files (cost lines by line and by instruction, jumps, parts,
+ * --separate-recs levels, a cachegrind file refused), gprof2dot's, Xdebug's
+ * call tree (rewritten whole) and one cgprop wrote. */
+static const char *const cg_fixtures[] = {
+    "recur/recur.default.callgrind.out", "recur/recur.recs3.callgrind.out",
+    "recur/recur.instr-jumps.main.callgrind.out", "recur/recur.combined-parts.main.callgrind.out",
+    "recur/recur.callers2.main.callgrind.out", "recur/recur.cachegrind.out",
+    "deep/bash.recs4.callgrind.out", "gprof2dot/bool.callgrind",
+    "gprof2dot/xapian.callgrind", "gprof2dot/zero_dag.callgrind",
+    "real/python3/python3.separate-recs-10.callgrind.out.gz", "xdebug/tree.cachegrind.out.gz",
+    "pprof/recur.default.callgrind.out.gz"};
+
+START_TEST(cg_recordings)
+{
+    size_t n;
+    char *text = cg_text(cg_fixtures[_i], &n);
+    if (!text) return;
+    static const size_t pieces[] = {1, 97, 4096, 65536};
+    for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+        if (pieces[k] == 1 && n > 200000) continue; /* a byte a read: seconds under valgrind */
+        cg_same(text, n, n, pieces[k]);
+        cg_same(text, n, 3, pieces[k]);
+    }
+    free(text);
+}
+END_TEST
+
+/* Damaged profiles (lines dropped, repeated, cut or swapped for others):
+ * read in pieces from a stream, each gives what it gives whole, error for
+ * error. */
+START_TEST(cg_damaged)
+{
+    size_t n;
+    char *text = cg_text(_i ? "deep/bash.recs4.callgrind.out" : "recur/recur.instr-jumps.main.callgrind.out", &n);
+    tlines l = tlines_of(text, n);
+    static const char *const junk[] = {"\n", "calls=3 4\n", "fn=(9999)\n", "x\n", "0x10 +3 2\n", "events: A B\n",
+                                       "cfn=(1) z\n", "totals: 1\n", "jump=1 +2\n", "desc: " CGPROP__DESC_UNROOTED " 7\n"};
+    unsigned seed = 777u + (unsigned)_i;
+    char *t = malloc(2 * n + 128);
+    for (int round = 0; round < 50; round++) {
+        size_t m = damage(&l, junk, sizeof junk / sizeof junk[0], 600, &seed, t, 2 * n);
+        cg_same(t, m, 1 + (size_t)round % 7, 200 + 89 * (size_t)round);
+    }
+    free(t);
+    tlines_free(&l);
+    free(text);
+}
+END_TEST
+
+/* A call's sum that overflows is found when the graph is built, after the
+ * text is read: in pieces from memory (or gzip), read again for its line;
+ * from a pipe, which cannot be, the same reason at line 0. The calls are
+ * far enough in for each to be in a later piece. */
+START_TEST(cg_overflow_line)
+{
+    static const char *const body[] = {
+        "cfn=b\ncalls=1 0\n0 18446744073709551615\ncfn=b\ncalls=1 0\n0 1\n",
+        "cfn=b\ncalls=18446744073709551615 0\n0 1\ncfn=b\ncalls=1 0\n0 1\n",
+        "  cfn=b\n  calls=18446744073709551615 0\n0 1\nfn=c\n0 1\n# calls=1 0\ncfn=b\ncalls=1 0\n0 1\n"};
+    static const uint64_t at[] = {9, 8, 11};
+    char text[4096];
+    size_t pad = 0;
+    int m = snprintf(text, sizeof text, "events: Ir\nfn=a\n0 1\n");
+    /* 100 comment lines between the header and the calls. */
+    for (; pad < 100; pad++) m += snprintf(text + m, sizeof text - (size_t)m, "# %zu\n", pad);
+    for (size_t i = 0; i < 3; i++) {
+        int l = m + snprintf(text + m, sizeof text - (size_t)m, "%s", body[i]);
+        cgprop_read_options o = tformat(CGPROP_INPUT_CALLGRIND);
+        cgprop_read_error werr, serr;
+        cgprop_read_error_init(&werr);
+        cgprop_graph *g = NULL;
+        ck_assert_int_eq(cgprop_read_buffer(text, (size_t)l, "w", 1, &o, NULL, &g, NULL, &werr), CGPROP_EOVERFLOW);
+        ck_assert_uint_eq(werr.line, at[i] + 100);
+        cg_same(text, (size_t)l, (size_t)l, 7);
+        ck_assert_int_eq(rd_stream_fmt(CGPROP_INPUT_CALLGRIND, text, (size_t)l, 3, 7, 7, NULL, &g, &serr),
+                         CGPROP_EOVERFLOW);
+        ck_assert(g == NULL);
+        ck_assert_uint_eq(serr.line, 0);
+        ck_assert_str_eq(serr.reason, werr.reason);
+    }
+}
+END_TEST
+
+/* cgprop's own callgrind file of a profile with stacks cut short says
+ * their weight on a desc: line before events: (where callgrind_annotate
+ * wants it); read in small pieces, that line's piece is gone when events:
+ * comes. */
+START_TEST(cg_unrooted)
+{
+    size_t n;
+    char *perf = tslurp(TDATA "/perf/recur-dwarf.perf", &n);
+    cgprop_read_options o = tformat(CGPROP_INPUT_PERF);
+    cgprop_graph *g = tread(perf, n, "p", &o, NULL);
+    char *cg = trender(g, CGPROP_FORMAT_CALLGRIND, NULL);
+    ck_assert_ptr_nonnull(strstr(cg, CGPROP__DESC_UNROOTED));
+    ck_assert(strstr(cg, CGPROP__DESC_UNROOTED) < strstr(cg, "\nevents:"));
+    /* A piece ends after the last whole line within its size (or, when
+     * none fits, after the last the buffer holds): these sizes put the
+     * desc: line and the events: line in pieces of their own. */
+    for (size_t piece = 40; piece < 200; piece++) cg_same(cg, strlen(cg), piece % 2 ? 2 : strlen(cg), piece);
+    /* The figures of the stacks cut short are kept, not only alike. */
+    cgprop_graph *b = NULL;
+    cgprop_read_error err;
+    ck_assert_int_eq(rd_stream_fmt(CGPROP_INPUT_CALLGRIND, cg, strlen(cg), 2, 80, 80, NULL, &b, &err), CGPROP_OK);
+    size_t nj;
+    char *j = json(b, &nj);
+    ck_assert_ptr_nonnull(strstr(j, "\"unrooted\""));
+    free(j);
+    cgprop_graph_free(b);
+    free(cg);
+    cgprop_graph_free(g);
+    free(perf);
+}
+END_TEST
+
+START_TEST(cg_alloc_failures)
+{
+    size_t n;
+    char *text = cg_text(_i == 2 ? "xdebug/tree.cachegrind.out.gz" : "recur/recur.callers2.main.callgrind.out", &n);
+    if (!text) return;
+    fail_sweep(CGPROP_INPUT_CALLGRIND, text, n, _i == 1 ? n : 7, 512);
+    free(text);
+}
+END_TEST
+
+/* What a long profile read from a stream holds: the calls as read (pass 2
+ * needs every one), not the text. A valgrind profile by instruction, with
+ * jumps (a calls= line in 40): 200 copies (5.5 MB) take less than 60 % of
+ * their text, and the second hundred adds less than 60 % of its bytes,
+ * where holding the text would add all of them and more. */
+START_TEST(cg_bounded_memory)
+{
+    size_t n1;
+    char *one = tslurp(TDATA "/recur/recur.instr-jumps.main.callgrind.out", &n1);
+    size_t p100 = stream_peak(CGPROP_INPUT_CALLGRIND, one, n1, 100),
+           p200 = stream_peak(CGPROP_INPUT_CALLGRIND, one, n1, 200);
+    ck_assert_msg(p200 < n1 * 200 * 6 / 10, "peak %zu bytes for a text of %zu", p200, n1 * 200);
+    ck_assert_msg(p200 - p100 < n1 * 100 * 6 / 10, "peaks %zu and %zu bytes for texts of %zu and %zu", p100, p200,
+                  n1 * 100, n1 * 200);
+    free(one);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("stream");
@@ -767,8 +1003,8 @@ static Suite *suite(void)
     tcase_add_test(t, gzip_pieces);
     tcase_add_test(t, gzip_late_event);
 #endif
-    tcase_add_loop_test(t, named_pipe, 0, 2);
-    tcase_add_loop_test(t, named_pipe_alloc_failures, 0, 2);
+    tcase_add_loop_test(t, named_pipe, 0, 3);
+    tcase_add_loop_test(t, named_pipe_alloc_failures, 0, 3);
     suite_add_tcase(s, t);
     TCase *f = tcase_create("folded");
     tcase_set_timeout(f, 300);
@@ -776,6 +1012,15 @@ static Suite *suite(void)
     tcase_add_test(f, folded_error_line);
     tcase_add_loop_test(f, folded_alloc_failures, 0, 2);
     suite_add_tcase(s, f);
+    TCase *c = tcase_create("callgrind");
+    tcase_set_timeout(c, 300);
+    tcase_add_loop_test(c, cg_recordings, 0, (int)(sizeof cg_fixtures / sizeof cg_fixtures[0]));
+    tcase_add_loop_test(c, cg_damaged, 0, 2);
+    tcase_add_test(c, cg_overflow_line);
+    tcase_add_test(c, cg_unrooted);
+    tcase_add_loop_test(c, cg_alloc_failures, 0, 3);
+    tcase_add_test(c, cg_bounded_memory);
+    suite_add_tcase(s, c);
     return s;
 }
 

@@ -138,6 +138,13 @@ typedef struct cg {
      * wants desc: lines there), read once events: says what they are. */
     const char *unrooted_v;
     size_t unrooted_n;
+    char *unrooted_copy; /* its bytes, kept: a text read in pieces drops the line's */
+    /* A call's sum overflowed when the graph was built (pass 2): the
+     * calls= line it came from, by its index among them (calls_fail), and
+     * why; its line is found by reading the text again. */
+    bool ovf;
+    uint32_t ovf_at;
+    int ovf_why;
     int pending;
     uint64_t pend_line;
     uint64_t call_count;
@@ -279,6 +286,16 @@ int cgprop__cg_assemble(cg *c, cgprop_graph **out, cgprop_read_info *info);
  * *out with cgprop__mem_free through an allocator cgprop__mem_init made
  * from alloc). CGPROP_OK or CGPROP_ENOMEM. */
 bool cgprop__cg_is_xdebug(const char *data, size_t len);
+/* How far into the text cgprop__cg_is_xdebug looks: the first piece of a
+ * text read in pieces holds at least this much, so both ways decide alike. */
+#define CGPROP__CG_XDEBUG_PEEK ((size_t)64 << 10)
+/* The line of the at-th calls= line of data[0..len), counting from *seen
+ * calls= lines and *line lines before it (both carried over from the text
+ * before it): true and *line set when it is there. */
+bool cgprop__cg_find_calls_line(const char *data, size_t len, uint32_t at, uint32_t *seen, uint64_t *line);
+/* The error for an overflowing call sum (c->ovf_why) at the line of its
+ * calls= line, 0 when it is not known. */
+int cgprop__cg_calls_error(cg *c, bool found, uint64_t line);
 int cgprop__cg_xdebug_rewrite(const char *data, size_t len, const cgprop_allocator *alloc, char **out,
                               size_t *out_len);
 

@@ -239,30 +239,50 @@ static int raw_key(cg *c, uint32_t r, size_t name_len, bool full, size_t *len)
     return build_key(c, so, lob, sf, lfl, sn, name_len, full, len);
 }
 
-/* The call lines' sums are taken when the graph is built, after reading:
- * the refused call is the batch_at-th calls= line of the input (every one
- * added a call, in order), its cost on the next line. */
-static int calls_fail(cg *c, const cgprop_graph *g)
+bool cgprop__cg_find_calls_line(const char *data, size_t len, uint32_t at, uint32_t *seen, uint64_t *line)
 {
     cgprop__lines r;
-    cgprop__lines_init(&r, c->data, (size_t)(c->end - c->data));
+    cgprop__lines_init(&r, data, len);
     const char *s;
     size_t n;
-    uint32_t at = g->batch_at, seen = 0;
-    int why = g->batch_why;
     while (cgprop__lines_next(&r, &s, &n)) {
         while (n && cgprop__is_space(*s)) {
             s++;
             n--;
         }
-        if (n < 6 || memcmp(s, "calls=", 6) != 0 || seen++ != at) continue;
-        if (why == CGPROP__WHY_COST)
-            return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, r.no + 1, "the cost of a call summed over its lines overflows 64 bits");
-        return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, r.no,
-                                 why == CGPROP__WHY_COUNT ? "the count of a call summed over its lines overflows 64 bits"
-                                                          : "the calls into a function overflow 64 bits");
+        if (n < 6 || memcmp(s, "calls=", 6) != 0 || (*seen)++ != at) continue;
+        *line += r.no;
+        return true;
     }
-    return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, 0, "a call sum overflows 64 bits");
+    *line += r.no;
+    return false;
+}
+
+int cgprop__cg_calls_error(cg *c, bool found, uint64_t line)
+{
+    if (!found) line = 0;
+    if (c->ovf_why == CGPROP__WHY_COST)
+        return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, line ? line + 1 : 0,
+                                 "the cost of a call summed over its lines overflows 64 bits");
+    return cgprop__read_fail(c->err, CGPROP_EOVERFLOW, line,
+                             c->ovf_why == CGPROP__WHY_COUNT ? "the count of a call summed over its lines overflows 64 bits"
+                                                             : "the calls into a function overflow 64 bits");
+}
+
+/* The call lines' sums are taken when the graph is built, after reading:
+ * the refused call is the batch_at-th calls= line of the input (every one
+ * added a call, in order), its cost on the next line. A text read in
+ * pieces is not at hand any more (c->data NULL): its reader looks for the
+ * line. */
+static int calls_fail(cg *c, const cgprop_graph *g)
+{
+    c->ovf = true;
+    c->ovf_at = g->batch_at;
+    c->ovf_why = g->batch_why;
+    uint32_t seen = 0;
+    uint64_t line = 0;
+    bool found = c->data && cgprop__cg_find_calls_line(c->data, (size_t)(c->end - c->data), c->ovf_at, &seen, &line);
+    return cgprop__cg_calls_error(c, found, line);
 }
 
 static int graph_fail(cg *c, int rc)

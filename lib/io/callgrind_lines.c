@@ -434,6 +434,13 @@ static int header_line(cg *c, const char *s, size_t klen, const char *v, size_t 
         c->unrooted_v = v + p;
         c->unrooted_n = n - p;
         if (c->part_events) return stated_unrooted(c);
+        /* Read once events: says what they are, maybe lines (and pieces of
+         * the text) later. */
+        char *copy = cgprop__mem_realloc(&c->mem, c->unrooted_copy, n - p + 1, 1);
+        if (!copy) return fail(c, CGPROP_ENOMEM, "%s", "out of memory");
+        memcpy(copy, v + p, n - p);
+        c->unrooted_copy = copy;
+        c->unrooted_v = copy;
     }
     if (key_is(s, klen, "creator")) c->creator = true;
     /* version, cmd, other desc, event (derived events carry no data), ... */

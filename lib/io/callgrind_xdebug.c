@@ -84,11 +84,12 @@ static bool next_line(cgprop__lines *r, const char **s, size_t *n)
 }
 
 /* Whether the file says Xdebug wrote it: its creator: line, among the
- * header lines before the first function. */
+ * header lines before the first function (in its first 32 lines and 64 KiB;
+ * Xdebug writes it second). */
 bool cgprop__cg_is_xdebug(const char *data, size_t len)
 {
     cgprop__lines r;
-    cgprop__lines_init(&r, data, len);
+    cgprop__lines_init(&r, data, len < CGPROP__CG_XDEBUG_PEEK ? len : CGPROP__CG_XDEBUG_PEEK);
     const char *s;
     size_t n;
     while (r.no < 32 && next_line(&r, &s, &n)) {

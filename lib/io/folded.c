@@ -275,13 +275,6 @@ int cgprop__folded_read(const char *data, size_t len, const cgprop_read_options 
     return fold_end(&f, fold_piece(&f, data + b, len - b, opts, alloc, len), out, info);
 }
 
-/* Where the text up to the last newline of buf[0..n) ends; 0 when none. */
-static size_t after_last_newline(const char *buf, size_t n)
-{
-    while (n && buf[n - 1] != '\n') n--;
-    return n;
-}
-
 int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
                                const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                                cgprop_read_error *err)
@@ -291,7 +284,7 @@ int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read
     memset(&f, 0, sizeof f);
     f.err = err;
     cgprop__pieces q;
-    int rc = cgprop__pieces_open(&q, src, after_last_newline, piece, piece, 0, alloc, err);
+    int rc = cgprop__pieces_open(&q, src, cgprop__cut_after_newline, piece, piece, 0, alloc, err);
     if (rc) return rc;
     bool done = false, first = true;
     while (!rc && !(rc = cgprop__pieces_next(&q, &done)) && !done) {

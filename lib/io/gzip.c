@@ -95,6 +95,12 @@ bool cgprop__src_rewind(cgprop__src *s)
 
 /* ---- the pieces of a text (cgprop__pieces) ---- */
 
+size_t cgprop__cut_after_newline(const char *buf, size_t n)
+{
+    while (n && buf[n - 1] != '\n') n--;
+    return n;
+}
+
 int cgprop__pieces_open(cgprop__pieces *q, cgprop__src *src, cgprop__cut_fn cut_at, size_t head, size_t piece,
                         size_t first_read, const cgprop_allocator *alloc, cgprop_read_error *err)
 {

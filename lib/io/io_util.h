@@ -254,6 +254,8 @@ void cgprop__src_close(cgprop__src *s);
  * after it wait for the next. The first piece may be larger (head) than the
  * others (piece); a unit longer than a piece makes it grow. */
 typedef size_t (*cgprop__cut_fn)(const char *buf, size_t n);
+/* The cut after the last newline (0: none): pieces of whole lines. */
+size_t cgprop__cut_after_newline(const char *buf, size_t n);
 typedef struct cgprop__pieces {
     cgprop__src *src;
     const cgprop_allocator *alloc;
@@ -287,6 +289,15 @@ void cgprop__pieces_close(cgprop__pieces *q);
 int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
                                const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                                cgprop_read_error *err);
+/* The callgrind reader over a text read piece by piece (pieces of about
+ * piece bytes that end after a newline): the same graph, or the same
+ * refusal, as the text in memory, in memory bounded by a piece and the
+ * graph. Xdebug's profiles, which are rewritten whole first, are gathered
+ * whole. A call's sum that overflows is reported at its line when the input
+ * can be read again (in memory, gzipped), at line 0 from a pipe. */
+int cgprop__callgrind_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
+                                  const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                                  cgprop_read_error *err);
 /* Why data (its first bytes) is a raw recording no reader takes, with the
  * command that prints what cgprop reads; NULL when it is not one
  * (lib/io/read.c). */

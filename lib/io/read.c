@@ -428,11 +428,11 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
     return cgprop__out_end(&o, read_buffer(data, len, name, name_len, opts, alloc, out, &o.info, &o.err));
 }
 
-/* perf script text and folded stacks from a pipe, or gzipped, read piece by
- * piece: their memory is a piece and the graph, not the text (lib/io/perf.c,
- * folded.c). Every other input, and a mapped file (whose pages are the page
- * cache's, not the reader's memory), is read whole: *streamed false, nothing
- * done. */
+/* perf script text, folded stacks and callgrind profiles from a pipe, or
+ * gzipped, read piece by piece: their memory is a piece and the graph, not
+ * the text (lib/io/perf.c, folded.c, callgrind_read.c). Every other input,
+ * and a mapped file (whose pages are the page cache's, not the reader's
+ * memory), is read whole: *streamed false, nothing done. */
 static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const cgprop_allocator *alloc,
                        cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err, bool *streamed)
 {
@@ -455,16 +455,20 @@ static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const 
     uint32_t fmt = opts.format;
     if (opts.format != CGPROP_INPUT_EVENTS && cgprop__recording(h, hn)) return CGPROP_OK;
     if (fmt == CGPROP_INPUT_AUTO) fmt = detect_plain(h, hn);
-    if (fmt != CGPROP_INPUT_PERF && fmt != CGPROP_INPUT_FOLDED) return CGPROP_OK;
+    if (fmt != CGPROP_INPUT_PERF && fmt != CGPROP_INPUT_FOLDED && fmt != CGPROP_INPUT_CALLGRIND) return CGPROP_OK;
     *streamed = true;
     if (out) *out = NULL;
     if (!out) return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: out is NULL");
     cgprop__src src;
     int rc = cgprop__src_open(&src, f, alloc, err);
-    if (!rc)
-        rc = fmt == CGPROP_INPUT_PERF
-                 ? cgprop__perf_read_stream(&src, CGPROP__STREAM_HEAD, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err)
-                 : cgprop__folded_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
+    if (!rc) {
+        if (fmt == CGPROP_INPUT_PERF)
+            rc = cgprop__perf_read_stream(&src, CGPROP__STREAM_HEAD, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
+        else if (fmt == CGPROP_INPUT_FOLDED)
+            rc = cgprop__folded_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
+        else
+            rc = cgprop__callgrind_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
+    }
     cgprop__src_close(&src);
     if (rc) {
         if (out && *out) {

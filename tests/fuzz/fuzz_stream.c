@@ -1,10 +1,12 @@
-/* libFuzzer target: perf script and folded stacks read piece by piece (as a
- * pipe or gzip is read) must give what the same bytes give read whole. The
- * first byte picks the format, the pieces' size and where the bytes in
- * memory end and a stream that cannot be rewound begins; the rest is the
- * text. Read from memory, the graph (or the refusal) must be the whole
- * text's; read from a stream, the same, except that perf may refuse an
- * event the first piece did not name. Then an allocation failure somewhere
+/* libFuzzer target: perf script, folded stacks and callgrind profiles read
+ * piece by piece (as a pipe or gzip is read) must give what the same bytes
+ * give read whole. The first byte picks the format, the pieces' size and
+ * where the bytes in memory end and a stream that cannot be rewound begins;
+ * the rest is the text. Read from memory, the graph (or the refusal) must
+ * be the whole text's; read from a stream, the same, except that perf may
+ * refuse an event the first piece did not name. A callgrind refusal is the
+ * same error, line and reason, but for an overflowing call's line, which a
+ * stream cannot read again (line 0). Then an allocation failure somewhere
  * in a read from a stream: reported, nothing leaked. White box: it links
  * the library's internals. */
 #define _POSIX_C_SOURCE 200809L
@@ -50,9 +52,11 @@ static int stream_read(uint32_t fmt, const char *text, size_t n, size_t head, si
     cgprop_read_error_init(err);
     cgprop__src src;
     int rc = cgprop__src_open(&src, &f, a, err);
-    if (!rc)
-        rc = fmt == CGPROP_INPUT_PERF ? cgprop__perf_read_stream(&src, piece, piece, &o, a, g, NULL, err)
-                                      : cgprop__folded_read_stream(&src, piece, &o, a, g, NULL, err);
+    if (!rc) {
+        if (fmt == CGPROP_INPUT_PERF) rc = cgprop__perf_read_stream(&src, piece, piece, &o, a, g, NULL, err);
+        else if (fmt == CGPROP_INPUT_FOLDED) rc = cgprop__folded_read_stream(&src, piece, &o, a, g, NULL, err);
+        else rc = cgprop__callgrind_read_stream(&src, piece, &o, a, g, NULL, err);
+    }
     cgprop__src_close(&src);
     cgprop__file_close(&f);
     if (f.in) fclose(f.in);
@@ -62,11 +66,12 @@ static int stream_read(uint32_t fmt, const char *text, size_t n, size_t head, si
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > (1u << 20)) return 0;
-    unsigned cfg = data[0];
-    uint32_t fmt = cfg & 1 ? CGPROP_INPUT_FOLDED : CGPROP_INPUT_PERF;
+    static const uint32_t fmts[] = {CGPROP_INPUT_PERF, CGPROP_INPUT_FOLDED, CGPROP_INPUT_CALLGRIND};
+    unsigned cfg = data[0], rest = cfg / 3;
+    uint32_t fmt = fmts[cfg % 3];
     /* At least the two bytes that tell gzip: the library sees 8 MiB of a
      * pipe, or a whole mapped file, before it decides to read in pieces. */
-    size_t piece = 1 + ((cfg >> 1) & 7) * 53, head = 2 + (cfg >> 4) * 11;
+    size_t piece = 1 + (rest & 7) * 53, head = 2 + (rest >> 3) * 11;
     const char *text = (const char *)data + 1;
     size_t n = size - 1;
     /* What the library reads whole, never in pieces (lib/io/read.c): raw
@@ -92,9 +97,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int mrc = stream_read(fmt, text, n, n, piece, NULL, &m, &serr);
     FZ_CHECK((mrc == CGPROP_OK) == (wrc == CGPROP_OK));
     if (mrc) FZ_CHECK(m == NULL && serr.code == mrc && serr.reason[0]);
+    bool cg = fmt == CGPROP_INPUT_CALLGRIND;
+    if (cg && mrc) FZ_CHECK(mrc == wrc && serr.line == werr.line && strcmp(serr.reason, werr.reason) == 0);
     /* From a stream after head bytes. */
     int src_rc = stream_read(fmt, text, n, head, piece, NULL, &s, &serr);
     if (src_rc) FZ_CHECK(s == NULL && serr.code == src_rc && serr.reason[0]);
+    if (cg && src_rc)
+        FZ_CHECK(src_rc == wrc && strcmp(serr.reason, werr.reason) == 0 &&
+                 (serr.line == werr.line || (src_rc == CGPROP_EOVERFLOW && serr.line == 0)));
     if (wrc != CGPROP_OK) FZ_CHECK(src_rc != CGPROP_OK);
     else if (src_rc != CGPROP_OK) FZ_CHECK(fmt == CGPROP_INPUT_PERF && src_rc == CGPROP_EFORMAT &&
                                            strstr(serr.reason, "a stream is read once") != NULL);
