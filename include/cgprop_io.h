@@ -503,7 +503,8 @@ CGPROP_API void cgprop_events_info_init(cgprop_events_info *info);
 
 /**
  * Replay an event trace held in memory into a new graph, through a recorder
- * with options @p ropt.
+ * with options @p ropt. Gzip-compressed bytes are inflated first (one layer,
+ * as cgprop_read_buffer() does; gzip inside gzip is ::CGPROP_EFORMAT).
  * @param data the bytes (no NUL needed; any bytes are safe).
  * @param len their number.
  * @param name a name for messages (e.g. the file name); may be NULL.
@@ -524,7 +525,9 @@ CGPROP_API int cgprop_events_read_buffer(const char *data, size_t len, const cha
 
 /**
  * Replay an event trace file, as cgprop_events_read_buffer() does. The path
- * "-" reads standard input.
+ * "-" reads standard input. A pipe (a traced program writing into it) and a
+ * gzipped file are read as they come, in pieces: memory is a piece, the
+ * recorder's open activations and the graph, not the trace.
  * @param path the file name (no NUL needed).
  * @param path_len its length in bytes.
  * @param ropt recorder options; NULL for none.

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include "ck_quiet.h"
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,22 @@ static char *json(cgprop_graph *g, size_t *n)
     char *j = trender(g, CGPROP_FORMAT_JSON, NULL);
     *n = strlen(j);
     return j;
+}
+
+/* Two graphs give the same report, figure for figure; `what` says which
+ * read differed. */
+static void json_same(cgprop_graph *a, cgprop_graph *b, const char *what, ...)
+{
+    char ctx[128];
+    va_list ap;
+    va_start(ap, what);
+    vsnprintf(ctx, sizeof ctx, what, ap);
+    va_end(ap);
+    size_t na, nb;
+    char *ja = json(a, &na), *jb = json(b, &nb);
+    ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "%s: the graphs differ", ctx);
+    free(ja);
+    free(jb);
 }
 
 static cgprop_graph *whole_fmt(uint32_t fmt, const char *text, size_t n)
@@ -90,7 +107,8 @@ static int rd_stream_fmt(uint32_t fmt, const char *text, size_t n, size_t head, 
     if (!rc) {
         if (fmt == CGPROP_INPUT_PERF) rc = cgprop__perf_read_stream(&src, guess, piece, &o, a, g, NULL, err);
         else if (fmt == CGPROP_INPUT_FOLDED) rc = cgprop__folded_read_stream(&src, piece, &o, a, g, NULL, err);
-        else rc = cgprop__callgrind_read_stream(&src, piece, &o, a, g, NULL, err);
+        else if (fmt == CGPROP_INPUT_CALLGRIND) rc = cgprop__callgrind_read_stream(&src, piece, &o, a, g, NULL, err);
+        else rc = cgprop__events_read_stream(&src, piece, &o, a, g, err);
     }
     cgprop__src_close(&src);
     tstream_close(&t);
@@ -116,11 +134,31 @@ static void fmt_same(uint32_t fmt, const char *text, size_t n, size_t head, size
     cgprop_read_error err;
     int rc = rd_stream_fmt(fmt, text, n, head, guess, piece, NULL, &b, &err);
     ck_assert_msg(rc == CGPROP_OK, "piece %zu: line %llu: %s", piece, (unsigned long long)err.line, err.reason);
-    size_t na, nb;
-    char *ja = json(a, &na), *jb = json(b, &nb);
-    ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "piece %zu, head %zu: the graphs differ", piece, head);
-    free(ja);
-    free(jb);
+    json_same(a, b, "piece %zu, head %zu", piece, head);
+    cgprop_graph_free(a);
+    cgprop_graph_free(b);
+}
+
+/* Read in pieces, the text gives what it gives whole: the same graph, or
+ * the same refusal (code, line and reason). */
+static void same_or_refused(uint32_t fmt, const char *text, size_t n, size_t head, size_t piece)
+{
+    cgprop_read_options o = tformat(fmt);
+    cgprop_read_error werr, serr;
+    cgprop_read_error_init(&werr);
+    cgprop_graph *a = NULL, *b = NULL;
+    int wrc = cgprop_read_buffer(text, n, "w", 1, &o, NULL, &a, NULL, &werr);
+    int src = rd_stream_fmt(fmt, text, n, head, piece, piece, NULL, &b, &serr);
+    ck_assert_msg(wrc == src, "piece %zu, head %zu: whole %d (%s), pieces %d (%s)", piece, head, wrc, werr.reason,
+                  src, serr.reason);
+    if (wrc == CGPROP_OK) {
+        json_same(a, b, "piece %zu, head %zu", piece, head);
+    } else {
+        ck_assert(b == NULL);
+        ck_assert_msg(serr.line == werr.line && strcmp(serr.reason, werr.reason) == 0,
+                      "piece %zu, head %zu: whole at line %llu (%s), pieces at %llu (%s)", piece, head,
+                      (unsigned long long)werr.line, werr.reason, (unsigned long long)serr.line, serr.reason);
+    }
     cgprop_graph_free(a);
     cgprop_graph_free(b);
 }
@@ -240,13 +278,7 @@ START_TEST(damaged)
         int src = rd_stream2(t, m, 1 + round % 7, m, 300 + 97 * (size_t)round, NULL, &b, &serr);
         ck_assert_msg((wrc == CGPROP_OK) == (src == CGPROP_OK), "round %d: whole %d (%s), stream %d (%s)", round, wrc,
                       werr.reason, src, serr.reason);
-        if (wrc == CGPROP_OK) {
-            size_t na, nb;
-            char *ja = json(a, &na), *jb = json(b, &nb);
-            ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "round %d: the graphs differ", round);
-            free(ja);
-            free(jb);
-        }
+        if (wrc == CGPROP_OK) json_same(a, b, "round %d", round);
         cgprop_graph_free(a);
         cgprop_graph_free(b);
     }
@@ -666,12 +698,122 @@ START_TEST(folded_alloc_failures)
 }
 END_TEST
 
+/* ---- event traces ---- */
+
+/* A random trace: a header (or none: the metrics then counted on the first
+ * event), comments, blank lines, CRLF, names with blanks and a TAB,
+ * recursion, and activations left open at the end unless `closed`. Two
+ * counters, never running backwards. */
+static char *trace_text(size_t lines, unsigned seed, bool closed, size_t *n)
+{
+    static const char *const nm[] = {"main", "fib", "ping", "pong", "a b", "x\ty", "operator new(unsigned long)"};
+    size_t cap = lines * 64 + 4096, m = 0, depth = 0;
+    size_t *stack = malloc((lines + 2) * sizeof *stack);
+    char *t = malloc(cap);
+    unsigned long long c1 = 0, c2 = 1000;
+    if (seed % 2) m += (size_t)sprintf(t + m, "# a trace\n# metrics: ns instructions\n");
+    for (size_t l = 0; l < lines; l++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned r = seed >> 8;
+        c1 += r % 100;
+        c2 += r % 1000;
+        if (r % 97 == 0) {
+            m += (size_t)sprintf(t + m, r % 2 ? "# comment\n" : "\n");
+            continue;
+        }
+        const char *eol = r % 5 == 0 ? "\r\n" : "\n";
+        if (depth > 1 && (r % 3 == 0 || depth > 40)) {
+            m += (size_t)sprintf(t + m, "exit %s %llu %llu%s", nm[stack[--depth]], c1, c2, eol);
+        } else {
+            size_t f = depth ? 1 + (r >> 4) % 6 : 0;
+            stack[depth++] = f;
+            m += (size_t)sprintf(t + m, "enter %s %llu %llu%s", nm[f], c1, c2, eol);
+        }
+    }
+    while (closed && depth) m += (size_t)sprintf(t + m, "exit %s %llu %llu\n", nm[stack[--depth]], c1, ++c2);
+    free(stack);
+    *n = m;
+    return t;
+}
+
+START_TEST(ev_pieces)
+{
+    size_t n;
+    char *t = trace_text(4000, 11u + (unsigned)_i, _i == 0, &n);
+    static const size_t pieces[] = {1, 61, 4096, 1 << 20};
+    for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+        same_or_refused(CGPROP_INPUT_EVENTS, t, n, n, pieces[k]);
+        same_or_refused(CGPROP_INPUT_EVENTS, t, n, 2, pieces[k]);
+    }
+    free(t);
+}
+END_TEST
+
+/* Damaged traces: exits that match no open function, counters that run
+ * backwards, headers after the first event, words that are not numbers;
+ * each is refused at the same line with the same reason in pieces. */
+START_TEST(ev_damaged)
+{
+    size_t n;
+    char *text = trace_text(3000, 21u, true, &n);
+    tlines l = tlines_of(text, n);
+    static const char *const junk[] = {"\n", "exit main 1 2\n", "enter f 5\n", "# metrics: a b\n", "enter g x y\n",
+                                       "bogus\n", "enter h 99999999999999999999 1\n", "exit\n"};
+    unsigned seed = 31u + (unsigned)_i;
+    char *t = malloc(2 * n + 128);
+    for (int round = 0; round < 40; round++) {
+        size_t m = damage(&l, junk, sizeof junk / sizeof junk[0], 300, &seed, t, 2 * n);
+        same_or_refused(CGPROP_INPUT_EVENTS, t, m, 1 + (size_t)round % 5, 100 + 61 * (size_t)round);
+    }
+    free(t);
+    tlines_free(&l);
+    free(text);
+}
+END_TEST
+
+START_TEST(ev_alloc_failures)
+{
+    size_t n;
+    char *t = trace_text(300, 5u, _i == 0, &n);
+    fail_sweep(CGPROP_INPUT_EVENTS, t, n, _i ? 7 : n, 256);
+    free(t);
+}
+END_TEST
+
+/* The most the reader allocates for a trace of `lines` events read from a
+ * stream in 64 KiB pieces. */
+static size_t trace_peak(size_t lines, size_t *n)
+{
+    char *t = trace_text(lines, 9u, true, n);
+    peak pk = {0, 0};
+    cgprop_allocator a = {pk_malloc, pk_realloc, pk_free, &pk};
+    cgprop_graph *g = NULL;
+    cgprop_read_error err;
+    ck_assert_int_eq(rd_stream_fmt(CGPROP_INPUT_EVENTS, t, *n, 0, 65536, 65536, &a, &g, &err), CGPROP_OK);
+    cgprop_graph_free(g);
+    free(t);
+    return pk.most;
+}
+
+/* A trace grows with every call; read from a stream, its memory is a piece
+ * and the recorder's state: 400,000 events (about 10 MB) take what 100,000
+ * take, and a small part of the text. */
+START_TEST(ev_bounded_memory)
+{
+    size_t n1, n4;
+    size_t p1 = trace_peak(100000, &n1), p4 = trace_peak(400000, &n4);
+    ck_assert_msg(p4 <= p1 + 4096, "peak %zu bytes for %zu bytes of trace, %zu for %zu", p4, n4, p1, n1);
+    ck_assert_msg(p4 < n4 / 16, "peak %zu bytes for a trace of %zu", p4, n4);
+}
+END_TEST
+
 /* The text of the public entry point's test: perf script (recur.perf
- * repeated), folded stacks or a callgrind profile (one of valgrind's,
- * repeated: a part each), longer than the first piece. */
+ * repeated), folded stacks, a callgrind profile (one of valgrind's,
+ * repeated: a part each) or an event trace, longer than the first piece. */
 static char *pipe_text(int which, size_t *n)
 {
     if (which == 1) return folded_text(CGPROP__STREAM_HEAD / 60, 3u, n);
+    if (which == 3) return trace_text(CGPROP__STREAM_HEAD / 10, 4u, true, n);
     size_t n1;
     char *one = tslurp(which == 2 ? TDATA "/recur/recur.instr-jumps.main.callgrind.out" : TDATA "/perf/recur.perf", &n1);
     size_t copies = CGPROP__STREAM_HEAD / n1 + 3;
@@ -702,9 +844,8 @@ static void tfifo_make(tfifo *t, const char *text, size_t n)
     fclose(tf);
 }
 
-/* cgprop_read_file() on the pipe while cat writes it; *status: cat's. */
-static int tfifo_read(tfifo *t, const cgprop_allocator *a, cgprop_graph **g, cgprop_read_info *info,
-                      cgprop_read_error *err, int *status)
+/* cat, started: it writes the text into the pipe once a reader opens it. */
+static pid_t tfifo_writer(const tfifo *t)
 {
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
@@ -714,10 +855,30 @@ static int tfifo_read(tfifo *t, const cgprop_allocator *a, cgprop_graph **g, cgp
         execlp("cat", "cat", t->file, (char *)NULL);
         _exit(3);
     }
+    return pid;
+}
+
+/* cgprop_read_file() on the pipe while cat writes it; *status: cat's. */
+static int tfifo_read(tfifo *t, const cgprop_allocator *a, cgprop_graph **g, cgprop_read_info *info,
+                      cgprop_read_error *err, int *status)
+{
+    pid_t pid = tfifo_writer(t);
     cgprop_read_info_init(info);
     cgprop_read_error_init(err);
     int rc = cgprop_read_file(t->fifo, strlen(t->fifo), NULL, a, g, info, err);
     ck_assert_int_eq(waitpid(pid, status, 0), pid);
+    return rc;
+}
+
+/* cgprop_events_read_file() on the pipe while cat writes it. */
+static int tfifo_events(tfifo *t, const cgprop_recorder_options *ro, const cgprop_allocator *a, cgprop_graph **g,
+                        cgprop_events_info *info, cgprop_read_error *err)
+{
+    pid_t pid = tfifo_writer(t);
+    cgprop_events_info_init(info);
+    cgprop_read_error_init(err);
+    int st, rc = cgprop_events_read_file(t->fifo, strlen(t->fifo), ro, a, g, info, err);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
     return rc;
 }
 
@@ -745,15 +906,12 @@ START_TEST(named_pipe)
     tfifo_free(&t);
     ck_assert_msg(rc == CGPROP_OK, "%s", err.reason);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer: status %d", st);
-    static const uint32_t fmts[] = {CGPROP_INPUT_PERF, CGPROP_INPUT_FOLDED, CGPROP_INPUT_CALLGRIND};
+    static const uint32_t fmts[] = {CGPROP_INPUT_PERF, CGPROP_INPUT_FOLDED, CGPROP_INPUT_CALLGRIND,
+                                    CGPROP_INPUT_EVENTS};
     uint32_t fmt = fmts[_i];
     ck_assert_uint_eq(info.format, fmt);
     cgprop_graph *w = whole_fmt(fmt, text, n);
-    size_t na, nb;
-    char *ja = json(w, &na), *jb = json(g, &nb);
-    ck_assert(na == nb && memcmp(ja, jb, na) == 0);
-    free(ja);
-    free(jb);
+    json_same(w, g, "%s", "the pipe");
     cgprop_graph_free(g);
     cgprop_graph_free(w);
     free(text);
@@ -816,32 +974,10 @@ static char *cg_text(const char *rel, size_t *n)
 #endif
 }
 
-/* Read in pieces, the text gives what it gives whole: the same graph, or
- * the same refusal (code, line and reason). */
+
 static void cg_same(const char *text, size_t n, size_t head, size_t piece)
 {
-    cgprop_read_options o = tformat(CGPROP_INPUT_CALLGRIND);
-    cgprop_read_error werr, serr;
-    cgprop_read_error_init(&werr);
-    cgprop_graph *a = NULL, *b = NULL;
-    int wrc = cgprop_read_buffer(text, n, "w", 1, &o, NULL, &a, NULL, &werr);
-    int src = rd_stream_fmt(CGPROP_INPUT_CALLGRIND, text, n, head, piece, piece, NULL, &b, &serr);
-    ck_assert_msg(wrc == src, "piece %zu, head %zu: whole %d (%s), pieces %d (%s)", piece, head, wrc, werr.reason,
-                  src, serr.reason);
-    if (wrc == CGPROP_OK) {
-        size_t na, nb;
-        char *ja = json(a, &na), *jb = json(b, &nb);
-        ck_assert_msg(na == nb && memcmp(ja, jb, na) == 0, "piece %zu, head %zu: the graphs differ", piece, head);
-        free(ja);
-        free(jb);
-    } else {
-        ck_assert(b == NULL);
-        ck_assert_msg(serr.line == werr.line && strcmp(serr.reason, werr.reason) == 0,
-                      "piece %zu, head %zu: whole at line %llu (%s), pieces at %llu (%s)", piece, head,
-                      (unsigned long long)werr.line, werr.reason, (unsigned long long)serr.line, serr.reason);
-    }
-    cgprop_graph_free(a);
-    cgprop_graph_free(b);
+    same_or_refused(CGPROP_INPUT_CALLGRIND, text, n, head, piece);
 }
 
 /* valgrind's files (cost lines by line and by instruction, jumps, parts,
@@ -987,6 +1123,113 @@ START_TEST(cg_bounded_memory)
 }
 END_TEST
 
+/* The events of w and g, and their graphs, are the same. */
+static void same_events(cgprop_graph *w, const cgprop_events_info *wi, cgprop_graph *g, const cgprop_events_info *gi)
+{
+    ck_assert_uint_eq(gi->lines, wi->lines);
+    ck_assert_uint_eq(gi->events, wi->events);
+    ck_assert_uint_eq(gi->unclosed, wi->unclosed);
+    ck_assert_uint_eq(gi->clamps, wi->clamps);
+    ck_assert_uint_eq(gi->floors, wi->floors);
+    json_same(w, g, "%s", "the events");
+    cgprop_graph_free(g);
+}
+
+/* The recorder's own entry point, cgprop_events_read_file(), on a named
+ * pipe (a traced program writing its events into it): the graph the trace
+ * in memory gives, with its counts, and with overhead compensation (_i 1)
+ * the same figures as the buffer's. */
+START_TEST(events_pipe)
+{
+    size_t n;
+    char *text = trace_text(CGPROP__STREAM_HEAD / 10, 6u, false, &n);
+    ck_assert_uint_gt(n, CGPROP__STREAM_HEAD);
+    tfifo t;
+    tfifo_make(&t, text, n);
+    cgprop_recorder_options ro;
+    cgprop_recorder_options_init(&ro);
+    static const uint64_t di[2] = {3, 0}, de[2] = {0, 2};
+    if (_i) {
+        ro.mode = CGPROP_COMP_ONLINE;
+        ro.delta_i = di;
+        ro.delta_e = de;
+    }
+    cgprop_graph *g = NULL, *w = NULL;
+    cgprop_events_info pi, wi;
+    cgprop_events_info_init(&wi);
+    cgprop_read_error err;
+    int rc = tfifo_events(&t, &ro, NULL, &g, &pi, &err);
+    tfifo_free(&t);
+    ck_assert_msg(rc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
+    ck_assert_int_eq(cgprop_events_read_buffer(text, n, "w", 1, &ro, NULL, &w, &wi, &err), CGPROP_OK);
+    ck_assert_uint_gt(wi.unclosed, 0);
+    same_events(w, &wi, g, &pi);
+    cgprop_graph_free(w);
+    free(text);
+}
+END_TEST
+
+#ifdef CGPROP_TEST_ZLIB
+
+/* The recorder's entry points take gzip as every reader does: a gzipped
+ * trace in a buffer, a file or a pipe gives the trace's graph; gzip inside
+ * gzip is refused; an allocation failure is reported, nothing leaked. */
+START_TEST(events_gzip)
+{
+    size_t n, zn, zzn;
+    char *text = trace_text(20000, 8u, false, &n);
+    char *z = gz(text, n, &zn), *zz = gz(z, zn, &zzn);
+    cgprop_recorder_options ro;
+    cgprop_recorder_options_init(&ro);
+    static const uint64_t di[2] = {3, 1};
+    ro.mode = CGPROP_COMP_POSTMORTEM;
+    ro.delta_i = di;
+    cgprop_graph *w = NULL, *g = NULL;
+    cgprop_events_info wi, gi;
+    cgprop_events_info_init(&wi);
+    cgprop_events_info_init(&gi);
+    cgprop_read_error err;
+    cgprop_read_error_init(&err);
+    int wrc = cgprop_events_read_buffer(text, n, "w", 1, &ro, NULL, &w, &wi, &err);
+    ck_assert_msg(wrc == CGPROP_OK, "line %llu: %s", (unsigned long long)err.line, err.reason);
+    ck_assert_uint_gt(wi.unclosed, 0);
+    ck_assert_int_eq(cgprop_events_read_buffer(z, zn, "z", 1, &ro, NULL, &g, &gi, &err), CGPROP_OK);
+    same_events(w, &wi, g, &gi);
+    tfifo t;
+    tfifo_make(&t, z, zn);
+    ck_assert_int_eq(cgprop_events_read_file(t.file, strlen(t.file), &ro, NULL, &g, &gi, &err), CGPROP_OK);
+    same_events(w, &wi, g, &gi);
+    ck_assert_int_eq(tfifo_events(&t, &ro, NULL, &g, &gi, &err), CGPROP_OK);
+    same_events(w, &wi, g, &gi);
+    /* Allocation failures: the buffer, the file, the pipe. */
+    for (int way = 0; way < 3; way++) {
+        bool ok = false;
+        for (long left = 0; left < 100000 && !ok; left += way == 2 && left >= 24 ? 7 : 1) {
+            tfail f;
+            cgprop_allocator a = tfail_allocator(&f, left);
+            int rc = way == 0   ? cgprop_events_read_buffer(z, zn, "z", 1, &ro, &a, &g, &gi, &err)
+                     : way == 1 ? cgprop_events_read_file(t.file, strlen(t.file), &ro, &a, &g, &gi, &err)
+                                : tfifo_events(&t, &ro, &a, &g, &gi, &err);
+            ok = attempt(rc, g, &err, &f, left);
+        }
+        ck_assert(ok);
+    }
+    tfifo_free(&t);
+    ck_assert_int_eq(cgprop_events_read_buffer(zz, zzn, "zz", 2, &ro, NULL, &g, &gi, &err), CGPROP_EFORMAT);
+    ck_assert_str_eq(err.reason, CGPROP__GZ_IN_GZ);
+    tfifo_make(&t, zz, zzn);
+    ck_assert_int_eq(cgprop_events_read_file(t.file, strlen(t.file), &ro, NULL, &g, &gi, &err), CGPROP_EFORMAT);
+    ck_assert_str_eq(err.reason, CGPROP__GZ_IN_GZ);
+    ck_assert(g == NULL);
+    tfifo_free(&t);
+    cgprop_graph_free(w);
+    free(zz);
+    free(z);
+    free(text);
+}
+END_TEST
+#endif
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("stream");
@@ -1003,8 +1246,8 @@ static Suite *suite(void)
     tcase_add_test(t, gzip_pieces);
     tcase_add_test(t, gzip_late_event);
 #endif
-    tcase_add_loop_test(t, named_pipe, 0, 3);
-    tcase_add_loop_test(t, named_pipe_alloc_failures, 0, 3);
+    tcase_add_loop_test(t, named_pipe, 0, 4);
+    tcase_add_loop_test(t, named_pipe_alloc_failures, 0, 4);
     suite_add_tcase(s, t);
     TCase *f = tcase_create("folded");
     tcase_set_timeout(f, 300);
@@ -1021,6 +1264,17 @@ static Suite *suite(void)
     tcase_add_loop_test(c, cg_alloc_failures, 0, 3);
     tcase_add_test(c, cg_bounded_memory);
     suite_add_tcase(s, c);
+    TCase *e = tcase_create("events");
+    tcase_set_timeout(e, 300);
+    tcase_add_loop_test(e, ev_pieces, 0, 2);
+    tcase_add_loop_test(e, ev_damaged, 0, 2);
+    tcase_add_loop_test(e, ev_alloc_failures, 0, 2);
+    tcase_add_test(e, ev_bounded_memory);
+    tcase_add_loop_test(e, events_pipe, 0, 2);
+#ifdef CGPROP_TEST_ZLIB
+    tcase_add_test(e, events_gzip);
+#endif
+    suite_add_tcase(s, e);
     return s;
 }
 

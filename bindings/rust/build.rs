@@ -35,6 +35,11 @@ fn main() {
     let mut include: Option<String> = None;
 
     if let Some(dir) = env::var("CGPROP_LIB_DIR").ok().filter(|d| !d.is_empty()) {
+        if statik {
+            // The archive is copied into this crate's rlib: a rebuilt one
+            // must rebuild the crate, or its tests link the old code.
+            println!("cargo:rerun-if-changed={}", Path::new(&dir).join("libcgprop.a").display());
+        }
         dirs.push(dir);
         if statik {
             // A static archive needs what cgprop.pc's Libs.private names from

@@ -199,15 +199,17 @@ static inline bool word(const char *s, size_t n, const char *w, size_t l, size_t
 }
 #define WORD(s, n, lit, rest) word((s), (n), lit, sizeof lit - 1, (rest))
 
-static int replay(rd *x, const char *data, size_t len, cgprop_events_info *info)
+/* The lines of data[0..len), after *lines lines of the trace (a text read
+ * in pieces: each ends after a newline); *lines counts them on. */
+static int replay_lines(rd *x, const char *data, size_t len, uint64_t *lines)
 {
     cgprop__lines L;
     cgprop__lines_init(&L, data, len);
     const char *s;
     size_t n;
-    int rc;
-    while (cgprop__lines_next(&L, &s, &n)) {
-        x->line = L.no;
+    int rc = CGPROP_OK;
+    while (!rc && cgprop__lines_next(&L, &s, &n)) {
+        x->line = *lines + L.no;
         while (n && is_ws(*s)) s++, n--;
         while (n && is_ws(s[n - 1])) n--;
         if (!n) continue;
@@ -215,9 +217,7 @@ static int replay(rd *x, const char *data, size_t len, cgprop_events_info *info)
         if (s[0] == '#') {
             size_t i = 1;
             while (i < n && is_ws(s[i])) i++;
-            if (n - i >= 8 && memcmp(s + i, "metrics:", 8) == 0) {
-                if ((rc = header(x, s + i + 8, n - i - 8))) return rc;
-            }
+            if (n - i >= 8 && memcmp(s + i, "metrics:", 8) == 0) rc = header(x, s + i + 8, n - i - 8);
             continue;
         }
         bool enter = WORD(s, n, "enter", &r);
@@ -225,15 +225,22 @@ static int replay(rd *x, const char *data, size_t len, cgprop_events_info *info)
             return fail(x, CGPROP_EFORMAT, "expected 'enter NAME READINGS', 'exit NAME READINGS' or a # comment: '%s'",
                         s, n);
         while (r < n && is_ws(s[r])) r++;
-        if ((rc = event(x, enter, s + r, n - r))) return rc;
+        rc = event(x, enter, s + r, n - r);
     }
+    *lines += L.no;
+    return rc;
+}
+
+/* The end of the trace, after its `lines` lines. */
+static int replay_end(rd *x, uint64_t lines, cgprop_events_info *info)
+{
     x->line = 0;
     if (!x->g) return cgprop__read_fail(x->err, CGPROP_EFORMAT, 0, "no events and no metrics header");
     size_t open = cgprop_recorder_depth(x->r);
-    rc = cgprop_recorder_flush(x->r, open ? x->last : NULL);
+    int rc = cgprop_recorder_flush(x->r, open ? x->last : NULL);
     if (rc) return cgprop__read_fail(x->err, rc, 0, "%s", cgprop_graph_errmsg(x->g));
     if (info) {
-        info->lines = L.no;
+        info->lines = lines;
         info->events = x->events;
         info->unclosed = open;
         info->clamps = cgprop_recorder_clamp_count(x->r);
@@ -242,34 +249,80 @@ static int replay(rd *x, const char *data, size_t len, cgprop_events_info *info)
     return CGPROP_OK;
 }
 
+static void rd_init(rd *x, const cgprop_recorder_options *ropt, const cgprop_allocator *alloc, cgprop_read_error *err)
+{
+    memset(x, 0, sizeof *x);
+    x->alloc = alloc;
+    x->ropt = ropt;
+    x->err = err;
+}
+
+/* The graph, or on failure nothing (rc): the reader's state freed. */
+static int rd_finish(rd *x, int rc, cgprop_graph **out)
+{
+    if (x->g) cgprop__free(x->g, x->nbuf);
+    cgprop_recorder_free(x->r);
+    if (rc) {
+        cgprop_graph_free(x->g);
+        return rc;
+    }
+    *out = x->g;
+    return CGPROP_OK;
+}
+
 static int run(const char *data, size_t len, const cgprop_recorder_options *ropt, const cgprop_allocator *alloc,
                cgprop_graph **out, cgprop_events_info *info, cgprop_read_error *err)
 {
     rd x;
-    memset(&x, 0, sizeof x);
-    x.alloc = alloc;
-    x.ropt = ropt;
-    x.err = err;
-    int rc = replay(&x, data ? data : "", len, info);
-    if (x.g) cgprop__free(x.g, x.nbuf);
-    cgprop_recorder_free(x.r);
-    if (rc) {
-        cgprop_graph_free(x.g);
-        return rc;
-    }
-    *out = x.g;
-    return CGPROP_OK;
+    rd_init(&x, ropt, alloc, err);
+    uint64_t lines = 0;
+    int rc = replay_lines(&x, data ? data : "", len, &lines);
+    if (!rc) rc = replay_end(&x, lines, info);
+    return rd_finish(&x, rc, out);
+}
+
+/* A trace read piece by piece (a pipe, or gzip): memory is a piece and the
+ * recorder's state, not the trace, which grows with every call. */
+static int stream_run(cgprop__src *src, size_t piece, const cgprop_recorder_options *ropt,
+                      const cgprop_allocator *alloc, cgprop_graph **out, cgprop_events_info *info,
+                      cgprop_read_error *err)
+{
+    *out = NULL;
+    cgprop__pieces q;
+    int rc = cgprop__pieces_open(&q, src, cgprop__cut_after_newline, piece, piece, 0, alloc, err);
+    if (rc) return rc;
+    rd x;
+    rd_init(&x, ropt, alloc, err);
+    uint64_t lines = 0;
+    bool done = false;
+    while (!rc && !(rc = cgprop__pieces_next(&q, &done)) && !done) rc = replay_lines(&x, q.buf, q.cut, &lines);
+    cgprop__pieces_close(&q);
+    if (!rc) rc = replay_end(&x, lines, info);
+    return rd_finish(&x, rc, out);
+}
+
+/* Keys of event traces are the bare names whatever the key mode; the
+ * calling contexts are kept when asked for. */
+static const cgprop_recorder_options *read_ropt(const cgprop_read_options *opts, cgprop_recorder_options *ro)
+{
+    cgprop_recorder_options_init(ro);
+    ro->flags = CGPROP_REC_CONTEXTS;
+    return opts->contexts ? ro : NULL;
+}
+
+int cgprop__events_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
+                               const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_error *err)
+{
+    cgprop_recorder_options ro;
+    return stream_run(src, piece, read_ropt(opts, &ro), alloc, out, NULL, err);
 }
 
 int cgprop__events_read(const char *data, size_t len, const cgprop_read_options *opts,
                         const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_error *err)
 {
-    /* Keys of event traces are the bare names whatever the key mode. */
     cgprop_recorder_options ro;
-    cgprop_recorder_options_init(&ro);
-    ro.flags = CGPROP_REC_CONTEXTS;
     *out = NULL;
-    return run(data, len, opts->contexts ? &ro : NULL, alloc, out, NULL, err);
+    return run(data, len, read_ropt(opts, &ro), alloc, out, NULL, err);
 }
 
 static void set_name(cgprop_read_error *err, const char *name, size_t len)
@@ -294,7 +347,15 @@ static int events_buffer(const char *data, size_t len, const char *name, size_t 
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: %s", !out ? "out is NULL" : "data is NULL");
     if (alloc && (!alloc->malloc_fn || !alloc->realloc_fn || !alloc->free_fn))
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
-    return run(data, len, ropt, alloc, out, info, err);
+    if (!cgprop__is_gzip(data, len)) return run(data, len, ropt, alloc, out, info, err);
+    /* A gzipped trace, as every reader takes one: one layer. */
+    char *in;
+    size_t in_len;
+    int rc = cgprop__gunzip(data, len, alloc, CGPROP__GUNZIP_LIMIT, &in, &in_len, err);
+    if (!rc && cgprop__is_gzip(in, in_len)) rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", CGPROP__GZ_IN_GZ);
+    if (!rc) rc = run(in, in_len, ropt, alloc, out, info, err);
+    cgprop__ra_free(alloc, in);
+    return rc;
 }
 
 static int events_file(const char *path, size_t path_len, const cgprop_recorder_options *ropt,
@@ -311,7 +372,7 @@ static int events_file(const char *path, size_t path_len, const cgprop_recorder_
         return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: incomplete allocator");
     }
     cgprop__file f;
-    int rc = cgprop__file_open(&f, path, path_len, alloc);
+    int rc = cgprop__file_open_head(&f, path, path_len, alloc, CGPROP__STREAM_HEAD);
     if (rc == CGPROP_EINVAL) {
         set_name(err, path, path ? path_len : 0);
         return cgprop__read_fail(err, rc, 0, "invalid argument: bad path");
@@ -319,7 +380,24 @@ static int events_file(const char *path, size_t path_len, const cgprop_recorder_
     set_name(err, f.name, strlen(f.name));
     if (rc == CGPROP_ENOMEM) return cgprop__read_fail(err, rc, 0, "out of memory loading the input");
     if (rc) return cgprop__read_fail(err, rc, 0, "%s: %s", f.why, cgprop__errno_text(f.errnum));
-    rc = events_buffer(f.data, f.len, f.name, strlen(f.name), ropt, alloc, out, info, err);
+    bool gz = cgprop__is_gzip(f.data, f.len);
+    char peek[2];
+    size_t pn = 0;
+    if (gz && cgprop__gunzip_peek(f.data, f.len, peek, sizeof peek, &pn) && cgprop__is_gzip(peek, pn)) {
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", CGPROP__GZ_IN_GZ);
+    } else if (f.more || gz) {
+        /* A pipe (a traced program writing into it), or gzip: read as it
+         * comes, inflated as it goes. */
+        cgprop__src src;
+        rc = cgprop__src_open(&src, &f, alloc, err);
+        if (!rc) rc = stream_run(&src, CGPROP__STREAM_HEAD, ropt, alloc, out, info, err);
+        cgprop__src_close(&src);
+    } else {
+        rc = cgprop__file_rest(&f);
+        if (rc == CGPROP_ENOMEM) rc = cgprop__read_fail(err, rc, 0, "out of memory loading the input");
+        else if (rc) rc = cgprop__read_fail(err, rc, 0, "%s: %s", f.why, cgprop__errno_text(f.errnum));
+        else rc = events_buffer(f.data, f.len, f.name, strlen(f.name), ropt, alloc, out, info, err);
+    }
     cgprop__file_close(&f);
     return rc;
 }

@@ -298,6 +298,12 @@ int cgprop__folded_read_stream(cgprop__src *src, size_t piece, const cgprop_read
 int cgprop__callgrind_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
                                   const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                                   cgprop_read_error *err);
+/* The event-trace reader over a text read piece by piece (pieces of about
+ * piece bytes that end after a newline): the same graph, or the same
+ * refusal, as the trace in memory, in memory bounded by a piece and the
+ * recorder's state (lib/io/events.c). */
+int cgprop__events_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
+                               const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_error *err);
 /* Why data (its first bytes) is a raw recording no reader takes, with the
  * command that prints what cgprop reads; NULL when it is not one
  * (lib/io/read.c). */
@@ -311,6 +317,8 @@ const char *cgprop__recording(const char *d, size_t len);
 int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const cgprop_read_options *opts,
                              const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                              cgprop_read_error *err);
+/* The refusal of gzip inside gzip: one layer is read. */
+#define CGPROP__GZ_IN_GZ "gzip input: gzip data inside gzip data is not read"
 /* The most bytes one gzip input may inflate to. */
 #if SIZE_MAX > 0xffffffffu
 #define CGPROP__GUNZIP_LIMIT ((size_t)1 << 36)

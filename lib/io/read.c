@@ -335,7 +335,7 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
         size_t in_len;
         int zrc = cgprop__gunzip(data, len, alloc, CGPROP__GUNZIP_LIMIT, &inflated, &in_len, err);
         if (!zrc && cgprop__is_gzip(inflated, in_len))
-            zrc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "gzip input: gzip data inside gzip data is not read");
+            zrc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", CGPROP__GZ_IN_GZ);
         if (zrc) {
             cgprop__ra_free(alloc, inflated);
             set_file(err, name, name_len);
@@ -428,9 +428,10 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
     return cgprop__out_end(&o, read_buffer(data, len, name, name_len, opts, alloc, out, &o.info, &o.err));
 }
 
-/* perf script text, folded stacks and callgrind profiles from a pipe, or
- * gzipped, read piece by piece: their memory is a piece and the graph, not
- * the text (lib/io/perf.c, folded.c, callgrind_read.c). Every other input,
+/* perf script text, folded stacks, callgrind profiles and event traces
+ * from a pipe, or gzipped, read piece by piece: their memory is a piece and
+ * the graph, not the text (lib/io/perf.c, folded.c, callgrind_read.c,
+ * events.c). Every other input,
  * and a mapped file (whose pages are the page cache's, not the reader's
  * memory), is read whole: *streamed false, nothing done. */
 static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const cgprop_allocator *alloc,
@@ -455,7 +456,12 @@ static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const 
     uint32_t fmt = opts.format;
     if (opts.format != CGPROP_INPUT_EVENTS && cgprop__recording(h, hn)) return CGPROP_OK;
     if (fmt == CGPROP_INPUT_AUTO) fmt = detect_plain(h, hn);
-    if (fmt != CGPROP_INPUT_PERF && fmt != CGPROP_INPUT_FOLDED && fmt != CGPROP_INPUT_CALLGRIND) return CGPROP_OK;
+    bool events = false;
+#ifdef CGPROP_HAVE_EVENTS_READER
+    events = fmt == CGPROP_INPUT_EVENTS;
+#endif
+    if (fmt != CGPROP_INPUT_PERF && fmt != CGPROP_INPUT_FOLDED && fmt != CGPROP_INPUT_CALLGRIND && !events)
+        return CGPROP_OK;
     *streamed = true;
     if (out) *out = NULL;
     if (!out) return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: out is NULL");
@@ -466,8 +472,13 @@ static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const 
             rc = cgprop__perf_read_stream(&src, CGPROP__STREAM_HEAD, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
         else if (fmt == CGPROP_INPUT_FOLDED)
             rc = cgprop__folded_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
-        else
+        else if (fmt == CGPROP_INPUT_CALLGRIND)
             rc = cgprop__callgrind_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
+        else if ((rc = cgprop__events_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, err)) == CGPROP_OK &&
+                 info) {
+            info->format = CGPROP_INPUT_EVENTS;
+            info->recursion = CGPROP_RECS_STACKS;
+        }
     }
     cgprop__src_close(&src);
     if (rc) {

@@ -1,12 +1,12 @@
-/* libFuzzer target: perf script, folded stacks and callgrind profiles read
- * piece by piece (as a pipe or gzip is read) must give what the same bytes
- * give read whole. The first byte picks the format, the pieces' size and
+/* libFuzzer target: perf script, folded stacks, callgrind profiles and
+ * event traces read piece by piece (as a pipe or gzip is read) must give
+ * what the same bytes give read whole. The first byte picks the format, the pieces' size and
  * where the bytes in memory end and a stream that cannot be rewound begins;
  * the rest is the text. Read from memory, the graph (or the refusal) must
  * be the whole text's; read from a stream, the same, except that perf may
- * refuse an event the first piece did not name. A callgrind refusal is the
- * same error, line and reason, but for an overflowing call's line, which a
- * stream cannot read again (line 0). Then an allocation failure somewhere
+ * refuse an event the first piece did not name. A callgrind or event-trace
+ * refusal of plain text is the same error, line and reason, but for an
+ * overflowing call's line, which a stream cannot read again (line 0). Then an allocation failure somewhere
  * in a read from a stream: reported, nothing leaked. White box: it links
  * the library's internals. */
 #define _POSIX_C_SOURCE 200809L
@@ -55,7 +55,8 @@ static int stream_read(uint32_t fmt, const char *text, size_t n, size_t head, si
     if (!rc) {
         if (fmt == CGPROP_INPUT_PERF) rc = cgprop__perf_read_stream(&src, piece, piece, &o, a, g, NULL, err);
         else if (fmt == CGPROP_INPUT_FOLDED) rc = cgprop__folded_read_stream(&src, piece, &o, a, g, NULL, err);
-        else rc = cgprop__callgrind_read_stream(&src, piece, &o, a, g, NULL, err);
+        else if (fmt == CGPROP_INPUT_CALLGRIND) rc = cgprop__callgrind_read_stream(&src, piece, &o, a, g, NULL, err);
+        else rc = cgprop__events_read_stream(&src, piece, &o, a, g, err);
     }
     cgprop__src_close(&src);
     cgprop__file_close(&f);
@@ -66,21 +67,24 @@ static int stream_read(uint32_t fmt, const char *text, size_t n, size_t head, si
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > (1u << 20)) return 0;
-    static const uint32_t fmts[] = {CGPROP_INPUT_PERF, CGPROP_INPUT_FOLDED, CGPROP_INPUT_CALLGRIND};
-    unsigned cfg = data[0], rest = cfg / 3;
-    uint32_t fmt = fmts[cfg % 3];
+    static const uint32_t fmts[] = {CGPROP_INPUT_PERF, CGPROP_INPUT_FOLDED, CGPROP_INPUT_CALLGRIND,
+                                    CGPROP_INPUT_EVENTS};
+    unsigned cfg = data[0], rest = cfg / 4;
+    uint32_t fmt = fmts[cfg % 4];
     /* At least the two bytes that tell gzip: the library sees 8 MiB of a
      * pipe, or a whole mapped file, before it decides to read in pieces. */
     size_t piece = 1 + (rest & 7) * 53, head = 2 + (rest >> 3) * 11;
     const char *text = (const char *)data + 1;
     size_t n = size - 1;
     /* What the library reads whole, never in pieces (lib/io/read.c): raw
-     * recordings it refuses, gzip inside gzip. */
+     * recordings it refuses (but when an event trace is named), gzip inside
+     * gzip. */
     char peek[64];
     size_t pn = 0;
-    if (cgprop__recording(text, n)) return 0;
-    if (cgprop__is_gzip(text, n) &&
-        (!cgprop__gunzip_peek(text, n, peek, sizeof peek, &pn) || cgprop__is_gzip(peek, pn) || cgprop__recording(peek, pn)))
+    bool ev = fmt == CGPROP_INPUT_EVENTS;
+    if (!ev && cgprop__recording(text, n)) return 0;
+    if (cgprop__is_gzip(text, n) && (!cgprop__gunzip_peek(text, n, peek, sizeof peek, &pn) ||
+                                     cgprop__is_gzip(peek, pn) || (!ev && cgprop__recording(peek, pn))))
         return 0;
 
     cgprop_read_options o;
@@ -97,7 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int mrc = stream_read(fmt, text, n, n, piece, NULL, &m, &serr);
     FZ_CHECK((mrc == CGPROP_OK) == (wrc == CGPROP_OK));
     if (mrc) FZ_CHECK(m == NULL && serr.code == mrc && serr.reason[0]);
-    bool cg = fmt == CGPROP_INPUT_CALLGRIND;
+    /* Error for error, where no gzip damage (found at its end, read whole
+     * first) can come before or after the text's own error. */
+    bool cg = (fmt == CGPROP_INPUT_CALLGRIND || fmt == CGPROP_INPUT_EVENTS) && !cgprop__is_gzip(text, n);
     if (cg && mrc) FZ_CHECK(mrc == wrc && serr.line == werr.line && strcmp(serr.reason, werr.reason) == 0);
     /* From a stream after head bytes. */
     int src_rc = stream_read(fmt, text, n, head, piece, NULL, &s, &serr);

@@ -374,7 +374,8 @@ pipes)
     # does not grow with the text, and reports what the file does. 185
     # copies of recur.perf make 40 MB: more than the reader's 8 MiB piece.
     # The same for folded stacks (stackcollapse-perf.pl | cgprop report -):
-    # 40 MB of random stacks; and for callgrind profiles, below.
+    # 40 MB of random stacks; and for callgrind profiles and event traces,
+    # below.
     i=0
     while [ $i -lt 185 ]; do cat "$D/perf/recur.perf"; i=$((i + 1)); done > "$TMP/big.perf"
     gzip -c "$TMP/big.perf" > "$TMP/big.perf.gz" || die "gzip"
@@ -386,11 +387,12 @@ tool, tmp = sys.argv[1], sys.argv[2]
 want = open(tmp + "/file.json").read()
 # Sizes only: a child forked from this script starts with its pages.
 size = os.path.getsize(tmp + "/big.perf")
-def run(args, stdin_path=None):
+def run(args, stdin_path=None, extra=()):
     """The report, and the tool's own peak RSS (wait4: not its siblings')."""
     src = subprocess.Popen(["cat", stdin_path], stdout=subprocess.PIPE) if stdin_path else None
     with open(tmp + "/out", "wb") as out:
-        p = subprocess.Popen([tool, "report", "--format", "json"] + args, stdin=src.stdout if src else None,
+        p = subprocess.Popen([tool, "report", "--format", "json"] + list(extra) + args,
+                             stdin=src.stdout if src else None,
                              stdout=out, stderr=subprocess.PIPE)
         if src:
             src.stdout.close()
@@ -401,12 +403,12 @@ def run(args, stdin_path=None):
         src.wait()
     assert p.returncode == 0, (args, err)
     return open(tmp + "/out").read(), ru.ru_maxrss
-def check(base, want, frac=0.6):
+def check(base, want, frac=0.6, extra=()):
     size = os.path.getsize(base)
     peaks = {}
     for name, args, stdin_path in (("pipe", ["-"], base), ("gzip pipe", ["-"], base + ".gz"),
                                     ("gzip file", [base + ".gz"], None)):
-        got, rss = run(args, stdin_path)
+        got, rss = run(args, stdin_path, extra)
         if got != want:
             sys.exit("FAIL: %s of %s: the report differs from the file's" % (name, base))
         # ru_maxrss is in KiB.
@@ -447,6 +449,25 @@ for copies in (750, 1500):
 (s1, r1), (s2, r2) = peaks
 if not os.environ.get("CGPROP_SANITIZED") and r2 - r1 >= (s2 - s1) * 0.6:
     sys.exit("FAIL: callgrind through a pipe: peak RSS %d then %d bytes for texts of %d and %d" % (r1, r2, s1, s2))
+# An event trace (a traced program | cgprop report -): 40 MB of enter and
+# exit lines, read by the library's reader and, with overhead compensation,
+# by the recorder's own.
+base = tmp + "/big.ev"
+with open(base, "w") as f:
+    f.write("# metrics: ns\n")
+    t, stack = 0, ["main"]
+    f.write("enter main 0\n")
+    while f.tell() < 40 << 20:
+        t += rnd.randint(1, 50)
+        if len(stack) > 1 and (rnd.random() < 0.5 or len(stack) > 60):
+            f.write("exit %s %d\n" % (stack.pop(), t))
+        else:
+            stack.append(rnd.choice(names))
+            f.write("enter %s %d\n" % (stack[-1], t))
+subprocess.run(["sh", "-c", 'gzip -1 -c "$0" > "$0.gz"', base], check=True)
+for extra in ((), ("--delta-i", "2")):
+    want, _ = run([base], None, extra)
+    check(base, want, 0.6, extra)
 PYEOF
     # An event a stream names only past its first piece cannot be listed in
     # time: refused with what to do. (Read from the file, it is read.)

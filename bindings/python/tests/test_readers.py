@@ -36,6 +36,32 @@ def self_cost(p, name, metric):
 
 
 class TestReaders(unittest.TestCase):
+    def test_gzipped_event_trace(self):
+        # The recorder's entry points inflate gzip as every reader does: a
+        # gzipped trace, in memory or in a file, replays as the trace does,
+        # compensation, clamps and all.
+        import gzip
+        import tempfile
+        path = os.path.join(DATA, "events", "abc.events")
+        with open(path, "rb") as f:
+            z = gzip.compress(f.read())
+        kw = dict(compensation="online", delta_i=[4], delta_e=[6], clamp=True)
+        want = cgprop.load_events(path, **kw)
+        if NO_ZLIB:
+            with self.assertRaises(cgprop.CgpropError) as cm:
+                cgprop.load_events("abc.events.gz", data=z, **kw)
+            self.assertIn("built without zlib", str(cm.exception))
+            self.skipTest("library built without zlib: gzip input refused, as it should be")
+        got = cgprop.load_events("abc.events.gz", data=z, **kw)
+        self.assertEqual(got.report(), want.report())
+        self.assertEqual((got.info.events, got.info.clamps), (want.info.events, 3))
+        with tempfile.NamedTemporaryFile(suffix=".events.gz", delete=False) as f:
+            f.write(z)
+        try:
+            self.assertEqual(cgprop.load_events(f.name, **kw).report(), want.report())
+        finally:
+            os.unlink(f.name)
+
     def test_perf_script(self):
         # perf report --children --stdio --sort symbol on the same perf.data
         # (tests/data/perf/recur.report), event cpu-clock: 129 samples; fib

@@ -108,3 +108,35 @@ fn gprof_self_times() {
     let s: NodeRow = g.get(func(&g, "pong"), 0).unwrap();
     assert_eq!(s.self_cost, 29);
 }
+
+#[test]
+fn gzipped_event_trace_replays_as_the_trace() {
+    // tests/data/events/abc.events.gz is abc.events gzipped: the recorder's
+    // entry point inflates it as every reader does, and the replay with
+    // compensation (delta_i 1, delta_e 2, the trace's own probe costs) gives
+    // the same figures. A library without zlib refuses it, and says why.
+    let o = cgprop::RecorderOptions {
+        mode: cgprop::CompMode::Online,
+        delta_i: vec![1],
+        delta_e: vec![2],
+        ..Default::default()
+    };
+    if std::env::var("CGPROP_TEST_NO_ZLIB").as_deref() == Ok("1") {
+        let e = Graph::read_events_file(data("events/abc.events.gz"), Some(&o)).err().expect("gzip read without zlib");
+        assert!(e.message().contains("built without zlib"), "{}", e.message());
+        return;
+    }
+    let (mut g, gi) = Graph::read_events_file(data("events/abc.events.gz"), Some(&o)).unwrap();
+    let (mut w, wi) = Graph::read_events_file(data("events/abc.events"), Some(&o)).unwrap();
+    assert_eq!((gi.events, gi.lines), (wi.events, wi.lines));
+    assert!(gi.events > 0);
+    g.analyze().unwrap();
+    w.analyze().unwrap();
+    for name in ["A", "B", "C"] {
+        let (f, h) = (func(&g, name), func(&w, name));
+        let (a, b): (TotalRow, TotalRow) = (g.get(f, 0).unwrap(), w.get(h, 0).unwrap());
+        assert_eq!(a.total, b.total, "{}", name);
+        let (a, b): (NodeRow, NodeRow) = (g.get(f, 0).unwrap(), w.get(h, 0).unwrap());
+        assert_eq!(a.self_cost, b.self_cost, "{}", name);
+    }
+}
