@@ -59,8 +59,6 @@ static cgprop_graph *whole_fmt(uint32_t fmt, const char *text, size_t n)
     return tread(text, n, "w", &o, NULL);
 }
 
-static cgprop_graph *whole(const char *text, size_t n) { return whole_fmt(CGPROP_INPUT_PERF, text, n); }
-
 /* A stream of text[0..n): its first `head` bytes in memory, the rest (if
  * any) in a stream that cannot be rewound; head == n: all in memory, as a
  * mapped file. */
@@ -498,6 +496,8 @@ START_TEST(bounded_memory)
 END_TEST
 
 #ifdef CGPROP_TEST_ZLIB
+static cgprop_graph *whole(const char *text, size_t n) { return whole_fmt(CGPROP_INPUT_PERF, text, n); }
+
 static char *gz(const char *text, size_t n, size_t *out)
 {
     z_stream z;
