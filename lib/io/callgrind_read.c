@@ -200,7 +200,8 @@ int cgprop__callgrind_read_stream(cgprop__src *src, size_t piece, const cgprop_r
      * memory is judged by. */
     if (!rc && !done && cgprop__cg_is_xdebug(q.buf, q.have)) return read_gathered(&q, opts, alloc, out, info, err);
     cg c;
-    cg_init(&c, opts, alloc, err, piece);
+    /* Tables sized as for the bytes read so far: all of a short text. */
+    cg_init(&c, opts, alloc, err, q.have);
     while (!rc && !done) {
         /* Pieces end after a newline: no line spans two. The look ahead
          * for function lines starts afresh in each. */
