@@ -136,27 +136,16 @@ int cgprop__callgrind_read(const char *data, size_t len, const cgprop_read_optio
 static int read_gathered(cgprop__pieces *q, const cgprop_read_options *opts, const cgprop_allocator *alloc,
                          cgprop_graph **out, cgprop_read_info *info, cgprop_read_error *err)
 {
+    cgprop_allocator m;
+    cgprop__mem_init(&m, alloc);
     char *all = NULL;
     size_t len = 0, cap = 0;
     bool done = false;
     int rc = CGPROP_OK;
     while (!rc && !done) {
-        if (q->cut > cap - len) {
-            size_t want = cap ? cap : q->cut;
-            while (want - len < q->cut) {
-                if (want > SIZE_MAX / 2) {
-                    want = 0;
-                    break;
-                }
-                want *= 2;
-            }
-            char *b = want ? cgprop__ra_realloc(alloc, all, want) : NULL;
-            if (!b) {
-                rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "%s", "out of memory");
-                break;
-            }
-            all = b;
-            cap = want;
+        if (!cgprop__grow(&m, (void **)&all, &cap, len + q->cut, 1, q->cut)) {
+            rc = cgprop__read_fail(err, CGPROP_ENOMEM, 0, "%s", "out of memory");
+            break;
         }
         memcpy(all + len, q->buf, q->cut);
         len += q->cut;
@@ -165,7 +154,7 @@ static int read_gathered(cgprop__pieces *q, const cgprop_read_options *opts, con
     /* The pieces' buffer goes before the text is read. */
     cgprop__pieces_close(q);
     if (!rc) rc = cgprop__callgrind_read(all, len, opts, alloc, out, info, err);
-    cgprop__ra_free(alloc, all);
+    cgprop__mem_free(&m, all);
     return rc;
 }
 

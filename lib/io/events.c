@@ -351,8 +351,7 @@ static int events_buffer(const char *data, size_t len, const char *name, size_t 
     /* A gzipped trace, as every reader takes one: one layer. */
     char *in;
     size_t in_len;
-    int rc = cgprop__gunzip(data, len, alloc, CGPROP__GUNZIP_LIMIT, &in, &in_len, err);
-    if (!rc && cgprop__is_gzip(in, in_len)) rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", CGPROP__GZ_IN_GZ);
+    int rc = cgprop__gunzip_layer(data, len, alloc, &in, &in_len, err);
     if (!rc) rc = run(in, in_len, ropt, alloc, out, info, err);
     cgprop__ra_free(alloc, in);
     return rc;
@@ -383,9 +382,9 @@ static int events_file(const char *path, size_t path_len, const cgprop_recorder_
     bool gz = cgprop__is_gzip(f.data, f.len);
     char peek[2];
     size_t pn = 0;
-    if (gz && cgprop__gunzip_peek(f.data, f.len, peek, sizeof peek, &pn) && cgprop__is_gzip(peek, pn)) {
-        rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", CGPROP__GZ_IN_GZ);
-    } else if (f.more || gz) {
+    /* Gzip inside gzip is read whole, where it is refused. */
+    bool layers = gz && cgprop__gunzip_peek(f.data, f.len, peek, sizeof peek, &pn) && cgprop__is_gzip(peek, pn);
+    if ((f.more || gz) && !layers) {
         /* A pipe (a traced program writing into it), or gzip: read as it
          * comes, inflated as it goes. */
         cgprop__src src;

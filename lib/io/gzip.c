@@ -93,6 +93,15 @@ bool cgprop__src_rewind(cgprop__src *s)
     return true;
 }
 
+int cgprop__gunzip_layer(const char *data, size_t len, const cgprop_allocator *alloc, char **out, size_t *out_len,
+                         cgprop_read_error *err)
+{
+    int rc = cgprop__gunzip(data, len, alloc, CGPROP__GUNZIP_LIMIT, out, out_len, err);
+    if (!rc && cgprop__is_gzip(*out, *out_len))
+        rc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", "gzip input: gzip data inside gzip data is not read");
+    return rc;
+}
+
 /* ---- the pieces of a text (cgprop__pieces) ---- */
 
 size_t cgprop__cut_after_newline(const char *buf, size_t n)

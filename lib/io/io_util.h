@@ -214,6 +214,11 @@ bool cgprop__is_gzip(const char *data, size_t len);
  * byte offset in the compressed input), or when zlib is not built in. */
 int cgprop__gunzip(const char *data, size_t len, const cgprop_allocator *alloc, size_t limit, char **out,
                    size_t *out_len, cgprop_read_error *err);
+/* The one layer of gzip every reader takes: data inflated (as
+ * cgprop__gunzip, to CGPROP__GUNZIP_LIMIT), gzip inside it refused. *out,
+ * NULL or not, is the caller's to free. */
+int cgprop__gunzip_layer(const char *data, size_t len, const cgprop_allocator *alloc, char **out, size_t *out_len,
+                         cgprop_read_error *err);
 /* Inflate at most cap bytes of the first member into dst, for detection
  * (zlib's own allocation); 0 when nothing could be inflated. */
 uint32_t cgprop__gunzip_peek(const char *data, size_t len, char *dst, size_t cap, size_t *got);
@@ -304,6 +309,13 @@ int cgprop__callgrind_read_stream(cgprop__src *src, size_t piece, const cgprop_r
  * recorder's state (lib/io/events.c). */
 int cgprop__events_read_stream(cgprop__src *src, size_t piece, const cgprop_read_options *opts,
                                const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_error *err);
+/* Whether fmt's reader walks a text in pieces, and that walk: the reader
+ * of fmt over src (head: the first piece, where perf lists its events;
+ * piece: the others; both CGPROP__STREAM_HEAD in the library). */
+bool cgprop__pieces_format(uint32_t fmt);
+int cgprop__read_pieces(cgprop__src *src, uint32_t fmt, size_t head, size_t piece, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                        cgprop_read_error *err);
 /* Why data (its first bytes) is a raw recording no reader takes, with the
  * command that prints what cgprop reads; NULL when it is not one
  * (lib/io/read.c). */
@@ -317,8 +329,6 @@ const char *cgprop__recording(const char *d, size_t len);
 int cgprop__perf_read_stream(cgprop__src *src, size_t head, size_t piece, const cgprop_read_options *opts,
                              const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
                              cgprop_read_error *err);
-/* The refusal of gzip inside gzip: one layer is read. */
-#define CGPROP__GZ_IN_GZ "gzip input: gzip data inside gzip data is not read"
 /* The most bytes one gzip input may inflate to. */
 #if SIZE_MAX > 0xffffffffu
 #define CGPROP__GUNZIP_LIMIT ((size_t)1 << 36)

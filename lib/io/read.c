@@ -333,9 +333,7 @@ static int read_buffer(const char *data, size_t len, const char *name, size_t na
     char *inflated = NULL;
     if (cgprop__is_gzip(data, len)) {
         size_t in_len;
-        int zrc = cgprop__gunzip(data, len, alloc, CGPROP__GUNZIP_LIMIT, &inflated, &in_len, err);
-        if (!zrc && cgprop__is_gzip(inflated, in_len))
-            zrc = cgprop__read_fail(err, CGPROP_EFORMAT, 0, "%s", CGPROP__GZ_IN_GZ);
+        int zrc = cgprop__gunzip_layer(data, len, alloc, &inflated, &in_len, err);
         if (zrc) {
             cgprop__ra_free(alloc, inflated);
             set_file(err, name, name_len);
@@ -428,6 +426,44 @@ int cgprop_read_buffer(const char *data, size_t len, const char *name, size_t na
     return cgprop__out_end(&o, read_buffer(data, len, name, name_len, opts, alloc, out, &o.info, &o.err));
 }
 
+bool cgprop__pieces_format(uint32_t fmt)
+{
+    switch (fmt) {
+    case CGPROP_INPUT_PERF:
+    case CGPROP_INPUT_FOLDED:
+    case CGPROP_INPUT_CALLGRIND: return true;
+#ifdef CGPROP_HAVE_EVENTS_READER
+    case CGPROP_INPUT_EVENTS: return true;
+#endif
+    default: return false;
+    }
+}
+
+int cgprop__read_pieces(cgprop__src *src, uint32_t fmt, size_t head, size_t piece, const cgprop_read_options *opts,
+                        const cgprop_allocator *alloc, cgprop_graph **out, cgprop_read_info *info,
+                        cgprop_read_error *err)
+{
+    int rc;
+    switch (fmt) {
+    case CGPROP_INPUT_PERF: return cgprop__perf_read_stream(src, head, piece, opts, alloc, out, info, err);
+    case CGPROP_INPUT_FOLDED: return cgprop__folded_read_stream(src, piece, opts, alloc, out, info, err);
+    case CGPROP_INPUT_CALLGRIND: return cgprop__callgrind_read_stream(src, piece, opts, alloc, out, info, err);
+#ifdef CGPROP_HAVE_EVENTS_READER
+    case CGPROP_INPUT_EVENTS:
+        /* The trace reader fills no info: what read_buffer says of it. */
+        rc = cgprop__events_read_stream(src, piece, opts, alloc, out, err);
+        if (!rc && info) {
+            info->format = CGPROP_INPUT_EVENTS;
+            info->recursion = CGPROP_RECS_STACKS;
+        }
+        return rc;
+#endif
+    default:
+        *out = NULL;
+        return cgprop__read_fail(err, CGPROP_EINVAL, 0, "%s", "this format is not read in pieces");
+    }
+}
+
 /* perf script text, folded stacks, callgrind profiles and event traces
  * from a pipe, or gzipped, read piece by piece: their memory is a piece and
  * the graph, not the text (lib/io/perf.c, folded.c, callgrind_read.c,
@@ -456,30 +492,13 @@ static int read_stream(cgprop__file *f, const cgprop_read_options *uopts, const 
     uint32_t fmt = opts.format;
     if (opts.format != CGPROP_INPUT_EVENTS && cgprop__recording(h, hn)) return CGPROP_OK;
     if (fmt == CGPROP_INPUT_AUTO) fmt = detect_plain(h, hn);
-    bool events = false;
-#ifdef CGPROP_HAVE_EVENTS_READER
-    events = fmt == CGPROP_INPUT_EVENTS;
-#endif
-    if (fmt != CGPROP_INPUT_PERF && fmt != CGPROP_INPUT_FOLDED && fmt != CGPROP_INPUT_CALLGRIND && !events)
-        return CGPROP_OK;
+    if (!cgprop__pieces_format(fmt)) return CGPROP_OK;
     *streamed = true;
     if (out) *out = NULL;
     if (!out) return cgprop__read_fail(err, CGPROP_EINVAL, 0, "invalid argument: out is NULL");
     cgprop__src src;
     int rc = cgprop__src_open(&src, f, alloc, err);
-    if (!rc) {
-        if (fmt == CGPROP_INPUT_PERF)
-            rc = cgprop__perf_read_stream(&src, CGPROP__STREAM_HEAD, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
-        else if (fmt == CGPROP_INPUT_FOLDED)
-            rc = cgprop__folded_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
-        else if (fmt == CGPROP_INPUT_CALLGRIND)
-            rc = cgprop__callgrind_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
-        else if ((rc = cgprop__events_read_stream(&src, CGPROP__STREAM_HEAD, &opts, alloc, out, err)) == CGPROP_OK &&
-                 info) {
-            info->format = CGPROP_INPUT_EVENTS;
-            info->recursion = CGPROP_RECS_STACKS;
-        }
-    }
+    if (!rc) rc = cgprop__read_pieces(&src, fmt, CGPROP__STREAM_HEAD, CGPROP__STREAM_HEAD, &opts, alloc, out, info, err);
     cgprop__src_close(&src);
     if (rc) {
         if (out && *out) {

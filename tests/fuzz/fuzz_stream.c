@@ -52,12 +52,7 @@ static int stream_read(uint32_t fmt, const char *text, size_t n, size_t head, si
     cgprop_read_error_init(err);
     cgprop__src src;
     int rc = cgprop__src_open(&src, &f, a, err);
-    if (!rc) {
-        if (fmt == CGPROP_INPUT_PERF) rc = cgprop__perf_read_stream(&src, piece, piece, &o, a, g, NULL, err);
-        else if (fmt == CGPROP_INPUT_FOLDED) rc = cgprop__folded_read_stream(&src, piece, &o, a, g, NULL, err);
-        else if (fmt == CGPROP_INPUT_CALLGRIND) rc = cgprop__callgrind_read_stream(&src, piece, &o, a, g, NULL, err);
-        else rc = cgprop__events_read_stream(&src, piece, &o, a, g, err);
-    }
+    if (!rc) rc = cgprop__read_pieces(&src, fmt, piece, piece, &o, a, g, NULL, err);
     cgprop__src_close(&src);
     cgprop__file_close(&f);
     if (f.in) fclose(f.in);
