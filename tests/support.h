@@ -12,6 +12,7 @@
 
 #include <check.h>
 #include "ck_quiet.h"
+#include "rows.h"
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -274,23 +275,6 @@ static inline uint64_t tmix(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* The size of a row of iterator kind `kind`; 0 for no kind. */
-static inline size_t trow_size(uint32_t kind)
-{
-    switch (kind) {
-    case CGPROP_ITER_NODES: return sizeof(cgprop_node_row);
-    case CGPROP_ITER_EDGES:
-    case CGPROP_ITER_CALLERS:
-    case CGPROP_ITER_CALLEES: return sizeof(cgprop_edge_row);
-    case CGPROP_ITER_CYCLES: return sizeof(cgprop_cycle_row);
-    case CGPROP_ITER_MEMBERS: return sizeof(cgprop_member_row);
-    case CGPROP_ITER_TOTALS: return sizeof(cgprop_total_row);
-    case CGPROP_ITER_EDGE_TOTALS: return sizeof(cgprop_edge_total_row);
-    case CGPROP_ITER_SPLIT: return sizeof(cgprop_split_row);
-    case CGPROP_ITER_EDGE_SPLIT: return sizeof(cgprop_edge_split_row);
-    default: return 0;
-    }
-}
 
 /* A digest of the graph as built: its counts, metric names, keys, every
  * figure of every function and call in every metric, and with with_gen
