@@ -332,10 +332,11 @@ def load_events(path: Optional[PathLike] = None, data: Union[bytes, str, None] =
                 compensation: Union[Compensation, str, None] = None,
                 delta_i: Union[int, Sequence[int], None] = None, delta_e: Union[int, Sequence[int], None] = None,
                 clamp: bool = False, analyze: bool = True, share: Union[Share, str] = Share.AUTO) -> Profile:
-    """Replay an event trace (a file, or `data` bytes named `path`) through a
-    recorder with TAU overhead compensation (Compensation.ONLINE or
-    POSTMORTEM, with per-metric delta_i / delta_e); returns a Profile whose
-    `info` is an EventsInfo. load() reads the same format without compensation."""
+    """Replay an event trace (a file, or `data` bytes named `path`; gzipped
+    or not, a pipe read as it comes) through a recorder with TAU overhead
+    compensation (Compensation.ONLINE or POSTMORTEM, with per-metric delta_i
+    / delta_e); returns a Profile whose `info` is an EventsInfo. load() reads
+    the same format without compensation."""
     lib = _ffi.lib()
     opts, keep = _recorder_options(compensation, delta_i, delta_e, clamp)
     out = c_void_p()

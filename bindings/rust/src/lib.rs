@@ -1748,7 +1748,8 @@ impl Graph {
 
     /// Replay an event trace held in memory through a recorder with
     /// options `ropt` (None: no compensation). Non-empty δ vectors must hold
-    /// one value per metric of the trace.
+    /// one value per metric of the trace. Gzipped bytes are inflated first
+    /// (one layer).
     pub fn read_events_buffer(data: &[u8], name: &str, ropt: Option<&RecorderOptions>)
                               -> Result<(Graph, EventsInfo)> {
         read_events(ropt, |o, out, info, err| unsafe {
@@ -1758,7 +1759,8 @@ impl Graph {
         })
     }
 
-    /// Replay an event trace file (see [`Graph::read_events_buffer`]).
+    /// Replay an event trace file (see [`Graph::read_events_buffer`]). A
+    /// pipe or a gzipped file is read as it comes, in pieces, not held whole.
     pub fn read_events_file<P: AsRef<Path>>(path: P, ropt: Option<&RecorderOptions>) -> Result<(Graph, EventsInfo)> {
         let p = path_bytes(path.as_ref());
         read_events(ropt, |o, out, info, err| unsafe {
